@@ -1,0 +1,123 @@
+//! A small, strict `--flag value` parser (no external dependency).
+
+use crate::core::error::CalcError;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// A CLI failure: one sentence for stderr, exit status 2.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// Bad command-line usage.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read.
+    #[error("cannot read {path}: {reason}")]
+    Io {
+        /// The path given.
+        path: String,
+        /// The OS reason.
+        reason: String,
+    },
+    /// The core rejected the input.
+    #[error("{0}")]
+    Calc(#[from] CalcError),
+}
+
+/// Parsed `--key value` options; `--json` and other bare switches map to "true".
+/// Repeated options (e.g. `--gpu a --gpu b`) keep every value in order.
+#[derive(Debug, Default, Clone)]
+pub struct Args {
+    values: BTreeMap<String, Vec<String>>,
+}
+
+/// Switches that take no value.
+const SWITCHES: &[&str] = &["json", "help"];
+
+impl Args {
+    /// Parses `--key value`, `--key=value` and bare switches.
+    pub fn parse(args: &[String]) -> Result<Args, CliError> {
+        let mut a = Args::default();
+        let mut i = 0;
+        while i < args.len() {
+            let raw = &args[i];
+            let Some(name) = raw.strip_prefix("--") else {
+                return Err(CliError::Usage(format!(
+                    "unexpected argument \"{}\"; options start with --",
+                    raw.chars().take(40).collect::<String>()
+                )));
+            };
+            if let Some((k, v)) = name.split_once('=') {
+                a.values.entry(k.to_string()).or_default().push(v.to_string());
+            } else if SWITCHES.contains(&name) {
+                a.values.entry(name.to_string()).or_default().push("true".into());
+            } else {
+                let Some(v) = args.get(i + 1) else {
+                    return Err(CliError::Usage(format!("--{name} needs a value")));
+                };
+                a.values.entry(name.to_string()).or_default().push(v.clone());
+                i += 1;
+            }
+            i += 1;
+        }
+        Ok(a)
+    }
+
+    /// Whether a switch is present.
+    pub fn flag(&self, k: &str) -> bool {
+        self.values.contains_key(k)
+    }
+
+    /// The last value of an option.
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.values.get(k).and_then(|v| v.last()).map(String::as_str)
+    }
+
+    /// Every value of a repeatable option.
+    pub fn all(&self, k: &str) -> Vec<&str> {
+        self.values.get(k).map(|v| v.iter().map(String::as_str).collect()).unwrap_or_default()
+    }
+
+    /// A required option.
+    pub fn require(&self, k: &str) -> Result<&str, CliError> {
+        self.get(k).ok_or_else(|| CliError::Usage(format!("--{k} is required")))
+    }
+
+    /// An optional positive integer (≥ 1).
+    pub fn u64_opt(&self, k: &str) -> Result<Option<u64>, CliError> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(s) => match s.trim().replace('_', "").parse::<u64>() {
+                Ok(v) if v >= 1 => Ok(Some(v)),
+                _ => Err(CliError::Usage(format!(
+                    "--{k} must be a whole number of at least 1, not \"{}\"",
+                    s.chars().take(40).collect::<String>()
+                ))),
+            },
+        }
+    }
+
+    /// An optional finite number within `[min, max]`.
+    pub fn f64_opt(&self, k: &str, min: f64, max: f64) -> Result<Option<f64>, CliError> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(s) => match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= min && v <= max => Ok(Some(v)),
+                _ => Err(CliError::Usage(format!(
+                    "--{k} must be a number from {min} to {max}, not \"{}\"",
+                    s.chars().take(40).collect::<String>()
+                ))),
+            },
+        }
+    }
+
+    /// Reads the file named by a required option (at most 64 MiB).
+    pub fn read_file(&self, k: &str) -> Result<String, CliError> {
+        let path = self.require(k)?;
+        let meta = std::fs::metadata(path).map_err(|e| CliError::Io { path: path.into(), reason: e.to_string() })?;
+        if meta.len() > 64 << 20 {
+            return Err(CliError::Io { path: path.into(), reason: "file larger than 64 MiB".into() });
+        }
+        let bytes = std::fs::read(path).map_err(|e| CliError::Io { path: path.into(), reason: e.to_string() })?;
+        String::from_utf8(bytes).map_err(|_| CliError::Io { path: path.into(), reason: "not UTF-8 text".into() })
+    }
+}

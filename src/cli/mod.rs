@@ -1,0 +1,79 @@
+//! The `llmcalc` command line: argument parsing and JSON/text output over the core.
+//!
+//! One file per command; each exposes `run(&Args, &mut dyn Write) -> Result<(), CliError>`.
+//! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
+
+mod args;
+
+pub use args::{Args, CliError};
+
+use std::io::Write;
+
+/// The commands and a one-line description of each.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("model", "parameters, weight bytes, KV cache of one sequence, state bytes and the ledger"),
+    ("vllm", "vLLM's KV-cache budget: available GiB, GPU KV cache tokens, blocks, max concurrency"),
+    ("gpus", "the accelerator catalog"),
+    ("perf", "TTFT, time per output token, throughput and end-to-end latency"),
+    ("plan", "GPUs and replicas for a request rate and its peak"),
+    ("load", "model load time from storage to GPU memory"),
+];
+
+/// Runs the CLI with `args` (without the program name); returns the exit status.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let Some((cmd, rest)) = args.split_first() else {
+        let _ = writeln!(err, "{}", usage());
+        return 2;
+    };
+    if cmd == "--help" || cmd == "-h" || cmd == "help" {
+        let _ = writeln!(out, "{}", usage());
+        return 0;
+    }
+    let parsed = match Args::parse(rest) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(err, "llmcalc {cmd}: {e}");
+            return 2;
+        }
+    };
+    let result = dispatch(cmd, &parsed, out);
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "llmcalc {cmd}: {e}");
+            2
+        }
+    }
+}
+
+/// A command handler.
+type Handler = fn(&Args, &mut dyn Write) -> Result<(), CliError>;
+
+/// Command name → handler. Each command lives in its own file.
+const HANDLERS: &[(&str, Handler)] = &[];
+
+fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    match HANDLERS.iter().find(|(c, _)| *c == cmd) {
+        Some((_, h)) => h(args, out),
+        None => Err(CliError::Usage(format!(
+            "unknown command \"{}\"; commands: {}",
+            cmd.chars().take(40).collect::<String>(),
+            COMMANDS.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
+/// Writes a value as pretty JSON followed by a newline.
+pub fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<(), CliError> {
+    let s = serde_json::to_string_pretty(v).map_err(|e| CliError::Usage(e.to_string()))?;
+    writeln!(out, "{s}").map_err(|e| CliError::Io { path: "stdout".into(), reason: e.to_string() })
+}
+
+/// The usage text.
+pub fn usage() -> String {
+    let mut s = String::from("usage: llmcalc <command> [options] [--json]\n\ncommands:\n");
+    for (c, d) in COMMANDS {
+        s.push_str(&format!("  {c:<6} {d}\n"));
+    }
+    s
+}

@@ -1,0 +1,14 @@
+//! The calculation core: pure Rust, no web dependency (a test scans for that).
+//!
+//! Plain data in, plain data out. Every quantity carries its unit (see [`units`]), every
+//! failure is a typed [`error::CalcError`] with a user-facing sentence, and every headline
+//! number can explain itself as a [`derivation::Derivation`].
+
+pub mod catalog;
+pub mod derivation;
+pub mod dtype;
+pub mod error;
+pub mod i18n;
+pub mod json;
+pub mod model;
+pub mod units;

@@ -1,0 +1,278 @@
+//! Quantities with their units.
+//!
+//! Bytes are integers (`u64`, enough for 10^15 parameters at 4 bytes each with room to spare);
+//! rates and FLOP counts are `f64`. Only meaningful arithmetic is implemented
+//! (`Bytes / BytesPerSecond = Seconds`, `Flops / FlopsPerSecond = Seconds`).
+//! GB means 10^9 bytes and GiB 2^30 bytes; both are offered and always labelled.
+
+use serde::{Deserialize, Serialize};
+use std::ops::{Add, Div, Mul, Sub};
+
+/// 10^9 bytes.
+pub const GB: u64 = 1_000_000_000;
+/// 2^30 bytes.
+pub const GIB: u64 = 1 << 30;
+/// 2^20 bytes.
+pub const MIB: u64 = 1 << 20;
+/// 2^10 bytes.
+pub const KIB: u64 = 1 << 10;
+
+/// An exact number of bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    /// Zero bytes.
+    pub const ZERO: Bytes = Bytes(0);
+
+    /// From a number of MiB (2^20 bytes), as drivers report memory.
+    pub const fn from_mib(mib: u64) -> Bytes {
+        Bytes(mib * MIB)
+    }
+
+    /// From a number of GiB (2^30 bytes).
+    pub const fn from_gib(gib: u64) -> Bytes {
+        Bytes(gib * GIB)
+    }
+
+    /// From a fractional number of GiB, rounded down; `None` if negative, not finite or too large.
+    pub fn from_gib_f64(gib: f64) -> Option<Bytes> {
+        let b = gib * GIB as f64;
+        (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then(|| Bytes(b as u64))
+    }
+
+    /// Value in decimal gigabytes (10^9 bytes).
+    pub fn gb(self) -> f64 {
+        self.0 as f64 / GB as f64
+    }
+
+    /// Value in binary gibibytes (2^30 bytes).
+    pub fn gib(self) -> f64 {
+        self.0 as f64 / GIB as f64
+    }
+
+    /// Value in binary mebibytes (2^20 bytes).
+    pub fn mib(self) -> f64 {
+        self.0 as f64 / MIB as f64
+    }
+
+    /// Value in binary kibibytes (2^10 bytes).
+    pub fn kib(self) -> f64 {
+        self.0 as f64 / KIB as f64
+    }
+
+    /// Checked addition (no silent overflow).
+    pub fn checked_add(self, o: Bytes) -> Option<Bytes> {
+        self.0.checked_add(o.0).map(Bytes)
+    }
+
+    /// Checked multiplication by a count.
+    pub fn checked_mul(self, n: u64) -> Option<Bytes> {
+        self.0.checked_mul(n).map(Bytes)
+    }
+
+    /// Saturating subtraction: never below zero.
+    pub fn saturating_sub(self, o: Bytes) -> Bytes {
+        Bytes(self.0.saturating_sub(o.0))
+    }
+
+    /// Human formatting in decimal units: "13.48 GB".
+    pub fn fmt_gb(self) -> String {
+        fmt_scaled(self.0 as f64, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+    }
+
+    /// Human formatting in binary units: "12.55 GiB".
+    pub fn fmt_gib(self) -> String {
+        fmt_scaled(self.0 as f64, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"])
+    }
+}
+
+fn fmt_scaled(mut v: f64, base: f64, units: &[&str]) -> String {
+    let mut i = 0;
+    while v >= base && i + 1 < units.len() {
+        v /= base;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{} {}", v as u64, units[0])
+    } else {
+        format!("{} {}", fmt_sig(v), units[i])
+    }
+}
+
+/// Formats with about four significant digits and no trailing zeros: 13.48, 0.5, 341.3, 1365.
+pub fn fmt_sig(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".to_string();
+    }
+    let a = v.abs();
+    let decimals = if a >= 1000.0 {
+        0
+    } else if a >= 100.0 {
+        1
+    } else if a >= 10.0 {
+        2
+    } else if a >= 1.0 {
+        2
+    } else if a >= 0.01 {
+        3
+    } else {
+        return format!("{v:.3e}");
+    };
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+impl Add for Bytes {
+    type Output = Bytes;
+    /// Saturating: a byte count never wraps around.
+    fn add(self, o: Bytes) -> Bytes {
+        Bytes(self.0.saturating_add(o.0))
+    }
+}
+
+impl Sub for Bytes {
+    type Output = Bytes;
+    /// Saturating at zero.
+    fn sub(self, o: Bytes) -> Bytes {
+        Bytes(self.0.saturating_sub(o.0))
+    }
+}
+
+impl Mul<u64> for Bytes {
+    type Output = Bytes;
+    /// Saturating multiplication by a count.
+    fn mul(self, n: u64) -> Bytes {
+        Bytes(self.0.saturating_mul(n))
+    }
+}
+
+impl Div<BytesPerSecond> for Bytes {
+    type Output = Seconds;
+    fn div(self, bw: BytesPerSecond) -> Seconds {
+        Seconds(self.0 as f64 / bw.0)
+    }
+}
+
+/// A bandwidth in bytes per second (decimal: 1 GB/s = 10^9 B/s).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct BytesPerSecond(pub f64);
+
+impl BytesPerSecond {
+    /// From decimal GB/s.
+    pub fn from_gbps(gbps: f64) -> Self {
+        BytesPerSecond(gbps * 1e9)
+    }
+    /// In decimal GB/s.
+    pub fn gbps(self) -> f64 {
+        self.0 / 1e9
+    }
+}
+
+/// A number of floating-point operations (a multiply-add counts as 2).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Flops(pub f64);
+
+impl Add for Flops {
+    type Output = Flops;
+    fn add(self, o: Flops) -> Flops {
+        Flops(self.0 + o.0)
+    }
+}
+
+impl Div<FlopsPerSecond> for Flops {
+    type Output = Seconds;
+    fn div(self, r: FlopsPerSecond) -> Seconds {
+        Seconds(self.0 / r.0)
+    }
+}
+
+/// A compute rate in FLOP per second.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FlopsPerSecond(pub f64);
+
+impl FlopsPerSecond {
+    /// From TFLOPS (10^12 FLOP/s).
+    pub fn from_tflops(t: f64) -> Self {
+        FlopsPerSecond(t * 1e12)
+    }
+    /// In TFLOPS (10^12 FLOP/s).
+    pub fn tflops(self) -> f64 {
+        self.0 / 1e12
+    }
+}
+
+impl Div<BytesPerSecond> for FlopsPerSecond {
+    type Output = f64;
+    /// The ridge point, in FLOP per byte.
+    fn div(self, bw: BytesPerSecond) -> f64 {
+        self.0 / bw.0
+    }
+}
+
+/// A duration in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seconds(pub f64);
+
+impl Seconds {
+    /// In milliseconds.
+    pub fn ms(self) -> f64 {
+        self.0 * 1e3
+    }
+    /// From milliseconds.
+    pub fn from_ms(ms: f64) -> Self {
+        Seconds(ms / 1e3)
+    }
+}
+
+impl Add for Seconds {
+    type Output = Seconds;
+    fn add(self, o: Seconds) -> Seconds {
+        Seconds(self.0 + o.0)
+    }
+}
+
+/// A number of tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Tokens(pub u64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gb_and_gib_are_distinct() {
+        // Llama-2-7b bf16 weights: 6,738,415,616 × 2 B = 13,476,831,232 B = 13.48 GB = 12.55 GiB.
+        let b = Bytes(6_738_415_616 * 2);
+        assert_eq!(b.fmt_gb(), "13.48 GB");
+        assert_eq!(b.fmt_gib(), "12.55 GiB");
+        // 0.5 MiB per token: 2 × 32 × 32 × 128 × 2 = 524,288 B.
+        assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).fmt_gib(), "512 KiB");
+        assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).mib(), 0.5);
+    }
+
+    #[test]
+    fn ridge_point_is_flops_over_bandwidth() {
+        // L40S: 362.05 TFLOPS / 864 GB/s ≈ 419 FLOP/B.
+        let r = FlopsPerSecond::from_tflops(362.05) / BytesPerSecond::from_gbps(864.0);
+        assert!((r - 419.04).abs() < 0.01, "{r}");
+    }
+
+    #[test]
+    fn byte_arithmetic_saturates() {
+        assert_eq!(Bytes(u64::MAX) + Bytes(1), Bytes(u64::MAX));
+        assert_eq!(Bytes(1) - Bytes(2), Bytes(0));
+        assert_eq!(Bytes(1).checked_mul(u64::MAX).map(|b| b.0), Some(u64::MAX));
+        assert_eq!(Bytes(2).checked_mul(u64::MAX), None);
+    }
+}

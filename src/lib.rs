@@ -1,0 +1,13 @@
+//! LLM Serving Calculator: will this model fit, how many requests, how fast, at what cost.
+//!
+//! [`core`] is the pure calculation core (no web dependency), shared by the browser app
+//! ([`ui`], wasm only) and the native `llmcalc` CLI ([`cli`]).
+#![doc = include_str!("../README.md")]
+
+pub mod core;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
