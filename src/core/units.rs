@@ -39,7 +39,7 @@ impl Bytes {
     /// From a fractional number of GiB, rounded down; `None` if negative, not finite or too large.
     pub fn from_gib_f64(gib: f64) -> Option<Bytes> {
         let b = gib * GIB as f64;
-        (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then(|| Bytes(b as u64))
+        (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then_some(Bytes(b as u64))
     }
 
     /// Value in decimal gigabytes (10^9 bytes).
@@ -111,8 +111,6 @@ pub fn fmt_sig(v: f64) -> String {
         0
     } else if a >= 100.0 {
         1
-    } else if a >= 10.0 {
-        2
     } else if a >= 1.0 {
         2
     } else if a >= 0.01 {
