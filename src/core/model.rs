@@ -48,6 +48,15 @@ pub struct ParamBreakdown {
     pub total: u64,
     /// Parameters touched per token: total minus the routed experts not selected.
     pub active: u64,
+    /// Elements of the decoder layers' linear weight matrices (attention projections, MLP,
+    /// experts, SSM projections; no biases, norms, embeddings, lm_head or routers): the part a
+    /// weight-only quantization (AWQ/GPTQ/fp8/int8/fp4) stores in low precision. Included in
+    /// the components above, not added to `total`.
+    #[serde(default)]
+    pub linear: u64,
+    /// The routed-expert part of `linear` (what gpt-oss stores in MXFP4).
+    #[serde(default)]
+    pub expert_linear: u64,
 }
 
 /// The token mixer of one layer.

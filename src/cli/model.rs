@@ -1,0 +1,296 @@
+//! `llmcalc model`: parameters, weight bytes, KV cache of one sequence, recurrent state bytes
+//! and the assumption ledger for a config.json / model.safetensors.index.json, or for a bare
+//! parameter count (quick mode).
+//!
+//! ```text
+//! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N] [--json]
+//! llmcalc model --params 7B [--weights-dtype bf16] [--json]
+//! ```
+//! JSON fields (integers are bytes or counts): `params_total`, `params_active`, `weights_bytes`
+//! (whole model), `weights_bytes_per_gpu`, `kv_bytes_per_token` (all attention layers, no
+//! window), `kv_cache_bytes` (one sequence of `context` tokens, default 4096, windows applied),
+//! `state_bytes` (recurrent state of one sequence, 0 without SSM layers), all per GPU under
+//! `--tp`; `params` (breakdown), `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`,
+//! `context`, `tp`, `derivations`, `ledger`, `warnings`. Without an architecture (quick mode, a
+//! safetensors index) the KV and state fields are `null`.
+
+use super::{write_json, Args, CliError};
+use crate::core::config::parse_model_text;
+use crate::core::derivation::{group, Derivation};
+use crate::core::dtype::Dtype;
+use crate::core::model::{ModelDesc, ModelOrigin};
+use crate::core::{kv, quick, weights};
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// Default sequence length for `kv_cache_bytes`.
+pub const DEFAULT_CONTEXT: u64 = 4096;
+
+fn dtype_opt(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
+    args.get(k)
+        .map(Dtype::parse)
+        .transpose()
+        .map_err(CliError::from)
+}
+
+fn io(e: std::io::Error) -> CliError {
+    CliError::Io {
+        path: "stdout".into(),
+        reason: e.to_string(),
+    }
+}
+
+struct Out {
+    m: ModelDesc,
+    w: weights::WeightBytes,
+    kv_dtype: Dtype,
+    context: u64,
+    tp: u64,
+    kv: Option<(kv::KvBytes, kv::KvBytes, kv::KvBytes)>,
+    weights_dtype: Option<Dtype>,
+}
+
+fn compute(args: &Args) -> Result<Out, CliError> {
+    let tp = args.u64_opt("tp")?.unwrap_or(1);
+    let context = args.u64_opt("context")?.unwrap_or(DEFAULT_CONTEXT);
+    let wd = dtype_opt(args, "weights-dtype")?;
+    let kd = dtype_opt(args, "kv-dtype")?;
+    let m = match (args.get("config"), args.get("params")) {
+        (Some(_), Some(_)) => {
+            return Err(CliError::Usage(
+                "give either --config FILE or --params COUNT, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(CliError::Usage(
+                "--config FILE (or --params COUNT for quick mode) is required".into(),
+            ))
+        }
+        (Some(_), None) => parse_model_text(&args.read_file("config")?)?,
+        (None, Some(p)) => {
+            quick::quick_model(quick::parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16))
+        }
+    };
+    let w = match wd {
+        Some(d) => weights::with_dtype(&m, d, tp)?,
+        None => weights::checkpoint(&m, tp)?,
+    };
+    let kv_dtype = kd.unwrap_or_else(|| kv::default_kv_dtype(&m));
+    let kv = if m.origin == ModelOrigin::Config {
+        Some((
+            kv::per_token(&m, kv_dtype, tp)?,
+            kv::per_sequence(&m, kv_dtype, tp, context)?,
+            kv::state_bytes(&m, kv::default_kv_dtype(&m), tp)?,
+        ))
+    } else {
+        None
+    };
+    Ok(Out {
+        m,
+        w,
+        kv_dtype,
+        context,
+        tp,
+        kv,
+        weights_dtype: wd,
+    })
+}
+
+fn deriv(d: &Derivation) -> Value {
+    serde_json::to_value(d).unwrap_or(Value::Null)
+}
+
+/// Runs `llmcalc model`.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let o = compute(args)?;
+    let m = &o.m;
+    if args.flag("json") {
+        let (tok, seq, st) = match &o.kv {
+            Some((t, s, st)) => (json!(t.bytes.0), json!(s.bytes.0), json!(st.bytes.0)),
+            None => (Value::Null, Value::Null, Value::Null),
+        };
+        let mut derivs = serde_json::Map::new();
+        derivs.insert("weights".into(), deriv(&o.w.derivation));
+        if let Some((t, s, st)) = &o.kv {
+            derivs.insert("kv_per_token".into(), deriv(&t.derivation));
+            derivs.insert("kv_cache".into(), deriv(&s.derivation));
+            derivs.insert("state".into(), deriv(&st.derivation));
+        }
+        let v = json!({
+            "name": m.name,
+            "model_type": m.model_type,
+            "origin": m.origin,
+            "params_total": m.params.total,
+            "params_active": m.params.active,
+            "params": m.params,
+            "weights_bytes": o.w.total.0,
+            "weights_bytes_per_gpu": o.w.per_gpu.0,
+            "weights_format": m.weights,
+            "weights_dtype": o.weights_dtype.map_or_else(|| "checkpoint".to_string(), |d| d.id().to_string()),
+            "tp": o.tp,
+            "context": o.context,
+            "kv_dtype": o.kv_dtype,
+            "kv_bytes_per_token": tok,
+            "kv_cache_bytes": seq,
+            "state_bytes": st,
+            "derivations": derivs,
+            "ledger": m.ledger,
+            "warnings": m.warnings,
+        });
+        return write_json(out, &v);
+    }
+    writeln!(out, "{} ({})", m.name, m.model_type).map_err(io)?;
+    writeln!(
+        out,
+        "parameters: {} total, {} active per token",
+        group(m.params.total),
+        group(m.params.active)
+    )
+    .map_err(io)?;
+    let d = &o.w.derivation;
+    writeln!(
+        out,
+        "weights: {} = {} → {}",
+        d.formula, d.substituted, d.result
+    )
+    .map_err(io)?;
+    if o.tp > 1 {
+        writeln!(
+            out,
+            "weights per GPU (tp {}): {} B = {}",
+            o.tp,
+            group(o.w.per_gpu.0),
+            o.w.per_gpu.fmt_gib()
+        )
+        .map_err(io)?;
+    }
+    match &o.kv {
+        Some((t, s, st)) => {
+            writeln!(
+                out,
+                "KV per token ({}): {} = {} → {}",
+                o.kv_dtype, t.derivation.formula, t.derivation.substituted, t.derivation.result
+            )
+            .map_err(io)?;
+            writeln!(
+                out,
+                "KV for {} tokens: {} → {}",
+                o.context, s.derivation.substituted, s.derivation.result
+            )
+            .map_err(io)?;
+            writeln!(
+                out,
+                "recurrent state per sequence: {}",
+                st.derivation.result
+            )
+            .map_err(io)?;
+        }
+        None => {
+            writeln!(out, "KV cache: needs a config.json (no architecture given)").map_err(io)?
+        }
+    }
+    for w in &m.warnings {
+        writeln!(out, "warning: {w}").map_err(io)?;
+    }
+    writeln!(out, "ledger:").map_err(io)?;
+    for l in &m.ledger {
+        let src = match &l.source {
+            crate::core::model::LedgerSource::Key(k) => format!("key {k}"),
+            crate::core::model::LedgerSource::Default(w) => format!("default: {w}"),
+            crate::core::model::LedgerSource::Derived(w) => format!("derived: {w}"),
+        };
+        writeln!(out, "  {} = {} ({src})", l.field, l.value).map_err(io)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_args(a: &[&str]) -> (i32, String, String) {
+        let args: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = crate::cli::run(&args, &mut out, &mut err);
+        (
+            code,
+            String::from_utf8_lossy(&out).into_owned(),
+            String::from_utf8_lossy(&err).into_owned(),
+        )
+    }
+
+    fn fixture(name: &str) -> String {
+        format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn llama2_json() {
+        let (code, out, err) = run_args(&[
+            "model",
+            "--config",
+            &fixture("meta-llama__Llama-2-7b-hf.json"),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        assert_eq!(v["params_total"], json!(6_738_415_616u64));
+        // fp16 checkpoint: 2 B per parameter.
+        assert_eq!(v["weights_bytes"], json!(6_738_415_616u64 * 2));
+        // 2 × 32 × 32 × 128 × 2 B per token; × 4096 tokens by default.
+        assert_eq!(v["kv_bytes_per_token"], json!(2 * 32 * 32 * 128 * 2u64));
+        assert_eq!(v["kv_cache_bytes"], json!(2 * 32 * 32 * 128 * 2 * 4096u64));
+        assert_eq!(v["state_bytes"], json!(0));
+        assert!(v["ledger"].as_array().is_some_and(|l| !l.is_empty()));
+    }
+
+    #[test]
+    fn quick_mode_and_text() {
+        let (code, out, _) = run_args(&[
+            "model",
+            "--params",
+            "7B",
+            "--weights-dtype",
+            "bf16",
+            "--json",
+        ]);
+        assert_eq!(code, 0);
+        let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
+        assert_eq!(v["weights_bytes"], json!(14_000_000_000u64));
+        assert_eq!(v["kv_cache_bytes"], Value::Null);
+        let (code, out, _) = run_args(&[
+            "model",
+            "--config",
+            &fixture("openai__gpt-oss-20b.json"),
+            "--tp",
+            "2",
+        ]);
+        assert_eq!(code, 0);
+        assert!(out.contains("KV per token"));
+    }
+
+    #[test]
+    fn bad_input_exits_2() {
+        for a in [
+            vec!["model"],
+            vec!["model", "--config", "/nonexistent/file.json"],
+            vec!["model", "--params", "seven"],
+            vec!["model", "--params", "7B", "--weights-dtype", "fp7"],
+            vec!["model", "--config", "/dev/null"],
+            vec!["model", "--params", "7B", "--tp", "0"],
+        ] {
+            let (code, out, err) = run_args(&a);
+            assert_eq!(code, 2, "{a:?}");
+            assert!(out.is_empty() && err.lines().count() == 1, "{a:?}: {err}");
+        }
+        // TP that does not divide the heads (Llama-2-7b has 32).
+        let (code, _, err) = run_args(&[
+            "model",
+            "--config",
+            &fixture("meta-llama__Llama-2-7b-hf.json"),
+            "--tp",
+            "3",
+        ]);
+        assert_eq!(code, 2);
+        assert!(err.contains("does not divide"), "{err}");
+    }
+}

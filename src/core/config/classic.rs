@@ -1,0 +1,340 @@
+//! Classic decoders with LayerNorm (weight + bias) and biased projections: gpt2, opt,
+//! falcon / RefinedWeb, gpt_neox, bloom.
+
+use super::reader::Reader;
+use super::{
+    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_head_dim,
+    read_max_pos, read_tie, Acc, Comp, Parts,
+};
+use crate::core::error::CalcError;
+use crate::core::model::{Ffn, Layer, Mixer};
+
+fn mha_layers(
+    n: u64,
+    heads: u64,
+    kv: u64,
+    hd: u64,
+    inter: u64,
+    gated: bool,
+) -> Result<Vec<Layer>, CalcError> {
+    let n = usize::try_from(n).map_err(|_| CalcError::Overflow {
+        what: "layer count".into(),
+    })?;
+    Ok(vec![
+        Layer {
+            mixer: Mixer::Attention {
+                num_heads: heads,
+                kv_heads: kv,
+                head_dim: hd,
+                v_head_dim: hd,
+                window: None
+            },
+            ffn: Ffn::Dense {
+                intermediate: inter,
+                gated
+            },
+        };
+        n
+    ])
+}
+
+/// LayerNorm with weight and bias: `2·h`.
+fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
+    acc.add(Comp::Norms, mul("norm parameters", &[2, h])?)
+}
+
+/// GPT-2: per layer ln_1, c_attn (`3h² + 3h`), c_proj (`h² + h`), ln_2, c_fc (`h·I + I`),
+/// c_proj (`I·h + h`); learned positions `n_positions·h`; ln_f; tied lm_head.
+pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "gpt2")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["n_inner", "intermediate_size"],
+        mul("intermediate size", &[4, h])?,
+        "n_inner is null: 4 × n_embd",
+    )?;
+    let pos = r.req(
+        "n_positions",
+        &["n_positions", "max_position_embeddings", "n_ctx"],
+        "size the learned position embeddings",
+    )?;
+    let tie = read_tie(r, true, "gpt2")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
+        ln(&mut acc, h)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    acc.add(Comp::Pos, mul("position embeddings", &[pos, h])?)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: Some(pos),
+        stored_twice: 0,
+    })
+}
+
+/// OPT: learned positions with an offset of 2 (`(max_pos + 2)·h`), biased q/k/v/o and fc1/fc2,
+/// two LayerNorms per layer, a final LayerNorm, optional project_in/out when
+/// `word_embed_proj_dim ≠ hidden_size`; tied lm_head.
+pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "opt")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["ffn_dim", "intermediate_size"],
+        mul("intermediate size", &[4, h])?,
+        "no ffn_dim: 4 × hidden_size",
+    )?;
+    let max_pos = r.req(
+        "max_position_embeddings",
+        &["max_position_embeddings"],
+        "size the learned position embeddings",
+    )?;
+    let proj = r.or(
+        "word_embed_proj_dim",
+        &["word_embed_proj_dim"],
+        h,
+        "no word_embed_proj_dim: equal to hidden_size",
+    )?;
+    let bias = r.flag(
+        "enable_bias",
+        &["enable_bias"],
+        true,
+        "OPT default: biased projections",
+    )?;
+    let final_ln = r.flag(
+        "do_layer_norm_before",
+        &["do_layer_norm_before"],
+        true,
+        "OPT default: pre-norm with a final LayerNorm",
+    )? && !r.flag(
+        "_remove_final_layer_norm",
+        &["_remove_final_layer_norm"],
+        false,
+        "OPT default: final LayerNorm kept",
+    )?;
+    let tie = read_tie(r, true, "opt")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
+        ln(&mut acc, h)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        ln(&mut acc, h)?;
+    }
+    if final_ln {
+        ln(&mut acc, h)?;
+    }
+    acc.add(
+        Comp::Pos,
+        mul(
+            "position embeddings",
+            &[add("position embeddings", &[max_pos, 2])?, h],
+        )?,
+    )?;
+    if proj != h {
+        acc.add(Comp::Other, mul("projection parameters", &[2, proj, h])?)?;
+        r.derived(
+            "project_in_out",
+            "2 × word_embed_proj_dim × hidden_size",
+            "word_embed_proj_dim differs from hidden_size: project_in and project_out (in other)",
+        );
+    }
+    add_embeddings(r, &mut acc, c.vocab, proj, tie)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: Some(max_pos),
+        stored_twice: 0,
+    })
+}
+
+/// Falcon / RefinedWeb: fused query_key_value `h·(H + 2K)·d`, dense `h²`, MLP `2·h·4h`
+/// (no biases unless `bias`), LayerNorms (one per layer with `parallel_attn`, two without,
+/// `ln_attn` + `ln_mlp` with `new_decoder_architecture`), ln_f; tied lm_head. KV heads: 1 with
+/// `multi_query`, `num_kv_heads` with `new_decoder_architecture`.
+pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
+    let h = r.req(
+        "hidden_size",
+        &["hidden_size", "n_embd", "d_model"],
+        "size the model",
+    )?;
+    let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads", "n_head", "num_heads"],
+        "size the attention",
+    )?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let hd = read_head_dim(r, h, heads)?;
+    let new_arch = r.flag(
+        "new_decoder_architecture",
+        &["new_decoder_architecture"],
+        false,
+        "Falcon default: original decoder",
+    )?;
+    let kv = if new_arch {
+        r.or(
+            "kv_heads",
+            &["num_kv_heads", "n_head_kv", "num_key_value_heads"],
+            heads,
+            "no num_kv_heads: equal to heads",
+        )?
+    } else if r.flag(
+        "multi_query",
+        &["multi_query"],
+        true,
+        "Falcon default: multi-query attention",
+    )? {
+        r.derived("kv_heads", 1, "multi_query = true: one shared KV head");
+        1
+    } else {
+        heads
+    };
+    check_kv(heads, kv)?;
+    let bias = r.flag("bias", &["bias"], false, "Falcon default: no linear biases")?;
+    let parallel = r.flag(
+        "parallel_attn",
+        &["parallel_attn"],
+        true,
+        "Falcon default: parallel attention and MLP",
+    )?;
+    let inter = r.or(
+        "intermediate_size",
+        &["ffn_hidden_size"],
+        mul("intermediate size", &[4, h])?,
+        "no ffn_hidden_size: 4 × hidden_size",
+    )?;
+    let tie = read_tie(r, true, "falcon")?;
+    let lns_per_layer = if new_arch {
+        r.or(
+            "num_ln_in_parallel_attn",
+            &["num_ln_in_parallel_attn"],
+            2,
+            "new decoder architecture: ln_attn and ln_mlp",
+        )?
+    } else if parallel {
+        1
+    } else {
+        2
+    };
+    let mut acc = Acc::default();
+    let w = "attention parameters";
+    for _ in 0..n {
+        let qkv_out = mul(w, &[add(w, &[heads, mul(w, &[2, kv])?])?, hd])?;
+        acc.lin(Comp::Attn, mul(w, &[h, qkv_out])?)?;
+        acc.lin(Comp::Attn, mul(w, &[heads, hd, h])?)?;
+        if bias {
+            acc.add(Comp::Attn, add(w, &[qkv_out, h])?)?;
+        }
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        for _ in 0..lns_per_layer {
+            ln(&mut acc, h)?;
+        }
+    }
+    ln(&mut acc, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let stored_twice = if tie && mt.starts_with("refinedweb") {
+        mul("embedding parameters", &[vocab, h])?
+    } else {
+        0
+    };
+    let max_pos = read_max_pos(r)?;
+    let layers = mha_layers(n, heads, kv, hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice,
+    })
+}
+
+/// GPT-NeoX: per layer two LayerNorms, fused query_key_value `3h² + 3h`, dense `h² + h`,
+/// MLP `h·I + I + I·h + h`; final LayerNorm; untied embed_out by default.
+pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "gpt_neox")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["intermediate_size"],
+        mul("intermediate size", &[4, h])?,
+        "no intermediate_size: 4 × hidden_size",
+    )?;
+    let bias = r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        true,
+        "GPT-NeoX default: attention biases",
+    )?;
+    let tie = read_tie(r, false, "gpt_neox")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// BLOOM (ALiBi, no position embeddings): embedding LayerNorm, per layer two LayerNorms,
+/// query_key_value `3h² + 3h`, dense `h² + h`, MLP `h·4h + 4h + 4h·h + h`; ln_f; tied.
+pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "bloom")?;
+    let h = c.h;
+    let inter = mul("intermediate size", &[4, h])?;
+    r.derived("intermediate_size", inter, "BLOOM: 4 × hidden_size");
+    let tie = read_tie(r, true, "bloom")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    ln(&mut acc, h)?; // word_embeddings_layernorm
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    r.derived(
+        "position_embeddings",
+        0,
+        "BLOOM uses ALiBi: no position parameters",
+    );
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: None,
+        stored_twice: 0,
+    })
+}

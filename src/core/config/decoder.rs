@@ -1,0 +1,431 @@
+//! Llama-style decoders: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
+//! gemma2, gemma3, phi3 (phi-4), gpt_oss, llama4, and the generic fallback.
+//!
+//! Per layer: attention q/k/v/o (`h·H·d + 2·h·K·d + H·d·h`), optional biases, optional q/k
+//! norms (`2·d`, Qwen3/Gemma3), attention sinks (`H`, gpt-oss), RMSNorm weights (2 per layer,
+//! 4 for Gemma-2/3), and a gated MLP (`3·h·I`) or a mixture of experts (router `E·h`, experts
+//! `E·3·h·I_e`, optional shared expert). Then a final norm `h`, the embeddings `V·h`, and an
+//! lm_head `V·h` unless tied.
+
+use super::reader::Reader;
+use super::{
+    add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
+    Parts,
+};
+use crate::core::error::CalcError;
+use crate::core::model::{Ffn, Layer, Mixer};
+
+/// Families handled here (besides `generic`).
+pub(super) const KNOWN: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "phi3",
+    "gpt_oss",
+    "llama4",
+];
+
+/// The MoE shape of a family.
+struct Moe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared_inter: u64,
+    shared_gate: bool,
+    router_bias: bool,
+    expert_bias: bool,
+}
+
+/// Reads the per-layer attention windows (`None` = full attention).
+pub(super) fn read_windows(
+    r: &mut Reader,
+    fam: &str,
+    n_layers: u64,
+) -> Result<Vec<Option<u64>>, CalcError> {
+    let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
+        what: "layer count".into(),
+    })?;
+    let sw = r.limit("sliding_window", &["sliding_window", "sliding_window_size"])?;
+    let chunk = if fam == "llama4" {
+        r.limit("attention_chunk_size", &["attention_chunk_size"])?
+    } else {
+        None
+    };
+    if let Some(types) = r.str_list("layer_types", "layer_types")? {
+        if types.len() != n {
+            return Err(CalcError::BadValue {
+                key: "layer_types".into(),
+                found: format!("a list of {} entries", types.len()),
+                expected: format!("one entry per layer ({n})"),
+            });
+        }
+        let mut out = Vec::with_capacity(n);
+        for t in &types {
+            out.push(match t.as_str() {
+                "full_attention" | "attention" | "global" => None,
+                "sliding_attention" | "sliding_window" | "local" => {
+                    if sw.is_none() {
+                        r.warnings.push("layer_types names sliding layers but no sliding_window is given; they were treated as full attention.".into());
+                    }
+                    sw
+                }
+                "chunked_attention" => chunk.or(sw),
+                other => {
+                    r.warnings.push(format!(
+                        "layer type \"{}\" is not known; treated as full attention.",
+                        other.chars().take(40).collect::<String>()
+                    ));
+                    None
+                }
+            });
+        }
+        return Ok(out);
+    }
+    let mut out = vec![None; n];
+    match fam {
+        "llama" | "gpt_neox" | "deepseek" => {}
+        "gemma2" => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "even layers (0, 2, 4, …)",
+                    "Gemma-2 alternates sliding (even) and global (odd) layers",
+                );
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i.is_multiple_of(2) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "gemma3" => {
+            let p = r.or(
+                "sliding_window_pattern",
+                &["sliding_window_pattern"],
+                6,
+                "Gemma-3 default: every 6th layer is global",
+            )?;
+            if let Some(w) = sw {
+                for (i, x) in out.iter_mut().enumerate() {
+                    if !(i as u64 + 1).is_multiple_of(p) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => {
+            let on = r.flag(
+                "use_sliding_window",
+                &["use_sliding_window"],
+                false,
+                "Qwen default: sliding window off",
+            )?;
+            if let (true, Some(w)) = (on, sw) {
+                let from = r.or0(
+                    "max_window_layers",
+                    &["max_window_layers"],
+                    0,
+                    "no max_window_layers: every layer slides",
+                )?;
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i as u64 >= from {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "llama4" => {
+            if let Some(c) = chunk {
+                let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
+                let interval = r.or(
+                    "no_rope_layer_interval",
+                    &["no_rope_layer_interval"],
+                    4,
+                    "Llama-4 default: every 4th layer has no RoPE (global)",
+                )?;
+                for (i, x) in out.iter_mut().enumerate() {
+                    let rope = match nope.get(i) {
+                        Some(v) => *v != 0,
+                        None => !(i as u64 + 1).is_multiple_of(interval),
+                    };
+                    if rope {
+                        *x = Some(c);
+                    }
+                }
+                r.derived("window_layers", "layers with RoPE", "Llama-4 chunked attention: RoPE layers attend within attention_chunk_size tokens");
+            }
+        }
+        _ => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "all",
+                    "sliding_window applies to every layer (Mistral-style)",
+                );
+                out.iter_mut().for_each(|x| *x = Some(w));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
+    let experts = r.opt(
+        "experts",
+        &["num_local_experts", "num_experts", "n_routed_experts"],
+    )?;
+    let Some(experts) = experts else {
+        if matches!(fam, "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss") {
+            return Err(CalcError::MissingKey {
+                key: "num_experts".into(),
+                why: "count the experts of a mixture-of-experts model".into(),
+            });
+        }
+        return Ok(None);
+    };
+    let top_k = r.req(
+        "experts_per_token",
+        &[
+            "num_experts_per_tok",
+            "experts_per_token",
+            "moe_topk",
+            "top_k",
+        ],
+        "count the active experts",
+    )?;
+    if top_k > experts {
+        return Err(CalcError::BadValue {
+            key: "num_experts_per_tok".into(),
+            found: top_k.to_string(),
+            expected: format!("at most the {experts} experts"),
+        });
+    }
+    let inter = match fam {
+        "mixtral" | "gpt_oss" | "llama4" => r.req(
+            "expert_intermediate",
+            &["intermediate_size"],
+            "size the experts",
+        )?,
+        _ => match r.opt("expert_intermediate", &["moe_intermediate_size"])? {
+            Some(i) => i,
+            None => r.req(
+                "expert_intermediate",
+                &["intermediate_size"],
+                "size the experts",
+            )?,
+        },
+    };
+    let (shared_inter, shared_gate) = match fam {
+        "qwen2_moe" => (
+            r.or0(
+                "shared_intermediate",
+                &["shared_expert_intermediate_size"],
+                0,
+                "no shared expert",
+            )?,
+            true,
+        ),
+        "llama4" => (inter, false),
+        _ => (0, false),
+    };
+    let gpt = fam == "gpt_oss";
+    let _ = h;
+    Ok(Some(Moe {
+        experts,
+        top_k,
+        inter,
+        shared_inter,
+        shared_gate,
+        router_bias: gpt,
+        expert_bias: gpt,
+    }))
+}
+
+/// Builds a Llama-style decoder.
+pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    let c = read_core(r, fam)?;
+    let (h, hd) = (c.h, c.hd);
+    let tie = read_tie(r, fam.starts_with("gemma"), fam)?;
+    let (qkv_bias, o_bias) = match fam {
+        "qwen2" | "qwen2_moe" => {
+            r.derived(
+                "attention_bias",
+                "q/k/v yes, o no",
+                "Qwen2 attention has q/k/v biases",
+            );
+            (true, false)
+        }
+        "gpt_oss" => {
+            let b = r.flag(
+                "attention_bias",
+                &["attention_bias"],
+                true,
+                "gpt-oss default: attention biases",
+            )?;
+            (b, b)
+        }
+        _ => {
+            let b = r.flag(
+                "attention_bias",
+                &["attention_bias"],
+                false,
+                "default: no attention biases",
+            )?;
+            (b, b)
+        }
+    };
+    let qk_norm = matches!(fam, "qwen3" | "qwen3_moe" | "gemma3");
+    if qk_norm {
+        r.derived(
+            "qk_norm",
+            2 * hd,
+            "q_norm and k_norm RMSNorm weights of head_dim each",
+        );
+    }
+    let norms_per_layer: u64 = if matches!(fam, "gemma2" | "gemma3") {
+        4
+    } else {
+        2
+    };
+    r.derived(
+        "norms_per_layer",
+        norms_per_layer,
+        if norms_per_layer == 4 {
+            "Gemma-2/3: pre/post attention and pre/post feed-forward norms"
+        } else {
+            "input and post-attention RMSNorm"
+        },
+    );
+    let sinks = fam == "gpt_oss";
+    let mlp_bias = if fam == "gpt_oss" {
+        false
+    } else {
+        r.flag("mlp_bias", &["mlp_bias"], false, "default: no MLP biases")?
+    };
+    let dense_inter = if fam == "llama4" {
+        r.or(
+            "intermediate_size_mlp",
+            &["intermediate_size_mlp"],
+            mul("intermediate size", &[4, h])?,
+            "no intermediate_size_mlp: 4 × hidden",
+        )?
+    } else {
+        r.or(
+            "intermediate_size",
+            &["intermediate_size", "ffn_dim", "n_inner"],
+            mul("intermediate size", &[4, h])?,
+            "no intermediate_size: 4 × hidden_size",
+        )?
+    };
+    let moe = read_moe(r, fam, h)?;
+    let windows = read_windows(r, fam, c.n_layers)?;
+
+    // Which layers are MoE.
+    let mlp_only = if matches!(fam, "qwen2_moe" | "qwen3_moe") {
+        r.u64_list("mlp_only_layers", "mlp_only_layers")?
+    } else {
+        Vec::new()
+    };
+    let step = match fam {
+        "qwen2_moe" | "qwen3_moe" => r.or(
+            "decoder_sparse_step",
+            &["decoder_sparse_step"],
+            1,
+            "every layer is MoE",
+        )?,
+        "llama4" if moe.is_some() => r.or(
+            "interleave_moe_layer_step",
+            &["interleave_moe_layer_step"],
+            1,
+            "every layer is MoE",
+        )?,
+        _ => 1,
+    };
+
+    let mut acc = Acc::default();
+    let mut layers = Vec::with_capacity(windows.len());
+    for (i, window) in windows.iter().enumerate() {
+        add_attention(&mut acc, h, c.heads, c.kv, hd, hd, qkv_bias, o_bias)?;
+        if qk_norm {
+            acc.add(Comp::Attn, 2 * hd)?;
+        }
+        if sinks {
+            acc.add(Comp::Attn, c.heads)?;
+        }
+        acc.add(Comp::Norms, mul("norm parameters", &[norms_per_layer, h])?)?;
+        let i64_ = i as u64;
+        let is_moe = moe.is_some() && !mlp_only.contains(&i64_) && (i64_ + 1).is_multiple_of(step);
+        let ffn = match (&moe, is_moe) {
+            (Some(m), true) => {
+                acc.add(Comp::Router, mul("router parameters", &[m.experts, h])?)?;
+                if m.router_bias {
+                    acc.add(Comp::Router, m.experts)?;
+                }
+                let per_lin = mul("expert parameters", &[3, h, m.inter])?;
+                let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
+                acc.lin(
+                    Comp::Experts,
+                    mul("expert parameters", &[m.experts, per_lin])?,
+                )?;
+                acc.add(
+                    Comp::Experts,
+                    mul("expert parameters", &[m.experts, per_bias])?,
+                )?;
+                acc.skip(mul(
+                    "expert parameters",
+                    &[m.experts - m.top_k, per_lin + per_bias],
+                )?)?;
+                if m.shared_inter > 0 {
+                    add_mlp(&mut acc, Comp::Mlp, h, m.shared_inter, true, false)?;
+                    if m.shared_gate {
+                        acc.add(Comp::Router, h)?;
+                    }
+                }
+                Ffn::Moe {
+                    experts: m.experts,
+                    top_k: m.top_k,
+                    expert_intermediate: m.inter,
+                    shared_experts: u64::from(m.shared_inter > 0),
+                    shared_intermediate: m.shared_inter,
+                    gated: true,
+                }
+            }
+            _ => {
+                add_mlp(&mut acc, Comp::Mlp, h, dense_inter, true, mlp_bias)?;
+                Ffn::Dense {
+                    intermediate: dense_inter,
+                    gated: true,
+                }
+            }
+        };
+        layers.push(Layer {
+            mixer: Mixer::Attention {
+                num_heads: c.heads,
+                kv_heads: c.kv,
+                head_dim: hd,
+                v_head_dim: hd,
+                window: *window,
+            },
+            ffn,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
