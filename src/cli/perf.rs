@@ -1,0 +1,205 @@
+//! `llmcalc perf --config FILE --gpu ID [--tp N] --batch B --input-len I --output-len O
+//! [--weights-dtype D] [--kv-dtype D] [--context mean|end] [--price USD] [--compute-eff F]
+//! [--bandwidth-eff F] [--json]`: TTFT, time per output token, throughput and end-to-end
+//! latency from the performance model (`core::perf`), with the calibrated range of each.
+//!
+//! `llmcalc perf --accuracy [--json]` prints the calibration report instead: predicted against
+//! measured for every mapped benchmark row, and the error per metric on training and held-out
+//! rows. Bad input exits 2 with one sentence.
+
+use super::{write_json, Args, CliError};
+use crate::core::calibration::{self, range_for, Metric};
+use crate::core::catalog::Catalog;
+use crate::core::config::parse_model_text;
+use crate::core::dtype::Dtype;
+use crate::core::perf::{evaluate, DecodeContext, Efficiencies, PassTime, PerfReport, Workload};
+use crate::core::units::fmt_sig;
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.flag("accuracy") || args.get("accuracy").is_some() {
+        return accuracy(args, out);
+    }
+    let text = args.read_file("config")?;
+    let model = parse_model_text(&text)?;
+    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
+    let batch = args
+        .u64_opt("batch")?
+        .ok_or_else(|| CliError::Usage("--batch is required".into()))?;
+    let input_len = args
+        .u64_opt("input-len")?
+        .ok_or_else(|| CliError::Usage("--input-len is required".into()))?;
+    let output_len = args
+        .u64_opt("output-len")?
+        .ok_or_else(|| CliError::Usage("--output-len is required".into()))?;
+    let tp = args.u64_opt("tp")?.unwrap_or(1);
+    let mut wl = Workload::new(batch, input_len, output_len, tp);
+    wl.weights_dtype = args.get("weights-dtype").map(Dtype::parse).transpose()?;
+    wl.kv_dtype = args.get("kv-dtype").map(Dtype::parse).transpose()?;
+    wl.context = match args.get("context") {
+        None | Some("mean") => DecodeContext::Mean,
+        Some("end") => DecodeContext::End,
+        Some(o) => {
+            return Err(CliError::Usage(format!(
+                "--context must be \"mean\" or \"end\", not \"{}\"",
+                o.chars().take(40).collect::<String>()
+            )))
+        }
+    };
+    let mut eff = Efficiencies::default();
+    if let Some(c) = args.f64_opt("compute-eff", 0.01, 1.0)? {
+        eff.compute_prefill = c;
+        eff.compute_decode = c;
+    }
+    if let Some(b) = args.f64_opt("bandwidth-eff", 0.01, 1.0)? {
+        eff.bandwidth = b;
+    }
+    let price = args.f64_opt("price", 0.0, 1e6)?;
+    let r = evaluate(&model, gpu, &wl, &eff, price)?;
+    if args.flag("json") {
+        return write_json(out, &to_json(&r));
+    }
+    let text = render(&r, &model.name);
+    out.write_all(text.as_bytes()).map_err(|e| CliError::Io {
+        path: "stdout".into(),
+        reason: e.to_string(),
+    })
+}
+
+fn pass_json(p: &PassTime) -> Value {
+    json!({
+        "total_ms": p.total.ms(),
+        "bound": p.bound,
+        "compute_bound_ms": p.compute_bound.ms(),
+        "memory_bound_ms": p.memory_bound.ms(),
+        "comm_ms": p.comm.ms(),
+        "overhead_ms": p.overhead.ms(),
+        "flops_per_gpu": p.flops.0,
+        "bytes_per_gpu": p.bytes,
+    })
+}
+
+fn range_json(m: Metric, v: f64) -> Value {
+    let (lo, hi) = range_for(m, v);
+    json!([lo, hi])
+}
+
+/// The report as the CLI's JSON object (times in ms, rates per second, SI units).
+pub fn to_json(r: &PerfReport) -> Value {
+    json!({
+        "gpu": r.gpu,
+        "tp": r.tp,
+        "batch": r.batch,
+        "ttft_ms": r.ttft.ms(),
+        "tpot_ms": r.tpot.ms(),
+        "output_tokens_per_s": r.output_tokens_per_s,
+        "output_tokens_per_s_per_user": r.output_tokens_per_s_per_user,
+        "e2e_latency_ms": r.e2e.ms(),
+        "ranges_p10_p90": {
+            "ttft_ms": range_json(Metric::Ttft, r.ttft.ms()),
+            "tpot_ms": range_json(Metric::Tpot, r.tpot.ms()),
+            "e2e_latency_ms": range_json(Metric::E2e, r.e2e.ms()),
+            "output_tokens_per_s": range_json(Metric::Throughput, r.output_tokens_per_s),
+        },
+        "prefill": pass_json(&r.prefill),
+        "decode": pass_json(&r.decode),
+        "decode_context_tokens": r.decode_context,
+        "compute_dtype": r.compute_dtype,
+        "efficiencies": r.efficiencies,
+        "max_batch": r.max_batch,
+        "fits": r.fits,
+        "usd_per_million_output_tokens": r.usd_per_million_tokens,
+        "usd_per_request": r.usd_per_request,
+        "tokens_per_joule_at_tdp": r.tokens_per_joule_at_tdp,
+        "tokens_per_joule_note": "from TDP: the board's maximum power, so energy per token is an upper-bound estimate",
+        "notes": r.notes,
+        "derivations": r.derivations,
+    })
+}
+
+fn render(r: &PerfReport, model: &str) -> String {
+    let rng = |m: Metric, v: f64| {
+        let (lo, hi) = range_for(m, v);
+        format!("(likely {}–{})", fmt_sig(lo), fmt_sig(hi))
+    };
+    let mut s = format!("{model} on {} × TP {}, batch {}\n", r.gpu, r.tp, r.batch);
+    s.push_str(&format!(
+        "  TTFT            {:>10} ms  {}  [{:?}-bound]\n",
+        fmt_sig(r.ttft.ms()),
+        rng(Metric::Ttft, r.ttft.ms()),
+        r.prefill.bound
+    ));
+    s.push_str(&format!(
+        "  time/out token  {:>10} ms  {}  [{:?}-bound, context {}]\n",
+        fmt_sig(r.tpot.ms()),
+        rng(Metric::Tpot, r.tpot.ms()),
+        r.decode.bound,
+        r.decode_context
+    ));
+    s.push_str(&format!(
+        "  e2e latency     {:>10} ms  {}\n",
+        fmt_sig(r.e2e.ms()),
+        rng(Metric::E2e, r.e2e.ms())
+    ));
+    s.push_str(&format!(
+        "  output tokens/s {:>10} total, {} per user\n",
+        fmt_sig(r.output_tokens_per_s),
+        fmt_sig(r.output_tokens_per_s_per_user)
+    ));
+    s.push_str(&format!(
+        "  memory allows   {:>10} sequences{}\n",
+        r.max_batch,
+        if r.fits {
+            ""
+        } else {
+            " (this batch does not fit)"
+        }
+    ));
+    if let Some(c) = r.usd_per_million_tokens {
+        s.push_str(&format!(
+            "  cost            {:>10} $ per million output tokens\n",
+            fmt_sig(c)
+        ));
+    }
+    if let Some(t) = r.tokens_per_joule_at_tdp {
+        s.push_str(&format!(
+            "  energy          {:>10} tokens/J at TDP (upper-bound power)\n",
+            fmt_sig(t)
+        ));
+    }
+    let e = &r.efficiencies;
+    s.push_str(&format!(
+        "  efficiencies    compute {}/{} (prefill/decode), bandwidth {}, overhead {} ms/step, {} ms/prefill, compute at {}\n",
+        e.compute_prefill,
+        e.compute_decode,
+        e.bandwidth,
+        fmt_sig(e.step_overhead_s * 1e3),
+        fmt_sig(e.prefill_overhead_s * 1e3),
+        r.compute_dtype
+    ));
+    for n in &r.notes {
+        s.push_str(&format!("  note: {n}\n"));
+    }
+    s
+}
+
+fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let r = calibration::accuracy_table();
+    if args.flag("json") {
+        let v = serde_json::to_value(&r).map_err(|e| CliError::Usage(e.to_string()))?;
+        return write_json(out, &v);
+    }
+    let mapped = r.rows.iter().filter(|a| !a.row.derived).count();
+    let mut s = format!(
+        "calibration: {} rows in data/perf_calibration.csv, {mapped} mapped, {} skipped\n",
+        r.total_rows,
+        r.skipped.len()
+    );
+    s.push_str(&calibration::render_stats(&r));
+    out.write_all(s.as_bytes()).map_err(|e| CliError::Io {
+        path: "stdout".into(),
+        reason: e.to_string(),
+    })
+}
