@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Switches that take no value.
-const SWITCHES: &[&str] = &["json", "help"];
+const SWITCHES: &[&str] = &["json", "help", "accuracy"];
 
 impl Args {
     /// Parses `--key value`, `--key=value` and bare switches.

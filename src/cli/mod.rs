@@ -4,6 +4,12 @@
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
 
 mod args;
+mod gpus;
+mod model;
+mod load_cmd;
+mod perf;
+mod plan_cmd;
+mod vllm;
 
 pub use args::{Args, CliError};
 
@@ -50,7 +56,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 type Handler = fn(&Args, &mut dyn Write) -> Result<(), CliError>;
 
 /// Command name → handler. Each command lives in its own file.
-const HANDLERS: &[(&str, Handler)] = &[];
+const HANDLERS: &[(&str, Handler)] = &[("gpus", gpus::run), ("model", model::run), ("perf", perf::run), ("plan", plan_cmd::run), ("load", load_cmd::run), ("vllm", vllm::run)];
 
 fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     match HANDLERS.iter().find(|(c, _)| *c == cmd) {

@@ -98,6 +98,16 @@ pub enum CalcError {
         /// Which quantity.
         what: String,
     },
+    /// A compiled-in or user-supplied data table has a bad row.
+    #[error("Row {row}, column \"{column}\" of the data table: {detail}.")]
+    BadData {
+        /// 1-based line of the row in the file.
+        row: usize,
+        /// The column name.
+        column: String,
+        /// What is wrong.
+        detail: String,
+    },
     /// The accelerator lacks a figure this calculation needs.
     #[error("{gpu} has no published {what}; enter it as a custom accelerator to compute this.")]
     MissingSpec {
@@ -105,6 +115,34 @@ pub enum CalcError {
         gpu: String,
         /// The missing figure.
         what: String,
+    },
+    /// A latency target below what any candidate reaches even at batch 1 (capacity planner).
+    #[error("A {metric} target of {target_ms} ms is below the fastest option's {best_ms} ms at batch 1 ({option}); raise the target or add faster hardware.")]
+    TargetTooTight {
+        /// `TTFT` or `TPOT`.
+        metric: String,
+        /// The target, ms.
+        target_ms: String,
+        /// The fastest option's value at batch 1, ms.
+        best_ms: String,
+        /// That option (`H100 SXM × TP 8`).
+        option: String,
+    },
+    /// The model fits inside one node of no candidate (capacity planner).
+    #[error("{model} does not fit inside one node on any candidate ({detail}); add larger GPUs or quantize the weights.")]
+    NoOptionFits {
+        /// Model name.
+        model: String,
+        /// What it would need.
+        detail: String,
+    },
+    /// Each target is reachable, but no single option meets both (capacity planner).
+    #[error("No candidate meets TTFT ≤ {ttft_ms} ms and TPOT ≤ {tpot_ms} ms together; relax one target or add faster hardware.")]
+    NoOptionMeetsTargets {
+        /// TTFT target, ms.
+        ttft_ms: String,
+        /// TPOT target, ms.
+        tpot_ms: String,
     },
 }
 

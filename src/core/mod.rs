@@ -4,11 +4,26 @@
 //! failure is a typed [`error::CalcError`] with a user-facing sentence, and every headline
 //! number can explain itself as a [`derivation::Derivation`].
 
+pub mod calibration;
+pub mod capacity;
 pub mod catalog;
+pub mod csv;
 pub mod derivation;
 pub mod dtype;
 pub mod error;
 pub mod i18n;
 pub mod json;
+pub mod loading;
+pub mod memory;
 pub mod model;
+pub mod perf;
+pub mod presets;
+pub mod report;
+pub mod roofline;
+pub mod scenario;
+pub mod series;
 pub mod units;
+pub mod config;
+pub mod kv;
+pub mod quick;
+pub mod weights;

@@ -1,0 +1,200 @@
+//! `llmcalc load --config FILE --gpu ID [--tp N] [--storage nvme|network|network-baseline|object
+//! | --storage-gbps S] [--link-gbps L] [--link-eff F] [--readers N] [--startup-s S]
+//! [--sequential true] [--weights-dtype D] [--kv-dtype D] [--batch B] [--input-len I]
+//! [--output-len O] [--json]`: model load time along storage → host memory → GPU memory, the
+//! cold start of a new replica, and what decode would cost with the weights or the KV cache in
+//! host memory (`core::loading`). Bad input exits 2 with one sentence.
+
+use super::{write_json, Args, CliError};
+use crate::core::catalog::Catalog;
+use crate::core::config::parse_model_text;
+use crate::core::dtype::Dtype;
+use crate::core::loading::{
+    self, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, Storage,
+};
+use crate::core::perf::Efficiencies;
+use crate::core::units::{fmt_sig, BytesPerSecond};
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// `--sequential true` (or `--sequential=true`): the stages run one after the other.
+fn sequential(args: &Args) -> Result<bool, CliError> {
+    match args.get("sequential") {
+        None => Ok(false),
+        Some("true") | Some("1") | Some("yes") => Ok(true),
+        Some("false") | Some("0") | Some("no") => Ok(false),
+        Some(o) => Err(CliError::Usage(format!(
+            "--sequential takes true or false, not \"{}\"",
+            o.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+fn storage(args: &Args) -> Result<(BytesPerSecond, String), CliError> {
+    if let Some(g) = args.f64_opt("storage-gbps", 0.001, 10_000.0)? {
+        return Ok((BytesPerSecond::from_gbps(g), "custom".into()));
+    }
+    match args.get("storage") {
+        None => Ok((
+            Storage::LocalNvme.bandwidth(),
+            Storage::LocalNvme.id().into(),
+        )),
+        Some(s) => Storage::parse(s)
+            .map(|p| (p.bandwidth(), p.id().to_string()))
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--storage must be one of {}, not \"{}\"",
+                    Storage::ALL
+                        .iter()
+                        .map(|p| p.id())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    s.chars().take(40).collect::<String>()
+                ))
+            }),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let model = parse_model_text(&args.read_file("config")?)?;
+    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
+    let tp = args.u64_opt("tp")?.unwrap_or(1);
+    let weights_dtype = args.get("weights-dtype").map(Dtype::parse).transpose()?;
+    let (storage_bw, storage_id) = storage(args)?;
+    let host_link = args
+        .f64_opt("link-gbps", 0.001, 10_000.0)?
+        .map(BytesPerSecond::from_gbps);
+    let link_efficiency = args
+        .f64_opt("link-eff", 0.01, 1.0)?
+        .unwrap_or(loading::HOST_LINK_EFFICIENCY);
+    let inp = LoadInputs {
+        storage_bandwidth: storage_bw,
+        host_link,
+        link_efficiency,
+        tp,
+        readers: args.u64_opt("readers")?.unwrap_or(1),
+        overlap: !sequential(args)?,
+        engine_startup_s: args
+            .f64_opt("startup-s", 0.0, 3600.0)?
+            .unwrap_or(loading::ENGINE_STARTUP_S),
+        weights_dtype,
+    };
+    let l = loading::load_time(&model, gpu, &inp)?;
+    let off_inp = OffloadInputs {
+        batch: args.u64_opt("batch")?.unwrap_or(1),
+        input_len: args.u64_opt("input-len")?.unwrap_or(1024),
+        output_len: args.u64_opt("output-len")?.unwrap_or(256),
+        tp,
+        weights_dtype,
+        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+        host_link,
+        link_efficiency,
+    };
+    let off = loading::offload(&model, gpu, &off_inp, &Efficiencies::default())?;
+    if args.flag("json") {
+        return write_json(out, &to_json(&l, &off, &storage_id));
+    }
+    out.write_all(render(&model.name, &l, &off, &storage_id).as_bytes())
+        .map_err(|e| CliError::Io {
+            path: "stdout".into(),
+            reason: e.to_string(),
+        })
+}
+
+fn stage_json(s: &Stage) -> Value {
+    json!({
+        "bytes": s.bytes.0,
+        "bandwidth_gbps": s.bandwidth.gbps(),
+        "seconds": s.seconds.0,
+        "model_rate_gbps": s.model_rate.gbps(),
+    })
+}
+
+/// The load and offload reports as the CLI's JSON object (seconds, decimal GB/s, ms per token).
+pub fn to_json(l: &LoadReport, o: &OffloadReport, storage_id: &str) -> Value {
+    json!({
+        "gpu": l.gpu,
+        "tp": l.tp,
+        "load_seconds": l.load.0,
+        "storage_seconds": l.storage.seconds.0,
+        "host_to_gpu_seconds": l.host_to_gpu.seconds.0,
+        "pipelined_seconds": l.pipelined.0,
+        "sequential_seconds": l.sequential.0,
+        "engine_startup_seconds": l.engine_startup.0,
+        "cold_start_seconds": l.cold_start.0,
+        "slowest_stage": l.slowest,
+        "storage": storage_id,
+        "host_link": l.host_link,
+        "model_bytes": l.model_bytes.0,
+        "bytes_per_gpu": l.bytes_per_gpu.0,
+        "stages": { "storage": stage_json(&l.storage), "host_to_gpu": stage_json(&l.host_to_gpu) },
+        "offload": {
+            "batch_note": "decode step at the given batch (default 1) and mean context",
+            "gpu_memory_gbps_effective": o.gpu_memory_bandwidth.gbps(),
+            "host_link_gbps_effective": o.host_link_bandwidth.gbps(),
+            "bandwidth_ratio": o.bandwidth_ratio,
+            "weight_bytes_per_gpu": o.weight_bytes_per_gpu.0,
+            "kv_bytes_per_gpu": o.kv_bytes_per_gpu.0,
+            "tpot_on_gpu_ms": o.tpot_on_gpu.ms(),
+            "tpot_weights_offloaded_ms": o.tpot_weights_offloaded.ms(),
+            "tpot_kv_offloaded_ms": o.tpot_kv_offloaded.ms(),
+            "slowdown_weights": o.slowdown_weights,
+            "slowdown_kv": o.slowdown_kv,
+        },
+        "notes": l.notes,
+        "derivations": l.derivations.iter().chain(o.derivations.iter()).collect::<Vec<_>>(),
+    })
+}
+
+fn render(model: &str, l: &LoadReport, o: &OffloadReport, storage_id: &str) -> String {
+    let mut s = format!(
+        "{model} on {} × TP {}: load {} s, cold start {} s\n",
+        l.gpu,
+        l.tp,
+        fmt_sig(l.load.0),
+        fmt_sig(l.cold_start.0)
+    );
+    s.push_str(&format!(
+        "  storage → host   {:>9} s  ({} at {} GB/s, {storage_id}){}\n",
+        fmt_sig(l.storage.seconds.0),
+        l.storage.bytes.fmt_gb(),
+        fmt_sig(l.storage.bandwidth.gbps()),
+        if l.slowest == loading::StageKind::Storage {
+            "  ← slowest"
+        } else {
+            ""
+        }
+    ));
+    s.push_str(&format!(
+        "  host → GPU       {:>9} s  ({} per GPU at {} GB/s effective, {}){}\n",
+        fmt_sig(l.host_to_gpu.seconds.0),
+        l.bytes_per_gpu.fmt_gb(),
+        fmt_sig(l.host_to_gpu.bandwidth.gbps()),
+        l.host_link.label(),
+        if l.slowest == loading::StageKind::HostToGpu {
+            "  ← slowest"
+        } else {
+            ""
+        }
+    ));
+    s.push_str(&format!(
+        "  pipelined {} s, sequential {} s; engine start-up {} s\n",
+        fmt_sig(l.pipelined.0),
+        fmt_sig(l.sequential.0),
+        fmt_sig(l.engine_startup.0)
+    ));
+    s.push_str(&format!(
+        "offload (decode step): on GPU {} ms; weights in host memory {} ms ({}× slower); KV cache in host memory {} ms ({}×); HBM/link = {}×\n",
+        fmt_sig(o.tpot_on_gpu.ms()),
+        fmt_sig(o.tpot_weights_offloaded.ms()),
+        fmt_sig(o.slowdown_weights),
+        fmt_sig(o.tpot_kv_offloaded.ms()),
+        fmt_sig(o.slowdown_kv),
+        fmt_sig(o.bandwidth_ratio)
+    ));
+    for n in &l.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}

@@ -1,0 +1,307 @@
+//! `llmcalc plan --config FILE --gpu ID [--gpu ID …] --rate R [--peak-multiplier M]
+//! (--input-len I --output-len O | --buckets I:O:SHARE,…) --ttft-ms T --tpot-ms P
+//! [--gpus-per-node N] [--price USD | --price ID=USD …] [--weights-dtype D] [--kv-dtype D]
+//! [--curve N] [--json]`: GPUs and replicas for a request rate and its peak (`core::capacity`).
+//!
+//! JSON: an array with one entry per (GPU, TP) option, the best first, each loser with its
+//! `reason`. `--curve N` prints the cost-against-load series instead (N rates from 0 to 2 ×
+//! peak). Impossible targets or inputs exit 2 with one sentence.
+
+use super::{write_json, Args, CliError};
+use crate::core::capacity::{
+    self, Bucket, Candidate, PerfTiming, Plan, PlanInputs, PlanOption, Targets, Traffic,
+};
+use crate::core::catalog::Catalog;
+use crate::core::config::parse_model_text;
+use crate::core::dtype::Dtype;
+use crate::core::perf::Efficiencies;
+use crate::core::units::fmt_sig;
+use serde_json::{json, Value};
+use std::io::Write;
+
+fn required_f64(args: &Args, k: &str, min: f64, max: f64) -> Result<f64, CliError> {
+    args.f64_opt(k, min, max)?
+        .ok_or_else(|| CliError::Usage(format!("--{k} is required")))
+}
+
+fn short(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
+/// `I:O:SHARE,I:O:SHARE` → buckets.
+fn parse_buckets(s: &str) -> Result<Vec<Bucket>, CliError> {
+    let bad = || {
+        CliError::Usage(format!(
+            "--buckets must look like 1024:256:0.7,4096:512:0.3, not \"{}\"",
+            short(s)
+        ))
+    };
+    s.split(',')
+        .map(|part| {
+            let f: Vec<&str> = part.trim().split(':').collect();
+            let [i, o, sh] = f.as_slice() else {
+                return Err(bad());
+            };
+            let input_len = i.trim().parse::<u64>().map_err(|_| bad())?;
+            let output_len = o.trim().parse::<u64>().map_err(|_| bad())?;
+            let share = sh.trim().parse::<f64>().map_err(|_| bad())?;
+            Ok(Bucket {
+                input_len,
+                output_len,
+                share,
+            })
+        })
+        .collect()
+}
+
+/// The rate, accepting zero and negative numbers so the core can explain why they are refused.
+fn rate(args: &Args) -> Result<f64, CliError> {
+    let s = args.require("rate")?;
+    s.trim().parse::<f64>().map_err(|_| {
+        CliError::Usage(format!(
+            "--rate must be a number of requests per second, not \"{}\"",
+            short(s)
+        ))
+    })
+}
+
+fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
+    let ids = args.all("gpu");
+    if ids.is_empty() {
+        return Err(CliError::Usage(
+            "--gpu is required (repeat it to compare GPUs)".into(),
+        ));
+    }
+    let gpn = match args.u64_opt("gpus-per-node")? {
+        Some(n) if n > 1024 => {
+            return Err(CliError::Usage(
+                "--gpus-per-node must be from 1 to 1024".into(),
+            ))
+        }
+        n => n.map(|n| n as u32),
+    };
+    let mut cands: Vec<Candidate> = ids
+        .iter()
+        .map(|id| Candidate {
+            gpu: id.to_string(),
+            gpus_per_node: gpn,
+            price_usd_per_gpu_hour: None,
+        })
+        .collect();
+    let cat = Catalog::builtin();
+    for p in args.all("price") {
+        let (target, value) = match p.split_once('=') {
+            Some((id, v)) => (Some(id.trim()), v),
+            None => (None, p),
+        };
+        let usd = match value.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && (0.0..=1e6).contains(&v) => v,
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "--price must be US dollars per GPU-hour (or ID=USD), not \"{}\"",
+                    short(p)
+                )))
+            }
+        };
+        match target {
+            None => cands
+                .iter_mut()
+                .for_each(|c| c.price_usd_per_gpu_hour = Some(usd)),
+            Some(id) => {
+                let want = cat.get(id)?.id.clone();
+                let mut hit = false;
+                for c in cands.iter_mut() {
+                    if cat.get(&c.gpu).is_ok_and(|g| g.id == want) {
+                        c.price_usd_per_gpu_hour = Some(usd);
+                        hit = true;
+                    }
+                }
+                if !hit {
+                    return Err(CliError::Usage(format!(
+                        "--price names {}, which is not one of the --gpu candidates",
+                        short(id)
+                    )));
+                }
+            }
+        }
+    }
+    Ok(cands)
+}
+
+/// Parses the command line into planner inputs.
+pub fn inputs(args: &Args) -> Result<PlanInputs, CliError> {
+    let buckets = match args.get("buckets") {
+        Some(b) => parse_buckets(b)?,
+        None => {
+            let i = args
+                .u64_opt("input-len")?
+                .ok_or_else(|| CliError::Usage("--input-len is required (or --buckets)".into()))?;
+            let o = args
+                .u64_opt("output-len")?
+                .ok_or_else(|| CliError::Usage("--output-len is required (or --buckets)".into()))?;
+            vec![Bucket {
+                input_len: i,
+                output_len: o,
+                share: 1.0,
+            }]
+        }
+    };
+    Ok(PlanInputs {
+        traffic: Traffic {
+            avg_rate_rps: rate(args)?,
+            peak_multiplier: args.f64_opt("peak-multiplier", 1.0, 1000.0)?.unwrap_or(1.0),
+            buckets,
+        },
+        targets: Targets::from_ms(
+            required_f64(args, "ttft-ms", 1e-6, 3.6e6)?,
+            required_f64(args, "tpot-ms", 1e-6, 3.6e6)?,
+        ),
+        candidates: candidates(args)?,
+    })
+}
+
+/// Runs the command.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let model = parse_model_text(&args.read_file("config")?)?;
+    let inp = inputs(args)?;
+    let timing = PerfTiming {
+        model: &model,
+        eff: Efficiencies::default(),
+        weights_dtype: args.get("weights-dtype").map(Dtype::parse).transpose()?,
+        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+    };
+    let p = capacity::plan(&inp, Catalog::builtin(), &timing)?;
+    if let Some(n) = args.u64_opt("curve")? {
+        let c = capacity::cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
+        let v = serde_json::to_value(&c).map_err(|e| CliError::Usage(e.to_string()))?;
+        return write_json(out, &v);
+    }
+    if args.flag("json") {
+        return write_json(
+            out,
+            &Value::Array(p.options.iter().map(option_json).collect()),
+        );
+    }
+    out.write_all(render(&p).as_bytes())
+        .map_err(|e| CliError::Io {
+            path: "stdout".into(),
+            reason: e.to_string(),
+        })
+}
+
+fn num(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
+}
+
+/// One option as the CLI's JSON object (times in ms, rates per second, US dollars).
+pub fn option_json(o: &PlanOption) -> Value {
+    json!({
+        "gpu": o.gpu,
+        "tp": o.tp,
+        "batch": o.batch,
+        "max_batch_memory": o.max_batch_memory,
+        "batch_limited_by": o.batch_limited_by,
+        "ttft_ms": num(o.ttft.ms()),
+        "tpot_ms": num(o.tpot.ms()),
+        "e2e_latency_ms": num(o.e2e.ms()),
+        "requests_per_s_per_replica": o.requests_per_s_per_replica,
+        "output_tokens_per_s_per_replica": o.output_tokens_per_s_per_replica,
+        "concurrency_avg": o.concurrency_avg,
+        "concurrency_peak": o.concurrency_peak,
+        "replicas_avg": o.replicas_avg,
+        "replicas_peak": o.replicas_peak,
+        "gpus_avg": o.gpus_avg,
+        "gpus_peak": o.gpus_peak,
+        "gpus_per_node": o.gpus_per_node,
+        "nodes_peak": o.nodes_peak,
+        "usd_per_gpu_hour": o.price_usd_per_gpu_hour,
+        "cost_per_hour_avg": o.cost_per_hour_avg,
+        "cost_per_hour_peak": o.cost_per_hour_peak,
+        "cost_per_month_avg": o.cost_per_month_avg,
+        "cost_per_month_peak": o.cost_per_month_peak,
+        "usd_per_million_tokens_avg": o.usd_per_million_tokens_avg,
+        "headroom_avg": o.headroom_avg,
+        "headroom_peak": o.headroom_peak,
+        "cold_start_s": o.cold_start.map(|c| c.0),
+        "meets_targets": o.meets_targets,
+        "reason": o.reason,
+        "notes": o.notes,
+    })
+}
+
+fn dollars(v: Option<f64>) -> String {
+    v.map_or("—".to_string(), |c| format!("${}", fmt_sig(c)))
+}
+
+fn render(p: &Plan) -> String {
+    let mut s = format!(
+        "{}: {} req/s average, {} req/s peak, mean {} → {} tokens, targets TTFT ≤ {} ms, TPOT ≤ {} ms\n\n",
+        p.model,
+        fmt_sig(p.avg_rate_rps),
+        fmt_sig(p.peak_rate_rps),
+        fmt_sig(p.mean_input_len),
+        fmt_sig(p.mean_output_len),
+        fmt_sig(p.targets.ttft.ms()),
+        fmt_sig(p.targets.tpot.ms())
+    );
+    s.push_str("gpu                   tp  batch  req/s/replica  replicas avg/peak  GPUs peak  $/h peak    $/month peak  reason\n");
+    for o in &p.options {
+        s.push_str(&format!(
+            "{:<20} {:>3} {:>6} {:>14} {:>8}/{:<8} {:>10} {:>10} {:>14}  {}\n",
+            o.gpu,
+            o.tp,
+            o.batch,
+            if o.meets_targets {
+                fmt_sig(o.requests_per_s_per_replica)
+            } else {
+                "—".into()
+            },
+            o.replicas_avg,
+            o.replicas_peak,
+            o.gpus_peak,
+            dollars(o.cost_per_hour_peak),
+            dollars(o.cost_per_month_peak),
+            o.reason.map_or("best", |r| r.id())
+        ));
+    }
+    if let Some(b) = p.best_option() {
+        s.push_str(&format!(
+            "\nbest: {} × TP {} at batch {} (limited by {}): {} req/s per replica; {} replicas ({} GPUs) for the average, {} ({} GPUs, {} nodes) for the peak; headroom at peak {}%\n",
+            b.gpu_name,
+            b.tp,
+            b.batch,
+            b.batch_limited_by,
+            fmt_sig(b.requests_per_s_per_replica),
+            b.replicas_avg,
+            b.gpus_avg,
+            b.replicas_peak,
+            b.gpus_peak,
+            b.nodes_peak,
+            fmt_sig(b.headroom_peak * 100.0)
+        ));
+    }
+    for n in &p.notes {
+        s.push_str(&format!("note: {n}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_parse_and_reject_garbage() {
+        let b = parse_buckets("1024:256:0.7, 4096:512:0.3").unwrap_or_default();
+        assert_eq!(b.len(), 2);
+        assert_eq!((b[1].input_len, b[1].output_len), (4096, 512));
+        assert!((b[0].share - 0.7).abs() < 1e-12);
+        for bad in ["", "1:2", "a:b:c", "1:2:3:4"] {
+            assert!(parse_buckets(bad).is_err(), "{bad}");
+        }
+    }
+}
