@@ -6,6 +6,9 @@
 
 pub mod core;
 
+/// Every chart, drawn from prepared data by backend-generic plotters code.
+pub mod charts;
+
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;
 

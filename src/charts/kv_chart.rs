@@ -1,0 +1,318 @@
+//! KV-cache memory against tokens per request: one line per batch size (a neutral ramp,
+//! labelled at its end), one KV-budget line per GPU (GPU colours), and a cross where each
+//! batch runs out of memory on each GPU.
+
+use super::axis::{self, AxisSpec, PlotRect, Scale};
+use super::{
+    draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
+    Theme,
+};
+use crate::core::derivation::group;
+use crate::core::series::KvSeries;
+use crate::core::units::{Bytes, GIB};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// Draws the KV chart.
+pub fn draw<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    theme: &Theme,
+    labels: &Labels,
+) -> Result<HitMap, DrawError> {
+    let (w, h) = prepare(area, theme)?;
+    let max_t = data.max_tokens().0 as f64;
+    if data.lines.is_empty() || max_t <= 0.0 {
+        return super::draw_empty(area, theme, labels);
+    }
+    let legend: Vec<(Swatch, String)> = data
+        .capacities
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (
+                Swatch::Line(theme.gpu(i)),
+                format!("{} {}", c.gpu, labels.kv_budget),
+            )
+        })
+        .collect();
+    let top = if legend.is_empty() {
+        8
+    } else {
+        draw_legend(area, theme, &legend, 8, 4, w - 8)?
+    };
+
+    let top_line = data
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .max();
+    let top_budget = data.capacities.iter().map(|c| c.kv_budget).max();
+    // Keep the budgets readable: lines of big batches leave through the top (clipped) rather
+    // than squashing every budget line against the axis.
+    let line_gib = top_line.unwrap_or(Bytes::ZERO).gib();
+    let budget_gib = top_budget.unwrap_or(Bytes::ZERO).gib();
+    let shown = if budget_gib > 0.0 {
+        line_gib.min(budget_gib * 1.6).max(budget_gib)
+    } else {
+        line_gib
+    };
+    let ymax = axis::nice_max(shown.max(1.0) * 1.05, 6);
+    let yticks: Vec<(f64, String)> = axis::linear_ticks(0.0, ymax, 6)
+        .into_iter()
+        .map(|v| (v, axis::fmt_plain(v)))
+        .collect();
+    let y_axis = AxisSpec {
+        ticks: yticks,
+        minor: vec![],
+        title: labels.kv_axis,
+    };
+    let xticks: Vec<(f64, String)> = axis::linear_ticks(0.0, max_t, 6)
+        .into_iter()
+        .map(|v| (v, axis::fmt_plain(v)))
+        .collect();
+    let x_axis = AxisSpec {
+        ticks: xticks,
+        minor: vec![],
+        title: labels.tokens_axis,
+    };
+    let end_labels: Vec<String> = data
+        .lines
+        .iter()
+        .map(|l| format!("{} {}", labels.batch, l.batch))
+        .collect();
+    let right_w = axis::widest(area, theme, end_labels.iter().cloned())? + 12;
+    let rect = PlotRect {
+        left: axis::left_margin(area, theme, &y_axis)?,
+        top: top + 8,
+        right: w - right_w.clamp(40, w / 4),
+        bottom: h - axis::bottom_margin(theme),
+    };
+    if rect.width() < 80 || rect.height() < 60 {
+        return Err(DrawError::TooSmall);
+    }
+    let xs = Scale::linear(0.0, max_t, rect.left, rect.right);
+    let ys = Scale::linear(0.0, ymax, rect.bottom, rect.top);
+    axis::draw_frame(area, theme, rect, (&xs, &x_axis), (&ys, &y_axis))?;
+    let mut hits = HitMap::default();
+
+    // Current context: a dotted vertical line.
+    let ct = data.current_tokens.0 as f64;
+    if ct > 0.0 && ct <= max_t {
+        let x = xs.map(ct);
+        axis::dashed(
+            area,
+            &[(x, rect.top), (x, rect.bottom)],
+            (2.0, 3.0),
+            theme.muted.stroke_width(1),
+        )?;
+        let s = text_style(theme, 0.85, theme.muted, Pos::new(HPos::Left, VPos::Top));
+        let label = format!(
+            "{} {}",
+            labels.current_context,
+            group(data.current_tokens.0)
+        );
+        area.draw_text(&label, &s, (x + 4, rect.top + 2))
+            .map_err(DrawError::backend)?;
+    }
+
+    let mut placer = axis::Placer::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
+
+    // Budget lines (GPU colours).
+    for (i, c) in data.capacities.iter().enumerate() {
+        let y = ys.map(c.kv_budget.gib());
+        axis::line(
+            area,
+            (rect.left, y),
+            (rect.right, y),
+            theme.gpu(i).stroke_width(2),
+        )?;
+        hits.push(
+            format!("budget/{}", c.gpu),
+            (rect.left, y - 3, rect.right, y + 3),
+            vec![
+                format!("{} · {}", c.gpu, labels.kv_budget),
+                fmt::bytes(c.kv_budget),
+                format!("{}: {}", labels.capacity, fmt::bytes(c.capacity)),
+            ],
+        );
+    }
+
+    // Batch lines (neutral ramp); remember where each ends for its label.
+    let n = data.lines.len();
+    let mut ends = Vec::with_capacity(n);
+    for (i, l) in data.lines.iter().enumerate() {
+        let col = theme.ramp(i, n);
+        let fpts: Vec<(f64, f64)> = l
+            .points
+            .iter()
+            .map(|(t, b)| (xs.map_f(t.0 as f64), ys.map_f(b.gib())))
+            .collect();
+        let pts = axis::polyline(&fpts);
+        // A line leaving the top of the plot stops at its edge.
+        let clipped = clip_top(&pts, rect.top);
+        area.draw(&PathElement::new(clipped.clone(), col.stroke_width(2)))
+            .map_err(DrawError::backend)?;
+        ends.push(clipped.last().copied().unwrap_or((rect.right, rect.bottom)));
+        for (t, b) in &l.points {
+            let p = (xs.map(t.0 as f64), ys.map(b.gib()));
+            if rect.contains(p) && t.0 > 0 {
+                hits.point(
+                    format!("kv/{}/{}", l.batch, t.0),
+                    p,
+                    5,
+                    vec![
+                        format!(
+                            "{} {} · {} {}",
+                            labels.batch,
+                            l.batch,
+                            group(t.0),
+                            labels.tokens_axis
+                        ),
+                        fmt::bytes(*b),
+                    ],
+                );
+            }
+        }
+    }
+
+    // Out-of-memory crosses where a batch line meets a budget line.
+    for o in &data.oom {
+        let Some(c) = data.capacities.get(o.gpu) else {
+            continue;
+        };
+        let p = (xs.map(o.tokens.0 as f64), ys.map(c.kv_budget.gib()));
+        let col = theme.gpu(o.gpu);
+        axis::line(
+            area,
+            (p.0 - 5, p.1 - 5),
+            (p.0 + 5, p.1 + 5),
+            col.stroke_width(2),
+        )?;
+        axis::line(
+            area,
+            (p.0 - 5, p.1 + 5),
+            (p.0 + 5, p.1 - 5),
+            col.stroke_width(2),
+        )?;
+        placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
+        hits.point(
+            format!("oom/{}/{}", c.gpu, o.batch),
+            p,
+            6,
+            vec![
+                format!("{} {} · {}", labels.batch, o.batch, c.gpu),
+                format!("{}: {}", labels.runs_out_at, group(o.tokens.0)),
+            ],
+        );
+    }
+
+    // Batch labels at the line ends, spread apart vertically.
+    let ys_end: Vec<i32> = ends.iter().map(|p| p.1).collect();
+    let gap = (theme.font_px * 1.15) as i32;
+    let placed = axis::spread(&ys_end, gap, rect.top, rect.bottom);
+    for (i, (label, y)) in end_labels.iter().zip(placed).enumerate() {
+        let x = ends.get(i).map(|p| p.0).unwrap_or(rect.right);
+        let s = text_style(
+            theme,
+            0.85,
+            theme.ramp(i, n),
+            Pos::new(HPos::Left, VPos::Center),
+        );
+        area.draw_text(label, &s, (x + 5, y))
+            .map_err(DrawError::backend)?;
+        placer.block((x + 5, y - gap / 2, x + 5 + right_w, y + gap / 2));
+    }
+
+    // Budget labels: above the line at the left, else below, else further right.
+    for (i, c) in data.capacities.iter().enumerate() {
+        let y = ys.map(c.kv_budget.gib());
+        let label = format!("{} {}: {}", c.gpu, labels.kv_budget, c.kv_budget.fmt_gib());
+        let x = rect.left + 6;
+        let mid = (rect.left + rect.right) / 2;
+        let cands = [
+            (x, y - 3, HPos::Left, VPos::Bottom),
+            (x, y + 3, HPos::Left, VPos::Top),
+            (mid, y - 3, HPos::Center, VPos::Bottom),
+            (mid, y + 3, HPos::Center, VPos::Top),
+            (rect.right - 4, y - 3, HPos::Right, VPos::Bottom),
+            (rect.right - 4, y + 3, HPos::Right, VPos::Top),
+        ];
+        placer.place(area, theme, (&label, 0.85, theme.gpu(i)), &cands, true)?;
+    }
+    Ok(hits)
+}
+
+/// Cuts a polyline where it first crosses `top` (pixel y grows downwards).
+fn clip_top(pts: &[(i32, i32)], top: i32) -> Vec<(i32, i32)> {
+    let mut out = Vec::with_capacity(pts.len());
+    for w in pts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if out.is_empty() {
+            out.push(a);
+        }
+        if b.1 >= top {
+            out.push(b);
+        } else {
+            let f = if a.1 == b.1 {
+                0.0
+            } else {
+                (a.1 - top) as f64 / (a.1 - b.1) as f64
+            };
+            out.push(((a.0 as f64 + f * (b.0 - a.0) as f64).round() as i32, top));
+            return out;
+        }
+    }
+    if out.is_empty() {
+        out.extend(pts.first().copied());
+    }
+    out
+}
+
+/// Table: tokens, then KV memory (GiB) for each batch size.
+pub fn table(data: &KvSeries, labels: &Labels) -> DataTable {
+    let mut headers = vec![labels.tokens_axis.to_string()];
+    headers.extend(
+        data.lines
+            .iter()
+            .map(|l| format!("{} {} (GiB)", labels.batch, l.batch)),
+    );
+    let rows = data
+        .lines
+        .first()
+        .map(|first| {
+            first
+                .points
+                .iter()
+                .enumerate()
+                .map(|(i, (t, _))| {
+                    let mut row = vec![group(t.0)];
+                    row.extend(data.lines.iter().map(|l| {
+                        l.points
+                            .get(i)
+                            .map(|p| format!("{:.2}", p.1 .0 as f64 / GIB as f64))
+                            .unwrap_or_default()
+                    }));
+                    row
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    DataTable { headers, rows }
+}
+
+impl Chart for KvSeries {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        labels: &Labels,
+    ) -> Result<HitMap, DrawError> {
+        draw(area, self, theme, labels)
+    }
+
+    fn table(&self, labels: &Labels) -> DataTable {
+        table(self, labels)
+    }
+}

@@ -1,0 +1,449 @@
+//! Every chart of the app, drawn from prepared data ([`crate::core::series`]).
+//!
+//! Drawing functions are generic over the plotters [`DrawingBackend`], so the same code paints
+//! the canvas in the browser and writes SVG natively (tests) and in the browser (exports).
+//! Each takes the prepared data, a [`Theme`] and already-translated [`Labels`], lays it out in
+//! CSS pixels, and returns a [`HitMap`] (screen regions → tooltips) for hover. Nothing here
+//! panics: a backend failure becomes a [`DrawError`].
+
+pub mod axis;
+pub mod batch_chart;
+pub mod cost_bar;
+pub mod kv_chart;
+pub mod latency_throughput;
+pub mod memory_bar;
+pub mod roofline;
+pub mod theme;
+
+pub use theme::Theme;
+
+use crate::core::i18n::{tr, Lang};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{FontDesc, FontFamily, FontStyle};
+
+/// Why a chart could not be drawn.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DrawError {
+    /// The drawing backend failed (canvas or SVG); the backend's description.
+    #[error("The chart could not be drawn ({0}).")]
+    Backend(String),
+    /// The area is too small to lay the chart out.
+    #[error("The chart area is too small to draw in.")]
+    TooSmall,
+}
+
+impl DrawError {
+    /// Converts any plotters drawing-area error.
+    pub fn backend<E: std::error::Error>(e: E) -> DrawError {
+        DrawError::Backend(e.to_string())
+    }
+
+    /// The user-facing sentence in the labels' language.
+    pub fn message(&self, labels: &Labels) -> String {
+        match self {
+            DrawError::Backend(d) => format!("{} ({d})", labels.error_draw),
+            DrawError::TooSmall => labels.error_too_small.to_string(),
+        }
+    }
+}
+
+/// A screen region with its tooltip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HitRegion {
+    /// Stable identifier (`decode`, `A10G/kv`, `ridge/L40S/bf16`), for tests and the UI.
+    pub id: String,
+    /// Left, top, right, bottom in CSS pixels.
+    pub rect: (i32, i32, i32, i32),
+    /// Tooltip lines (already translated).
+    pub lines: Vec<String>,
+}
+
+impl HitRegion {
+    fn area(&self) -> i64 {
+        let (l, t, r, b) = self.rect;
+        ((r - l) as i64).max(0) * ((b - t) as i64).max(0)
+    }
+}
+
+/// Screen regions → tooltips, returned by every draw function.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HitMap {
+    /// Regions in drawing order.
+    pub regions: Vec<HitRegion>,
+}
+
+impl HitMap {
+    /// Adds a region.
+    pub fn push(&mut self, id: impl Into<String>, rect: (i32, i32, i32, i32), lines: Vec<String>) {
+        self.regions.push(HitRegion {
+            id: id.into(),
+            rect,
+            lines,
+        });
+    }
+
+    /// Adds a square region of half-size `r` around a point.
+    pub fn point(&mut self, id: impl Into<String>, p: (i32, i32), r: i32, lines: Vec<String>) {
+        self.push(id, (p.0 - r, p.1 - r, p.0 + r, p.1 + r), lines);
+    }
+
+    /// The smallest region under (x, y) in CSS pixels: points win over the bars or strips
+    /// behind them.
+    pub fn at(&self, x: i32, y: i32) -> Option<&HitRegion> {
+        self.regions
+            .iter()
+            .filter(|r| x >= r.rect.0 && x <= r.rect.2 && y >= r.rect.1 && y <= r.rect.3)
+            .min_by_key(|r| r.area())
+    }
+
+    /// The region with this id.
+    pub fn get(&self, id: &str) -> Option<&HitRegion> {
+        self.regions.iter().find(|r| r.id == id)
+    }
+}
+
+/// A data table: the accessible alternative to a chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataTable {
+    /// Column headers (with units).
+    pub headers: Vec<String>,
+    /// Rows of formatted cells.
+    pub rows: Vec<Vec<String>>,
+}
+
+macro_rules! labels {
+    ($($field:ident),* $(,)?) => {
+        /// Already-translated chart strings (from [`crate::core::i18n::tr`]); each field is the
+        /// translation of the key `chart_<field>`.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Labels {
+            $(
+                #[doc = concat!("Translation of `chart_", stringify!($field), "`.")]
+                pub $field: &'static str,
+            )*
+        }
+
+        impl Labels {
+            /// Every translation key the charts use.
+            pub const KEYS: &'static [&'static str] = &[$(concat!("chart_", stringify!($field))),*];
+
+            /// The labels in `lang`.
+            pub fn new(lang: Lang) -> Labels {
+                Labels { $($field: tr(lang, concat!("chart_", stringify!($field))),)* }
+            }
+        }
+    };
+}
+
+labels!(
+    no_data,
+    error_draw,
+    error_too_small,
+    gpu,
+    weights,
+    kv,
+    activations,
+    overhead,
+    free,
+    over,
+    capacity,
+    used,
+    fits,
+    does_not_fit,
+    memory_axis,
+    tokens_axis,
+    kv_axis,
+    batch,
+    kv_budget,
+    runs_out_at,
+    current_context,
+    context_axis,
+    requests_axis,
+    theoretical,
+    practical,
+    requests,
+    intensity_axis,
+    attainable_axis,
+    ridge,
+    bound_memory,
+    bound_compute,
+    phase_prefill,
+    phase_decode,
+    phase_matmul,
+    phase_reference,
+    flops,
+    bytes,
+    intensity,
+    attainable,
+    bandwidth,
+    batch1,
+    total_tps_axis,
+    user_tps_axis,
+    operating_point,
+    memory_full,
+    tpot,
+    cost_request_hour_axis,
+    cost_mtok_axis,
+    price_per_hour,
+    no_price,
+    nothing_fits,
+);
+
+/// A text style at `rel` × the theme's base size.
+pub fn text_style(theme: &Theme, rel: f64, color: RGBColor, pos: Pos) -> TextStyle<'static> {
+    TextStyle {
+        font: FontDesc::new(
+            FontFamily::Name(theme.font_family),
+            theme.font_px * rel * theme.font_scale,
+            FontStyle::Normal,
+        ),
+        color: color.to_backend_color(),
+        pos,
+    }
+}
+
+/// Fills the background and returns the drawing size, or `TooSmall` below 120 × 80 px.
+pub fn prepare<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+) -> Result<(i32, i32), DrawError> {
+    area.fill(&theme.background).map_err(DrawError::backend)?;
+    let (w, h) = area.dim_in_pixel();
+    if w < 120 || h < 80 {
+        return Err(DrawError::TooSmall);
+    }
+    Ok((w as i32, h as i32))
+}
+
+/// Writes the "nothing to draw" message in the middle of the area.
+pub fn draw_empty<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    labels: &Labels,
+) -> Result<HitMap, DrawError> {
+    let (w, h) = area.dim_in_pixel();
+    let s = text_style(
+        theme,
+        1.0,
+        theme.muted,
+        Pos::new(HPos::Center, VPos::Center),
+    );
+    area.draw_text(labels.no_data, &s, (w as i32 / 2, h as i32 / 2))
+        .map_err(DrawError::backend)?;
+    Ok(HitMap::default())
+}
+
+/// How a legend entry is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Swatch {
+    /// A filled square.
+    Box(RGBColor),
+    /// A solid line.
+    Line(RGBColor),
+    /// A dashed line.
+    Dashed(RGBColor),
+    /// A marker.
+    Marker(Marker, RGBColor),
+}
+
+/// Lays out a legend in rows across the top of the area, starting at (x0, y0) and wrapping
+/// at `max_x`. Returns the y just below the legend.
+pub fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    items: &[(Swatch, String)],
+    x0: i32,
+    y0: i32,
+    max_x: i32,
+) -> Result<i32, DrawError> {
+    let style = text_style(theme, 0.92, theme.text, Pos::new(HPos::Left, VPos::Center));
+    let row_h = (theme.font_px * 1.5) as i32;
+    let sw = 18;
+    let (mut x, mut y) = (x0, y0 + row_h / 2);
+    for (swatch, label) in items {
+        let (tw, _) = area
+            .estimate_text_size(label, &style)
+            .map_err(DrawError::backend)?;
+        let item_w = sw + 5 + tw as i32 + 14;
+        if x > x0 && x + item_w > max_x {
+            x = x0;
+            y += row_h;
+        }
+        match swatch {
+            Swatch::Box(c) => {
+                area.draw(&Rectangle::new(
+                    [(x + 3, y - 5), (x + sw - 3, y + 5)],
+                    c.filled(),
+                ))
+                .map_err(DrawError::backend)?;
+            }
+            Swatch::Line(c) => {
+                axis::line(area, (x, y), (x + sw, y), c.stroke_width(2))?;
+            }
+            Swatch::Dashed(c) => {
+                axis::dashed(area, &[(x, y), (x + sw, y)], (4.0, 3.0), c.stroke_width(2))?;
+            }
+            Swatch::Marker(m, c) => {
+                marker(area, *m, (x + sw / 2, y), 5, *c, theme.background)?;
+            }
+        }
+        area.draw_text(label, &style, (x + sw + 5, y))
+            .map_err(DrawError::backend)?;
+        x += item_w;
+    }
+    Ok(y + row_h / 2 + 4)
+}
+
+/// Point marker shapes (shape as well as colour tells series apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// Filled circle.
+    Circle,
+    /// Filled square.
+    Square,
+    /// Filled diamond.
+    Diamond,
+    /// Hollow circle.
+    Ring,
+    /// Filled triangle.
+    Triangle,
+}
+
+/// Draws a marker of half-size `r` at `p`, outlined with `halo` so it stands out on lines.
+pub fn marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    m: Marker,
+    p: (i32, i32),
+    r: i32,
+    color: RGBColor,
+    halo: RGBColor,
+) -> Result<(), DrawError> {
+    let (x, y) = p;
+    let poly = |pts: Vec<(i32, i32)>| -> Result<(), DrawError> {
+        area.draw(&Polygon::new(pts.clone(), color.filled()))
+            .map_err(DrawError::backend)?;
+        let mut closed = pts;
+        if let Some(f) = closed.first().copied() {
+            closed.push(f);
+        }
+        area.draw(&PathElement::new(closed, halo.stroke_width(1)))
+            .map_err(DrawError::backend)
+    };
+    match m {
+        Marker::Circle => {
+            area.draw(&Circle::new(p, r as u32 + 1, halo.filled()))
+                .map_err(DrawError::backend)?;
+            area.draw(&Circle::new(p, r as u32, color.filled()))
+                .map_err(DrawError::backend)
+        }
+        Marker::Ring => {
+            area.draw(&Circle::new(p, r as u32, halo.filled()))
+                .map_err(DrawError::backend)?;
+            area.draw(&Circle::new(p, r as u32, color.stroke_width(2)))
+                .map_err(DrawError::backend)
+        }
+        Marker::Square => poly(vec![
+            (x - r, y - r),
+            (x + r, y - r),
+            (x + r, y + r),
+            (x - r, y + r),
+        ]),
+        Marker::Diamond => {
+            let q = r + 1;
+            poly(vec![(x, y - q), (x + q, y), (x, y + q), (x - q, y)])
+        }
+        Marker::Triangle => poly(vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)]),
+    }
+}
+
+/// Chart data that knows how to draw itself and how to be a table.
+pub trait Chart: Clone + PartialEq + 'static {
+    /// Draws into `area` (CSS pixels) and returns the hover regions.
+    fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        theme: &Theme,
+        labels: &Labels,
+    ) -> Result<HitMap, DrawError>;
+
+    /// The same data as a table (the accessible alternative).
+    fn table(&self, labels: &Labels) -> DataTable;
+
+    /// A good height in CSS pixels for a given width.
+    fn height_for_width(&self, width: u32) -> u32 {
+        if width < 520 {
+            (width * 4 / 5).max(260)
+        } else {
+            (width * 9 / 16).clamp(300, 440)
+        }
+    }
+}
+
+/// Renders a chart to an SVG document string of `size` CSS pixels (exports and native tests).
+pub fn render_svg<C: Chart>(
+    chart: &C,
+    theme: &Theme,
+    labels: &Labels,
+    size: (u32, u32),
+) -> Result<(String, HitMap), DrawError> {
+    let mut out = String::new();
+    let hits = {
+        let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        let hits = chart.draw(&area, &theme.for_svg(), labels)?;
+        area.present().map_err(DrawError::backend)?;
+        hits
+    };
+    Ok((out, hits))
+}
+
+/// Tooltip / table number helpers shared by the charts.
+pub mod fmt {
+    use crate::core::units::{fmt_sig, Bytes};
+
+    /// "8 GiB (8.59 GB)": both units, binary first.
+    pub fn bytes(b: Bytes) -> String {
+        format!("{} ({})", b.fmt_gib(), b.fmt_gb())
+    }
+
+    /// "$0.2515".
+    pub fn usd(v: f64) -> String {
+        if v >= 100.0 {
+            format!("${v:.0}")
+        } else if v >= 1.0 {
+            format!("${v:.2}")
+        } else {
+            format!("${v:.4}")
+        }
+    }
+
+    /// Significant-digit number with a unit: "419 FLOP/B".
+    pub fn with_unit(v: f64, unit: &str) -> String {
+        format!("{} {unit}", fmt_sig(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_key_is_translated() {
+        for k in Labels::KEYS {
+            assert!(crate::core::i18n::has(k), "missing translation key {k}");
+        }
+        let ko = Labels::new(Lang::Ko);
+        assert_ne!(ko.weights, Labels::new(Lang::En).weights);
+    }
+
+    #[test]
+    fn hit_map_prefers_the_smallest_region() {
+        let mut h = HitMap::default();
+        h.push("bar", (0, 0, 100, 100), vec![]);
+        h.point("dot", (50, 50), 4, vec![]);
+        assert_eq!(h.at(50, 50).map(|r| r.id.as_str()), Some("dot"));
+        assert_eq!(h.at(10, 10).map(|r| r.id.as_str()), Some("bar"));
+        assert!(h.at(200, 10).is_none());
+    }
+}

@@ -1,0 +1,152 @@
+//! `ChartCanvas` in a real browser (headless Chromium through wasm-bindgen-test-runner):
+//! the canvas is sized CSS × devicePixelRatio and has drawn pixels, the data table mirrors the
+//! data, the language switch reaches the labels, and a too-small container shows a message
+//! instead of a chart (no panic).
+//!
+//! Run: `cargo test --target wasm32-unknown-unknown --test chart_canvas_wasm`.
+#![cfg(target_arch = "wasm32")]
+
+use leptos::prelude::*;
+use llm_serving_calculator::core::catalog::Catalog;
+use llm_serving_calculator::core::dtype::Dtype;
+use llm_serving_calculator::core::i18n::Lang;
+use llm_serving_calculator::core::series::{roofline, RooflineData, RooflineGpu, Workload};
+use llm_serving_calculator::ui::chart_canvas::ChartCanvas;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, HtmlElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn data() -> RooflineData {
+    let l40s = Catalog::builtin()
+        .get("l40s")
+        .map(RooflineGpu::from_accelerator);
+    let w = [
+        Workload::at_intensity("210 FLOP/B", 210.0),
+        Workload::at_intensity("1,000 FLOP/B", 1000.0),
+    ];
+    roofline(l40s.into_iter().collect(), Dtype::Bf16, &w)
+}
+
+/// Waits `ms` milliseconds (lets ResizeObserver callbacks and redraws run).
+async fn sleep(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = leptos::__reexports::wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+fn host(width_px: u32) -> HtmlElement {
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .expect("document");
+    let el: HtmlElement = doc
+        .create_element("div")
+        .expect("div")
+        .dyn_into()
+        .expect("html element");
+    el.style()
+        .set_property("width", &format!("{width_px}px"))
+        .expect("style");
+    doc.body().expect("body").append_child(&el).expect("append");
+    el
+}
+
+#[wasm_bindgen_test]
+async fn draws_sharp_with_table_and_language() {
+    let el = host(600);
+    let lang = RwSignal::new(Lang::En);
+    let d = RwSignal::new(data());
+    let _handle = leptos::mount::mount_to(el.clone(), move || {
+        view! {
+            <ChartCanvas<RooflineData>
+                data=d
+                lang=lang
+                dark=false
+                title="Roofline".to_string()
+                test_id="chart-roofline"
+            />
+        }
+    });
+    sleep(100).await;
+
+    let canvas: HtmlCanvasElement = el
+        .query_selector("[data-testid=chart-roofline] canvas")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .expect("canvas");
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
+    assert_eq!(
+        canvas.width(),
+        (600.0 * dpr).round() as u32,
+        "backing store = CSS × DPR"
+    );
+    assert!(canvas.height() > 0);
+
+    // Drawn pixels: something other than the white background.
+    let ctx: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .expect("2d");
+    let img = ctx
+        .get_image_data(0.0, 0.0, canvas.width() as f64, canvas.height() as f64)
+        .expect("image data");
+    let px = img.data();
+    let inked = px
+        .chunks(4)
+        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
+        .count();
+    assert!(inked > 1000, "only {inked} drawn pixels");
+
+    // The table: one row per ceiling and per point.
+    let rows = el
+        .query_selector("details tbody")
+        .ok()
+        .flatten()
+        .map(|b| b.child_element_count() as usize)
+        .unwrap_or(0);
+    let expected = d.with_untracked(|r| {
+        r.gpus.iter().map(|g| g.ceilings.len()).sum::<usize>() + r.points.len()
+    });
+    assert_eq!(rows, expected);
+
+    // Korean labels after switching the language.
+    lang.set(Lang::Ko);
+    sleep(50).await;
+    let summary = el
+        .query_selector("details summary")
+        .ok()
+        .flatten()
+        .and_then(|s| s.text_content());
+    assert_eq!(summary.as_deref(), Some("데이터를 표로 보기"));
+}
+
+#[wasm_bindgen_test]
+async fn too_small_shows_a_message_not_a_panic() {
+    let el = host(60);
+    let d = RwSignal::new(data());
+    let _handle = leptos::mount::mount_to(el.clone(), move || {
+        view! {
+            <ChartCanvas<RooflineData> data=d lang=Lang::En dark=true title="Roofline".to_string() test_id="chart-small" />
+        }
+    });
+    sleep(100).await;
+    let alert = el
+        .query_selector("[role=alert]")
+        .ok()
+        .flatten()
+        .and_then(|a| a.text_content());
+    assert_eq!(
+        alert.as_deref(),
+        Some("The chart area is too small to draw in.")
+    );
+}
