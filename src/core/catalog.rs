@@ -1064,9 +1064,20 @@ fn check_range(field: &str, v: f64, min: f64, max: f64, unit: &str) -> Result<f6
     } else {
         Err(CalcError::OutOfRange {
             field: field.to_string(),
-            value: format!("{v}"),
+            value: compact_number(v),
             range: format!("a number from {min} to {max} {unit}"),
         })
+    }
+}
+
+/// A number as a short text: scientific notation when very large or very small, so an error
+/// never quotes hundreds of digits.
+fn compact_number(v: f64) -> String {
+    let a = v.abs();
+    if a.is_finite() && (a >= 1e6 || (a > 0.0 && a < 1e-3)) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 

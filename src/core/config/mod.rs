@@ -276,11 +276,14 @@ fn from_index(
     let exact = match total_size {
         Some(ts) => {
             // total_size may exceed MAX_DIM (it is bytes), so read it directly.
-            let n = ts.as_u64().ok_or_else(|| CalcError::BadValue {
-                key: "metadata.total_size".into(),
-                found: ts.to_string().chars().take(40).collect(),
-                expected: "a whole number of bytes".into(),
-            })?;
+            let n = ts
+                .as_u64()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| CalcError::BadValue {
+                    key: "metadata.total_size".into(),
+                    found: reader::short(ts),
+                    expected: "a whole number of bytes greater than 0".into(),
+                })?;
             r.note(
                 "weights_bytes",
                 n,

@@ -23,7 +23,7 @@ pub struct Reader<'a> {
     pub warnings: Vec<String>,
 }
 
-fn short(v: &Value) -> String {
+pub(crate) fn short(v: &Value) -> String {
     if let Some(nf) = non_finite(v) {
         return nf.token().to_string();
     }
