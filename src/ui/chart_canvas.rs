@@ -224,6 +224,9 @@ pub fn ChartCanvas<C>(
     /// `data-testid` of the chart's wrapper (`chart-memory`, `chart-kv`, `chart-batch`,
     /// `chart-roofline`, `chart-latency`, `chart-cost`); also the exported file's name.
     test_id: &'static str,
+    /// Called with the id of the hover region clicked (a point's name), when given.
+    #[prop(optional, into)]
+    on_pick: Option<Callback<String>>,
 ) -> impl IntoView
 where
     C: Chart + Send + Sync + 'static,
@@ -294,6 +297,12 @@ where
         tooltip.set(tip.map(|lines| (x, y, lines)));
     };
     let on_leave = move |_| tooltip.set(None);
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let id = hits.with_value(|h| h.at(ev.offset_x(), ev.offset_y()).map(|r| r.id.clone()));
+        if let (Some(cb), Some(id)) = (on_pick, id) {
+            cb.run(id);
+        }
+    };
 
     let export_png = move |_| {
         let Some(canvas) = canvas_ref.get_untracked() else {
@@ -338,6 +347,7 @@ where
                     style="width:100%"
                     on:mousemove=on_move
                     on:mouseleave=on_leave
+                    on:click=on_click
                 ></canvas>
                 {move || error.get().map(|msg| view! { <p class="chart-error" role="alert">{msg}</p> })}
                 {move || {

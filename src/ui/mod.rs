@@ -1,4 +1,37 @@
-//! The Leptos single-page app (wasm only). One component per file.
+//! The Leptos single-page app (wasm only). One component per file; the shared state and the
+//! browser glue are in [`state`].
 
-/// Mounts the app on `<body>`.
-pub fn mount() {}
+pub mod accuracy_view;
+pub mod app;
+pub mod chart_canvas;
+pub mod charts_panel;
+pub mod custom_gpu_form;
+pub mod embed;
+pub mod explanation;
+pub mod export_bar;
+pub mod fit_table;
+pub mod float_field;
+pub mod gpu_picker;
+pub mod header;
+pub mod math_panel;
+pub mod matmul_explorer;
+pub mod model_details;
+pub mod model_input;
+pub mod notice;
+pub mod number_field;
+pub mod offline;
+pub mod perf_view;
+pub mod planner_view;
+pub mod roofline_view;
+pub mod state;
+pub mod summary_cards;
+pub mod view_common;
+pub mod workload;
+
+/// Mounts the app on `<body>`: a panic hook that logs to the console, then the [`app::App`]
+/// component, which reads the scenario from the URL.
+pub fn mount() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(app::App);
+    offline::register_for_location();
+}

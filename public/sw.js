@@ -1,0 +1,97 @@
+// Service worker: the calculator works offline once it has been loaded.
+//
+// - On install it caches the app's own files: index.html (the directory URL) and every
+//   same-origin file it names (hashed JS, wasm, CSS, loader.js, the icon).
+// - Same-origin GET requests are answered cache-first (a miss goes to the network and is
+//   cached); page navigations go to the network first so a new build shows up, and fall back
+//   to the cached page when offline (any query string: the scenario lives in it).
+// - Requests to any other origin are never touched (and the page's CSP forbids them anyway).
+//
+// Scope: the directory that holds this file, so it works under any sub-path of a static host
+// and from `python3 -m http.server`.
+
+const CACHE = 'llmcalc-v1';
+const SCOPE = new URL('./', self.location).href;
+
+function sameOrigin(url) {
+  return new URL(url, self.location).origin === self.location.origin;
+}
+
+/** Same-origin URLs named in index.html (href, src, data-js, data-wasm attributes). */
+function assetsOf(html) {
+  const urls = new Set([SCOPE]);
+  const re = /\b(?:href|src|data-js|data-wasm)\s*=\s*"([^"]+)"/g;
+  let m;
+  while ((m = re.exec(html)) !== null) {
+    const raw = m[1];
+    if (raw.startsWith('data:') || raw.startsWith('#')) continue;
+    const url = new URL(raw, SCOPE);
+    if (url.origin === self.location.origin && url.href.startsWith(SCOPE)) urls.add(url.href);
+  }
+  return [...urls];
+}
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const page = await fetch(SCOPE, { cache: 'no-cache' });
+      if (!page.ok) return;
+      const html = await page.clone().text();
+      await cache.put(SCOPE, page);
+      // One failed file must not abort the install: cache what can be fetched.
+      await Promise.all(
+        assetsOf(html)
+          .filter((u) => u !== SCOPE)
+          .map((u) =>
+            fetch(u)
+              .then((res) => (res.ok ? cache.put(u, res) : undefined))
+              .catch(() => undefined),
+          ),
+      );
+      await self.skipWaiting();
+    })(),
+  );
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(
+    (async () => {
+      const names = await caches.keys();
+      await Promise.all(names.filter((n) => n.startsWith('llmcalc-') && n !== CACHE).map((n) => caches.delete(n)));
+      await self.clients.claim();
+    })(),
+  );
+});
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  if (req.method !== 'GET' || !sameOrigin(req.url)) return;
+  if (req.mode === 'navigate') {
+    event.respondWith(
+      (async () => {
+        const cache = await caches.open(CACHE);
+        try {
+          const res = await fetch(req);
+          if (res.ok) await cache.put(SCOPE, res.clone());
+          return res;
+        } catch (err) {
+          const hit = (await cache.match(req, { ignoreSearch: true })) || (await cache.match(SCOPE));
+          if (hit) return hit;
+          throw err;
+        }
+      })(),
+    );
+    return;
+  }
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const hit = await cache.match(req, { ignoreSearch: true });
+      if (hit) return hit;
+      const res = await fetch(req);
+      if (res.ok && res.type === 'basic') await cache.put(req, res.clone());
+      return res;
+    })(),
+  );
+});

@@ -1,0 +1,96 @@
+//! The page layout: header, input panels, results; or one widget in embed mode.
+
+use crate::core::explain::Section;
+use crate::core::scenario::ViewMode;
+use crate::ui::charts_panel::ChartsPanel;
+use crate::ui::embed::EmbedView;
+use crate::ui::explanation::Explanation;
+use crate::ui::export_bar::ExportBar;
+use crate::ui::fit_table::FitTable;
+use crate::ui::gpu_picker::GpuPicker;
+use crate::ui::header::Header;
+use crate::ui::model_input::ModelInput;
+use crate::ui::notice::NoticeBar;
+use crate::ui::state::{AppState, Outcome};
+use crate::ui::summary_cards::SummaryCards;
+use crate::ui::workload::Workload;
+use leptos::ev;
+use leptos::prelude::*;
+
+/// The whole app. Reads the scenario from the URL, provides [`AppState`] as context, keeps the
+/// URL in step with Back/Forward, and applies the language and theme to `<html>`.
+#[component]
+pub fn App() -> impl IntoView {
+    let state = AppState::from_location();
+    provide_context(state);
+
+    // Back/Forward: the URL is the source of truth for the scenario.
+    let handle = window_event_listener(ev::popstate, move |_| state.reload_from_location());
+    on_cleanup(move || handle.remove());
+
+    // Talking to the outside world: <html lang> and <html data-theme>.
+    Effect::new(move |_| {
+        let lang = state.lang.get();
+        let theme = state.theme.get();
+        if let Some(el) = document().document_element() {
+            let _ = el.set_attribute("lang", lang.code());
+            let _ = el.set_attribute("data-theme", theme.attr());
+        }
+        crate::ui::state::store_theme(theme);
+        document().set_title(crate::core::i18n::tr(lang, "app_title"));
+    });
+
+    // A memo, so the page is rebuilt only when the view mode itself changes (not on every
+    // edit of the scenario, which would drop focus and dispose the inputs being typed in).
+    let view_mode = Memo::new(move |_| state.scenario.with(|s| s.view));
+    view! {
+        {move || match view_mode.get() {
+            ViewMode::Embed(w) => view! { <EmbedView widget=w /> }.into_any(),
+            ViewMode::Full => view! { <FullPage /> }.into_any(),
+        }}
+    }
+}
+
+/// The full calculator: header, inputs on the left, results on the right.
+#[component]
+fn FullPage() -> impl IntoView {
+    let state = crate::ui::state::use_app();
+    let error = move || {
+        state
+            .outcome
+            .with(|o: &Outcome| o.error.as_ref().map(|e| e.message(state.lang.get())))
+    };
+    view! {
+        <Header />
+        <NoticeBar />
+        <main class="layout">
+            <section class="inputs">
+                <ModelInput />
+                <GpuPicker />
+                <Workload />
+            </section>
+            <section class="results" aria-labelledby="results-title">
+                <h2 id="results-title" class="visually-hidden">{move || state.tr("ui_section_results")}</h2>
+                {move || error().map(|m| view! {
+                    <div class="calc-error" role="alert" data-testid="calc-error">
+                        <p>{m}</p>
+                        <p class="muted">{state.tr("model_error_kept")}</p>
+                    </div>
+                })}
+                <ExportBar />
+                <SummaryCards />
+                <FitTable />
+                <ChartsPanel />
+                <crate::ui::roofline_view::RooflineView />
+                <crate::ui::matmul_explorer::MatmulExplorer />
+                <crate::ui::perf_view::PerfView />
+                <crate::ui::accuracy_view::AccuracyView />
+                <crate::ui::planner_view::PlannerView />
+                <Explanation section=Section::Planner />
+            </section>
+        </main>
+        <footer class="footer">
+            <p>{move || state.tr("ui_privacy")}</p>
+        </footer>
+    }
+}

@@ -1,0 +1,125 @@
+//! The custom-accelerator form: name, memory, bandwidth, peak, price.
+
+use crate::core::catalog::CustomAccelerator;
+use crate::core::scenario::{GpuChoice, MAX_GPUS};
+use crate::ui::state::{use_app, History};
+use leptos::prelude::*;
+
+/// One text field of the form: (test id and input id, label key, unit key).
+const FIELDS: &[(&str, &str, &str)] = &[
+    ("custom-memory", "gpu_custom_memory", "unit_gib"),
+    ("custom-bandwidth", "gpu_custom_bandwidth", "unit_gbps"),
+    ("custom-tflops", "gpu_custom_tflops", "unit_tflops"),
+    ("custom-price", "gpu_custom_price", "unit_usd_h"),
+];
+
+/// A collapsible form that adds a user-described accelerator. Values are checked by
+/// [`CustomAccelerator::validate`]; its one-sentence error names the field.
+#[component]
+pub fn CustomGpuForm() -> impl IntoView {
+    let state = use_app();
+    let name = RwSignal::new(String::from("My GPU"));
+    let values: [RwSignal<String>; 4] = [
+        RwSignal::new(String::from("24")),
+        RwSignal::new(String::from("600")),
+        RwSignal::new(String::from("125")),
+        RwSignal::new(String::new()),
+    ];
+    let error: RwSignal<Option<String>> = RwSignal::new(None);
+
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let lang = state.lang.get_untracked();
+        let num = |i: usize, field: &str| -> Result<Option<f64>, String> {
+            let t = values.get(i).map(|s| s.get_untracked()).unwrap_or_default();
+            let t = t.trim();
+            if t.is_empty() {
+                return Ok(None);
+            }
+            t.parse::<f64>().map(Some).map_err(|_| {
+                crate::core::error::CalcError::BadValue {
+                    key: field.to_string(),
+                    found: format!("\"{}\"", t.chars().take(20).collect::<String>()),
+                    expected: "a number".into(),
+                }
+                .message(lang)
+            })
+        };
+        let built = (|| -> Result<CustomAccelerator, String> {
+            let c = CustomAccelerator {
+                name: name.get_untracked(),
+                memory_gib: num(0, "memory_gib")?.unwrap_or(f64::NAN),
+                bandwidth_gbps: num(1, "bandwidth_gbps")?.unwrap_or(f64::NAN),
+                bf16_tflops: num(2, "bf16_tflops")?.unwrap_or(f64::NAN),
+                fp8_tflops: None,
+                price_usd_per_hour: num(3, "price_usd_per_hour")?,
+                tdp_w: None,
+            };
+            c.validate().map_err(|e| e.message(lang))?;
+            Ok(c)
+        })();
+        match built {
+            Ok(c) => {
+                error.set(None);
+                state.edit(History::Push, |s| {
+                    if s.gpus.len() < MAX_GPUS {
+                        s.gpus.push(GpuChoice::Custom(c));
+                    }
+                });
+            }
+            Err(m) => error.set(Some(m)),
+        }
+    };
+
+    view! {
+        <details class="custom-gpu" data-testid="custom-gpu-form">
+            <summary>{move || state.tr("gpu_custom_title")}</summary>
+            <form on:submit=submit novalidate=true>
+                <div class="field">
+                    <label for="custom-name">{move || state.tr("gpu_custom_name")}</label>
+                    <input
+                        id="custom-name"
+                        data-testid="custom-name"
+                        type="text"
+                        maxlength="60"
+                        prop:value=move || name.get()
+                        on:input=move |ev| name.set(event_target_value(&ev))
+                    />
+                </div>
+                {FIELDS
+                    .iter()
+                    .zip(values)
+                    .map(|((id, label, unit), sig)| {
+                        view! {
+                            <div class="field">
+                                <label for=*id>{move || state.tr(label)}</label>
+                                <div class="with-unit">
+                                    <input
+                                        id=*id
+                                        data-testid=*id
+                                        type="text"
+                                        inputmode="decimal"
+                                        prop:value=move || sig.get()
+                                        on:input=move |ev| sig.set(event_target_value(&ev))
+                                    />
+                                    <span class="unit">{move || state.tr(unit)}</span>
+                                </div>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+                {move || error.get().map(|m| view! {
+                    <p class="field-error" role="alert" data-testid="custom-error">{m}</p>
+                })}
+                <button
+                    type="submit"
+                    class="btn"
+                    data-testid="custom-add"
+                    disabled=move || state.scenario.with(|s| s.gpus.len() >= MAX_GPUS)
+                >
+                    {move || state.tr("gpu_custom_add")}
+                </button>
+            </form>
+        </details>
+    }
+}

@@ -1,0 +1,87 @@
+//! Embed mode (`?embed=…`): one widget without page chrome, its height sent to the parent
+//! page so an iframe can grow, and a link back to the full calculator.
+
+use crate::core::scenario::EmbedWidget;
+use crate::ui::charts_panel::{ChartSet, ChartsPanel};
+use crate::ui::fit_table::FitTable;
+use crate::ui::notice::NoticeBar;
+use crate::ui::state::use_app;
+use crate::ui::summary_cards::SummaryCards;
+use leptos::prelude::*;
+
+/// Sends `{type: "llmcalc:height", height}` to the parent window (when framed).
+fn post_height() {
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let Some(parent) = w.parent().ok().flatten() else {
+        return;
+    };
+    if parent == w {
+        return;
+    }
+    let height = w
+        .document()
+        .and_then(|d| d.document_element())
+        .map(|e| e.scroll_height())
+        .unwrap_or(0);
+    let msg = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&msg, &"type".into(), &"llmcalc:height".into());
+    let _ = js_sys::Reflect::set(&msg, &"height".into(), &height.into());
+    let _ = parent.post_message(&msg, "*");
+}
+
+/// One widget alone, for course pages.
+#[component]
+pub fn EmbedView(
+    /// Which widget to show.
+    widget: EmbedWidget,
+) -> impl IntoView {
+    let state = use_app();
+    // Talking to the outside world: after each re-render, tell the parent our height.
+    Effect::new(move |_| {
+        state.outcome.track();
+        state.lang.track();
+        request_animation_frame(post_height);
+    });
+    let body = match widget {
+        EmbedWidget::Memory => view! {
+            <ChartsPanel only=ChartSet::Memory />
+            <FitTable />
+        }
+        .into_any(),
+        EmbedWidget::Cost => view! {
+            <ChartsPanel only=ChartSet::Cost />
+            <crate::ui::perf_view::PerfView parts=crate::ui::perf_view::PerfParts::Cost />
+            <FitTable />
+        }
+        .into_any(),
+        EmbedWidget::Kv => view! {
+            <ChartsPanel only=ChartSet::Kv />
+            <SummaryCards />
+        }
+        .into_any(),
+        EmbedWidget::Batch => view! {
+            <ChartsPanel only=ChartSet::Batch />
+            <SummaryCards />
+        }
+        .into_any(),
+        EmbedWidget::Roofline => view! { <crate::ui::roofline_view::RooflineView /> }.into_any(),
+        EmbedWidget::Matmul => view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any(),
+        EmbedWidget::Latency => view! {
+            <crate::ui::perf_view::PerfView parts=crate::ui::perf_view::PerfParts::Latency />
+        }
+        .into_any(),
+        EmbedWidget::Planner => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
+    };
+    let href = move || state.full_link(true);
+    view! {
+        <main class="embed" data-testid=format!("embed-{}", widget.id())>
+            <NoticeBar />
+            {body}
+            <p class="embed-link">
+                <a href=href target="_blank" rel="noopener">{move || state.tr("ui_open_full")}</a>
+            </p>
+        </main>
+    }
+}

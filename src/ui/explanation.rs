@@ -1,0 +1,41 @@
+//! The explanation beside a section: what it shows and why, in the chapter's terms, with the
+//! live numbers of the current report (text from [`crate::core::explain`]).
+
+use crate::core::explain::{explain, Section};
+use crate::ui::state::use_app;
+use leptos::prelude::*;
+
+/// A short "why" note for one section, in the current language, recomputed when the report or
+/// the language changes. Renders nothing until a report exists.
+#[component]
+pub fn Explanation(
+    /// Which section this note explains.
+    section: Section,
+) -> impl IntoView {
+    let state = use_app();
+    let heading_id = format!("explain-{}-title", section.id());
+    let labelled_by = heading_id.clone();
+    let paragraphs = Memo::new(move |_| {
+        let lang = state.lang.get();
+        state.outcome.with(|o| {
+            o.report
+                .as_ref()
+                .map(|r| explain(section, r, lang))
+                .unwrap_or_default()
+        })
+    });
+    view! {
+        <aside
+            class="explanation"
+            data-testid=format!("explain-{}", section.id())
+            aria-labelledby=labelled_by
+        >
+            <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
+            <For
+                each=move || paragraphs.get().into_iter().enumerate()
+                key=|(i, p)| (*i, p.clone())
+                children=|(_, p)| view! { <p>{p}</p> }
+            />
+        </aside>
+    }
+}

@@ -1,0 +1,240 @@
+//! The GPU panel: a searchable picker over the catalog (up to four GPUs side by side), the
+//! tensor-parallel degree with its interconnect, and the custom-accelerator form.
+
+use crate::core::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
+use crate::core::scenario::{GpuChoice, MAX_GPUS};
+use crate::core::units::fmt_sig;
+use crate::ui::custom_gpu_form::CustomGpuForm;
+use crate::ui::state::{use_app, History};
+use leptos::prelude::*;
+
+/// Tensor-parallel degrees offered.
+const TP_CHOICES: &[u32] = &[1, 2, 4, 8, 16, 32, 64];
+
+/// Whether an accelerator matches a search query (name, id, vendor, aliases; case-insensitive,
+/// ignoring spaces and dashes).
+fn matches(a: &Accelerator, q: &str) -> bool {
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let q = norm(q);
+    q.is_empty()
+        || norm(&a.name).contains(&q)
+        || norm(&a.id).contains(&q)
+        || norm(&a.vendor).contains(&q)
+        || a.aliases.iter().any(|al| norm(al).contains(&q))
+}
+
+/// The GPU panel.
+#[component]
+pub fn GpuPicker() -> impl IntoView {
+    let state = use_app();
+    let query = RwSignal::new(String::new());
+    let full = move || state.scenario.with(|s| s.gpus.len() >= MAX_GPUS);
+
+    let add = move |id: String| {
+        state.edit(History::Push, |s| {
+            let g = GpuChoice::Catalog(id);
+            if s.gpus.len() < MAX_GPUS && !s.gpus.contains(&g) {
+                s.gpus.push(g);
+            }
+        });
+    };
+    let remove = move |index: usize| {
+        state.edit(History::Push, |s| {
+            if s.gpus.len() > 1 && index < s.gpus.len() {
+                s.gpus.remove(index);
+            }
+        });
+    };
+
+    let selected = move || {
+        state.scenario.with(|s| {
+            s.gpus
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    let key = g.key(i);
+                    let name = match g {
+                        GpuChoice::Catalog(id) => Catalog::builtin()
+                            .get(id)
+                            .map(|a| a.name.clone())
+                            .unwrap_or_else(|_| id.clone()),
+                        GpuChoice::Custom(c) => c.name.clone(),
+                    };
+                    let can_remove = s.gpus.len() > 1;
+                    view! {
+                        <li class="chip" data-testid=format!("gpu-selected-{key}")>
+                            <span>{name}</span>
+                            <button
+                                type="button"
+                                class="chip-remove"
+                                data-testid=format!("gpu-remove-{key}")
+                                disabled=!can_remove
+                                aria-label=move || state.tr("gpu_remove")
+                                on:click=move |_| remove(i)
+                            >
+                                "×"
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view()
+        })
+    };
+
+    let options = move || {
+        let q = query.get();
+        let chosen: Vec<String> = state.scenario.with(|s| {
+            s.gpus
+                .iter()
+                .filter_map(|g| match g {
+                    GpuChoice::Catalog(id) => Some(id.clone()),
+                    GpuChoice::Custom(_) => None,
+                })
+                .collect()
+        });
+        let lang = state.lang.get();
+        let list: Vec<_> = Catalog::builtin()
+            .accelerators
+            .iter()
+            .filter(|a| matches(a, &q))
+            .map(|a| {
+                let id = a.id.clone();
+                let is_chosen = chosen.contains(&a.id);
+                let price = a
+                    .price
+                    .as_ref()
+                    .map(|p| format!("${}/h", fmt_sig(p.usd_per_hour)))
+                    .unwrap_or_else(|| {
+                        crate::core::i18n::tr(lang, "gpu_price_unknown").to_string()
+                    });
+                let facts = format!(
+                    "{} · {} GB/s · {}",
+                    a.capacity().fmt_gib(),
+                    fmt_sig(a.bandwidth.gbps()),
+                    price
+                );
+                view! {
+                    <li>
+                        <button
+                            type="button"
+                            class="gpu-option"
+                            data-testid=format!("gpu-option-{}", a.id)
+                            disabled=move || is_chosen || full()
+                            aria-pressed=is_chosen.to_string()
+                            on:click=move |_| add(id.clone())
+                        >
+                            <span class="gpu-name">{a.name.clone()}</span>
+                            <span class="gpu-facts">{facts}</span>
+                        </button>
+                    </li>
+                }
+            })
+            .collect();
+        if list.is_empty() {
+            view! { <li class="muted">{crate::core::i18n::tr(lang, "gpu_no_match")}</li> }
+                .into_any()
+        } else {
+            list.into_view().into_any()
+        }
+    };
+
+    let tp_value = move || state.scenario.with(|s| s.tp.to_string());
+    let on_tp = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+            if TP_CHOICES.contains(&n) {
+                state.edit(History::Push, |s| s.tp = n);
+            }
+        }
+    };
+    let ic_value = move || {
+        state.scenario.with(|s| match s.interconnect {
+            Link::Own => "own".to_string(),
+            Link::Preset(p) => p.id().to_string(),
+        })
+    };
+    let on_ic = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        let link = if v == "own" {
+            Some(Link::Own)
+        } else {
+            InterconnectPreset::parse(&v).map(Link::Preset)
+        };
+        if let Some(l) = link {
+            state.edit(History::Push, |s| s.interconnect = l);
+        }
+    };
+
+    view! {
+        <section class="panel gpu-panel" aria-labelledby="gpu-title" data-testid="gpu-picker">
+            <h2 id="gpu-title">{move || state.tr("ui_section_gpus")}</h2>
+            <ul class="chips" data-testid="gpu-selected">{selected}</ul>
+            <div class="field">
+                <label for="gpu-search">{move || state.tr("gpu_search_label")}</label>
+                <input
+                    id="gpu-search"
+                    type="search"
+                    data-testid="gpu-search"
+                    autocomplete="off"
+                    placeholder=move || state.tr("gpu_search_placeholder")
+                    prop:value=move || query.get()
+                    on:input=move |ev| query.set(event_target_value(&ev))
+                />
+                <Show when=full>
+                    <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
+                </Show>
+                <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
+            </div>
+            <div class="field-row">
+                <div class="field">
+                    <label for="tp">{move || state.tr("gpu_tp")}</label>
+                    <select id="tp" data-testid="tp" prop:value=tp_value on:change=on_tp>
+                        {TP_CHOICES
+                            .iter()
+                            .map(|n| {
+                                let n = *n;
+                                view! {
+                                    <option
+                                        value=n.to_string()
+                                        selected=move || state.scenario.with(|s| s.tp == n)
+                                    >
+                                        {n.to_string()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+                <div class="field">
+                    <label for="interconnect">{move || state.tr("gpu_interconnect")}</label>
+                    <select
+                        id="interconnect"
+                        data-testid="interconnect"
+                        prop:value=ic_value
+                        on:change=on_ic
+                    >
+                        <option value="own" selected=move || ic_value() == "own">
+                            {move || state.tr("ic_own")}
+                        </option>
+                        {InterconnectPreset::ALL
+                            .iter()
+                            .map(|p| {
+                                let p = *p;
+                                view! {
+                                    <option value=p.id() selected=move || ic_value() == p.id()>
+                                        {move || state.tr(p.description_key())}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+            </div>
+            <CustomGpuForm />
+        </section>
+    }
+}

@@ -1,0 +1,128 @@
+//! "Show the math": a derivation rendered as formula, substituted values, result and inputs.
+
+use crate::core::derivation::{Derivation, Source};
+use crate::core::i18n::{has, tr, Lang};
+use crate::ui::state::use_app;
+use leptos::prelude::*;
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+thread_local! {
+    /// Test ids of the panels the user opened: the results are re-rendered when the scenario
+    /// changes, and an open panel should stay open (a teacher moving a slider keeps the math).
+    static OPEN: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+}
+
+fn is_open(id: &str) -> bool {
+    OPEN.with(|o| o.try_borrow().map(|s| s.contains(id)).unwrap_or(false))
+}
+
+fn set_open(id: &str, open: bool) {
+    OPEN.with(|o| {
+        if let Ok(mut s) = o.try_borrow_mut() {
+            if open {
+                s.insert(id.to_string());
+            } else {
+                s.remove(id);
+            }
+        }
+    });
+}
+
+/// A translation when the key exists, else the text itself (derivations from other layers
+/// may carry keys not yet in the table, or plain text).
+fn tr_or(lang: Lang, key: &str) -> String {
+    if has(key) {
+        tr(lang, key).to_string()
+    } else {
+        key.to_string()
+    }
+}
+
+/// The provenance of a value, in words.
+fn source_text(lang: Lang, s: &Source) -> (String, String) {
+    let (k, d) = match s {
+        Source::ConfigKey(d) => ("src_config_key", d),
+        Source::Default(d) => ("src_default", d),
+        Source::Derived(d) => ("src_derived", d),
+        Source::Catalog(d) => ("src_catalog", d),
+        Source::User(d) => ("src_user", d),
+    };
+    (tr(lang, k).to_string(), tr_or(lang, d))
+}
+
+/// A collapsible "Show the math" panel for one derivation, in the current language.
+#[component]
+pub fn MathPanel(
+    /// The derivation to show.
+    derivation: Derivation,
+    /// `data-testid` of the panel (`math-<quantity>`).
+    #[prop(into)]
+    testid: String,
+    /// Whether the panel starts open.
+    #[prop(optional)]
+    open: bool,
+) -> impl IntoView {
+    let state = use_app();
+    let d = StoredValue::new(derivation);
+    let open = open || is_open(&testid);
+    let id = testid.clone();
+    let on_toggle = move |ev: leptos::ev::Event| {
+        let now = ev
+            .target()
+            .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false);
+        set_open(&id, now);
+    };
+    view! {
+        <details class="math" data-testid=testid open=open on:toggle=on_toggle>
+            <summary>{move || state.tr("math_show")}</summary>
+            {move || {
+                let lang = state.lang.get();
+                d.with_value(|d| {
+                    let terms = d
+                        .terms
+                        .iter()
+                        .map(|t| {
+                            let (kind, detail) = source_text(lang, &t.source);
+                            view! {
+                                <tr>
+                                    <td><code>{t.symbol.clone()}</code></td>
+                                    <td>{tr_or(lang, &t.name_key)}</td>
+                                    <td class="num">{format!("{} {}", t.value, t.unit)}</td>
+                                    <td><span class="tag">{kind}</span>" "{detail}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view();
+                    let notes = d
+                        .notes
+                        .iter()
+                        .map(|n| view! { <li>{tr_or(lang, n)}</li> })
+                        .collect_view();
+                    view! {
+                        <div class="math-body">
+                            <p class="math-title">{tr_or(lang, &d.title_key)}</p>
+                            <dl>
+                                <dt>{tr(lang, "math_formula")}</dt>
+                                <dd><code>{d.formula.clone()}</code></dd>
+                                <dt>{tr(lang, "math_substituted")}</dt>
+                                <dd><code>{d.substituted.clone()}</code></dd>
+                                <dt>{tr(lang, "math_result")}</dt>
+                                <dd><strong>{d.result.clone()}</strong></dd>
+                            </dl>
+                            {(!d.terms.is_empty()).then(|| view! {
+                                <table class="terms">
+                                    <caption>{tr(lang, "math_terms")}</caption>
+                                    <tbody>{terms}</tbody>
+                                </table>
+                            })}
+                            {(!d.notes.is_empty()).then(|| view! { <ul class="notes">{notes}</ul> })}
+                        </div>
+                    }
+                })
+            }}
+        </details>
+    }
+}

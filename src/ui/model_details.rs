@@ -1,0 +1,84 @@
+//! The model as the calculator read it: name, architecture, layer count, assumption ledger.
+
+use crate::core::model::LedgerSource;
+use crate::core::presets;
+use crate::core::scenario::ModelSource;
+use crate::ui::state::use_app;
+use leptos::prelude::*;
+
+/// Name, architecture and the assumption ledger of the last good model. All of it comes from
+/// untrusted input and is rendered as text only.
+#[component]
+pub fn ModelDetails() -> impl IntoView {
+    let state = use_app();
+    // A preset's display name is nicer than the config's (often missing) `_name_or_path`.
+    let preset_name = move || {
+        state.scenario.with(|s| match &s.model {
+            ModelSource::Preset(id) => presets::get(id).map(|p| p.label()),
+            _ => None,
+        })
+    };
+    move || {
+        let lang = state.lang.get();
+        let preset = preset_name();
+        let t = move |k: &str| crate::core::i18n::tr(lang, k);
+        state.outcome.with(|o| {
+            o.report.as_ref().map(|r| {
+                let m = &r.model;
+                let ledger = m
+                    .ledger
+                    .iter()
+                    .map(|e| {
+                        let (kind, detail) = match &e.source {
+                            LedgerSource::Key(k) => (t("ledger_key"), k.clone()),
+                            LedgerSource::Default(w) => (t("ledger_default"), w.clone()),
+                            LedgerSource::Derived(h) => (t("ledger_derived"), h.clone()),
+                        };
+                        view! {
+                            <tr>
+                                <td><code>{e.field.clone()}</code></td>
+                                <td>{e.value.clone()}</td>
+                                <td><span class="tag">{kind}</span>" "{detail}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view();
+                let warnings = m.warnings.clone();
+                view! {
+                    <dl class="model-facts">
+                        <div>
+                            <dt>{t("model_name")}</dt>
+                            <dd data-testid="model-name">{preset.clone().unwrap_or_else(|| m.name.clone())}</dd>
+                        </div>
+                        <div>
+                            <dt>{t("model_arch")}</dt>
+                            <dd data-testid="model-arch">{m.model_type.clone()}</dd>
+                        </div>
+                        <div>
+                            <dt>{t("model_layers")}</dt>
+                            <dd>{m.layers.len()}</dd>
+                        </div>
+                    </dl>
+                    {(!warnings.is_empty()).then(|| view! {
+                        <ul class="model-warnings" aria-label=t("model_warnings")>
+                            {warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
+                        </ul>
+                    })}
+                    <details class="ledger" data-testid="model-ledger">
+                        <summary>{t("model_ledger")}" ("{m.ledger.len()}")"</summary>
+                        <table>
+                            <thead>
+                                <tr>
+                                    <th scope="col">{t("model_ledger_field")}</th>
+                                    <th scope="col">{t("model_ledger_value")}</th>
+                                    <th scope="col">{t("model_ledger_source")}</th>
+                                </tr>
+                            </thead>
+                            <tbody>{ledger}</tbody>
+                        </table>
+                    </details>
+                }
+            })
+        })
+    }
+}

@@ -1,0 +1,390 @@
+//! The model panel: a preset, a pasted / dropped / uploaded config, or a parameter count.
+
+use crate::core::config::parse_model_text;
+use crate::core::dtype::Dtype;
+use crate::core::error::CalcError;
+use crate::core::presets;
+use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
+use crate::ui::model_details::ModelDetails;
+use crate::ui::state::{use_app, AppState, History};
+use gloo::file::callbacks::FileReader;
+use gloo::file::File;
+use leptos::prelude::*;
+use std::cell::RefCell;
+use wasm_bindgen::JsCast;
+
+/// Largest file read from a drop or an upload (bytes).
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+thread_local! {
+    /// The file being read (dropping a reader cancels it, so it is kept until the next one).
+    static READER: RefCell<Option<FileReader>> = const { RefCell::new(None) };
+}
+
+/// How the model is described.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A built-in preset.
+    Preset,
+    /// A pasted or dropped config.
+    Paste,
+    /// A parameter count and a precision.
+    Quick,
+}
+
+impl Mode {
+    /// Every mode, in display order.
+    pub const ALL: &'static [Mode] = &[Mode::Preset, Mode::Paste, Mode::Quick];
+
+    fn key(self) -> &'static str {
+        match self {
+            Mode::Preset => "model_mode_preset",
+            Mode::Paste => "model_mode_paste",
+            Mode::Quick => "model_mode_quick",
+        }
+    }
+
+    fn testid(self) -> &'static str {
+        match self {
+            Mode::Preset => "model-mode-preset",
+            Mode::Paste => "model-mode-paste",
+            Mode::Quick => "model-mode-quick",
+        }
+    }
+
+    fn of(m: &ModelSource) -> Mode {
+        match m {
+            ModelSource::Preset(_) => Mode::Preset,
+            ModelSource::Pasted(_) => Mode::Paste,
+            ModelSource::Quick { .. } => Mode::Quick,
+        }
+    }
+}
+
+/// What is wrong with the model input.
+#[derive(Debug, Clone, PartialEq)]
+enum InputError {
+    /// The parser's error.
+    Calc(CalcError),
+    /// A message from the translation table.
+    Key(&'static str),
+}
+
+/// The model panel. The pasted text is validated as it is typed; only a config that parses
+/// becomes the scenario's model, so a broken paste shows its error in `model-error` while the
+/// results of the last good model stay on screen.
+#[component]
+pub fn ModelInput() -> impl IntoView {
+    let state = use_app();
+    let mode = RwSignal::new(state.scenario.with_untracked(|s| Mode::of(&s.model)));
+    let text = RwSignal::new(state.scenario.with_untracked(|s| match &s.model {
+        ModelSource::Pasted(t) => t.clone(),
+        _ => String::new(),
+    }));
+    let error: RwSignal<Option<InputError>> = RwSignal::new(None);
+    let dragging = RwSignal::new(false);
+
+    let error_text = move || {
+        let lang = state.lang.get();
+        error.with(|e| {
+            e.as_ref().map(|e| match e {
+                InputError::Calc(c) => c.message(lang),
+                InputError::Key(k) => crate::core::i18n::tr(lang, k).to_string(),
+            })
+        })
+    };
+
+    let on_paste_input = move |ev: leptos::ev::Event| {
+        apply_text(state, text, error, event_target_value(&ev));
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        dragging.set(false);
+        let file = ev
+            .data_transfer()
+            .and_then(|dt| dt.files())
+            .and_then(|fl| fl.get(0));
+        if let Some(f) = file {
+            mode.set(Mode::Paste);
+            read_file(state, text, error, f);
+        }
+    };
+    let on_upload = move |ev: leptos::ev::Event| {
+        let file = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|i| i.files())
+            .and_then(|fl| fl.get(0));
+        if let Some(f) = file {
+            read_file(state, text, error, f);
+        }
+    };
+
+    let preset_value = move || {
+        state.scenario.with(|s| match &s.model {
+            ModelSource::Preset(id) => id.clone(),
+            _ => String::new(),
+        })
+    };
+    let on_preset = move |ev: leptos::ev::Event| {
+        let id = event_target_value(&ev);
+        if let Some(p) = presets::get(&id) {
+            error.set(None);
+            state.edit(History::Push, |s| {
+                s.model = ModelSource::Preset(p.id.clone())
+            });
+        }
+    };
+
+    // Quick mode: typed parameter count + precision.
+    let quick = move || {
+        state.scenario.with(|s| match s.model {
+            ModelSource::Quick { params, dtype } => (params, dtype),
+            _ => (7_000_000_000, Dtype::Bf16),
+        })
+    };
+    let quick_raw: RwSignal<Option<String>> = RwSignal::new(None);
+    let quick_err: RwSignal<Option<&'static str>> = RwSignal::new(None);
+    let on_quick_params = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        quick_raw.set(Some(v.clone()));
+        match parse_count(&v) {
+            Some(n) if n >= limits::PARAMS.0 && n <= limits::PARAMS.1 => {
+                quick_err.set(None);
+                let dtype = quick().1;
+                state.edit(History::Replace, |s| {
+                    s.model = ModelSource::Quick { params: n, dtype }
+                });
+            }
+            Some(_) => quick_err.set(Some("err_range")),
+            None => quick_err.set(Some("err_not_a_number")),
+        }
+    };
+    let on_quick_dtype = move |ev: leptos::ev::Event| {
+        if let Ok(d) = Dtype::parse(&event_target_value(&ev)) {
+            let params = quick().0;
+            state.edit(History::Replace, |s| {
+                s.model = ModelSource::Quick { params, dtype: d }
+            });
+        }
+    };
+    let choose_mode = move |m: Mode| {
+        mode.set(m);
+        error.set(None);
+        match m {
+            Mode::Preset => {
+                if !matches!(state.scenario.get_untracked().model, ModelSource::Preset(_)) {
+                    state.edit(History::Push, |s| s.model = Scenario::default().model);
+                }
+            }
+            Mode::Paste => {
+                let t = text.get_untracked();
+                if !t.trim().is_empty() {
+                    apply_text(state, text, error, t);
+                }
+            }
+            Mode::Quick => {
+                let (params, dtype) = quick();
+                state.edit(History::Push, |s| {
+                    s.model = ModelSource::Quick { params, dtype }
+                });
+            }
+        }
+    };
+
+    view! {
+        <section class="panel model-panel" aria-labelledby="model-title">
+            <h2 id="model-title">{move || state.tr("ui_section_model")}</h2>
+            <div class="segmented" role="radiogroup" aria-label=move || state.tr("model_mode_label")>
+                {Mode::ALL
+                    .iter()
+                    .map(|m| {
+                        let m = *m;
+                        view! {
+                            <button
+                                type="button"
+                                role="radio"
+                                class="seg"
+                                data-testid=m.testid()
+                                aria-checked=move || (mode.get() == m).to_string()
+                                on:click=move |_| choose_mode(m)
+                            >
+                                {move || state.tr(m.key())}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+
+            <div class="field" class:hidden=move || mode.get() != Mode::Preset>
+                <label for="model-preset">{move || state.tr("model_preset_label")}</label>
+                <select
+                    id="model-preset"
+                    data-testid="model-preset"
+                    prop:value=preset_value
+                    on:change=on_preset
+                >
+                    {presets::all()
+                        .iter()
+                        .map(|p| {
+                            let id = p.id.clone();
+                            let id2 = id.clone();
+                            view! {
+                                <option value=id selected=move || preset_value() == id2>
+                                    {p.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+
+            <div
+                class="field dropzone"
+                class:hidden=move || mode.get() != Mode::Paste
+                class:dragging=move || dragging.get()
+                on:dragover=move |ev: leptos::ev::DragEvent| {
+                    ev.prevent_default();
+                    dragging.set(true);
+                }
+                on:dragleave=move |_| dragging.set(false)
+                on:drop=on_drop
+            >
+                <label for="model-paste">{move || state.tr("model_paste_label")}</label>
+                <textarea
+                    id="model-paste"
+                    data-testid="model-paste"
+                    rows="10"
+                    spellcheck="false"
+                    autocomplete="off"
+                    placeholder=move || state.tr("model_paste_placeholder")
+                    aria-invalid=move || error.with(|e| e.is_some()).to_string()
+                    aria-describedby="model-error"
+                    prop:value=move || text.get()
+                    on:input=on_paste_input
+                ></textarea>
+                <div class="row">
+                    <label class="btn btn-small file-btn">
+                        {move || state.tr("model_upload")}
+                        <input
+                            type="file"
+                            accept=".json,application/json"
+                            data-testid="model-upload"
+                            class="visually-hidden"
+                            on:change=on_upload
+                        />
+                    </label>
+                    <span class="muted">{move || state.tr("model_drop_hint")}</span>
+                </div>
+            </div>
+
+            <div class="field-row" class:hidden=move || mode.get() != Mode::Quick>
+                <div class="field">
+                    <label for="quick-params">{move || state.tr("model_quick_params")}</label>
+                    <input
+                        id="quick-params"
+                        data-testid="quick-params"
+                        type="text"
+                        inputmode="decimal"
+                        autocomplete="off"
+                        placeholder=move || state.tr("model_quick_params_hint")
+                        prop:value=move || quick_raw.get().unwrap_or_else(|| quick().0.to_string())
+                        on:input=on_quick_params
+                        on:change=move |_| {
+                            if quick_err.try_get_untracked() == Some(None) {
+                                let _ = quick_raw.try_set(None);
+                            }
+                        }
+                    />
+                    {move || quick_err.get().map(|k| view! {
+                        <p class="field-error" role="alert" data-testid="quick-params-error">
+                            {state
+                                .tr(k)
+                                .replace("{min}", &crate::core::derivation::group(limits::PARAMS.0))
+                                .replace("{max}", &crate::core::derivation::group(limits::PARAMS.1))}
+                        </p>
+                    })}
+                </div>
+                <div class="field">
+                    <label for="quick-dtype">{move || state.tr("model_quick_dtype")}</label>
+                    <select
+                        id="quick-dtype"
+                        data-testid="quick-dtype"
+                        prop:value=move || quick().1.id()
+                        on:change=on_quick_dtype
+                    >
+                        {Dtype::ALL
+                            .iter()
+                            .map(|d| {
+                                let d = *d;
+                                view! {
+                                    <option value=d.id() selected=move || quick().1 == d>
+                                        {d.id()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+            </div>
+
+            {move || error_text().map(|m| view! {
+                <div class="model-error" role="alert">
+                    <p id="model-error" data-testid="model-error">{m}</p>
+                    <p class="muted">{state.tr("model_error_kept")}</p>
+                </div>
+            })}
+
+            <ModelDetails />
+        </section>
+    }
+}
+
+/// Validates pasted text and, when it parses, makes it the scenario's model.
+fn apply_text(
+    state: AppState,
+    text: RwSignal<String>,
+    error: RwSignal<Option<InputError>>,
+    t: String,
+) {
+    let parsed = parse_model_text(&t);
+    match parsed {
+        Ok(_) => {
+            error.set(None);
+            let history = if state
+                .scenario
+                .with_untracked(|s| matches!(s.model, ModelSource::Pasted(_)))
+            {
+                History::Replace
+            } else {
+                History::Push
+            };
+            state.edit(history, |s| s.model = ModelSource::Pasted(t.clone()));
+        }
+        Err(e) => error.set(Some(InputError::Calc(e))),
+    }
+    text.set(t);
+}
+
+/// Reads a dropped or uploaded file as text, then validates it like a paste.
+fn read_file(
+    state: AppState,
+    text: RwSignal<String>,
+    error: RwSignal<Option<InputError>>,
+    f: web_sys::File,
+) {
+    let file = File::from(f);
+    if file.size() > MAX_FILE_BYTES {
+        error.set(Some(InputError::Key("model_file_too_large")));
+        return;
+    }
+    let reader = gloo::file::callbacks::read_as_text(&file, move |res| match res {
+        Ok(t) => apply_text(state, text, error, t),
+        Err(_) => error.set(Some(InputError::Key("model_file_unreadable"))),
+    });
+    READER.with(|r| {
+        if let Ok(mut slot) = r.try_borrow_mut() {
+            *slot = Some(reader);
+        }
+    });
+}

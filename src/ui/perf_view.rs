@@ -1,0 +1,355 @@
+//! The performance model per compared GPU at the scenario's tensor-parallel degree: TTFT,
+//! TPOT, tokens/s per user and in total, end-to-end latency (each with the calibration range),
+//! what bounds each phase; the editable efficiencies; the latency–throughput chart with the
+//! operating point; cost per million output tokens and per request (table and bar chart,
+//! prices editable) and tokens per joule at TDP (an upper-bound estimate).
+
+use crate::core::explain::Section;
+use crate::core::i18n::{has, tr, Lang};
+use crate::core::perf::{Bound, Efficiencies};
+use crate::core::series::{CostBars, LatencyThroughput, LtPoint};
+use crate::core::units::fmt_sig;
+use crate::core::views::{
+    cost_bars, cost_rows, latency_curves, perf_rows, EffField, PerfRow, PRICE_RANGE,
+};
+use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::explanation::Explanation;
+use crate::ui::float_field::FloatField;
+use crate::ui::math_panel::MathPanel;
+use crate::ui::state::{use_app, History};
+use crate::ui::view_common::{
+    fmt_ms, fmt_ms_range, fmt_num, fmt_usd, gpus_memo, is_dark, model_memo,
+};
+use leptos::prelude::*;
+
+/// Which parts of the view to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PerfParts {
+    /// Everything (the full page).
+    #[default]
+    All,
+    /// Latency table, efficiencies and the latency–throughput chart (`?embed=latency`).
+    Latency,
+    /// The cost table and chart (`?embed=cost`).
+    Cost,
+}
+
+/// A derivation's title in `lang` (the key itself when it is not a translation key).
+fn title_of(lang: Lang, key: &str) -> String {
+    if has(key) {
+        tr(lang, key).to_string()
+    } else {
+        key.to_string()
+    }
+}
+
+fn bound_key(b: Bound) -> &'static str {
+    match b {
+        Bound::Compute => "chart_bound_compute",
+        Bound::Memory => "chart_bound_memory",
+        Bound::Overhead => "view_perf_bound_overhead",
+    }
+}
+
+/// The performance view.
+#[component]
+pub fn PerfView(
+    /// Which parts to show (all by default).
+    #[prop(optional)]
+    parts: PerfParts,
+) -> impl IntoView {
+    let state = use_app();
+    let model = model_memo(state);
+    let gpus = gpus_memo(state);
+    let rows: Memo<Vec<PerfRow>> = Memo::new(move |_| {
+        model.with(|m| {
+            m.as_ref()
+                .map(|m| state.scenario.with(|s| gpus.with(|g| perf_rows(m, s, g))))
+                .unwrap_or_default()
+        })
+    });
+    // The curves do not depend on the operating batch (only its marker does): compute them
+    // at batch 1 and place the marker from the rows, so dragging the batch stays cheap.
+    let curve_scenario = Memo::new(move |_| {
+        state.scenario.with(|s| {
+            let mut c = s.clone();
+            c.view = crate::core::scenario::ViewMode::Full;
+            c.lang = None;
+            c.perf.batch = 1;
+            c
+        })
+    });
+    let base_curves: Memo<LatencyThroughput> = Memo::new(move |_| {
+        model.with(|m| {
+            m.as_ref()
+                .map(|m| curve_scenario.with(|s| gpus.with(|g| latency_curves(m, s, g))))
+                .unwrap_or_default()
+        })
+    });
+    let curves: Memo<LatencyThroughput> = Memo::new(move |_| {
+        let mut lt = base_curves.get();
+        rows.with(|rows| {
+            for (c, r) in lt.curves.iter_mut().zip(rows) {
+                c.operating = r
+                    .result
+                    .as_ref()
+                    .ok()
+                    .filter(|rep| rep.fits)
+                    .and_then(|rep| LtPoint::new(rep.batch, rep.tpot));
+            }
+        });
+        lt
+    });
+    let crows: Memo<Vec<PerfRow>> = Memo::new(move |_| {
+        model.with(|m| {
+            m.as_ref()
+                .map(|m| state.scenario.with(|s| gpus.with(|g| cost_rows(m, s, g))))
+                .unwrap_or_default()
+        })
+    });
+    let bars: Memo<CostBars> = Memo::new(move |_| crows.with(|r| cost_bars(r)));
+    let show_latency = parts != PerfParts::Cost;
+    let show_cost = parts != PerfParts::Latency;
+    let dark = is_dark(state);
+    let t = move |k: &'static str| move || state.tr(k);
+
+    let eff_fields = show_latency.then(|| {
+        let fields = EffField::ALL
+            .iter()
+            .map(|f| {
+                let f = *f;
+                view! {
+                    <FloatField
+                        id=format!("eff-{}", f.query_key().trim_start_matches("e_"))
+                        label_key=f.label_key()
+                        unit_key=f.unit_key()
+                        value=Signal::derive(move || state.scenario.with(|s| f.get(&s.views.eff)))
+                        range=f.range()
+                        on_commit=move |v: f64| state.edit(History::Replace, |s| f.set(&mut s.views.eff, v))
+                    />
+                }
+            })
+            .collect_view();
+        let reset = move |_| state.edit(History::Push, |s| s.views.eff = Efficiencies::default());
+        view! {
+            <details class="eff-fields" data-testid="perf-efficiencies">
+                <summary>{t("view_perf_eff_title")}</summary>
+                <p class="explain">{t("view_perf_eff_explain")}</p>
+                <div class="view-controls">{fields}</div>
+                <button type="button" data-testid="perf-eff-reset" on:click=reset>{t("view_perf_eff_reset")}</button>
+            </details>
+        }
+    });
+
+    let latency_table = show_latency.then(|| {
+        view! {
+            <div class="table-wrap">
+                <table class="perf-table" data-testid="perf-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{t("chart_gpu")}</th>
+                            <th scope="col">{t("perf_ttft")}</th>
+                            <th scope="col">{t("perf_tpot")}</th>
+                            <th scope="col">{t("perf_tokens_per_s_per_user")}</th>
+                            <th scope="col">{t("perf_output_tokens_per_s")}</th>
+                            <th scope="col">{t("perf_e2e_latency")}</th>
+                            <th scope="col">{t("view_perf_bound")}</th>
+                            <th scope="col">{t("perf_max_batch")}</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For
+                            each=move || rows.get()
+                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.ttft, x.tpot, x.max_batch))))
+                            let:r
+                        >
+                            {
+                                let testid = format!("perf-row-{}", r.key);
+                                let name = format!("{} × {}", r.name, r.tp);
+                                match r.result {
+                                    Ok(rep) => {
+                                        let (ttft_r, tpot_r, e2e_r) = (r.ttft_range_ms, r.tpot_range_ms, r.e2e_range_ms);
+                                        let pre = bound_key(rep.prefill.bound);
+                                        let dec = bound_key(rep.decode.bound);
+                                        let fits = rep.fits;
+                                        view! {
+                                            <tr data-testid=testid class:no-fit=!fits>
+                                                <th scope="row">{name}</th>
+                                                <td class="num">
+                                                    <span data-testid="ttft">{fmt_ms(rep.ttft.ms())}</span>
+                                                    <br /><small class="muted">{fmt_ms_range(ttft_r)}</small>
+                                                </td>
+                                                <td class="num">
+                                                    <span data-testid="tpot">{fmt_ms(rep.tpot.ms())}</span>
+                                                    <br /><small class="muted">{fmt_ms_range(tpot_r)}</small>
+                                                </td>
+                                                <td class="num">{fmt_num(rep.output_tokens_per_s_per_user)}</td>
+                                                <td class="num" data-testid="tps">{fmt_num(rep.output_tokens_per_s)}</td>
+                                                <td class="num">
+                                                    {fmt_ms(rep.e2e.ms())}
+                                                    <br /><small class="muted">{fmt_ms_range(e2e_r)}</small>
+                                                </td>
+                                                <td>
+                                                    {t("chart_phase_prefill")}": "{t(pre)}<br />
+                                                    {t("chart_phase_decode")}": "{t(dec)}
+                                                </td>
+                                                <td class="num">
+                                                    {rep.max_batch.to_string()}
+                                                    {(!fits).then(|| view! { <br /><small class="bad">{t("view_perf_batch_no_fit")}</small> })}
+                                                </td>
+                                            </tr>
+                                            <tr class="math-row">
+                                                <td colspan="8">
+                                                    {rep
+                                                        .derivations
+                                                        .into_iter()
+                                                        .map(|d| {
+                                                            let key = d.title_key.clone();
+                                                            let testid = format!("math-perf-{}-{}", r.key, key.trim_start_matches("perf_"));
+                                                            view! {
+                                                                <div class="math-item">
+                                                                    <small class="muted">{move || title_of(state.lang.get(), &key)}</small>
+                                                                    <MathPanel derivation=d testid=testid />
+                                                                </div>
+                                                            }
+                                                        })
+                                                        .collect_view()}
+                                                </td>
+                                            </tr>
+                                        }
+                                            .into_any()
+                                    }
+                                    Err(e) => {
+                                        view! {
+                                            <tr data-testid=testid>
+                                                <th scope="row">{name}</th>
+                                                <td colspan="7" class="calc-error">{move || e.message(state.lang.get())}</td>
+                                            </tr>
+                                        }
+                                            .into_any()
+                                    }
+                                }
+                            }
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <p class="explain">{t("view_perf_range_note")}</p>
+            <div class="chart-box">
+                <ChartCanvas<LatencyThroughput>
+                    data=Signal::from(curves)
+                    lang=state.lang
+                    dark=dark
+                    title=Signal::derive(move || state.tr("view_perf_latency_title").to_string())
+                    test_id="chart-latency"
+                />
+                <p class="explain">{t("view_perf_latency_explain")}</p>
+                <Explanation section=Section::Latency />
+            </div>
+        }
+    });
+
+    let cost = show_cost.then(|| {
+        view! {
+            <div class="table-wrap">
+                <table class="cost-table" data-testid="cost-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{t("chart_gpu")}</th>
+                            <th scope="col">{t("view_cost_batch")}</th>
+                            <th scope="col">{t("view_cost_price")}</th>
+                            <th scope="col">{t("perf_usd_per_million_tokens")}</th>
+                            <th scope="col">{t("view_cost_per_request")}</th>
+                            <th scope="col">{t("view_cost_tokens_per_joule")}</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For
+                            each=move || crows.get()
+                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.usd_per_million_tokens, x.usd_per_request, x.tokens_per_joule_at_tdp))), r.price_usd_per_gpu_hour.map(f64::to_bits))
+                            let:r
+                        >
+                            {
+                                let key = r.key.clone();
+                                let key2 = r.key.clone();
+                                let testid = format!("cost-row-{}", r.key);
+                                let name = format!("{} × {}", r.name, r.tp);
+                                let price = r.price_usd_per_gpu_hour;
+                                let overridden = r.price_overridden;
+                                let (mtok, req, tpj) = match &r.result {
+                                    Ok(rep) if rep.fits && r.batch > 0 => (rep.usd_per_million_tokens, rep.usd_per_request, rep.tokens_per_joule_at_tdp),
+                                    _ => (None, None, None),
+                                };
+                                let batch = if r.batch > 0 { r.batch.to_string() } else { "—".to_string() };
+                                view! {
+                                    <tr data-testid=testid>
+                                        <th scope="row">{name}</th>
+                                        <td class="num" data-testid="cost-batch">{batch}</td>
+                                        <td>
+                                            <FloatField
+                                                id=format!("price-{key}")
+                                                label_key="view_cost_price_label"
+                                                unit_key="view_unit_usd_per_gpu_hour"
+                                                value=Signal::derive(move || price.unwrap_or(0.0))
+                                                range=PRICE_RANGE
+                                                on_commit=move |v: f64| {
+                                                    let k = key.clone();
+                                                    state.edit(History::Replace, move |s| s.views.set_price(&k, Some(v)))
+                                                }
+                                            />
+                                            {overridden.then(|| {
+                                                let k = key2.clone();
+                                                view! {
+                                                    <button type="button" class="link" on:click=move |_| {
+                                                        let k = k.clone();
+                                                        state.edit(History::Push, move |s| s.views.set_price(&k, None))
+                                                    }>{t("view_cost_price_reset")}</button>
+                                                }
+                                            })}
+                                            {price.is_none().then(|| view! { <small class="muted">{t("chart_no_price")}</small> })}
+                                        </td>
+                                        <td class="num" data-testid="usd-per-mtok">{fmt_usd(mtok)}</td>
+                                        <td class="num" data-testid="usd-per-request">{fmt_usd(req)}</td>
+                                        <td class="num">
+                                            {tpj.map(fmt_sig).unwrap_or_else(|| "—".into())}
+                                            {tpj.is_some().then(|| view! { <br /><small class="muted">{t("view_cost_upper_bound")}</small> })}
+                                        </td>
+                                    </tr>
+                                }
+                            }
+                        </For>
+                    </tbody>
+                </table>
+            </div>
+            <div class="chart-box">
+                <ChartCanvas<CostBars>
+                    data=Signal::from(bars)
+                    lang=state.lang
+                    dark=dark
+                    title=Signal::derive(move || state.tr("view_cost_chart_title").to_string())
+                    test_id="chart-cost-tokens"
+                />
+                <p class="explain">{t("view_cost_explain")}</p>
+            </div>
+        }
+    });
+
+    view! {
+        <section class="panel view perf-view" aria-labelledby="perf-title" data-testid="perf-view">
+            <h2 id="perf-title">{t("view_perf_title")}</h2>
+            <p class="explain">{move || {
+                state.scenario.with(|s| {
+                    state
+                        .tr("view_perf_workload")
+                        .replace("{batch}", &s.perf.batch.to_string())
+                        .replace("{input}", &s.perf.input_len.to_string())
+                        .replace("{output}", &s.perf.output_len.to_string())
+                        .replace("{tp}", &s.tp.to_string())
+                })
+            }}</p>
+            {eff_fields}
+            {latency_table}
+            {cost}
+        </section>
+    }
+}

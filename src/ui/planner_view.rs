@@ -1,0 +1,259 @@
+//! The capacity planner (issue 8): traffic (rate, peak multiplier; prompt and output lengths
+//! from the workload) and latency targets in, the options per compared GPU and TP degree
+//! ranked by cost at the peak with the reason each one loses, cost against load, and what
+//! loading a replica and offloading weights or the KV cache cost. Inputs live in the URL.
+
+use crate::core::capacity::PlanOption;
+use crate::core::catalog::Catalog;
+use crate::core::derivation::group;
+use crate::core::error::CalcError;
+use crate::core::scenario::limits;
+use crate::core::views::{planner_view, PlanCostChart, PlanField, PlannerView as ViewData};
+use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::float_field::FloatField;
+use crate::ui::number_field::NumberField;
+use crate::ui::state::{use_app, History};
+use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo};
+use leptos::prelude::*;
+
+/// The planner view.
+#[component]
+pub fn PlannerView() -> impl IntoView {
+    let state = use_app();
+    let model = model_memo(state);
+    let computed: Memo<Option<ViewData>> = Memo::new(move |_| {
+        let lang = state.lang.get();
+        model.with(|m| {
+            m.as_ref().map(|m| {
+                state
+                    .scenario
+                    .with(|s| planner_view(m, s, Catalog::builtin(), lang))
+            })
+        })
+    });
+    let chart: Memo<PlanCostChart> = Memo::new(move |_| {
+        computed.with(|c| {
+            c.as_ref()
+                .map(|v| v.chart.clone())
+                .unwrap_or_else(|| PlanCostChart {
+                    series: Vec::new(),
+                    avg_rate: 0.0,
+                    peak_rate: 0.0,
+                    x_title: String::new(),
+                    y_title: String::new(),
+                    avg_label: String::new(),
+                    peak_label: String::new(),
+                    empty_label: state.tr("chart_no_data").to_string(),
+                })
+        })
+    });
+    let options = move || -> Vec<(usize, bool, PlanOption)> {
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|v| v.plan.as_ref())
+                .map(|p| {
+                    p.options
+                        .iter()
+                        .enumerate()
+                        .map(|(i, o)| (i, p.best == Some(i), o.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let error = move || -> Option<String> {
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|v| v.error.as_ref())
+                .map(|e: &CalcError| e.message(state.lang.get()))
+        })
+    };
+    let left_out = move || {
+        computed.with(|c| {
+            c.as_ref()
+                .map(|v| v.left_out.join(", "))
+                .unwrap_or_default()
+        })
+    };
+    let t = move |k: &'static str| move || state.tr(k);
+    let fields = PlanField::ALL
+        .iter()
+        .map(|f| {
+            let f = *f;
+            view! {
+                <FloatField
+                    id=format!("plan-{}", f.query_key().trim_start_matches("pl_"))
+                    label_key=f.label_key()
+                    unit_key=f.unit_key()
+                    value=Signal::derive(move || state.scenario.with(|s| f.get(&s.views.plan)))
+                    range=f.range()
+                    on_commit=move |v: f64| state.edit(History::Replace, |s| f.set(&mut s.views.plan, v))
+                />
+            }
+        })
+        .collect_view();
+    let input_len = Signal::derive(move || state.scenario.with(|s| s.perf.input_len));
+    let output_len = Signal::derive(move || state.scenario.with(|s| s.perf.output_len));
+    let loads = move || {
+        let lang = state.lang.get();
+        computed.with(|c| {
+            c.as_ref().map(|v| {
+                v.loads
+                    .iter()
+                    .map(|l| {
+                        let (load, cold, slow) = match &l.load {
+                            Ok(r) => (
+                                fmt_num(r.load.0),
+                                fmt_num(r.cold_start.0),
+                                match r.slowest {
+                                    crate::core::loading::StageKind::Storage => {
+                                        state.tr("load_storage_time")
+                                    }
+                                    crate::core::loading::StageKind::HostToGpu => {
+                                        state.tr("load_host_to_gpu_time")
+                                    }
+                                }
+                                .to_string(),
+                            ),
+                            Err(e) => (e.message(lang), String::new(), String::new()),
+                        };
+                        let (on_gpu, w_off, kv_off) = match &l.offload {
+                            Ok(o) => (
+                                fmt_ms(o.tpot_on_gpu.ms()),
+                                format!(
+                                    "{} (×{})",
+                                    fmt_ms(o.tpot_weights_offloaded.ms()),
+                                    fmt_num(o.slowdown_weights)
+                                ),
+                                format!(
+                                    "{} (×{})",
+                                    fmt_ms(o.tpot_kv_offloaded.ms()),
+                                    fmt_num(o.slowdown_kv)
+                                ),
+                            ),
+                            Err(e) => (e.message(lang), String::new(), String::new()),
+                        };
+                        view! {
+                            <tr>
+                                <th scope="row">{l.name.clone()}</th>
+                                <td class="num">{load}</td>
+                                <td>{slow}</td>
+                                <td class="num">{cold}</td>
+                                <td class="num">{on_gpu}</td>
+                                <td class="num">{w_off}</td>
+                                <td class="num">{kv_off}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()
+            })
+        })
+    };
+    let dark = is_dark(state);
+    view! {
+        <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
+            <h2 id="planner-title">{t("view_plan_title")}</h2>
+            <p class="explain">{t("view_plan_explain")}</p>
+            <div class="view-controls">
+                {fields}
+                <NumberField
+                    id="plan-in"
+                    label_key="view_plan_input_len"
+                    unit_key="view_unit_tokens"
+                    value=input_len
+                    range=limits::PERF_LEN
+                    on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.input_len = v)
+                />
+                <NumberField
+                    id="plan-out"
+                    label_key="view_plan_output_len"
+                    unit_key="view_unit_tokens"
+                    value=output_len
+                    range=limits::PERF_LEN
+                    on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.output_len = v)
+                />
+            </div>
+            <p class="muted">{t("view_plan_candidates")}</p>
+            {move || {
+                let lo = left_out();
+                (!lo.is_empty()).then(|| view! { <p class="muted">{state.tr("view_plan_left_out")}" "{lo}</p> })
+            }}
+            {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-error">{m}</p> })}
+            <div class="table-wrap">
+                <table class="plan-table" data-testid="plan-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{t("chart_gpu")}</th>
+                            <th scope="col">{t("view_plan_batch")}</th>
+                            <th scope="col">{t("perf_ttft")}</th>
+                            <th scope="col">{t("perf_tpot")}</th>
+                            <th scope="col">{t("plan_requests_per_replica")}</th>
+                            <th scope="col">{t("view_plan_replicas")}</th>
+                            <th scope="col">{t("view_plan_gpus_peak")}</th>
+                            <th scope="col">{t("plan_cost_peak")}</th>
+                            <th scope="col">{t("view_plan_cost_month")}</th>
+                            <th scope="col">{t("view_plan_reason")}</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {move || {
+                            options()
+                                .into_iter()
+                                .map(|(i, best, o)| {
+                                    let reason = o.reason.map(|r| r.label_key());
+                                    view! {
+                                        <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
+                                            <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
+                                            <td class="num">{group(o.batch)}" / "{group(o.max_batch_memory)}</td>
+                                            <td class="num">{fmt_ms(o.ttft.ms())}</td>
+                                            <td class="num">{fmt_ms(o.tpot.ms())}</td>
+                                            <td class="num">{fmt_num(o.requests_per_s_per_replica)}</td>
+                                            <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
+                                            <td class="num">{group(o.gpus_peak)}</td>
+                                            <td class="num">{fmt_usd(o.cost_per_hour_peak)}</td>
+                                            <td class="num">{fmt_usd(o.cost_per_month_peak)}</td>
+                                            <td data-testid="plan-reason">
+                                                {match reason {
+                                                    Some(k) => view! { <span>{move || state.tr(k)}</span> }.into_any(),
+                                                    None => view! { <strong class="good">{move || state.tr("view_plan_best")}</strong> }.into_any(),
+                                                }}
+                                            </td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </tbody>
+                </table>
+            </div>
+            <div class="chart-box">
+                <ChartCanvas<PlanCostChart>
+                    data=Signal::from(chart)
+                    lang=state.lang
+                    dark=dark
+                    title=Signal::derive(move || state.tr("view_plan_chart_title").to_string())
+                    test_id="chart-plan-cost"
+                />
+                <p class="explain">{t("view_plan_chart_explain")}</p>
+            </div>
+            <h3>{t("view_plan_load_title")}</h3>
+            <div class="table-wrap">
+                <table data-testid="plan-load-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">{t("chart_gpu")}</th>
+                            <th scope="col">{t("view_plan_load_s")}</th>
+                            <th scope="col">{t("view_plan_slowest")}</th>
+                            <th scope="col">{t("view_plan_cold_s")}</th>
+                            <th scope="col">{t("view_plan_tpot_gpu")}</th>
+                            <th scope="col">{t("offload_weights_tpot")}</th>
+                            <th scope="col">{t("offload_kv_tpot")}</th>
+                        </tr>
+                    </thead>
+                    <tbody>{loads}</tbody>
+                </table>
+            </div>
+            <p class="explain">{t("view_plan_load_explain")}</p>
+        </section>
+    }
+}

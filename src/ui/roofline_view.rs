@@ -1,0 +1,258 @@
+//! The interactive roofline (log–log): each compared GPU's bandwidth slope and ceilings, the
+//! scenario's prefill and decode points (whole model and per operator) with trails from batch
+//! 1, batch and context sliders bound to the scenario (so the URL carries them), a readout of
+//! the decode point's intensity, and "Show the math" for any point.
+
+use crate::core::derivation::group;
+use crate::core::error::CalcError;
+use crate::core::explain::Section;
+use crate::core::scenario::limits;
+use crate::core::series::RooflineData;
+use crate::core::units::fmt_sig;
+use crate::core::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
+use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::explanation::Explanation;
+use crate::ui::math_panel::MathPanel;
+use crate::ui::state::{use_app, History};
+use crate::ui::view_common::{gpus_memo, is_dark, model_memo};
+use leptos::prelude::*;
+
+/// Batch slider: 2^0 … 2^10.
+const BATCH_LOG2: (u32, u32) = (0, 10);
+/// Context slider: 2^6 … 2^17 tokens.
+const CONTEXT_LOG2: (u32, u32) = (6, 17);
+
+/// The exponent of the power of two nearest below `v`, clamped to `range`.
+fn log2_pos(v: u64, range: (u32, u32)) -> u32 {
+    (63 - v.max(1).leading_zeros()).clamp(range.0, range.1)
+}
+
+/// The interactive roofline view.
+#[component]
+pub fn RooflineView() -> impl IntoView {
+    let state = use_app();
+    let model = model_memo(state);
+    let gpus = gpus_memo(state);
+    let ops = RwSignal::new(OpsShown::Decode);
+    let picked: RwSignal<Option<String>> = RwSignal::new(None);
+    let computed: Memo<Option<Result<ViewData, CalcError>>> = Memo::new(move |_| {
+        let lang = state.lang.get();
+        let shown = ops.get();
+        model.with(|m| {
+            m.as_ref().map(|m| {
+                state
+                    .scenario
+                    .with(|s| gpus.with(|g| roofline_view(m, s, g, shown, lang)))
+            })
+        })
+    });
+    let chart: Memo<RooflineData> = Memo::new(move |_| {
+        computed.with(|c| match c {
+            Some(Ok(v)) => v.data.clone(),
+            _ => RooflineData::default(),
+        })
+    });
+    let readout = move || {
+        computed.with(|c| match c {
+            Some(Ok(v)) => (
+                fmt_sig(v.decode_intensity),
+                fmt_sig(v.prefill_intensity),
+                fmt_sig(v.ridge),
+            ),
+            _ => ("—".into(), "—".into(), "—".into()),
+        })
+    };
+    let error = move || {
+        computed.with(|c| match c {
+            Some(Err(e)) => Some(e.message(state.lang.get())),
+            _ => None,
+        })
+    };
+    let explain = move || {
+        let (d, p, r) = readout();
+        let batch = state.scenario.with(|s| s.perf.batch);
+        let gpu = computed.with(|c| match c {
+            Some(Ok(v)) => v.anchor_name.clone(),
+            _ => String::new(),
+        });
+        state
+            .tr("view_roof_explain")
+            .replace("{decode}", &d)
+            .replace("{prefill}", &p)
+            .replace("{ridge}", &r)
+            .replace("{batch}", &group(batch))
+            .replace("{gpu}", &gpu)
+    };
+    let batch = move || state.scenario.with(|s| s.perf.batch);
+    let context = move || state.scenario.with(|s| s.context_len);
+    let on_batch = move |ev: leptos::ev::Event| {
+        if let Ok(e) = event_target_value(&ev).parse::<u32>() {
+            if let Some(n) = 1u64.checked_shl(e.clamp(BATCH_LOG2.0, BATCH_LOG2.1)) {
+                let n = n.clamp(limits::BATCH.0, limits::BATCH.1);
+                state.edit(History::Replace, |s| s.perf.batch = n);
+            }
+        }
+    };
+    let on_context = move |ev: leptos::ev::Event| {
+        if let Ok(e) = event_target_value(&ev).parse::<u32>() {
+            if let Some(n) = 1u64.checked_shl(e.clamp(CONTEXT_LOG2.0, CONTEXT_LOG2.1)) {
+                let n = n.clamp(limits::CONTEXT_LEN.0, limits::CONTEXT_LEN.1);
+                state.edit(History::Replace, |s| s.context_len = n);
+            }
+        }
+    };
+    let on_ops = move |ev: leptos::ev::Event| {
+        if let Some(o) = OpsShown::from_id(&event_target_value(&ev)) {
+            ops.set(o);
+        }
+    };
+    let names = move || {
+        computed.with(|c| match c {
+            Some(Ok(v)) => v.details.iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    };
+    let on_pick = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        picked.set((!v.is_empty()).then_some(v));
+    };
+    let on_chart_pick = Callback::new(move |id: String| {
+        // Only workload points explain themselves (ridge and trail regions do not).
+        let known =
+            computed.with(|c| matches!(c, Some(Ok(v)) if v.details.iter().any(|d| d.name == id)));
+        if known {
+            picked.set(Some(id));
+        }
+    });
+    let detail = move || -> Option<PointDetail> {
+        let name = picked.get()?;
+        computed.with(|c| match c {
+            Some(Ok(v)) => v.details.iter().find(|d| d.name == name).cloned(),
+            _ => None,
+        })
+    };
+    let title = Signal::derive(move || state.tr("view_roof_title").to_string());
+    let dark = is_dark(state);
+    view! {
+        <section class="panel view roofline-view" aria-labelledby="roofline-title" data-testid="roofline-view">
+            <h2 id="roofline-title">{move || state.tr("view_roof_title")}</h2>
+            <div class="view-controls">
+                <div class="field slider-field">
+                    <label for="roofline-batch">
+                        {move || state.tr("view_roof_batch")}": "
+                        <strong data-testid="roofline-batch-value">{move || group(batch())}</strong>
+                    </label>
+                    <input
+                        id="roofline-batch"
+                        data-testid="roofline-batch"
+                        type="range"
+                        min=BATCH_LOG2.0.to_string()
+                        max=BATCH_LOG2.1.to_string()
+                        step="1"
+                        aria-valuetext=move || group(batch())
+                        prop:value=move || log2_pos(batch(), BATCH_LOG2).to_string()
+                        on:input=on_batch
+                    />
+                </div>
+                <div class="field slider-field">
+                    <label for="roofline-context">
+                        {move || state.tr("view_roof_context")}": "
+                        <strong data-testid="roofline-context-value">{move || group(context())}</strong>
+                        " "{move || state.tr("view_unit_tokens")}
+                    </label>
+                    <input
+                        id="roofline-context"
+                        data-testid="roofline-context"
+                        type="range"
+                        min=CONTEXT_LOG2.0.to_string()
+                        max=CONTEXT_LOG2.1.to_string()
+                        step="1"
+                        aria-valuetext=move || group(context())
+                        prop:value=move || log2_pos(context(), CONTEXT_LOG2).to_string()
+                        on:input=on_context
+                    />
+                </div>
+                <div class="field">
+                    <label for="roofline-ops">{move || state.tr("view_roof_ops")}</label>
+                    <select id="roofline-ops" data-testid="roofline-ops" on:change=on_ops>
+                        {OpsShown::ALL
+                            .iter()
+                            .map(|o| {
+                                let o = *o;
+                                view! {
+                                    <option value=o.id() selected=move || ops.get() == o>
+                                        {move || state.tr(o.label_key())}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+            </div>
+            <p class="readout">
+                {move || state.tr("view_roof_decode_intensity")}": "
+                <output data-testid="roofline-decode-intensity">{move || readout().0}</output>
+                " FLOP/B · "
+                {move || state.tr("view_roof_prefill_intensity")}": "
+                <output data-testid="roofline-prefill-intensity">{move || readout().1}</output>
+                " FLOP/B · "
+                {move || state.tr("chart_ridge")}": "
+                <output data-testid="roofline-ridge">{move || readout().2}</output>
+                " FLOP/B"
+            </p>
+            {move || error().map(|m| view! { <p class="calc-error" role="alert">{m}</p> })}
+            <div class="chart-box">
+                <ChartCanvas<RooflineData>
+                    data=Signal::from(chart)
+                    lang=state.lang
+                    dark=dark
+                    title=title
+                    test_id="chart-roofline"
+                    on_pick=on_chart_pick
+                />
+            </div>
+            <p class="explain" data-testid="roofline-explain">{explain}</p>
+            <Explanation section=Section::Roofline />
+            <div class="field">
+                <label for="roofline-point">{move || state.tr("view_roof_pick")}</label>
+                <select id="roofline-point" data-testid="roofline-point" on:change=on_pick>
+                    <option value="" selected=move || picked.with(Option::is_none)>
+                        {move || state.tr("view_roof_pick_none")}
+                    </option>
+                    {move || {
+                        names()
+                            .into_iter()
+                            .map(|n| {
+                                let sel = n.clone();
+                                let value = n.clone();
+                                view! {
+                                    <option value=value selected=move || picked.with(|p| p.as_deref() == Some(sel.as_str()))>
+                                        {n}
+                                    </option>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </select>
+            </div>
+            {move || {
+                detail()
+                    .map(|d| {
+                        view! {
+                            <div class="point-math" data-testid="roofline-math">
+                                <p><strong>{d.name.clone()}</strong></p>
+                                {d
+                                    .derivations
+                                    .into_iter()
+                                    .enumerate()
+                                    .map(|(i, der)| view! {
+                                        <MathPanel derivation=der testid=format!("math-roofline-{i}") open=true />
+                                    })
+                                    .collect_view()}
+                            </div>
+                        }
+                    })
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,237 @@
+//! The app's shared state: the scenario (one signal), the report (one memo that keeps the last
+//! good result), the language, the theme and the notices; plus the URL and browser glue.
+
+use crate::core::catalog::Catalog;
+use crate::core::error::CalcError;
+use crate::core::i18n::{tr, Lang};
+use crate::core::presets;
+use crate::core::report::{evaluate, Report};
+use crate::core::scenario::{Notice, NoticeKind, Scenario};
+use crate::core::units::Bytes;
+use leptos::prelude::*;
+
+/// The evaluated scenario: the newest good report, and the error of the newest input if it
+/// failed (the report then stays the last good one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The last report that evaluated without error.
+    pub report: Option<Report>,
+    /// Why the current scenario could not be evaluated, if it could not.
+    pub error: Option<CalcError>,
+}
+
+/// How a change is recorded in the browser history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum History {
+    /// A discrete choice (preset, GPU added or removed): a new entry, so Back undoes it.
+    Push,
+    /// A continuous edit (typing, sliders): the current entry is replaced.
+    Replace,
+}
+
+/// Colour theme choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Theme {
+    /// Follow the system setting.
+    #[default]
+    Auto,
+    /// Always light.
+    Light,
+    /// Always dark.
+    Dark,
+}
+
+impl Theme {
+    /// The next theme in the toggle's cycle.
+    pub fn next(self) -> Theme {
+        match self {
+            Theme::Auto => Theme::Light,
+            Theme::Light => Theme::Dark,
+            Theme::Dark => Theme::Auto,
+        }
+    }
+
+    /// Translation key of the label.
+    pub fn key(self) -> &'static str {
+        match self {
+            Theme::Auto => "ui_theme_auto",
+            Theme::Light => "ui_theme_light",
+            Theme::Dark => "ui_theme_dark",
+        }
+    }
+
+    /// Value of the `data-theme` attribute on `<html>` (empty = follow the system).
+    pub fn attr(self) -> &'static str {
+        match self {
+            Theme::Auto => "",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
+/// Everything the components share, provided as context. `Copy`: signals and memos only.
+#[derive(Debug, Clone, Copy)]
+pub struct AppState {
+    /// What the user chose.
+    pub scenario: RwSignal<Scenario>,
+    /// The evaluated scenario (the one memo of the app).
+    pub outcome: Memo<Outcome>,
+    /// The UI language in effect.
+    pub lang: Memo<Lang>,
+    /// Messages about the link (bad parameters) and sharing.
+    pub notices: RwSignal<Vec<Notice>>,
+    /// Colour theme.
+    pub theme: RwSignal<Theme>,
+}
+
+impl AppState {
+    /// Builds the state from the page's URL.
+    pub fn from_location() -> AppState {
+        let (scenario, notices) = read_location();
+        let browser = browser_lang();
+        let scenario = RwSignal::new(scenario);
+        let outcome = Memo::new_owning(move |prev: Option<Outcome>| {
+            let res = scenario.with(|s| evaluate(s, Catalog::builtin()));
+            let next = match res {
+                Ok(r) => Outcome {
+                    report: Some(r),
+                    error: None,
+                },
+                Err(e) => Outcome {
+                    report: prev.and_then(|p| p.report),
+                    error: Some(e),
+                },
+            };
+            (next, true)
+        });
+        let lang = Memo::new(move |_| scenario.with(|s| s.lang).unwrap_or(browser));
+        AppState {
+            scenario,
+            outcome,
+            lang,
+            notices: RwSignal::new(notices),
+            theme: RwSignal::new(stored_theme()),
+        }
+    }
+
+    /// Applies an edit to the scenario and records it in the URL.
+    pub fn edit(&self, history: History, f: impl FnOnce(&mut Scenario)) {
+        self.scenario.update(f);
+        self.write_url(history);
+    }
+
+    /// Reloads the scenario from the URL (Back / Forward).
+    pub fn reload_from_location(&self) {
+        let (s, n) = read_location();
+        self.scenario.set(s);
+        self.notices.set(n);
+    }
+
+    /// Translates a key in the current language (reactive).
+    pub fn tr(&self, key: &str) -> &'static str {
+        tr(self.lang.get(), key)
+    }
+
+    fn write_url(&self, history: History) {
+        let (query, notice) = self.scenario.with_untracked(|s| s.share_query());
+        self.notices.update(|ns| {
+            ns.retain(|n| n.kind != NoticeKind::ConfigNotInLink);
+            if let Some(n) = notice {
+                ns.push(n);
+            }
+        });
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let path = window.location().pathname().unwrap_or_default();
+        let url = if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{query}")
+        };
+        if let Ok(h) = window.history() {
+            let none = wasm_bindgen::JsValue::NULL;
+            let _ = match history {
+                History::Push => h.push_state_with_url(&none, "", Some(&url)),
+                History::Replace => h.replace_state_with_url(&none, "", Some(&url)),
+            };
+        }
+    }
+
+    /// The current page address (for the copy-link button and the embed back-link).
+    pub fn full_link(&self, drop_embed: bool) -> String {
+        let query = self.scenario.with(|s| {
+            let mut s = s.clone();
+            if drop_embed {
+                s.view = crate::core::scenario::ViewMode::Full;
+            }
+            s.share_query().0
+        });
+        let path = web_sys::window()
+            .and_then(|w| w.location().pathname().ok())
+            .unwrap_or_default();
+        if query.is_empty() {
+            path
+        } else {
+            format!("{path}?{query}")
+        }
+    }
+}
+
+/// Where the theme choice is remembered.
+const THEME_KEY: &str = "llmcalc-theme";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+}
+
+/// The theme remembered from an earlier visit (Auto when none or storage is unavailable).
+fn stored_theme() -> Theme {
+    match storage()
+        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+        .as_deref()
+    {
+        Some("light") => Theme::Light,
+        Some("dark") => Theme::Dark,
+        _ => Theme::Auto,
+    }
+}
+
+/// Remembers the theme choice (ignored when storage is unavailable, e.g. a sandboxed frame).
+pub fn store_theme(t: Theme) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(THEME_KEY, t.attr());
+    }
+}
+
+/// Reads and sanitises the scenario in the page's URL.
+fn read_location() -> (Scenario, Vec<Notice>) {
+    let search = web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default();
+    let (mut s, mut notices) = Scenario::from_query(&search);
+    notices.extend(s.sanitize(Catalog::builtin(), |id| presets::get(id).is_some()));
+    (s, notices)
+}
+
+/// The browser's preferred language, English when it is neither Korean nor English.
+pub fn browser_lang() -> Lang {
+    web_sys::window()
+        .and_then(|w| w.navigator().language())
+        .and_then(|l| Lang::from_code(&l))
+        .unwrap_or_default()
+}
+
+/// The application state from context (provided by [`crate::ui::app::App`]).
+pub fn use_app() -> AppState {
+    match use_context::<AppState>() {
+        Some(s) => s,
+        None => AppState::from_location(),
+    }
+}
+
+/// "13.48 GB (12.55 GiB)": both units, always labelled.
+pub fn fmt_bytes_both(b: Bytes) -> String {
+    format!("{} ({})", b.fmt_gb(), b.fmt_gib())
+}

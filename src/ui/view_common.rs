@@ -1,0 +1,77 @@
+//! Helpers shared by the analysis views (roofline, matmul, performance, accuracy, planner):
+//! memos of the model and the compared GPUs from the last good report, the resolved theme,
+//! and number formatting. No components here.
+
+use crate::core::model::ModelDesc;
+use crate::core::units::fmt_sig;
+use crate::core::views::ViewGpu;
+use crate::ui::state::{AppState, Theme};
+use leptos::prelude::*;
+
+/// Whether the dark palette is in effect: the toggle, or the system when it follows it.
+pub fn is_dark(state: AppState) -> Signal<bool> {
+    let system_dark = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches());
+    Signal::derive(move || match state.theme.get() {
+        Theme::Dark => true,
+        Theme::Light => false,
+        Theme::Auto => system_dark,
+    })
+}
+
+/// The model of the last good report (`None` before the first one).
+pub fn model_memo(state: AppState) -> Memo<Option<ModelDesc>> {
+    Memo::new(move |_| {
+        state
+            .outcome
+            .with(|o| o.report.as_ref().map(|r| r.model.clone()))
+    })
+}
+
+/// The compared GPUs of the last good report, with their keys.
+pub fn gpus_memo(state: AppState) -> Memo<Vec<ViewGpu>> {
+    Memo::new(move |_| {
+        state.outcome.with(|o| {
+            o.report
+                .as_ref()
+                .map(ViewGpu::from_report)
+                .unwrap_or_default()
+        })
+    })
+}
+
+/// "12.3 ms" (significant digits), "—" when not finite.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms.is_finite() {
+        format!("{} ms", fmt_sig(ms))
+    } else {
+        "—".to_string()
+    }
+}
+
+/// "9.8–14 ms": a prediction range, "—" when not finite.
+pub fn fmt_ms_range(r: (f64, f64)) -> String {
+    if r.0.is_finite() && r.1.is_finite() {
+        format!("{}–{} ms", fmt_sig(r.0), fmt_sig(r.1))
+    } else {
+        "—".to_string()
+    }
+}
+
+/// "$0.2515" / "—".
+pub fn fmt_usd(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.is_finite() => crate::charts::fmt::usd(v),
+        _ => "—".to_string(),
+    }
+}
+
+/// A number with significant digits, "—" when not finite.
+pub fn fmt_num(v: f64) -> String {
+    if v.is_finite() {
+        fmt_sig(v)
+    } else {
+        "—".to_string()
+    }
+}

@@ -1,0 +1,225 @@
+//! The workload panel: context length, concurrency, precisions and the budget rule.
+
+use crate::core::dtype::Dtype;
+use crate::core::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::core::scenario::{limits, BudgetRule};
+use crate::ui::number_field::NumberField;
+use crate::ui::state::{use_app, History};
+use leptos::prelude::*;
+
+/// vLLM block sizes offered.
+const BLOCK_SIZES: &[u32] = &[1, 8, 16, 32, 64, 128];
+
+/// The workload panel.
+#[component]
+pub fn Workload() -> impl IntoView {
+    let state = use_app();
+    let ctx = Signal::derive(move || state.scenario.with(|s| s.context_len));
+    let conc = Signal::derive(move || state.scenario.with(|s| s.concurrency));
+    let is_vllm = move || {
+        state
+            .scenario
+            .with(|s| matches!(s.budget, BudgetRule::Vllm { .. }))
+    };
+    let (gmu, bs) = (
+        move || {
+            state.scenario.with(|s| match s.budget {
+                BudgetRule::Vllm {
+                    gpu_memory_utilization,
+                    ..
+                } => gpu_memory_utilization,
+                BudgetRule::Textbook => DEFAULT_GPU_MEMORY_UTILIZATION,
+            })
+        },
+        move || {
+            state.scenario.with(|s| match s.budget {
+                BudgetRule::Vllm { block_size, .. } => block_size,
+                BudgetRule::Textbook => DEFAULT_BLOCK_SIZE as u32,
+            })
+        },
+    );
+    let set_rule = move |vllm: bool| {
+        state.edit(History::Push, |s| {
+            s.budget = if vllm {
+                BudgetRule::Vllm {
+                    gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+                    block_size: DEFAULT_BLOCK_SIZE as u32,
+                }
+            } else {
+                BudgetRule::Textbook
+            }
+        });
+    };
+    let gmu_error = RwSignal::new(false);
+    let gmu_raw: RwSignal<Option<String>> = RwSignal::new(None);
+    let on_gmu = move |ev: leptos::ev::Event| {
+        let t = event_target_value(&ev);
+        match crate::core::scenario::parse_f64_in(&t, limits::GMU) {
+            Some(u) => {
+                gmu_error.set(false);
+                let block_size = bs();
+                state.edit(History::Replace, |s| {
+                    s.budget = BudgetRule::Vllm {
+                        gpu_memory_utilization: u,
+                        block_size,
+                    }
+                });
+            }
+            None => gmu_error.set(true),
+        }
+        gmu_raw.set(Some(t));
+    };
+    let on_bs = move |ev: leptos::ev::Event| {
+        if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+            if BLOCK_SIZES.contains(&n) {
+                let u = gmu();
+                state.edit(History::Replace, |s| {
+                    s.budget = BudgetRule::Vllm {
+                        gpu_memory_utilization: u,
+                        block_size: n,
+                    }
+                });
+            }
+        }
+    };
+    let dtype_select =
+        move |id: &'static str, label: &'static str, none_key: &'static str, kv: bool| {
+            let current = move || {
+                state
+                    .scenario
+                    .with(|s| if kv { s.kv_dtype } else { s.weight_dtype })
+            };
+            let on_change = move |ev: leptos::ev::Event| {
+                let v = event_target_value(&ev);
+                let d = Dtype::parse(&v).ok();
+                state.edit(History::Replace, |s| {
+                    if kv {
+                        s.kv_dtype = d;
+                    } else {
+                        s.weight_dtype = d;
+                    }
+                });
+            };
+            view! {
+                <div class="field">
+                    <label for=id>{move || state.tr(label)}</label>
+                    <select id=id data-testid=id on:change=on_change>
+                        <option value="" selected=move || current().is_none()>
+                            {move || state.tr(none_key)}
+                        </option>
+                        {Dtype::ALL
+                            .iter()
+                            .map(|d| {
+                                let d = *d;
+                                view! {
+                                    <option value=d.id() selected=move || current() == Some(d)>
+                                        {d.id()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </div>
+            }
+        };
+
+    view! {
+        <section class="panel workload-panel" aria-labelledby="workload-title">
+            <h2 id="workload-title">{move || state.tr("ui_section_workload")}</h2>
+            <NumberField
+                id="context-len"
+                label_key="wl_context"
+                unit_key="unit_tokens"
+                value=ctx
+                range=limits::CONTEXT_LEN
+                slider_log2=(7, 20)
+                on_commit=move |n| state.edit(History::Replace, |s| s.context_len = n)
+            />
+            <NumberField
+                id="concurrency"
+                label_key="wl_concurrency"
+                unit_key="unit_requests"
+                value=conc
+                range=limits::CONCURRENCY
+                slider_log2=(0, 10)
+                on_commit=move |n| state.edit(History::Replace, |s| s.concurrency = n)
+            />
+            <div class="field-row">
+                {dtype_select("weight-dtype", "wl_weight_dtype", "wl_checkpoint", false)}
+                {dtype_select("kv-dtype", "wl_kv_dtype", "wl_model_default", true)}
+            </div>
+            <fieldset class="field rule">
+                <legend>{move || state.tr("wl_rule")}</legend>
+                <label class="radio">
+                    <input
+                        type="radio"
+                        name="rule"
+                        value="textbook"
+                        data-testid="rule-textbook"
+                        prop:checked=move || !is_vllm()
+                        on:change=move |_| set_rule(false)
+                    />
+                    {move || state.tr("wl_rule_textbook")}
+                </label>
+                <label class="radio">
+                    <input
+                        type="radio"
+                        name="rule"
+                        value="vllm"
+                        data-testid="rule-vllm"
+                        prop:checked=is_vllm
+                        on:change=move |_| set_rule(true)
+                    />
+                    {move || state.tr("wl_rule_vllm")}
+                </label>
+            </fieldset>
+            <Show when=is_vllm>
+                <div class="field-row">
+                    <div class="field">
+                        <label for="gmu">{move || state.tr("wl_gmu")}</label>
+                        <input
+                            id="gmu"
+                            data-testid="gmu"
+                            type="text"
+                            inputmode="decimal"
+                            aria-invalid=move || gmu_error.get().to_string()
+                            prop:value=move || gmu_raw.get().unwrap_or_else(|| gmu().to_string())
+                            on:input=on_gmu
+                            on:change=move |_| {
+                                if gmu_error.try_get_untracked() == Some(false) {
+                                    let _ = gmu_raw.try_set(None);
+                                }
+                            }
+                        />
+                        <Show when=move || gmu_error.get()>
+                            <p class="field-error" role="alert" data-testid="gmu-error">
+                                {move || {
+                                    state
+                                        .tr("err_decimal")
+                                        .replace("{min}", &limits::GMU.0.to_string())
+                                        .replace("{max}", &limits::GMU.1.to_string())
+                                }}
+                            </p>
+                        </Show>
+                    </div>
+                    <div class="field">
+                        <label for="block-size">{move || state.tr("wl_block_size")}</label>
+                        <select id="block-size" data-testid="block-size" on:change=on_bs>
+                            {BLOCK_SIZES
+                                .iter()
+                                .map(|n| {
+                                    let n = *n;
+                                    view! {
+                                        <option value=n.to_string() selected=move || bs() == n>
+                                            {n.to_string()}
+                                        </option>
+                                    }
+                                })
+                                .collect_view()}
+                        </select>
+                    </div>
+                </div>
+            </Show>
+        </section>
+    }
+}
