@@ -1,10 +1,8 @@
 //! The page layout: header, input panels, results; or one widget in embed mode.
 
-use crate::core::explain::Section;
 use crate::core::scenario::ViewMode;
 use crate::ui::charts_panel::ChartsPanel;
 use crate::ui::embed::EmbedView;
-use crate::ui::explanation::Explanation;
 use crate::ui::export_bar::ExportBar;
 use crate::ui::fit_table::FitTable;
 use crate::ui::gpu_picker::GpuPicker;
@@ -44,10 +42,12 @@ pub fn App() -> impl IntoView {
     // edit of the scenario, which would drop focus and dispose the inputs being typed in).
     let view_mode = Memo::new(move |_| state.scenario.with(|s| s.view));
     view! {
-        {move || match view_mode.get() {
-            ViewMode::Embed(w) => view! { <EmbedView widget=w /> }.into_any(),
-            ViewMode::Full => view! { <FullPage /> }.into_any(),
-        }}
+        <div class="app-root" data-testid="app-root">
+            {move || match view_mode.get() {
+                ViewMode::Embed(w) => view! { <EmbedView widget=w /> }.into_any(),
+                ViewMode::Full => view! { <FullPage /> }.into_any(),
+            }}
+        </div>
     }
 }
 
@@ -86,7 +86,6 @@ fn FullPage() -> impl IntoView {
                 <crate::ui::perf_view::PerfView />
                 <crate::ui::accuracy_view::AccuracyView />
                 <crate::ui::planner_view::PlannerView />
-                <Explanation section=Section::Planner />
             </section>
         </main>
         <footer class="footer">

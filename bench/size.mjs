@@ -1,0 +1,66 @@
+// Shipped bytes of a built dist/: raw, gzip (level 9) and brotli (quality 11), per file and
+// per kind (wasm, js, css, other). Reports only; never fails on the numbers.
+//
+//   node bench/size.mjs [DIST_DIR]      (default: dist)
+
+import { readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { extname, join, relative, resolve } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const dist = resolve(root, process.argv[2] || 'dist');
+// Issue 4's target for everything shipped, brotli-compressed.
+const TARGET_BROTLI_BYTES = 300 * 1000;
+
+if (!existsSync(join(dist, 'index.html'))) {
+  console.log(`bench size: ${dist}/index.html not found (build with trunk build --release first)`);
+  process.exit(1);
+}
+
+function* files(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+const kindOf = (path) => ({ '.wasm': 'wasm', '.js': 'js', '.mjs': 'js', '.css': 'css' })[extname(path)] || 'other';
+const kB = (n) => `${(n / 1000).toFixed(1).padStart(8)} kB`;
+
+const rows = [];
+for (const path of files(dist)) {
+  const data = readFileSync(path);
+  rows.push({
+    file: relative(dist, path),
+    kind: kindOf(path),
+    raw: data.length,
+    gzip: gzipSync(data, { level: 9 }).length,
+    brotli: brotliCompressSync(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }).length,
+  });
+}
+rows.sort((a, b) => b.raw - a.raw);
+
+console.log(`bench size: ${dist} (kB = 1000 bytes)`);
+console.log(`  ${'file'.padEnd(48)} ${'raw'.padStart(11)} ${'gzip'.padStart(11)} ${'brotli'.padStart(11)}`);
+for (const r of rows) console.log(`  ${r.file.padEnd(48)} ${kB(r.raw)} ${kB(r.gzip)} ${kB(r.brotli)}`);
+const totals = {};
+for (const kind of ['wasm', 'js', 'css', 'other', 'all']) {
+  const sel = rows.filter((r) => kind === 'all' || r.kind === kind);
+  totals[kind] = {
+    files: sel.length,
+    raw: sel.reduce((s, r) => s + r.raw, 0),
+    gzip: sel.reduce((s, r) => s + r.gzip, 0),
+    brotli: sel.reduce((s, r) => s + r.brotli, 0),
+  };
+  const t = totals[kind];
+  console.log(`  ${`total ${kind} (${t.files} files)`.padEnd(48)} ${kB(t.raw)} ${kB(t.gzip)} ${kB(t.brotli)}`);
+}
+const all = totals.all.brotli;
+console.log(
+  `bench size: everything shipped ${(all / 1000).toFixed(1)} kB brotli; target <= ${TARGET_BROTLI_BYTES / 1000} kB: ${all <= TARGET_BROTLI_BYTES ? 'met' : 'NOT met'} (reported, not asserted)`,
+);
+mkdirSync(join(root, 'artifacts'), { recursive: true });
+writeFileSync(join(root, 'artifacts', 'bench-size.json'), JSON.stringify({ dist, files: rows, totals }, null, 2));

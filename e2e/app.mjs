@@ -1,0 +1,275 @@
+// Page helpers for the calculator's end-to-end tests and benchmarks. Every element is found by
+// its `data-testid` (the contract with src/ui/; see e2e/README.md for the list).
+
+import { sleep } from './harness.mjs';
+
+/** Test ids of the chart canvases that must show drawn pixels. */
+export const CHART_IDS = ['chart-memory', 'chart-kv', 'chart-batch', 'chart-roofline'];
+
+/** Polls `fn` until it returns a truthy value; throws `what` after `timeoutMs`. */
+export async function waitFor(fn, what, timeoutMs = 10000, everyMs = 50) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      const detail = last instanceof Error ? `: ${last.message}` : last === undefined ? '' : ` (last: ${JSON.stringify(last)})`;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** Throws `message` unless `cond` holds. */
+export function check(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/**
+ * Opens `url` and waits until the app has mounted (`app-root` visible) and the network is
+ * idle; then marks the page loaded, so any later request fails the test.
+ */
+export async function openApp(p, url) {
+  await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
+  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  p.markLoaded();
+  return p.page;
+}
+
+/** Reloads the page and waits for the app again (a reload is a new first load). */
+export async function reloadApp(p) {
+  await p.page.reload({ waitUntil: 'load', timeout: 30000 });
+  await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
+  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  p.markLoaded();
+  return p.page;
+}
+
+/** The element with this test id (exactly one expected). */
+export function byId(page, id) {
+  return page.locator(`[data-testid="${id}"]`);
+}
+
+/** True when an element with this test id exists and is visible. */
+export async function isVisible(page, id) {
+  const loc = byId(page, id);
+  return (await loc.count()) > 0 && (await loc.first().isVisible());
+}
+
+/**
+ * The number an output shows: its `data-value` attribute when present (raw, unformatted),
+ * else the first number in its text ("6,738,415,616", "0.5 MiB", "4 requests").
+ */
+export async function readNumber(page, id) {
+  const loc = byId(page, id).first();
+  const raw = await loc.getAttribute('data-value', { timeout: 5000 });
+  if (raw !== null && raw.trim() !== '') return Number(raw);
+  const text = await loc.innerText({ timeout: 5000 });
+  const m = text.replace(/\u00a0/g, ' ').match(/-?\d[\d,]*(\.\d+)?(e[+-]?\d+)?/i);
+  return m ? Number(m[0].replace(/,/g, '')) : NaN;
+}
+
+/** The visible text of an element. */
+export async function readText(page, id) {
+  return (await byId(page, id).first().innerText({ timeout: 5000 })).trim();
+}
+
+/**
+ * Sets a form control by test id, as a user typing would: the element itself when it is an
+ * input/select/textarea, else the first such control inside it (preferring a number or text
+ * field over a slider). Fires `input` and `change`.
+ */
+export async function setValue(page, id, value) {
+  const loc = byId(page, id).first();
+  await loc.waitFor({ state: 'attached', timeout: 10000 });
+  const target = await loc.evaluate((el) => (['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName) ? 'self' : 'inner'));
+  const control = target === 'self' ? loc : loc.locator('input:not([type=range]), select, textarea, input').first();
+  const info = await control.evaluate((el) => ({ tag: el.tagName, type: el.type }));
+  if (info.tag === 'SELECT') {
+    await control.selectOption(String(value));
+  } else if (info.type === 'range' || info.type === 'checkbox') {
+    await control.evaluate((el, v) => {
+      if (el.type === 'checkbox') el.checked = Boolean(v);
+      else el.value = String(v);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }, value);
+  } else {
+    await control.fill(String(value));
+    await control.dispatchEvent('change');
+  }
+}
+
+/**
+ * Switches the model input to a mode (`preset`, `paste`, `quick`) by clicking
+ * `model-mode-<mode>` when the page has such a switch and it is not already chosen.
+ */
+export async function modelMode(page, mode) {
+  const button = byId(page, `model-mode-${mode}`).first();
+  if ((await button.count()) === 0) return;
+  const on = await button.evaluate((el) => el.getAttribute('aria-checked') === 'true' || el.getAttribute('aria-pressed') === 'true' || el.checked === true);
+  if (!on) await button.click();
+}
+
+/** Pastes text into the config text area (fires input like typing would). */
+export async function pasteConfig(page, text) {
+  await modelMode(page, 'paste');
+  await setValue(page, 'model-paste', text);
+}
+
+/** Chooses a preset by its id (the option's value). */
+export async function choosePreset(page, id) {
+  await modelMode(page, 'preset');
+  await setValue(page, 'model-preset', id);
+}
+
+/** Ids of the GPUs the picker offers (`gpu-option-<id>` elements or `<option>` values). */
+export async function gpuOptions(page) {
+  const picker = byId(page, 'gpu-picker').first();
+  return picker.evaluate((el) => {
+    if (el.tagName === 'SELECT') return [...el.options].map((o) => o.value);
+    return [...el.querySelectorAll('[data-testid^="gpu-option-"]')].map((o) => o.getAttribute('data-testid').slice('gpu-option-'.length));
+  });
+}
+
+/** Ids of the GPUs currently selected: `gpu-selected-<id>` chips, else pressed options. */
+export async function selectedGpus(page) {
+  return page.evaluate(() => {
+    const chips = [...document.querySelectorAll('[data-testid^="gpu-selected-"]')];
+    if (chips.length > 0) return chips.map((c) => c.getAttribute('data-testid').slice('gpu-selected-'.length));
+    const picker = document.querySelector('[data-testid="gpu-picker"]');
+    if (!picker) return [];
+    if (picker.tagName === 'SELECT') return [...picker.selectedOptions].map((o) => o.value);
+    return [...picker.querySelectorAll('[data-testid^="gpu-option-"]')]
+      .filter((el) => {
+        const box = el.matches('input') ? el : el.querySelector('input[type=checkbox]');
+        if (box) return box.checked;
+        return ['aria-pressed', 'aria-checked', 'aria-selected'].some((a) => el.getAttribute(a) === 'true');
+      })
+      .map((el) => el.getAttribute('data-testid').slice('gpu-option-'.length));
+  });
+}
+
+/**
+ * Makes exactly `ids` the selected GPUs, as a user would: clicking `gpu-option-<id>` to add
+ * (typing into the picker's search field if the option is not listed) and `gpu-remove-<id>`
+ * on a selected chip to remove (or clicking a pressed option again where there are no remove
+ * buttons). A `<select multiple>` picker is set directly.
+ */
+export async function selectGpus(page, ids) {
+  const picker = byId(page, 'gpu-picker').first();
+  await picker.waitFor({ state: 'attached', timeout: 10000 });
+  if ((await picker.evaluate((el) => el.tagName)) === 'SELECT') {
+    await picker.selectOption(ids);
+    return;
+  }
+  const option = (id) => page.locator(`[data-testid="gpu-option-${id}"]`).first();
+  const removeUnwanted = async () => {
+    for (const id of await selectedGpus(page)) {
+      const current = await selectedGpus(page);
+      if (ids.includes(id) || current.length <= 1) continue;
+      const remove = page.locator(`[data-testid="gpu-remove-${id}"]`).first();
+      await ((await remove.count()) > 0 ? remove : option(id)).click();
+      await waitFor(async () => !(await selectedGpus(page)).includes(id), `GPU ${id} to be removed`, 5000);
+    }
+  };
+  await removeUnwanted();
+  for (const id of ids) {
+    if ((await selectedGpus(page)).includes(id)) continue;
+    if ((await option(id).count()) === 0 || !(await option(id).isVisible())) {
+      const search = page.locator('[data-testid="gpu-search"]').first();
+      if ((await search.count()) > 0) await search.fill(id);
+    }
+    await option(id).click({ timeout: 5000 });
+    await waitFor(async () => (await selectedGpus(page)).includes(id), `GPU ${id} to be selected`, 5000);
+  }
+  await removeUnwanted();
+  const now = await selectedGpus(page);
+  check(
+    now.length === ids.length && ids.every((id) => now.includes(id)),
+    `selected GPUs are ${now.join(', ')}, wanted ${ids.join(', ')}`,
+  );
+}
+
+/**
+ * Reads the pixels of a chart canvas (the element itself, or the canvas inside it) with
+ * getImageData: size, share of non-transparent pixels and number of distinct colours.
+ */
+export async function canvasPixels(page, id) {
+  return page.evaluate((tid) => {
+    const el = document.querySelector(`[data-testid="${tid}"]`);
+    if (!el) return { id: tid, error: 'missing' };
+    const canvas = el.tagName === 'CANVAS' ? el : el.querySelector('canvas');
+    if (!canvas) return { id: tid, error: 'no canvas element' };
+    const { width, height } = canvas;
+    if (!width || !height) return { id: tid, error: `canvas is ${width}x${height}` };
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return { id: tid, error: 'no 2d context' };
+    const data = ctx.getImageData(0, 0, width, height).data;
+    let painted = 0;
+    const colours = new Set();
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] > 0) {
+        painted += 1;
+        if (colours.size < 4096) colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+      }
+    }
+    return { id: tid, width, height, painted, share: painted / (width * height), colours: colours.size };
+  }, id);
+}
+
+/**
+ * Throws unless the chart shows a drawing: some opaque pixels and at least three colours
+ * (a background, axes or text, and at least one series).
+ */
+export async function expectChartDrawn(page, id) {
+  const px = await waitFor(async () => {
+    const r = await canvasPixels(page, id);
+    return !r.error && r.painted > 0 && r.colours >= 3 ? r : null;
+  }, `${id} to have drawn pixels`, 10000, 200).catch(async (err) => {
+    const r = await canvasPixels(page, id);
+    throw new Error(`${err.message}; last reading ${JSON.stringify(r)}`);
+  });
+  return px;
+}
+
+/**
+ * Every input's state and every key output's text, for comparing a page before and after a
+ * reload: `{ testid: value }`.
+ */
+export async function snapshot(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const el of document.querySelectorAll('[data-testid]')) {
+      const id = el.getAttribute('data-testid');
+      if (el.matches('input[type=checkbox], input[type=radio]')) out[id] = el.checked;
+      else if (el.matches('select[multiple]')) out[id] = [...el.selectedOptions].map((o) => o.value).join(',');
+      else if (el.matches('input, select, textarea')) out[id] = el.value;
+      else if (/^(params-|kv-|max-requests-|weights-|model-name)/.test(id)) out[id] = el.textContent.trim();
+      else if (['aria-pressed', 'aria-checked', 'aria-selected'].some((a) => el.hasAttribute(a))) {
+        out[id] = ['aria-pressed', 'aria-checked', 'aria-selected'].map((a) => el.getAttribute(a)).join('/');
+      }
+    }
+    return out;
+  });
+}
+
+/** Lists the keys whose values differ between two snapshots, as readable lines. */
+export function diffSnapshots(before, after) {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys
+    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+    .map((k) => `${k}: ${JSON.stringify(before[k])} -> ${JSON.stringify(after[k])}`);
+}
+
+/** Number of Hangul syllables in the app's visible text. */
+export async function hangulCount(page) {
+  const text = await byId(page, 'app-root').first().innerText();
+  return (text.match(/[\uac00-\ud7a3]/g) || []).length;
+}

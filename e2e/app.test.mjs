@@ -1,0 +1,326 @@
+// Issue 4's end-to-end checks, acting like a user of the calculator.
+
+import { readFileSync } from 'node:fs';
+import {
+  CHART_IDS,
+  byId,
+  canvasPixels,
+  check,
+  choosePreset,
+  diffSnapshots,
+  expectChartDrawn,
+  gpuOptions,
+  hangulCount,
+  isVisible,
+  openApp,
+  pasteConfig,
+  readNumber,
+  readText,
+  reloadApp,
+  selectGpus,
+  setValue,
+  snapshot,
+  waitFor,
+} from './app.mjs';
+
+const LLAMA2_TEXT = readFileSync(new URL('./fixtures/llama-2-7b-hf.config.json', import.meta.url), 'utf8');
+const LLAMA2 = JSON.parse(LLAMA2_TEXT);
+
+// Expected Llama-2-7b figures, computed from its config (not typed in):
+// params = embeddings V·h + lm_head V·h (untied) + final norm h
+//        + layers × (q,k,v,o 4·h·h [32 KV heads = MHA] + gate/up/down 3·h·I + two norms 2·h)
+//        = 32000·4096·2 + 4096 + 32·(4·4096² + 3·4096·11008 + 2·4096) = 6,738,415,616
+// KV/token = 2 (K,V) × layers × kv_heads × head_dim (h / heads) × 2 B (float16) = 524,288 B
+const h = LLAMA2.hidden_size;
+const L = LLAMA2.num_hidden_layers;
+const kvHeads = LLAMA2.num_key_value_heads;
+const headDim = h / LLAMA2.num_attention_heads;
+const EXPECTED_PARAMS =
+  2 * LLAMA2.vocab_size * h + h + L * (4 * h * h + 3 * h * LLAMA2.intermediate_size + 2 * h);
+const EXPECTED_KV_BYTES = 2 * L * kvHeads * headDim * 2;
+// The textbook's practical batch sizes at 4,096 tokens (WORKED_EXAMPLES.md §3, issue 4):
+// A10G (24 GB) 5 in theory → 4 in practice; L40S (48 GB) 17 → 16.
+const CONTEXT = 4096;
+const EXPECTED_REQUESTS = { a10g: 4, l40s: 16 };
+
+/** Reads params-total once it is a positive number. */
+async function paramsTotal(page) {
+  return waitFor(async () => {
+    const n = await readNumber(page, 'params-total');
+    return Number.isFinite(n) && n > 0 ? n : null;
+  }, 'params-total to show a number');
+}
+
+/** Pastes the Llama-2-7b config and waits for its exact parameter count. */
+async function pasteLlama2(page) {
+  await pasteConfig(page, LLAMA2_TEXT);
+  await waitFor(async () => (await readNumber(page, 'params-total')) === EXPECTED_PARAMS, `params-total = ${EXPECTED_PARAMS}`);
+}
+
+/** The model error is absent, hidden or empty. */
+async function noModelError(page) {
+  return !(await isVisible(page, 'model-error')) || (await readText(page, 'model-error')) === '';
+}
+
+/** Throws `what` plus the message if a model error is shown. */
+async function expectNoModelError(page, what) {
+  if (!(await noModelError(page))) throw new Error(`${what}${await readText(page, 'model-error')}`);
+}
+
+/** Registers the tests with the runner. */
+export default function register(runner) {
+  runner.test('default page shows a result from a sub-path', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    const params = await paramsTotal(page);
+    const kv = await readNumber(page, 'kv-per-token');
+    check(Number.isFinite(kv) && kv > 0, `kv-per-token should be a positive number, got ${kv}`);
+    await expectNoModelError(page, 'model-error shown on the default page: ');
+    for (const r of p.requests) check(r.url.startsWith(server.url), `request outside the sub-path: ${r.url}`);
+    log(`default: params-total ${params}, kv-per-token ${kv}; ${p.requests.length} requests to load`);
+    await screenshot(page, 'default');
+  });
+
+  runner.test('index.html path and query string also load', async ({ open, server }) => {
+    const p = await open();
+    const page = await openApp(p, `${server.url}index.html?nonsense=%%&lang=`);
+    await paramsTotal(page);
+  });
+
+  runner.test('preset list offers at least 25 models', async ({ open, server }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    const n = await byId(page, 'model-preset').locator('option').count();
+    check(n >= 25, `model-preset has ${n} options, issue 4 asks for at least 25`);
+  });
+
+  runner.test('choosing a preset changes the result', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    const before = await paramsTotal(page);
+    const options = await byId(page, 'model-preset').evaluate((el) =>
+      [...el.options].map((o) => ({ value: o.value, label: o.textContent.trim(), selected: o.selected })),
+    );
+    check(options.length >= 2, `model-preset has ${options.length} options`);
+    // Prefer a model clearly different in size from the default (a MoE or a big dense model).
+    const pick =
+      options.find((o) => !o.selected && /30B-A3B|Mixtral|70B/i.test(o.label + o.value)) ||
+      options.filter((o) => !o.selected && o.value).at(-1);
+    await choosePreset(page, pick.value);
+    const after = await waitFor(async () => {
+      const n = await readNumber(page, 'params-total');
+      return n !== before && n > 0 ? n : null;
+    }, `params-total to change after choosing ${pick.label}`);
+    await expectNoModelError(page, 'model-error after choosing a preset: ');
+    log(`preset "${pick.label}": params-total ${before} -> ${after}`);
+    await screenshot(page, 'preset');
+  });
+
+  runner.test('pasting the Llama-2-7b config gives 6,738,415,616 params and 0.5 MiB/token', async ({ open, server, screenshot }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteLlama2(page);
+    const text = await readText(page, 'params-total');
+    check(text.includes(EXPECTED_PARAMS.toLocaleString('en-US')), `params-total text "${text}" should show ${EXPECTED_PARAMS.toLocaleString('en-US')}`);
+    await waitFor(async () => {
+      const kvText = await readText(page, 'kv-per-token');
+      const kv = await readNumber(page, 'kv-per-token');
+      return kv === EXPECTED_KV_BYTES || /0\.5\s*MiB/.test(kvText) || /512\s*KiB/.test(kvText);
+    }, `kv-per-token = ${EXPECTED_KV_BYTES} B (0.5 MiB)`);
+    await expectNoModelError(page, 'model-error after a valid paste: ');
+    await screenshot(page, 'llama-2-7b');
+  });
+
+  runner.test('A10G and L40S at 4,096 tokens serve 4 and 16 requests', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteLlama2(page);
+    // The textbook's budget rule (the default; chosen explicitly in case it changes).
+    if ((await byId(page, 'rule-textbook').count()) > 0) await byId(page, 'rule-textbook').first().check();
+    else if ((await byId(page, 'budget-rule').count()) > 0) await setValue(page, 'budget-rule', 'textbook');
+    await setValue(page, 'context-len', CONTEXT);
+    const offered = await gpuOptions(page);
+    for (const id of Object.keys(EXPECTED_REQUESTS)) check(offered.includes(id), `gpu-picker does not offer "${id}" (offers ${offered.slice(0, 12).join(', ')}…)`);
+    await selectGpus(page, Object.keys(EXPECTED_REQUESTS));
+    for (const [gpu, want] of Object.entries(EXPECTED_REQUESTS)) {
+      const got = await waitFor(async () => {
+        const n = await readNumber(page, `max-requests-${gpu}`);
+        return n === want ? n : null;
+      }, `max-requests-${gpu} = ${want}`).catch(async (err) => {
+        const shown = (await byId(page, `max-requests-${gpu}`).count()) ? await readText(page, `max-requests-${gpu}`) : 'missing';
+        throw new Error(`${err.message}; shows "${shown}"`);
+      });
+      log(`${gpu}: ${got} requests`);
+    }
+    await screenshot(page, 'a10g-l40s');
+  });
+
+  runner.test('broken JSON shows a message and keeps the last result', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteLlama2(page);
+    // Cut the config off in the middle, as a bad copy would.
+    await pasteConfig(page, LLAMA2_TEXT.slice(0, Math.floor(LLAMA2_TEXT.length / 2)));
+    const message = await waitFor(async () => (await isVisible(page, 'model-error')) && (await readText(page, 'model-error')), 'model-error to show a message');
+    check(message.length > 5, `model-error text too short: "${message}"`);
+    check((await readNumber(page, 'params-total')) === EXPECTED_PARAMS, 'the previous result (Llama-2-7b) should stay on screen');
+    log(`message: ${message.slice(0, 160)}`);
+    await screenshot(page, 'broken-json');
+    await pasteConfig(page, '{ "hidden_size": 4096, ');
+    await waitFor(() => isVisible(page, 'model-error'), 'model-error for a second broken paste');
+    check((await readNumber(page, 'params-total')) === EXPECTED_PARAMS, 'the previous result should still stay');
+    await pasteLlama2(page);
+    await waitFor(() => noModelError(page), 'model-error to clear after a valid paste');
+  });
+
+  runner.test('changed inputs survive a reload of the URL', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    const startUrl = page.url();
+    const presets = await byId(page, 'model-preset').evaluate((el) => [...el.options].filter((o) => !o.selected && o.value).map((o) => o.value));
+    if (presets.length > 0) await choosePreset(page, presets[0]);
+    await setValue(page, 'context-len', 8192);
+    await setValue(page, 'concurrency', 3);
+    const gpus = (await gpuOptions(page)).filter((id) => ['l40s', 'h100-sxm'].includes(id));
+    if (gpus.length > 0) await selectGpus(page, gpus);
+    await waitFor(() => page.url() !== startUrl, 'the URL to change with the inputs');
+    await page.waitForTimeout(500); // let a debounced URL update settle
+    const before = await snapshot(page);
+    const url = page.url();
+    log(`URL: ${url.slice(server.origin.length)}`);
+    await screenshot(page, 'changed');
+
+    await reloadApp(p);
+    await paramsTotal(page);
+    const afterReload = await snapshot(page);
+    const diff1 = diffSnapshots(before, afterReload);
+    check(diff1.length === 0, `after reload the page differs:\n${diff1.join('\n')}`);
+
+    // The URL alone (a fresh context, no storage) must carry the scenario.
+    const q = await open();
+    const fresh = await openApp(q, url);
+    await paramsTotal(fresh);
+    const afterFresh = await snapshot(fresh);
+    const diff2 = diffSnapshots(before, afterFresh);
+    check(diff2.length === 0, `the shared link opens a different page:\n${diff2.join('\n')}`);
+    await screenshot(fresh, 'restored');
+  });
+
+  runner.test('a pasted config survives a reload of the URL', async ({ open, server }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteLlama2(page);
+    await page.waitForTimeout(500);
+    const q = await open();
+    const fresh = await openApp(q, page.url());
+    await waitFor(async () => (await readNumber(fresh, 'params-total')) === EXPECTED_PARAMS, 'the pasted model to come back from the URL');
+  });
+
+  runner.test('every chart canvas has drawn pixels', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await paramsTotal(page);
+    const missing = [];
+    for (const id of CHART_IDS) {
+      if ((await byId(page, id).count()) === 0) {
+        missing.push(id);
+        continue;
+      }
+      await byId(page, id).first().scrollIntoViewIfNeeded();
+      const px = await expectChartDrawn(page, id);
+      log(`${id}: ${px.width}x${px.height}, ${(px.share * 100).toFixed(1)}% painted, ${px.colours} colours`);
+    }
+    check(missing.length === 0, `chart canvases missing: ${missing.join(', ')}`);
+    await screenshot(page, 'charts');
+  });
+
+  runner.test('charts redraw when an input changes', async ({ open, server }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await paramsTotal(page);
+    const fingerprint = (id) =>
+      page.evaluate((tid) => {
+        const el = document.querySelector(`[data-testid="${tid}"]`);
+        const c = el && (el.tagName === 'CANVAS' ? el : el.querySelector('canvas'));
+        return c ? c.toDataURL().length + ':' + c.toDataURL().slice(-64) : null;
+      }, id);
+    const before = await fingerprint('chart-memory');
+    check(before, 'chart-memory not found');
+    await setValue(page, 'context-len', 16384);
+    await waitFor(async () => (await fingerprint('chart-memory')) !== before, 'chart-memory to redraw after changing context-len');
+  });
+
+  runner.test('language toggle switches to Korean and back', async ({ open, server, screenshot }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await paramsTotal(page);
+    const toggle = byId(page, 'lang-toggle').first();
+    const english = await hangulCount(page);
+    const flip = async (to) => {
+      if ((await toggle.evaluate((el) => el.tagName)) === 'SELECT') await toggle.selectOption(to);
+      else await toggle.click();
+    };
+    await flip('ko');
+    const korean = await waitFor(async () => {
+      const n = await hangulCount(page);
+      return n > english + 20 ? n : null;
+    }, 'Korean text after the language toggle');
+    const lang = await page.evaluate(() => document.documentElement.lang);
+    check(lang.startsWith('ko'), `<html lang> should be "ko" in Korean, is "${lang}"`);
+    await screenshot(page, 'korean');
+    await flip('en');
+    await waitFor(async () => (await hangulCount(page)) < korean - 20, 'English text after toggling back');
+  });
+
+  runner.test('no network request after load while using the controls', async ({ open, server, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await paramsTotal(page);
+    // Set every select to a few of its options and every number field to a few values,
+    // through DOM events (as typing would), then check p.problems (the runner does).
+    const touched = await page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const fire = (el) => {
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      };
+      let n = 0;
+      for (const el of document.querySelectorAll('[data-testid] select, select[data-testid]')) {
+        if (el.multiple || el.disabled) continue;
+        const original = el.value;
+        for (const o of [...el.options].slice(0, 4)) {
+          el.value = o.value;
+          fire(el);
+          await frame();
+          n += 1;
+        }
+        el.value = original;
+        fire(el);
+        await frame();
+      }
+      for (const el of document.querySelectorAll('input[type=number], input[type=range], input[inputmode=numeric], input[inputmode=decimal]')) {
+        if (el.disabled) continue;
+        const original = el.value;
+        for (const v of ['1', '2048', '32768', '-5', '']) {
+          el.value = v;
+          fire(el);
+          await frame();
+          n += 1;
+        }
+        el.value = original;
+        fire(el);
+        await frame();
+      }
+      return n;
+    });
+    await page.waitForTimeout(1000);
+    log(`${touched} control changes, ${p.requests.filter((r) => r.afterLoad).length} requests after load`);
+    check(touched > 0, 'found no controls to change');
+    for (const id of CHART_IDS) {
+      if ((await byId(page, id).count()) > 0) {
+        const px = await canvasPixels(page, id);
+        check(!px.error, `${id} after the tour: ${px.error}`);
+      }
+    }
+  });
+}

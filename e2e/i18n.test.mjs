@@ -1,0 +1,101 @@
+// Both languages render completely: no `⟨missing translation⟩` marker (what i18n::tr returns
+// for an unknown key) in the text or the accessible names of the full page or of any embed
+// mode, in English and in Korean; the explanations carry live numbers and follow the
+// language. Screenshots of every language × page/embed are kept in artifacts/screenshots/.
+
+import { check, openApp, waitFor, byId } from './app.mjs';
+import { EMBEDS } from './a11y.test.mjs';
+
+const MARKER = '⟨missing translation⟩';
+const HANGUL = /[\uac00-\ud7a3]/g;
+const HAS_HANGUL = /[\uac00-\ud7a3]/;
+
+/** Every place a user (or a screen reader) can read text: visible text and labelling attributes. */
+async function pageText(page) {
+  return page.evaluate(() => {
+    const attrs = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description'];
+    const parts = [document.body.innerText, document.title];
+    for (const el of document.querySelectorAll('*')) {
+      for (const a of attrs) {
+        const v = el.getAttribute(a);
+        if (v) parts.push(v);
+      }
+    }
+    // Closed <details> hide their text from innerText: read it too.
+    for (const d of document.querySelectorAll('details')) parts.push(d.textContent);
+    return parts.join('\n');
+  });
+}
+
+async function settled(page) {
+  await waitFor(
+    () => page.evaluate(() => document.body.innerText.replace(/\s/g, '').length > 40),
+    'the app to render text',
+  );
+  await page.waitForTimeout(300);
+}
+
+export default function register(runner) {
+  for (const lang of ['en', 'ko']) {
+    runner.test(`i18n: the full page has no missing translation (${lang})`, async ({ open, server, screenshot, log }) => {
+      const p = await open();
+      const page = await openApp(p, `${server.url}?lang=${lang}`);
+      await settled(page);
+      const htmlLang = await page.evaluate(() => document.documentElement.lang);
+      check(htmlLang === lang, `<html lang> is "${htmlLang}", expected "${lang}"`);
+      const text = await pageText(page);
+      check(!text.includes(MARKER), `"${MARKER}" appears on the ${lang} page`);
+      const hangul = (text.match(HANGUL) || []).length;
+      log(`${hangul} Hangul characters`);
+      if (lang === 'ko') check(hangul > 300, `only ${hangul} Hangul characters on the Korean page`);
+      // Explanations: present, with numbers from the current scenario.
+      const explain = await page.locator('[data-testid^="explain-"]').allInnerTexts();
+      check(explain.length >= 4, `only ${explain.length} explanations on the page`);
+      check(explain.every((t) => /\d/.test(t)), 'an explanation without any number');
+      if (lang === 'ko') check(HAS_HANGUL.test(explain.join(' ')), 'explanations are not in Korean');
+      else check(!HAS_HANGUL.test(explain.join(' ')), 'English explanations contain Hangul');
+      await screenshot(page, `full-${lang}`);
+      // Phone width too.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.waitForTimeout(300);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      await screenshot(page, `phone-${lang}`);
+      check(overflow <= 1, `the ${lang} page is ${overflow} px wider than a 390 px phone screen`);
+    });
+  }
+
+  runner.test('i18n: every embed mode has no missing translation in either language', async ({ open, server, screenshot, log }) => {
+    const problems = [];
+    for (const lang of ['en', 'ko']) {
+      for (const embed of EMBEDS) {
+        const p = await open({ viewport: { width: 720, height: 600 } });
+        const page = await openApp(p, `${server.url}?embed=${embed}&lang=${lang}`);
+        await settled(page);
+        const text = await pageText(page);
+        if (text.includes(MARKER)) problems.push(`${embed} (${lang}) shows "${MARKER}"`);
+        const hangul = (text.match(HANGUL) || []).length;
+        if (lang === 'ko' && hangul < 10) problems.push(`${embed} (ko) has only ${hangul} Hangul characters`);
+        await screenshot(page, `embed-${embed}-${lang}`);
+        await p.context.close();
+      }
+    }
+    log(`${EMBEDS.length * 2} embed pages checked`);
+    check(problems.length === 0, problems.join('\n      '));
+  });
+
+  runner.test('i18n: explanations follow the language toggle', async ({ open, server }) => {
+    const p = await open();
+    const page = await openApp(p, `${server.url}?lang=en`);
+    await settled(page);
+    const first = byId(page, 'explain-kv').first();
+    const en = await first.innerText();
+    await byId(page, 'lang-toggle').first().click();
+    const ko = await waitFor(async () => {
+      const t = await first.innerText();
+      return t !== en && HAS_HANGUL.test(t) ? t : null;
+    }, 'the KV explanation in Korean');
+    // The same live numbers in both languages.
+    const nums = (t) => (t.match(/\d[\d,.]*/g) || []).sort().join(' ');
+    check(nums(en) === nums(ko), `numbers differ between languages:\n      en: ${nums(en)}\n      ko: ${nums(ko)}`);
+  });
+}

@@ -1,0 +1,128 @@
+// End-to-end checks of the analysis views (issues 5 and 8): the interactive roofline, the
+// matmul explorer, the performance and cost view, "How accurate is this?" and the planner.
+
+import { byId, check, expectChartDrawn, readNumber, readText, setValue, waitFor } from './app.mjs';
+
+/** Opens `query` on the app and waits for the element `testid` (embed pages have no app-root). */
+async function openView(p, server, query, testid) {
+  await p.page.goto(`${server.url}${query}`, { waitUntil: 'load', timeout: 30000 });
+  await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
+  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  p.markLoaded();
+  return p.page;
+}
+
+/** Moves the pointer over the chart until a tooltip whose text matches `re` shows; returns it. */
+async function hoverUntil(page, id, re) {
+  const box = await byId(page, id).locator('canvas').boundingBox();
+  for (let x = 2; x < box.width; x += 4) {
+    for (let y = 2; y < box.height; y += 4) {
+      await page.mouse.move(box.x + x, box.y + y);
+      const tip = page.locator(`[data-testid="${id}"] .chart-tooltip`);
+      if ((await tip.count()) > 0) {
+        const text = await tip.innerText();
+        if (re.test(text)) return { text, x: box.x + x, y: box.y + y };
+      }
+    }
+  }
+  return null;
+}
+
+export default function register(runner) {
+  runner.test('roofline: draws, the batch slider moves decode to higher intensity, hover and click explain', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=roofline', 'roofline-view');
+    await expectChartDrawn(page, 'chart-roofline');
+    const before = await waitFor(async () => {
+      const n = await readNumber(page, 'roofline-decode-intensity');
+      return Number.isFinite(n) && n > 0 ? n : null;
+    }, 'a decode intensity');
+    await setValue(page, 'roofline-batch', 5); // 2^5 = 32 sequences
+    const after = await waitFor(async () => {
+      const n = await readNumber(page, 'roofline-decode-intensity');
+      return n > before ? n : null;
+    }, 'the decode intensity to rise with the batch');
+    check(page.url().includes('batch=32'), `the URL should carry the batch: ${page.url()}`);
+    log(`decode intensity ${before} → ${after} FLOP/B at batch 32`);
+    const hit = await hoverUntil(page, 'chart-roofline', /FLOP\/B/);
+    check(hit, 'no tooltip with an intensity found over the roofline');
+    log(`tooltip: ${hit.text.replace(/\s+/g, ' ')}`);
+    await setValue(page, 'roofline-point', await byId(page, 'roofline-point').locator('option').nth(2).getAttribute('value'));
+    await byId(page, 'roofline-math').waitFor({ state: 'visible', timeout: 5000 });
+    await screenshot(page, 'roofline-batch-32');
+  });
+
+  runner.test('matmul explorer: M = N = K = 4,096 gives 4,096 / 3 FLOP/B; nonsense shows a message', async ({ open, server, screenshot }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=matmul', 'matmul-view');
+    await byId(page, 'matmul-preset-square_4096').click();
+    const i = await waitFor(async () => {
+      const n = await readNumber(page, 'matmul-intensity');
+      return Math.abs(n - 4096 / 3) < 1 ? n : null;
+    }, 'intensity 1365.3');
+    check(i > 1365 && i < 1366, `intensity ${i}`);
+    await setValue(page, 'matmul-m', 'abc');
+    await byId(page, 'matmul-m-error').waitFor({ state: 'visible', timeout: 5000 });
+    await expectChartDrawn(page, 'chart-matmul');
+    await screenshot(page, 'matmul');
+  });
+
+  runner.test('cost: the L40S is cheaper per million tokens than the A10G (the chapter\'s conclusion)', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=cost', 'cost-table');
+    const read = async (gpu) => {
+      const t = await page.locator(`[data-testid="cost-row-${gpu}"] [data-testid="usd-per-mtok"]`).innerText();
+      return Number(t.replace(/[$,]/g, ''));
+    };
+    const [a, l] = [await read('a10g'), await read('l40s')];
+    log(`$ per million output tokens: A10G ${a}, L40S ${l}`);
+    check(Number.isFinite(a) && Number.isFinite(l) && l < a, `L40S ${l} should be below A10G ${a}`);
+    await expectChartDrawn(page, 'chart-cost-tokens');
+    // A price override changes the cost and travels in the URL.
+    await setValue(page, 'price-l40s', '100');
+    await waitFor(async () => (await read('l40s')) > a, 'the L40S cost to follow its price');
+    check(page.url().includes('price='), `price not in the URL: ${page.url()}`);
+    await screenshot(page, 'cost');
+  });
+
+  runner.test('latency: table, ranges and the latency–throughput chart', async ({ open, server, screenshot }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=latency&batch=4', 'perf-table');
+    for (const gpu of ['a10g', 'l40s']) {
+      const t = await page.locator(`[data-testid="perf-row-${gpu}"] [data-testid="tpot"]`).innerText();
+      check(/\d.*ms/.test(t), `${gpu} TPOT: ${t}`);
+    }
+    await expectChartDrawn(page, 'chart-latency');
+    await setValue(page, 'eff-bw', '2');
+    await byId(page, 'eff-bw-error').waitFor({ state: 'attached', timeout: 5000 });
+    await screenshot(page, 'latency');
+  });
+
+  runner.test('accuracy: held-out errors per metric and the scatter', async ({ open, server, screenshot }) => {
+    const p = await open();
+    await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
+    const page = p.page;
+    await byId(page, 'accuracy-table').waitFor({ state: 'attached', timeout: 30000 });
+    p.markLoaded();
+    const med = await readText(page, 'acc-row-tpot_ms');
+    check(/%/.test(med), `TPOT row: ${med}`);
+    await byId(page, 'accuracy-view').scrollIntoViewIfNeeded();
+    await expectChartDrawn(page, 'chart-accuracy');
+    await screenshot(page, 'accuracy');
+  });
+
+  runner.test('planner: options ranked with a reason each; an impossible TPOT says why', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=planner', 'plan-table');
+    const rows = page.locator('[data-testid="plan-table"] tbody tr');
+    const n = await waitFor(async () => (await rows.count()) || null, 'plan rows');
+    const reasons = await page.locator('[data-testid="plan-reason"]').allInnerTexts();
+    check(reasons.length === n && reasons.every((r) => r.trim().length > 0), `reasons: ${reasons}`);
+    await expectChartDrawn(page, 'chart-plan-cost');
+    log(`${n} options; first: ${reasons[0]}`);
+    await screenshot(page, 'planner');
+    await setValue(page, 'plan-tpot', '0.5');
+    await byId(page, 'plan-error').waitFor({ state: 'visible', timeout: 10000 });
+    check(page.url().includes('pl_tpot=0.5'), `target not in the URL: ${page.url()}`);
+  });
+}
