@@ -14,13 +14,19 @@ fn keys_in(text: &str) -> Vec<String> {
         let Some(end) = rest.find('"') else { continue };
         let lit = rest.get(..end).unwrap_or("");
         let before = text.get(i.saturating_sub(12)..i).unwrap_or("");
-        let is_call = before.ends_with("tr(") || before.ends_with("t(") || before.ends_with("_key=");
+        let is_call =
+            before.ends_with("tr(") || before.ends_with("t(") || before.ends_with("_key=");
         let looks_like_key = lit.len() > 2
             && lit.contains('_')
-            && lit.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        let known_prefix = ["ui_", "model_", "gpu_", "wl_", "card_", "math_", "fit_", "verdict_", "suggest_", "notice_", "unit_", "err_", "ledger_", "src_"]
-            .iter()
-            .any(|p| lit.starts_with(p));
+            && lit
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        let known_prefix = [
+            "ui_", "model_", "gpu_", "wl_", "card_", "math_", "fit_", "verdict_", "suggest_",
+            "notice_", "unit_", "err_", "ledger_", "src_",
+        ]
+        .iter()
+        .any(|p| lit.starts_with(p));
         if looks_like_key && (is_call || known_prefix) {
             out.push(lit.to_string());
         }
@@ -49,6 +55,9 @@ fn every_ui_key_is_translated() {
             }
         }
     }
-    assert!(checked > 100, "only {checked} keys found: is the scan broken?");
+    assert!(
+        checked > 100,
+        "only {checked} keys found: is the scan broken?"
+    );
     assert!(missing.is_empty(), "missing translations: {missing:#?}");
 }

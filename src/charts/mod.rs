@@ -6,12 +6,14 @@
 //! CSS pixels, and returns a [`HitMap`] (screen regions → tooltips) for hover. Nothing here
 //! panics: a backend failure becomes a [`DrawError`].
 
+pub mod accuracy;
 pub mod axis;
 pub mod batch_chart;
 pub mod cost_bar;
 pub mod kv_chart;
 pub mod latency_throughput;
 pub mod memory_bar;
+pub mod plan_cost;
 pub mod roofline;
 pub mod theme;
 

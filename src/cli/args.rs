@@ -47,14 +47,23 @@ impl Args {
                 )));
             };
             if let Some((k, v)) = name.split_once('=') {
-                a.values.entry(k.to_string()).or_default().push(v.to_string());
+                a.values
+                    .entry(k.to_string())
+                    .or_default()
+                    .push(v.to_string());
             } else if SWITCHES.contains(&name) {
-                a.values.entry(name.to_string()).or_default().push("true".into());
+                a.values
+                    .entry(name.to_string())
+                    .or_default()
+                    .push("true".into());
             } else {
                 let Some(v) = args.get(i + 1) else {
                     return Err(CliError::Usage(format!("--{name} needs a value")));
                 };
-                a.values.entry(name.to_string()).or_default().push(v.clone());
+                a.values
+                    .entry(name.to_string())
+                    .or_default()
+                    .push(v.clone());
                 i += 1;
             }
             i += 1;
@@ -69,17 +78,24 @@ impl Args {
 
     /// The last value of an option.
     pub fn get(&self, k: &str) -> Option<&str> {
-        self.values.get(k).and_then(|v| v.last()).map(String::as_str)
+        self.values
+            .get(k)
+            .and_then(|v| v.last())
+            .map(String::as_str)
     }
 
     /// Every value of a repeatable option.
     pub fn all(&self, k: &str) -> Vec<&str> {
-        self.values.get(k).map(|v| v.iter().map(String::as_str).collect()).unwrap_or_default()
+        self.values
+            .get(k)
+            .map(|v| v.iter().map(String::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// A required option.
     pub fn require(&self, k: &str) -> Result<&str, CliError> {
-        self.get(k).ok_or_else(|| CliError::Usage(format!("--{k} is required")))
+        self.get(k)
+            .ok_or_else(|| CliError::Usage(format!("--{k} is required")))
     }
 
     /// An optional positive integer (≥ 1).
@@ -113,11 +129,23 @@ impl Args {
     /// Reads the file named by a required option (at most 64 MiB).
     pub fn read_file(&self, k: &str) -> Result<String, CliError> {
         let path = self.require(k)?;
-        let meta = std::fs::metadata(path).map_err(|e| CliError::Io { path: path.into(), reason: e.to_string() })?;
+        let meta = std::fs::metadata(path).map_err(|e| CliError::Io {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
         if meta.len() > 64 << 20 {
-            return Err(CliError::Io { path: path.into(), reason: "file larger than 64 MiB".into() });
+            return Err(CliError::Io {
+                path: path.into(),
+                reason: "file larger than 64 MiB".into(),
+            });
         }
-        let bytes = std::fs::read(path).map_err(|e| CliError::Io { path: path.into(), reason: e.to_string() })?;
-        String::from_utf8(bytes).map_err(|_| CliError::Io { path: path.into(), reason: "not UTF-8 text".into() })
+        let bytes = std::fs::read(path).map_err(|e| CliError::Io {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        String::from_utf8(bytes).map_err(|_| CliError::Io {
+            path: path.into(),
+            reason: "not UTF-8 text".into(),
+        })
     }
 }

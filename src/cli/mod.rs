@@ -5,8 +5,8 @@
 
 mod args;
 mod gpus;
-mod model;
 mod load_cmd;
+mod model;
 mod perf;
 mod plan_cmd;
 mod vllm;
@@ -17,10 +17,19 @@ use std::io::Write;
 
 /// The commands and a one-line description of each.
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("model", "parameters, weight bytes, KV cache of one sequence, state bytes and the ledger"),
-    ("vllm", "vLLM's KV-cache budget: available GiB, GPU KV cache tokens, blocks, max concurrency"),
+    (
+        "model",
+        "parameters, weight bytes, KV cache of one sequence, state bytes and the ledger",
+    ),
+    (
+        "vllm",
+        "vLLM's KV-cache budget: available GiB, GPU KV cache tokens, blocks, max concurrency",
+    ),
     ("gpus", "the accelerator catalog"),
-    ("perf", "TTFT, time per output token, throughput and end-to-end latency"),
+    (
+        "perf",
+        "TTFT, time per output token, throughput and end-to-end latency",
+    ),
     ("plan", "GPUs and replicas for a request rate and its peak"),
     ("load", "model load time from storage to GPU memory"),
 ];
@@ -56,7 +65,14 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 type Handler = fn(&Args, &mut dyn Write) -> Result<(), CliError>;
 
 /// Command name → handler. Each command lives in its own file.
-const HANDLERS: &[(&str, Handler)] = &[("gpus", gpus::run), ("model", model::run), ("perf", perf::run), ("plan", plan_cmd::run), ("load", load_cmd::run), ("vllm", vllm::run)];
+const HANDLERS: &[(&str, Handler)] = &[
+    ("gpus", gpus::run),
+    ("model", model::run),
+    ("perf", perf::run),
+    ("plan", plan_cmd::run),
+    ("load", load_cmd::run),
+    ("vllm", vllm::run),
+];
 
 fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     match HANDLERS.iter().find(|(c, _)| *c == cmd) {
@@ -64,7 +80,11 @@ fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError>
         None => Err(CliError::Usage(format!(
             "unknown command \"{}\"; commands: {}",
             cmd.chars().take(40).collect::<String>(),
-            COMMANDS.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(", ")
+            COMMANDS
+                .iter()
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>()
+                .join(", ")
         ))),
     }
 }
@@ -72,7 +92,10 @@ fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError>
 /// Writes a value as pretty JSON followed by a newline.
 pub fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<(), CliError> {
     let s = serde_json::to_string_pretty(v).map_err(|e| CliError::Usage(e.to_string()))?;
-    writeln!(out, "{s}").map_err(|e| CliError::Io { path: "stdout".into(), reason: e.to_string() })
+    writeln!(out, "{s}").map_err(|e| CliError::Io {
+        path: "stdout".into(),
+        reason: e.to_string(),
+    })
 }
 
 /// The usage text.

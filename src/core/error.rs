@@ -93,7 +93,9 @@ pub enum CalcError {
         range: String,
     },
     /// A result would overflow 64-bit integers.
-    #[error("The numbers are too large to compute exactly ({what} overflows 2^64); check the inputs.")]
+    #[error(
+        "The numbers are too large to compute exactly ({what} overflows 2^64); check the inputs."
+    )]
     Overflow {
         /// Which quantity.
         what: String,

@@ -18,7 +18,9 @@ pub const MIB: u64 = 1 << 20;
 pub const KIB: u64 = 1 << 10;
 
 /// An exact number of bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Bytes(pub u64);
 
@@ -79,12 +81,20 @@ impl Bytes {
 
     /// Human formatting in decimal units: "13.48 GB".
     pub fn fmt_gb(self) -> String {
-        fmt_scaled(self.0 as f64, 1000.0, &["B", "kB", "MB", "GB", "TB", "PB", "EB"])
+        fmt_scaled(
+            self.0 as f64,
+            1000.0,
+            &["B", "kB", "MB", "GB", "TB", "PB", "EB"],
+        )
     }
 
     /// Human formatting in binary units: "12.55 GiB".
     pub fn fmt_gib(self) -> String {
-        fmt_scaled(self.0 as f64, 1024.0, &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"])
+        fmt_scaled(
+            self.0 as f64,
+            1024.0,
+            &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"],
+        )
     }
 }
 
@@ -240,7 +250,9 @@ impl Add for Seconds {
 }
 
 /// A number of tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Tokens(pub u64);
 

@@ -108,9 +108,19 @@ pub fn ExportBar() -> impl IntoView {
             status.set(CopyStatus::Failed(href));
             return;
         };
-        let ok = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
-            status.set(CopyStatus::Copied)
-        });
+        status.set(CopyStatus::Idle);
+        // A permission prompt that never resolves (headless, embedded) falls back too.
+        let late_href = href.clone();
+        set_timeout(
+            move || {
+                if status.get_untracked() == CopyStatus::Idle {
+                    status.set(CopyStatus::Failed(late_href));
+                }
+            },
+            Duration::from_secs(2),
+        );
+        let ok =
+            Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| status.set(CopyStatus::Copied));
         let failed_href = href.clone();
         let err = Closure::<dyn FnMut(JsValue)>::new(move |_: JsValue| {
             status.set(CopyStatus::Failed(failed_href.clone()))

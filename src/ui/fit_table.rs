@@ -50,14 +50,22 @@ fn mini_bar(lang: Lang, b: &MemoryBar) -> impl IntoView {
         .map(|(k, class, v)| {
             let pct = format!("{:.2}%", v.0 as f64 / total * 100.0);
             let label = format!("{}: {}", tr(lang, k), v.fmt_gib());
-            view! { <span class=format!("seg {class}") style:width=pct title=label.clone() aria-label=label></span> }
+            view! { <span class=format!("seg {class}") style:width=pct title=label></span> }
         })
         .collect_view();
     let over = (b.over.0 > 0).then(|| {
         let pct = format!("{:.2}%", b.over.0 as f64 / total * 100.0);
         view! { <span class="seg seg-over" style:width=pct title=tr(lang, "fit_over")></span> }
     });
-    view! { <div class="minibar" role="img" aria-label=tr(lang, "ui_section_fit")>{segs}{over}</div> }
+    // role="img" makes the segments presentational: the bar's own label names them all.
+    let summary = parts(b)
+        .into_iter()
+        .filter(|(_, _, v)| v.0 > 0)
+        .map(|(k, _, v)| format!("{}: {}", tr(lang, k), v.fmt_gib()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let label = format!("{} {summary}", tr(lang, "ui_section_fit"));
+    view! { <div class="minibar" role="img" aria-label=label>{segs}{over}</div> }
 }
 
 fn row(lang: Lang, g: &GpuReport, cheapest: bool) -> impl IntoView {

@@ -7,10 +7,15 @@ use crate::core::views::parse_f64_range;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 
-/// A number as typed back into the field: "0" for zero, else significant digits.
+/// A number as typed back into the field: "0" for zero, whole numbers grouped, else
+/// significant digits (never an exponent for the ranges the views use).
 fn show(v: f64) -> String {
     if v == 0.0 {
         "0".to_string()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else if v.abs() < 0.01 {
+        format!("{v}")
     } else {
         fmt_sig(v)
     }

@@ -154,7 +154,7 @@ pub fn PerfView(
                             <th scope="col">{t("perf_output_tokens_per_s")}</th>
                             <th scope="col">{t("perf_e2e_latency")}</th>
                             <th scope="col">{t("view_perf_bound")}</th>
-                            <th scope="col">{t("perf_max_batch")}</th>
+                            <th scope="col">{t("view_perf_max_batch")}</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -189,7 +189,7 @@ pub fn PerfView(
                                                     {fmt_ms(rep.e2e.ms())}
                                                     <br /><small class="muted">{fmt_ms_range(e2e_r)}</small>
                                                 </td>
-                                                <td>
+                                                <td class="bound">
                                                     {t("chart_phase_prefill")}": "{t(pre)}<br />
                                                     {t("chart_phase_decode")}": "{t(dec)}
                                                 </td>

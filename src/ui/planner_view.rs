@@ -7,9 +7,11 @@ use crate::core::capacity::PlanOption;
 use crate::core::catalog::Catalog;
 use crate::core::derivation::group;
 use crate::core::error::CalcError;
+use crate::core::explain::Section;
 use crate::core::scenario::limits;
 use crate::core::views::{planner_view, PlanCostChart, PlanField, PlannerView as ViewData};
 use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
@@ -154,6 +156,7 @@ pub fn PlannerView() -> impl IntoView {
         <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
             <h2 id="planner-title">{t("view_plan_title")}</h2>
             <p class="explain">{t("view_plan_explain")}</p>
+            <Explanation section=Section::Planner />
             <div class="view-controls">
                 {fields}
                 <NumberField

@@ -117,7 +117,11 @@ pub fn RooflineView() -> impl IntoView {
         picked.set((!v.is_empty()).then_some(v));
     };
     let on_chart_pick = Callback::new(move |id: String| {
-        // Only workload points explain themselves (ridge and trail regions do not).
+        // Workload points explain themselves (a trail's start stands for its point); ridge
+        // regions do not.
+        let id = id
+            .strip_suffix("/batch1")
+            .map_or(id.clone(), str::to_string);
         let known =
             computed.with(|c| matches!(c, Some(Ok(v)) if v.details.iter().any(|d| d.name == id)));
         if known {

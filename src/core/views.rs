@@ -1,0 +1,1513 @@
+//! Prepared data for the analysis views: the interactive roofline, the matmul explorer, the
+//! performance model per GPU (latency, throughput, cost, energy), "How accurate is this?" and
+//! the capacity planner. Everything here is pure and tested natively; the UI only renders it.
+//!
+//! The inputs these views add to the scenario (editable efficiencies, price overrides, the
+//! matmul shape, the planner's traffic and targets) live in [`ViewInputs`], which reads and
+//! writes its own URL parameters so every view is shareable by link.
+//!
+//! Formulas are those of `core::roofline` (intensity = FLOPs / bytes; attainable =
+//! min(peak, intensity × bandwidth)), `core::perf` (each operator costs max(FLOPs / (peak ×
+//! e_c), bytes / (bandwidth × e_bw))), `core::calibration` (ranges from the training
+//! residuals) and `core::capacity` (Little's law, replicas = ⌈rate / per-replica rate⌉).
+
+use crate::core::calibration::{self, AccuracyReport, ErrorStats, Metric};
+use crate::core::capacity::{self, Candidate, PerfTiming, Plan, PlanInputs, Targets, Traffic};
+use crate::core::catalog::{Accelerator, Catalog};
+use crate::core::derivation::Derivation;
+use crate::core::dtype::Dtype;
+use crate::core::error::CalcError;
+use crate::core::i18n::{tr, Lang};
+use crate::core::kv;
+use crate::core::loading::{self, LoadInputs, LoadReport, OffloadInputs, OffloadReport};
+use crate::core::model::{ModelDesc, WeightFormat};
+use crate::core::perf::{self, Efficiencies, PerfReport};
+use crate::core::report::Report;
+use crate::core::roofline::{self as rl, OpCost, Precisions};
+use crate::core::scenario::{parse_count, pct_decode, pct_encode, NoticeKind, Scenario};
+use crate::core::series::{
+    self, CostBar, CostBars, CostMetric, LatencyThroughput, Matmul, RooflineData, RooflineGpu,
+};
+use crate::core::units::{fmt_sig, Seconds};
+use crate::core::weights;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------------------------------------
+// Inputs carried in the URL
+// ---------------------------------------------------------------------------------------------
+
+/// The planner's traffic and latency targets (prompt and output lengths come from the
+/// scenario's `perf` inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlannerInputs {
+    /// Average request rate, requests per second.
+    pub rate_rps: f64,
+    /// Peak rate / average rate (×4 = the chapter's 400 % peak).
+    pub peak_multiplier: f64,
+    /// Time-to-first-token target, milliseconds.
+    pub ttft_ms: f64,
+    /// Time-per-output-token target, milliseconds.
+    pub tpot_ms: f64,
+}
+
+impl Default for PlannerInputs {
+    fn default() -> Self {
+        PlannerInputs {
+            rate_rps: 10.0,
+            peak_multiplier: 4.0,
+            ttft_ms: 2000.0,
+            tpot_ms: 50.0,
+        }
+    }
+}
+
+/// Inputs of the analysis views, part of the [`Scenario`] (and of its URL).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ViewInputs {
+    /// Efficiencies of the performance model (defaults: the calibration fit).
+    pub eff: Efficiencies,
+    /// The matmul explorer's shape.
+    pub matmul: MatmulShape,
+    /// The planner's traffic and targets.
+    pub plan: PlannerInputs,
+    /// Price overrides, US dollars per GPU-hour, by GPU key (`a10g`, `custom-1`).
+    pub prices: Vec<(String, f64)>,
+}
+
+/// The matmul explorer's [M, K] × [K, N] shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatmulShape {
+    /// Rows of the left operand (tokens).
+    pub m: u64,
+    /// Columns of the right operand.
+    pub n: u64,
+    /// Shared dimension.
+    pub k: u64,
+}
+
+impl Default for MatmulShape {
+    fn default() -> Self {
+        MatmulShape {
+            m: 1024,
+            n: 1024,
+            k: 1024,
+        }
+    }
+}
+
+impl MatmulShape {
+    /// As the series type.
+    pub fn matmul(self) -> Matmul {
+        Matmul {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+        }
+    }
+}
+
+/// Accepted range of each matmul dimension (inclusive).
+pub const MATMUL_DIM: (u64, u64) = (1, 1_000_000_000);
+/// Accepted range of a price, US dollars per GPU-hour (inclusive).
+pub const PRICE_RANGE: (f64, f64) = (0.0, 100_000.0);
+
+/// One editable efficiency, in the unit the UI shows (fractions, or milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EffField {
+    /// Compute efficiency in prefill (fraction).
+    ComputePrefill,
+    /// Compute efficiency in decode (fraction).
+    ComputeDecode,
+    /// Memory-bandwidth efficiency (fraction).
+    Bandwidth,
+    /// Interconnect efficiency of all-reduces (fraction).
+    Interconnect,
+    /// Fixed time per decode step, ms.
+    StepOverheadMs,
+    /// Fixed time per prefill pass, ms.
+    PrefillOverheadMs,
+    /// Latency per all-reduce, ms.
+    AllreduceLatencyMs,
+}
+
+impl EffField {
+    /// Every field, in display order.
+    pub const ALL: &'static [EffField] = &[
+        EffField::ComputePrefill,
+        EffField::ComputeDecode,
+        EffField::Bandwidth,
+        EffField::Interconnect,
+        EffField::StepOverheadMs,
+        EffField::PrefillOverheadMs,
+        EffField::AllreduceLatencyMs,
+    ];
+
+    /// URL parameter name.
+    pub const fn query_key(self) -> &'static str {
+        match self {
+            EffField::ComputePrefill => "e_cp",
+            EffField::ComputeDecode => "e_cd",
+            EffField::Bandwidth => "e_bw",
+            EffField::Interconnect => "e_ic",
+            EffField::StepOverheadMs => "e_so",
+            EffField::PrefillOverheadMs => "e_po",
+            EffField::AllreduceLatencyMs => "e_ar",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            EffField::ComputePrefill => "view_eff_compute_prefill",
+            EffField::ComputeDecode => "view_eff_compute_decode",
+            EffField::Bandwidth => "view_eff_bandwidth",
+            EffField::Interconnect => "view_eff_interconnect",
+            EffField::StepOverheadMs => "view_eff_step_overhead",
+            EffField::PrefillOverheadMs => "view_eff_prefill_overhead",
+            EffField::AllreduceLatencyMs => "view_eff_allreduce_latency",
+        }
+    }
+
+    /// Translation key of the unit.
+    pub const fn unit_key(self) -> &'static str {
+        match self {
+            EffField::StepOverheadMs
+            | EffField::PrefillOverheadMs
+            | EffField::AllreduceLatencyMs => "view_unit_ms",
+            _ => "view_unit_fraction",
+        }
+    }
+
+    /// Accepted range in display units (inclusive).
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            EffField::StepOverheadMs
+            | EffField::PrefillOverheadMs
+            | EffField::AllreduceLatencyMs => (0.0, 10_000.0),
+            _ => (0.01, 1.0),
+        }
+    }
+
+    /// The value in display units.
+    pub fn get(self, e: &Efficiencies) -> f64 {
+        match self {
+            EffField::ComputePrefill => e.compute_prefill,
+            EffField::ComputeDecode => e.compute_decode,
+            EffField::Bandwidth => e.bandwidth,
+            EffField::Interconnect => e.interconnect,
+            EffField::StepOverheadMs => e.step_overhead_s * 1e3,
+            EffField::PrefillOverheadMs => e.prefill_overhead_s * 1e3,
+            EffField::AllreduceLatencyMs => e.allreduce_latency_s * 1e3,
+        }
+    }
+
+    /// Sets the value from display units.
+    pub fn set(self, e: &mut Efficiencies, v: f64) {
+        match self {
+            EffField::ComputePrefill => e.compute_prefill = v,
+            EffField::ComputeDecode => e.compute_decode = v,
+            EffField::Bandwidth => e.bandwidth = v,
+            EffField::Interconnect => e.interconnect = v,
+            EffField::StepOverheadMs => e.step_overhead_s = v / 1e3,
+            EffField::PrefillOverheadMs => e.prefill_overhead_s = v / 1e3,
+            EffField::AllreduceLatencyMs => e.allreduce_latency_s = v / 1e3,
+        }
+    }
+}
+
+/// One planner input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlanField {
+    /// Average request rate, req/s.
+    Rate,
+    /// Peak multiplier.
+    Peak,
+    /// TTFT target, ms.
+    TtftMs,
+    /// TPOT target, ms.
+    TpotMs,
+}
+
+impl PlanField {
+    /// Every field, in display order.
+    pub const ALL: &'static [PlanField] = &[
+        PlanField::Rate,
+        PlanField::Peak,
+        PlanField::TtftMs,
+        PlanField::TpotMs,
+    ];
+
+    /// URL parameter name.
+    pub const fn query_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "pl_rate",
+            PlanField::Peak => "pl_peak",
+            PlanField::TtftMs => "pl_ttft",
+            PlanField::TpotMs => "pl_tpot",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "view_plan_rate",
+            PlanField::Peak => "view_plan_peak",
+            PlanField::TtftMs => "view_plan_ttft",
+            PlanField::TpotMs => "view_plan_tpot",
+        }
+    }
+
+    /// Translation key of the unit.
+    pub const fn unit_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "view_unit_rps",
+            PlanField::Peak => "view_unit_times",
+            PlanField::TtftMs | PlanField::TpotMs => "view_unit_ms",
+        }
+    }
+
+    /// Accepted range (inclusive; a rate must also be above 0).
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            PlanField::Rate => (0.001, 1e9),
+            PlanField::Peak => (1.0, 1000.0),
+            PlanField::TtftMs | PlanField::TpotMs => (0.01, 3_600_000.0),
+        }
+    }
+
+    /// The value.
+    pub fn get(self, p: &PlannerInputs) -> f64 {
+        match self {
+            PlanField::Rate => p.rate_rps,
+            PlanField::Peak => p.peak_multiplier,
+            PlanField::TtftMs => p.ttft_ms,
+            PlanField::TpotMs => p.tpot_ms,
+        }
+    }
+
+    /// Sets the value.
+    pub fn set(self, p: &mut PlannerInputs, v: f64) {
+        match self {
+            PlanField::Rate => p.rate_rps = v,
+            PlanField::Peak => p.peak_multiplier = v,
+            PlanField::TtftMs => p.ttft_ms = v,
+            PlanField::TpotMs => p.tpot_ms = v,
+        }
+    }
+}
+
+/// Parses a decimal in `r` (inclusive): `Err(Invalid)` when not a finite number,
+/// `Err(OutOfRange)` when outside.
+pub fn parse_f64_range(s: &str, r: (f64, f64)) -> Result<f64, NoticeKind> {
+    let t = s.trim();
+    if t.is_empty() || t.len() > 40 {
+        return Err(NoticeKind::Invalid);
+    }
+    let x: f64 = t.parse().map_err(|_| NoticeKind::Invalid)?;
+    if !x.is_finite() {
+        return Err(NoticeKind::Invalid);
+    }
+    if x < r.0 || x > r.1 {
+        return Err(NoticeKind::OutOfRange);
+    }
+    Ok(x)
+}
+
+/// Parses a matmul dimension (`4096`, `4,096`, `4k`).
+pub fn parse_dim(s: &str) -> Result<u64, NoticeKind> {
+    match parse_count(s) {
+        Some(n) if n >= MATMUL_DIM.0 && n <= MATMUL_DIM.1 => Ok(n),
+        Some(_) => Err(NoticeKind::OutOfRange),
+        None => Err(NoticeKind::Invalid),
+    }
+}
+
+impl ViewInputs {
+    /// Whether `key` is one of this struct's URL parameters.
+    pub fn owns(key: &str) -> bool {
+        EffField::ALL.iter().any(|f| f.query_key() == key)
+            || PlanField::ALL.iter().any(|f| f.query_key() == key)
+            || matches!(key, "mm_m" | "mm_n" | "mm_k" | "price")
+    }
+
+    /// Reads one URL parameter (already percent-decoded); the value is left unchanged on error.
+    pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        if let Some(f) = EffField::ALL.iter().find(|f| f.query_key() == key) {
+            let v = parse_f64_range(val, f.range())?;
+            f.set(&mut self.eff, v);
+            return Ok(());
+        }
+        if let Some(f) = PlanField::ALL.iter().find(|f| f.query_key() == key) {
+            let v = parse_f64_range(val, f.range())?;
+            f.set(&mut self.plan, v);
+            return Ok(());
+        }
+        match key {
+            "mm_m" => self.matmul.m = parse_dim(val)?,
+            "mm_n" => self.matmul.n = parse_dim(val)?,
+            "mm_k" => self.matmul.k = parse_dim(val)?,
+            "price" => {
+                let (k, v) = val.split_once(':').ok_or(NoticeKind::Invalid)?;
+                let k = k.trim().to_ascii_lowercase();
+                let ok_id = !k.is_empty()
+                    && k.len() <= 100
+                    && k.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+                if !ok_id {
+                    return Err(NoticeKind::Invalid);
+                }
+                let p = parse_f64_range(v, PRICE_RANGE)?;
+                self.set_price(&k, Some(p));
+            }
+            _ => return Err(NoticeKind::UnknownParam),
+        }
+        Ok(())
+    }
+
+    /// The URL parameters that differ from the defaults, `key=value` each.
+    pub fn query_parts(&self) -> Vec<String> {
+        let d = ViewInputs::default();
+        let mut q = Vec::new();
+        for f in EffField::ALL {
+            let v = f.get(&self.eff);
+            if v.to_bits() != f.get(&d.eff).to_bits() {
+                q.push(format!("{}={}", f.query_key(), v));
+            }
+        }
+        if self.matmul.m != d.matmul.m {
+            q.push(format!("mm_m={}", self.matmul.m));
+        }
+        if self.matmul.n != d.matmul.n {
+            q.push(format!("mm_n={}", self.matmul.n));
+        }
+        if self.matmul.k != d.matmul.k {
+            q.push(format!("mm_k={}", self.matmul.k));
+        }
+        for f in PlanField::ALL {
+            let v = f.get(&self.plan);
+            if v.to_bits() != f.get(&d.plan).to_bits() {
+                q.push(format!("{}={}", f.query_key(), v));
+            }
+        }
+        for (k, p) in &self.prices {
+            q.push(format!("price={}", pct_encode(&format!("{k}:{p}"))));
+        }
+        q
+    }
+
+    /// The price override for a GPU key, when set.
+    pub fn price(&self, key: &str) -> Option<f64> {
+        self.prices.iter().find(|(k, _)| k == key).map(|(_, p)| *p)
+    }
+
+    /// Sets (or with `None` removes) the price override of a GPU key.
+    pub fn set_price(&mut self, key: &str, price: Option<f64>) {
+        self.prices.retain(|(k, _)| k != key);
+        if let Some(p) = price {
+            self.prices.push((key.to_string(), p));
+        }
+    }
+}
+
+/// Reads a whole query into a [`ViewInputs`] (test helper and tool for callers that only need
+/// this part); unknown keys are ignored.
+pub fn view_inputs_from_query(query: &str) -> ViewInputs {
+    let mut v = ViewInputs::default();
+    for pair in query.trim_start_matches('?').split('&') {
+        let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+        let k = pct_decode(k);
+        if ViewInputs::owns(&k) {
+            let _ = v.set(&k, &pct_decode(val));
+        }
+    }
+    v
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared helpers
+// ---------------------------------------------------------------------------------------------
+
+/// One compared GPU as the views need it: its stable key and the accelerator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ViewGpu {
+    /// Stable key (`a10g`, `custom-1`), used in test ids.
+    pub key: String,
+    /// The accelerator (custom ones already validated).
+    pub accelerator: Accelerator,
+    /// Concurrent requests one replica serves: what memory allows at the scenario's context
+    /// under the chosen budget rule, at most the requested concurrency (0 = none fits).
+    pub concurrent_requests: u64,
+}
+
+impl ViewGpu {
+    /// The compared GPUs of a report.
+    pub fn from_report(r: &Report) -> Vec<ViewGpu> {
+        r.gpus
+            .iter()
+            .map(|g| ViewGpu {
+                key: g.key.clone(),
+                accelerator: g.accelerator.clone(),
+                concurrent_requests: g.requests.min(r.concurrency),
+            })
+            .collect()
+    }
+}
+
+/// The weight format the scenario asks for: the checkpoint's, or `weight_dtype` applied.
+pub fn weight_format(m: &ModelDesc, weight_dtype: Option<Dtype>) -> WeightFormat {
+    match weight_dtype {
+        Some(d) if d != m.weights.dtype => weights::format_for(d, m.weights.base),
+        _ => m.weights.clone(),
+    }
+}
+
+fn perf_workload(s: &Scenario, batch: u64) -> perf::Workload {
+    let mut wl = perf::Workload::new(
+        batch,
+        s.perf.input_len,
+        s.perf.output_len,
+        u64::from(s.tp.max(1)),
+    );
+    wl.weights_dtype = s.weight_dtype;
+    wl.kv_dtype = s.kv_dtype;
+    wl
+}
+
+// ---------------------------------------------------------------------------------------------
+// Roofline
+// ---------------------------------------------------------------------------------------------
+
+/// Which operators are shown one by one on the roofline (the whole-model points always are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum OpsShown {
+    /// Only the whole-model prefill and decode points.
+    None,
+    /// The decode step's operators.
+    #[default]
+    Decode,
+    /// The prefill pass's operators.
+    Prefill,
+}
+
+impl OpsShown {
+    /// Every choice.
+    pub const ALL: &'static [OpsShown] = &[OpsShown::None, OpsShown::Decode, OpsShown::Prefill];
+
+    /// Stable id (form values, test ids).
+    pub const fn id(self) -> &'static str {
+        match self {
+            OpsShown::None => "none",
+            OpsShown::Decode => "decode",
+            OpsShown::Prefill => "prefill",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            OpsShown::None => "view_roof_ops_none",
+            OpsShown::Decode => "view_roof_ops_decode",
+            OpsShown::Prefill => "view_roof_ops_prefill",
+        }
+    }
+
+    /// From its id.
+    pub fn from_id(s: &str) -> Option<OpsShown> {
+        Self::ALL.iter().copied().find(|o| o.id() == s)
+    }
+}
+
+/// A point's explanation: its name on the chart and its derivations (intensity, attainable).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointDetail {
+    /// The point's name (as on the chart and in its hover region id).
+    pub name: String,
+    /// Intensity derivation, then attainable FLOP/s on the first GPU.
+    pub derivations: Vec<Derivation>,
+}
+
+/// Everything the roofline view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RooflineView {
+    /// The chart data (GPUs, points with batch-1 trails).
+    pub data: RooflineData,
+    /// Name of the GPU the points are placed against (the first with a published ceiling;
+    /// empty when none has one).
+    pub anchor_name: String,
+    /// Intensity of the whole-model decode step, FLOP/B.
+    pub decode_intensity: f64,
+    /// Intensity of the whole-model prefill pass, FLOP/B.
+    pub prefill_intensity: f64,
+    /// Ridge point of the anchor GPU under the points' precision, FLOP/B.
+    pub ridge: f64,
+    /// Explanations, one per point.
+    pub details: Vec<PointDetail>,
+    /// The batch the points are placed at.
+    pub batch: u64,
+    /// The decode context, tokens.
+    pub context: u64,
+    /// The prompt length of the prefill point, tokens.
+    pub prompt: u64,
+}
+
+fn precisions(m: &ModelDesc, s: &Scenario) -> (Precisions, Dtype) {
+    let fmt = weight_format(m, s.weight_dtype);
+    let kv = s.kv_dtype.unwrap_or_else(|| kv::default_kv_dtype(m));
+    (Precisions::from_format(&fmt, Dtype::Bf16, kv), fmt.dtype)
+}
+
+/// Places workloads under the first GPU that publishes a ceiling (the A10G publishes no dense
+/// 16-bit peak, so it has none) at `dtype_for(index)`, keeping the GPUs' order, and so their
+/// colours. Returns the data and the anchor's index (`None` when no GPU has a ceiling: no
+/// points then).
+fn place(
+    mut rgpus: Vec<RooflineGpu>,
+    dtype_for: impl Fn(usize) -> Dtype,
+    workloads: &[series::Workload],
+) -> (RooflineData, Option<usize>) {
+    let Some(a) = rgpus.iter().position(|g| !g.ceilings.is_empty()) else {
+        return (series::roofline(rgpus, Dtype::Bf16, workloads), None);
+    };
+    let g = rgpus.remove(a);
+    rgpus.insert(0, g);
+    let mut data = series::roofline(rgpus, dtype_for(a), workloads);
+    if !data.gpus.is_empty() {
+        let g = data.gpus.remove(0);
+        data.gpus.insert(a.min(data.gpus.len()), g);
+    }
+    for p in &mut data.points {
+        p.gpu = a;
+    }
+    (data, Some(a))
+}
+
+/// The roofline of the scenario: every GPU's slope and ceilings; the whole-model prefill
+/// (batch × prompt) and decode (batch sequences at `context_len` tokens) points; the chosen
+/// phase's operators (`core::roofline::model_ops`), each with a trail from batch 1. Points are
+/// placed under the first GPU's roof at the precision the matmuls run at.
+pub fn roofline_view(
+    m: &ModelDesc,
+    s: &Scenario,
+    gpus: &[ViewGpu],
+    ops: OpsShown,
+    lang: Lang,
+) -> Result<RooflineView, CalcError> {
+    if m.layers.is_empty() {
+        return Err(CalcError::MissingKey {
+            key: "num_hidden_layers".into(),
+            why: "place the model's operators on the roofline".into(),
+        });
+    }
+    let tp = u64::from(s.tp.max(1));
+    let batch = s.perf.batch.max(1);
+    let context = s.context_len.max(1);
+    let prompt = s.perf.input_len.max(1);
+    let (p, wdtype) = precisions(m, s);
+    let run = |phase: rl::Phase, b: u64| -> Result<Vec<OpCost>, CalcError> {
+        let seq = match phase {
+            rl::Phase::Prefill => prompt,
+            rl::Phase::Decode => context,
+        };
+        rl::model_ops(
+            m,
+            &rl::Workload {
+                phase,
+                batch: b,
+                seq,
+            },
+            &p,
+            tp,
+        )
+    };
+    let dec = run(rl::Phase::Decode, batch)?;
+    let pre = run(rl::Phase::Prefill, batch)?;
+    let (dec1, pre1) = if batch > 1 {
+        (
+            Some(run(rl::Phase::Decode, 1)?),
+            Some(run(rl::Phase::Prefill, 1)?),
+        )
+    } else {
+        (None, None)
+    };
+    let dec_t = rl::total(&dec, rl::Phase::Decode);
+    let pre_t = rl::total(&pre, rl::Phase::Prefill);
+    let mut placed: Vec<(OpCost, Option<OpCost>, series::Phase)> = vec![
+        (
+            pre_t.clone(),
+            pre1.as_ref().map(|v| rl::total(v, rl::Phase::Prefill)),
+            series::Phase::Prefill,
+        ),
+        (
+            dec_t.clone(),
+            dec1.as_ref().map(|v| rl::total(v, rl::Phase::Decode)),
+            series::Phase::Decode,
+        ),
+    ];
+    let (chosen, chosen1, ph) = match ops {
+        OpsShown::None => (Vec::new(), None, series::Phase::Decode),
+        OpsShown::Decode => (dec.clone(), dec1.as_ref(), series::Phase::Decode),
+        OpsShown::Prefill => (pre.clone(), pre1.as_ref(), series::Phase::Prefill),
+    };
+    for (i, o) in chosen.into_iter().enumerate() {
+        let b1 = chosen1
+            .and_then(|v| v.get(i))
+            .filter(|b| b.name_key == o.name_key)
+            .cloned();
+        placed.push((o, b1, ph));
+    }
+    let name_of = |o: &OpCost| -> String {
+        let base = tr(lang, &o.name_key).to_string();
+        match o.window {
+            Some(w) => format!("{base} (w {w})"),
+            None => base,
+        }
+    };
+    let mut workloads = Vec::with_capacity(placed.len());
+    let mut names: Vec<String> = Vec::with_capacity(placed.len());
+    for (o, b1, phase) in &placed {
+        let mut name = name_of(o);
+        // Hover regions are keyed by name: keep names unique.
+        let mut n = 2;
+        while names.contains(&name) {
+            name = format!("{} #{n}", name_of(o));
+            n += 1;
+        }
+        names.push(name.clone());
+        let mut w = series::Workload::measured(name, *phase, o.flops, o.bytes);
+        if let Some(b) = b1 {
+            w = w.with_batch1(b.flops, b.bytes);
+        }
+        workloads.push(w);
+    }
+    let rgpus: Vec<RooflineGpu> = gpus
+        .iter()
+        .map(|g| RooflineGpu::from_accelerator(&g.accelerator))
+        .collect();
+    let dtype_for = |i: usize| {
+        gpus.get(i).map_or(Dtype::Bf16, |g| {
+            perf::compute_dtype(wdtype, &g.accelerator).0
+        })
+    };
+    let (data, anchor) = place(rgpus, dtype_for, &workloads);
+    let cdtype = anchor.map_or(Dtype::Bf16, dtype_for);
+    let anchor_name = anchor
+        .and_then(|a| gpus.get(a))
+        .map(|g| g.accelerator.name.clone())
+        .unwrap_or_default();
+    let (ridge, details) = match (
+        anchor.and_then(|a| gpus.get(a)),
+        anchor.and_then(|a| data.gpus.get(a)),
+    ) {
+        (Some(g), Some(rg)) => {
+            let c = rg.ceiling(cdtype).or_else(|| rg.ceilings.first());
+            let peak = c.map(|c| c.peak).unwrap_or_default();
+            let ridge = c.map_or(0.0, |c| c.ridge_flop_per_byte);
+            let details = placed
+                .iter()
+                .zip(&names)
+                .map(|((o, _, _), name)| {
+                    let mut d = o.derivation();
+                    d.title_key = name.clone();
+                    let (_, a) =
+                        rl::attainable_derivation(peak, g.accelerator.bandwidth, o.intensity);
+                    PointDetail {
+                        name: name.clone(),
+                        derivations: vec![d, a],
+                    }
+                })
+                .collect();
+            (ridge, details)
+        }
+        _ => (0.0, Vec::new()),
+    };
+    Ok(RooflineView {
+        data,
+        anchor_name,
+        decode_intensity: dec_t.intensity,
+        prefill_intensity: pre_t.intensity,
+        ridge,
+        details,
+        batch,
+        context,
+        prompt,
+    })
+}
+
+/// The matmul explorer's result: intensity (with its derivation) and its place on the first
+/// GPU's roofline next to the textbook's reference points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatmulView {
+    /// M·N·K / (M·K + K·N + M·N), FLOP/B (half precision).
+    pub intensity: f64,
+    /// The derivation (`core::roofline::matmul_derivation` at 16 bits).
+    pub derivation: Derivation,
+    /// The chart data.
+    pub data: RooflineData,
+    /// Name of the GPU the point is placed against (first with a published ceiling).
+    pub anchor_name: String,
+    /// That GPU's bf16 ridge point, FLOP/B (0 when no GPU has one).
+    pub ridge: f64,
+    /// Whether the matmul is compute-bound on the first GPU.
+    pub compute_bound: bool,
+}
+
+/// Places a matmul on the roofline of the compared GPUs (half precision), with the
+/// textbook's 210 and 1,000 FLOP/B reference workloads.
+pub fn matmul_view(shape: MatmulShape, gpus: &[ViewGpu], lang: Lang) -> MatmulView {
+    let mm = shape.matmul();
+    let (_, derivation) = rl::matmul_derivation(shape.m, shape.k, shape.n, Dtype::Bf16);
+    let name = format!(
+        "{} {}×{}×{}",
+        tr(lang, "view_matmul_point"),
+        shape.m,
+        shape.n,
+        shape.k
+    );
+    let workloads = vec![
+        mm.workload(name),
+        series::Workload::at_intensity("210 FLOP/B", 210.0),
+        series::Workload::at_intensity("1,000 FLOP/B", 1000.0),
+    ];
+    let rgpus: Vec<RooflineGpu> = gpus
+        .iter()
+        .map(|g| RooflineGpu::from_accelerator(&g.accelerator))
+        .collect();
+    let (data, anchor) = place(rgpus, |_| Dtype::Bf16, &workloads);
+    let anchor_name = anchor
+        .and_then(|a| gpus.get(a))
+        .map(|g| g.accelerator.name.clone())
+        .unwrap_or_default();
+    let ridge = anchor
+        .and_then(|a| data.gpus.get(a))
+        .and_then(|g| g.ceiling(Dtype::Bf16).or_else(|| g.ceilings.first()))
+        .map_or(0.0, |c| c.ridge_flop_per_byte);
+    let intensity = mm.intensity_flop_per_byte();
+    MatmulView {
+        anchor_name,
+        intensity,
+        derivation,
+        data,
+        ridge,
+        compute_bound: ridge > 0.0 && intensity >= ridge,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Performance
+// ---------------------------------------------------------------------------------------------
+
+/// The performance model for one compared GPU at the scenario's TP degree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerfRow {
+    /// Stable GPU key.
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// GPUs per replica.
+    pub tp: u64,
+    /// Sequences served together (0 = none fits; the model then runs at 1 and the cost is
+    /// not shown).
+    pub batch: u64,
+    /// Price per GPU-hour used (override, else catalog), US dollars.
+    pub price_usd_per_gpu_hour: Option<f64>,
+    /// Whether the price is the user's override.
+    pub price_overridden: bool,
+    /// The report, or why it could not be computed.
+    pub result: Result<PerfReport, CalcError>,
+    /// TTFT range from the calibration residuals (p10–p90), ms.
+    pub ttft_range_ms: (f64, f64),
+    /// TPOT range, ms.
+    pub tpot_range_ms: (f64, f64),
+    /// End-to-end latency range, ms.
+    pub e2e_range_ms: (f64, f64),
+}
+
+/// The performance model for every compared GPU at the scenario's batch (the operating point).
+pub fn perf_rows(m: &ModelDesc, s: &Scenario, gpus: &[ViewGpu]) -> Vec<PerfRow> {
+    rows_at(m, s, gpus, |_| s.perf.batch)
+}
+
+/// The performance model for every compared GPU serving as many requests at once as its
+/// memory allows ([`ViewGpu::concurrent_requests`], at least 1): the batch the cost of a
+/// token depends on (the chapter: memory budget and compute bottleneck are one loop).
+pub fn cost_rows(m: &ModelDesc, s: &Scenario, gpus: &[ViewGpu]) -> Vec<PerfRow> {
+    rows_at(m, s, gpus, |g| g.concurrent_requests)
+}
+
+fn rows_at(
+    m: &ModelDesc,
+    s: &Scenario,
+    gpus: &[ViewGpu],
+    batch: impl Fn(&ViewGpu) -> u64,
+) -> Vec<PerfRow> {
+    gpus.iter()
+        .map(|g| {
+            let requested = batch(g);
+            let wl = perf_workload(s, requested.max(1));
+            let over = s.views.price(&g.key);
+            let price = over.or(g.accelerator.price.as_ref().map(|p| p.usd_per_hour));
+            let result = perf::evaluate(m, &g.accelerator, &wl, &s.views.eff, price);
+            let range = |metric: Metric, v: Option<f64>| {
+                v.map_or((f64::NAN, f64::NAN), |v| calibration::range_for(metric, v))
+            };
+            let ok = result.as_ref().ok();
+            PerfRow {
+                key: g.key.clone(),
+                name: g.accelerator.name.clone(),
+                tp: wl.tp,
+                batch: requested,
+                price_usd_per_gpu_hour: price,
+                price_overridden: over.is_some(),
+                ttft_range_ms: range(Metric::Ttft, ok.map(|r| r.ttft.ms())),
+                tpot_range_ms: range(Metric::Tpot, ok.map(|r| r.tpot.ms())),
+                e2e_range_ms: range(Metric::E2e, ok.map(|r| r.e2e.ms())),
+                result,
+            }
+        })
+        .collect()
+}
+
+/// Cost bars ($ per million output tokens) from the performance rows.
+pub fn cost_bars(rows: &[PerfRow]) -> CostBars {
+    CostBars {
+        bars: rows
+            .iter()
+            .filter_map(|r| {
+                let rep = r.result.as_ref().ok()?;
+                let price = r.price_usd_per_gpu_hour.unwrap_or(f64::NAN) * r.tp as f64;
+                let serves = rep.fits && r.batch > 0;
+                Some(CostBar::new(
+                    format!("{} × {}", r.name, r.tp),
+                    price,
+                    if serves { rep.batch } else { 0 },
+                    serves.then_some(rep.output_tokens_per_s),
+                ))
+            })
+            .collect(),
+        metric: CostMetric::PerMillionTokens,
+    }
+}
+
+/// Largest batch the latency–throughput curve is sampled to.
+pub const CURVE_MAX_BATCH: u64 = 4096;
+
+/// The latency–throughput curves: per GPU, tokens/s per user (1 / TPOT) against total
+/// tokens/s (batch / TPOT) for batch 1 … the largest batch memory allows (at most
+/// [`CURVE_MAX_BATCH`]), with the scenario's batch as the operating point.
+pub fn latency_curves(m: &ModelDesc, s: &Scenario, gpus: &[ViewGpu]) -> LatencyThroughput {
+    let base = perf_workload(s, 1);
+    let curves = gpus
+        .iter()
+        .map(|g| {
+            let max_b = perf::max_batch_for(m, &g.accelerator, &base).min(CURVE_MAX_BATCH);
+            series::lt_curve(
+                format!("{} × {}", g.accelerator.name, base.tp),
+                max_b,
+                s.perf.batch,
+                |b| {
+                    perf::evaluate(m, &g.accelerator, &perf_workload(s, b), &s.views.eff, None)
+                        .ok()
+                        .map(|r| r.tpot)
+                        .filter(|t: &Seconds| t.0.is_finite() && t.0 > 0.0)
+                },
+            )
+        })
+        .collect();
+    LatencyThroughput { curves }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accuracy
+// ---------------------------------------------------------------------------------------------
+
+/// One calibration row on the accuracy scatter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccPoint {
+    /// Measured value (ms, or tokens/s for throughput).
+    pub measured: f64,
+    /// Predicted value, same unit.
+    pub predicted: f64,
+    /// Held out of the fit.
+    pub test: bool,
+    /// Hover text: model, GPU, TP, batch, lengths, engine.
+    pub label: String,
+}
+
+/// The accuracy scatter of one metric, with its translated strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AccuracyScatter {
+    /// The metric.
+    pub metric: Metric,
+    /// Points.
+    pub points: Vec<AccPoint>,
+    /// X axis title ("Measured (ms)").
+    pub x_title: String,
+    /// Y axis title ("Predicted (ms)").
+    pub y_title: String,
+    /// Legend: training rows.
+    pub train_label: String,
+    /// Legend: held-out rows.
+    pub test_label: String,
+    /// Legend: the y = x line.
+    pub exact_label: String,
+    /// Legend: the ±25 % band.
+    pub band_label: String,
+    /// "No data".
+    pub empty_label: String,
+}
+
+/// Translation key of a metric's name.
+pub const fn metric_key(m: Metric) -> &'static str {
+    match m {
+        Metric::Ttft => "perf_ttft",
+        Metric::Tpot => "perf_tpot",
+        Metric::E2e => "perf_e2e_latency",
+        Metric::Throughput => "perf_output_tokens_per_s",
+    }
+}
+
+/// Unit of a metric.
+pub const fn metric_unit(m: Metric) -> &'static str {
+    match m {
+        Metric::Throughput => "tokens/s",
+        _ => "ms",
+    }
+}
+
+/// The scatter for one metric from the accuracy report.
+pub fn accuracy_scatter(r: &AccuracyReport, metric: Metric, lang: Lang) -> AccuracyScatter {
+    let unit = metric_unit(metric);
+    let points = r
+        .rows
+        .iter()
+        .filter(|a| a.row.metric == metric)
+        .filter(|a| a.row.measured.is_finite() && a.predicted.is_finite())
+        .filter(|a| a.row.measured > 0.0 && a.predicted > 0.0)
+        .map(|a| AccPoint {
+            measured: a.row.measured,
+            predicted: a.predicted,
+            test: a.row.test,
+            label: format!(
+                "{} · {} × {} · B {} · {}/{} · {} · {} {} → {} {} ({:+.0}%)",
+                a.row.model,
+                a.row.gpu,
+                a.row.tp,
+                a.row.batch,
+                a.row.input_len,
+                a.row.output_len,
+                a.row.engine,
+                fmt_sig(a.row.measured),
+                unit,
+                fmt_sig(a.predicted),
+                unit,
+                a.rel_error * 100.0
+            ),
+        })
+        .collect();
+    AccuracyScatter {
+        metric,
+        points,
+        x_title: format!("{} ({unit})", tr(lang, "view_acc_measured")),
+        y_title: format!("{} ({unit})", tr(lang, "view_acc_predicted")),
+        train_label: tr(lang, "view_acc_train").to_string(),
+        test_label: tr(lang, "view_acc_test").to_string(),
+        exact_label: tr(lang, "view_acc_exact").to_string(),
+        band_label: tr(lang, "view_acc_band").to_string(),
+        empty_label: tr(lang, "chart_no_data").to_string(),
+    }
+}
+
+/// One row of the error table: a metric with its training and held-out statistics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AccStatRow {
+    /// The metric.
+    pub metric: Metric,
+    /// Training rows.
+    pub train: ErrorStats,
+    /// Held-out rows.
+    pub test: ErrorStats,
+    /// Issue 5's target for the held-out median, when there is one (fraction).
+    pub target: Option<f64>,
+    /// Whether the held-out median meets the target (`None` without a target or rows).
+    pub meets: Option<bool>,
+}
+
+/// The error table.
+pub fn accuracy_stats(r: &AccuracyReport) -> Vec<AccStatRow> {
+    r.stats
+        .iter()
+        .map(|(m, tr, te)| AccStatRow {
+            metric: *m,
+            train: *tr,
+            test: *te,
+            target: m.target(),
+            meets: m
+                .target()
+                .filter(|_| te.n > 0 && te.median.is_finite())
+                .map(|t| te.median <= t),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planner
+// ---------------------------------------------------------------------------------------------
+
+/// Most options drawn on the cost-against-load chart (the cheapest at the peak; the table
+/// lists them all).
+pub const PLAN_CHART_MAX_SERIES: usize = 4;
+
+/// One option's cost against the load, for the chart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanCostSeries {
+    /// "H100 SXM × TP 1".
+    pub name: String,
+    /// (rate req/s, US dollars per hour).
+    pub points: Vec<(f64, f64)>,
+    /// Whether this is the best option.
+    pub best: bool,
+}
+
+/// The planner's cost-against-load chart with its translated strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanCostChart {
+    /// One series per viable priced option.
+    pub series: Vec<PlanCostSeries>,
+    /// Average rate, req/s (a marker).
+    pub avg_rate: f64,
+    /// Peak rate, req/s (a marker).
+    pub peak_rate: f64,
+    /// X axis title.
+    pub x_title: String,
+    /// Y axis title.
+    pub y_title: String,
+    /// Marker label: average.
+    pub avg_label: String,
+    /// Marker label: peak.
+    pub peak_label: String,
+    /// "No data".
+    pub empty_label: String,
+}
+
+/// Load time and offloading figures of one candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanLoad {
+    /// GPU display name and TP ("H100 SXM × 2").
+    pub name: String,
+    /// Load and cold start, or why not.
+    pub load: Result<LoadReport, CalcError>,
+    /// Decode with weights or KV in host memory, or why not.
+    pub offload: Result<OffloadReport, CalcError>,
+}
+
+/// Everything the planner view shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannerView {
+    /// The ranked options (also when no option meets the targets).
+    pub plan: Option<Plan>,
+    /// Why no option is chosen, or why the inputs are refused.
+    pub error: Option<CalcError>,
+    /// Cost against load.
+    pub chart: PlanCostChart,
+    /// Load and offload per candidate GPU (at the TP of its first option).
+    pub loads: Vec<PlanLoad>,
+    /// Compared GPUs left out of the plan (custom accelerators are not in the catalog).
+    pub left_out: Vec<String>,
+}
+
+/// The planner inputs from the scenario: traffic (rate, peak, the scenario's prompt and
+/// output lengths), targets, the compared catalog GPUs with any price overrides.
+pub fn plan_inputs(s: &Scenario) -> (PlanInputs, Vec<String>) {
+    let p = &s.views.plan;
+    let mut left_out = Vec::new();
+    let mut candidates = Vec::new();
+    for (i, g) in s.gpus.iter().enumerate() {
+        match g {
+            crate::core::scenario::GpuChoice::Catalog(id) => {
+                let mut c = Candidate::new(id);
+                c.price_usd_per_gpu_hour = s.views.price(&g.key(i));
+                candidates.push(c);
+            }
+            crate::core::scenario::GpuChoice::Custom(c) => left_out.push(c.name.clone()),
+        }
+    }
+    (
+        PlanInputs {
+            traffic: Traffic::mean(
+                p.rate_rps,
+                p.peak_multiplier,
+                s.perf.input_len,
+                s.perf.output_len,
+            ),
+            targets: Targets::from_ms(p.ttft_ms, p.tpot_ms),
+            candidates,
+        },
+        left_out,
+    )
+}
+
+/// Runs the planner for the scenario: options ranked by cost at the peak, the reason each
+/// loses, cost against load, and load/offload figures per candidate.
+pub fn planner_view(m: &ModelDesc, s: &Scenario, catalog: &Catalog, lang: Lang) -> PlannerView {
+    let (inp, left_out) = plan_inputs(s);
+    let timing = PerfTiming {
+        model: m,
+        eff: s.views.eff,
+        weights_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+    };
+    let (plan, error) = match capacity::options(&inp, catalog, &timing) {
+        Ok(p) => {
+            let e = capacity::feasibility_error(&p);
+            (Some(p), e)
+        }
+        Err(e) => (None, Some(e)),
+    };
+    let mut chart = PlanCostChart {
+        series: Vec::new(),
+        avg_rate: inp.traffic.avg_rate_rps,
+        peak_rate: inp.traffic.peak_rate_rps(),
+        x_title: tr(lang, "view_plan_load_axis").to_string(),
+        y_title: tr(lang, "view_plan_cost_axis").to_string(),
+        avg_label: tr(lang, "view_plan_avg").to_string(),
+        peak_label: tr(lang, "view_plan_peak_marker").to_string(),
+        empty_label: tr(lang, "chart_no_data").to_string(),
+    };
+    let mut loads = Vec::new();
+    if let Some(p) = &plan {
+        let curve = capacity::cost_curve(p, 61);
+        let best = p.best_option().map(|o| (o.gpu.clone(), o.tp));
+        chart.series = curve
+            .series
+            .iter()
+            .map(|cs| {
+                let name = p
+                    .options
+                    .iter()
+                    .find(|o| o.gpu == cs.gpu && o.tp == cs.tp)
+                    .map_or(cs.gpu.clone(), |o| format!("{} × {}", o.gpu_name, o.tp));
+                PlanCostSeries {
+                    name,
+                    points: curve
+                        .rates_rps
+                        .iter()
+                        .copied()
+                        .zip(cs.cost_per_hour.iter().copied())
+                        .collect(),
+                    best: best.as_ref() == Some(&(cs.gpu.clone(), cs.tp)),
+                }
+            })
+            .take(PLAN_CHART_MAX_SERIES)
+            .collect();
+        let mut seen: Vec<String> = Vec::new();
+        for o in &p.options {
+            if seen.contains(&o.gpu) || o.max_batch_memory == 0 {
+                continue;
+            }
+            seen.push(o.gpu.clone());
+            let Ok(gpu) = catalog.get(&o.gpu) else {
+                continue;
+            };
+            let load = loading::load_time(
+                m,
+                gpu,
+                &LoadInputs {
+                    tp: o.tp,
+                    weights_dtype: s.weight_dtype,
+                    ..LoadInputs::default()
+                },
+            );
+            let offload = loading::offload(
+                m,
+                gpu,
+                &OffloadInputs {
+                    batch: 1,
+                    input_len: s.perf.input_len,
+                    output_len: s.perf.output_len,
+                    tp: o.tp,
+                    weights_dtype: s.weight_dtype,
+                    kv_dtype: s.kv_dtype,
+                    ..OffloadInputs::default()
+                },
+                &s.views.eff,
+            );
+            loads.push(PlanLoad {
+                name: format!("{} × {}", o.gpu_name, o.tp),
+                load,
+                offload,
+            });
+        }
+    }
+    PlannerView {
+        plan,
+        error,
+        chart,
+        loads,
+        left_out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::report::model_of;
+    use crate::core::scenario::{GpuChoice, ModelSource};
+
+    #[track_caller]
+    fn model(s: &Scenario) -> ModelDesc {
+        match model_of(&s.model) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn gpus(ids: &[&str]) -> Vec<ViewGpu> {
+        ids.iter()
+            .filter_map(|id| Catalog::builtin().get(id).ok())
+            .map(|a| ViewGpu {
+                key: a.id.clone(),
+                accelerator: a.clone(),
+                concurrent_requests: 1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn view_inputs_round_trip_through_the_scenario_query() {
+        let mut s = Scenario::default();
+        s.views.eff.compute_decode = 0.61;
+        s.views.eff.step_overhead_s = 0.0025;
+        s.views.matmul = MatmulShape {
+            m: 1,
+            n: 4096,
+            k: 4096,
+        };
+        s.views.plan.rate_rps = 2.5;
+        s.views.plan.tpot_ms = 30.0;
+        s.views.set_price("l40s", Some(1.25));
+        let q = s.to_query();
+        let (back, notices) = Scenario::from_query(&q);
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+        assert_eq!(back.views, s.views, "{q}");
+        assert_eq!(view_inputs_from_query(&q), s.views);
+        // Defaults add nothing to the link.
+        assert_eq!(ViewInputs::default().query_parts(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn bad_view_parameters_fall_back_with_a_notice() {
+        let (s, notices) =
+            Scenario::from_query("e_bw=2&e_cd=abc&mm_m=0&pl_rate=-1&price=zz&pl_peak=4");
+        assert_eq!(s.views.eff, Efficiencies::default());
+        assert_eq!(s.views.matmul, MatmulShape::default());
+        assert_eq!(s.views.plan, PlannerInputs::default());
+        assert!(s.views.prices.is_empty());
+        let kinds: Vec<(&str, NoticeKind)> =
+            notices.iter().map(|n| (n.param.as_str(), n.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("e_bw", NoticeKind::OutOfRange),
+                ("e_cd", NoticeKind::Invalid),
+                ("mm_m", NoticeKind::OutOfRange),
+                ("pl_rate", NoticeKind::OutOfRange),
+                ("price", NoticeKind::Invalid),
+            ]
+        );
+    }
+
+    #[test]
+    fn decode_intensity_rises_with_batch_and_prefill_is_compute_heavy() {
+        // Llama-2-7b fp16 decode at batch 1: 2 FLOPs per weight of 2 bytes → about 1 FLOP/B
+        // (attention over the KV cache also does ~1 FLOP per byte read). Larger batches reuse
+        // each weight B times.
+        let mut s = Scenario::default();
+        let m = model(&s);
+        let g = gpus(&["l40s", "a10g"]);
+        let v1 =
+            roofline_view(&m, &s, &g, OpsShown::Decode, Lang::En).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            v1.decode_intensity > 0.9 && v1.decode_intensity < 1.1,
+            "{}",
+            v1.decode_intensity
+        );
+        assert!(v1.prefill_intensity > 100.0 * v1.decode_intensity);
+        // At a short context the weights dominate the bytes, so intensity grows ~×B; at long
+        // contexts the KV cache (read per sequence) caps it: the chapter's MHA lesson.
+        s.context_len = 256;
+        s.perf.batch = 32;
+        let v32 =
+            roofline_view(&m, &s, &g, OpsShown::Decode, Lang::En).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            v32.decode_intensity > 10.0 * v1.decode_intensity,
+            "{}",
+            v32.decode_intensity
+        );
+        // Two GPUs' roofs; the L40S ridge = 362 TFLOP/s / 864 GB/s.
+        assert_eq!(v32.data.gpus.len(), 2);
+        assert!((v32.ridge - 362e12 / 864e9).abs() < 1.0, "{}", v32.ridge);
+        // Every point explained, names unique, trails at batch > 1 only.
+        assert_eq!(v32.details.len(), v32.data.points.len());
+        let mut names: Vec<&str> = v32.data.points.iter().map(|p| p.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), v32.data.points.len());
+        assert!(v32.data.points.iter().all(|p| p.batch1.is_some()));
+        assert!(v1.data.points.iter().all(|p| p.batch1.is_none()));
+        // Decode ops shown: the decode total plus its operators, all decode-coloured.
+        // The A10G publishes no 16-bit peak: with it first, points sit under the L40S.
+        let ga = gpus(&["a10g", "l40s"]);
+        let va = roofline_view(&m, &s, &ga, OpsShown::Decode, Lang::En)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(va.data.points.len(), v32.data.points.len());
+        assert!(va.data.points.iter().all(|p| p.gpu == 1));
+        assert_eq!(va.data.gpus[0].gpu, "NVIDIA A10G");
+        assert!((va.ridge - v32.ridge).abs() < 1e-9);
+        assert_eq!(va.anchor_name, "NVIDIA L40S");
+        let none =
+            roofline_view(&m, &s, &g, OpsShown::None, Lang::Ko).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(none.data.points.len(), 2);
+    }
+
+    #[test]
+    fn matmul_explorer_matches_the_textbook() {
+        // M = N = K = n in half precision: n / 3 (WORKED_EXAMPLES §5).
+        let g = gpus(&["l40s"]);
+        let v = matmul_view(
+            MatmulShape {
+                m: 4096,
+                n: 4096,
+                k: 4096,
+            },
+            &g,
+            Lang::En,
+        );
+        assert!((v.intensity - 4096.0 / 3.0).abs() < 1e-9);
+        assert!(v.compute_bound);
+        // Decode projection s = 1, h = 4096: 4096² / (4096 + 4096² + 4096) ≈ 1.
+        let d = matmul_view(
+            MatmulShape {
+                m: 1,
+                n: 4096,
+                k: 4096,
+            },
+            &g,
+            Lang::En,
+        );
+        let h = 4096.0f64;
+        assert!((d.intensity - h * h / (h + h * h + h)).abs() < 1e-12);
+        assert!(!d.compute_bound);
+        assert_eq!(d.data.points.len(), 3);
+    }
+
+    #[test]
+    fn perf_rows_cost_and_curves() {
+        let mut s = Scenario::default();
+        s.perf.batch = 4;
+        let m = model(&s);
+        let g = gpus(&["a10g", "l40s"]);
+        let rows = perf_rows(&m, &s, &g);
+        assert_eq!(rows.len(), 2);
+        for r in &rows {
+            let rep = r.result.as_ref().unwrap_or_else(|e| panic!("{e}"));
+            assert!(r.tpot_range_ms.0 <= rep.tpot.ms() && rep.tpot.ms() <= r.tpot_range_ms.1);
+            // $/M tokens = price × tp / 3600 / tokens/s × 10^6.
+            if let (Some(p), Some(c)) = (r.price_usd_per_gpu_hour, rep.usd_per_million_tokens) {
+                let want = p / 3600.0 / rep.output_tokens_per_s * 1e6;
+                assert!((c - want).abs() < 1e-9 * want.max(1.0));
+            }
+        }
+        // The chapter's conclusion (WORKED_EXAMPLES §3): the L40S costs more per hour but holds
+        // 16 requests to the A10G's 4, so each token is cheaper on it.
+        let r =
+            crate::core::report::evaluate(&s, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let vg = ViewGpu::from_report(&r);
+        assert_eq!(
+            vg.iter().map(|g| g.concurrent_requests).collect::<Vec<_>>(),
+            vec![4, 16]
+        );
+        let cr = cost_rows(&m, &s, &vg);
+        let mtok = |i: usize| {
+            cr[i]
+                .result
+                .as_ref()
+                .ok()
+                .and_then(|r| r.usd_per_million_tokens)
+                .unwrap_or(f64::NAN)
+        };
+        assert!(mtok(1) < mtok(0), "L40S {} vs A10G {}", mtok(1), mtok(0));
+        // A price override flows into the cost.
+        s.views.set_price("l40s", Some(10.0));
+        let over = perf_rows(&m, &s, &g);
+        assert_eq!(over[1].price_usd_per_gpu_hour, Some(10.0));
+        assert!(over[1].price_overridden);
+        let bars = cost_bars(&over);
+        assert_eq!(bars.bars.len(), 2);
+        // Curves: throughput rises with batch, per-user speed falls.
+        let lt = latency_curves(&m, &s, &g);
+        assert_eq!(lt.curves.len(), 2);
+        for c in &lt.curves {
+            assert!(c.points.len() > 1);
+            for w in c.points.windows(2) {
+                assert!(w[1].total_tokens_per_s >= w[0].total_tokens_per_s);
+                assert!(w[1].per_user_tokens_per_s <= w[0].per_user_tokens_per_s);
+            }
+            assert_eq!(c.operating.map(|o| o.batch), Some(4));
+        }
+    }
+
+    #[test]
+    fn accuracy_scatter_and_stats() {
+        let r = calibration::accuracy_table();
+        let stats = accuracy_stats(&r);
+        assert!(!stats.is_empty());
+        for m in Metric::ALL {
+            let sc = accuracy_scatter(&r, *m, Lang::Ko);
+            let n = r.rows.iter().filter(|a| a.row.metric == *m).count();
+            assert!(sc.points.len() <= n);
+            assert!(sc
+                .points
+                .iter()
+                .all(|p| p.measured > 0.0 && p.predicted > 0.0));
+        }
+    }
+
+    #[test]
+    fn planner_ranks_options_and_explains_impossible_targets() {
+        let mut s = Scenario {
+            gpus: vec![
+                GpuChoice::Catalog("l40s".into()),
+                GpuChoice::Catalog("h100-sxm".into()),
+            ],
+            ..Scenario::default()
+        };
+        let m = model(&s);
+        let v = planner_view(&m, &s, Catalog::builtin(), Lang::En);
+        let p = v.plan.as_ref().unwrap_or_else(|| panic!("{:?}", v.error));
+        assert!(v.error.is_none(), "{:?}", v.error);
+        assert!(p.best.is_some());
+        assert!(!v.chart.series.is_empty() && v.chart.series.len() <= PLAN_CHART_MAX_SERIES);
+        assert!(v.chart.series.iter().filter(|c| c.best).count() == 1);
+        assert!(!v.loads.is_empty());
+        // Every non-best row says why it loses.
+        for (i, o) in p.options.iter().enumerate() {
+            assert_eq!(o.reason.is_none(), Some(i) == p.best, "{o:?}");
+        }
+        // A TPOT target no option can meet is an error with the rows still shown.
+        s.views.plan.tpot_ms = 0.01;
+        let v = planner_view(&m, &s, Catalog::builtin(), Lang::En);
+        assert!(v.error.is_some());
+        assert!(v.plan.is_some_and(|p| !p.options.is_empty()));
+        // Quick mode and custom GPUs do not panic.
+        s.model = ModelSource::Quick {
+            params: 7_000_000_000,
+            dtype: Dtype::Bf16,
+        };
+        s.gpus
+            .push(GpuChoice::Custom(crate::core::scenario::default_custom()));
+        let m2 = model(&s);
+        let v = planner_view(&m2, &s, Catalog::builtin(), Lang::Ko);
+        assert_eq!(v.left_out.len(), 1);
+        assert!(roofline_view(&m2, &s, &gpus(&["l40s"]), OpsShown::Decode, Lang::En).is_err());
+    }
+}
