@@ -71,12 +71,18 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(
       (async () => {
         const cache = await caches.open(CACHE);
+        const cached = async () =>
+          (await cache.match(req, { ignoreSearch: true })) || (await cache.match(SCOPE));
+        if (self.navigator && self.navigator.onLine === false) {
+          const hit = await cached();
+          if (hit) return hit;
+        }
         try {
           const res = await fetch(req);
           if (res.ok) await cache.put(SCOPE, res.clone());
           return res;
         } catch (err) {
-          const hit = (await cache.match(req, { ignoreSearch: true })) || (await cache.match(SCOPE));
+          const hit = await cached();
           if (hit) return hit;
           throw err;
         }
