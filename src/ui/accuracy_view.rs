@@ -71,7 +71,7 @@ pub fn AccuracyView() -> impl IntoView {
         <section class="panel view accuracy-view" aria-labelledby="accuracy-title" data-testid="accuracy-view">
             <h2 id="accuracy-title">{t("view_acc_title")}</h2>
             <p class="explain">{t("view_acc_explain")}</p>
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_acc_title")}>
                 <table data-testid="accuracy-table">
                     <thead>
                         <tr>

@@ -143,7 +143,7 @@ pub fn PerfView(
 
     let latency_table = show_latency.then(|| {
         view! {
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_perf_title")}>
                 <table class="perf-table" data-testid="perf-table">
                     <thead>
                         <tr>
@@ -251,7 +251,7 @@ pub fn PerfView(
 
     let cost = show_cost.then(|| {
         view! {
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_cost_chart_title")}>
                 <table class="cost-table" data-testid="cost-table">
                     <thead>
                         <tr>

@@ -182,7 +182,7 @@ pub fn PlannerView() -> impl IntoView {
                 (!lo.is_empty()).then(|| view! { <p class="muted">{state.tr("view_plan_left_out")}" "{lo}</p> })
             }}
             {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-error">{m}</p> })}
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_title")}>
                 <table class="plan-table" data-testid="plan-table">
                     <thead>
                         <tr>
@@ -240,7 +240,7 @@ pub fn PlannerView() -> impl IntoView {
                 <p class="explain">{t("view_plan_chart_explain")}</p>
             </div>
             <h3>{t("view_plan_load_title")}</h3>
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_load_title")}>
                 <table data-testid="plan-load-table">
                     <thead>
                         <tr>

@@ -57,7 +57,11 @@ pub fn RooflineView() -> impl IntoView {
             Some(Ok(v)) => (
                 fmt_sig(v.decode_intensity),
                 fmt_sig(v.prefill_intensity),
-                fmt_sig(v.ridge),
+                if v.ridge.is_finite() && v.ridge > 0.0 {
+                    fmt_sig(v.ridge)
+                } else {
+                    "—".into()
+                },
             ),
             _ => ("—".into(), "—".into(), "—".into()),
         })
