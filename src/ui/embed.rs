@@ -8,6 +8,8 @@ use crate::ui::notice::NoticeBar;
 use crate::ui::state::use_app;
 use crate::ui::summary_cards::SummaryCards;
 use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 
 /// Sends `{type: "llmcalc:height", height}` to the parent window (when framed).
 fn post_height() {
@@ -75,8 +77,25 @@ pub fn EmbedView(
         EmbedWidget::Planner => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
     };
     let href = move || state.full_link(true);
+    // And whenever the widget itself changes height (a <details> opened, a panel grew, the
+    // layout settled at a new width), not only when the results change.
+    let root_ref = NodeRef::<leptos::html::Main>::new();
+    root_ref.on_load(move |el| {
+        let cb = Closure::<dyn FnMut()>::new(post_height);
+        if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+            obs.observe(&el);
+            let keep = StoredValue::new_local(Some((obs, cb)));
+            on_cleanup(move || {
+                keep.try_update_value(|k| {
+                    if let Some((obs, _)) = k.take() {
+                        obs.disconnect();
+                    }
+                });
+            });
+        }
+    });
     view! {
-        <main class="embed" data-testid=format!("embed-{}", widget.id())>
+        <main class="embed" node_ref=root_ref data-testid=format!("embed-{}", widget.id())>
             <NoticeBar />
             {body}
             <p class="embed-link">
