@@ -6,6 +6,7 @@ use llm_serving_calculator::core::catalog::Catalog;
 use llm_serving_calculator::core::presets;
 use llm_serving_calculator::core::report::evaluate;
 use llm_serving_calculator::core::scenario::{ModelSource, Scenario};
+use llm_serving_calculator::core::views;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -105,5 +106,39 @@ fn main() {
             worst.1,
             worst.0
         );
+    }
+
+    // The views the app recomputes on an input change, on top of `evaluate`.
+    if let Ok(report) = evaluate(&default, catalog) {
+        let gpus = views::ViewGpu::from_report(&report);
+        let m = &report.model;
+        let lang = llm_serving_calculator::core::i18n::Lang::En;
+        let cases: [(&str, &dyn Fn()); 5] = [
+            ("views::roofline_view", &|| {
+                let _ = black_box(views::roofline_view(
+                    m,
+                    &default,
+                    &gpus,
+                    views::OpsShown::Decode,
+                    lang,
+                ));
+            }),
+            ("views::perf_rows", &|| {
+                let _ = black_box(views::perf_rows(m, &default, &gpus));
+            }),
+            ("views::cost_rows", &|| {
+                let _ = black_box(views::cost_rows(m, &default, &gpus));
+            }),
+            ("views::latency_curves", &|| {
+                let _ = black_box(views::latency_curves(m, &default, &gpus));
+            }),
+            ("views::planner_view", &|| {
+                let _ = black_box(views::planner_view(m, &default, catalog, lang));
+            }),
+        ];
+        for (name, f) in cases {
+            let (med, p95) = time_per_call_us(f);
+            println!("{name:<38} median {med:9.1} us  p95 {p95:9.1} us");
+        }
     }
 }
