@@ -31,6 +31,28 @@ export function check(cond, message) {
 }
 
 /**
+ * Waits (bounded) until the offline service worker, if the page registered one, has finished
+ * installing: its install step caches the app's own files, and those fetches belong to the
+ * first load, not to "after load".
+ */
+async function serviceWorkerSettled(page) {
+  await page
+    .evaluate(async () => {
+      if (!('serviceWorker' in navigator)) return;
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      let reg;
+      for (let i = 0; i < 20 && !reg; i++) {
+        reg = await navigator.serviceWorker.getRegistration();
+        if (!reg) await sleep(50);
+      }
+      if (!reg) return;
+      await Promise.race([navigator.serviceWorker.ready, sleep(10000)]);
+    })
+    .catch(() => {});
+  await page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+}
+
+/**
  * Opens `url` and waits until the app has mounted (`app-root` visible) and the network is
  * idle; then marks the page loaded, so any later request fails the test.
  */
@@ -38,6 +60,7 @@ export async function openApp(p, url) {
   await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
   await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  await serviceWorkerSettled(p.page);
   p.markLoaded();
   return p.page;
 }
@@ -47,6 +70,7 @@ export async function reloadApp(p) {
   await p.page.reload({ waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
   await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  await serviceWorkerSettled(p.page);
   p.markLoaded();
   return p.page;
 }

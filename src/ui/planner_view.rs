@@ -23,14 +23,31 @@ use leptos::prelude::*;
 pub fn PlannerView() -> impl IntoView {
     let state = use_app();
     let model = model_memo(state);
+    // The planner reads only these fields of the scenario (`core::views::planner_view`:
+    // views, gpus, prompt/output lengths, precisions); keeping the rest at their defaults means
+    // a context or concurrency change doesn't rerun its binary searches over the batch.
+    let plan_scenario = Memo::new(move |_| {
+        state.scenario.with(|s| {
+            let d = crate::core::scenario::Scenario::default();
+            crate::core::scenario::Scenario {
+                gpus: s.gpus.clone(),
+                weight_dtype: s.weight_dtype,
+                kv_dtype: s.kv_dtype,
+                perf: crate::core::scenario::PerfInputs {
+                    input_len: s.perf.input_len,
+                    output_len: s.perf.output_len,
+                    ..d.perf
+                },
+                views: s.views.clone(),
+                ..d
+            }
+        })
+    });
     let computed: Memo<Option<ViewData>> = Memo::new(move |_| {
         let lang = state.lang.get();
         model.with(|m| {
-            m.as_ref().map(|m| {
-                state
-                    .scenario
-                    .with(|s| planner_view(m, s, Catalog::builtin(), lang))
-            })
+            m.as_ref()
+                .map(|m| plan_scenario.with(|s| planner_view(m, s, Catalog::builtin(), lang)))
         })
     });
     let chart: Memo<PlanCostChart> = Memo::new(move |_| {
