@@ -1053,16 +1053,6 @@ pub fn plan_model(
     plan(inp, catalog, &t)
 }
 
-fn term(symbol: &str, key: &str, value: f64, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.into(),
-        name_key: key.into(),
-        value: fmt_sig(value),
-        unit: unit.into(),
-        source,
-    }
-}
-
 fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     let (_, mo) = inp.traffic.mean_lengths();
     let mut v = vec![
@@ -1077,7 +1067,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
             ),
             result: format!("{} s", fmt_sig(o.e2e.0)),
             terms: vec![
-                term(
+                Term::num(
                     "B",
                     "term_batch",
                     o.batch as f64,
@@ -1087,7 +1077,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                         o.batch_limited_by
                     )),
                 ),
-                term(
+                Term::num(
                     "Ō",
                     "term_output_len",
                     mo,
@@ -1116,14 +1106,14 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
             ),
             result: format!("{} replicas = {} GPUs", o.replicas_peak, o.gpus_peak),
             terms: vec![
-                term(
+                Term::num(
                     "rate",
                     "term_rate",
                     inp.traffic.avg_rate_rps,
                     "req/s",
                     Source::User("rate".into()),
                 ),
-                term(
+                Term::num(
                     "peak",
                     "term_peak_multiplier",
                     inp.traffic.peak_multiplier,
@@ -1144,7 +1134,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                 fmt_sig(c),
                 fmt_sig(c * HOURS_PER_MONTH)
             ),
-            terms: vec![term(
+            terms: vec![Term::num(
                 "price",
                 "term_price",
                 p,

@@ -1,6 +1,7 @@
 //! Derivations as data: the formula, the values substituted, and the result with its unit,
 //! so the UI can "show the math" in any language and the CLI can print it.
 
+use crate::core::units::fmt_sig;
 use serde::{Deserialize, Serialize};
 
 /// One input of a formula: a symbol, its value, its unit and where it came from.
@@ -16,6 +17,24 @@ pub struct Term {
     pub unit: String,
     /// Where the value came from: a config key, a catalog field, a user input, or a default.
     pub source: Source,
+}
+
+impl Term {
+    /// A term whose value is already formatted.
+    pub fn new(symbol: &str, name_key: &str, value: String, unit: &str, source: Source) -> Term {
+        Term {
+            symbol: symbol.into(),
+            name_key: name_key.into(),
+            value,
+            unit: unit.into(),
+            source,
+        }
+    }
+
+    /// A numeric term, formatted to about four significant digits ([`fmt_sig`]).
+    pub fn num(symbol: &str, name_key: &str, value: f64, unit: &str, source: Source) -> Term {
+        Term::new(symbol, name_key, fmt_sig(value), unit, source)
+    }
 }
 
 /// Provenance of a value.

@@ -180,16 +180,6 @@ fn bytes_text(b: u64) -> String {
     }
 }
 
-fn term(symbol: &str, key: &str, value: String, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.into(),
-        name_key: key.into(),
-        value,
-        unit: unit.into(),
-        source,
-    }
-}
-
 fn formula_for(gs: &[Group]) -> &'static str {
     let mla = !gs.is_empty() && gs.iter().all(|g| g.mla);
     let mha = gs.iter().all(|g| g.text.starts_with("2 ×"));
@@ -253,14 +243,14 @@ fn compute(
     }
     let layers: u64 = gs.iter().map(|g| g.count).sum();
     let mut terms = vec![
-        term(
+        Term::new(
             "L",
             "term_layers",
             layers.to_string(),
             "",
             Source::Derived("attention layers".into()),
         ),
-        term(
+        Term::new(
             "b",
             "term_kv_bytes",
             b_text,
@@ -269,7 +259,7 @@ fn compute(
         ),
     ];
     if let Some(t) = tokens {
-        terms.push(term(
+        terms.push(Term::new(
             "T",
             "term_tokens",
             t.to_string(),
@@ -278,7 +268,7 @@ fn compute(
         ));
     }
     if batch > 1 {
-        terms.push(term(
+        terms.push(Term::new(
             "B",
             "term_batch",
             batch.to_string(),
@@ -287,7 +277,7 @@ fn compute(
         ));
     }
     if tp > 1 {
-        terms.push(term(
+        terms.push(Term::new(
             "t",
             "term_tp",
             tp.to_string(),
@@ -383,21 +373,21 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
             substituted,
             result: bytes_text(bytes),
             terms: vec![
-                term(
+                Term::new(
                     "L_ssm",
                     "term_layers",
                     n.to_string(),
                     "",
                     Source::Derived("SSM layers".into()),
                 ),
-                term(
+                Term::new(
                     "S",
                     "term_state_elems",
                     group(per.first().copied().unwrap_or(0)),
                     "",
                     Source::Derived("(conv_kernel − 1) × conv channels + SSM state".into()),
                 ),
-                term(
+                Term::new(
                     "b",
                     "term_kv_bytes",
                     b_text,

@@ -322,16 +322,6 @@ pub struct LoadReport {
     pub derivations: Vec<Derivation>,
 }
 
-fn term(symbol: &str, key: &str, value: f64, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.into(),
-        name_key: key.into(),
-        value: fmt_sig(value),
-        unit: unit.into(),
-        source,
-    }
-}
-
 fn weight_bytes(m: &ModelDesc, tp: u64, d: Option<Dtype>) -> Result<(Bytes, Bytes), CalcError> {
     let w = match d {
         Some(d) if d != m.weights.dtype => crate::core::weights::with_dtype(m, d, tp)?,
@@ -471,21 +461,21 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
             ),
             result: format!("{} s", fmt_sig(d.storage.seconds.0)),
             terms: vec![
-                term(
+                Term::num(
                     "W",
                     "term_weights",
                     w_gb,
                     "GB",
                     Source::Derived("weight bytes of the checkpoint".into()),
                 ),
-                term(
+                Term::num(
                     "BW_storage",
                     "term_storage_bandwidth",
                     d.inp.storage_bandwidth.gbps(),
                     "GB/s",
                     Source::User("storage".into()),
                 ),
-                term(
+                Term::num(
                     "readers",
                     "term_readers",
                     d.inp.readers as f64,
@@ -506,28 +496,28 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
             ),
             result: format!("{} s", fmt_sig(d.host_to_gpu.seconds.0)),
             terms: vec![
-                term(
+                Term::num(
                     "W / tp",
                     "term_weights_per_gpu",
                     d.per_gpu.gb(),
                     "GB",
                     Source::Derived("weights / tp".into()),
                 ),
-                term(
+                Term::num(
                     "link",
                     "term_host_link",
                     d.link_nominal.gbps(),
                     "GB/s",
                     link_src,
                 ),
-                term(
+                Term::num(
                     "e_link",
                     "term_link_efficiency",
                     d.inp.link_efficiency,
                     "",
                     Source::Default("pinned-memory copy ≈ 0.8 of nominal".into()),
                 ),
-                term(
+                Term::num(
                     "tp",
                     "term_tp",
                     d.inp.tp as f64,
@@ -562,7 +552,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                 fmt_sig(d.inp.engine_startup_s)
             ),
             result: format!("{} s", fmt_sig(d.cold_start.0)),
-            terms: vec![term(
+            terms: vec![Term::num(
                 "t_engine",
                 "term_engine_startup",
                 d.inp.engine_startup_s,
@@ -703,14 +693,14 @@ pub fn offload(
             ),
             result: format!("{}×", fmt_sig(ratio)),
             terms: vec![
-                term(
+                Term::num(
                     "HBM",
                     "term_bandwidth",
                     gpu.bandwidth.gbps(),
                     "GB/s",
                     Source::Catalog("bw_gbps".into()),
                 ),
-                term(
+                Term::num(
                     "link",
                     "term_host_link",
                     link_nominal.gbps(),
@@ -731,7 +721,7 @@ pub fn offload(
                 fmt_sig(hbm / 1e9)
             ),
             result: format!("{} ms ({}× slower)", fmt_sig(tw * 1e3), fmt_sig(tw / tpot)),
-            terms: vec![term(
+            terms: vec![Term::num(
                 "W",
                 "term_weights_per_gpu",
                 w / 1e9,
@@ -755,7 +745,7 @@ pub fn offload(
                 fmt_sig(tkv * 1e3),
                 fmt_sig(tkv / tpot)
             ),
-            terms: vec![term(
+            terms: vec![Term::num(
                 "KV",
                 "term_kv_bytes_step",
                 kv / 1e9,

@@ -63,16 +63,6 @@ pub fn default_max_num_batched_tokens(total_memory: Bytes) -> u64 {
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-fn term(symbol: &str, name_key: &str, value: String, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.to_string(),
-        name_key: name_key.to_string(),
-        value,
-        unit: unit.to_string(),
-        source,
-    }
-}
-
 fn gib_str(b: Bytes) -> String {
     format!("{:.3}", b.gib())
 }
@@ -220,10 +210,10 @@ pub fn weights_per_gpu(
         ),
         result: bytes_result(bytes),
         terms: vec![
-            term("W", "term_weights", group(total_bytes.0), "B", Source::Derived("weights_bytes".into())),
-            term("TP", "term_tp", tp.to_string(), "", Source::User("tp".into())),
-            term("P", "term_params", group(p.total), "", Source::Derived("params_total".into())),
-            term(
+            Term::new("W", "term_weights", group(total_bytes.0), "B", Source::Derived("weights_bytes".into())),
+            Term::new("TP", "term_tp", tp.to_string(), "", Source::User("tp".into())),
+            Term::new("P", "term_params", group(p.total), "", Source::Derived("params_total".into())),
+            Term::new(
                 "P_replicated",
                 "term_params_replicated",
                 group(replicated.saturating_add(kv_extra)),
@@ -510,42 +500,42 @@ pub fn activation_estimate(
         ),
         result: bytes_result(total),
         terms: vec![
-            term(
+            Term::new(
                 "T",
                 "term_chunk_tokens",
                 group(ap.chunk_tokens),
                 "tokens",
                 Source::Default("default_max_num_batched_tokens".into()),
             ),
-            term(
+            Term::new(
                 "h",
                 "term_hidden",
                 group(h),
                 "",
                 Source::ConfigKey("hidden_size".into()),
             ),
-            term(
+            Term::new(
                 "w_max",
                 "term_widest_intermediate",
                 group(w_max),
                 "",
                 Source::Derived("widest per-layer intermediate per GPU".into()),
             ),
-            term(
+            Term::new(
                 "b_act",
                 "term_act_bytes",
                 fmt_sig(b_act),
                 "B",
                 Source::Default(ap.act.id().into()),
             ),
-            term(
+            Term::new(
                 "R",
                 "term_logit_rows",
                 group(rows),
                 "",
                 Source::Default("max_num_seqs".into()),
             ),
-            term(
+            Term::new(
                 "V",
                 "term_vocab",
                 group(model.vocab_size),
@@ -610,7 +600,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
     let practical = count(bp);
     let rot = inp.weights * 2;
     let t_weights = || {
-        term(
+        Term::new(
             "W",
             "term_weights",
             gib_str(inp.weights),
@@ -619,7 +609,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         )
     };
     let t_kv = || {
-        term(
+        Term::new(
             "KV_req",
             "term_kv_per_request",
             gib_str(per),
@@ -638,7 +628,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         ),
         result: format!("{theoretical} requests"),
         terms: vec![
-            term(
+            Term::new(
                 "C_marketed",
                 "term_capacity_marketed",
                 gib_str(inp.marketed_capacity),
@@ -662,7 +652,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         ),
         result: format!("{practical} requests"),
         terms: vec![
-            term(
+            Term::new(
                 "C_usable",
                 "term_capacity_usable",
                 gib_str(inp.usable_capacity),
@@ -670,7 +660,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
                 Source::Catalog("memory_reported (driver)".into()),
             ),
             t_weights(),
-            term(
+            Term::new(
                 "A",
                 "term_activation_reserve",
                 gib_str(inp.activation_reserve),
@@ -1080,7 +1070,7 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             formula: "KV_avail = K".into(),
             substituted: format!("{} GiB", gib_str(k)),
             result: format!("{:.2} GiB ({} B)", k.gib(), group(k.0)),
-            terms: vec![term(
+            terms: vec![Term::new(
                 "K",
                 "term_available_kv",
                 gib_str(k),
@@ -1102,35 +1092,35 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             ),
             result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
             terms: vec![
-                term(
+                Term::new(
                     "M",
                     "term_total_gpu_memory",
                     gib_str(inp.total_memory),
                     "GiB",
                     inp.total_source.clone(),
                 ),
-                term(
+                Term::new(
                     "u",
                     "term_gpu_memory_utilization",
                     u.to_string(),
                     "",
                     src_user("gpu_memory_utilization"),
                 ),
-                term(
+                Term::new(
                     "W",
                     "term_weights",
                     gib_str(inp.weights),
                     "GiB",
                     inp.weights_source.clone(),
                 ),
-                term(
+                Term::new(
                     "A",
                     "term_activation_peak",
                     gib_str(inp.activation_peak),
                     "GiB",
                     inp.activation_source.clone(),
                 ),
-                term(
+                Term::new(
                     "N",
                     "term_non_torch",
                     gib_str(inp.non_torch),
@@ -1156,14 +1146,14 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
         result: bytes_result(bytes_per_block),
         terms: vec![
-            term(
+            Term::new(
                 "block_size",
                 "term_block_size",
                 bs.to_string(),
                 "tokens",
                 src_user("block_size"),
             ),
-            term(
+            Term::new(
                 "Σ",
                 "term_kv_per_token_gpu",
                 group(per_tok_group.0),
@@ -1214,7 +1204,7 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             format!("{} / {}", group(tokens), group(l))
         },
         result: format!("{conc:.2}×"),
-        terms: vec![term(
+        terms: vec![Term::new(
             "L",
             "term_max_model_len",
             group(l),

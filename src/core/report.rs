@@ -220,16 +220,6 @@ fn weight_bytes(m: &ModelDesc, dtype: Option<Dtype>) -> Result<(Bytes, Derivatio
     Ok((w.total, d))
 }
 
-fn term(symbol: &str, name_key: &str, value: String, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.into(),
-        name_key: name_key.into(),
-        value,
-        unit: unit.into(),
-        source,
-    }
-}
-
 fn bytes_result(b: Bytes) -> String {
     format!("{} B = {} = {}", group(b.0), b.fmt_gb(), b.fmt_gib())
 }
@@ -261,28 +251,28 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
             substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
             result,
             terms: vec![
-                term(
+                Term::new(
                     "L",
                     "term_layers",
                     attn.len().to_string(),
                     "",
                     Source::ConfigKey("num_hidden_layers".into()),
                 ),
-                term(
+                Term::new(
                     "H_kv",
                     "term_kv_heads",
                     kvh.to_string(),
                     "",
                     Source::ConfigKey("num_key_value_heads".into()),
                 ),
-                term(
+                Term::new(
                     "d_head",
                     "term_head_dim",
                     hd.to_string(),
                     "",
                     Source::Derived("hidden_size / num_attention_heads".into()),
                 ),
-                term(
+                Term::new(
                     "b",
                     "term_bytes_per_kv",
                     fmt_sig(b),
@@ -297,7 +287,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
             formula: "KV_token = Σ_layers (K + V elements per token) × b".into(),
             substituted: format!("{} layers with a KV cache × … × {}", attn.len(), fmt_sig(b)),
             result,
-            terms: vec![term(
+            terms: vec![Term::new(
                 "b",
                 "term_bytes_per_kv",
                 fmt_sig(b),
@@ -368,14 +358,14 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
         substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
         result: bytes_result(kv_per_request),
         terms: vec![
-            term(
+            Term::new(
                 "KV_token",
                 "kv_per_token",
                 group(kv_per_token.0),
                 "B",
                 Source::Derived("kv_per_token".into()),
             ),
-            term(
+            Term::new(
                 "S",
                 "term_context_len",
                 group(ctx),
@@ -394,7 +384,7 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
         formula: "KV = KV_req × N".into(),
         substituted: format!("{} B × {}", group(kv_per_request.0), group(s.concurrency)),
         result: bytes_result(kv_total),
-        terms: vec![term(
+        terms: vec![Term::new(
             "N",
             "term_concurrency",
             group(s.concurrency),
@@ -558,7 +548,7 @@ fn gpu_report(
             substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
             result: format!("${} per request-hour", fmt_sig(c)),
             terms: vec![
-                term(
+                Term::new(
                     "price",
                     "term_price",
                     fmt_sig(p / tp as f64),
@@ -570,7 +560,7 @@ fn gpu_report(
                             .unwrap_or_default(),
                     ),
                 ),
-                term(
+                Term::new(
                     "N",
                     "term_requests",
                     requests.to_string(),
