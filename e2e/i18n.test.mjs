@@ -12,6 +12,9 @@ const HAS_HANGUL = /[\uac00-\ud7a3]/;
 
 /** Every place a user (or a screen reader) can read text: visible text and labelling attributes. */
 async function pageText(page) {
+  // Disclosures (math panels, data tables) build their contents when opened: open them all.
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+  await page.waitForTimeout(300);
   return page.evaluate(() => {
     const attrs = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description'];
     const parts = [document.body.innerText, document.title];
@@ -21,7 +24,7 @@ async function pageText(page) {
         if (v) parts.push(v);
       }
     }
-    // Closed <details> hide their text from innerText: read it too.
+    // Text inside any <details> still closed is read too.
     for (const d of document.querySelectorAll('details')) parts.push(d.textContent);
     return parts.join('\n');
   });

@@ -68,7 +68,7 @@ export default function register(runner) {
       const n = await readNumber(page, 'roofline-decode-intensity');
       return n > before ? n : null;
     }, 'the decode intensity to rise with the batch');
-    check(page.url().includes('batch=32'), `the URL should carry the batch: ${page.url()}`);
+    await waitFor(() => page.url().includes('batch=32'), 'the URL to carry the batch (written once the edit settles)');
     log(`decode intensity ${before} → ${after} FLOP/B at batch 32`);
     const name = await byId(page, 'roofline-point').locator('option').nth(2).innerText();
     const hit = await hoverUntil(page, 'chart-roofline', /FLOP\/B/);
@@ -112,7 +112,7 @@ export default function register(runner) {
     // A price override changes the cost and travels in the URL.
     await setValue(page, 'price-l40s', '100');
     await waitFor(async () => (await read('l40s')) > a, 'the L40S cost to follow its price');
-    check(page.url().includes('price='), `price not in the URL: ${page.url()}`);
+    await waitFor(() => page.url().includes('price='), 'the price in the URL (written once the edit settles)');
     await screenshot(page, 'cost');
     allowFaviconRefetch(p);
   });
@@ -153,7 +153,7 @@ export default function register(runner) {
     await screenshot(page, 'planner');
     await setValue(page, 'plan-tpot', '0.5');
     await byId(page, 'plan-error').waitFor({ state: 'visible', timeout: 10000 });
-    check(page.url().includes('pl_tpot=0.5'), `target not in the URL: ${page.url()}`);
+    await waitFor(() => page.url().includes('pl_tpot=0.5'), 'the TPOT target in the URL (written once the edit settles)');
     allowFaviconRefetch(p);
   });
 }

@@ -7,6 +7,7 @@ use crate::ui::export_bar::ExportBar;
 use crate::ui::fit_table::FitTable;
 use crate::ui::gpu_picker::GpuPicker;
 use crate::ui::header::Header;
+use crate::ui::in_view::LazySection;
 use crate::ui::model_input::ModelInput;
 use crate::ui::notice::NoticeBar;
 use crate::ui::state::{AppState, Outcome};
@@ -21,10 +22,14 @@ use leptos::prelude::*;
 pub fn App() -> impl IntoView {
     let state = AppState::from_location();
     provide_context(state);
+    crate::ui::in_view::provide_printing();
 
     // Back/Forward: the URL is the source of truth for the scenario.
     let handle = window_event_listener(ev::popstate, move |_| state.reload_from_location());
     on_cleanup(move || handle.remove());
+    // Leaving or reloading the page: a continuous edit still waiting is written first.
+    let leave = window_event_listener(ev::pagehide, |_| crate::ui::state::flush_pending_url());
+    on_cleanup(move || leave.remove());
 
     // Talking to the outside world: <html lang> and <html data-theme>.
     Effect::new(move |_| {
@@ -80,12 +85,13 @@ fn FullPage() -> impl IntoView {
                 <ExportBar />
                 <SummaryCards />
                 <FitTable />
-                <ChartsPanel />
-                <crate::ui::roofline_view::RooflineView />
-                <crate::ui::matmul_explorer::MatmulExplorer />
-                <crate::ui::perf_view::PerfView />
-                <crate::ui::accuracy_view::AccuracyView />
-                <crate::ui::planner_view::PlannerView />
+                // Below the fold: each section draws and recomputes only while on screen.
+                <LazySection><ChartsPanel /></LazySection>
+                <LazySection><crate::ui::roofline_view::RooflineView /></LazySection>
+                <LazySection><crate::ui::matmul_explorer::MatmulExplorer /></LazySection>
+                <LazySection><crate::ui::perf_view::PerfView /></LazySection>
+                <LazySection><crate::ui::accuracy_view::AccuracyView /></LazySection>
+                <LazySection><crate::ui::planner_view::PlannerView /></LazySection>
             </section>
         </main>
         <footer class="footer">

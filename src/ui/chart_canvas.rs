@@ -15,11 +15,13 @@
 
 use crate::charts::{render_svg, Chart, DrawError, HitMap, Labels, Theme};
 use crate::core::i18n::{tr, Lang};
+use crate::ui::in_view::in_view;
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use plotters::prelude::*;
+use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
-    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::closure::Closure;
@@ -32,9 +34,32 @@ pub struct HiDpiCanvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
     css_size: (u32, u32),
+    /// The font last set on `ctx` for measuring (setting it is costly; labels repeat it).
+    font: std::cell::RefCell<String>,
 }
 
 type CanvasErr = <CanvasBackend as DrawingBackend>::ErrorType;
+
+impl HiDpiCanvas {
+    /// Sets the context's font unless it is already `font`.
+    fn use_font(&self, font: &str) {
+        match self.font.try_borrow_mut() {
+            Ok(last) if *last == font => {}
+            Ok(mut last) => {
+                self.ctx.set_font(font);
+                font.clone_into(&mut last);
+            }
+            Err(_) => self.ctx.set_font(font),
+        }
+    }
+
+    /// Forgets which font is set (something else may have changed it).
+    fn forget_font(&self) {
+        if let Ok(mut last) = self.font.try_borrow_mut() {
+            last.clear();
+        }
+    }
+}
 
 impl DrawingBackend for HiDpiCanvas {
     type ErrorType = CanvasErr;
@@ -110,7 +135,57 @@ impl DrawingBackend for HiDpiCanvas {
         style: &TStyle,
         pos: BackendCoord,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.inner.draw_text(text, style, pos)
+        // Drawn here rather than by plotters-canvas, which sets the context's font for every
+        // label: parsing a CSS font is the costliest call of a redraw, and labels repeat it.
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        self.use_font(&font_of(style));
+        self.ctx.set_text_baseline(match style.anchor().v_pos {
+            VPos::Top => "top",
+            VPos::Center => "middle",
+            VPos::Bottom => "bottom",
+        });
+        self.ctx.set_text_align(match style.anchor().h_pos {
+            HPos::Left => "start",
+            HPos::Right => "end",
+            HPos::Center => "center",
+        });
+        let (r, g, b) = color.rgb;
+        self.ctx
+            .set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
+        let quarter_turns = match style.transform() {
+            FontTransform::None => 0,
+            FontTransform::Rotate90 => 1,
+            FontTransform::Rotate180 => 2,
+            FontTransform::Rotate270 => 3,
+        };
+        let (x, y) = (f64::from(pos.0), f64::from(pos.1));
+        let drawn = if quarter_turns == 0 {
+            self.ctx.fill_text(text, x, y)
+        } else {
+            // save/restore around the rotation only: the font set above stays in effect.
+            self.ctx.save();
+            let r = self
+                .ctx
+                .translate(x, y)
+                .and_then(|_| {
+                    self.ctx
+                        .rotate(f64::from(quarter_turns) * std::f64::consts::FRAC_PI_2)
+                })
+                .and_then(|_| self.ctx.fill_text(text, 0.0, 0.0));
+            self.ctx.restore();
+            r
+        };
+        match drawn {
+            Ok(()) => Ok(()),
+            // Let plotters-canvas try, and report its error in its own type.
+            Err(_) => {
+                self.forget_font();
+                self.inner.draw_text(text, style, pos)
+            }
+        }
     }
 
     /// Measures with the 2D context in the same font the canvas backend draws with.
@@ -119,12 +194,7 @@ impl DrawingBackend for HiDpiCanvas {
         text: &str,
         style: &TStyle,
     ) -> Result<(u32, u32), DrawingErrorKind<CanvasErr>> {
-        self.ctx.set_font(&format!(
-            "{} {}px {}",
-            style.style().as_str(),
-            style.size(),
-            style.family().as_str()
-        ));
+        self.use_font(&font_of(style));
         let width = self
             .ctx
             .measure_text(text)
@@ -135,6 +205,16 @@ impl DrawingBackend for HiDpiCanvas {
             style.size().ceil().max(0.0) as u32,
         ))
     }
+}
+
+/// The CSS font of a text style, as plotters-canvas writes it.
+fn font_of<S: BackendTextStyle>(style: &S) -> String {
+    format!(
+        "{} {}px {}",
+        style.style().as_str(),
+        style.size(),
+        style.family().as_str()
+    )
 }
 
 fn js_err(what: &str, e: JsValue) -> DrawError {
@@ -155,17 +235,27 @@ fn draw_on_canvas<C: Chart>(
         .unwrap_or(1.0)
         .clamp(1.0, 4.0);
     let (w, h) = css;
-    // Setting the size clears the canvas and resets the context's transform.
-    canvas.set_width((w as f64 * dpr).round() as u32);
-    canvas.set_height((h as f64 * dpr).round() as u32);
-    web_sys::HtmlElement::style(canvas)
-        .set_property("height", &format!("{h}px"))
-        .map_err(|e| js_err("style", e))?;
+    let (bw, bh) = (
+        (w as f64 * dpr).round() as u32,
+        (h as f64 * dpr).round() as u32,
+    );
     let ctx: CanvasRenderingContext2d = canvas
         .get_context("2d")
         .map_err(|e| js_err("getContext", e))?
         .and_then(|c| c.dyn_into().ok())
         .ok_or_else(|| DrawError::Backend("no 2D context".to_string()))?;
+    if canvas.width() != bw || canvas.height() != bh {
+        // A new size reallocates the backing store (and clears it): only when it changed.
+        canvas.set_width(bw);
+        canvas.set_height(bh);
+        web_sys::HtmlElement::style(canvas)
+            .set_property("height", &format!("{h}px"))
+            .map_err(|e| js_err("style", e))?;
+    } else {
+        ctx.reset_transform()
+            .map_err(|e| js_err("resetTransform", e))?;
+        ctx.clear_rect(0.0, 0.0, f64::from(bw), f64::from(bh));
+    }
     ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0)
         .map_err(|e| js_err("setTransform", e))?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())
@@ -174,6 +264,7 @@ fn draw_on_canvas<C: Chart>(
         inner,
         ctx,
         css_size: (w, h),
+        font: std::cell::RefCell::new(String::new()),
     }
     .into_drawing_area();
     let hits = chart.draw(&area, theme, labels)?;
@@ -264,11 +355,28 @@ where
         }
     });
 
-    // The one redraw: data, width, theme and language.
+    // The one redraw: data, width, theme and language, only while the chart is on (or near)
+    // the screen. Off screen the effect listens to nothing but its visibility, so the chart's
+    // data memo is not even recomputed; scrolling back in draws the newest data once. What
+    // was drawn last is remembered, so scrolling in and out redraws nothing.
+    let visible = in_view(wrap_ref);
+    let drawn = StoredValue::new(None::<(C, u32, bool, Lang)>);
     Effect::new(move |_| {
         let w = width.get();
-        let theme = Theme::for_dark(dark.get());
-        let labels = Labels::new(lang.get());
+        if !visible.get() {
+            // Keep the place the chart will take, so the page does not jump when it draws.
+            if let (Some(canvas), true) = (canvas_ref.get(), w > 0) {
+                let h = data.with(|d| d.height_for_width(w));
+                let style = web_sys::HtmlElement::style(&canvas);
+                let want = format!("{h}px");
+                if style.get_property_value("height").ok().as_deref() != Some(want.as_str()) {
+                    let _ = style.set_property("height", &want);
+                }
+            }
+            return;
+        }
+        let is_dark = dark.get();
+        let lang_now = lang.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -276,17 +384,31 @@ where
             return;
         }
         let result = data.with(|d| {
+            let same = drawn.with_value(|last| {
+                last.as_ref().is_some_and(|(ld, lw, ldark, llang)| {
+                    *lw == w && *ldark == is_dark && *llang == lang_now && ld == d
+                })
+            });
+            if same {
+                return None;
+            }
+            drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
+            let labels = Labels::new(lang_now);
             let h = d.height_for_width(w);
-            draw_on_canvas(&canvas, d, (w, h), &theme, &labels)
+            Some(
+                draw_on_canvas(&canvas, d, (w, h), &Theme::for_dark(is_dark), &labels)
+                    .map_err(|e| e.message(&labels)),
+            )
         });
         match result {
-            Ok(h) => {
+            None => {}
+            Some(Ok(h)) => {
                 hits.set_value(h);
                 error.set(None);
             }
-            Err(e) => {
+            Some(Err(msg)) => {
                 hits.set_value(HitMap::default());
-                error.set(Some(e.message(&labels)));
+                error.set(Some(msg));
             }
         }
     });
@@ -333,7 +455,15 @@ where
         }
     };
 
-    let table = move || data.with(|d| d.table(&Labels::new(lang.get())));
+    // The data table is built only while its <details> is open.
+    let table_open = RwSignal::new(false);
+    let table = move || {
+        if table_open.get() {
+            data.with(|d| d.table(&Labels::new(lang.get())))
+        } else {
+            Default::default()
+        }
+    };
     let t = move |key: &'static str| move || tr(lang.get(), key);
 
     view! {
@@ -388,7 +518,13 @@ where
                     {t("chart_export_svg")}
                 </button>
             </div>
-            <details class="chart-table">
+            <details
+                class="chart-table"
+                on:toggle=move |ev| {
+                    let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+                    table_open.set(open);
+                }
+            >
                 <summary>{t("chart_data_table")}</summary>
                 <table>
                     <caption>{move || title.get()}</caption>

@@ -7,6 +7,7 @@ use crate::core::report::Report;
 use crate::core::series::{BatchSeries, CostBars, CostMetric, KvSeries, MemoryBars};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::{use_app, AppState, Theme};
 use leptos::prelude::*;
 
@@ -40,9 +41,9 @@ fn is_dark(state: AppState) -> Signal<bool> {
 /// A memo of one series from the last good report (the chart redraws only when it changes).
 fn series<T>(state: AppState, f: fn(&Report) -> T, empty: fn() -> T) -> Memo<T>
 where
-    T: PartialEq + Send + Sync + 'static,
+    T: Clone + PartialEq + Send + Sync + 'static,
 {
-    Memo::new(move |_| {
+    gated_memo(section_in_view(), move || {
         state
             .outcome
             .with(|o| o.report.as_ref().map(f).unwrap_or_else(empty))

@@ -2,6 +2,7 @@
 //! live numbers of the current report (text from [`crate::core::explain`]).
 
 use crate::core::explain::{explain, Section};
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 
@@ -15,7 +16,8 @@ pub fn Explanation(
     let state = use_app();
     let heading_id = format!("explain-{}-title", section.id());
     let labelled_by = heading_id.clone();
-    let paragraphs = Memo::new(move |_| {
+    // Rewritten only while its section is on screen (ui::in_view).
+    let paragraphs = gated_memo(section_in_view(), move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report

@@ -66,6 +66,9 @@ pub fn MathPanel(
     let state = use_app();
     let d = StoredValue::new(derivation);
     let open = open || is_open(&testid);
+    // The body is built only while the panel is open: the results are rebuilt on every
+    // change, and most panels stay closed.
+    let shown = RwSignal::new(open);
     let id = testid.clone();
     let on_toggle = move |ev: leptos::ev::Event| {
         let now = ev
@@ -74,13 +77,19 @@ pub fn MathPanel(
             .and_then(|v| v.as_bool())
             .unwrap_or(false);
         set_open(&id, now);
+        if now != shown.get_untracked() {
+            shown.set(now);
+        }
     };
     view! {
         <details class="math" data-testid=testid open=open on:toggle=on_toggle>
             <summary>{move || state.tr("math_show")}</summary>
             {move || {
+                if !shown.get() {
+                    return None;
+                }
                 let lang = state.lang.get();
-                d.with_value(|d| {
+                Some(d.with_value(|d| {
                     let terms = d
                         .terms
                         .iter()
@@ -121,7 +130,7 @@ pub fn MathPanel(
                             {(!d.notes.is_empty()).then(|| view! { <ul class="notes">{notes}</ul> })}
                         </div>
                     }
-                })
+                }))
             }}
         </details>
     }

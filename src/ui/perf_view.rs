@@ -15,6 +15,7 @@ use crate::core::views::{
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{use_app, History};
 use crate::ui::view_common::{
@@ -61,7 +62,9 @@ pub fn PerfView(
     let state = use_app();
     let model = model_memo(state);
     let gpus = gpus_memo(state);
-    let rows: Memo<Vec<PerfRow>> = Memo::new(move |_| {
+    // Computed only while the section is on screen (ui::in_view).
+    let visible = section_in_view();
+    let rows: Memo<Vec<PerfRow>> = gated_memo(visible, move || {
         model.with(|m| {
             m.as_ref()
                 .map(|m| state.scenario.with(|s| gpus.with(|g| perf_rows(m, s, g))))
@@ -79,7 +82,7 @@ pub fn PerfView(
             c
         })
     });
-    let base_curves: Memo<LatencyThroughput> = Memo::new(move |_| {
+    let base_curves: Memo<LatencyThroughput> = gated_memo(visible, move || {
         model.with(|m| {
             m.as_ref()
                 .map(|m| curve_scenario.with(|s| gpus.with(|g| latency_curves(m, s, g))))
@@ -100,7 +103,7 @@ pub fn PerfView(
         });
         lt
     });
-    let crows: Memo<Vec<PerfRow>> = Memo::new(move |_| {
+    let crows: Memo<Vec<PerfRow>> = gated_memo(visible, move || {
         model.with(|m| {
             m.as_ref()
                 .map(|m| state.scenario.with(|s| gpus.with(|g| cost_rows(m, s, g))))

@@ -13,6 +13,7 @@ use crate::core::views::{planner_view, PlanCostChart, PlanField, PlannerView as 
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo};
@@ -43,7 +44,9 @@ pub fn PlannerView() -> impl IntoView {
             }
         })
     });
-    let computed: Memo<Option<ViewData>> = Memo::new(move |_| {
+    // Computed only while the section is on screen (ui::in_view).
+    let visible = section_in_view();
+    let computed: Memo<Option<ViewData>> = gated_memo(visible, move || {
         let lang = state.lang.get();
         model.with(|m| {
             m.as_ref()

@@ -12,6 +12,7 @@ use crate::core::units::fmt_sig;
 use crate::core::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{use_app, History};
 use crate::ui::view_common::{gpus_memo, is_dark, model_memo};
@@ -35,7 +36,9 @@ pub fn RooflineView() -> impl IntoView {
     let gpus = gpus_memo(state);
     let ops = RwSignal::new(OpsShown::Decode);
     let picked: RwSignal<Option<String>> = RwSignal::new(None);
-    let computed: Memo<Option<Result<ViewData, CalcError>>> = Memo::new(move |_| {
+    // Computed only while the section is on screen (ui::in_view).
+    let visible = section_in_view();
+    let computed: Memo<Option<Result<ViewData, CalcError>>> = gated_memo(visible, move || {
         let lang = state.lang.get();
         let shown = ops.get();
         model.with(|m| {

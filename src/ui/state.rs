@@ -83,6 +83,9 @@ pub struct AppState {
     pub notices: RwSignal<Vec<Notice>>,
     /// Colour theme.
     pub theme: RwSignal<Theme>,
+    /// False while the user is changing inputs, true [`SETTLE_MS`] after the last change:
+    /// sections off screen catch up then (ui::in_view), not on every keystroke or drag step.
+    pub settled: RwSignal<bool>,
 }
 
 impl AppState {
@@ -112,20 +115,44 @@ impl AppState {
             lang,
             notices: RwSignal::new(notices),
             theme: RwSignal::new(stored_theme()),
+            settled: RwSignal::new(true),
         }
     }
 
     /// Applies an edit to the scenario and records it in the URL.
     pub fn edit(&self, history: History, f: impl FnOnce(&mut Scenario)) {
+        self.unsettle();
         self.scenario.update(f);
         self.write_url(history);
     }
 
     /// Reloads the scenario from the URL (Back / Forward).
     pub fn reload_from_location(&self) {
+        // A pending write would overwrite the entry Back/Forward just restored.
+        cancel_pending_url();
         let (s, n) = read_location();
+        self.unsettle();
         self.scenario.set(s);
         self.notices.set(n);
+    }
+
+    /// Marks the inputs as changing (before the scenario changes, so off-screen sections skip
+    /// this change) and restarts the timer that marks them settled.
+    fn unsettle(&self) {
+        if self.settled.get_untracked() {
+            self.settled.set(false);
+        }
+        let settled = self.settled;
+        let timer = gloo::timers::callback::Timeout::new(SETTLE_MS, move || {
+            let _ = settled.try_set(true);
+        });
+        SETTLE_TIMER.with(|t| {
+            if let Ok(mut t) = t.try_borrow_mut() {
+                if let Some(old) = t.replace(timer) {
+                    old.cancel();
+                }
+            }
+        });
     }
 
     /// Translates a key in the current language (reactive).
@@ -133,7 +160,39 @@ impl AppState {
         tr(self.lang.get(), key)
     }
 
+    /// Records the scenario in the URL: a new entry at once for a discrete choice; for a
+    /// continuous edit (typing, dragging) one replaced entry [`URL_SETTLE_MS`] after the last
+    /// change, so a drag costs one `history.replaceState` instead of one per frame (each takes
+    /// milliseconds, and Chrome ignores more than a few hundred in ten seconds). Leaving the
+    /// page writes a pending change at once ([`flush_pending_url`]).
     fn write_url(&self, history: History) {
+        match history {
+            History::Push => {
+                // The entry being left keeps the edits made just before the choice.
+                flush_pending_url();
+                self.write_url_now(History::Push);
+            }
+            History::Replace => {
+                cancel_pending_url();
+                let this = *self;
+                let timer = gloo::timers::callback::Timeout::new(URL_SETTLE_MS, move || {
+                    PENDING_URL.with(|p| {
+                        if let Ok(mut p) = p.try_borrow_mut() {
+                            *p = None;
+                        }
+                    });
+                    this.write_url_now(History::Replace);
+                });
+                PENDING_URL.with(|p| {
+                    if let Ok(mut p) = p.try_borrow_mut() {
+                        *p = Some((timer, this));
+                    }
+                });
+            }
+        }
+    }
+
+    fn write_url_now(&self, history: History) {
         let (query, notice) = self.scenario.with_untracked(|s| s.share_query());
         self.notices.update(|ns| {
             ns.retain(|n| n.kind != NoticeKind::ConfigNotInLink);
@@ -176,6 +235,41 @@ impl AppState {
         } else {
             format!("{path}?{query}")
         }
+    }
+}
+
+/// How long a continuous edit waits before it is written to the URL, in milliseconds.
+pub const URL_SETTLE_MS: u32 = 150;
+
+/// How long after the last change the inputs count as settled, in milliseconds.
+pub const SETTLE_MS: u32 = 250;
+
+thread_local! {
+    /// The timer that marks the inputs settled.
+    static SETTLE_TIMER: std::cell::RefCell<Option<gloo::timers::callback::Timeout>> =
+        const { std::cell::RefCell::new(None) };
+    /// The URL write waiting for a continuous edit to settle, and the state to write.
+    static PENDING_URL: std::cell::RefCell<Option<(gloo::timers::callback::Timeout, AppState)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Drops a pending URL write.
+fn cancel_pending_url() {
+    PENDING_URL.with(|p| {
+        if let Ok(mut p) = p.try_borrow_mut() {
+            if let Some((timer, _)) = p.take() {
+                timer.cancel();
+            }
+        }
+    });
+}
+
+/// Writes a pending URL change now (the page is being left or reloaded).
+pub fn flush_pending_url() {
+    let pending = PENDING_URL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()));
+    if let Some((timer, state)) = pending {
+        timer.cancel();
+        state.write_url_now(History::Replace);
     }
 }
 

@@ -5,6 +5,7 @@
 use crate::core::model::ModelDesc;
 use crate::core::units::fmt_sig;
 use crate::core::views::ViewGpu;
+use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::{AppState, Theme};
 use leptos::prelude::*;
 
@@ -20,18 +21,20 @@ pub fn is_dark(state: AppState) -> Signal<bool> {
     })
 }
 
-/// The model of the last good report (`None` before the first one).
+/// The model of the last good report (`None` before the first one); followed only while the
+/// enclosing section is on screen (ui::in_view).
 pub fn model_memo(state: AppState) -> Memo<Option<ModelDesc>> {
-    Memo::new(move |_| {
+    gated_memo(section_in_view(), move || {
         state
             .outcome
             .with(|o| o.report.as_ref().map(|r| r.model.clone()))
     })
 }
 
-/// The compared GPUs of the last good report, with their keys.
+/// The compared GPUs of the last good report, with their keys; followed only while the
+/// enclosing section is on screen.
 pub fn gpus_memo(state: AppState) -> Memo<Vec<ViewGpu>> {
-    Memo::new(move |_| {
+    gated_memo(section_in_view(), move || {
         state.outcome.with(|o| {
             o.report
                 .as_ref()

@@ -1,0 +1,115 @@
+//! Work only for what is on screen: whether an element is on (or near) the screen, from an
+//! `IntersectionObserver`, and [`LazySection`], which wraps a results section so that its
+//! charts draw and its heavy memos recompute only while it can be seen.
+//!
+//! Off screen, a section's numbers catch up once the inputs have settled (`AppState::settled`,
+//! a moment after the last change), so the page never keeps stale text for long; its charts
+//! draw when they scroll in. Printing shows everything: `beforeprint` sets [`Printing`],
+//! which counts as "on screen" for every section and chart.
+
+use leptos::html::Div;
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// How far outside the viewport an element still counts as on screen, so a chart is drawn
+/// just before it scrolls in.
+const MARGIN: &str = "300px 0px";
+
+/// True while the page is being printed (between `beforeprint` and `afterprint`).
+#[derive(Clone, Copy)]
+pub struct Printing(pub RwSignal<bool>);
+
+/// Provides [`Printing`] and keeps it in step with the browser's print events. Call once, in
+/// the app's root component.
+pub fn provide_printing() {
+    let printing = RwSignal::new(false);
+    provide_context(Printing(printing));
+    let before = window_event_listener(leptos::ev::beforeprint, move |_| printing.set(true));
+    let after = window_event_listener(leptos::ev::afterprint, move |_| printing.set(false));
+    on_cleanup(move || {
+        before.remove();
+        after.remove();
+    });
+}
+
+/// Whether the element behind `node` is on or near the screen (or the page is printing).
+/// True where `IntersectionObserver` is missing, so nothing is ever hidden for good.
+pub fn in_view(node: NodeRef<Div>) -> Signal<bool> {
+    let seen = RwSignal::new(false);
+    let printing = use_context::<Printing>().map(|p| p.0);
+    node.on_load(move |el| {
+        let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            // The last entry is the newest state of the one observed element.
+            if let Some(e) = entries
+                .iter()
+                .last()
+                .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            {
+                let now = e.is_intersecting();
+                if now != seen.get_untracked() {
+                    seen.set(now);
+                }
+            }
+        });
+        let init = web_sys::IntersectionObserverInit::new();
+        init.set_root_margin(MARGIN);
+        match web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init) {
+            Ok(obs) => {
+                obs.observe(&el);
+                let keep = StoredValue::new_local(Some((obs, cb)));
+                on_cleanup(move || {
+                    keep.try_update_value(|k| {
+                        if let Some((obs, _)) = k.take() {
+                            obs.disconnect();
+                        }
+                    });
+                });
+            }
+            Err(_) => seen.set(true),
+        }
+    });
+    Signal::derive(move || seen.get() || printing.is_some_and(|p| p.get()))
+}
+
+/// Whether the enclosing [`LazySection`] is on screen (always true outside one, e.g. in an
+/// embed, where the widget is the page).
+#[derive(Clone, Copy)]
+struct SectionInView(Signal<bool>);
+
+/// The enclosing section's visibility; `true` outside a [`LazySection`].
+pub fn section_in_view() -> Signal<bool> {
+    use_context::<SectionInView>()
+        .map(|s| s.0)
+        .unwrap_or_else(|| Signal::derive(|| true))
+}
+
+/// A memo that recomputes `f` only while `visible`; off screen it keeps its last value (and
+/// stops listening to `f`'s inputs), and it catches up when the section scrolls back in.
+pub fn gated_memo<T>(visible: Signal<bool>, f: impl Fn() -> T + Send + Sync + 'static) -> Memo<T>
+where
+    T: Clone + PartialEq + Send + Sync + 'static,
+{
+    Memo::new(move |prev: Option<&T>| {
+        let on_screen = visible.get();
+        match prev {
+            Some(p) if !on_screen => p.clone(),
+            _ => f(),
+        }
+    })
+}
+
+/// A results section that works only while it can be seen (or once the inputs have settled):
+/// provides that condition to the views inside ([`section_in_view`]).
+#[component]
+pub fn LazySection(children: Children) -> impl IntoView {
+    let node: NodeRef<Div> = NodeRef::new();
+    let visible = in_view(node);
+    // Off screen, the section catches up once the inputs have settled: never on the path
+    // from an input to the next frame, and never left showing stale numbers for long.
+    let settled = crate::ui::state::use_app().settled;
+    provide_context(SectionInView(Signal::derive(move || {
+        visible.get() || settled.get()
+    })));
+    view! { <div class="lazy-section" node_ref=node>{children()}</div> }
+}
