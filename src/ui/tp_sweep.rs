@@ -60,8 +60,8 @@ fn timed_cells(rep: &PerfReport) -> AnyView {
             {(!fits).then(|| view! { <br /><small class="bad">{t("view_perf_batch_no_fit")}</small> })}
         </td>
         <td class="num">
+            {lower.then(|| view! { <abbr class="bad" data-testid="tp-lower-bound" title=t("view_perf_lower_bound")>"≥ "</abbr> })}
             <span data-testid="tp-ttft">{fmt_ms(rep.ttft.ms())}</span>
-            {lower.then(|| view! { <br /><small class="bad" data-testid="tp-lower-bound">{t("view_perf_lower_bound")}</small> })}
         </td>
         <td class="num" data-testid="tp-tpot">{fmt_ms(rep.tpot.ms())}</td>
         <td class="num">{fmt_num(rep.output_tokens_per_s_per_user)}</td>
