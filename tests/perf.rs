@@ -4,13 +4,18 @@ use llm_serving_calculator::cli;
 use llm_serving_calculator::core::catalog::Catalog;
 use llm_serving_calculator::core::config::parse_model_text;
 use llm_serving_calculator::core::dtype::Dtype;
+use llm_serving_calculator::core::i18n::Lang;
 use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::perf::{
-    evaluate, max_batch_for, sweep, weight_bytes_per_gpu, Efficiencies, Workload,
+    evaluate, max_batch_for, sweep, tp_candidates, tp_sweep, weight_bytes_per_gpu, Efficiencies,
+    PerfNote, TpRow, Workload,
 };
 
 const LLAMA2_7B: &str = "data/presets/meta-llama__Llama-2-7b-hf.json";
 const LLAMA31_8B: &str = "data/presets/meta-llama__Meta-Llama-3.1-8B.json";
+const LLAMA2_13B: &str = "data/presets/meta-llama__Llama-2-13b-hf.json";
+const LLAMA31_70B: &str = "data/presets/meta-llama__Meta-Llama-3.1-70B.json";
+const LLAMA32_1B: &str = "data/presets/meta-llama__Llama-3.2-1B-Instruct.json";
 
 #[track_caller]
 fn model(path: &str) -> ModelDesc {
@@ -284,4 +289,403 @@ fn fp8_kv_and_weights_raise_the_memory_limit() {
     w8.kv_dtype = Some(Dtype::Fp8);
     let b8 = max_batch_for(&m, g, &w8);
     assert!(b8 > 2 * b16, "{b16} → {b8}");
+}
+
+#[track_caller]
+fn report(row: &TpRow) -> &llm_serving_calculator::core::perf::PerfReport {
+    row.result
+        .as_ref()
+        .unwrap_or_else(|e| panic!("TP {}: {e}", row.tp))
+}
+
+/// Ring all-reduce time from its textbook formula: `2(t − 1)/t × bytes / (link × e) + latency`.
+fn ring(bytes: f64, tp: u64, link_one_way: f64, e: &Efficiencies) -> f64 {
+    let t = tp as f64;
+    2.0 * (t - 1.0) / t * bytes / (link_one_way * e.interconnect) + e.allreduce_latency_s
+}
+
+#[test]
+fn tp_sweep_on_a_bandwidth_bound_model() {
+    // Llama-2-7B bf16 on H100 SXM at batch 1: each GPU reads W / tp bytes per decode step and
+    // pays 2 × 32 ring all-reduces of h × 2 bytes over NVLink (900 GB/s bidirectional, 450
+    // one way), so TPOT(tp) ≈ W_tp / (BW × e_bw) + 64 × ring(8192 B, tp) + t_step.
+    let m = model(LLAMA2_7B);
+    let g = Catalog::builtin()
+        .get("h100-sxm")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let e = Efficiencies::default();
+    let wl = Workload::new(1, 1024, 256, 2);
+    let rows = tp_sweep(&m, g, &wl, &e, None);
+    assert_eq!(rows.iter().map(|r| r.tp).collect::<Vec<_>>(), [1, 2, 4, 8]);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.chosen)
+            .map(|r| r.tp)
+            .collect::<Vec<_>>(),
+        [2]
+    );
+    let link = g.interconnect.per_direction().map_or(f64::NAN, |b| b.0);
+    let cap = g.capacity().0 as f64 * 0.9;
+    for r in &rows {
+        let rep = report(r);
+        let wtp = Workload { tp: r.tp, ..wl };
+        let w = weight_bytes_per_gpu(&m, &wtp);
+        let comm = if r.tp > 1 {
+            64.0 * ring(4096.0 * 2.0, r.tp, link, &e)
+        } else {
+            0.0
+        };
+        let expect = w / (g.bandwidth.0 * e.bandwidth) + comm + e.step_overhead_s;
+        let rel = rep.tpot.0 / expect - 1.0;
+        // Below by at most the embedding lookup, above by the KV cache of 1,152 tokens.
+        assert!(
+            (-0.03..0.06).contains(&rel),
+            "TP {}: {} vs {expect}",
+            r.tp,
+            rep.tpot.0
+        );
+        // Memory: (0.9 × capacity − W_tp) / KV bytes of 1,280 tokens on 32 / tp KV heads.
+        let kv = 2.0 * 32.0 * (32 / r.tp) as f64 * 128.0 * 2.0 * 1280.0;
+        assert_eq!(
+            rep.max_batch,
+            ((cap - w) / kv).floor() as u64,
+            "TP {}",
+            r.tp
+        );
+        // The table's TP row is the plain model at that degree.
+        let direct = evaluate(&m, g, &wtp, &e, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(direct.tpot, rep.tpot);
+    }
+    for w in rows.windows(2) {
+        let (a, b) = (report(&w[0]), report(&w[1]));
+        assert!(b.tpot < a.tpot, "TPOT TP {}→{}", w[0].tp, w[1].tp);
+        assert!(
+            b.max_batch > a.max_batch,
+            "max batch TP {}→{}",
+            w[0].tp,
+            w[1].tp
+        );
+        // More GPUs for a faster stream: each token costs more (cost counts every GPU).
+        assert!(
+            b.usd_per_million_tokens > a.usd_per_million_tokens,
+            "cost TP {}→{}",
+            w[0].tp,
+            w[1].tp
+        );
+    }
+}
+
+#[test]
+fn tp_sweep_stops_paying_off_where_communication_dominates() {
+    // Llama-3.2-1B on H100 at batch 1: going from TP 1 to TP 2 saves half the weight read,
+    // W / (2 × BW × e_bw) ≈ 0.5 ms, but adds 2 × 16 all-reduces, each at least the fixed
+    // latency: when that costs more than it saves, TPOT rises.
+    let m = model(LLAMA32_1B);
+    let g = Catalog::builtin()
+        .get("h100-sxm")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let e = Efficiencies::default();
+    let wl = Workload::new(1, 256, 64, 1);
+    let w1 = weight_bytes_per_gpu(&m, &wl);
+    let w2 = weight_bytes_per_gpu(&m, &Workload { tp: 2, ..wl });
+    let saved = (w1 - w2) / (g.bandwidth.0 * e.bandwidth);
+    let link = g.interconnect.per_direction().map_or(f64::NAN, |b| b.0);
+    let added = 32.0 * ring(2048.0 * 2.0, 2, link, &e);
+    assert!(added > saved, "precondition: {added} vs {saved}");
+    let rows = tp_sweep(&m, g, &wl, &e, None);
+    let tpot = |tp: u64| {
+        rows.iter()
+            .find(|r| r.tp == tp)
+            .map_or(f64::NAN, |r| report(r).tpot.0)
+    };
+    assert!(tpot(2) > tpot(1), "{} vs {}", tpot(2), tpot(1));
+    // The communication part is what grew.
+    let comm = |tp: u64| {
+        rows.iter()
+            .find(|r| r.tp == tp)
+            .map_or(f64::NAN, |r| report(r).decode.comm.0)
+    };
+    assert!(
+        (comm(2) - added).abs() < 1e-9 * added,
+        "{} vs {added}",
+        comm(2)
+    );
+    assert_eq!(comm(1), 0.0);
+}
+
+#[test]
+fn tp_candidates_split_the_heads_and_stay_in_one_node() {
+    // A degree is tried when it divides the attention heads and divides (or is a multiple of)
+    // the KV heads, from 1 to the GPUs of one scale-up domain (at most 8); the scenario's own
+    // degree is always listed.
+    for (path, heads, kv) in [
+        (LLAMA2_7B, 32u64, 32u64),
+        (LLAMA2_13B, 40, 40),
+        (LLAMA31_8B, 32, 8),
+    ] {
+        let m = model(path);
+        for id in ["a10g", "l40s", "h100-sxm", "a100-sxm-80gb"] {
+            let g = Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"));
+            let top = u64::from(g.interconnect.domain_size.max(1)).min(8);
+            let want: Vec<u64> = (1..=top)
+                .filter(|t| heads % t == 0 && (kv % t == 0 || t % kv == 0))
+                .collect();
+            assert_eq!(tp_candidates(&m, g, 1), want, "{path} on {id}");
+            let mut with16 = want.clone();
+            with16.push(16);
+            assert_eq!(tp_candidates(&m, g, 16), with16, "{path} on {id}");
+        }
+    }
+    // Llama-2-13B's 40 heads give TP 5 too; 16 does not divide them, so that row is an error.
+    let m = model(LLAMA2_13B);
+    let g = Catalog::builtin()
+        .get("h100-sxm")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rows = tp_sweep(
+        &m,
+        g,
+        &Workload::new(1, 64, 8, 16),
+        &Efficiencies::default(),
+        None,
+    );
+    assert!(rows.iter().any(|r| r.tp == 5 && r.result.is_ok()));
+    let last = rows.last().unwrap_or_else(|| panic!("no rows"));
+    assert!(last.chosen && last.tp == 16 && last.result.is_err());
+}
+
+#[test]
+fn tp_sweep_says_where_the_weights_do_not_fit() {
+    // Llama-3.1-70B bf16 (≈ 141 GB) on 24 GB A10Gs: the weights fit from the degree where
+    // W / tp < 0.9 × capacity (TP 8 here), and the rows below say they do not.
+    let m = model(LLAMA31_70B);
+    let g = Catalog::builtin()
+        .get("a10g")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let wl = Workload::new(1, 1024, 256, 1);
+    let rows = tp_sweep(&m, g, &wl, &Efficiencies::default(), None);
+    let cap = g.capacity().0 as f64 * 0.9;
+    let mut fits_somewhere = false;
+    let mut fails_somewhere = false;
+    for r in &rows {
+        let w = weight_bytes_per_gpu(&m, &Workload { tp: r.tp, ..wl });
+        assert_eq!(r.model_fits(), w < cap, "TP {}", r.tp);
+        fits_somewhere |= r.model_fits();
+        fails_somewhere |= !r.model_fits();
+    }
+    assert!(fits_somewhere && fails_somewhere);
+}
+
+#[test]
+fn a10g_says_its_ttft_is_a_lower_bound_in_both_languages() {
+    // NVIDIA and AWS publish no tensor FLOPS for the A10G: compute is not timed, so TTFT is a
+    // lower bound from the bytes alone, and the report says so once.
+    let m = model(LLAMA2_7B);
+    let g = Catalog::builtin()
+        .get("a10g")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = evaluate(
+        &m,
+        g,
+        &Workload::new(4, 1024, 128, 1),
+        &Efficiencies::default(),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.compute_untimed());
+    let peaks: Vec<&PerfNote> = r
+        .notes
+        .iter()
+        .filter(|n| matches!(n, PerfNote::NoPeak { .. } | PerfNote::Precision { .. }))
+        .collect();
+    assert_eq!(peaks.len(), 1, "{peaks:?}");
+    let n = peaks[0];
+    assert_eq!(n.code(), "no_peak");
+    let en = n.message(Lang::En);
+    let ko = n.message(Lang::Ko);
+    for s in [&en, &ko] {
+        assert!(
+            s.contains("NVIDIA A10G") && s.contains("bf16") && s.contains("TTFT"),
+            "{s}"
+        );
+        assert!(!s.contains('{'), "unfilled placeholder: {s}");
+    }
+    assert!(en.contains("lower bound"), "{en}");
+    assert!(ko.contains("하한"), "{ko}");
+    // The L40S publishes its peak: no such note, TTFT is timed.
+    let l = Catalog::builtin()
+        .get("l40s")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let rl = evaluate(
+        &m,
+        l,
+        &Workload::new(4, 1024, 128, 1),
+        &Efficiencies::default(),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !rl.compute_untimed() && rl.notes.is_empty(),
+        "{:?}",
+        rl.notes
+    );
+}
+
+#[test]
+fn every_perf_note_is_said_in_both_languages() {
+    use llm_serving_calculator::core::catalog::{PrecisionNote, PrecisionReason};
+    let notes = [
+        PerfNote::Precision {
+            gpu: "G".into(),
+            note: PrecisionNote {
+                requested: Dtype::Fp8,
+                used: Dtype::Bf16,
+                reason: PrecisionReason::NotSupported,
+            },
+        },
+        PerfNote::NoPeak {
+            gpu: "G".into(),
+            dtype: Dtype::Bf16,
+        },
+        PerfNote::CrossesNodes {
+            gpu: "G".into(),
+            tp: 16,
+            domain: 8,
+        },
+        PerfNote::QuickMode,
+        PerfNote::BatchDoesNotFit {
+            gpu: "G".into(),
+            tp: 2,
+            batch: 64,
+            tokens: 4096,
+            max_batch: 12,
+        },
+    ];
+    let mut codes = std::collections::HashSet::new();
+    for n in &notes {
+        assert!(codes.insert(n.code()), "duplicate code {}", n.code());
+        let (en, ko) = (n.message(Lang::En), n.message(Lang::Ko));
+        assert_ne!(en, ko, "{n:?}");
+        for s in [&en, &ko] {
+            assert!(!s.contains('{') && !s.contains('⟨'), "{s}");
+        }
+        // Every number the note carries is in both sentences.
+        let nums: Vec<String> = match n {
+            PerfNote::CrossesNodes { tp, domain, .. } => vec![tp.to_string(), domain.to_string()],
+            PerfNote::BatchDoesNotFit {
+                tp,
+                batch,
+                tokens,
+                max_batch,
+                ..
+            } => [tp, batch, tokens, max_batch]
+                .iter()
+                .map(|x| x.to_string())
+                .collect(),
+            _ => vec![],
+        };
+        for x in nums {
+            assert!(en.contains(&x) && ko.contains(&x), "{x}: {en} / {ko}");
+        }
+    }
+}
+
+#[test]
+fn cli_perf_tp_sweep_json_rows() {
+    let (code, out, err) = run(&[
+        "perf",
+        "--config",
+        LLAMA31_8B,
+        "--gpu",
+        "a10g",
+        "--batch",
+        "8",
+        "--input-len",
+        "1024",
+        "--output-len",
+        "256",
+        "--tp",
+        "2",
+        "--tp-sweep",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let rows = v
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {out}"));
+    let m = model(LLAMA31_8B);
+    let g = Catalog::builtin()
+        .get("a10g")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let want = tp_candidates(&m, g, 2);
+    assert_eq!(rows.len(), want.len());
+    let keys = [
+        "gpu",
+        "tp",
+        "chosen",
+        "weights_fit",
+        "max_batch",
+        "batch",
+        "fits",
+        "ttft_ms",
+        "tpot_ms",
+        "output_tokens_per_s_per_user",
+        "output_tokens_per_s",
+        "e2e_latency_ms",
+        "usd_per_million_output_tokens",
+        "notes",
+        "note_codes",
+        "error",
+    ];
+    for (row, tp) in rows.iter().zip(&want) {
+        let obj = row.as_object().unwrap_or_else(|| panic!("{row}"));
+        let mut got: Vec<&str> = obj.keys().map(String::as_str).collect();
+        got.sort_unstable();
+        let mut k = keys.to_vec();
+        k.sort_unstable();
+        assert_eq!(got, k);
+        assert_eq!(row["tp"].as_u64(), Some(*tp));
+        assert_eq!(row["chosen"].as_bool(), Some(*tp == 2));
+        assert_eq!(row["gpu"], "a10g");
+        // e2e = TTFT + (O − 1) × TPOT; tokens/s per user = 1000 / TPOT ms.
+        let f = |k: &str| row[k].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (f("e2e_latency_ms") - (f("ttft_ms") + 255.0 * f("tpot_ms"))).abs()
+                < 1e-6 * f("e2e_latency_ms")
+        );
+        assert!(
+            (f("output_tokens_per_s_per_user") - 1000.0 / f("tpot_ms")).abs()
+                < 1e-9 * f("output_tokens_per_s_per_user")
+        );
+        // The A10G note, in English, with its code.
+        assert!(row["note_codes"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c == "no_peak")));
+        assert!(row["notes"].as_array().is_some_and(|n| n
+            .iter()
+            .any(|n| n.as_str().is_some_and(|s| s.contains("lower bounds")))));
+    }
+    // The text form marks the chosen degree.
+    let (code, out, err) = run(&[
+        "perf",
+        "--config",
+        LLAMA31_8B,
+        "--gpu",
+        "a10g",
+        "--batch",
+        "8",
+        "--input-len",
+        "1024",
+        "--output-len",
+        "256",
+        "--tp",
+        "2",
+        "--tp-sweep",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.lines().any(|l| l.starts_with("*   2")), "{out}");
+    assert!(
+        out.contains("note: NVIDIA A10G publishes no dense bf16 peak"),
+        "{out}"
+    );
 }

@@ -1,7 +1,12 @@
 //! `llmcalc perf --config FILE --gpu ID [--tp N] --batch B --input-len I --output-len O
 //! [--weights-dtype D] [--kv-dtype D] [--context mean|end] [--price USD] [--compute-eff F]
-//! [--bandwidth-eff F] [--json]`: TTFT, time per output token, throughput and end-to-end
-//! latency from the performance model (`core::perf`), with the calibrated range of each.
+//! [--bandwidth-eff F] [--tp-sweep] [--json]`: TTFT, time per output token, throughput and
+//! end-to-end latency from the performance model (`core::perf`), with the calibrated range of
+//! each.
+//!
+//! With `--tp-sweep` it prints one row per tensor-parallel degree instead (`core::perf::
+//! tp_sweep`: 1 up to the GPUs of one node that split the heads evenly, plus `--tp`, which is
+//! marked `chosen`); `--json` then prints an array of rows with the fixed keys of [`tp_row_json`].
 //!
 //! `llmcalc perf --accuracy [--json]` prints the calibration report instead: predicted against
 //! measured for every mapped benchmark row, and the error per metric on training and held-out
@@ -12,7 +17,11 @@ use crate::core::calibration::{self, range_for, Metric};
 use crate::core::catalog::Catalog;
 use crate::core::config::parse_model_text;
 use crate::core::dtype::Dtype;
-use crate::core::perf::{evaluate, DecodeContext, Efficiencies, PassTime, PerfReport, Workload};
+use crate::core::i18n::Lang;
+use crate::core::perf::{
+    evaluate, tp_sweep, DecodeContext, Efficiencies, PassTime, PerfNote, PerfReport, TpRow,
+    Workload,
+};
 use crate::core::units::fmt_sig;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -57,6 +66,18 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         eff.bandwidth = b;
     }
     let price = args.f64_opt("price", 0.0, 1e6)?;
+    if args.flag("tp-sweep") {
+        let rows = tp_sweep(&model, gpu, &wl, &eff, price);
+        if args.flag("json") {
+            let v: Vec<Value> = rows.iter().map(|r| tp_row_json(&gpu.id, r)).collect();
+            return write_json(out, &Value::Array(v));
+        }
+        let text = render_sweep(&rows, &model.name, &gpu.id, wl.batch);
+        return out.write_all(text.as_bytes()).map_err(|e| CliError::Io {
+            path: "stdout".into(),
+            reason: e.to_string(),
+        });
+    }
     let r = evaluate(&model, gpu, &wl, &eff, price)?;
     if args.flag("json") {
         return write_json(out, &to_json(&r));
@@ -114,9 +135,95 @@ pub fn to_json(r: &PerfReport) -> Value {
         "usd_per_request": r.usd_per_request,
         "tokens_per_joule_at_tdp": r.tokens_per_joule_at_tdp,
         "tokens_per_joule_note": "from TDP: the board's maximum power, so energy per token is an upper-bound estimate",
-        "notes": r.notes,
+        "notes": notes_en(&r.notes),
+        "note_codes": note_codes(&r.notes),
         "derivations": r.derivations,
     })
+}
+
+/// Notes as English sentences (the stable JSON form).
+fn notes_en(n: &[PerfNote]) -> Vec<String> {
+    n.iter().map(|n| n.message(Lang::En)).collect()
+}
+
+/// The notes' stable codes, in the same order.
+fn note_codes(n: &[PerfNote]) -> Vec<&'static str> {
+    n.iter().map(PerfNote::code).collect()
+}
+
+/// One row of `--tp-sweep --json`: always the keys `gpu`, `tp`, `chosen`, `weights_fit`,
+/// `max_batch`, `batch`, `fits`, `ttft_ms`, `tpot_ms`, `output_tokens_per_s_per_user`,
+/// `output_tokens_per_s`, `e2e_latency_ms`, `usd_per_million_output_tokens`, `notes`,
+/// `note_codes`, `error`. The timings are `null` when the row has an error or the weights do
+/// not fit at that degree; `error` is `null` or one sentence.
+pub fn tp_row_json(gpu: &str, row: &TpRow) -> Value {
+    let ok = row.result.as_ref().ok();
+    let timed = ok.filter(|r| r.max_batch > 0);
+    json!({
+        "gpu": gpu,
+        "tp": row.tp,
+        "chosen": row.chosen,
+        "weights_fit": row.model_fits(),
+        "max_batch": ok.map(|r| r.max_batch),
+        "batch": ok.map(|r| r.batch),
+        "fits": ok.is_some_and(|r| r.fits),
+        "ttft_ms": timed.map(|r| r.ttft.ms()),
+        "tpot_ms": timed.map(|r| r.tpot.ms()),
+        "output_tokens_per_s_per_user": timed.map(|r| r.output_tokens_per_s_per_user),
+        "output_tokens_per_s": timed.map(|r| r.output_tokens_per_s),
+        "e2e_latency_ms": timed.map(|r| r.e2e.ms()),
+        "usd_per_million_output_tokens": timed.and_then(|r| r.usd_per_million_tokens),
+        "notes": ok.map(|r| notes_en(&r.notes)).unwrap_or_default(),
+        "note_codes": ok.map(|r| note_codes(&r.notes)).unwrap_or_default(),
+        "error": row.result.as_ref().err().map(ToString::to_string),
+    })
+}
+
+fn render_sweep(rows: &[TpRow], model: &str, gpu: &str, batch: u64) -> String {
+    let mut s = format!("{model} on {gpu}, batch {batch}, by tensor-parallel degree\n");
+    s.push_str(&format!(
+        "  {:>4} {:>9} {:>11} {:>11} {:>13} {:>13} {:>11} {:>11}\n",
+        "TP", "max batch", "TTFT ms", "TPOT ms", "tok/s/user", "tok/s total", "e2e ms", "$/M tok"
+    ));
+    let mut notes: Vec<String> = Vec::new();
+    for row in rows {
+        let mark = if row.chosen { "*" } else { " " };
+        match &row.result {
+            Err(e) => s.push_str(&format!("{mark}{:>4}  {e}\n", row.tp)),
+            Ok(r) if r.max_batch == 0 => s.push_str(&format!(
+                "{mark}{:>4} {:>9}  the weights do not fit\n",
+                row.tp, 0
+            )),
+            Ok(r) => {
+                s.push_str(&format!(
+                    "{mark}{:>4} {:>9} {:>11} {:>11} {:>13} {:>13} {:>11} {:>11}{}\n",
+                    row.tp,
+                    r.max_batch,
+                    fmt_sig(r.ttft.ms()),
+                    fmt_sig(r.tpot.ms()),
+                    fmt_sig(r.output_tokens_per_s_per_user),
+                    fmt_sig(r.output_tokens_per_s),
+                    fmt_sig(r.e2e.ms()),
+                    r.usd_per_million_tokens.map_or("-".into(), fmt_sig),
+                    if r.fits { "" } else { "  (batch does not fit)" }
+                ));
+            }
+        }
+        for n in row.result.iter().flat_map(|r| &r.notes) {
+            if matches!(n, PerfNote::BatchDoesNotFit { .. }) {
+                continue;
+            }
+            let m = n.message(Lang::En);
+            if !notes.contains(&m) {
+                notes.push(m);
+            }
+        }
+    }
+    s.push_str("  (* = the --tp degree)\n");
+    for n in notes {
+        s.push_str(&format!("  note: {n}\n"));
+    }
+    s
 }
 
 fn render(r: &PerfReport, model: &str) -> String {
@@ -180,7 +287,7 @@ fn render(r: &PerfReport, model: &str) -> String {
         r.compute_dtype
     ));
     for n in &r.notes {
-        s.push_str(&format!("  note: {n}\n"));
+        s.push_str(&format!("  note: {}\n", n.message(Lang::En)));
     }
     s
 }

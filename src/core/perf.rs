@@ -19,11 +19,11 @@
 //! - Output tokens/s (total) = `B × O / e2e` (prefill included, as TensorRT-LLM reports it);
 //!   tokens/s per user = `1 / TPOT` (the streaming rate one user sees).
 
-use crate::core::catalog::{Accelerator, Link};
+use crate::core::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
 use crate::core::derivation::{Derivation, Source, Term};
 use crate::core::dtype::Dtype;
 use crate::core::error::CalcError;
-use crate::core::i18n::Lang;
+use crate::core::i18n::{tr, Lang};
 use crate::core::kv;
 use crate::core::model::{Mixer, ModelDesc, WeightFormat};
 use crate::core::roofline;
@@ -343,7 +343,7 @@ pub fn bytes_per_weight(f: &WeightFormat) -> f64 {
 /// does), so they ask for that precision; int4 / int8 weights are weight-only quantization
 /// (dequantized, 16-bit activations). The catalog's `compute_precision` then falls back where
 /// the chip lacks the precision (fp8 on A100 → 16-bit).
-pub fn compute_dtype(weights: Dtype, gpu: &Accelerator) -> (Dtype, Option<String>) {
+pub fn compute_dtype(weights: Dtype, gpu: &Accelerator) -> (Dtype, Option<PerfNote>) {
     let act = match weights {
         Dtype::Fp8 | Dtype::Fp6 | Dtype::Fp4 => weights,
         Dtype::Fp32 => Dtype::Fp32,
@@ -352,8 +352,111 @@ pub fn compute_dtype(weights: Dtype, gpu: &Accelerator) -> (Dtype, Option<String
     let (d, note) = gpu.compute_precision(weights, act);
     (
         d,
-        note.map(|n| format!("{}: {}", gpu.name, n.message(Lang::En))),
+        note.map(|note| PerfNote::Precision {
+            gpu: gpu.name.clone(),
+            note,
+        }),
     )
+}
+
+/// A note on a performance result, typed so that the UI can say it in either language
+/// ([`PerfNote::message`]); the CLI's JSON `notes` carry the English sentences.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum PerfNote {
+    /// The matmuls run at another precision than the weights ask for (`core::catalog`).
+    Precision {
+        /// Accelerator display name.
+        gpu: String,
+        /// What was asked, what is used and why.
+        note: PrecisionNote,
+    },
+    /// No dense peak is published at the compute precision (A10G): compute time is left out,
+    /// so TTFT and large-batch times are lower bounds.
+    NoPeak {
+        /// Accelerator display name.
+        gpu: String,
+        /// The compute precision without a published peak.
+        dtype: Dtype,
+    },
+    /// The TP degree is larger than the scale-up domain: the replica crosses nodes.
+    CrossesNodes {
+        /// Accelerator display name.
+        gpu: String,
+        /// Tensor-parallel degree.
+        tp: u64,
+        /// GPUs in one scale-up domain.
+        domain: u32,
+    },
+    /// Quick mode: no layer structure, so attention and the KV cache are not timed.
+    QuickMode,
+    /// The requested batch does not fit in memory.
+    BatchDoesNotFit {
+        /// Accelerator display name.
+        gpu: String,
+        /// Tensor-parallel degree.
+        tp: u64,
+        /// Requested batch.
+        batch: u64,
+        /// Tokens per sequence (prompt + output).
+        tokens: u64,
+        /// Largest batch that fits.
+        max_batch: u64,
+    },
+}
+
+impl PerfNote {
+    /// Stable code (the JSON tag; CLI `note_codes`).
+    pub const fn code(&self) -> &'static str {
+        match self {
+            PerfNote::Precision { .. } => "precision",
+            PerfNote::NoPeak { .. } => "no_peak",
+            PerfNote::CrossesNodes { .. } => "crosses_nodes",
+            PerfNote::QuickMode => "quick_mode",
+            PerfNote::BatchDoesNotFit { .. } => "batch_does_not_fit",
+        }
+    }
+
+    /// The translation key of the sentence.
+    pub const fn key(&self) -> &'static str {
+        match self {
+            PerfNote::Precision { .. } => "perf_note_precision",
+            PerfNote::NoPeak { .. } => "perf_note_no_peak",
+            PerfNote::CrossesNodes { .. } => "perf_note_crosses_nodes",
+            PerfNote::QuickMode => "perf_note_quick_mode",
+            PerfNote::BatchDoesNotFit { .. } => "perf_note_batch_no_fit",
+        }
+    }
+
+    /// The sentence in a language, placeholders filled.
+    pub fn message(&self, lang: Lang) -> String {
+        let t = tr(lang, self.key());
+        match self {
+            PerfNote::Precision { gpu, note } => t
+                .replace("{gpu}", gpu)
+                .replace("{message}", &note.message(lang)),
+            PerfNote::NoPeak { gpu, dtype } => {
+                t.replace("{gpu}", gpu).replace("{dtype}", dtype.id())
+            }
+            PerfNote::CrossesNodes { gpu, tp, domain } => t
+                .replace("{gpu}", gpu)
+                .replace("{tp}", &tp.to_string())
+                .replace("{domain}", &domain.to_string()),
+            PerfNote::QuickMode => t.to_string(),
+            PerfNote::BatchDoesNotFit {
+                gpu,
+                tp,
+                batch,
+                tokens,
+                max_batch,
+            } => t
+                .replace("{gpu}", gpu)
+                .replace("{tp}", &tp.to_string())
+                .replace("{batch}", &batch.to_string())
+                .replace("{tokens}", &tokens.to_string())
+                .replace("{max_batch}", &max_batch.to_string()),
+        }
+    }
 }
 
 /// Resolves the hardware figures for a weight precision and TP degree (the chip's own link).
@@ -361,7 +464,7 @@ pub fn hardware(
     gpu: &Accelerator,
     weights: Dtype,
     tp: u64,
-) -> Result<(Hardware, Vec<String>), CalcError> {
+) -> Result<(Hardware, Vec<PerfNote>), CalcError> {
     let (cd, note) = compute_dtype(weights, gpu);
     if !(gpu.bandwidth.0.is_finite() && gpu.bandwidth.0 > 0.0) {
         return Err(CalcError::MissingSpec {
@@ -369,15 +472,19 @@ pub fn hardware(
             what: "memory bandwidth".into(),
         });
     }
-    let mut notes: Vec<String> = note.into_iter().collect();
-    // No published peak (A10G): time only the bytes, and say the result is a lower bound.
+    let mut notes: Vec<PerfNote> = note.into_iter().collect();
+    // No published peak (A10G): time only the bytes, and say the result is a lower bound
+    // (this note replaces the catalog's shorter "no published peak" one).
     let peak = match gpu.peak_flops(cd).filter(|p| p.0.is_finite() && p.0 > 0.0) {
         Some(p) => p,
         None => {
-            notes.push(format!(
-                "{} publishes no dense {cd} peak, so compute time is left out: TTFT and large-batch times are lower bounds (enter a custom accelerator with a peak to include it).",
-                gpu.name
-            ));
+            notes.retain(|n| {
+                !matches!(n, PerfNote::Precision { note, .. } if note.reason == PrecisionReason::NoPublishedPeak)
+            });
+            notes.push(PerfNote::NoPeak {
+                gpu: gpu.name.clone(),
+                dtype: cd,
+            });
             FlopsPerSecond(f64::INFINITY)
         }
     };
@@ -391,10 +498,11 @@ pub fn hardware(
             });
         }
         if tp > u64::from(gpu.interconnect.domain_size.max(1)) {
-            notes.push(format!(
-                "TP {tp} is larger than the {}-GPU scale-up domain of {}: the replica crosses nodes (about 50 GB/s per GPU); keep replicas inside one node and add replicas instead.",
-                gpu.interconnect.domain_size, gpu.name
-            ));
+            notes.push(PerfNote::CrossesNodes {
+                gpu: gpu.name.clone(),
+                tp,
+                domain: gpu.interconnect.domain_size,
+            });
         }
     }
     Ok((
@@ -571,6 +679,23 @@ pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
     (free / per_seq).floor().clamp(0.0, 1_000_000.0) as u64
 }
 
+/// Whether a TP degree splits the model's attention into whole heads on every GPU
+/// (`core::memory::check_tp` on the first attention layer; quick-mode and attention-free
+/// models accept any degree).
+pub fn check_model_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
+    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
+        Mixer::Attention {
+            num_heads,
+            kv_heads,
+            ..
+        } => Some((num_heads, kv_heads)),
+        _ => None,
+    }) {
+        crate::core::memory::check_tp(h, kv, tp)?;
+    }
+    Ok(())
+}
+
 /// The full report for one model, accelerator, TP degree and workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfReport {
@@ -610,10 +735,20 @@ pub struct PerfReport {
     pub usd_per_request: Option<f64>,
     /// Output tokens per joule at TDP (an upper-bound power, so a lower bound on efficiency).
     pub tokens_per_joule_at_tdp: Option<f64>,
-    /// Notes (English sentences).
-    pub notes: Vec<String>,
+    /// Notes, typed ([`PerfNote::message`] says them in a language).
+    pub notes: Vec<PerfNote>,
     /// Derivations of the headline numbers.
     pub derivations: Vec<Derivation>,
+}
+
+impl PerfReport {
+    /// Whether TTFT (and other compute-bound times) are lower bounds because the accelerator
+    /// publishes no dense peak at the compute precision ([`PerfNote::NoPeak`]).
+    pub fn compute_untimed(&self) -> bool {
+        self.notes
+            .iter()
+            .any(|n| matches!(n, PerfNote::NoPeak { .. }))
+    }
 }
 
 /// Runs the performance model. `price_usd_per_gpu_hour` overrides the catalog price.
@@ -632,22 +767,11 @@ pub fn evaluate(
             why: "time the model".into(),
         });
     }
-    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
-        Mixer::Attention {
-            num_heads,
-            kv_heads,
-            ..
-        } => Some((num_heads, kv_heads)),
-        _ => None,
-    }) {
-        crate::core::memory::check_tp(h, kv, wl.tp)?;
-    }
+    check_model_tp(m, wl.tp)?;
     let (_, fmt) = sizes(m, wl);
     let (hw, mut notes) = hardware(gpu, fmt.dtype, wl.tp)?;
     if m.layers.is_empty() {
-        notes.push(
-            "Quick mode: no layer structure, so attention and the KV cache are not timed.".into(),
-        );
+        notes.push(PerfNote::QuickMode);
     }
     let ctx = match wl.context {
         DecodeContext::Mean => wl.input_len + wl.output_len / 2,
@@ -666,14 +790,13 @@ pub fn evaluate(
     let max_batch = max_batch_for(m, gpu, wl);
     let fits = wl.batch <= max_batch;
     if !fits {
-        notes.push(format!(
-            "Batch {} does not fit: weights plus the KV cache of {} tokens per sequence allow at most {} on {} × TP {}.",
-            wl.batch,
-            wl.input_len + wl.output_len,
+        notes.push(PerfNote::BatchDoesNotFit {
+            gpu: gpu.name.clone(),
+            tp: wl.tp,
+            batch: wl.batch,
+            tokens: wl.input_len + wl.output_len,
             max_batch,
-            gpu.name,
-            wl.tp
-        ));
+        });
     }
     let price = price_usd_per_gpu_hour
         .or(gpu.price.as_ref().map(|p| p.usd_per_hour))
@@ -777,6 +900,65 @@ pub fn sweep(
         });
     }
     Ok(out)
+}
+
+/// Largest TP degree the sweep tries (one 8-GPU server).
+pub const TP_SWEEP_MAX: u64 = 8;
+
+/// One row of the tensor-parallel sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TpRow {
+    /// Tensor-parallel degree (GPUs per replica).
+    pub tp: u64,
+    /// Whether this is the scenario's own degree.
+    pub chosen: bool,
+    /// The report at this degree and the workload's batch; `max_batch == 0` means the weights
+    /// do not fit.
+    pub result: Result<PerfReport, CalcError>,
+}
+
+impl TpRow {
+    /// Whether the weights fit at all at this degree (some batch ≥ 1 fits).
+    pub fn model_fits(&self) -> bool {
+        self.result.as_ref().is_ok_and(|r| r.max_batch > 0)
+    }
+}
+
+/// The TP degrees the sweep tries on an accelerator: every degree from 1 to the GPUs of one
+/// scale-up domain (at most [`TP_SWEEP_MAX`]) that splits the model into whole heads, plus the
+/// scenario's own degree `chosen` (even when it is outside that range), ascending.
+pub fn tp_candidates(m: &ModelDesc, gpu: &Accelerator, chosen: u64) -> Vec<u64> {
+    let top = u64::from(gpu.interconnect.domain_size.max(1)).min(TP_SWEEP_MAX);
+    let mut out: Vec<u64> = (1..=top)
+        .filter(|t| check_model_tp(m, *t).is_ok())
+        .collect();
+    if chosen >= 1 && !out.contains(&chosen) {
+        out.push(chosen);
+        out.sort_unstable();
+    }
+    out
+}
+
+/// The performance model at every TP degree of [`tp_candidates`], at the workload's batch and
+/// lengths (its own `tp` marks the chosen row). Each row is computed like [`evaluate`]: with
+/// more GPUs each holds `1/tp` of the weights (so the memory-allowed batch rises), reads `1/tp`
+/// of them per step (so a bandwidth-bound TPOT falls) and pays two all-reduces per layer (so
+/// the fall stops where communication dominates). Cost counts all `tp` GPUs.
+pub fn tp_sweep(
+    m: &ModelDesc,
+    gpu: &Accelerator,
+    wl: &Workload,
+    eff: &Efficiencies,
+    price_usd_per_gpu_hour: Option<f64>,
+) -> Vec<TpRow> {
+    tp_candidates(m, gpu, wl.tp)
+        .into_iter()
+        .map(|tp| TpRow {
+            tp,
+            chosen: tp == wl.tp,
+            result: evaluate(m, gpu, &Workload { tp, ..*wl }, eff, price_usd_per_gpu_hour),
+        })
+        .collect()
 }
 
 struct Deriv<'a> {

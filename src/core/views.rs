@@ -867,6 +867,51 @@ fn rows_at(
         .collect()
 }
 
+/// The tensor-parallel sweep of one compared GPU ([`perf::tp_sweep`] at the scenario's batch,
+/// lengths and precisions; the scenario's TP is the chosen row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TpTable {
+    /// Stable GPU key.
+    pub key: String,
+    /// Display name.
+    pub name: String,
+    /// One row per TP degree, ascending.
+    pub rows: Vec<perf::TpRow>,
+    /// The rows' notes, each once, in order of first appearance, without the per-row "batch
+    /// does not fit" (the table marks it in the row).
+    pub notes: Vec<perf::PerfNote>,
+}
+
+/// The tensor-parallel sweep for every compared GPU.
+pub fn tp_tables(m: &ModelDesc, s: &Scenario, gpus: &[ViewGpu]) -> Vec<TpTable> {
+    let wl = perf_workload(s, s.perf.batch.max(1));
+    gpus.iter()
+        .map(|g| {
+            let price =
+                s.views
+                    .price(&g.key)
+                    .or(g.accelerator.price.as_ref().map(|p| p.usd_per_hour));
+            let rows = perf::tp_sweep(m, &g.accelerator, &wl, &s.views.eff, price);
+            let mut notes: Vec<perf::PerfNote> = Vec::new();
+            for n in rows
+                .iter()
+                .filter_map(|r| r.result.as_ref().ok())
+                .flat_map(|r| &r.notes)
+            {
+                if !matches!(n, perf::PerfNote::BatchDoesNotFit { .. }) && !notes.contains(n) {
+                    notes.push(n.clone());
+                }
+            }
+            TpTable {
+                key: g.key.clone(),
+                name: g.accelerator.name.clone(),
+                rows,
+                notes,
+            }
+        })
+        .collect()
+}
+
 /// Cost bars ($ per million output tokens) from the performance rows.
 pub fn cost_bars(rows: &[PerfRow]) -> CostBars {
     CostBars {
@@ -1453,6 +1498,45 @@ mod tests {
                 assert!(w[1].per_user_tokens_per_s <= w[0].per_user_tokens_per_s);
             }
             assert_eq!(c.operating.map(|o| o.batch), Some(4));
+        }
+    }
+
+    #[test]
+    fn tp_tables_per_gpu_with_notes() {
+        // Default scenario (its TP), on the A10G and the L40S: one table each, the scenario's
+        // degree marked once, and the A10G's "no published peak" note under its table only.
+        let mut s = Scenario::default();
+        s.perf.batch = 2;
+        let m = model(&s);
+        let g = gpus(&["a10g", "l40s"]);
+        let t = tp_tables(&m, &s, &g);
+        assert_eq!(
+            t.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(),
+            ["a10g", "l40s"]
+        );
+        for tb in &t {
+            let chosen: Vec<u64> = tb.rows.iter().filter(|r| r.chosen).map(|r| r.tp).collect();
+            assert_eq!(chosen, [u64::from(s.tp.max(1))], "{}", tb.key);
+            assert!(tb.rows.windows(2).all(|w| w[0].tp < w[1].tp));
+            assert!(tb.rows.len() > 1, "{}", tb.key);
+            assert!(!tb
+                .notes
+                .iter()
+                .any(|n| matches!(n, perf::PerfNote::BatchDoesNotFit { .. })));
+        }
+        let no_peak = |tb: &TpTable| {
+            tb.notes
+                .iter()
+                .any(|n| matches!(n, perf::PerfNote::NoPeak { .. }))
+        };
+        assert!(no_peak(&t[0]));
+        assert!(!no_peak(&t[1]));
+        // The per-GPU rows carry the same note, in both languages.
+        let rows = perf_rows(&m, &s, &g);
+        let rep = rows[0].result.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        assert!(rep.compute_untimed());
+        for n in &rep.notes {
+            assert_ne!(n.message(Lang::En), n.message(Lang::Ko));
         }
     }
 

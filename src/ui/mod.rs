@@ -21,11 +21,13 @@ pub mod model_input;
 pub mod notice;
 pub mod number_field;
 pub mod offline;
+pub mod perf_notes;
 pub mod perf_view;
 pub mod planner_view;
 pub mod roofline_view;
 pub mod state;
 pub mod summary_cards;
+pub mod tp_sweep;
 pub mod view_common;
 pub mod workload;
 

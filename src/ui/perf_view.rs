@@ -10,14 +10,17 @@ use crate::core::perf::{Bound, Efficiencies};
 use crate::core::series::{CostBars, LatencyThroughput, LtPoint};
 use crate::core::units::fmt_sig;
 use crate::core::views::{
-    cost_bars, cost_rows, latency_curves, perf_rows, EffField, PerfRow, PRICE_RANGE,
+    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, EffField, PerfRow, TpTable,
+    PRICE_RANGE,
 };
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
+use crate::ui::perf_notes::PerfNotes;
 use crate::ui::state::{use_app, History};
+use crate::ui::tp_sweep::TpSweep;
 use crate::ui::view_common::{
     fmt_ms, fmt_ms_range, fmt_num, fmt_usd, gpus_memo, is_dark, model_memo,
 };
@@ -111,6 +114,16 @@ pub fn PerfView(
         })
     });
     let bars: Memo<CostBars> = Memo::new(move |_| crows.with(|r| cost_bars(r)));
+    let tps: Memo<Vec<TpTable>> = Memo::new(move |_| {
+        if parts == PerfParts::Cost {
+            return Vec::new();
+        }
+        model.with(|m| {
+            m.as_ref()
+                .map(|m| state.scenario.with(|s| gpus.with(|g| tp_tables(m, s, g))))
+                .unwrap_or_default()
+        })
+    });
     let show_latency = parts != PerfParts::Cost;
     let show_cost = parts != PerfParts::Latency;
     let dark = is_dark(state);
@@ -163,7 +176,7 @@ pub fn PerfView(
                     <tbody>
                         <For
                             each=move || rows.get()
-                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.ttft, x.tpot, x.max_batch))))
+                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.ttft, x.tpot, x.max_batch, &x.notes))))
                             let:r
                         >
                             {
@@ -175,11 +188,15 @@ pub fn PerfView(
                                         let pre = bound_key(rep.prefill.bound);
                                         let dec = bound_key(rep.decode.bound);
                                         let fits = rep.fits;
+                                        let lower = rep.compute_untimed();
+                                        let notes = rep.notes.clone();
+                                        let notes_id = format!("perf-notes-{}", r.key);
                                         view! {
                                             <tr data-testid=testid class:no-fit=!fits>
                                                 <th scope="row">{name}</th>
                                                 <td class="num">
                                                     <span data-testid="ttft">{fmt_ms(rep.ttft.ms())}</span>
+                                                    {lower.then(|| view! { <br /><small class="bad" data-testid="ttft-lower-bound">{t("view_perf_lower_bound")}</small> })}
                                                     <br /><small class="muted">{fmt_ms_range(ttft_r)}</small>
                                                 </td>
                                                 <td class="num">
@@ -203,6 +220,7 @@ pub fn PerfView(
                                             </tr>
                                             <tr class="math-row">
                                                 <td colspan="8">
+                                                    <PerfNotes notes=notes testid=notes_id />
                                                     {rep
                                                         .derivations
                                                         .into_iter()
@@ -238,6 +256,7 @@ pub fn PerfView(
                 </table>
             </div>
             <p class="explain">{t("view_perf_range_note")}</p>
+            <TpSweep tables=tps />
             <div class="chart-box">
                 <ChartCanvas<LatencyThroughput>
                     data=Signal::from(curves)
