@@ -114,7 +114,7 @@ pub fn PerfView(
         })
     });
     let bars: Memo<CostBars> = Memo::new(move |_| crows.with(|r| cost_bars(r)));
-    let tps: Memo<Vec<TpTable>> = Memo::new(move |_| {
+    let tps: Memo<Vec<TpTable>> = gated_memo(visible, move || {
         if parts == PerfParts::Cost {
             return Vec::new();
         }
