@@ -297,3 +297,20 @@ export async function hangulCount(page) {
   const text = await byId(page, 'app-root').first().innerText();
   return (text.match(/[\uac00-\ud7a3]/g) || []).length;
 }
+
+/**
+ * Opens `url` and waits for the element `testid` (embed pages have no app-root), then for the
+ * first load to end (favicon, the offline cache's fetches) before marking the page loaded.
+ */
+export async function openAt(p, url, testid) {
+  await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
+  await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
+  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  await p.page
+    .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))
+    .catch(() => {});
+  await p.page.waitForTimeout(1000);
+  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  p.markLoaded();
+  return p.page;
+}

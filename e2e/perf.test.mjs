@@ -2,28 +2,15 @@
 // compared GPU, one row per valid TP degree with the scenario's degree marked, and the A10G's
 // "no published compute peak" note beside its numbers, in both languages.
 
-import { byId, check, waitFor } from './app.mjs';
+import { byId, check, openAt, waitFor } from './app.mjs';
 
 const HANGUL = /[\uac00-\ud7a3]/;
 
-/** Opens an embed page (no app-root there) and waits for `testid`, then for the first load to end. */
-async function openEmbed(p, url, testid) {
-  await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
-  await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  await p.page
-    .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))
-    .catch(() => {});
-  await p.page.waitForTimeout(1000);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  p.markLoaded();
-  return p.page;
-}
 
 export default function register(runner) {
   runner.test('perf: TP table per GPU, chosen degree marked, memory-allowed batch rises with TP', async ({ open, server, screenshot, log }) => {
     const p = await open();
-    const page = await openEmbed(p, `${server.url}?embed=latency&batch=4&tp=2&lang=en`, 'tp-sweep');
+    const page = await openAt(p, `${server.url}?embed=latency&batch=4&tp=2&lang=en`, 'tp-sweep');
     for (const gpu of ['a10g', 'l40s']) {
       const table = byId(page, `tp-table-${gpu}`);
       await table.waitFor({ state: 'visible', timeout: 10000 });
@@ -55,7 +42,7 @@ export default function register(runner) {
     const p = await open();
     const seen = {};
     for (const lang of ['en', 'ko']) {
-      const page = await openEmbed(p, `${server.url}?embed=latency&batch=4&lang=${lang}`, 'perf-table');
+      const page = await openAt(p, `${server.url}?embed=latency&batch=4&lang=${lang}`, 'perf-table');
       const note = page.locator('[data-testid="perf-notes-a10g"] [data-note="no_peak"]');
       await note.waitFor({ state: 'visible', timeout: 30000 });
       const text = await note.innerText();

@@ -1,21 +1,11 @@
 // End-to-end checks of the analysis views (issues 5 and 8): the interactive roofline, the
 // matmul explorer, the performance and cost view, "How accurate is this?" and the planner.
 
-import { byId, check, expectChartDrawn, readNumber, readText, setValue, waitFor } from './app.mjs';
+import { byId, check, expectChartDrawn, openAt, readNumber, readText, setValue, waitFor } from './app.mjs';
 
 /** Opens `query` on the app and waits for the element `testid` (embed pages have no app-root). */
-async function openView(p, server, query, testid) {
-  await p.page.goto(`${server.url}${query}`, { waitUntil: 'load', timeout: 30000 });
-  await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
-  // The favicon and the offline cache's fetches come after the first paint: let them finish.
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  await p.page
-    .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))
-    .catch(() => {});
-  await p.page.waitForTimeout(1000);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  p.markLoaded();
-  return p.page;
+function openView(p, server, query, testid) {
+  return openAt(p, `${server.url}${query}`, testid);
 }
 
 /**

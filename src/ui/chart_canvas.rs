@@ -15,7 +15,7 @@
 
 use crate::charts::{render_svg, Chart, DrawError, HitMap, Labels, Theme};
 use crate::core::i18n::{tr, Lang};
-use crate::ui::in_view::in_view;
+use crate::ui::in_view::{in_view, keep_observer};
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use plotters::prelude::*;
@@ -344,14 +344,7 @@ where
         let cb = Closure::<dyn FnMut()>::new(measure);
         if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
             obs.observe(&el);
-            let keep = StoredValue::new_local(Some((obs, cb)));
-            on_cleanup(move || {
-                keep.try_update_value(|k| {
-                    if let Some((obs, _)) = k.take() {
-                        obs.disconnect();
-                    }
-                });
-            });
+            keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
         }
     });
 

@@ -57,19 +57,25 @@ pub fn in_view(node: NodeRef<Div>) -> Signal<bool> {
         match web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init) {
             Ok(obs) => {
                 obs.observe(&el);
-                let keep = StoredValue::new_local(Some((obs, cb)));
-                on_cleanup(move || {
-                    keep.try_update_value(|k| {
-                        if let Some((obs, _)) = k.take() {
-                            obs.disconnect();
-                        }
-                    });
-                });
+                keep_observer(obs, cb, web_sys::IntersectionObserver::disconnect);
             }
             Err(_) => seen.set(true),
         }
     });
     Signal::derive(move || seen.get() || printing.is_some_and(|p| p.get()))
+}
+
+/// Keeps an observer and its callback alive while the current reactive owner lives, and
+/// disconnects the observer when the owner is cleaned up.
+pub fn keep_observer<O: 'static, F: ?Sized + 'static>(obs: O, cb: Closure<F>, disconnect: fn(&O)) {
+    let keep = StoredValue::new_local(Some((obs, cb)));
+    on_cleanup(move || {
+        keep.try_update_value(|k| {
+            if let Some((obs, _)) = k.take() {
+                disconnect(&obs);
+            }
+        });
+    });
 }
 
 /// Whether the enclosing [`LazySection`] is on screen (always true outside one, e.g. in an
