@@ -1,7 +1,8 @@
 //! `ChartCanvas` in a real browser (headless Chromium through wasm-bindgen-test-runner):
 //! the canvas is sized CSS × devicePixelRatio and has drawn pixels, the data table mirrors the
 //! data, the language switch reaches the labels, and a too-small container shows a message
-//! instead of a chart (no panic).
+//! instead of a chart (no panic); a chart off screen keeps its place and draws only when it
+//! scrolls in, and a gated memo waits off screen and catches up.
 //!
 //! Run: `cargo test --target wasm32-unknown-unknown --test chart_canvas_wasm`.
 #![cfg(target_arch = "wasm32")]
@@ -107,7 +108,15 @@ async fn draws_sharp_with_table_and_language() {
         .count();
     assert!(inked > 1000, "only {inked} drawn pixels");
 
-    // The table: one row per ceiling and per point.
+    // The table (built when its <details> opens): one row per ceiling and per point.
+    let details: web_sys::HtmlDetailsElement = el
+        .query_selector("details")
+        .ok()
+        .flatten()
+        .and_then(|d| d.dyn_into().ok())
+        .expect("details");
+    details.set_open(true);
+    sleep(50).await;
     let rows = el
         .query_selector("details tbody")
         .ok()
@@ -149,4 +158,96 @@ async fn too_small_shows_a_message_not_a_panic() {
         alert.as_deref(),
         Some("The chart area is too small to draw in.")
     );
+}
+
+/// Share of pixels that are not blank (transparent or white) on the chart's canvas.
+fn inked(el: &HtmlElement) -> usize {
+    let Some(canvas) = el
+        .query_selector("canvas")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<HtmlCanvasElement>().ok())
+    else {
+        return 0;
+    };
+    if canvas.width() == 0 || canvas.height() == 0 {
+        return 0;
+    }
+    let ctx: CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into().ok())
+        .expect("2d");
+    let img = ctx
+        .get_image_data(0.0, 0.0, canvas.width() as f64, canvas.height() as f64)
+        .expect("image data");
+    img.data()
+        .chunks(4)
+        .filter(|p| p[3] > 0 && (p[0] < 200 || p[1] < 200 || p[2] < 200))
+        .count()
+}
+
+#[wasm_bindgen_test]
+async fn off_screen_charts_draw_when_they_scroll_in() {
+    // A chart far below the viewport: its place is kept, nothing is drawn.
+    let el = host(500);
+    el.style()
+        .set_property("margin-top", "6000px")
+        .expect("style");
+    let d = RwSignal::new(data());
+    let _handle = leptos::mount::mount_to(el.clone(), move || {
+        view! {
+            <ChartCanvas<RooflineData> data=d lang=Lang::En dark=false title="Roofline".to_string() test_id="chart-lazy" />
+        }
+    });
+    sleep(150).await;
+    assert_eq!(inked(&el), 0, "an off-screen chart was drawn");
+    let reserved = el
+        .query_selector("canvas")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<HtmlElement>().ok())
+        .map(|c| c.offset_height())
+        .unwrap_or(0);
+    let expected = d.with_untracked(|r| {
+        use llm_serving_calculator::charts::Chart;
+        r.height_for_width(500)
+    });
+    assert_eq!(
+        reserved, expected as i32,
+        "the canvas keeps the chart's height"
+    );
+
+    // Scrolled in: drawn.
+    el.scroll_into_view();
+    sleep(200).await;
+    assert!(inked(&el) > 1000, "the chart did not draw on screen");
+    el.remove();
+}
+
+#[wasm_bindgen_test]
+fn gated_memo_waits_off_screen_and_catches_up() {
+    use llm_serving_calculator::ui::in_view::gated_memo;
+    let owner = Owner::new();
+    owner.with(|| {
+        let visible = RwSignal::new(true);
+        let input = RwSignal::new(1);
+        let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = runs.clone();
+        let m = gated_memo(visible.into(), move || {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            input.get() * 2
+        });
+        assert_eq!(m.get_untracked(), 2);
+        visible.set(false);
+        input.set(5);
+        assert_eq!(m.get_untracked(), 2, "off screen: the last value stays");
+        input.set(6);
+        assert_eq!(m.get_untracked(), 2);
+        let before = runs.load(std::sync::atomic::Ordering::SeqCst);
+        visible.set(true);
+        assert_eq!(m.get_untracked(), 12, "on screen again: the newest inputs");
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+    });
 }
