@@ -404,6 +404,7 @@ fn a_larger_model_can_meet_the_same_targets_on_the_same_hardware() {
         &inp,
         Catalog::builtin(),
         None,
+        None,
         &Efficiencies::default(),
     )
     .unwrap_or_else(|e| panic!("{e}"));

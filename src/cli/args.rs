@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Switches that take no value.
-const SWITCHES: &[&str] = &["json", "help", "accuracy"];
+const SWITCHES: &[&str] = &["json", "help", "accuracy", "largest"];
 
 impl Args {
     /// Parses `--key value`, `--key=value` and bare switches.

@@ -50,6 +50,9 @@ pub const MAX_TP_IN_NODE: u64 = 8;
 pub const MAX_TP_ACROSS_NODES: u64 = 64;
 /// Largest batch searched.
 pub const MAX_BATCH: u64 = 1_000_000;
+/// Accepted GPUs per node, inclusive: one standalone card up to an NVL72 rack (the largest
+/// scale-up domain in the catalog).
+pub const GPUS_PER_NODE_RANGE: (u32, u32) = (1, 72);
 /// Tolerance on the sum of bucket shares.
 pub const SHARE_TOLERANCE: f64 = 1e-6;
 
@@ -823,13 +826,14 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     let mut notes = Vec::new();
     for c in &inp.candidates {
         let gpu = catalog.get(&c.gpu)?;
+        let (lo, hi) = GPUS_PER_NODE_RANGE;
         let gpn = match c.gpus_per_node {
-            Some(0) => {
-                return Err(range(
-                    &format!("GPUs per node of {}", gpu.name),
-                    0.0,
-                    "at least 1",
-                ))
+            Some(n) if n < lo || n > hi => {
+                return Err(CalcError::OutOfRange {
+                    field: format!("GPUs per node of {}", gpu.name),
+                    value: n.to_string(),
+                    range: format!("a whole number from {lo} to {hi}"),
+                })
             }
             Some(n) => n,
             None => default_gpus_per_node(gpu),
@@ -1211,6 +1215,133 @@ pub fn cost_curve(p: &Plan, points: usize) -> CostCurve {
     }
 }
 
+/// A line of models in several sizes, for "largest model that meets the target" (the chapter:
+/// a well-served 32B or 70B can replace an 8B on the same hardware at the same latency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Qwen3 dense: 8B, 32B.
+    Qwen3,
+    /// Llama 3.1 / 3.2: 1B, 3B, 8B, 70B, 405B.
+    Llama3,
+    /// Qwen2.5 Instruct: 7B, 32B.
+    Qwen25,
+    /// Llama 2: 7B, 13B.
+    Llama2,
+    /// Qwen3 mixture of experts: 30B-A3B, 235B-A22B.
+    Qwen3Moe,
+    /// Mixtral: 8x7B, 8x22B.
+    Mixtral,
+    /// gpt-oss: 20b, 120b.
+    GptOss,
+}
+
+impl Family {
+    /// Every family, in display order.
+    pub const ALL: &'static [Family] = &[
+        Family::Qwen3,
+        Family::Llama3,
+        Family::Qwen25,
+        Family::Llama2,
+        Family::Qwen3Moe,
+        Family::Mixtral,
+        Family::GptOss,
+    ];
+
+    /// Stable id (URL `pl_fam`, CLI `--family`, JSON).
+    pub const fn id(self) -> &'static str {
+        match self {
+            Family::Qwen3 => "qwen3",
+            Family::Llama3 => "llama3",
+            Family::Qwen25 => "qwen2.5",
+            Family::Llama2 => "llama2",
+            Family::Qwen3Moe => "qwen3-moe",
+            Family::Mixtral => "mixtral",
+            Family::GptOss => "gpt-oss",
+        }
+    }
+
+    /// Display name (a product name, the same in every language).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Qwen3 => "Qwen3",
+            Family::Llama3 => "Llama 3.x",
+            Family::Qwen25 => "Qwen2.5",
+            Family::Llama2 => "Llama 2",
+            Family::Qwen3Moe => "Qwen3 MoE",
+            Family::Mixtral => "Mixtral",
+            Family::GptOss => "gpt-oss",
+        }
+    }
+
+    /// Ids of its presets (`core::presets`), smallest first.
+    pub const fn preset_ids(self) -> &'static [&'static str] {
+        match self {
+            Family::Qwen3 => &["qwen3-8b", "qwen3-32b"],
+            Family::Llama3 => &[
+                "llama-3.2-1b-instruct",
+                "llama-3.2-3b-instruct",
+                "llama-3.1-8b",
+                "llama-3.1-70b",
+                "llama-3.1-405b",
+            ],
+            Family::Qwen25 => &["qwen2.5-7b-instruct", "qwen2.5-32b-instruct"],
+            Family::Llama2 => &["llama-2-7b", "llama-2-13b"],
+            Family::Qwen3Moe => &["qwen3-30b-a3b", "qwen3-235b-a22b"],
+            Family::Mixtral => &["mixtral-8x7b", "mixtral-8x22b"],
+            Family::GptOss => &["gpt-oss-20b", "gpt-oss-120b"],
+        }
+    }
+
+    /// The family with this id (case-insensitive; `qwen2_5` and `qwen25` also work).
+    pub fn parse(s: &str) -> Result<Family, CalcError> {
+        let norm = |x: &str| {
+            x.trim()
+                .to_ascii_lowercase()
+                .replace(['.', '-', '_', ' '], "")
+        };
+        let t = norm(s);
+        Family::ALL
+            .iter()
+            .copied()
+            .find(|f| !t.is_empty() && norm(f.id()) == t)
+            .ok_or_else(|| CalcError::BadValue {
+                key: "model family".into(),
+                found: format!("\"{}\"", s.chars().take(40).collect::<String>()),
+                expected: format!(
+                    "one of {}",
+                    Family::ALL
+                        .iter()
+                        .map(|f| f.id())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+    }
+
+    /// The parsed models of the family, smallest first, named by their presets' display names.
+    pub fn models(self) -> Result<Vec<ModelDesc>, CalcError> {
+        self.preset_ids()
+            .iter()
+            .map(|id| {
+                crate::core::presets::get(id)
+                    .ok_or_else(|| CalcError::BadValue {
+                        key: "preset".into(),
+                        found: (*id).into(),
+                        expected: "a compiled-in preset".into(),
+                    })
+                    .and_then(|p| {
+                        // The preset's display name ("Qwen3 32B"), not the config's model type.
+                        p.parse().map(|mut m| {
+                            m.name.clone_from(&p.name);
+                            m
+                        })
+                    })
+            })
+            .collect()
+    }
+}
+
 /// Verdict for one model in "largest model that meets the target".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelVerdict {
@@ -1220,21 +1351,28 @@ pub struct ModelVerdict {
     pub params_total: u64,
     /// Parameters active per token.
     pub params_active: u64,
+    /// Whether the weights (plus one sequence's KV cache) fit inside one node of some candidate.
+    pub fits: bool,
     /// Whether some option fits and meets the targets.
     pub meets_targets: bool,
-    /// The best option for this model.
+    /// The best option for this model (cheapest at the peak among those meeting the targets).
     pub best: Option<PlanOption>,
-    /// Why not, when it does not (one sentence).
+    /// Why not, when it does not (one English sentence).
     pub why_not: Option<String>,
+    /// The same as a typed error (for a translated sentence).
+    #[serde(skip)]
+    pub error: Option<CalcError>,
 }
 
-/// "Largest model that meets the target": plans each model on the same hardware and targets;
-/// largest (total parameters) first. The first verdict with `meets_targets` is the answer.
+/// "Largest model that meets the target": plans each model on the same candidates, traffic
+/// and targets; largest (total parameters) first. The first verdict with `meets_targets` is
+/// the answer. Unknown GPUs and bad inputs are errors; a model that misses is a verdict.
 pub fn largest_models(
     models: &[ModelDesc],
     inp: &PlanInputs,
     catalog: &Catalog,
     weights_dtype: Option<Dtype>,
+    kv_dtype: Option<Dtype>,
     eff: &Efficiencies,
 ) -> Result<Vec<ModelVerdict>, CalcError> {
     inp.traffic.validate()?;
@@ -1245,25 +1383,68 @@ pub fn largest_models(
             model: m,
             eff: *eff,
             weights_dtype,
-            kv_dtype: None,
+            kv_dtype,
         };
-        let r = plan(inp, catalog, &t);
-        let (best, why_not) = match r {
-            Ok(p) => (p.best_option().cloned(), None),
-            Err(e @ CalcError::UnknownGpu { .. }) => return Err(e),
-            Err(e) => (None, Some(e.to_string())),
+        let (fits, best, error) = match options(inp, catalog, &t) {
+            Ok(p) => (
+                p.options
+                    .iter()
+                    .any(|o| o.max_batch_memory > 0 && o.reason != Some(Reason::CrossesNodes)),
+                p.best_option().cloned(),
+                feasibility_error(&p),
+            ),
+            Err(e @ (CalcError::UnknownGpu { .. } | CalcError::OutOfRange { .. })) => {
+                return Err(e)
+            }
+            Err(e) => (false, None, Some(e)),
         };
         out.push(ModelVerdict {
             model: m.name.clone(),
             params_total: m.params.total,
             params_active: m.params.active,
+            fits,
             meets_targets: best.is_some(),
             best,
-            why_not,
+            why_not: error.as_ref().map(ToString::to_string),
+            error,
         });
     }
     out.sort_by_key(|v| std::cmp::Reverse(v.params_total));
     Ok(out)
+}
+
+/// "Largest model that meets the target" for one [`Family`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LargestReport {
+    /// The family.
+    pub family: Family,
+    /// One verdict per size, largest first.
+    pub verdicts: Vec<ModelVerdict>,
+    /// Index into `verdicts` of the largest size that meets the targets.
+    pub largest: Option<usize>,
+    /// Index into `verdicts` of the smallest size that meets the targets (to compare with).
+    pub smallest: Option<usize>,
+}
+
+/// [`largest_models`] over the sizes of a family.
+pub fn largest_in_family(
+    family: Family,
+    inp: &PlanInputs,
+    catalog: &Catalog,
+    weights_dtype: Option<Dtype>,
+    kv_dtype: Option<Dtype>,
+    eff: &Efficiencies,
+) -> Result<LargestReport, CalcError> {
+    let models = family.models()?;
+    let verdicts = largest_models(&models, inp, catalog, weights_dtype, kv_dtype, eff)?;
+    let largest = verdicts.iter().position(|v| v.meets_targets);
+    let smallest = verdicts.iter().rposition(|v| v.meets_targets);
+    Ok(LargestReport {
+        family,
+        verdicts,
+        largest,
+        smallest,
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod fit_table;
 pub mod float_field;
 pub mod gpu_picker;
 pub mod header;
+pub mod largest_model;
 pub mod math_panel;
 pub mod matmul_explorer;
 pub mod model_details;
