@@ -82,6 +82,7 @@ impl Timing for Analytic {
         Ok(StepTimes {
             ttft: Seconds(self.ttft(g, tp, b, i)),
             tpot: Seconds(self.tpot(g, tp, b, i, o)),
+            parts: None,
         })
     }
 }
@@ -1056,5 +1057,85 @@ fn cli_plan_largest_reports_each_size() {
         assert_eq!(code, 2, "{a:?}: {out}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains(word), "{a:?}: {err}");
+    }
+}
+
+#[test]
+fn ttft_under_load_is_one_prompt_plus_the_step_in_flight() {
+    // `PerfTiming` against the performance model's own passes (core::capacity module docs):
+    // TPOT(B) = decode(B) + prefill(B) / O, TTFT(B) = prefill(1) + TPOT(B) (prefill(1) at B = 1).
+    use llm_serving_calculator::core::perf::{self, Workload};
+    let m = model("Qwen__Qwen3-8B");
+    let t = PerfTiming::new(&m);
+    let (i, o) = (2048u64, 256u64);
+    for (g, tp) in [("h100-sxm", 1u64), ("l40s", 2), ("a10g", 1)] {
+        let acc = gpu(g);
+        let pass = |b: u64| {
+            perf::evaluate(
+                &m,
+                acc,
+                &Workload::new(b, i, o, tp),
+                &Efficiencies::default(),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let one = pass(1);
+        let mut last = (0.0, 0.0);
+        for b in [1u64, 2, 8, 32, 64] {
+            let s = t.times(acc, tp, b, i, o).unwrap_or_else(|e| panic!("{e}"));
+            let r = pass(b);
+            let tpot = r.tpot.0 + r.ttft.0 / o as f64;
+            let ttft = one.ttft.0 + if b > 1 { tpot } else { 0.0 };
+            assert!((s.tpot.0 / tpot - 1.0).abs() < 1e-12, "{g} B {b}");
+            assert!((s.ttft.0 / ttft - 1.0).abs() < 1e-12, "{g} B {b}");
+            // Over a request's life: prefill(1) + O × decode(B) + prefill(B) (+ nothing else).
+            let life = s.ttft.0 + (o - 1) as f64 * s.tpot.0;
+            let want =
+                one.ttft.0 + o as f64 * r.tpot.0 + r.ttft.0 - if b > 1 { 0.0 } else { s.tpot.0 };
+            assert!(
+                (life / want - 1.0).abs() < 1e-9,
+                "{g} B {b}: {life} vs {want}"
+            );
+            // Both rise with the batch (the binary search relies on it).
+            assert!(s.ttft.0 >= last.0 && s.tpot.0 >= last.1, "{g} B {b}");
+            last = (s.ttft.0, s.tpot.0);
+            // At a large batch a new request no longer waits for every prompt's prefill.
+            if b >= 32 {
+                assert!(
+                    s.ttft.0 < r.ttft.0,
+                    "{g} B {b}: {} ≥ {}",
+                    s.ttft.0,
+                    r.ttft.0
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tighter_ttft_never_increases_throughput_per_replica() {
+    let m = model("Qwen__Qwen3-8B");
+    let perf = PerfTiming::new(&m);
+    let a = analytic();
+    for t in [&perf as &dyn Timing, &a] {
+        let mut last: Vec<((String, u64), f64)> = Vec::new();
+        for ttft_ms in [60_000.0, 5000.0, 1000.0, 300.0, 150.0, 80.0, 50.0, 30.0] {
+            let mut inp = inputs(5.0, 4.0, &["l40s", "h100-sxm", "a10g"], ttft_ms, 500.0);
+            inp.traffic.buckets[0].input_len = 4096;
+            let p =
+                capacity::options(&inp, Catalog::builtin(), t).unwrap_or_else(|e| panic!("{e}"));
+            let now: Vec<((String, u64), f64)> = p
+                .options
+                .iter()
+                .map(|o| ((o.gpu.clone(), o.tp), o.requests_per_s_per_replica))
+                .collect();
+            for (k, v) in &now {
+                if let Some((_, prev)) = last.iter().find(|(k2, _)| k2 == k) {
+                    assert!(*v <= *prev, "{k:?} at {ttft_ms} ms: {v} > {prev}");
+                }
+            }
+            last = now;
+        }
     }
 }

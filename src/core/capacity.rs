@@ -13,11 +13,21 @@
 //!    (`average × peak multiplier`, the chapter's Black-Friday 400 %), GPUs `= replicas × tp`,
 //!    cost per hour `= GPUs × price`, per month `× 730 h`, headroom `= capacity / load − 1`.
 //!
-//! Conventions of the performance model carry over: a batch is served as a static batch, so
-//! TTFT is the prefill of all `B` prompts arriving together (pessimistic next to continuous
-//! batching with chunked prefill, so long prompts often limit the batch through TTFT), and
-//! queueing delay is not modelled (replicas keep the arrival rate at or below the service rate;
-//! headroom is the margin).
+//! A replica serves by continuous batching with chunked prefill ([`PerfTiming`]): `B`
+//! sequences are in flight and a new request joins as one leaves. In steady state each request
+//! is prefilled once over its `O` decode steps, so every step also carries `B / O` prompts:
+//! - `TPOT(B) = decode(B) + prefill(B) / O` (one decode step of the `B` sequences, plus its share
+//!   of the prompts; `prefill(B)` is the prefill pass over `B` prompts);
+//! - `TTFT(B) = prefill(1) + TPOT(B)` (its own prompt, plus waiting for the step in flight;
+//!   `prefill(1)` alone at `B = 1`, when no other sequence is in flight).
+//!
+//! Over a request's life `TTFT + (O − 1) × TPOT = prefill(1) + O × decode(B) + prefill(B)`: the
+//! same GPU time as the static batch of the performance model (`prefill(B) + (O − 1) ×
+//! decode(B)`) plus one prompt and one step, so throughput per replica barely moves while TTFT
+//! no longer grows with the whole batch's prompts (the static batch prefills all `B` prompts
+//! before the first token, which made long prompts limit the batch through TTFT). Queueing
+//! delay is not modelled (replicas keep the arrival rate at or below the service rate; headroom
+//! is the margin).
 //!
 //! Replicas stay inside one node (the chapter: 900 GB/s inside, ≈ 50 GB/s across, 18× less);
 //! traffic is served by adding replicas. A model that needs more GPUs than a node holds gets a
@@ -253,6 +263,20 @@ pub struct StepTimes {
     pub ttft: Seconds,
     /// Time per output token.
     pub tpot: Seconds,
+    /// The passes they are made of, when the model knows them (for the derivation).
+    #[serde(default)]
+    pub parts: Option<StepParts>,
+}
+
+/// The passes behind [`StepTimes`] under continuous batching (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepParts {
+    /// Prefill of one prompt.
+    pub prefill_one: Seconds,
+    /// Prefill pass over the `B` prompts of the batch.
+    pub prefill_batch: Seconds,
+    /// One decode step of the `B` sequences.
+    pub decode: Seconds,
 }
 
 /// Memory figures of one replica, per GPU.
@@ -298,8 +322,11 @@ pub trait Timing {
     ) -> Result<StepTimes, CalcError>;
 }
 
-/// [`Timing`] from the performance model (`core::perf`): TTFT = prefill of the batch's
-/// prompts, TPOT = decode step at the mean context, memory at `perf::MEMORY_UTILIZATION`.
+/// [`Timing`] from the performance model (`core::perf`) under continuous batching with chunked
+/// prefill (module docs): `TPOT(B) = decode(B) + prefill(B) / O` and `TTFT(B) = prefill(1) +
+/// TPOT(B)` (`prefill(1)` at `B = 1`), where `decode(B)` is perf's decode step at the mean
+/// context and `prefill(B)` its prefill pass over `B` prompts; memory at
+/// `perf::MEMORY_UTILIZATION`.
 #[derive(Debug, Clone)]
 pub struct PerfTiming<'a> {
     /// The model.
@@ -398,16 +425,28 @@ impl Timing for PerfTiming<'_> {
         input_len: u64,
         output_len: u64,
     ) -> Result<StepTimes, CalcError> {
-        let r = perf::evaluate(
-            self.model,
-            gpu,
-            &self.workload(batch, tp, input_len, output_len),
-            &self.eff,
-            None,
-        )?;
+        let pass = |b: u64| {
+            perf::evaluate(
+                self.model,
+                gpu,
+                &self.workload(b, tp, input_len, output_len),
+                &self.eff,
+                None,
+            )
+        };
+        let r = pass(batch)?;
+        let prefill_one = if batch == 1 { r.ttft } else { pass(1)?.ttft };
+        let o = output_len.max(1) as f64;
+        let tpot = Seconds(r.tpot.0 + r.ttft.0 / o);
+        let wait = if batch > 1 { tpot.0 } else { 0.0 };
         Ok(StepTimes {
-            ttft: r.ttft,
-            tpot: r.tpot,
+            ttft: Seconds(prefill_one.0 + wait),
+            tpot,
+            parts: Some(StepParts {
+                prefill_one,
+                prefill_batch: r.ttft,
+                decode: r.tpot,
+            }),
         })
     }
 }
@@ -479,6 +518,8 @@ pub struct PlanOption {
     pub tpot: Seconds,
     /// Mean end-to-end latency `TTFT + (Ō − 1) × TPOT`.
     pub e2e: Seconds,
+    /// The passes behind TTFT and TPOT at `batch`, when the timing model gives them.
+    pub step_parts: Option<StepParts>,
     /// What limits the batch: `memory`, `ttft` or `tpot`.
     pub batch_limited_by: String,
     /// Output tokens per second of one replica, `B × Ō / e2e`.
@@ -598,14 +639,25 @@ fn mixed_times(
     traffic: &Traffic,
 ) -> Result<StepTimes, CalcError> {
     let (mut ttft, mut tpot) = (0.0, 0.0);
+    let mut parts = Some(StepParts {
+        prefill_one: Seconds(0.0),
+        prefill_batch: Seconds(0.0),
+        decode: Seconds(0.0),
+    });
     for b in &traffic.buckets {
         let s = t.times(gpu, tp, batch, b.input_len, b.output_len)?;
         ttft += b.share * s.ttft.0;
         tpot += b.share * s.tpot.0;
+        parts = parts.zip(s.parts).map(|(a, p)| StepParts {
+            prefill_one: Seconds(a.prefill_one.0 + b.share * p.prefill_one.0),
+            prefill_batch: Seconds(a.prefill_batch.0 + b.share * p.prefill_batch.0),
+            decode: Seconds(a.decode.0 + b.share * p.decode.0),
+        });
     }
     Ok(StepTimes {
         ttft: Seconds(ttft),
         tpot: Seconds(tpot),
+        parts,
     })
 }
 
@@ -676,6 +728,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         ttft: Seconds(f64::NAN),
         tpot: Seconds(f64::NAN),
         e2e: Seconds(f64::NAN),
+        step_parts: None,
         batch_limited_by: "memory".into(),
         output_tokens_per_s_per_replica: 0.0,
         requests_per_s_per_replica: 0.0,
@@ -722,6 +775,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
     let (batch, s) = best_batch(t, r.gpu, r.tp, max_b, traffic, &inp.targets)?;
     o.ttft = s.ttft;
     o.tpot = s.tpot;
+    o.step_parts = s.parts;
     o.e2e = Seconds(s.ttft.0 + (mean_o - 1.0).max(0.0) * s.tpot.0);
     let Some(b) = batch else {
         let reason = if s.ttft.0 > inp.targets.ttft.0 {
@@ -1057,9 +1111,67 @@ pub fn plan_model(
     plan(inp, catalog, &t)
 }
 
+/// TTFT and TPOT under continuous batching (module docs), when the passes are known.
+fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
+    let Some(p) = o.step_parts else {
+        return Vec::new();
+    };
+    let ms = |x: Seconds| fmt_sig(x.ms());
+    let wait = if o.batch > 1 {
+        format!(" + {} ms", ms(o.tpot))
+    } else {
+        " + 0 (batch 1: nothing in flight)".to_string()
+    };
+    let term = |sym: &str, key: &str, x: Seconds, why: String| {
+        Term::num(sym, key, x.ms(), "ms", Source::Derived(why))
+    };
+    vec![
+        Derivation {
+            title_key: "plan_tpot_under_load".into(),
+            formula: "decode(B) + prefill(B) / Ō".into(),
+            substituted: format!(
+                "{} ms + {} ms / {}",
+                ms(p.decode),
+                ms(p.prefill_batch),
+                fmt_sig(mo)
+            ),
+            result: format!("{} ms", ms(o.tpot)),
+            terms: vec![
+                term(
+                    "decode(B)",
+                    "term_decode_step",
+                    p.decode,
+                    format!("one decode step of {} sequences", o.batch),
+                ),
+                term(
+                    "prefill(B)",
+                    "term_prefill_batch",
+                    p.prefill_batch,
+                    format!("prefill pass over {} prompts", o.batch),
+                ),
+            ],
+            notes: vec!["note_chunked_prefill".into()],
+        },
+        Derivation {
+            title_key: "plan_ttft_under_load".into(),
+            formula: "prefill(1) + TPOT(B)".into(),
+            substituted: format!("{} ms{wait}", ms(p.prefill_one)),
+            result: format!("{} ms", ms(o.ttft)),
+            terms: vec![term(
+                "prefill(1)",
+                "term_prefill_one",
+                p.prefill_one,
+                "prefill of one prompt".into(),
+            )],
+            notes: vec!["note_ttft_wait".into()],
+        },
+    ]
+}
+
 fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     let (_, mo) = inp.traffic.mean_lengths();
-    let mut v = vec![
+    let mut v = step_derivations(o, mo);
+    v.extend([
         Derivation {
             title_key: "plan_e2e".into(),
             formula: "TTFT + (Ō − 1) × TPOT".into(),
@@ -1127,7 +1239,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
             ],
             notes: vec![],
         },
-    ];
+    ]);
     if let (Some(p), Some(c)) = (o.price_usd_per_gpu_hour, o.cost_per_hour_peak) {
         v.push(Derivation {
             title_key: "plan_cost_peak".into(),

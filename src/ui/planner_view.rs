@@ -187,6 +187,7 @@ pub fn PlannerView() -> impl IntoView {
         <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
             <h2 id="planner-title">{t("view_plan_title")}</h2>
             <p class="explain">{t("view_plan_explain")}</p>
+            <p class="explain" data-testid="plan-ttft-model">{t("view_plan_ttft_model")}</p>
             <Explanation section=Section::Planner />
             <div class="view-controls">
                 {fields}
