@@ -1534,8 +1534,9 @@ pub struct LargestReport {
     pub verdicts: Vec<ModelVerdict>,
     /// Index into `verdicts` of the largest size that meets the targets.
     pub largest: Option<usize>,
-    /// Index into `verdicts` of the smallest size that meets the targets (to compare with).
-    pub smallest: Option<usize>,
+    /// Index into `verdicts` of the next smaller size that also meets the targets, to compare
+    /// with (the chapter: the 8B a tuned deployment can replace with a 32B or 70B).
+    pub next_smaller: Option<usize>,
 }
 
 /// [`largest_models`] over the sizes of a family.
@@ -1550,12 +1551,19 @@ pub fn largest_in_family(
     let models = family.models()?;
     let verdicts = largest_models(&models, inp, catalog, weights_dtype, kv_dtype, eff)?;
     let largest = verdicts.iter().position(|v| v.meets_targets);
-    let smallest = verdicts.iter().rposition(|v| v.meets_targets);
+    let next_smaller = largest.and_then(|i| {
+        verdicts
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .find(|(_, v)| v.meets_targets && v.params_total < verdicts[i].params_total)
+            .map(|(j, _)| j)
+    });
     Ok(LargestReport {
         family,
         verdicts,
         largest,
-        smallest,
+        next_smaller,
     })
 }
 

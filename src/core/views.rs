@@ -1380,7 +1380,8 @@ fn option_name(o: &capacity::PlanOption) -> String {
     format!("{} × {}", o.gpu_name, o.tp)
 }
 
-/// The conclusion: the largest size that meets the targets against the smallest that does.
+/// The conclusion: the largest size that meets the targets against the next smaller one that
+/// does.
 fn largest_conclusion(r: &LargestReport, inp: &PlanInputs, lang: Lang) -> String {
     let usd = |v: Option<f64>| v.map_or("—".to_string(), |c| format!("${}", fmt_sig(c)));
     let fill = |key: &str| {
@@ -1390,9 +1391,9 @@ fn largest_conclusion(r: &LargestReport, inp: &PlanInputs, lang: Lang) -> String
             .replace("{tpot}", &fmt_sig(inp.targets.tpot.ms()))
     };
     let big = r.largest.and_then(|i| r.verdicts.get(i));
-    let small = r.smallest.and_then(|i| r.verdicts.get(i));
+    let small = r.next_smaller.and_then(|i| r.verdicts.get(i));
     match (big, small) {
-        (Some(b), Some(sm)) if b.model != sm.model => {
+        (Some(b), Some(sm)) => {
             let (Some(bo), Some(so)) = (&b.best, &sm.best) else {
                 return fill("plan_largest_none");
             };
@@ -1766,17 +1767,15 @@ mod tests {
                 .take(i)
                 .all(|r| !r.meets && r.why_not.is_some()));
             assert!(pick.meets);
-            let smallest = v
-                .rows
-                .iter()
-                .rev()
-                .find(|r| r.meets)
-                .map(|r| r.name.clone());
+            // Compared with the next smaller size that meets (Llama 3.1 8B below 70B).
             let c = v.conclusion.clone().unwrap_or_default();
             assert!(c.contains(&pick.name), "{c}");
-            if smallest.as_deref() != Some(pick.name.as_str()) {
-                assert!(smallest.is_some_and(|n| c.contains(&n)), "{c}");
-            }
+            let next = v.rows.iter().skip(i + 1).find(|r| r.meets);
+            let n = next.unwrap_or_else(|| panic!("{:?}", v.rows));
+            assert!(
+                c.contains(&n.name) && n.params_total < pick.params_total,
+                "{c}"
+            );
             let o = pick.best.as_ref().unwrap_or_else(|| panic!("{pick:?}"));
             assert!(c.contains(&fmt_sig(o.requests_per_s_per_replica)), "{c}");
             assert!(!c.contains('{'), "unfilled placeholder: {c}");

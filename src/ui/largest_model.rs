@@ -71,7 +71,7 @@ pub fn LargestModel(
                 </div>
             </div>
             {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-largest-error">{m}</p> })}
-            {move || conclusion().map(|c| view! { <p class="readout" data-testid="plan-largest-conclusion">{c}</p> })}
+            {move || conclusion().map(|c| view! { <p class="conclusion" data-testid="plan-largest-conclusion">{c}</p> })}
             <div class="table-wrap" tabindex="0" role="region" aria-label={t("plan_largest_title")}>
                 <table class="plan-table" data-testid="plan-largest-table">
                     <thead>
