@@ -1139,3 +1139,30 @@ fn a_tighter_ttft_never_increases_throughput_per_replica() {
         }
     }
 }
+
+#[test]
+fn pass_times_are_evaluates_ttft_and_tpot() {
+    // The planner's fast path must time exactly what the performance model reports.
+    use llm_serving_calculator::core::perf::{self, Workload};
+    let eff = Efficiencies::default();
+    let mut compared = 0;
+    for p in presets::all() {
+        let Ok(m) = p.parse() else { continue };
+        for g in ["h100-sxm", "l40s", "tpu-v4"] {
+            for (b, tp) in [(1u64, 1u64), (16, 2), (3, 3)] {
+                let wl = Workload::new(b, 1000, 300, tp);
+                let fast = perf::pass_times(&m, gpu(g), &wl, &eff);
+                let full = perf::evaluate(&m, gpu(g), &wl, &eff, None).map(|r| (r.ttft, r.tpot));
+                match (&fast, &full) {
+                    (Ok(x), Ok(y)) => {
+                        assert_eq!(x, y, "{} {g} B {b} TP {tp}", p.id);
+                        compared += 1;
+                    }
+                    (Err(x), Err(y)) => assert_eq!(x, y),
+                    _ => panic!("{} {g}: {fast:?} vs {full:?}", p.id),
+                }
+            }
+        }
+    }
+    assert!(compared > 50, "{compared}");
+}

@@ -426,26 +426,29 @@ impl Timing for PerfTiming<'_> {
         output_len: u64,
     ) -> Result<StepTimes, CalcError> {
         let pass = |b: u64| {
-            perf::evaluate(
+            perf::pass_times(
                 self.model,
                 gpu,
                 &self.workload(b, tp, input_len, output_len),
                 &self.eff,
-                None,
             )
         };
-        let r = pass(batch)?;
-        let prefill_one = if batch == 1 { r.ttft } else { pass(1)?.ttft };
+        let (prefill_batch, decode) = pass(batch)?;
+        let prefill_one = if batch == 1 {
+            prefill_batch
+        } else {
+            pass(1)?.0
+        };
         let o = output_len.max(1) as f64;
-        let tpot = Seconds(r.tpot.0 + r.ttft.0 / o);
+        let tpot = Seconds(decode.0 + prefill_batch.0 / o);
         let wait = if batch > 1 { tpot.0 } else { 0.0 };
         Ok(StepTimes {
             ttft: Seconds(prefill_one.0 + wait),
             tpot,
             parts: Some(StepParts {
                 prefill_one,
-                prefill_batch: r.ttft,
-                decode: r.tpot,
+                prefill_batch,
+                decode,
             }),
         })
     }
