@@ -146,4 +146,54 @@ export default function register(runner) {
     await waitFor(() => page.url().includes('pl_tpot=0.5'), 'the TPOT target in the URL (written once the edit settles)');
     allowFaviconRefetch(p);
   });
+
+  runner.test('planner: largest model of a family and GPUs per node', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openView(p, server, '?embed=planner&gpu=h100-sxm&gpu=l40s', 'plan-largest-table');
+    const rows = page.locator('[data-testid="plan-largest-table"] tbody tr');
+    const readRows = async () =>
+      page.locator('[data-testid="plan-largest-table"] tbody tr').evaluateAll((trs) =>
+        trs.map((tr) => ({
+          name: tr.querySelector('th').innerText,
+          meets: tr.dataset.meets === 'true',
+          pick: tr.classList.contains('best'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()),
+        })),
+      );
+    // A larger family: Llama 3.x has five sizes (1B … 405B), largest first.
+    await setValue(page, 'plan-family', 'llama3');
+    await waitFor(async () => ((await rows.count()) === 5 ? true : null), 'five Llama 3.x rows');
+    check(page.url().includes('pl_fam=llama3'), `family not in the URL: ${page.url()}`);
+    const list = await readRows();
+    const picks = list.filter((r) => r.pick);
+    check(picks.length === 1, `one highlighted size: ${JSON.stringify(list.map((r) => [r.name, r.meets, r.pick]))}`);
+    const at = list.findIndex((r) => r.pick);
+    check(list[at].meets && list.slice(0, at).every((r) => !r.meets), `the pick is the first size that meets: ${at}`);
+    check(list.slice(0, at).every((r) => r.cells[r.cells.length - 1].length > 10), 'every larger size says why not');
+    const conclusion = await readText(page, 'plan-largest-conclusion');
+    const pickName = list[at].name.replace(/\s*largest that meets the targets\s*$/, '').trim();
+    check(conclusion.includes(pickName), `conclusion names ${pickName}: ${conclusion}`);
+    const next = list.slice(at + 1).find((r) => r.meets);
+    check(!next || conclusion.includes(next.name), `conclusion compares with the next smaller size ${next?.name}: ${conclusion}`);
+    log(`Llama 3.x: ${pickName} is the largest that meets; ${conclusion}`);
+    // GPUs per node: 1 leaves only TP 1 inside the node.
+    await setValue(page, 'plan-node', '1');
+    await waitFor(async () => (page.url().includes('pl_node=1') ? true : null), 'pl_node=1 in the URL');
+    const tps = async () =>
+      page.locator('[data-testid="plan-table"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.testid));
+    const one = await waitFor(async () => {
+      const ids = await tps();
+      return ids.length > 0 && ids.every((id) => id.endsWith('-tp1')) ? ids : null;
+    }, 'only TP 1 rows with one GPU per node');
+    // Nonsense: a message beside the field, the last good plan kept.
+    await setValue(page, 'plan-node', '0');
+    await byId(page, 'plan-node-error').waitFor({ state: 'visible', timeout: 10000 });
+    check(page.url().includes('pl_node=1'), `bad value reached the URL: ${page.url()}`);
+    check(JSON.stringify(await tps()) === JSON.stringify(one), 'plan changed on a bad value');
+    await setValue(page, 'plan-node', '2');
+    await waitFor(async () => ((await tps()).some((id) => id.endsWith('-tp2')) ? true : null), 'TP 2 rows with two GPUs per node');
+    await byId(page, 'plan-largest').scrollIntoViewIfNeeded();
+    await screenshot(page, 'planner-largest');
+    allowFaviconRefetch(p);
+  });
 }

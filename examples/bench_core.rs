@@ -113,7 +113,9 @@ fn main() {
         let gpus = views::ViewGpu::from_report(&report);
         let m = &report.model;
         let lang = llm_serving_calculator::core::i18n::Lang::En;
-        let cases: [(&str, &dyn Fn()); 5] = [
+        let mut llama3 = default.clone();
+        llama3.views.plan.family = llm_serving_calculator::core::capacity::Family::Llama3;
+        let cases: [(&str, &dyn Fn()); 6] = [
             ("views::roofline_view", &|| {
                 let _ = black_box(views::roofline_view(
                     m,
@@ -134,6 +136,9 @@ fn main() {
             }),
             ("views::planner_view", &|| {
                 let _ = black_box(views::planner_view(m, &default, catalog, lang));
+            }),
+            ("views::largest_view (llama3)", &|| {
+                let _ = black_box(views::largest_view(&llama3, catalog, lang));
             }),
         ];
         for (name, f) in cases {

@@ -5,8 +5,8 @@
 
 use llm_serving_calculator::cli;
 use llm_serving_calculator::core::capacity::{
-    self, Bucket, Candidate, MemoryNeed, PerfTiming, PlanInputs, Reason, StepTimes, Targets,
-    Timing, Traffic,
+    self, Bucket, Candidate, Family, LargestReport, MemoryNeed, PerfTiming, PlanInputs, Reason,
+    StepTimes, Targets, Timing, Traffic,
 };
 use llm_serving_calculator::core::catalog::{Accelerator, Catalog};
 use llm_serving_calculator::core::dtype::Dtype;
@@ -82,6 +82,7 @@ impl Timing for Analytic {
         Ok(StepTimes {
             ttft: Seconds(self.ttft(g, tp, b, i)),
             tpot: Seconds(self.tpot(g, tp, b, i, o)),
+            parts: None,
         })
     }
 }
@@ -404,6 +405,7 @@ fn a_larger_model_can_meet_the_same_targets_on_the_same_hardware() {
         &inp,
         Catalog::builtin(),
         None,
+        None,
         &Efficiencies::default(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -725,4 +727,442 @@ fn cli_load_reports_each_stage() {
     assert!(v["offload"]["slowdown_weights"]
         .as_f64()
         .is_some_and(|s| s > 10.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Largest model that meets the target; GPUs per node
+// ---------------------------------------------------------------------------------------------
+
+#[track_caller]
+fn family_report(f: Family, inp: &PlanInputs) -> LargestReport {
+    capacity::largest_in_family(
+        f,
+        inp,
+        Catalog::builtin(),
+        None,
+        None,
+        &Efficiencies::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", f.id()))
+}
+
+/// The size of the answer, 0 when no size meets the targets.
+fn largest_params(r: &LargestReport) -> u64 {
+    r.largest
+        .and_then(|i| r.verdicts.get(i))
+        .map_or(0, |v| v.params_total)
+}
+
+#[test]
+fn the_largest_model_meets_the_targets_and_every_larger_one_fails() {
+    let cat = Catalog::builtin();
+    let cases: [(&[&str], f64, f64); 3] = [
+        (&["h100-sxm"], 2000.0, 50.0),
+        (&["l40s", "a10g"], 5000.0, 100.0),
+        (&["h100-sxm", "l40s"], 800.0, 25.0),
+    ];
+    let mut answers = 0;
+    for fam in Family::ALL {
+        let models = fam.models().unwrap_or_else(|e| panic!("{e}"));
+        for (gpus, ttft_ms, tpot_ms) in cases {
+            let inp = inputs(5.0, 4.0, gpus, ttft_ms, tpot_ms);
+            let r = family_report(*fam, &inp);
+            assert_eq!(r.verdicts.len(), fam.preset_ids().len());
+            assert!(r
+                .verdicts
+                .windows(2)
+                .all(|w| w[0].params_total >= w[1].params_total));
+            let first_meeting = r.verdicts.iter().position(|v| v.meets_targets);
+            assert_eq!(r.largest, first_meeting);
+            let upto = r.largest.unwrap_or(r.verdicts.len());
+            for v in r.verdicts.iter().take(upto) {
+                // Every larger size fails, with a reason, and planning it alone agrees.
+                assert!(!v.meets_targets && v.best.is_none() && v.why_not.is_some());
+                let m = models.iter().find(|m| m.name == v.model);
+                let alone = m.map(|m| capacity::plan(&inp, cat, &PerfTiming::new(m)));
+                assert!(matches!(alone, Some(Err(_))), "{}: {alone:?}", v.model);
+            }
+            let Some(v) = r.largest.and_then(|i| r.verdicts.get(i)) else {
+                continue;
+            };
+            answers += 1;
+            // The answer meets both targets, checked against the timing model directly, at
+            // the largest batch memory and the targets allow.
+            let o = v.best.as_ref().unwrap_or_else(|| panic!("{v:?}"));
+            let m = models
+                .iter()
+                .find(|m| m.name == v.model)
+                .unwrap_or_else(|| panic!("{}", v.model));
+            let t = PerfTiming::new(m);
+            let at = |b: u64| {
+                t.times(gpu(&o.gpu), o.tp, b, 1024, 256)
+                    .unwrap_or_else(|e| panic!("{e}"))
+            };
+            let s = at(o.batch);
+            assert!(s.ttft.0 <= inp.targets.ttft.0 && s.tpot.0 <= inp.targets.tpot.0);
+            assert!(o.batch >= 1 && o.batch <= o.max_batch_memory);
+            if o.batch < o.max_batch_memory {
+                let n = at(o.batch + 1);
+                assert!(n.ttft.0 > inp.targets.ttft.0 || n.tpot.0 > inp.targets.tpot.0);
+            }
+            assert!(o.tp <= u64::from(o.gpus_per_node) && o.reason.is_none());
+            // Little's law.
+            assert!((o.requests_per_s_per_replica - o.batch as f64 / o.e2e.0).abs() < 1e-9);
+        }
+    }
+    assert!(answers > 5, "too few cases with an answer: {answers}");
+}
+
+#[test]
+fn relaxing_a_target_never_shrinks_the_answer() {
+    let mut grew = false;
+    for fam in [
+        Family::Qwen3,
+        Family::Llama3,
+        Family::Qwen25,
+        Family::GptOss,
+    ] {
+        let mut last = 0;
+        for tpot_ms in [3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0, 1000.0] {
+            let r = family_report(
+                fam,
+                &inputs(5.0, 4.0, &["h100-sxm", "l40s"], 5000.0, tpot_ms),
+            );
+            let now = largest_params(&r);
+            assert!(
+                now >= last,
+                "{} at TPOT {tpot_ms} ms: {now} < {last}",
+                fam.id()
+            );
+            grew |= last > 0 && now > last;
+            last = now;
+        }
+        assert!(last > 0, "{}: nothing meets TPOT 1 s", fam.id());
+        let mut last = 0;
+        for ttft_ms in [5.0, 20.0, 100.0, 500.0, 2000.0, 10_000.0] {
+            let r = family_report(
+                fam,
+                &inputs(5.0, 4.0, &["h100-sxm", "l40s"], ttft_ms, 200.0),
+            );
+            let now = largest_params(&r);
+            assert!(
+                now >= last,
+                "{} at TTFT {ttft_ms} ms: {now} < {last}",
+                fam.id()
+            );
+            last = now;
+        }
+    }
+    // Looser targets do admit a larger size somewhere (the chapter's point).
+    assert!(grew);
+}
+
+#[test]
+fn families_parse_and_impossible_inputs_are_one_sentence() {
+    for f in Family::ALL {
+        assert_eq!(Family::parse(f.id()).ok(), Some(*f));
+        assert_eq!(Family::parse(&f.id().to_uppercase()).ok(), Some(*f));
+        let ms = f.models().unwrap_or_else(|e| panic!("{e}"));
+        assert!(ms.len() >= 2, "{}", f.id());
+        // Listed smallest first, and named by the preset (not the config's model type).
+        assert!(ms.windows(2).all(|w| w[0].params.total < w[1].params.total));
+        for (m, id) in ms.iter().zip(f.preset_ids()) {
+            assert_eq!(Some(&m.name), presets::get(id).map(|p| &p.name));
+        }
+    }
+    assert_eq!(Family::parse("qwen2_5").ok(), Some(Family::Qwen25));
+    let sentence = |e: &CalcError| {
+        let s = e.to_string();
+        assert!(s.ends_with('.') && !s.contains('\n'), "{s}");
+        let ko = e.message(llm_serving_calculator::core::i18n::Lang::Ko);
+        assert!(!ko.is_empty() && ko != s, "{ko}");
+    };
+    for bad in ["gemma", "", "qwen4"] {
+        let e = Family::parse(bad).err();
+        assert!(
+            matches!(&e, Some(CalcError::BadValue { expected, .. }) if expected.contains("llama3")),
+            "{e:?}"
+        );
+        e.iter().for_each(sentence);
+    }
+    // GPUs per node out of range (0 included) refuse the plan and the family alike.
+    let (lo, hi) = capacity::GPUS_PER_NODE_RANGE;
+    let m = model("meta-llama__Meta-Llama-3.1-8B");
+    for n in [0, lo - 1, hi + 1, u32::MAX] {
+        let mut inp = inputs(1.0, 4.0, &["h100-sxm"], 2000.0, 50.0);
+        inp.candidates[0].gpus_per_node = Some(n);
+        let e = capacity::plan(&inp, Catalog::builtin(), &PerfTiming::new(&m)).err();
+        assert!(
+            matches!(&e, Some(CalcError::OutOfRange { field, .. }) if field.contains("GPUs per node")),
+            "{n}: {e:?}"
+        );
+        e.iter().for_each(sentence);
+        let e = capacity::largest_in_family(
+            Family::Qwen3,
+            &inp,
+            Catalog::builtin(),
+            None,
+            None,
+            &Efficiencies::default(),
+        )
+        .err();
+        assert!(matches!(e, Some(CalcError::OutOfRange { .. })), "{e:?}");
+    }
+    for n in [lo, hi] {
+        let mut inp = inputs(1.0, 4.0, &["h100-sxm"], 2000.0, 50.0);
+        inp.candidates[0].gpus_per_node = Some(n);
+        assert!(capacity::plan(&inp, Catalog::builtin(), &PerfTiming::new(&m)).is_ok());
+    }
+}
+
+#[test]
+fn options_beyond_the_node_are_flagged_as_crossing_nodes() {
+    // Llama 3.1 70B in bf16 (≈ 141 GB) on 80 GB H100s, with nodes of 1, 2, 4 and 8 GPUs.
+    let m = model("meta-llama__Meta-Llama-3.1-70B");
+    let t = PerfTiming::new(&m);
+    let h100 = gpu("h100-sxm");
+    // The smallest power-of-two TP whose memory holds the weights and one sequence.
+    let fits = |tp: u64| {
+        t.memory(h100, tp, 1024, 256)
+            .is_ok_and(|n| n.usable_bytes - n.weight_bytes >= n.kv_bytes_per_seq)
+    };
+    let need = [1u64, 2, 4, 8, 16]
+        .into_iter()
+        .find(|tp| fits(*tp))
+        .unwrap_or(0);
+    assert!(need >= 2, "{need}");
+    for n in [1u32, 2, 4, 8] {
+        let mut inp = inputs(1.0, 4.0, &["h100-sxm"], 20_000.0, 200.0);
+        inp.candidates[0].gpus_per_node = Some(n);
+        let rows =
+            capacity::options(&inp, Catalog::builtin(), &t).unwrap_or_else(|e| panic!("{e}"));
+        assert!(rows.options.iter().all(|o| o.gpus_per_node == n));
+        for o in &rows.options {
+            let crosses = o.tp > u64::from(n);
+            assert_eq!(
+                o.reason == Some(Reason::CrossesNodes),
+                crosses,
+                "{n}: {o:?}"
+            );
+        }
+        let plan = capacity::plan(&inp, Catalog::builtin(), &t);
+        if u64::from(n) < need {
+            // One row says what a replica would need; the plan is refused with that sentence.
+            let cross: Vec<u64> = rows
+                .options
+                .iter()
+                .filter(|o| o.reason == Some(Reason::CrossesNodes))
+                .map(|o| o.tp)
+                .collect();
+            assert_eq!(cross, vec![need], "{n}");
+            assert!(
+                matches!(&plan, Err(CalcError::NoOptionFits { detail, .. }) if detail.contains(&format!("TP {need}"))),
+                "{n}: {plan:?}"
+            );
+        } else {
+            let p = plan.unwrap_or_else(|e| panic!("{n}: {e}"));
+            let b = p.best_option().unwrap_or_else(|| panic!("{n}"));
+            assert!(b.tp >= need && b.tp <= u64::from(n));
+            // Replicas pack into nodes: ⌈replicas / ⌊node / tp⌋⌉.
+            let per_node = u64::from(n) / b.tp;
+            assert_eq!(b.nodes_peak, b.replicas_peak.div_ceil(per_node));
+        }
+    }
+}
+
+#[test]
+fn cli_plan_largest_reports_each_size() {
+    let args = |family: &'static str, tpot: &'static str| -> Vec<&'static str> {
+        vec![
+            "plan",
+            "--largest",
+            "--family",
+            family,
+            "--gpu",
+            "h100-sxm",
+            "--rate",
+            "5",
+            "--peak-multiplier",
+            "4",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "256",
+            "--ttft-ms",
+            "2000",
+            "--tpot-ms",
+            tpot,
+        ]
+    };
+    let mut a = args("llama3", "50");
+    a.push("--json");
+    let (code, out, err) = run(&a);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["family"], "llama3");
+    assert_eq!(v["targets"]["tpot_ms"].as_f64(), Some(50.0));
+    let ms = v["models"].as_array().unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(ms.len(), Family::Llama3.preset_ids().len());
+    let params: Vec<u64> = ms
+        .iter()
+        .filter_map(|m| m["params_total"].as_u64())
+        .collect();
+    assert!(params.len() == ms.len() && params.windows(2).all(|w| w[0] >= w[1]));
+    let first = ms.iter().find(|m| m["meets_targets"] == true);
+    assert_eq!(first.map(|m| &m["model"]), Some(&v["largest"]));
+    for m in ms {
+        let best = &m["best"];
+        if m["meets_targets"] == true {
+            assert!(best["ttft_ms"].as_f64().is_some_and(|x| x <= 2000.0), "{m}");
+            assert!(best["tpot_ms"].as_f64().is_some_and(|x| x <= 50.0), "{m}");
+            assert!(m["why_not"].is_null());
+        } else {
+            assert!(best.is_null() && m["why_not"].is_string(), "{m}");
+        }
+    }
+    // The same answer as the library.
+    let r = family_report(
+        Family::Llama3,
+        &inputs(5.0, 4.0, &["h100-sxm"], 2000.0, 50.0),
+    );
+    assert_eq!(
+        v["largest"].as_str(),
+        r.largest
+            .and_then(|i| r.verdicts.get(i))
+            .map(|x| x.model.as_str())
+    );
+    // Text mode marks the answer.
+    let (code, out, _) = run(&args("qwen3", "50"));
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("← largest").count(), 1, "{out}");
+    // Bad input: one sentence, exit 2.
+    let mut node0 = args("qwen3", "50");
+    node0.extend(["--gpus-per-node", "0"]);
+    let mut with_config = args("qwen3", "50");
+    with_config.extend(["--config", LLAMA8B]);
+    let mut family_alone = plan_args("1", "50");
+    family_alone.extend(["--family", "qwen3"]);
+    let no_family: Vec<&str> = args("qwen3", "50")
+        .into_iter()
+        .filter(|a| *a != "--family" && *a != "qwen3")
+        .collect();
+    for (a, word) in [
+        (args("gemma", "50"), "family"),
+        (node0, "gpus-per-node"),
+        (with_config, "--config"),
+        (family_alone, "--largest"),
+        (no_family, "--family"),
+    ] {
+        let (code, out, err) = run(&a);
+        assert_eq!(code, 2, "{a:?}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(word), "{a:?}: {err}");
+    }
+}
+
+#[test]
+fn ttft_under_load_is_one_prompt_plus_the_step_in_flight() {
+    // `PerfTiming` against the performance model's own passes (core::capacity module docs):
+    // TPOT(B) = decode(B) + prefill(B) / O, TTFT(B) = prefill(1) + TPOT(B) (prefill(1) at B = 1).
+    use llm_serving_calculator::core::perf::{self, Workload};
+    let m = model("Qwen__Qwen3-8B");
+    let t = PerfTiming::new(&m);
+    let (i, o) = (2048u64, 256u64);
+    for (g, tp) in [("h100-sxm", 1u64), ("l40s", 2), ("a10g", 1)] {
+        let acc = gpu(g);
+        let pass = |b: u64| {
+            perf::evaluate(
+                &m,
+                acc,
+                &Workload::new(b, i, o, tp),
+                &Efficiencies::default(),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let one = pass(1);
+        let mut last = (0.0, 0.0);
+        for b in [1u64, 2, 8, 32, 64] {
+            let s = t.times(acc, tp, b, i, o).unwrap_or_else(|e| panic!("{e}"));
+            let r = pass(b);
+            let tpot = r.tpot.0 + r.ttft.0 / o as f64;
+            let ttft = one.ttft.0 + if b > 1 { tpot } else { 0.0 };
+            assert!((s.tpot.0 / tpot - 1.0).abs() < 1e-12, "{g} B {b}");
+            assert!((s.ttft.0 / ttft - 1.0).abs() < 1e-12, "{g} B {b}");
+            // Over a request's life: prefill(1) + O × decode(B) + prefill(B) (+ nothing else).
+            let life = s.ttft.0 + (o - 1) as f64 * s.tpot.0;
+            let want =
+                one.ttft.0 + o as f64 * r.tpot.0 + r.ttft.0 - if b > 1 { 0.0 } else { s.tpot.0 };
+            assert!(
+                (life / want - 1.0).abs() < 1e-9,
+                "{g} B {b}: {life} vs {want}"
+            );
+            // Both rise with the batch (the binary search relies on it).
+            assert!(s.ttft.0 >= last.0 && s.tpot.0 >= last.1, "{g} B {b}");
+            last = (s.ttft.0, s.tpot.0);
+            // At a large batch a new request no longer waits for every prompt's prefill.
+            if b >= 32 {
+                assert!(
+                    s.ttft.0 < r.ttft.0,
+                    "{g} B {b}: {} ≥ {}",
+                    s.ttft.0,
+                    r.ttft.0
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tighter_ttft_never_increases_throughput_per_replica() {
+    let m = model("Qwen__Qwen3-8B");
+    let perf = PerfTiming::new(&m);
+    let a = analytic();
+    for t in [&perf as &dyn Timing, &a] {
+        let mut last: Vec<((String, u64), f64)> = Vec::new();
+        for ttft_ms in [60_000.0, 5000.0, 1000.0, 300.0, 150.0, 80.0, 50.0, 30.0] {
+            let mut inp = inputs(5.0, 4.0, &["l40s", "h100-sxm", "a10g"], ttft_ms, 500.0);
+            inp.traffic.buckets[0].input_len = 4096;
+            let p =
+                capacity::options(&inp, Catalog::builtin(), t).unwrap_or_else(|e| panic!("{e}"));
+            let now: Vec<((String, u64), f64)> = p
+                .options
+                .iter()
+                .map(|o| ((o.gpu.clone(), o.tp), o.requests_per_s_per_replica))
+                .collect();
+            for (k, v) in &now {
+                if let Some((_, prev)) = last.iter().find(|(k2, _)| k2 == k) {
+                    assert!(*v <= *prev, "{k:?} at {ttft_ms} ms: {v} > {prev}");
+                }
+            }
+            last = now;
+        }
+    }
+}
+
+#[test]
+fn pass_times_are_evaluates_ttft_and_tpot() {
+    // The planner's fast path must time exactly what the performance model reports.
+    use llm_serving_calculator::core::perf::{self, Workload};
+    let eff = Efficiencies::default();
+    let mut compared = 0;
+    for p in presets::all() {
+        let Ok(m) = p.parse() else { continue };
+        for g in ["h100-sxm", "l40s", "tpu-v4"] {
+            for (b, tp) in [(1u64, 1u64), (16, 2), (3, 3)] {
+                let wl = Workload::new(b, 1000, 300, tp);
+                let fast = perf::pass_times(&m, gpu(g), &wl, &eff);
+                let full = perf::evaluate(&m, gpu(g), &wl, &eff, None).map(|r| (r.ttft, r.tpot));
+                match (&fast, &full) {
+                    (Ok(x), Ok(y)) => {
+                        assert_eq!(x, y, "{} {g} B {b} TP {tp}", p.id);
+                        compared += 1;
+                    }
+                    (Err(x), Err(y)) => assert_eq!(x, y),
+                    _ => panic!("{} {g}: {fast:?} vs {full:?}", p.id),
+                }
+            }
+        }
+    }
+    assert!(compared > 50, "{compared}");
 }

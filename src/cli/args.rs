@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 /// Switches that take no value.
-const SWITCHES: &[&str] = &["json", "help", "accuracy", "tp-sweep"];
+const SWITCHES: &[&str] = &["json", "help", "accuracy", "tp-sweep", "largest"];
 
 impl Args {
     /// Parses `--key value`, `--key=value` and bare switches.

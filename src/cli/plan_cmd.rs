@@ -6,10 +6,18 @@
 //! JSON: an array with one entry per (GPU, TP) option, the best first, each loser with its
 //! `reason`. `--curve N` prints the cost-against-load series instead (N rates from 0 to 2 ×
 //! peak). Impossible targets or inputs exit 2 with one sentence.
+//!
+//! `llmcalc plan --largest --family F --gpu ID … --rate R … --ttft-ms T --tpot-ms P [--json]`
+//! (no `--config`): "largest model that meets the target" over the sizes of a family (`qwen3`,
+//! `llama3`, `qwen2.5`, `llama2`, `qwen3-moe`, `mixtral`, `gpt-oss`) on the same candidates,
+//! traffic and targets. JSON: `{"family", "largest", "targets": {"ttft_ms", "tpot_ms"},
+//! "models": [{"model", "params_total", "params_active", "fits", "meets_targets", "why_not",
+//! "best"}]}`, largest model first, `best` an option object as above (or null).
 
 use super::{write_json, Args, CliError};
 use crate::core::capacity::{
-    self, Bucket, Candidate, PerfTiming, Plan, PlanInputs, PlanOption, Targets, Traffic,
+    self, Bucket, Candidate, Family, LargestReport, PerfTiming, Plan, PlanInputs, PlanOption,
+    Targets, Traffic,
 };
 use crate::core::catalog::Catalog;
 use crate::core::config::parse_model_text;
@@ -72,14 +80,10 @@ fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
             "--gpu is required (repeat it to compare GPUs)".into(),
         ));
     }
-    let gpn = match args.u64_opt("gpus-per-node")? {
-        Some(n) if n > 1024 => {
-            return Err(CliError::Usage(
-                "--gpus-per-node must be from 1 to 1024".into(),
-            ))
-        }
-        n => n.map(|n| n as u32),
-    };
+    // Out-of-range values (0 included) reach the core, which says what the range is.
+    let gpn = args
+        .u64_opt("gpus-per-node")?
+        .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     let mut cands: Vec<Candidate> = ids
         .iter()
         .map(|id| Candidate {
@@ -160,15 +164,28 @@ pub fn inputs(args: &Args) -> Result<PlanInputs, CliError> {
     })
 }
 
+fn dtype(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
+    Ok(args.get(k).map(Dtype::parse).transpose()?)
+}
+
 /// Runs the command.
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.flag("largest") {
+        return run_largest(args, out);
+    }
+    if args.get("family").is_some() {
+        return Err(CliError::Usage(
+            "--family goes with --largest (the largest size of the family that meets the targets)"
+                .into(),
+        ));
+    }
     let model = parse_model_text(&args.read_file("config")?)?;
     let inp = inputs(args)?;
     let timing = PerfTiming {
         model: &model,
         eff: Efficiencies::default(),
-        weights_dtype: args.get("weights-dtype").map(Dtype::parse).transpose()?,
-        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+        weights_dtype: dtype(args, "weights-dtype")?,
+        kv_dtype: dtype(args, "kv-dtype")?,
     };
     let p = capacity::plan(&inp, Catalog::builtin(), &timing)?;
     if let Some(n) = args.u64_opt("curve")? {
@@ -187,6 +204,90 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             path: "stdout".into(),
             reason: e.to_string(),
         })
+}
+
+/// Runs `--largest --family F`.
+fn run_largest(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.get("config").is_some() {
+        return Err(CliError::Usage(
+            "--largest plans the sizes of --family, not a --config file; drop one of them".into(),
+        ));
+    }
+    let family = Family::parse(args.require("family")?)?;
+    let inp = inputs(args)?;
+    let r = capacity::largest_in_family(
+        family,
+        &inp,
+        Catalog::builtin(),
+        dtype(args, "weights-dtype")?,
+        dtype(args, "kv-dtype")?,
+        &Efficiencies::default(),
+    )?;
+    if args.flag("json") {
+        return write_json(out, &largest_json(&r, &inp));
+    }
+    out.write_all(render_largest(&r, &inp).as_bytes())
+        .map_err(|e| CliError::Io {
+            path: "stdout".into(),
+            reason: e.to_string(),
+        })
+}
+
+/// "Largest model that meets the target" as the CLI's JSON object.
+pub fn largest_json(r: &LargestReport, inp: &PlanInputs) -> Value {
+    json!({
+        "family": r.family.id(),
+        "largest": r.largest.and_then(|i| r.verdicts.get(i)).map(|v| v.model.clone()),
+        "targets": {
+            "ttft_ms": inp.targets.ttft.ms(),
+            "tpot_ms": inp.targets.tpot.ms(),
+        },
+        "models": r.verdicts.iter().map(|v| json!({
+            "model": v.model,
+            "params_total": v.params_total,
+            "params_active": v.params_active,
+            "fits": v.fits,
+            "meets_targets": v.meets_targets,
+            "why_not": v.why_not,
+            "best": v.best.as_ref().map(option_json),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn render_largest(r: &LargestReport, inp: &PlanInputs) -> String {
+    let mut s = format!(
+        "{}: largest size meeting TTFT ≤ {} ms and TPOT ≤ {} ms at {} req/s ({} req/s peak)\n\n",
+        r.family.name(),
+        fmt_sig(inp.targets.ttft.ms()),
+        fmt_sig(inp.targets.tpot.ms()),
+        fmt_sig(inp.traffic.avg_rate_rps),
+        fmt_sig(inp.traffic.peak_rate_rps())
+    );
+    s.push_str("model                      params(B)  fits  meets  best option          req/s/replica  $/M tokens\n");
+    for (i, v) in r.verdicts.iter().enumerate() {
+        let b = v.best.as_ref();
+        s.push_str(&format!(
+            "{:<26} {:>9} {:>5} {:>6}  {:<20} {:>13} {:>11}{}\n",
+            v.model,
+            fmt_sig(v.params_total as f64 / 1e9),
+            if v.fits { "yes" } else { "no" },
+            if v.meets_targets { "yes" } else { "no" },
+            b.map_or("—".into(), |o| format!("{} × TP {}", o.gpu, o.tp)),
+            b.map_or("—".into(), |o| fmt_sig(o.requests_per_s_per_replica)),
+            dollars(b.and_then(|o| o.usd_per_million_tokens_avg)),
+            if r.largest == Some(i) {
+                "  ← largest"
+            } else {
+                ""
+            }
+        ));
+    }
+    for v in &r.verdicts {
+        if let Some(w) = &v.why_not {
+            s.push_str(&format!("{}: {w}\n", v.model));
+        }
+    }
+    s
 }
 
 fn num(v: f64) -> Value {

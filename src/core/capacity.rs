@@ -13,11 +13,21 @@
 //!    (`average × peak multiplier`, the chapter's Black-Friday 400 %), GPUs `= replicas × tp`,
 //!    cost per hour `= GPUs × price`, per month `× 730 h`, headroom `= capacity / load − 1`.
 //!
-//! Conventions of the performance model carry over: a batch is served as a static batch, so
-//! TTFT is the prefill of all `B` prompts arriving together (pessimistic next to continuous
-//! batching with chunked prefill, so long prompts often limit the batch through TTFT), and
-//! queueing delay is not modelled (replicas keep the arrival rate at or below the service rate;
-//! headroom is the margin).
+//! A replica serves by continuous batching with chunked prefill ([`PerfTiming`]): `B`
+//! sequences are in flight and a new request joins as one leaves. In steady state each request
+//! is prefilled once over its `O` decode steps, so every step also carries `B / O` prompts:
+//! - `TPOT(B) = decode(B) + prefill(B) / O` (one decode step of the `B` sequences, plus its share
+//!   of the prompts; `prefill(B)` is the prefill pass over `B` prompts);
+//! - `TTFT(B) = prefill(1) + TPOT(B)` (its own prompt, plus waiting for the step in flight;
+//!   `prefill(1)` alone at `B = 1`, when no other sequence is in flight).
+//!
+//! Over a request's life `TTFT + (O − 1) × TPOT = prefill(1) + O × decode(B) + prefill(B)`: the
+//! same GPU time as the static batch of the performance model (`prefill(B) + (O − 1) ×
+//! decode(B)`) plus one prompt and one step, so throughput per replica barely moves while TTFT
+//! no longer grows with the whole batch's prompts (the static batch prefills all `B` prompts
+//! before the first token, which made long prompts limit the batch through TTFT). Queueing
+//! delay is not modelled (replicas keep the arrival rate at or below the service rate; headroom
+//! is the margin).
 //!
 //! Replicas stay inside one node (the chapter: 900 GB/s inside, ≈ 50 GB/s across, 18× less);
 //! traffic is served by adding replicas. A model that needs more GPUs than a node holds gets a
@@ -50,6 +60,9 @@ pub const MAX_TP_IN_NODE: u64 = 8;
 pub const MAX_TP_ACROSS_NODES: u64 = 64;
 /// Largest batch searched.
 pub const MAX_BATCH: u64 = 1_000_000;
+/// Accepted GPUs per node, inclusive: one standalone card up to an NVL72 rack (the largest
+/// scale-up domain in the catalog).
+pub const GPUS_PER_NODE_RANGE: (u32, u32) = (1, 72);
 /// Tolerance on the sum of bucket shares.
 pub const SHARE_TOLERANCE: f64 = 1e-6;
 
@@ -250,6 +263,20 @@ pub struct StepTimes {
     pub ttft: Seconds,
     /// Time per output token.
     pub tpot: Seconds,
+    /// The passes they are made of, when the model knows them (for the derivation).
+    #[serde(default)]
+    pub parts: Option<StepParts>,
+}
+
+/// The passes behind [`StepTimes`] under continuous batching (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepParts {
+    /// Prefill of one prompt.
+    pub prefill_one: Seconds,
+    /// Prefill pass over the `B` prompts of the batch.
+    pub prefill_batch: Seconds,
+    /// One decode step of the `B` sequences.
+    pub decode: Seconds,
 }
 
 /// Memory figures of one replica, per GPU.
@@ -295,8 +322,11 @@ pub trait Timing {
     ) -> Result<StepTimes, CalcError>;
 }
 
-/// [`Timing`] from the performance model (`core::perf`): TTFT = prefill of the batch's
-/// prompts, TPOT = decode step at the mean context, memory at `perf::MEMORY_UTILIZATION`.
+/// [`Timing`] from the performance model (`core::perf`) under continuous batching with chunked
+/// prefill (module docs): `TPOT(B) = decode(B) + prefill(B) / O` and `TTFT(B) = prefill(1) +
+/// TPOT(B)` (`prefill(1)` at `B = 1`), where `decode(B)` is perf's decode step at the mean
+/// context and `prefill(B)` its prefill pass over `B` prompts; memory at
+/// `perf::MEMORY_UTILIZATION`.
 #[derive(Debug, Clone)]
 pub struct PerfTiming<'a> {
     /// The model.
@@ -395,16 +425,31 @@ impl Timing for PerfTiming<'_> {
         input_len: u64,
         output_len: u64,
     ) -> Result<StepTimes, CalcError> {
-        let r = perf::evaluate(
-            self.model,
-            gpu,
-            &self.workload(batch, tp, input_len, output_len),
-            &self.eff,
-            None,
-        )?;
+        let pass = |b: u64| {
+            perf::pass_times(
+                self.model,
+                gpu,
+                &self.workload(b, tp, input_len, output_len),
+                &self.eff,
+            )
+        };
+        let (prefill_batch, decode) = pass(batch)?;
+        let prefill_one = if batch == 1 {
+            prefill_batch
+        } else {
+            pass(1)?.0
+        };
+        let o = output_len.max(1) as f64;
+        let tpot = Seconds(decode.0 + prefill_batch.0 / o);
+        let wait = if batch > 1 { tpot.0 } else { 0.0 };
         Ok(StepTimes {
-            ttft: r.ttft,
-            tpot: r.tpot,
+            ttft: Seconds(prefill_one.0 + wait),
+            tpot,
+            parts: Some(StepParts {
+                prefill_one,
+                prefill_batch,
+                decode,
+            }),
         })
     }
 }
@@ -476,6 +521,8 @@ pub struct PlanOption {
     pub tpot: Seconds,
     /// Mean end-to-end latency `TTFT + (Ō − 1) × TPOT`.
     pub e2e: Seconds,
+    /// The passes behind TTFT and TPOT at `batch`, when the timing model gives them.
+    pub step_parts: Option<StepParts>,
     /// What limits the batch: `memory`, `ttft` or `tpot`.
     pub batch_limited_by: String,
     /// Output tokens per second of one replica, `B × Ō / e2e`.
@@ -595,14 +642,25 @@ fn mixed_times(
     traffic: &Traffic,
 ) -> Result<StepTimes, CalcError> {
     let (mut ttft, mut tpot) = (0.0, 0.0);
+    let mut parts = Some(StepParts {
+        prefill_one: Seconds(0.0),
+        prefill_batch: Seconds(0.0),
+        decode: Seconds(0.0),
+    });
     for b in &traffic.buckets {
         let s = t.times(gpu, tp, batch, b.input_len, b.output_len)?;
         ttft += b.share * s.ttft.0;
         tpot += b.share * s.tpot.0;
+        parts = parts.zip(s.parts).map(|(a, p)| StepParts {
+            prefill_one: Seconds(a.prefill_one.0 + b.share * p.prefill_one.0),
+            prefill_batch: Seconds(a.prefill_batch.0 + b.share * p.prefill_batch.0),
+            decode: Seconds(a.decode.0 + b.share * p.decode.0),
+        });
     }
     Ok(StepTimes {
         ttft: Seconds(ttft),
         tpot: Seconds(tpot),
+        parts,
     })
 }
 
@@ -673,6 +731,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         ttft: Seconds(f64::NAN),
         tpot: Seconds(f64::NAN),
         e2e: Seconds(f64::NAN),
+        step_parts: None,
         batch_limited_by: "memory".into(),
         output_tokens_per_s_per_replica: 0.0,
         requests_per_s_per_replica: 0.0,
@@ -719,6 +778,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
     let (batch, s) = best_batch(t, r.gpu, r.tp, max_b, traffic, &inp.targets)?;
     o.ttft = s.ttft;
     o.tpot = s.tpot;
+    o.step_parts = s.parts;
     o.e2e = Seconds(s.ttft.0 + (mean_o - 1.0).max(0.0) * s.tpot.0);
     let Some(b) = batch else {
         let reason = if s.ttft.0 > inp.targets.ttft.0 {
@@ -823,13 +883,14 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     let mut notes = Vec::new();
     for c in &inp.candidates {
         let gpu = catalog.get(&c.gpu)?;
+        let (lo, hi) = GPUS_PER_NODE_RANGE;
         let gpn = match c.gpus_per_node {
-            Some(0) => {
-                return Err(range(
-                    &format!("GPUs per node of {}", gpu.name),
-                    0.0,
-                    "at least 1",
-                ))
+            Some(n) if n < lo || n > hi => {
+                return Err(CalcError::OutOfRange {
+                    field: format!("GPUs per node of {}", gpu.name),
+                    value: n.to_string(),
+                    range: format!("a whole number from {lo} to {hi}"),
+                })
             }
             Some(n) => n,
             None => default_gpus_per_node(gpu),
@@ -1053,9 +1114,67 @@ pub fn plan_model(
     plan(inp, catalog, &t)
 }
 
+/// TTFT and TPOT under continuous batching (module docs), when the passes are known.
+fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
+    let Some(p) = o.step_parts else {
+        return Vec::new();
+    };
+    let ms = |x: Seconds| fmt_sig(x.ms());
+    let wait = if o.batch > 1 {
+        format!(" + {} ms", ms(o.tpot))
+    } else {
+        " + 0 (batch 1: nothing in flight)".to_string()
+    };
+    let term = |sym: &str, key: &str, x: Seconds, why: String| {
+        Term::num(sym, key, x.ms(), "ms", Source::Derived(why))
+    };
+    vec![
+        Derivation {
+            title_key: "plan_tpot_under_load".into(),
+            formula: "decode(B) + prefill(B) / Ō".into(),
+            substituted: format!(
+                "{} ms + {} ms / {}",
+                ms(p.decode),
+                ms(p.prefill_batch),
+                fmt_sig(mo)
+            ),
+            result: format!("{} ms", ms(o.tpot)),
+            terms: vec![
+                term(
+                    "decode(B)",
+                    "term_decode_step",
+                    p.decode,
+                    format!("one decode step of {} sequences", o.batch),
+                ),
+                term(
+                    "prefill(B)",
+                    "term_prefill_batch",
+                    p.prefill_batch,
+                    format!("prefill pass over {} prompts", o.batch),
+                ),
+            ],
+            notes: vec!["note_chunked_prefill".into()],
+        },
+        Derivation {
+            title_key: "plan_ttft_under_load".into(),
+            formula: "prefill(1) + TPOT(B)".into(),
+            substituted: format!("{} ms{wait}", ms(p.prefill_one)),
+            result: format!("{} ms", ms(o.ttft)),
+            terms: vec![term(
+                "prefill(1)",
+                "term_prefill_one",
+                p.prefill_one,
+                "prefill of one prompt".into(),
+            )],
+            notes: vec!["note_ttft_wait".into()],
+        },
+    ]
+}
+
 fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     let (_, mo) = inp.traffic.mean_lengths();
-    let mut v = vec![
+    let mut v = step_derivations(o, mo);
+    v.extend([
         Derivation {
             title_key: "plan_e2e".into(),
             formula: "TTFT + (Ō − 1) × TPOT".into(),
@@ -1123,7 +1242,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
             ],
             notes: vec![],
         },
-    ];
+    ]);
     if let (Some(p), Some(c)) = (o.price_usd_per_gpu_hour, o.cost_per_hour_peak) {
         v.push(Derivation {
             title_key: "plan_cost_peak".into(),
@@ -1211,6 +1330,133 @@ pub fn cost_curve(p: &Plan, points: usize) -> CostCurve {
     }
 }
 
+/// A line of models in several sizes, for "largest model that meets the target" (the chapter:
+/// a well-served 32B or 70B can replace an 8B on the same hardware at the same latency).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// Qwen3 dense: 8B, 32B.
+    Qwen3,
+    /// Llama 3.1 / 3.2: 1B, 3B, 8B, 70B, 405B.
+    Llama3,
+    /// Qwen2.5 Instruct: 7B, 32B.
+    Qwen25,
+    /// Llama 2: 7B, 13B.
+    Llama2,
+    /// Qwen3 mixture of experts: 30B-A3B, 235B-A22B.
+    Qwen3Moe,
+    /// Mixtral: 8x7B, 8x22B.
+    Mixtral,
+    /// gpt-oss: 20b, 120b.
+    GptOss,
+}
+
+impl Family {
+    /// Every family, in display order.
+    pub const ALL: &'static [Family] = &[
+        Family::Qwen3,
+        Family::Llama3,
+        Family::Qwen25,
+        Family::Llama2,
+        Family::Qwen3Moe,
+        Family::Mixtral,
+        Family::GptOss,
+    ];
+
+    /// Stable id (URL `pl_fam`, CLI `--family`, JSON).
+    pub const fn id(self) -> &'static str {
+        match self {
+            Family::Qwen3 => "qwen3",
+            Family::Llama3 => "llama3",
+            Family::Qwen25 => "qwen2.5",
+            Family::Llama2 => "llama2",
+            Family::Qwen3Moe => "qwen3-moe",
+            Family::Mixtral => "mixtral",
+            Family::GptOss => "gpt-oss",
+        }
+    }
+
+    /// Display name (a product name, the same in every language).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Qwen3 => "Qwen3",
+            Family::Llama3 => "Llama 3.x",
+            Family::Qwen25 => "Qwen2.5",
+            Family::Llama2 => "Llama 2",
+            Family::Qwen3Moe => "Qwen3 MoE",
+            Family::Mixtral => "Mixtral",
+            Family::GptOss => "gpt-oss",
+        }
+    }
+
+    /// Ids of its presets (`core::presets`), smallest first.
+    pub const fn preset_ids(self) -> &'static [&'static str] {
+        match self {
+            Family::Qwen3 => &["qwen3-8b", "qwen3-32b"],
+            Family::Llama3 => &[
+                "llama-3.2-1b-instruct",
+                "llama-3.2-3b-instruct",
+                "llama-3.1-8b",
+                "llama-3.1-70b",
+                "llama-3.1-405b",
+            ],
+            Family::Qwen25 => &["qwen2.5-7b-instruct", "qwen2.5-32b-instruct"],
+            Family::Llama2 => &["llama-2-7b", "llama-2-13b"],
+            Family::Qwen3Moe => &["qwen3-30b-a3b", "qwen3-235b-a22b"],
+            Family::Mixtral => &["mixtral-8x7b", "mixtral-8x22b"],
+            Family::GptOss => &["gpt-oss-20b", "gpt-oss-120b"],
+        }
+    }
+
+    /// The family with this id (case-insensitive; `qwen2_5` and `qwen25` also work).
+    pub fn parse(s: &str) -> Result<Family, CalcError> {
+        let norm = |x: &str| {
+            x.trim()
+                .to_ascii_lowercase()
+                .replace(['.', '-', '_', ' '], "")
+        };
+        let t = norm(s);
+        Family::ALL
+            .iter()
+            .copied()
+            .find(|f| !t.is_empty() && norm(f.id()) == t)
+            .ok_or_else(|| CalcError::BadValue {
+                key: "model family".into(),
+                found: format!("\"{}\"", s.chars().take(40).collect::<String>()),
+                expected: format!(
+                    "one of {}",
+                    Family::ALL
+                        .iter()
+                        .map(|f| f.id())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+    }
+
+    /// The parsed models of the family, smallest first, named by their presets' display names.
+    pub fn models(self) -> Result<Vec<ModelDesc>, CalcError> {
+        self.preset_ids()
+            .iter()
+            .map(|id| {
+                crate::core::presets::get(id)
+                    .ok_or_else(|| CalcError::BadValue {
+                        key: "preset".into(),
+                        found: (*id).into(),
+                        expected: "a compiled-in preset".into(),
+                    })
+                    .and_then(|p| {
+                        // The preset's display name ("Qwen3 32B"), not the config's model type.
+                        p.parse().map(|mut m| {
+                            m.name.clone_from(&p.name);
+                            m
+                        })
+                    })
+            })
+            .collect()
+    }
+}
+
 /// Verdict for one model in "largest model that meets the target".
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelVerdict {
@@ -1220,21 +1466,28 @@ pub struct ModelVerdict {
     pub params_total: u64,
     /// Parameters active per token.
     pub params_active: u64,
+    /// Whether the weights (plus one sequence's KV cache) fit inside one node of some candidate.
+    pub fits: bool,
     /// Whether some option fits and meets the targets.
     pub meets_targets: bool,
-    /// The best option for this model.
+    /// The best option for this model (cheapest at the peak among those meeting the targets).
     pub best: Option<PlanOption>,
-    /// Why not, when it does not (one sentence).
+    /// Why not, when it does not (one English sentence).
     pub why_not: Option<String>,
+    /// The same as a typed error (for a translated sentence).
+    #[serde(skip)]
+    pub error: Option<CalcError>,
 }
 
-/// "Largest model that meets the target": plans each model on the same hardware and targets;
-/// largest (total parameters) first. The first verdict with `meets_targets` is the answer.
+/// "Largest model that meets the target": plans each model on the same candidates, traffic
+/// and targets; largest (total parameters) first. The first verdict with `meets_targets` is
+/// the answer. Unknown GPUs and bad inputs are errors; a model that misses is a verdict.
 pub fn largest_models(
     models: &[ModelDesc],
     inp: &PlanInputs,
     catalog: &Catalog,
     weights_dtype: Option<Dtype>,
+    kv_dtype: Option<Dtype>,
     eff: &Efficiencies,
 ) -> Result<Vec<ModelVerdict>, CalcError> {
     inp.traffic.validate()?;
@@ -1245,25 +1498,76 @@ pub fn largest_models(
             model: m,
             eff: *eff,
             weights_dtype,
-            kv_dtype: None,
+            kv_dtype,
         };
-        let r = plan(inp, catalog, &t);
-        let (best, why_not) = match r {
-            Ok(p) => (p.best_option().cloned(), None),
-            Err(e @ CalcError::UnknownGpu { .. }) => return Err(e),
-            Err(e) => (None, Some(e.to_string())),
+        let (fits, best, error) = match options(inp, catalog, &t) {
+            Ok(p) => (
+                p.options
+                    .iter()
+                    .any(|o| o.max_batch_memory > 0 && o.reason != Some(Reason::CrossesNodes)),
+                p.best_option().cloned(),
+                feasibility_error(&p),
+            ),
+            Err(e @ (CalcError::UnknownGpu { .. } | CalcError::OutOfRange { .. })) => {
+                return Err(e)
+            }
+            Err(e) => (false, None, Some(e)),
         };
         out.push(ModelVerdict {
             model: m.name.clone(),
             params_total: m.params.total,
             params_active: m.params.active,
+            fits,
             meets_targets: best.is_some(),
             best,
-            why_not,
+            why_not: error.as_ref().map(ToString::to_string),
+            error,
         });
     }
     out.sort_by_key(|v| std::cmp::Reverse(v.params_total));
     Ok(out)
+}
+
+/// "Largest model that meets the target" for one [`Family`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LargestReport {
+    /// The family.
+    pub family: Family,
+    /// One verdict per size, largest first.
+    pub verdicts: Vec<ModelVerdict>,
+    /// Index into `verdicts` of the largest size that meets the targets.
+    pub largest: Option<usize>,
+    /// Index into `verdicts` of the next smaller size that also meets the targets, to compare
+    /// with (the chapter: the 8B a tuned deployment can replace with a 32B or 70B).
+    pub next_smaller: Option<usize>,
+}
+
+/// [`largest_models`] over the sizes of a family.
+pub fn largest_in_family(
+    family: Family,
+    inp: &PlanInputs,
+    catalog: &Catalog,
+    weights_dtype: Option<Dtype>,
+    kv_dtype: Option<Dtype>,
+    eff: &Efficiencies,
+) -> Result<LargestReport, CalcError> {
+    let models = family.models()?;
+    let verdicts = largest_models(&models, inp, catalog, weights_dtype, kv_dtype, eff)?;
+    let largest = verdicts.iter().position(|v| v.meets_targets);
+    let next_smaller = largest.and_then(|i| {
+        verdicts
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .find(|(_, v)| v.meets_targets && v.params_total < verdicts[i].params_total)
+            .map(|(j, _)| j)
+    });
+    Ok(LargestReport {
+        family,
+        verdicts,
+        largest,
+        next_smaller,
+    })
 }
 
 #[cfg(test)]

@@ -869,6 +869,43 @@ pub struct CurvePoint {
     pub tpot_s: f64,
 }
 
+/// The prefill pass (TTFT) and one decode step (TPOT) exactly as [`evaluate`] times them, without
+/// its memory, cost and derivations: the capacity planner's inner loop calls this many times.
+pub fn pass_times(
+    m: &ModelDesc,
+    gpu: &Accelerator,
+    wl: &Workload,
+    eff: &Efficiencies,
+) -> Result<(Seconds, Seconds), CalcError> {
+    wl.validate()?;
+    eff.validate()?;
+    if m.layers.is_empty() && m.params.active == 0 {
+        return Err(CalcError::MissingKey {
+            key: "num_hidden_layers".into(),
+            why: "time the model".into(),
+        });
+    }
+    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
+        Mixer::Attention {
+            num_heads,
+            kv_heads,
+            ..
+        } => Some((num_heads, kv_heads)),
+        _ => None,
+    }) {
+        crate::core::memory::check_tp(h, kv, wl.tp)?;
+    }
+    let (_, fmt) = sizes(m, wl);
+    let (hw, _) = hardware(gpu, fmt.dtype, wl.tp)?;
+    let ctx = match wl.context {
+        DecodeContext::Mean => wl.input_len + wl.output_len / 2,
+        DecodeContext::End => wl.input_len + wl.output_len,
+    };
+    let prefill = time_pass(&pass_work(m, wl, Phase::Prefill, 0)?, &hw, eff, wl.tp);
+    let decode = time_pass(&pass_work(m, wl, Phase::Decode, ctx)?, &hw, eff, wl.tp);
+    Ok((prefill.total, decode.total))
+}
+
 /// The latency–throughput curve: batch 1, 2, 4, … (powers of two, plus the memory limit) up to
 /// the largest batch memory allows (at most `max_points` points). Empty when nothing fits.
 pub fn sweep(

@@ -12,7 +12,9 @@
 //! residuals) and `core::capacity` (Little's law, replicas = ⌈rate / per-replica rate⌉).
 
 use crate::core::calibration::{self, AccuracyReport, ErrorStats, Metric};
-use crate::core::capacity::{self, Candidate, PerfTiming, Plan, PlanInputs, Targets, Traffic};
+use crate::core::capacity::{
+    self, Candidate, Family, LargestReport, PerfTiming, Plan, PlanInputs, Targets, Traffic,
+};
 use crate::core::catalog::{Accelerator, Catalog};
 use crate::core::derivation::Derivation;
 use crate::core::dtype::Dtype;
@@ -48,6 +50,11 @@ pub struct PlannerInputs {
     pub ttft_ms: f64,
     /// Time-per-output-token target, milliseconds.
     pub tpot_ms: f64,
+    /// GPUs in one node for every candidate (`None` = each GPU's catalog default,
+    /// `capacity::default_gpus_per_node`); URL `pl_node`.
+    pub gpus_per_node: Option<u32>,
+    /// The family of "largest model that meets the target"; URL `pl_fam`.
+    pub family: Family,
 }
 
 impl Default for PlannerInputs {
@@ -57,6 +64,8 @@ impl Default for PlannerInputs {
             peak_multiplier: 4.0,
             ttft_ms: 2000.0,
             tpot_ms: 50.0,
+            gpus_per_node: None,
+            family: Family::Qwen3,
         }
     }
 }
@@ -313,6 +322,18 @@ pub fn parse_f64_range(s: &str, r: (f64, f64)) -> Result<f64, NoticeKind> {
     Ok(x)
 }
 
+/// Parses GPUs per node, a whole number in `capacity::GPUS_PER_NODE_RANGE`.
+pub fn parse_gpus_per_node(s: &str) -> Result<u32, NoticeKind> {
+    let (lo, hi) = capacity::GPUS_PER_NODE_RANGE;
+    match parse_count(s) {
+        Some(n) if n >= u64::from(lo) && n <= u64::from(hi) => {
+            u32::try_from(n).map_err(|_| NoticeKind::OutOfRange)
+        }
+        Some(_) => Err(NoticeKind::OutOfRange),
+        None => Err(NoticeKind::Invalid),
+    }
+}
+
 /// Parses a matmul dimension (`4096`, `4,096`, `4k`).
 pub fn parse_dim(s: &str) -> Result<u64, NoticeKind> {
     match parse_count(s) {
@@ -327,6 +348,7 @@ impl ViewInputs {
     pub fn owns(key: &str) -> bool {
         EffField::ALL.iter().any(|f| f.query_key() == key)
             || PlanField::ALL.iter().any(|f| f.query_key() == key)
+            || matches!(key, "pl_node" | "pl_fam")
             || matches!(key, "mm_m" | "mm_n" | "mm_k" | "price")
     }
 
@@ -343,6 +365,10 @@ impl ViewInputs {
             return Ok(());
         }
         match key {
+            "pl_node" => self.plan.gpus_per_node = Some(parse_gpus_per_node(val)?),
+            "pl_fam" => {
+                self.plan.family = Family::parse(val).map_err(|_| NoticeKind::Invalid)?;
+            }
             "mm_m" => self.matmul.m = parse_dim(val)?,
             "mm_n" => self.matmul.n = parse_dim(val)?,
             "mm_k" => self.matmul.k = parse_dim(val)?,
@@ -388,6 +414,12 @@ impl ViewInputs {
             if v.to_bits() != f.get(&d.plan).to_bits() {
                 q.push(format!("{}={}", f.query_key(), v));
             }
+        }
+        if let Some(n) = self.plan.gpus_per_node {
+            q.push(format!("pl_node={n}"));
+        }
+        if self.plan.family != d.plan.family {
+            q.push(format!("pl_fam={}", self.plan.family.id()));
         }
         for (k, p) in &self.prices {
             q.push(format!("price={}", pct_encode(&format!("{k}:{p}"))));
@@ -1171,6 +1203,7 @@ pub fn plan_inputs(s: &Scenario) -> (PlanInputs, Vec<String>) {
             crate::core::scenario::GpuChoice::Catalog(id) => {
                 let mut c = Candidate::new(id);
                 c.price_usd_per_gpu_hour = s.views.price(&g.key(i));
+                c.gpus_per_node = p.gpus_per_node;
                 candidates.push(c);
             }
             crate::core::scenario::GpuChoice::Custom(c) => left_out.push(c.name.clone()),
@@ -1289,6 +1322,149 @@ pub fn planner_view(m: &ModelDesc, s: &Scenario, catalog: &Catalog, lang: Lang) 
         chart,
         loads,
         left_out,
+    }
+}
+
+/// GPUs per node the planner's field shows: the override, else the catalog default of the
+/// first compared catalog GPU (8, the chapter's node, when none), within the accepted range.
+pub fn planner_gpus_per_node(s: &Scenario, catalog: &Catalog) -> u32 {
+    let (lo, hi) = capacity::GPUS_PER_NODE_RANGE;
+    s.views
+        .plan
+        .gpus_per_node
+        .or_else(|| {
+            s.gpus.iter().find_map(|g| match g {
+                crate::core::scenario::GpuChoice::Catalog(id) => {
+                    catalog.get(id).ok().map(capacity::default_gpus_per_node)
+                }
+                crate::core::scenario::GpuChoice::Custom(_) => None,
+            })
+        })
+        .unwrap_or(8)
+        .clamp(lo, hi)
+}
+
+/// One size in "largest model that meets the target".
+#[derive(Debug, Clone, PartialEq)]
+pub struct LargestRow {
+    /// Model name.
+    pub name: String,
+    /// Total parameters.
+    pub params_total: u64,
+    /// Active parameters per token.
+    pub params_active: u64,
+    /// Whether it fits inside one node of some candidate.
+    pub fits: bool,
+    /// Whether some option meets both targets.
+    pub meets: bool,
+    /// Whether this is the largest size that meets the targets.
+    pub largest: bool,
+    /// The best option, when one meets the targets.
+    pub best: Option<capacity::PlanOption>,
+    /// Why not, in the display language.
+    pub why_not: Option<String>,
+}
+
+/// The "largest model that meets the target" section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LargestView {
+    /// The family shown.
+    pub family: Family,
+    /// One row per size, largest first.
+    pub rows: Vec<LargestRow>,
+    /// One sentence from the live numbers (the chapter's point), when the inputs are valid.
+    pub conclusion: Option<String>,
+    /// Why the inputs are refused.
+    pub error: Option<CalcError>,
+}
+
+/// "Largest model that meets the target" for the planner's family, candidates, traffic and
+/// targets (`capacity::largest_in_family`), with a one-sentence conclusion in `lang`.
+pub fn largest_view(s: &Scenario, catalog: &Catalog, lang: Lang) -> LargestView {
+    let (inp, _) = plan_inputs(s);
+    let family = s.views.plan.family;
+    let r = capacity::largest_in_family(
+        family,
+        &inp,
+        catalog,
+        s.weight_dtype,
+        s.kv_dtype,
+        &s.views.eff,
+    );
+    match r {
+        Ok(r) => LargestView {
+            family,
+            conclusion: Some(largest_conclusion(&r, &inp, lang)),
+            rows: r
+                .verdicts
+                .iter()
+                .enumerate()
+                .map(|(i, v)| LargestRow {
+                    name: v.model.clone(),
+                    params_total: v.params_total,
+                    params_active: v.params_active,
+                    fits: v.fits,
+                    meets: v.meets_targets,
+                    largest: r.largest == Some(i),
+                    best: v.best.clone(),
+                    why_not: v.error.as_ref().map(|e| e.message(lang)),
+                })
+                .collect(),
+            error: None,
+        },
+        Err(e) => LargestView {
+            family,
+            rows: Vec::new(),
+            conclusion: None,
+            error: Some(e),
+        },
+    }
+}
+
+fn option_name(o: &capacity::PlanOption) -> String {
+    format!("{} × {}", o.gpu_name, o.tp)
+}
+
+/// The conclusion: the largest size that meets the targets against the next smaller one that
+/// does.
+fn largest_conclusion(r: &LargestReport, inp: &PlanInputs, lang: Lang) -> String {
+    let usd = |v: Option<f64>| v.map_or("—".to_string(), |c| format!("${}", fmt_sig(c)));
+    let fill = |key: &str| {
+        tr(lang, key)
+            .replace("{family}", r.family.name())
+            .replace("{ttft}", &fmt_sig(inp.targets.ttft.ms()))
+            .replace("{tpot}", &fmt_sig(inp.targets.tpot.ms()))
+    };
+    let big = r.largest.and_then(|i| r.verdicts.get(i));
+    let small = r.next_smaller.and_then(|i| r.verdicts.get(i));
+    match (big, small) {
+        (Some(b), Some(sm)) => {
+            let (Some(bo), Some(so)) = (&b.best, &sm.best) else {
+                return fill("plan_largest_none");
+            };
+            fill("plan_largest_bigger")
+                .replace("{big}", &b.model)
+                .replace("{small}", &sm.model)
+                .replace(
+                    "{ratio}",
+                    &fmt_sig(b.params_total as f64 / sm.params_total.max(1) as f64),
+                )
+                .replace("{big_opt}", &option_name(bo))
+                .replace("{small_opt}", &option_name(so))
+                .replace("{big_rps}", &fmt_sig(bo.requests_per_s_per_replica))
+                .replace("{small_rps}", &fmt_sig(so.requests_per_s_per_replica))
+                .replace("{big_cost}", &usd(bo.usd_per_million_tokens_avg))
+                .replace("{small_cost}", &usd(so.usd_per_million_tokens_avg))
+                .replace("{big_gpus}", &bo.gpus_peak.to_string())
+                .replace("{small_gpus}", &so.gpus_peak.to_string())
+        }
+        (Some(b), _) => fill("plan_largest_only")
+            .replace("{big}", &b.model)
+            .replace(
+                "{big_opt}",
+                &b.best.as_ref().map(option_name).unwrap_or_default(),
+            ),
+        _ => fill("plan_largest_none"),
     }
 }
 
@@ -1593,5 +1769,121 @@ mod tests {
         let v = planner_view(&m2, &s, Catalog::builtin(), Lang::Ko);
         assert_eq!(v.left_out.len(), 1);
         assert!(roofline_view(&m2, &s, &gpus(&["l40s"]), OpsShown::Decode, Lang::En).is_err());
+    }
+
+    #[test]
+    fn planner_node_and_family_round_trip_and_refuse_nonsense() {
+        let mut s = Scenario::default();
+        s.views.plan.gpus_per_node = Some(4);
+        s.views.plan.family = Family::Llama3;
+        let q = s.to_query();
+        assert!(
+            q.contains("pl_node=4") && q.contains("pl_fam=llama3"),
+            "{q}"
+        );
+        let (back, notices) = Scenario::from_query(&q);
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+        assert_eq!(back.views.plan, s.views.plan);
+        // Zero, too many, not a number, an unknown family: a notice each, defaults kept.
+        let (lo, hi) = capacity::GPUS_PER_NODE_RANGE;
+        let bad = format!(
+            "pl_node=0&pl_node={}&pl_node=two&pl_fam=gemma&pl_node=-1",
+            hi + 1
+        );
+        let (s2, notices) = Scenario::from_query(&bad);
+        assert_eq!(s2.views.plan, PlannerInputs::default());
+        let kinds: Vec<(&str, NoticeKind)> =
+            notices.iter().map(|n| (n.param.as_str(), n.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("pl_node", NoticeKind::OutOfRange),
+                ("pl_node", NoticeKind::OutOfRange),
+                ("pl_node", NoticeKind::Invalid),
+                ("pl_fam", NoticeKind::Invalid),
+                ("pl_node", NoticeKind::Invalid),
+            ]
+        );
+        assert_eq!(parse_gpus_per_node(&lo.to_string()), Ok(lo));
+        assert_eq!(parse_gpus_per_node(&hi.to_string()), Ok(hi));
+        // The field shows the override, else the first catalog GPU's node.
+        let mut s3 = Scenario {
+            gpus: vec![GpuChoice::Catalog("rtx-4090".into())],
+            ..Scenario::default()
+        };
+        let c = Catalog::builtin();
+        let want = c
+            .get("rtx-4090")
+            .map(capacity::default_gpus_per_node)
+            .unwrap_or(0);
+        assert_eq!(planner_gpus_per_node(&s3, c), want);
+        s3.views.plan.gpus_per_node = Some(2);
+        assert_eq!(planner_gpus_per_node(&s3, c), 2);
+        // …and the plan uses it: no in-node option has a TP above 2.
+        let m = model(&s3);
+        let v = planner_view(&m, &s3, c, Lang::En);
+        let p = v.plan.unwrap_or_else(|| panic!("{:?}", v.error));
+        assert!(p.options.iter().all(|o| o.gpus_per_node == 2
+            && (o.tp <= 2 || o.reason == Some(capacity::Reason::CrossesNodes))));
+    }
+
+    #[test]
+    fn largest_view_names_the_largest_size_in_both_languages() {
+        let mut s = Scenario {
+            gpus: vec![GpuChoice::Catalog("h100-sxm".into())],
+            ..Scenario::default()
+        };
+        s.views.plan.family = Family::Llama3;
+        s.views.plan.ttft_ms = 3000.0;
+        s.views.plan.tpot_ms = 60.0;
+        for lang in [Lang::En, Lang::Ko] {
+            let v = largest_view(&s, Catalog::builtin(), lang);
+            assert!(v.error.is_none(), "{:?}", v.error);
+            assert_eq!(v.rows.len(), Family::Llama3.preset_ids().len());
+            let picks: Vec<&LargestRow> = v.rows.iter().filter(|r| r.largest).collect();
+            assert_eq!(picks.len(), 1, "{:?}", v.rows);
+            let pick = picks[0];
+            // The pick is the first (largest) row that meets; every row above it misses.
+            let i = v.rows.iter().position(|r| r.largest).unwrap_or(usize::MAX);
+            assert!(v
+                .rows
+                .iter()
+                .take(i)
+                .all(|r| !r.meets && r.why_not.is_some()));
+            assert!(pick.meets);
+            // Compared with the next smaller size that meets (Llama 3.1 8B below 70B).
+            let c = v.conclusion.clone().unwrap_or_default();
+            assert!(c.contains(&pick.name), "{c}");
+            let next = v.rows.iter().skip(i + 1).find(|r| r.meets);
+            let n = next.unwrap_or_else(|| panic!("{:?}", v.rows));
+            assert!(
+                c.contains(&n.name) && n.params_total < pick.params_total,
+                "{c}"
+            );
+            let o = pick.best.as_ref().unwrap_or_else(|| panic!("{pick:?}"));
+            assert!(c.contains(&fmt_sig(o.requests_per_s_per_replica)), "{c}");
+            assert!(!c.contains('{'), "unfilled placeholder: {c}");
+        }
+        // Targets no size meets: the "none" sentence, rows still shown.
+        s.views.plan.tpot_ms = 0.5;
+        let v = largest_view(&s, Catalog::builtin(), Lang::Ko);
+        assert!(v.rows.iter().all(|r| !r.meets && !r.largest));
+        assert_eq!(
+            v.conclusion.as_deref(),
+            Some(
+                tr(Lang::Ko, "plan_largest_none")
+                    .replace("{family}", Family::Llama3.name())
+                    .replace("{ttft}", "3000")
+                    .replace("{tpot}", "0.5")
+                    .as_str()
+            )
+        );
+        // GPUs per node 0 (not reachable from the URL, but from code): a sentence, no panic.
+        s.views.plan.gpus_per_node = Some(0);
+        let v = largest_view(&s, Catalog::builtin(), Lang::En);
+        assert!(
+            matches!(v.error, Some(CalcError::OutOfRange { .. })),
+            "{v:?}"
+        );
     }
 }

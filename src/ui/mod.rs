@@ -14,6 +14,7 @@ pub mod float_field;
 pub mod gpu_picker;
 pub mod header;
 pub mod in_view;
+pub mod largest_model;
 pub mod math_panel;
 pub mod matmul_explorer;
 pub mod model_details;

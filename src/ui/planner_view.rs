@@ -9,11 +9,14 @@ use crate::core::derivation::group;
 use crate::core::error::CalcError;
 use crate::core::explain::Section;
 use crate::core::scenario::limits;
-use crate::core::views::{planner_view, PlanCostChart, PlanField, PlannerView as ViewData};
+use crate::core::views::{
+    planner_gpus_per_node, planner_view, PlanCostChart, PlanField, PlannerView as ViewData,
+};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
 use crate::ui::in_view::{gated_memo, section_in_view};
+use crate::ui::largest_model::LargestModel;
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo};
@@ -114,6 +117,17 @@ pub fn PlannerView() -> impl IntoView {
             }
         })
         .collect_view();
+    let node = Signal::derive(move || {
+        state
+            .scenario
+            .with(|s| u64::from(planner_gpus_per_node(s, Catalog::builtin())))
+    });
+    let node_overridden = Signal::derive(move || {
+        state
+            .scenario
+            .with(|s| s.views.plan.gpus_per_node.is_some())
+    });
+    let (node_lo, node_hi) = crate::core::capacity::GPUS_PER_NODE_RANGE;
     let input_len = Signal::derive(move || state.scenario.with(|s| s.perf.input_len));
     let output_len = Signal::derive(move || state.scenario.with(|s| s.perf.output_len));
     let loads = move || {
@@ -176,6 +190,7 @@ pub fn PlannerView() -> impl IntoView {
         <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
             <h2 id="planner-title">{t("view_plan_title")}</h2>
             <p class="explain">{t("view_plan_explain")}</p>
+            <p class="explain" data-testid="plan-ttft-model">{t("view_plan_ttft_model")}</p>
             <Explanation section=Section::Planner />
             <div class="view-controls">
                 {fields}
@@ -195,8 +210,26 @@ pub fn PlannerView() -> impl IntoView {
                     range=limits::PERF_LEN
                     on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.output_len = v)
                 />
+                <div class="node-field">
+                    <NumberField
+                        id="plan-node"
+                        label_key="view_plan_node"
+                        unit_key="view_unit_gpus"
+                        value=node
+                        range=(u64::from(node_lo), u64::from(node_hi))
+                        on_commit=move |v: u64| {
+                            let n = u32::try_from(v).ok();
+                            state.edit(History::Replace, |s| s.views.plan.gpus_per_node = n);
+                        }
+                    />
+                    {move || node_overridden.get().then(|| view! {
+                        <button type="button" class="link" data-testid="plan-node-reset" on:click=move |_| {
+                            state.edit(History::Push, |s| s.views.plan.gpus_per_node = None)
+                        }>{t("view_plan_node_reset")}</button>
+                    })}
+                </div>
             </div>
-            <p class="muted">{t("view_plan_candidates")}</p>
+            <p class="muted">{t("view_plan_candidates")}" "{t("view_plan_node_note")}</p>
             {move || {
                 let lo = left_out();
                 (!lo.is_empty()).then(|| view! { <p class="muted">{state.tr("view_plan_left_out")}" "{lo}</p> })
@@ -259,6 +292,7 @@ pub fn PlannerView() -> impl IntoView {
                 />
                 <p class="explain">{t("view_plan_chart_explain")}</p>
             </div>
+            <LargestModel scenario=plan_scenario />
             <h3>{t("view_plan_load_title")}</h3>
             <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_load_title")}>
                 <table data-testid="plan-load-table">
