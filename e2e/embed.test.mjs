@@ -178,16 +178,16 @@ export default function register(runner) {
   runner.test('embed: each widget has its own inputs, and they drive it', async ({ open, server, screenshot, log }) => {
     const failures = [];
     /** Inputs every strip must have, and those that depend on the widget. */
-    const needs = { memory: ['embed-ctx', 'embed-n', 'embed-gpu'], kv: ['embed-ctx', 'embed-n'], batch: ['embed-ctx'], cost: ['embed-gpu'], latency: ['embed-batch', 'embed-in', 'embed-out'], roofline: ['embed-gpu'], matmul: [], planner: [] };
+    const needs = { memory: ['strip-ctx', 'strip-n', 'strip-gpu'], kv: ['strip-ctx', 'strip-n'], batch: ['strip-ctx'], cost: ['strip-gpu'], latency: ['strip-batch', 'strip-in', 'strip-out'], roofline: ['strip-gpu'], matmul: [], planner: [] };
     for (const mode of EMBEDS) {
       const p = await open({ viewport: { width: 640, height: 700 } });
       const page = await openApp(p, `${server.url}?embed=${mode}`);
-      const want = ['embed-model', ...needs[mode]];
+      const want = ['strip-model', ...needs[mode]];
       const missing = [];
       for (const id of want) if ((await byId(page, id).count()) !== 1) missing.push(id);
       if (missing.length) failures.push(`embed=${mode}: missing ${missing.join(', ')} in the input strip`);
       // Every control of the strip has a label (its accessible name is not empty).
-      const unnamed = await page.evaluate(() => [...document.querySelectorAll('[data-testid="embed-inputs"] input, [data-testid="embed-inputs"] select')]
+      const unnamed = await page.evaluate(() => [...document.querySelectorAll('[data-testid="input-strip"] input, [data-testid="input-strip"] select')]
         .filter((el) => !(el.labels && el.labels.length && el.labels[0].textContent.trim()) && !el.getAttribute('aria-label'))
         .map((el) => el.id));
       if (unnamed.length) failures.push(`embed=${mode}: unlabelled inputs ${unnamed.join(', ')}`);
@@ -205,7 +205,7 @@ export default function register(runner) {
         return m ? Number(m[1].replace(/,/g, '')) : NaN;
       };
       const before = await bytesOf();
-      await setValue(page, 'embed-ctx', '8192');
+      await setValue(page, 'strip-ctx', '8192');
       const after = await waitFor(async () => {
         const v = await bytesOf();
         return Math.abs(v - 2 * before) <= 0.011 * 2 ? v : null;
@@ -215,10 +215,10 @@ export default function register(runner) {
       await screenshot(page, 'embed-kv-inputs');
       log(`kv: ${before} GB → ${after} GB at twice the context; URL ${url.search}`);
       // The GPU select swaps the first compared GPU (a new history entry), and the fit follows.
-      const gpuIds = await page.evaluate(() => [...document.querySelectorAll('[data-testid="embed-gpu"] option')].map((o) => o.value).filter(Boolean));
-      const current = await page.evaluate(() => document.querySelector('[data-testid="embed-gpu"]').value);
+      const gpuIds = await page.evaluate(() => [...document.querySelectorAll('[data-testid="strip-gpu"] option')].map((o) => o.value).filter(Boolean));
+      const current = await page.evaluate(() => document.querySelector('[data-testid="strip-gpu"]').value);
       const other = gpuIds.find((g) => g !== current);
-      await setValue(page, 'embed-gpu', other);
+      await setValue(page, 'strip-gpu', other);
       await waitFor(async () => new URL(page.url()).searchParams.getAll('gpu')[0] === other, `the URL's first gpu to become ${other}`, 5000)
         .catch((e) => failures.push(`embed=kv: ${e.message} (URL ${page.url()})`));
       const requests = await readNumber(page, `max-requests-${other}`).catch(() => NaN);
@@ -229,7 +229,7 @@ export default function register(runner) {
       const p = await open({ viewport: { width: 640, height: 700 } });
       const page = await openApp(p, `${server.url}?embed=memory&embed_inputs=0`);
       await byId(page, 'embed-memory').waitFor({ state: 'visible' });
-      if ((await byId(page, 'embed-inputs').count()) !== 0) failures.push('embed_inputs=0 still shows the input strip');
+      if ((await byId(page, 'input-strip').count()) !== 0) failures.push('embed_inputs=0 still shows the input strip');
       const notices = await page.evaluate(() => document.querySelectorAll('[data-testid="notice"]').length);
       if (notices) failures.push(`embed_inputs=0 shows ${notices} notice(s)`);
       const back = await page.evaluate(() => document.querySelector('.embed-link a')?.href ?? '');

@@ -64,12 +64,12 @@ fn one(i: StripInput) -> AnyView {
     };
     match i {
         StripInput::Model => {
-            view! { <div class="field"><PresetSelect id="embed-model" /></div> }.into_any()
+            view! { <div class="field"><PresetSelect id="strip-model" /></div> }.into_any()
         }
-        StripInput::Gpu => view! { <GpuSelect id="embed-gpu" /> }.into_any(),
+        StripInput::Gpu => view! { <GpuSelect id="strip-gpu" /> }.into_any(),
         StripInput::Context => view! {
             <NumberField
-                id="embed-ctx"
+                id="strip-ctx"
                 label_key="wl_context"
                 unit_key="unit_tokens"
                 value=count(|s| s.context_len)
@@ -80,7 +80,7 @@ fn one(i: StripInput) -> AnyView {
         .into_any(),
         StripInput::Concurrency => view! {
             <NumberField
-                id="embed-n"
+                id="strip-n"
                 label_key="wl_concurrency"
                 unit_key="unit_requests"
                 value=count(|s| s.concurrency)
@@ -90,16 +90,16 @@ fn one(i: StripInput) -> AnyView {
         }
         .into_any(),
         StripInput::WeightDtype => view! {
-            <DtypeSelect id="embed-weight-dtype" label_key="wl_weight_dtype" none_key="wl_checkpoint" target=DtypeTarget::Weights />
+            <DtypeSelect id="strip-weight-dtype" label_key="wl_weight_dtype" none_key="wl_checkpoint" target=DtypeTarget::Weights />
         }
         .into_any(),
         StripInput::KvDtype => view! {
-            <DtypeSelect id="embed-kv-dtype" label_key="wl_kv_dtype" none_key="wl_model_default" target=DtypeTarget::Kv />
+            <DtypeSelect id="strip-kv-dtype" label_key="wl_kv_dtype" none_key="wl_model_default" target=DtypeTarget::Kv />
         }
         .into_any(),
         StripInput::InputLen => view! {
             <NumberField
-                id="embed-in"
+                id="strip-in"
                 label_key="view_plan_input_len"
                 unit_key="view_unit_tokens"
                 value=count(|s| s.perf.input_len)
@@ -110,7 +110,7 @@ fn one(i: StripInput) -> AnyView {
         .into_any(),
         StripInput::OutputLen => view! {
             <NumberField
-                id="embed-out"
+                id="strip-out"
                 label_key="view_plan_output_len"
                 unit_key="view_unit_tokens"
                 value=count(|s| s.perf.output_len)
@@ -121,7 +121,7 @@ fn one(i: StripInput) -> AnyView {
         .into_any(),
         StripInput::Batch => view! {
             <NumberField
-                id="embed-batch"
+                id="strip-batch"
                 label_key="embed_batch"
                 unit_key="unit_requests"
                 value=count(|s| s.perf.batch)
@@ -142,8 +142,8 @@ pub fn EmbedInputs(
     let state = use_app();
     view! {
         <section
-            class="embed-inputs"
-            data-testid="embed-inputs"
+            class="input-strip"
+            data-testid="input-strip"
             aria-label=move || state.tr("embed_inputs_label")
         >
             {inputs_of(widget).iter().map(|i| one(*i)).collect_view()}
