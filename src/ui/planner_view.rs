@@ -5,7 +5,6 @@
 
 use crate::core::capacity::PlanOption;
 use crate::core::catalog::Catalog;
-use crate::core::derivation::group;
 use crate::core::error::CalcError;
 use crate::core::explain::Section;
 use crate::core::scenario::limits;
@@ -224,12 +223,12 @@ pub fn PlannerView() -> impl IntoView {
                                     view! {
                                         <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
                                             <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
-                                            <td class="num">{group(o.batch)}" / "{group(o.max_batch_memory)}</td>
+                                            <td class="num">{num_symbols(state).group(o.batch)}" / "{num_symbols(state).group(o.max_batch_memory)}</td>
                                             <td class="num">{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
                                             <td class="num">{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
                                             <td class="num">{fmt_num(num_symbols(state), o.requests_per_s_per_replica)}</td>
                                             <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
-                                            <td class="num">{group(o.gpus_peak)}</td>
+                                            <td class="num">{num_symbols(state).group(o.gpus_peak)}</td>
                                             <td class="num">{fmt_usd(o.cost_per_hour_peak)}</td>
                                             <td class="num">{fmt_usd(o.cost_per_month_peak)}</td>
                                             <td data-testid="plan-reason">
