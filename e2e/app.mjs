@@ -253,6 +253,8 @@ export async function canvasPixels(page, id) {
  * (a background, axes or text, and at least one series).
  */
 export async function expectChartDrawn(page, id) {
+  // Charts draw when they are on screen (ui::in_view), as a reader scrolls to them.
+  await byId(page, id).first().scrollIntoViewIfNeeded().catch(() => {});
   const px = await waitFor(async () => {
     const r = await canvasPixels(page, id);
     return !r.error && r.painted > 0 && r.colours >= 3 ? r : null;

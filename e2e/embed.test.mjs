@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUB_PATH } from './harness.mjs';
-import { check, waitFor } from './app.mjs';
+import { byId, check, openApp, readNumber, setValue, waitFor } from './app.mjs';
 
 /** The embed widgets, as in core::scenario::EmbedWidget. */
 const EMBEDS = ['memory', 'kv', 'batch', 'latency', 'cost', 'roofline', 'matmul', 'planner'];
@@ -172,4 +172,69 @@ async function checkModes({ open, server, screenshot, log }, grow) {
 export default function register(runner) {
   runner.test('embed: every mode renders alone in an iframe, reports its height and links back', (ctx) => checkModes(ctx, false), { timeoutMs: 240000 });
   runner.test('embed: the height is sent again when the widget grows inside the frame', (ctx) => checkModes(ctx, true), { timeoutMs: 240000 });
+
+  // Each embed shows the inputs that drive it (a strip above the widget), and they work as on
+  // the full page: they change the result and the URL. `embed_inputs=0` hides the strip.
+  runner.test('embed: each widget has its own inputs, and they drive it', async ({ open, server, screenshot, log }) => {
+    const failures = [];
+    /** Inputs every strip must have, and those that depend on the widget. */
+    const needs = { memory: ['strip-ctx', 'strip-n', 'strip-gpu'], kv: ['strip-ctx', 'strip-n'], batch: ['strip-ctx'], cost: ['strip-gpu'], latency: ['strip-batch', 'strip-in', 'strip-out'], roofline: ['strip-gpu'], matmul: [], planner: [] };
+    for (const mode of EMBEDS) {
+      const p = await open({ viewport: { width: 640, height: 700 } });
+      const page = await openApp(p, `${server.url}?embed=${mode}`);
+      const want = ['strip-model', ...needs[mode]];
+      const missing = [];
+      for (const id of want) if ((await byId(page, id).count()) !== 1) missing.push(id);
+      if (missing.length) failures.push(`embed=${mode}: missing ${missing.join(', ')} in the input strip`);
+      // Every control of the strip has a label (its accessible name is not empty).
+      const unnamed = await page.evaluate(() => [...document.querySelectorAll('[data-testid="input-strip"] input, [data-testid="input-strip"] select')]
+        .filter((el) => !(el.labels && el.labels.length && el.labels[0].textContent.trim()) && !el.getAttribute('aria-label'))
+        .map((el) => el.id));
+      if (unnamed.length) failures.push(`embed=${mode}: unlabelled inputs ${unnamed.join(', ')}`);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (wide > 1) failures.push(`embed=${mode}: ${wide} px wider than a 640 px frame`);
+    }
+    // The KV cache of one request is proportional to its length: doubling the context in the
+    // strip doubles it, and the URL carries the new length.
+    {
+      const p = await open({ viewport: { width: 640, height: 700 } });
+      const page = await openApp(p, `${server.url}?embed=kv&ctx=4096`);
+      const bytesOf = async () => {
+        const t = await page.evaluate(() => document.querySelector('[data-testid="kv-per-request"]')?.textContent ?? '');
+        const m = t.match(/([\d.,]+) GB/);
+        return m ? Number(m[1].replace(/,/g, '')) : NaN;
+      };
+      const before = await bytesOf();
+      await setValue(page, 'strip-ctx', '8192');
+      const after = await waitFor(async () => {
+        const v = await bytesOf();
+        return Math.abs(v - 2 * before) <= 0.011 * 2 ? v : null;
+      }, `kv-per-request to double from ${before} GB`, 5000).catch((e) => { failures.push(`embed=kv: ${e.message}`); return NaN; });
+      const url = new URL(page.url());
+      if (url.searchParams.get('ctx') !== '8192' || url.searchParams.get('embed') !== 'kv') failures.push(`embed=kv: URL after editing is ${url.search}`);
+      await screenshot(page, 'embed-kv-inputs');
+      log(`kv: ${before} GB → ${after} GB at twice the context; URL ${url.search}`);
+      // The GPU select swaps the first compared GPU (a new history entry), and the fit follows.
+      const gpuIds = await page.evaluate(() => [...document.querySelectorAll('[data-testid="strip-gpu"] option')].map((o) => o.value).filter(Boolean));
+      const current = await page.evaluate(() => document.querySelector('[data-testid="strip-gpu"]').value);
+      const other = gpuIds.find((g) => g !== current);
+      await setValue(page, 'strip-gpu', other);
+      await waitFor(async () => new URL(page.url()).searchParams.getAll('gpu')[0] === other, `the URL's first gpu to become ${other}`, 5000)
+        .catch((e) => failures.push(`embed=kv: ${e.message} (URL ${page.url()})`));
+      const requests = await readNumber(page, `max-requests-${other}`).catch(() => NaN);
+      if (!Number.isFinite(requests)) failures.push(`embed=kv: no max-requests-${other} after choosing it`);
+    }
+    // A fixed figure: no strip, and the back-link does not carry the option.
+    {
+      const p = await open({ viewport: { width: 640, height: 700 } });
+      const page = await openApp(p, `${server.url}?embed=memory&embed_inputs=0`);
+      await byId(page, 'embed-memory').waitFor({ state: 'visible' });
+      if ((await byId(page, 'input-strip').count()) !== 0) failures.push('embed_inputs=0 still shows the input strip');
+      const notices = await page.evaluate(() => document.querySelectorAll('[data-testid="notice"]').length);
+      if (notices) failures.push(`embed_inputs=0 shows ${notices} notice(s)`);
+      const back = await page.evaluate(() => document.querySelector('.embed-link a')?.href ?? '');
+      if (!back || new URL(back).searchParams.has('embed_inputs') || new URL(back).searchParams.has('embed')) failures.push(`back-link ${back} should drop embed and embed_inputs`);
+    }
+    check(failures.length === 0, failures.join('\n      '));
+  }, { timeoutMs: 240000 });
 }

@@ -163,7 +163,7 @@ export default function register(runner) {
     // A larger family: Llama 3.x has five sizes (1B … 405B), largest first.
     await setValue(page, 'plan-family', 'llama3');
     await waitFor(async () => ((await rows.count()) === 5 ? true : null), 'five Llama 3.x rows');
-    check(page.url().includes('pl_fam=llama3'), `family not in the URL: ${page.url()}`);
+    await waitFor(() => page.url().includes('pl_fam=llama3'), 'the family in the URL');
     const list = await readRows();
     const picks = list.filter((r) => r.pick);
     check(picks.length === 1, `one highlighted size: ${JSON.stringify(list.map((r) => [r.name, r.meets, r.pick]))}`);

@@ -429,6 +429,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                         batch: b,
                     },
                     lang,
+                    // The input strip can only be hidden in embed mode (the full page always
+                    // has its inputs); the batch's parity picks it, so both kinds are covered.
+                    embed_inputs: view == ViewMode::Full || b % 2 == 0,
                     view,
                     views: Default::default(),
                 }

@@ -40,6 +40,21 @@ impl Lang {
             None
         }
     }
+
+    /// The BCP-47 locale whose number conventions the UI follows (`en-US`, `ko-KR`).
+    pub const fn locale(self) -> &'static str {
+        match self {
+            Lang::En => "en-US",
+            Lang::Ko => "ko-KR",
+        }
+    }
+
+    /// How numbers are written in this language (CLDR `en` and `ko` agree: "," and ".").
+    pub const fn number_symbols(self) -> crate::core::units::NumberSymbols {
+        match self {
+            Lang::En | Lang::Ko => crate::core::units::NumberSymbols::COMMA_DOT,
+        }
+    }
 }
 
 /// (key, English, Korean). Keep sorted by area; keys unique.
@@ -62,6 +77,9 @@ pub static TABLE: &[(&str, &str, &str)] = &[
     ("ui_copy_link", "Copy link", "링크 복사"),
     ("ui_link_copied", "Link copied", "링크를 복사했습니다"),
     ("ui_open_full", "Open the full calculator", "전체 계산기 열기"),
+    ("embed_inputs_label", "Inputs of this widget", "이 위젯의 입력"),
+    ("embed_gpu", "GPU", "GPU"),
+    ("embed_batch", "Batch (requests decoded together)", "배치(함께 디코딩하는 요청 수)"),
     ("ui_section_model", "Model", "모델"),
     ("ui_section_gpus", "GPUs", "GPU"),
     ("ui_section_workload", "Workload", "워크로드"),

@@ -197,6 +197,10 @@ pub struct Scenario {
     pub lang: Option<Lang>,
     /// Full page or an embedded widget.
     pub view: ViewMode,
+    /// In embed mode, whether the widget shows its own input strip (`embed_inputs=0` hides it,
+    /// for a course page that wants a fixed figure).
+    #[serde(default = "yes")]
+    pub embed_inputs: bool,
     /// Inputs of the analysis views (efficiencies, prices, matmul, planner); own URL keys.
     #[serde(default)]
     pub views: crate::core::views::ViewInputs,
@@ -220,9 +224,14 @@ impl Default for Scenario {
             perf: PerfInputs::default(),
             lang: None,
             view: ViewMode::Full,
+            embed_inputs: true,
             views: crate::core::views::ViewInputs::default(),
         }
     }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Accepted ranges of the numeric inputs (inclusive), shared by the URL parser and the UI.
@@ -391,6 +400,9 @@ impl Scenario {
         }
         if let ViewMode::Embed(w) = self.view {
             q.push(format!("embed={}", w.id()));
+            if !self.embed_inputs {
+                q.push("embed_inputs=0".to_string());
+            }
         }
         q
     }
@@ -522,6 +534,11 @@ impl Scenario {
                     Some(w) => s.view = ViewMode::Embed(w),
                     None => bad(NoticeKind::Invalid),
                 },
+                "embed_inputs" => match val {
+                    "0" => s.embed_inputs = false,
+                    "1" => s.embed_inputs = true,
+                    _ => bad(NoticeKind::Invalid),
+                },
                 k if crate::core::views::ViewInputs::owns(k) => {
                     if let Err(kind) = s.views.set(k, val) {
                         bad(kind);
@@ -542,6 +559,10 @@ impl Scenario {
         if gpu_seen && !gpus.is_empty() {
             s.gpus = gpus;
         }
+        // The input strip only exists in embed mode; the full page always has its inputs.
+        if s.view == ViewMode::Full {
+            s.embed_inputs = true;
+        }
         if rule_vllm == Some(true) {
             // vLLM's defaults (`core::memory::DEFAULT_GPU_MEMORY_UTILIZATION`, block size 16).
             s.budget = BudgetRule::Vllm {
@@ -550,6 +571,19 @@ impl Scenario {
             }
         }
         (s, notices)
+    }
+
+    /// Makes catalog accelerator `id` the first compared GPU (the embeds' GPU select): moved
+    /// to the front if already compared, otherwise it replaces the first one; the others stay.
+    pub fn set_first_gpu(&mut self, id: &str) {
+        let g = GpuChoice::Catalog(id.to_string());
+        if let Some(pos) = self.gpus.iter().position(|x| *x == g) {
+            self.gpus.swap(0, pos);
+        } else if let Some(first) = self.gpus.first_mut() {
+            *first = g;
+        } else {
+            self.gpus.push(g);
+        }
     }
 
     /// Drops GPUs and presets that the catalog / preset list do not know (an outdated link),
@@ -857,6 +891,41 @@ mod tests {
     }
 
     #[test]
+    fn set_first_gpu_swaps_replaces_or_adds() {
+        let cat = |id: &str| GpuChoice::Catalog(id.into());
+        let mut s = Scenario {
+            gpus: vec![cat("a10g"), cat("l40s"), cat("h100-sxm")],
+            ..Scenario::default()
+        };
+        // Already compared: moved to the front, nothing lost.
+        s.set_first_gpu("h100-sxm");
+        assert_eq!(s.gpus, vec![cat("h100-sxm"), cat("l40s"), cat("a10g")]);
+        // Not compared: replaces the first, the count stays.
+        s.set_first_gpu("mi300x");
+        assert_eq!(s.gpus, vec![cat("mi300x"), cat("l40s"), cat("a10g")]);
+        // None compared: added.
+        s.gpus.clear();
+        s.set_first_gpu("a10g");
+        assert_eq!(s.gpus, vec![cat("a10g")]);
+    }
+
+    #[test]
+    fn embed_inputs_only_in_embed_mode() {
+        let (s, n) = Scenario::from_query("embed=kv&embed_inputs=0");
+        assert!(n.is_empty(), "{n:?}");
+        assert!(!s.embed_inputs);
+        assert_eq!(s.to_query(), "embed=kv&embed_inputs=0");
+        // The full page always has its inputs: the flag is dropped, and so is it from the
+        // back-link to the full page.
+        let (mut s2, _) = Scenario::from_query("embed_inputs=0");
+        assert!(s2.embed_inputs);
+        s2.view = ViewMode::Full;
+        assert_eq!(s2.to_query(), "");
+        let (_, bad) = Scenario::from_query("embed=kv&embed_inputs=no");
+        assert_eq!(bad.len(), 1, "{bad:?}");
+    }
+
+    #[test]
     fn default_is_an_empty_query() {
         assert_eq!(Scenario::default().to_query(), "");
         round_trip(&Scenario::default());
@@ -898,9 +967,13 @@ mod tests {
             },
             lang: Some(Lang::Ko),
             view: ViewMode::Embed(EmbedWidget::Roofline),
+            embed_inputs: false,
             views: crate::core::views::ViewInputs::default(),
         };
         round_trip(&s);
+        s.embed_inputs = true;
+        round_trip(&s);
+        s.embed_inputs = false;
         s.model = ModelSource::Preset("Qwen__Qwen3-8B".into());
         round_trip(&s);
         for w in EmbedWidget::ALL {

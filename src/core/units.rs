@@ -136,6 +136,100 @@ pub fn fmt_sig(v: f64) -> String {
     }
 }
 
+/// How a language writes numbers: its grouping and decimal separators (Unicode CLDR's
+/// `symbols-numberSystem-latn`). English and Korean both group thousands with "," and mark
+/// decimals with "." (CLDR `en` and `ko`: group ",", decimal "."; minimum grouping digits 1),
+/// which is what `Intl.NumberFormat("en-US" | "ko-KR")` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NumberSymbols {
+    /// Between groups of three integer digits.
+    pub group: char,
+    /// Between the integer and the fraction.
+    pub decimal: char,
+}
+
+impl NumberSymbols {
+    /// "," and "." (CLDR `en`, `ko`).
+    pub const COMMA_DOT: NumberSymbols = NumberSymbols {
+        group: ',',
+        decimal: '.',
+    };
+
+    /// Rewrites a plain number as Rust prints it ("-1234567.25", "1.5e-3") in these symbols:
+    /// integer digits grouped by three, the decimal point replaced. Exponent forms and text
+    /// that is not a number (such as "—") are returned unchanged.
+    pub fn localize(self, plain: &str) -> String {
+        let (sign, body) = match plain.strip_prefix('-') {
+            Some(rest) => ("-", rest),
+            None => ("", plain),
+        };
+        let (int, frac) = match body.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (body, None),
+        };
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || frac.is_some_and(|f| !digits(f)) {
+            return plain.to_string();
+        }
+        let mut out = String::with_capacity(plain.len() + int.len() / 3 + 1);
+        out.push_str(sign);
+        for (i, c) in int.chars().enumerate() {
+            if i > 0 && (int.len() - i).is_multiple_of(3) {
+                out.push(self.group);
+            }
+            out.push(c);
+        }
+        if let Some(f) = frac {
+            out.push(self.decimal);
+            out.push_str(f);
+        }
+        out
+    }
+
+    /// A whole number with grouping: 6738415616 → "6,738,415,616".
+    pub fn group(self, n: u64) -> String {
+        self.localize(&n.to_string())
+    }
+
+    /// [`fmt_sig`] in these symbols: 1365.2 → "1,365", 13.48 → "13.48".
+    pub fn sig(self, v: f64) -> String {
+        self.localize(&fmt_sig(v))
+    }
+
+    /// [`Bytes::fmt_gb`] in these symbols.
+    pub fn gb(self, b: Bytes) -> String {
+        self.scaled(&b.fmt_gb())
+    }
+
+    /// [`Bytes::fmt_gib`] in these symbols.
+    pub fn gib(self, b: Bytes) -> String {
+        self.scaled(&b.fmt_gib())
+    }
+
+    /// Localizes the number of "13.48 GB"-style text (number, space, unit).
+    fn scaled(self, s: &str) -> String {
+        match s.split_once(' ') {
+            Some((n, unit)) => format!("{} {unit}", self.localize(n)),
+            None => self.localize(s),
+        }
+    }
+}
+
+/// A count in Korean myriad units as the course writes parameter counts ("70억 파라미터"):
+/// counts of at least 10^8 in 억 (10^8) with up to two decimals, e.g. 6,738,415,616 →
+/// "67.38억"; smaller counts `None`. Thousands of 억 are grouped ("6,710억"), as the course
+/// does not use 조 (10^12).
+pub fn fmt_eok(n: u64, sym: NumberSymbols) -> Option<String> {
+    const EOK: u64 = 100_000_000;
+    if n < EOK {
+        return None;
+    }
+    let v = n as f64 / EOK as f64;
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    Some(format!("{}억", sym.localize(s)))
+}
+
 impl Add for Bytes {
     type Output = Bytes;
     /// Saturating: a byte count never wraps around.
@@ -276,6 +370,45 @@ mod tests {
         // L40S: 362.05 TFLOPS / 864 GB/s ≈ 419 FLOP/B.
         let r = FlopsPerSecond::from_tflops(362.05) / BytesPerSecond::from_gbps(864.0);
         assert!((r - 419.04).abs() < 0.01, "{r}");
+    }
+
+    #[test]
+    fn localize_groups_integers_and_keeps_decimals() {
+        let s = NumberSymbols::COMMA_DOT;
+        assert_eq!(s.group(6_738_415_616), "6,738,415,616");
+        assert_eq!(s.group(999), "999");
+        assert_eq!(s.group(1000), "1,000");
+        assert_eq!(s.group(0), "0");
+        assert_eq!(s.localize("-1234567.25"), "-1,234,567.25");
+        // Exponent forms and non-numbers pass through.
+        assert_eq!(s.localize("1.500e-3"), "1.500e-3");
+        assert_eq!(s.localize("—"), "—");
+        assert_eq!(s.localize(""), "");
+        // fmt_sig keeps four significant digits; only the grouping is added.
+        assert_eq!(s.sig(1365.2), "1,365");
+        assert_eq!(s.sig(13.48), "13.48");
+        // Another convention (CLDR `de`: "." groups, "," decimals) shows both symbols are used.
+        let de = NumberSymbols {
+            group: '.',
+            decimal: ',',
+        };
+        assert_eq!(de.localize("1234.5"), "1.234,5");
+        assert_eq!(de.gb(Bytes(6_738_415_616 * 2)), "13,48 GB");
+        // Binary units scale at 1024, so 1000 GiB stays in GiB and shows a group.
+        assert_eq!(s.gib(Bytes::from_gib(1000)), "1,000 GiB");
+    }
+
+    #[test]
+    fn eok_units_as_the_course_writes_them() {
+        let s = NumberSymbols::COMMA_DOT;
+        // The course: "Llama-2-7b는 약 70억 개", "140억 바이트": 7e9 / 1e8 = 70.
+        assert_eq!(fmt_eok(7_000_000_000, s).as_deref(), Some("70억"));
+        assert_eq!(fmt_eok(14_000_000_000, s).as_deref(), Some("140억"));
+        // 6,738,415,616 / 1e8 = 67.384… → 67.38.
+        assert_eq!(fmt_eok(6_738_415_616, s).as_deref(), Some("67.38억"));
+        // 671e9 / 1e8 = 6710, grouped.
+        assert_eq!(fmt_eok(671_000_000_000, s).as_deref(), Some("6,710억"));
+        assert_eq!(fmt_eok(99_999_999, s), None);
     }
 
     #[test]

@@ -37,8 +37,8 @@ pub fn App() -> impl IntoView {
         let theme = state.theme.get();
         if let Some(el) = document().document_element() {
             let _ = el.set_attribute("lang", lang.code());
-            let _ = el.set_attribute("data-theme", theme.attr());
         }
+        // Remembers the choice and writes the resolved "light"/"dark" into data-theme.
         crate::ui::state::store_theme(theme);
         document().set_title(crate::core::i18n::tr(lang, "app_title"));
     });

@@ -8,7 +8,8 @@ use crate::core::series::{BatchSeries, CostBars, CostMetric, KvSeries, MemoryBar
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};
-use crate::ui::state::{use_app, AppState, Theme};
+use crate::ui::state::{use_app, AppState};
+use crate::ui::view_common::is_dark;
 use leptos::prelude::*;
 
 /// Which charts a [`ChartsPanel`] shows.
@@ -24,18 +25,6 @@ pub enum ChartSet {
     Batch,
     /// The cost chart only.
     Cost,
-}
-
-/// Whether the dark palette is in effect: the toggle, or the system when it follows it.
-fn is_dark(state: AppState) -> Signal<bool> {
-    let system_dark = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
-    Signal::derive(move || match state.theme.get() {
-        Theme::Dark => true,
-        Theme::Light => false,
-        Theme::Auto => system_dark,
-    })
 }
 
 /// A memo of one series from the last good report (the chart redraws only when it changes).

@@ -1,8 +1,10 @@
 //! Embed mode (`?embed=…`): one widget without page chrome, its height sent to the parent
-//! page so an iframe can grow, and a link back to the full calculator.
+//! page so an iframe can grow, and a link back to the full calculator. Above the widget, a
+//! strip of the inputs that drive it ([`EmbedInputs`]) unless the link says `embed_inputs=0`.
 
 use crate::core::scenario::EmbedWidget;
 use crate::ui::charts_panel::{ChartSet, ChartsPanel};
+use crate::ui::embed_inputs::EmbedInputs;
 use crate::ui::fit_table::FitTable;
 use crate::ui::notice::NoticeBar;
 use crate::ui::state::use_app;
@@ -77,6 +79,7 @@ pub fn EmbedView(
         EmbedWidget::Planner => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
     };
     let href = move || state.full_link(true);
+    let show_inputs = Memo::new(move |_| state.scenario.with(|s| s.embed_inputs));
     // And whenever the widget itself changes height (a <details> opened, a panel grew, the
     // layout settled at a new width), not only when the results change.
     let root_ref = NodeRef::<leptos::html::Main>::new();
@@ -97,6 +100,9 @@ pub fn EmbedView(
     view! {
         <main class="embed" node_ref=root_ref data-testid=format!("embed-{}", widget.id())>
             <NoticeBar />
+            <Show when=move || show_inputs.get()>
+                <EmbedInputs widget=widget />
+            </Show>
             {body}
             <p class="embed-link">
                 <a href=href target="_blank" rel="noopener">{move || state.tr("ui_open_full")}</a>

@@ -1,12 +1,11 @@
 //! "Does it fit?": per GPU, the memory split and verdict, what would fit, and the cost per
 //! request across the compared GPUs.
 
-use crate::core::derivation::group;
 use crate::core::i18n::{tr, Lang};
 use crate::core::memory::Suggestion;
 use crate::core::report::{GpuReport, Report, Verdict};
 use crate::core::series::MemoryBar;
-use crate::core::units::{fmt_sig, Bytes};
+use crate::core::units::Bytes;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
@@ -26,18 +25,17 @@ fn suggestion_text(lang: Lang, s: &Suggestion) -> String {
     match s {
         Suggestion::TensorParallel { gpus, requests } => tr(lang, "suggest_tp")
             .replace("{gpus}", &gpus.to_string())
-            .replace("{requests}", &group(*requests)),
+            .replace("{requests}", &lang.number_symbols().group(*requests)),
         Suggestion::LowerPrecision {
             dtype,
             weights,
             requests,
         } => tr(lang, "suggest_precision")
             .replace("{dtype}", dtype.id())
-            .replace("{weights}", &weights.fmt_gib())
-            .replace("{requests}", &group(*requests)),
-        Suggestion::ShorterContext { max_tokens } => {
-            tr(lang, "suggest_context").replace("{tokens}", &group(*max_tokens))
-        }
+            .replace("{weights}", &lang.number_symbols().gib(*weights))
+            .replace("{requests}", &lang.number_symbols().group(*requests)),
+        Suggestion::ShorterContext { max_tokens } => tr(lang, "suggest_context")
+            .replace("{tokens}", &lang.number_symbols().group(*max_tokens)),
     }
 }
 
@@ -49,7 +47,7 @@ fn mini_bar(lang: Lang, b: &MemoryBar) -> impl IntoView {
         .filter(|(_, _, v)| v.0 > 0)
         .map(|(k, class, v)| {
             let pct = format!("{:.2}%", v.0 as f64 / total * 100.0);
-            let label = format!("{}: {}", tr(lang, k), v.fmt_gib());
+            let label = format!("{}: {}", tr(lang, k), lang.number_symbols().gib(v));
             view! { <span class=format!("seg {class}") style:width=pct title=label></span> }
         })
         .collect_view();
@@ -61,7 +59,7 @@ fn mini_bar(lang: Lang, b: &MemoryBar) -> impl IntoView {
     let summary = parts(b)
         .into_iter()
         .filter(|(_, _, v)| v.0 > 0)
-        .map(|(k, _, v)| format!("{}: {}", tr(lang, k), v.fmt_gib()))
+        .map(|(k, _, v)| format!("{}: {}", tr(lang, k), lang.number_symbols().gib(v)))
         .collect::<Vec<_>>()
         .join(", ");
     let label = format!("{} {summary}", tr(lang, "ui_section_fit"));
@@ -78,11 +76,11 @@ fn row(lang: Lang, g: &GpuReport, cheapest: bool) -> impl IntoView {
     };
     let price = g
         .usd_per_hour
-        .map(|p| format!("${}", fmt_sig(p)))
+        .map(|p| format!("${}", lang.number_symbols().sig(p)))
         .unwrap_or_else(|| tr(lang, "gpu_price_unknown").to_string());
     let per_req = g
         .usd_per_request_hour
-        .map(|c| format!("${}", fmt_sig(c)))
+        .map(|c| format!("${}", lang.number_symbols().sig(c)))
         .unwrap_or_else(|| "—".to_string());
     let suggestions = g
         .suggestions
@@ -92,7 +90,7 @@ fn row(lang: Lang, g: &GpuReport, cheapest: bool) -> impl IntoView {
     let legend = parts(b)
         .into_iter()
         .map(|(k, class, v)| {
-            view! { <li><span class=format!("swatch {class}")></span>{format!("{} {}", tr(lang, k), v.fmt_gib())}</li> }
+            view! { <li><span class=format!("swatch {class}")></span>{format!("{} {}", tr(lang, k), lang.number_symbols().gib(v))}</li> }
         })
         .collect_view();
     let cost_math = g
@@ -115,10 +113,10 @@ fn row(lang: Lang, g: &GpuReport, cheapest: bool) -> impl IntoView {
             </td>
             <td class="mem-cell">
                 {mini_bar(lang, b)}
-                <span class="num">{format!("{} / {}", b.used().fmt_gib(), b.capacity.fmt_gib())}</span>
+                <span class="num">{format!("{} / {}", lang.number_symbols().gib(b.used()), lang.number_symbols().gib(b.capacity))}</span>
                 <ul class="legend">{legend}</ul>
             </td>
-            <td class="num" data-testid=format!("fit-requests-{key}")>{group(g.requests)}</td>
+            <td class="num" data-testid=format!("fit-requests-{key}")>{lang.number_symbols().group(g.requests)}</td>
             <td class="num">{price}</td>
             <td class="num" data-testid=format!("cost-per-request-{key}")>
                 {per_req}
@@ -147,9 +145,9 @@ fn comparisons(lang: Lang, r: &Report) -> Vec<String> {
                 tr(lang, "fit_compare")
                     .replace("{a}", &g.accelerator.name)
                     .replace("{b}", &first.accelerator.name)
-                    .replace("{price}", &fmt_sig(p / p0))
-                    .replace("{req}", &fmt_sig(req))
-                    .replace("{cost}", &fmt_sig(c / c0)),
+                    .replace("{price}", &lang.number_symbols().sig(p / p0))
+                    .replace("{req}", &lang.number_symbols().sig(req))
+                    .replace("{cost}", &lang.number_symbols().sig(c / c0)),
             )
         })
         .collect()

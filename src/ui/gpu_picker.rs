@@ -3,9 +3,9 @@
 
 use crate::core::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
-use crate::core::units::fmt_sig;
 use crate::ui::custom_gpu_form::CustomGpuForm;
 use crate::ui::state::{use_app, History};
+use crate::ui::view_common::num_symbols;
 use leptos::prelude::*;
 
 /// Tensor-parallel degrees offered.
@@ -108,14 +108,14 @@ pub fn GpuPicker() -> impl IntoView {
                 let price = a
                     .price
                     .as_ref()
-                    .map(|p| format!("${}/h", fmt_sig(p.usd_per_hour)))
+                    .map(|p| format!("${}/h", num_symbols(state).sig(p.usd_per_hour)))
                     .unwrap_or_else(|| {
                         crate::core::i18n::tr(lang, "gpu_price_unknown").to_string()
                     });
                 let facts = format!(
                     "{} · {} GB/s · {}",
                     a.capacity().fmt_gib(),
-                    fmt_sig(a.bandwidth.gbps()),
+                    num_symbols(state).sig(a.bandwidth.gbps()),
                     price
                 );
                 view! {

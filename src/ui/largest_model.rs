@@ -8,15 +8,16 @@ use crate::core::capacity::Family;
 use crate::core::catalog::Catalog;
 use crate::core::derivation::group;
 use crate::core::scenario::Scenario;
+use crate::core::units::NumberSymbols;
 use crate::core::views::{largest_view, LargestRow, LargestView};
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::{use_app, History};
-use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd};
+use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, num_symbols};
 use leptos::prelude::*;
 
 /// "1.2B", "70.6B", "405B": a parameter count in billions.
-fn billions(n: u64) -> String {
-    format!("{}B", fmt_num(n as f64 / 1e9))
+fn billions(nf: NumberSymbols, n: u64) -> String {
+    format!("{}B", fmt_num(nf, n as f64 / 1e9))
 }
 
 /// The section under the planner's options.
@@ -36,7 +37,7 @@ pub fn LargestModel(
     let family = Signal::derive(move || state.scenario.with(|s| s.views.plan.family));
     let on_family = move |ev: leptos::ev::Event| {
         if let Ok(f) = Family::parse(&event_target_value(&ev)) {
-            state.edit(History::Replace, |s| s.views.plan.family = f);
+            state.edit(History::Push, |s| s.views.plan.family = f);
         }
     };
     let t = move |k: &'static str| move || state.tr(k);
@@ -98,18 +99,19 @@ pub fn LargestModel(
                                 .into_iter()
                                 .map(|r| {
                                     let b = r.best.as_ref();
+                                    let nf = num_symbols(state);
                                     let option = b.map_or("—".to_string(), |o| format!("{} × {}", o.gpu_name, o.tp));
                                     let batch = b.map_or("—".to_string(), |o| group(o.batch));
-                                    let ttft = b.map_or("—".to_string(), |o| fmt_ms(o.ttft.ms()));
-                                    let tpot = b.map_or("—".to_string(), |o| fmt_ms(o.tpot.ms()));
-                                    let rps = b.map_or("—".to_string(), |o| fmt_num(o.requests_per_s_per_replica));
-                                    let tps = b.map_or("—".to_string(), |o| fmt_num(o.output_tokens_per_s_per_replica));
+                                    let ttft = b.map_or("—".to_string(), |o| fmt_ms(nf, o.ttft.ms()));
+                                    let tpot = b.map_or("—".to_string(), |o| fmt_ms(nf, o.tpot.ms()));
+                                    let rps = b.map_or("—".to_string(), |o| fmt_num(nf, o.requests_per_s_per_replica));
+                                    let tps = b.map_or("—".to_string(), |o| fmt_num(nf, o.output_tokens_per_s_per_replica));
                                     let cost = fmt_usd(b.and_then(|o| o.usd_per_million_tokens_avg));
                                     let (fits, meets, largest) = (r.fits, r.meets, r.largest);
                                     let params = if r.params_active == r.params_total {
-                                        billions(r.params_total)
+                                        billions(nf, r.params_total)
                                     } else {
-                                        format!("{} / {}", billions(r.params_total), billions(r.params_active))
+                                        format!("{} / {}", billions(nf, r.params_total), billions(nf, r.params_active))
                                     };
                                     view! {
                                         <tr data-testid="plan-largest-row" class:best=largest data-meets=meets.to_string()>

@@ -1,15 +1,13 @@
 //! The matmul explorer: M, N, K inputs (and the textbook's examples one click away) place a
 //! half-precision matmul on the roofline and show intensity = M·N·K / (M·K + K·N + M·N).
 
-use crate::core::derivation::group;
 use crate::core::series::{RooflineData, MATMUL_PRESETS};
-use crate::core::units::fmt_sig;
 use crate::core::views::{matmul_view, MatmulShape, MatmulView, MATMUL_DIM};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
-use crate::ui::view_common::{gpus_memo, is_dark};
+use crate::ui::view_common::{gpus_memo, is_dark, num_symbols};
 use leptos::prelude::*;
 
 /// Which matmul dimension a field edits.
@@ -110,15 +108,15 @@ pub fn MatmulExplorer() -> impl IntoView {
         let s = shape.get();
         format!(
             "I = M·N·K / (M·K + K·N + M·N) = {}·{}·{} / ({}·{} + {}·{} + {}·{})",
-            group(s.m),
-            group(s.n),
-            group(s.k),
-            group(s.m),
-            group(s.k),
-            group(s.k),
-            group(s.n),
-            group(s.m),
-            group(s.n)
+            num_symbols(state).group(s.m),
+            num_symbols(state).group(s.n),
+            num_symbols(state).group(s.k),
+            num_symbols(state).group(s.m),
+            num_symbols(state).group(s.k),
+            num_symbols(state).group(s.k),
+            num_symbols(state).group(s.n),
+            num_symbols(state).group(s.m),
+            num_symbols(state).group(s.n)
         )
     };
     let verdict = move || {
@@ -130,7 +128,7 @@ pub fn MatmulExplorer() -> impl IntoView {
             };
             state
                 .tr(key)
-                .replace("{ridge}", &fmt_sig(c.ridge))
+                .replace("{ridge}", &num_symbols(state).sig(c.ridge))
                 .replace("{gpu}", &c.anchor_name)
         })
     };
@@ -143,7 +141,7 @@ pub fn MatmulExplorer() -> impl IntoView {
             <div class="view-controls">{fields}</div>
             <p class="readout">
                 {move || state.tr("view_matmul_intensity")}": "
-                <output data-testid="matmul-intensity">{move || computed.with(|c| fmt_sig(c.intensity))}</output>
+                <output data-testid="matmul-intensity">{move || computed.with(|c| num_symbols(state).sig(c.intensity))}</output>
                 " FLOP/B"
             </p>
             <p class="formula"><code data-testid="matmul-formula">{formula}</code></p>

@@ -3,9 +3,9 @@
 use crate::core::config::parse_model_text;
 use crate::core::dtype::Dtype;
 use crate::core::error::CalcError;
-use crate::core::presets;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
 use crate::ui::model_details::ModelDetails;
+use crate::ui::preset_select::PresetSelect;
 use crate::ui::state::{use_app, AppState, History};
 use gloo::file::callbacks::FileReader;
 use gloo::file::File;
@@ -120,22 +120,6 @@ pub fn ModelInput() -> impl IntoView {
         }
     };
 
-    let preset_value = move || {
-        state.scenario.with(|s| match &s.model {
-            ModelSource::Preset(id) => id.clone(),
-            _ => String::new(),
-        })
-    };
-    let on_preset = move |ev: leptos::ev::Event| {
-        let id = event_target_value(&ev);
-        if let Some(p) = presets::get(&id) {
-            error.set(None);
-            state.edit(History::Push, |s| {
-                s.model = ModelSource::Preset(p.id.clone())
-            });
-        }
-    };
-
     // Quick mode: typed parameter count + precision.
     let quick = move || {
         state.scenario.with(|s| match s.model {
@@ -217,26 +201,7 @@ pub fn ModelInput() -> impl IntoView {
             </div>
 
             <div class="field" class:hidden=move || mode.get() != Mode::Preset>
-                <label for="model-preset">{move || state.tr("model_preset_label")}</label>
-                <select
-                    id="model-preset"
-                    data-testid="model-preset"
-                    prop:value=preset_value
-                    on:change=on_preset
-                >
-                    {presets::all()
-                        .iter()
-                        .map(|p| {
-                            let id = p.id.clone();
-                            let id2 = id.clone();
-                            view! {
-                                <option value=id selected=move || preset_value() == id2>
-                                    {p.label()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                </select>
+                <PresetSelect id="model-preset" on_pick=move |()| error.set(None) />
             </div>
 
             <div

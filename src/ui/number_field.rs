@@ -1,9 +1,9 @@
 //! A whole-number input with its unit, a typed value and an optional slider.
 
-use crate::core::derivation::group;
 use crate::core::i18n::tr;
 use crate::core::scenario::parse_count;
 use crate::ui::state::use_app;
+use crate::ui::view_common::num_symbols;
 use leptos::prelude::*;
 
 /// What is wrong with the typed text.
@@ -102,8 +102,8 @@ pub fn NumberField(
         error.get().map(|e| match e {
             FieldError::NotANumber => tr(lang, "err_not_a_number").to_string(),
             FieldError::OutOfRange => tr(lang, "err_range")
-                .replace("{min}", &group(range.0))
-                .replace("{max}", &group(range.1)),
+                .replace("{min}", &num_symbols(state).group(range.0))
+                .replace("{max}", &num_symbols(state).group(range.1)),
         })
     };
     let err_id = format!("{id}-error");
@@ -125,7 +125,7 @@ pub fn NumberField(
                     on:change=on_change
                 />
                 <span class="unit">{move || state.tr(unit_key)}</span>
-                <span class="pretty muted">{move || group(value.get())}</span>
+                <span class="pretty muted">{move || num_symbols(state).group(value.get())}</span>
             </div>
             {slider}
             {move || message().map(|m| view! {

@@ -22,7 +22,7 @@ use crate::ui::perf_notes::PerfNotes;
 use crate::ui::state::{use_app, History};
 use crate::ui::tp_sweep::TpSweep;
 use crate::ui::view_common::{
-    fmt_ms, fmt_ms_range, fmt_num, fmt_usd, gpus_memo, is_dark, model_memo,
+    fmt_ms, fmt_ms_range, fmt_num, fmt_usd, gpus_memo, is_dark, model_memo, num_symbols,
 };
 use leptos::prelude::*;
 
@@ -195,19 +195,19 @@ pub fn PerfView(
                                             <tr data-testid=testid class:no-fit=!fits>
                                                 <th scope="row">{name}</th>
                                                 <td class="num">
-                                                    <span data-testid="ttft">{fmt_ms(rep.ttft.ms())}</span>
+                                                    <span data-testid="ttft">{fmt_ms(num_symbols(state), rep.ttft.ms())}</span>
                                                     {lower.then(|| view! { <br /><small class="bad" data-testid="ttft-lower-bound">{t("view_perf_lower_bound")}</small> })}
-                                                    <br /><small class="muted">{fmt_ms_range(ttft_r)}</small>
+                                                    <br /><small class="muted">{fmt_ms_range(num_symbols(state), ttft_r)}</small>
                                                 </td>
                                                 <td class="num">
-                                                    <span data-testid="tpot">{fmt_ms(rep.tpot.ms())}</span>
-                                                    <br /><small class="muted">{fmt_ms_range(tpot_r)}</small>
+                                                    <span data-testid="tpot">{fmt_ms(num_symbols(state), rep.tpot.ms())}</span>
+                                                    <br /><small class="muted">{fmt_ms_range(num_symbols(state), tpot_r)}</small>
                                                 </td>
-                                                <td class="num">{fmt_num(rep.output_tokens_per_s_per_user)}</td>
-                                                <td class="num" data-testid="tps">{fmt_num(rep.output_tokens_per_s)}</td>
+                                                <td class="num">{fmt_num(num_symbols(state), rep.output_tokens_per_s_per_user)}</td>
+                                                <td class="num" data-testid="tps">{fmt_num(num_symbols(state), rep.output_tokens_per_s)}</td>
                                                 <td class="num">
-                                                    {fmt_ms(rep.e2e.ms())}
-                                                    <br /><small class="muted">{fmt_ms_range(e2e_r)}</small>
+                                                    {fmt_ms(num_symbols(state), rep.e2e.ms())}
+                                                    <br /><small class="muted">{fmt_ms_range(num_symbols(state), e2e_r)}</small>
                                                 </td>
                                                 <td class="bound">
                                                     {t("chart_phase_prefill")}": "{t(pre)}<br />

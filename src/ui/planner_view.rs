@@ -5,7 +5,6 @@
 
 use crate::core::capacity::PlanOption;
 use crate::core::catalog::Catalog;
-use crate::core::derivation::group;
 use crate::core::error::CalcError;
 use crate::core::explain::Section;
 use crate::core::scenario::limits;
@@ -19,7 +18,7 @@ use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::largest_model::LargestModel;
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
-use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo};
+use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
 
 /// The planner view.
@@ -139,8 +138,8 @@ pub fn PlannerView() -> impl IntoView {
                     .map(|l| {
                         let (load, cold, slow) = match &l.load {
                             Ok(r) => (
-                                fmt_num(r.load.0),
-                                fmt_num(r.cold_start.0),
+                                fmt_num(num_symbols(state), r.load.0),
+                                fmt_num(num_symbols(state), r.cold_start.0),
                                 match r.slowest {
                                     crate::core::loading::StageKind::Storage => {
                                         state.tr("load_storage_time")
@@ -155,16 +154,16 @@ pub fn PlannerView() -> impl IntoView {
                         };
                         let (on_gpu, w_off, kv_off) = match &l.offload {
                             Ok(o) => (
-                                fmt_ms(o.tpot_on_gpu.ms()),
+                                fmt_ms(num_symbols(state), o.tpot_on_gpu.ms()),
                                 format!(
                                     "{} (×{})",
-                                    fmt_ms(o.tpot_weights_offloaded.ms()),
-                                    fmt_num(o.slowdown_weights)
+                                    fmt_ms(num_symbols(state), o.tpot_weights_offloaded.ms()),
+                                    fmt_num(num_symbols(state), o.slowdown_weights)
                                 ),
                                 format!(
                                     "{} (×{})",
-                                    fmt_ms(o.tpot_kv_offloaded.ms()),
-                                    fmt_num(o.slowdown_kv)
+                                    fmt_ms(num_symbols(state), o.tpot_kv_offloaded.ms()),
+                                    fmt_num(num_symbols(state), o.slowdown_kv)
                                 ),
                             ),
                             Err(e) => (e.message(lang), String::new(), String::new()),
@@ -260,12 +259,12 @@ pub fn PlannerView() -> impl IntoView {
                                     view! {
                                         <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
                                             <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
-                                            <td class="num">{group(o.batch)}" / "{group(o.max_batch_memory)}</td>
-                                            <td class="num">{fmt_ms(o.ttft.ms())}</td>
-                                            <td class="num">{fmt_ms(o.tpot.ms())}</td>
-                                            <td class="num">{fmt_num(o.requests_per_s_per_replica)}</td>
+                                            <td class="num">{num_symbols(state).group(o.batch)}" / "{num_symbols(state).group(o.max_batch_memory)}</td>
+                                            <td class="num">{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
+                                            <td class="num">{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
+                                            <td class="num">{fmt_num(num_symbols(state), o.requests_per_s_per_replica)}</td>
                                             <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
-                                            <td class="num">{group(o.gpus_peak)}</td>
+                                            <td class="num">{num_symbols(state).group(o.gpus_peak)}</td>
                                             <td class="num">{fmt_usd(o.cost_per_hour_peak)}</td>
                                             <td class="num">{fmt_usd(o.cost_per_month_peak)}</td>
                                             <td data-testid="plan-reason">

@@ -3,19 +3,17 @@
 //! 1, batch and context sliders bound to the scenario (so the URL carries them), a readout of
 //! the decode point's intensity, and "Show the math" for any point.
 
-use crate::core::derivation::group;
 use crate::core::error::CalcError;
 use crate::core::explain::Section;
 use crate::core::scenario::limits;
 use crate::core::series::RooflineData;
-use crate::core::units::fmt_sig;
 use crate::core::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{use_app, History};
-use crate::ui::view_common::{gpus_memo, is_dark, model_memo};
+use crate::ui::view_common::{gpus_memo, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
 
 /// Batch slider: 2^0 … 2^10.
@@ -58,10 +56,10 @@ pub fn RooflineView() -> impl IntoView {
     let readout = move || {
         computed.with(|c| match c {
             Some(Ok(v)) => (
-                fmt_sig(v.decode_intensity),
-                fmt_sig(v.prefill_intensity),
+                num_symbols(state).sig(v.decode_intensity),
+                num_symbols(state).sig(v.prefill_intensity),
                 if v.ridge.is_finite() && v.ridge > 0.0 {
-                    fmt_sig(v.ridge)
+                    num_symbols(state).sig(v.ridge)
                 } else {
                     "—".into()
                 },
@@ -87,7 +85,7 @@ pub fn RooflineView() -> impl IntoView {
             .replace("{decode}", &d)
             .replace("{prefill}", &p)
             .replace("{ridge}", &r)
-            .replace("{batch}", &group(batch))
+            .replace("{batch}", &num_symbols(state).group(batch))
             .replace("{gpu}", &gpu)
     };
     let batch = move || state.scenario.with(|s| s.perf.batch);
@@ -151,7 +149,7 @@ pub fn RooflineView() -> impl IntoView {
                 <div class="field slider-field">
                     <label for="roofline-batch">
                         {move || state.tr("view_roof_batch")}": "
-                        <strong data-testid="roofline-batch-value">{move || group(batch())}</strong>
+                        <strong data-testid="roofline-batch-value">{move || num_symbols(state).group(batch())}</strong>
                     </label>
                     <input
                         id="roofline-batch"
@@ -160,7 +158,7 @@ pub fn RooflineView() -> impl IntoView {
                         min=BATCH_LOG2.0.to_string()
                         max=BATCH_LOG2.1.to_string()
                         step="1"
-                        aria-valuetext=move || group(batch())
+                        aria-valuetext=move || num_symbols(state).group(batch())
                         prop:value=move || log2_pos(batch(), BATCH_LOG2).to_string()
                         on:input=on_batch
                     />
@@ -168,7 +166,7 @@ pub fn RooflineView() -> impl IntoView {
                 <div class="field slider-field">
                     <label for="roofline-context">
                         {move || state.tr("view_roof_context")}": "
-                        <strong data-testid="roofline-context-value">{move || group(context())}</strong>
+                        <strong data-testid="roofline-context-value">{move || num_symbols(state).group(context())}</strong>
                         " "{move || state.tr("view_unit_tokens")}
                     </label>
                     <input
@@ -178,7 +176,7 @@ pub fn RooflineView() -> impl IntoView {
                         min=CONTEXT_LOG2.0.to_string()
                         max=CONTEXT_LOG2.1.to_string()
                         step="1"
-                        aria-valuetext=move || group(context())
+                        aria-valuetext=move || num_symbols(state).group(context())
                         prop:value=move || log2_pos(context(), CONTEXT_LOG2).to_string()
                         on:input=on_context
                     />

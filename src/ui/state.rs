@@ -7,7 +7,7 @@ use crate::core::i18n::{tr, Lang};
 use crate::core::presets;
 use crate::core::report::{evaluate, Report};
 use crate::core::scenario::{Notice, NoticeKind, Scenario};
-use crate::core::units::Bytes;
+use crate::core::units::{Bytes, NumberSymbols};
 use leptos::prelude::*;
 
 /// The evaluated scenario: the newest good report, and the error of the newest input if it
@@ -60,13 +60,83 @@ impl Theme {
         }
     }
 
-    /// Value of the `data-theme` attribute on `<html>` (empty = follow the system).
+    /// How the choice is remembered in storage (empty = follow the system).
     pub fn attr(self) -> &'static str {
         match self {
             Theme::Auto => "",
             Theme::Light => "light",
             Theme::Dark => "dark",
         }
+    }
+
+    /// Whether the dark palette is in effect, given whether the system prefers dark.
+    pub fn is_dark(self, system_dark: bool) -> bool {
+        match self {
+            Theme::Auto => system_dark,
+            Theme::Light => false,
+            Theme::Dark => true,
+        }
+    }
+
+    /// The `data-theme` value on `<html>`: always explicit, "Auto" resolved with the system's
+    /// preference, so the stylesheet states each palette once.
+    pub fn resolved_attr(self, system_dark: bool) -> &'static str {
+        if self.is_dark(system_dark) {
+            "dark"
+        } else {
+            "light"
+        }
+    }
+}
+
+/// The media query of the system's dark preference.
+const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
+
+/// Whether the system prefers a dark palette now (false when it cannot be asked).
+fn system_prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media(DARK_QUERY).ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Writes the resolved theme into `<html data-theme>`.
+fn apply_theme_attr(t: Theme, system_dark: bool) {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = el.set_attribute("data-theme", t.resolved_attr(system_dark));
+    }
+}
+
+/// Follows the system's dark preference: `system_dark` tracks it, and while the theme is
+/// "Auto" `<html data-theme>` is switched with it. The listener lives as long as the owner.
+fn watch_system_theme(theme: RwSignal<Theme>, system_dark: RwSignal<bool>) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let Some(mql) = web_sys::window().and_then(|w| w.match_media(DARK_QUERY).ok().flatten()) else {
+        return;
+    };
+    let cb = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        let dark = system_prefers_dark();
+        let _ = system_dark.try_set(dark);
+        if let Some(t) = theme.try_get_untracked() {
+            apply_theme_attr(t, dark);
+        }
+    });
+    if mql
+        .add_event_listener_with_callback("change", cb.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        let keep = StoredValue::new_local(Some((mql, cb)));
+        on_cleanup(move || {
+            keep.try_update_value(|k| {
+                if let Some((mql, cb)) = k.take() {
+                    let _ = mql
+                        .remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
+                }
+            });
+        });
     }
 }
 
@@ -81,11 +151,13 @@ pub struct AppState {
     pub lang: Memo<Lang>,
     /// Messages about the link (bad parameters) and sharing.
     pub notices: RwSignal<Vec<Notice>>,
-    /// Colour theme.
+    /// Colour theme as chosen (Auto, Light, Dark).
     pub theme: RwSignal<Theme>,
     /// False while the user is changing inputs, true [`SETTLE_MS`] after the last change:
     /// sections off screen catch up then (ui::in_view), not on every keystroke or drag step.
     pub settled: RwSignal<bool>,
+    /// Whether the system prefers dark (followed live, for "Auto").
+    pub system_dark: RwSignal<bool>,
 }
 
 impl AppState {
@@ -109,14 +181,23 @@ impl AppState {
             (next, true)
         });
         let lang = Memo::new(move |_| scenario.with(|s| s.lang).unwrap_or(browser));
+        let theme = RwSignal::new(stored_theme());
+        let system_dark = RwSignal::new(system_prefers_dark());
+        watch_system_theme(theme, system_dark);
         AppState {
             scenario,
             outcome,
             lang,
             notices: RwSignal::new(notices),
-            theme: RwSignal::new(stored_theme()),
+            theme,
+            system_dark,
             settled: RwSignal::new(true),
         }
+    }
+
+    /// Whether the dark palette is in effect (reactive: the toggle and the system).
+    pub fn is_dark(&self) -> bool {
+        self.theme.get().is_dark(self.system_dark.get())
     }
 
     /// Applies an edit to the scenario and records it in the URL.
@@ -292,11 +373,14 @@ fn stored_theme() -> Theme {
     }
 }
 
-/// Remembers the theme choice (ignored when storage is unavailable, e.g. a sandboxed frame).
+/// Remembers the theme choice (ignored when storage is unavailable, e.g. a sandboxed frame)
+/// and applies it, resolved against the system's preference, to `<html data-theme>` (so the
+/// attribute is always "light" or "dark", never empty).
 pub fn store_theme(t: Theme) {
     if let Some(s) = storage() {
         let _ = s.set_item(THEME_KEY, t.attr());
     }
+    apply_theme_attr(t, system_prefers_dark());
 }
 
 /// Reads and sanitises the scenario in the page's URL.
@@ -325,7 +409,7 @@ pub fn use_app() -> AppState {
     }
 }
 
-/// "13.48 GB (12.55 GiB)": both units, always labelled.
-pub fn fmt_bytes_both(b: Bytes) -> String {
-    format!("{} ({})", b.fmt_gb(), b.fmt_gib())
+/// "13.48 GB (12.55 GiB)": both units, always labelled, in the language's number symbols.
+pub fn fmt_bytes_both(nf: NumberSymbols, b: Bytes) -> String {
+    format!("{} ({})", nf.gb(b), nf.gib(b))
 }

@@ -7,7 +7,7 @@ use crate::core::perf::{PerfReport, TpRow};
 use crate::core::views::TpTable;
 use crate::ui::perf_notes::PerfNotes;
 use crate::ui::state::use_app;
-use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd};
+use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, num_symbols};
 use leptos::prelude::*;
 
 /// What a table's `For` key has to change with: the numbers every row shows.
@@ -54,6 +54,7 @@ fn timed_cells(rep: &PerfReport) -> AnyView {
     let fits = rep.fits;
     let lower = rep.compute_untimed();
     let cost = fits.then_some(rep.usd_per_million_tokens).flatten();
+    let nf = num_symbols(state);
     view! {
         <td class="num" data-testid="tp-max-batch">
             {rep.max_batch.to_string()}
@@ -61,12 +62,12 @@ fn timed_cells(rep: &PerfReport) -> AnyView {
         </td>
         <td class="num">
             {lower.then(|| view! { <abbr class="bad" data-testid="tp-lower-bound" title=t("view_perf_lower_bound")>"≥ "</abbr> })}
-            <span data-testid="tp-ttft">{fmt_ms(rep.ttft.ms())}</span>
+            <span data-testid="tp-ttft">{fmt_ms(nf, rep.ttft.ms())}</span>
         </td>
-        <td class="num" data-testid="tp-tpot">{fmt_ms(rep.tpot.ms())}</td>
-        <td class="num">{fmt_num(rep.output_tokens_per_s_per_user)}</td>
-        <td class="num" data-testid="tp-tps">{fmt_num(rep.output_tokens_per_s)}</td>
-        <td class="num">{fmt_ms(rep.e2e.ms())}</td>
+        <td class="num" data-testid="tp-tpot">{fmt_ms(nf, rep.tpot.ms())}</td>
+        <td class="num">{fmt_num(nf, rep.output_tokens_per_s_per_user)}</td>
+        <td class="num" data-testid="tp-tps">{fmt_num(nf, rep.output_tokens_per_s)}</td>
+        <td class="num">{fmt_ms(nf, rep.e2e.ms())}</td>
         <td class="num" data-testid="tp-usd-per-mtok">{fmt_usd(cost)}</td>
     }
     .into_any()

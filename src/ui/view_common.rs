@@ -3,22 +3,15 @@
 //! and number formatting. No components here.
 
 use crate::core::model::ModelDesc;
-use crate::core::units::fmt_sig;
+use crate::core::units::NumberSymbols;
 use crate::core::views::ViewGpu;
 use crate::ui::in_view::{gated_memo, section_in_view};
-use crate::ui::state::{AppState, Theme};
+use crate::ui::state::AppState;
 use leptos::prelude::*;
 
 /// Whether the dark palette is in effect: the toggle, or the system when it follows it.
 pub fn is_dark(state: AppState) -> Signal<bool> {
-    let system_dark = web_sys::window()
-        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-        .is_some_and(|m| m.matches());
-    Signal::derive(move || match state.theme.get() {
-        Theme::Dark => true,
-        Theme::Light => false,
-        Theme::Auto => system_dark,
-    })
+    Signal::derive(move || state.is_dark())
 }
 
 /// The model of the last good report (`None` before the first one); followed only while the
@@ -44,19 +37,24 @@ pub fn gpus_memo(state: AppState) -> Memo<Vec<ViewGpu>> {
     })
 }
 
+/// The number symbols of the UI language (reactive).
+pub fn num_symbols(state: AppState) -> NumberSymbols {
+    state.lang.get().number_symbols()
+}
+
 /// "12.3 ms" (significant digits), "—" when not finite.
-pub fn fmt_ms(ms: f64) -> String {
+pub fn fmt_ms(nf: NumberSymbols, ms: f64) -> String {
     if ms.is_finite() {
-        format!("{} ms", fmt_sig(ms))
+        format!("{} ms", nf.sig(ms))
     } else {
         "—".to_string()
     }
 }
 
 /// "9.8–14 ms": a prediction range, "—" when not finite.
-pub fn fmt_ms_range(r: (f64, f64)) -> String {
+pub fn fmt_ms_range(nf: NumberSymbols, r: (f64, f64)) -> String {
     if r.0.is_finite() && r.1.is_finite() {
-        format!("{}–{} ms", fmt_sig(r.0), fmt_sig(r.1))
+        format!("{}–{} ms", nf.sig(r.0), nf.sig(r.1))
     } else {
         "—".to_string()
     }
@@ -70,10 +68,10 @@ pub fn fmt_usd(v: Option<f64>) -> String {
     }
 }
 
-/// A number with significant digits, "—" when not finite.
-pub fn fmt_num(v: f64) -> String {
+/// A number with significant digits in the language's symbols, "—" when not finite.
+pub fn fmt_num(nf: NumberSymbols, v: f64) -> String {
     if v.is_finite() {
-        fmt_sig(v)
+        nf.sig(v)
     } else {
         "—".to_string()
     }

@@ -1,8 +1,8 @@
 //! The workload panel: context length, concurrency, precisions and the budget rule.
 
-use crate::core::dtype::Dtype;
 use crate::core::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::scenario::{limits, BudgetRule};
+use crate::ui::dtype_select::{DtypeSelect, DtypeTarget};
 use crate::ui::number_field::NumberField;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
@@ -82,47 +82,6 @@ pub fn Workload() -> impl IntoView {
             }
         }
     };
-    let dtype_select =
-        move |id: &'static str, label: &'static str, none_key: &'static str, kv: bool| {
-            let current = move || {
-                state
-                    .scenario
-                    .with(|s| if kv { s.kv_dtype } else { s.weight_dtype })
-            };
-            let on_change = move |ev: leptos::ev::Event| {
-                let v = event_target_value(&ev);
-                let d = Dtype::parse(&v).ok();
-                state.edit(History::Replace, |s| {
-                    if kv {
-                        s.kv_dtype = d;
-                    } else {
-                        s.weight_dtype = d;
-                    }
-                });
-            };
-            view! {
-                <div class="field">
-                    <label for=id>{move || state.tr(label)}</label>
-                    <select id=id data-testid=id on:change=on_change>
-                        <option value="" selected=move || current().is_none()>
-                            {move || state.tr(none_key)}
-                        </option>
-                        {Dtype::ALL
-                            .iter()
-                            .map(|d| {
-                                let d = *d;
-                                view! {
-                                    <option value=d.id() selected=move || current() == Some(d)>
-                                        {d.id()}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </div>
-            }
-        };
-
     view! {
         <section class="panel workload-panel" aria-labelledby="workload-title">
             <h2 id="workload-title">{move || state.tr("ui_section_workload")}</h2>
@@ -145,8 +104,8 @@ pub fn Workload() -> impl IntoView {
                 on_commit=move |n| state.edit(History::Replace, |s| s.concurrency = n)
             />
             <div class="field-row">
-                {dtype_select("weight-dtype", "wl_weight_dtype", "wl_checkpoint", false)}
-                {dtype_select("kv-dtype", "wl_kv_dtype", "wl_model_default", true)}
+                <DtypeSelect id="weight-dtype" label_key="wl_weight_dtype" none_key="wl_checkpoint" target=DtypeTarget::Weights />
+                <DtypeSelect id="kv-dtype" label_key="wl_kv_dtype" none_key="wl_model_default" target=DtypeTarget::Kv />
             </div>
             <fieldset class="field rule">
                 <legend>{move || state.tr("wl_rule")}</legend>

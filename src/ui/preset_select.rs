@@ -1,0 +1,54 @@
+//! The preset-model select: a label and a `<select>` over the built-in presets, shared by the
+//! model panel and the embeds' input strip.
+
+use crate::core::presets;
+use crate::core::scenario::ModelSource;
+use crate::ui::state::{use_app, History};
+use leptos::prelude::*;
+
+/// Label and select of the preset models; choosing one sets the scenario's model (a history
+/// entry, so Back undoes it). Shows no choice while the model is not a preset.
+#[component]
+pub fn PresetSelect(
+    /// Element id and `data-testid` of the `<select>`.
+    id: &'static str,
+    /// Called after a preset was chosen (e.g. to clear an error shown beside it).
+    #[prop(optional, into)]
+    on_pick: Option<Callback<()>>,
+) -> impl IntoView {
+    let state = use_app();
+    let preset_value = move || {
+        state.scenario.with(|s| match &s.model {
+            ModelSource::Preset(id) => id.clone(),
+            _ => String::new(),
+        })
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        let id = event_target_value(&ev);
+        if let Some(p) = presets::get(&id) {
+            if let Some(cb) = on_pick {
+                cb.run(());
+            }
+            state.edit(History::Push, |s| {
+                s.model = ModelSource::Preset(p.id.clone())
+            });
+        }
+    };
+    view! {
+        <label for=id>{move || state.tr("model_preset_label")}</label>
+        <select id=id data-testid=id prop:value=preset_value on:change=on_change>
+            {presets::all()
+                .iter()
+                .map(|p| {
+                    let id = p.id.clone();
+                    let id2 = id.clone();
+                    view! {
+                        <option value=id selected=move || preset_value() == id2>
+                            {p.label()}
+                        </option>
+                    }
+                })
+                .collect_view()}
+        </select>
+    }
+}
