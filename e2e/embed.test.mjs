@@ -210,10 +210,14 @@ export default function register(runner) {
         const v = await bytesOf();
         return Math.abs(v - 2 * before) <= 0.011 * 2 ? v : null;
       }, `kv-per-request to double from ${before} GB`, 5000).catch((e) => { failures.push(`embed=kv: ${e.message}`); return NaN; });
-      const url = new URL(page.url());
-      if (url.searchParams.get('ctx') !== '8192' || url.searchParams.get('embed') !== 'kv') failures.push(`embed=kv: URL after editing is ${url.search}`);
+      // Typing is written to the URL once the edit settles (ui::state::URL_SETTLE_MS).
+      const urlOk = () => {
+        const u = new URL(page.url());
+        return u.searchParams.get('ctx') === '8192' && u.searchParams.get('embed') === 'kv';
+      };
+      await waitFor(urlOk, 'ctx=8192 in the URL', 3000).catch(() => failures.push(`embed=kv: URL after editing is ${new URL(page.url()).search}`));
       await screenshot(page, 'embed-kv-inputs');
-      log(`kv: ${before} GB → ${after} GB at twice the context; URL ${url.search}`);
+      log(`kv: ${before} GB → ${after} GB at twice the context; URL ${new URL(page.url()).search}`);
       // The GPU select swaps the first compared GPU (a new history entry), and the fit follows.
       const gpuIds = await page.evaluate(() => [...document.querySelectorAll('[data-testid="strip-gpu"] option')].map((o) => o.value).filter(Boolean));
       const current = await page.evaluate(() => document.querySelector('[data-testid="strip-gpu"]').value);
