@@ -194,17 +194,72 @@ impl DrawingBackend for HiDpiCanvas {
         text: &str,
         style: &TStyle,
     ) -> Result<(u32, u32), DrawingErrorKind<CanvasErr>> {
-        self.use_font(&font_of(style));
-        let width = self
-            .ctx
-            .measure_text(text)
-            .map(|m| m.width())
-            .unwrap_or(0.0);
-        Ok((
-            width.ceil().max(0.0) as u32,
-            style.size().ceil().max(0.0) as u32,
-        ))
+        let font = font_of(style);
+        let width = text_width(&font, text).unwrap_or_else(|| {
+            // No canvas of its own to measure with: measure on the chart's.
+            self.use_font(&font);
+            self.ctx
+                .measure_text(text)
+                .map(|m| m.width())
+                .unwrap_or(0.0)
+                .ceil()
+                .max(0.0) as u32
+        });
+        Ok((width, style.size().ceil().max(0.0) as u32))
     }
+}
+
+thread_local! {
+    /// Widths already measured, by (CSS font, text): tick labels and legends repeat on every
+    /// redraw, and each `measureText` call (with the font switches it needs) costs more than
+    /// the drawing itself. Emptied when it grows past [`WIDTHS_KEPT`].
+    static WIDTHS: std::cell::RefCell<std::collections::HashMap<(String, String), u32>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// A canvas context used only for measuring, with the font last set on it.
+    static MEASURER: std::cell::RefCell<Option<(CanvasRenderingContext2d, String)>> =
+        std::cell::RefCell::new(measuring_context().map(|c| (c, String::new())));
+}
+
+/// A 2D context on a detached canvas (never shown).
+fn measuring_context() -> Option<CanvasRenderingContext2d> {
+    let canvas: HtmlCanvasElement = web_sys::window()?
+        .document()?
+        .create_element("canvas")
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// How many measured widths are kept.
+const WIDTHS_KEPT: usize = 4096;
+
+/// The width of `text` in `font`, in CSS pixels (rounded up), measured once; `None` when
+/// there is no measuring context.
+fn text_width(font: &str, text: &str) -> Option<u32> {
+    let key = (font.to_string(), text.to_string());
+    if let Some(w) = WIDTHS.with(|m| m.try_borrow().ok().and_then(|m| m.get(&key).copied())) {
+        return Some(w);
+    }
+    let w = MEASURER.with(|m| {
+        let mut m = m.try_borrow_mut().ok()?;
+        let (ctx, set) = m.as_mut()?;
+        if set != font {
+            ctx.set_font(font);
+            font.clone_into(set);
+        }
+        let w = ctx.measure_text(text).ok()?.width();
+        Some(w.ceil().max(0.0) as u32)
+    })?;
+    WIDTHS.with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            if m.len() >= WIDTHS_KEPT {
+                m.clear();
+            }
+            m.insert(key, w);
+        }
+    });
+    Some(w)
 }
 
 /// The CSS font of a text style, as plotters-canvas writes it.
