@@ -6,7 +6,8 @@
 // the run could not start. The whole run is capped (E2E_TIMEOUT_MS, default 10 minutes); the
 // browser and the HTTP server are shut down whatever happens.
 
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Runner, closeBrowser, launchBrowser, openPage, repoPath, startServer } from './harness.mjs';
 
 function arg(name, fallback) {
@@ -43,6 +44,8 @@ process.on('SIGTERM', () => abort('terminated', 143));
 const watchdog = setTimeout(() => abort(`the whole run took longer than ${totalTimeoutMs} ms`, 1), totalTimeoutMs);
 
 async function main() {
+  // A full run replaces the screenshots of earlier runs (a filtered run adds to them).
+  if (!filter) rmSync(join(artifactsDir, 'screenshots'), { recursive: true, force: true });
   const runner = new Runner({ artifactsDir });
   const files = readdirSync(repoPath('e2e')).filter((f) => f.endsWith('.test.mjs')).sort();
   for (const f of files) {

@@ -184,7 +184,7 @@ else
 fi
 stage bench-core plain 1200 cargo run --quiet --release --example bench_core
 if [ "$built" = "1" ]; then
-    stage e2e counted 900 node e2e/run.mjs --dist dist --artifacts artifacts
+    E2E_TIMEOUT_MS=1500000 stage e2e counted 1800 node e2e/run.mjs --dist dist --artifacts artifacts
 elif [ -z "$only" ] || [[ "$only" == *",e2e,"* ]]; then
     failed=$((failed + 1))
     table+=("$(printf '%-12s %-18s %5s   %s' e2e FAILED - "not run: the release build failed")")

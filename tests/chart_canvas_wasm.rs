@@ -92,20 +92,7 @@ async fn draws_sharp_with_table_and_language() {
     assert!(canvas.height() > 0);
 
     // Drawn pixels: something other than the white background.
-    let ctx: CanvasRenderingContext2d = canvas
-        .get_context("2d")
-        .ok()
-        .flatten()
-        .and_then(|c| c.dyn_into().ok())
-        .expect("2d");
-    let img = ctx
-        .get_image_data(0.0, 0.0, canvas.width() as f64, canvas.height() as f64)
-        .expect("image data");
-    let px = img.data();
-    let inked = px
-        .chunks(4)
-        .filter(|p| p[0] < 200 || p[1] < 200 || p[2] < 200)
-        .count();
+    let inked = inked(&el);
     assert!(inked > 1000, "only {inked} drawn pixels");
 
     // The table (built when its <details> opens): one row per ceiling and per point.
@@ -160,7 +147,7 @@ async fn too_small_shows_a_message_not_a_panic() {
     );
 }
 
-/// Share of pixels that are not blank (transparent or white) on the chart's canvas.
+/// How many pixels of the chart's canvas are drawn (neither transparent nor near-white).
 fn inked(el: &HtmlElement) -> usize {
     let Some(canvas) = el
         .query_selector("canvas")

@@ -2,7 +2,7 @@
 //! precisions), compact enough for a 640 px course frame. Edits write the scenario and the URL
 //! as on the full page. Hidden with `embed_inputs=0`.
 
-use crate::core::scenario::{limits, EmbedWidget};
+use crate::core::scenario::{limits, EmbedWidget, Scenario};
 use crate::ui::dtype_select::{DtypeSelect, DtypeTarget};
 use crate::ui::gpu_select::GpuSelect;
 use crate::ui::number_field::NumberField;
@@ -57,38 +57,60 @@ pub fn inputs_of(w: EmbedWidget) -> &'static [StripInput] {
 
 /// One input, built from the shared input components (ids prefixed `embed-`, so they never
 /// clash with the full page's).
+/// A count field of the strip: where it reads and writes the scenario, its limits and labels.
+struct CountField {
+    id: &'static str,
+    label_key: &'static str,
+    unit_key: &'static str,
+    range: (u64, u64),
+    get: fn(&Scenario) -> u64,
+    set: fn(&mut Scenario, u64),
+}
+
+impl CountField {
+    fn view(self) -> AnyView {
+        let state = use_app();
+        let CountField {
+            id,
+            label_key,
+            unit_key,
+            range,
+            get,
+            set,
+        } = self;
+        view! {
+            <NumberField
+                id=id
+                label_key=label_key
+                unit_key=unit_key
+                value=Signal::derive(move || state.scenario.with(get))
+                range=range
+                on_commit=move |n| state.edit(History::Replace, |s| set(s, n))
+            />
+        }
+        .into_any()
+    }
+}
+
 fn one(i: StripInput) -> AnyView {
-    let state = use_app();
-    let count = |f: fn(&crate::core::scenario::Scenario) -> u64| {
-        Signal::derive(move || state.scenario.with(f))
+    let field = |id, label_key, unit_key, range, get, set| {
+        CountField {
+            id,
+            label_key,
+            unit_key,
+            range,
+            get,
+            set,
+        }
+        .view()
     };
     match i {
         StripInput::Model => {
             view! { <div class="field"><PresetSelect id="strip-model" /></div> }.into_any()
         }
         StripInput::Gpu => view! { <GpuSelect id="strip-gpu" /> }.into_any(),
-        StripInput::Context => view! {
-            <NumberField
-                id="strip-ctx"
-                label_key="wl_context"
-                unit_key="unit_tokens"
-                value=count(|s| s.context_len)
-                range=limits::CONTEXT_LEN
-                on_commit=move |n| state.edit(History::Replace, |s| s.context_len = n)
-            />
-        }
-        .into_any(),
-        StripInput::Concurrency => view! {
-            <NumberField
-                id="strip-n"
-                label_key="wl_concurrency"
-                unit_key="unit_requests"
-                value=count(|s| s.concurrency)
-                range=limits::CONCURRENCY
-                on_commit=move |n| state.edit(History::Replace, |s| s.concurrency = n)
-            />
-        }
-        .into_any(),
+        StripInput::Context => field("strip-ctx", "wl_context", "unit_tokens", limits::CONTEXT_LEN, |s| s.context_len, |s, n| s.context_len = n),
+        StripInput::Concurrency => field("strip-n", "wl_concurrency", "unit_requests", limits::CONCURRENCY, |s| s.concurrency, |s, n| s.concurrency = n),
         StripInput::WeightDtype => view! {
             <DtypeSelect id="strip-weight-dtype" label_key="wl_weight_dtype" none_key="wl_checkpoint" target=DtypeTarget::Weights />
         }
@@ -97,39 +119,9 @@ fn one(i: StripInput) -> AnyView {
             <DtypeSelect id="strip-kv-dtype" label_key="wl_kv_dtype" none_key="wl_model_default" target=DtypeTarget::Kv />
         }
         .into_any(),
-        StripInput::InputLen => view! {
-            <NumberField
-                id="strip-in"
-                label_key="view_plan_input_len"
-                unit_key="view_unit_tokens"
-                value=count(|s| s.perf.input_len)
-                range=limits::PERF_LEN
-                on_commit=move |n| state.edit(History::Replace, |s| s.perf.input_len = n)
-            />
-        }
-        .into_any(),
-        StripInput::OutputLen => view! {
-            <NumberField
-                id="strip-out"
-                label_key="view_plan_output_len"
-                unit_key="view_unit_tokens"
-                value=count(|s| s.perf.output_len)
-                range=limits::PERF_LEN
-                on_commit=move |n| state.edit(History::Replace, |s| s.perf.output_len = n)
-            />
-        }
-        .into_any(),
-        StripInput::Batch => view! {
-            <NumberField
-                id="strip-batch"
-                label_key="embed_batch"
-                unit_key="unit_requests"
-                value=count(|s| s.perf.batch)
-                range=limits::BATCH
-                on_commit=move |n| state.edit(History::Replace, |s| s.perf.batch = n)
-            />
-        }
-        .into_any(),
+        StripInput::InputLen => field("strip-in", "view_plan_input_len", "view_unit_tokens", limits::PERF_LEN, |s| s.perf.input_len, |s, n| s.perf.input_len = n),
+        StripInput::OutputLen => field("strip-out", "view_plan_output_len", "view_unit_tokens", limits::PERF_LEN, |s| s.perf.output_len, |s, n| s.perf.output_len = n),
+        StripInput::Batch => field("strip-batch", "embed_batch", "unit_requests", limits::BATCH, |s| s.perf.batch, |s, n| s.perf.batch = n),
     }
 }
 
