@@ -34,8 +34,12 @@ pub struct HiDpiCanvas {
     inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
     css_size: (u32, u32),
-    /// The font last set on `ctx` for measuring (setting it is costly; labels repeat it).
+    /// The font last set on `ctx` (setting it is costly; labels repeat it).
     font: std::cell::RefCell<String>,
+    /// The stroke being gathered: lines and paths of one colour and width go into one canvas
+    /// path, stroked once when something else is drawn (a chart's grid, dashes and series
+    /// would otherwise be hundreds of separate strokes, each rasterized on its own).
+    pending: Option<((u8, u8, u8), u64, u32)>,
 }
 
 type CanvasErr = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -51,6 +55,29 @@ impl HiDpiCanvas {
             }
             Err(_) => self.ctx.set_font(font),
         }
+    }
+
+    /// Strokes the gathered lines, if any.
+    fn flush(&mut self) {
+        if self.pending.take().is_some() {
+            self.ctx.stroke();
+        }
+    }
+
+    /// Continues the gathered path when `color` and `width` match it; else strokes it and
+    /// starts a new one in this style.
+    fn stroke_in(&mut self, color: BackendColor, width: u32) {
+        let key = (color.rgb, color.alpha.to_bits(), width);
+        if self.pending == Some(key) {
+            return;
+        }
+        self.flush();
+        let (r, g, b) = color.rgb;
+        self.ctx
+            .set_stroke_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
+        self.ctx.set_line_width(f64::from(width));
+        self.ctx.begin_path();
+        self.pending = Some(key);
     }
 
     /// Forgets which font is set (something else may have changed it).
@@ -73,6 +100,7 @@ impl DrawingBackend for HiDpiCanvas {
     }
 
     fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        self.flush();
         self.inner.present()
     }
 
@@ -81,6 +109,7 @@ impl DrawingBackend for HiDpiCanvas {
         point: BackendCoord,
         color: BackendColor,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        self.flush();
         self.inner.draw_pixel(point, color)
     }
 
@@ -90,7 +119,28 @@ impl DrawingBackend for HiDpiCanvas {
         to: BackendCoord,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.inner.draw_line(from, to, style)
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        // Horizontal and vertical lines on the pixel grid's half step, as plotters-canvas
+        // draws them, so one-pixel lines stay sharp.
+        let (mut a, mut b) = (
+            (f64::from(from.0), f64::from(from.1)),
+            (f64::from(to.0), f64::from(to.1)),
+        );
+        if from.0 == to.0 {
+            a.0 -= 0.5;
+            b.0 -= 0.5;
+        }
+        if from.1 == to.1 {
+            a.1 -= 0.5;
+            b.1 -= 0.5;
+        }
+        self.stroke_in(color, style.stroke_width());
+        self.ctx.move_to(a.0, a.1);
+        self.ctx.line_to(b.0, b.1);
+        Ok(())
     }
 
     fn draw_rect<S: BackendStyle>(
@@ -100,6 +150,7 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        self.flush();
         self.inner.draw_rect(upper_left, bottom_right, style, fill)
     }
 
@@ -108,7 +159,19 @@ impl DrawingBackend for HiDpiCanvas {
         path: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.inner.draw_path(path, style)
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
+        let mut points = path.into_iter();
+        if let Some(start) = points.next() {
+            self.stroke_in(color, style.stroke_width());
+            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
+            for p in points {
+                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+            }
+        }
+        Ok(())
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -116,6 +179,7 @@ impl DrawingBackend for HiDpiCanvas {
         vert: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        self.flush();
         self.inner.fill_polygon(vert, style)
     }
 
@@ -126,6 +190,7 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        self.flush();
         self.inner.draw_circle(center, radius, style, fill)
     }
 
@@ -141,6 +206,7 @@ impl DrawingBackend for HiDpiCanvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
+        self.flush();
         self.use_font(&font_of(style));
         self.ctx.set_text_baseline(match style.anchor().v_pos {
             VPos::Top => "top",
@@ -320,6 +386,7 @@ fn draw_on_canvas<C: Chart>(
         ctx,
         css_size: (w, h),
         font: std::cell::RefCell::new(String::new()),
+        pending: None,
     }
     .into_drawing_area();
     let hits = chart.draw(&area, theme, labels)?;
