@@ -70,21 +70,14 @@ struct CountField {
 impl CountField {
     fn view(self) -> AnyView {
         let state = use_app();
-        let CountField {
-            id,
-            label_key,
-            unit_key,
-            range,
-            get,
-            set,
-        } = self;
+        let (get, set) = (self.get, self.set);
         view! {
             <NumberField
-                id=id
-                label_key=label_key
-                unit_key=unit_key
+                id=self.id
+                label_key=self.label_key
+                unit_key=self.unit_key
                 value=Signal::derive(move || state.scenario.with(get))
-                range=range
+                range=self.range
                 on_commit=move |n| state.edit(History::Replace, |s| set(s, n))
             />
         }
