@@ -394,6 +394,24 @@ fn draw_on_canvas<C: Chart>(
     Ok(hits)
 }
 
+/// Where the tooltip goes for a pointer at (`x`, `y`) on a chart of `w` × `h` CSS pixels: beside
+/// the pointer, on the side towards the chart's centre, so it stays inside the chart's section
+/// (which clips what overflows it, style/results.css).
+fn tooltip_position(x: i32, y: i32, w: u32, h: u32) -> String {
+    let (w, h) = (w as i32, h as i32);
+    let across = if x > w / 2 {
+        format!("right:{}px", (w - x + 12).max(0))
+    } else {
+        format!("left:{}px", x + 12)
+    };
+    let down = if y > h / 2 {
+        format!("bottom:{}px", (h - y + 12).max(0))
+    } else {
+        format!("top:{}px", y + 12)
+    };
+    format!("position:absolute;{across};{down};pointer-events:none")
+}
+
 /// Starts a download of `href` as `file_name`.
 fn download(href: &str, file_name: &str) -> Result<(), JsValue> {
     let doc = web_sys::window()
@@ -450,7 +468,8 @@ where
     let width = RwSignal::new(0u32);
     let hits = StoredValue::new(HitMap::default());
     let error = RwSignal::new(None::<String>);
-    let tooltip = RwSignal::new(None::<(i32, i32, Vec<String>)>);
+    // The tooltip's CSS position and its lines.
+    let tooltip = RwSignal::new(None::<(String, Vec<String>)>);
 
     wrap_ref.on_load(move |el| {
         let measure = {
@@ -531,7 +550,9 @@ where
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let (x, y) = (ev.offset_x(), ev.offset_y());
         let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines.clone()));
-        tooltip.set(tip.map(|lines| (x, y, lines)));
+        let w = width.get_untracked();
+        let h = data.with_untracked(|d| d.height_for_width(w));
+        tooltip.set(tip.map(|lines| (tooltip_position(x, y, w, h), lines)));
     };
     let on_leave = move |_| tooltip.set(None);
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -598,17 +619,9 @@ where
                 {move || {
                     tooltip
                         .get()
-                        .map(|(x, y, lines)| {
+                        .map(|(position, lines)| {
                             view! {
-                                <div
-                                    class="chart-tooltip"
-                                    role="status"
-                                    style=format!(
-                                        "position:absolute;left:{}px;top:{}px;pointer-events:none",
-                                        x + 12,
-                                        y + 12,
-                                    )
-                                >
+                                <div class="chart-tooltip" role="status" style=position>
                                     {lines
                                         .into_iter()
                                         .enumerate()
