@@ -72,15 +72,7 @@ pub struct Derivation {
 
 /// Formats an integer with thousands separators: 6738415616 → "6,738,415,616".
 pub fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::core::units::NumberSymbols::COMMA_DOT.group(n)
 }
 
 #[cfg(test)]

@@ -161,6 +161,15 @@ impl Workload {
         }
     }
 
+    /// The context a decode step is timed at: the prompt plus half the output (the mean over
+    /// the generation) or plus all of it (the last step).
+    pub fn decode_context(&self) -> u64 {
+        match self.context {
+            DecodeContext::Mean => self.input_len + self.output_len / 2,
+            DecodeContext::End => self.input_len + self.output_len,
+        }
+    }
+
     fn validate(&self) -> Result<(), CalcError> {
         for (name, v, max) in [
             ("batch", self.batch, 1_000_000u64),
@@ -696,6 +705,27 @@ pub fn check_model_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
     Ok(())
 }
 
+/// The checks every timing starts with (workload, efficiencies, a model with layers or a
+/// parameter count, whole heads per GPU), then the hardware figures and their notes.
+fn timed_hardware(
+    m: &ModelDesc,
+    gpu: &Accelerator,
+    wl: &Workload,
+    eff: &Efficiencies,
+) -> Result<(Hardware, Vec<PerfNote>), CalcError> {
+    wl.validate()?;
+    eff.validate()?;
+    if m.layers.is_empty() && m.params.active == 0 {
+        return Err(CalcError::MissingKey {
+            key: "num_hidden_layers".into(),
+            why: "time the model".into(),
+        });
+    }
+    check_model_tp(m, wl.tp)?;
+    let (_, fmt) = sizes(m, wl);
+    hardware(gpu, fmt.dtype, wl.tp)
+}
+
 /// The full report for one model, accelerator, TP degree and workload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PerfReport {
@@ -759,24 +789,11 @@ pub fn evaluate(
     eff: &Efficiencies,
     price_usd_per_gpu_hour: Option<f64>,
 ) -> Result<PerfReport, CalcError> {
-    wl.validate()?;
-    eff.validate()?;
-    if m.layers.is_empty() && m.params.active == 0 {
-        return Err(CalcError::MissingKey {
-            key: "num_hidden_layers".into(),
-            why: "time the model".into(),
-        });
-    }
-    check_model_tp(m, wl.tp)?;
-    let (_, fmt) = sizes(m, wl);
-    let (hw, mut notes) = hardware(gpu, fmt.dtype, wl.tp)?;
+    let (hw, mut notes) = timed_hardware(m, gpu, wl, eff)?;
     if m.layers.is_empty() {
         notes.push(PerfNote::QuickMode);
     }
-    let ctx = match wl.context {
-        DecodeContext::Mean => wl.input_len + wl.output_len / 2,
-        DecodeContext::End => wl.input_len + wl.output_len,
-    };
+    let ctx = wl.decode_context();
     let pre_w = pass_work(m, wl, Phase::Prefill, 0)?;
     let dec_w = pass_work(m, wl, Phase::Decode, ctx)?;
     let prefill = time_pass(&pre_w, &hw, eff, wl.tp);
@@ -877,30 +894,8 @@ pub fn pass_times(
     wl: &Workload,
     eff: &Efficiencies,
 ) -> Result<(Seconds, Seconds), CalcError> {
-    wl.validate()?;
-    eff.validate()?;
-    if m.layers.is_empty() && m.params.active == 0 {
-        return Err(CalcError::MissingKey {
-            key: "num_hidden_layers".into(),
-            why: "time the model".into(),
-        });
-    }
-    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
-        Mixer::Attention {
-            num_heads,
-            kv_heads,
-            ..
-        } => Some((num_heads, kv_heads)),
-        _ => None,
-    }) {
-        crate::core::memory::check_tp(h, kv, wl.tp)?;
-    }
-    let (_, fmt) = sizes(m, wl);
-    let (hw, _) = hardware(gpu, fmt.dtype, wl.tp)?;
-    let ctx = match wl.context {
-        DecodeContext::Mean => wl.input_len + wl.output_len / 2,
-        DecodeContext::End => wl.input_len + wl.output_len,
-    };
+    let (hw, _) = timed_hardware(m, gpu, wl, eff)?;
+    let ctx = wl.decode_context();
     let prefill = time_pass(&pass_work(m, wl, Phase::Prefill, 0)?, &hw, eff, wl.tp);
     let decode = time_pass(&pass_work(m, wl, Phase::Decode, ctx)?, &hw, eff, wl.tp);
     Ok((prefill.total, decode.total))

@@ -87,14 +87,7 @@ pub fn EmbedView(
         let cb = Closure::<dyn FnMut()>::new(post_height);
         if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
             obs.observe(&el);
-            let keep = StoredValue::new_local(Some((obs, cb)));
-            on_cleanup(move || {
-                keep.try_update_value(|k| {
-                    if let Some((obs, _)) = k.take() {
-                        obs.disconnect();
-                    }
-                });
-            });
+            crate::ui::in_view::keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
         }
     });
     view! {

@@ -65,17 +65,22 @@ pub fn in_view(node: NodeRef<Div>) -> Signal<bool> {
     Signal::derive(move || seen.get() || printing.is_some_and(|p| p.get()))
 }
 
-/// Keeps an observer and its callback alive while the current reactive owner lives, and
-/// disconnects the observer when the owner is cleaned up.
-pub fn keep_observer<O: 'static, F: ?Sized + 'static>(obs: O, cb: Closure<F>, disconnect: fn(&O)) {
-    let keep = StoredValue::new_local(Some((obs, cb)));
+/// Keeps `held` (a browser observer or listener target with its callback) alive while the
+/// current reactive owner lives, and calls `release` on it when the owner is cleaned up.
+pub fn keep_until_cleanup<T: 'static, R: FnOnce(&T) + 'static>(held: T, release: R) {
+    let keep = StoredValue::new_local(Some((held, release)));
     on_cleanup(move || {
         keep.try_update_value(|k| {
-            if let Some((obs, _)) = k.take() {
-                disconnect(&obs);
+            if let Some((h, release)) = k.take() {
+                release(&h);
             }
         });
     });
+}
+
+/// [`keep_until_cleanup`] for an observer and its callback: disconnects it at cleanup.
+pub fn keep_observer<O: 'static, F: ?Sized + 'static>(obs: O, cb: Closure<F>, disconnect: fn(&O)) {
+    keep_until_cleanup((obs, cb), move |(obs, _)| disconnect(obs));
 }
 
 /// Whether the enclosing [`LazySection`] is on screen (always true outside one, e.g. in an

@@ -128,14 +128,8 @@ fn watch_system_theme(theme: RwSignal<Theme>, system_dark: RwSignal<bool>) {
         .add_event_listener_with_callback("change", cb.as_ref().unchecked_ref())
         .is_ok()
     {
-        let keep = StoredValue::new_local(Some((mql, cb)));
-        on_cleanup(move || {
-            keep.try_update_value(|k| {
-                if let Some((mql, cb)) = k.take() {
-                    let _ = mql
-                        .remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
-                }
-            });
+        crate::ui::in_view::keep_until_cleanup((mql, cb), |(mql, cb)| {
+            let _ = mql.remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
         });
     }
 }
