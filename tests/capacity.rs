@@ -194,15 +194,19 @@ fn replicas_scale_with_the_rate() {
     }
 }
 
-#[test]
-fn a_tighter_tpot_never_increases_throughput_per_replica() {
-    let m = model("Qwen__Qwen3-8B");
-    let perf = PerfTiming::new(&m);
+/// Over latency targets from loose to tight (`inputs_at(target_ms)`), no option's requests/s
+/// per replica ever rises, under both the performance model and the analytic timing.
+fn throughput_never_rises_as_targets_tighten(
+    m: &ModelDesc,
+    targets_ms: &[f64],
+    inputs_at: impl Fn(f64) -> PlanInputs,
+) {
+    let perf = PerfTiming::new(m);
     let a = analytic();
     for t in [&perf as &dyn Timing, &a] {
         let mut last: Vec<((String, u64), f64)> = Vec::new();
-        for tpot_ms in [500.0, 100.0, 50.0, 30.0, 20.0, 12.0, 8.0, 5.0] {
-            let inp = inputs(5.0, 4.0, &["l40s", "h100-sxm", "a10g"], 60_000.0, tpot_ms);
+        for &target_ms in targets_ms {
+            let inp = inputs_at(target_ms);
             let p =
                 capacity::options(&inp, Catalog::builtin(), t).unwrap_or_else(|e| panic!("{e}"));
             let now: Vec<((String, u64), f64)> = p
@@ -212,12 +216,22 @@ fn a_tighter_tpot_never_increases_throughput_per_replica() {
                 .collect();
             for (k, v) in &now {
                 if let Some((_, prev)) = last.iter().find(|(k2, _)| k2 == k) {
-                    assert!(*v <= *prev, "{k:?} at {tpot_ms} ms: {v} > {prev}");
+                    assert!(*v <= *prev, "{k:?} at {target_ms} ms: {v} > {prev}");
                 }
             }
             last = now;
         }
     }
+}
+
+#[test]
+fn a_tighter_tpot_never_increases_throughput_per_replica() {
+    let m = model("Qwen__Qwen3-8B");
+    throughput_never_rises_as_targets_tighten(
+        &m,
+        &[500.0, 100.0, 50.0, 30.0, 20.0, 12.0, 8.0, 5.0],
+        |tpot_ms| inputs(5.0, 4.0, &["l40s", "h100-sxm", "a10g"], 60_000.0, tpot_ms),
+    );
 }
 
 #[test]
@@ -1116,28 +1130,15 @@ fn ttft_under_load_is_one_prompt_plus_the_step_in_flight() {
 #[test]
 fn a_tighter_ttft_never_increases_throughput_per_replica() {
     let m = model("Qwen__Qwen3-8B");
-    let perf = PerfTiming::new(&m);
-    let a = analytic();
-    for t in [&perf as &dyn Timing, &a] {
-        let mut last: Vec<((String, u64), f64)> = Vec::new();
-        for ttft_ms in [60_000.0, 5000.0, 1000.0, 300.0, 150.0, 80.0, 50.0, 30.0] {
+    throughput_never_rises_as_targets_tighten(
+        &m,
+        &[60_000.0, 5000.0, 1000.0, 300.0, 150.0, 80.0, 50.0, 30.0],
+        |ttft_ms| {
             let mut inp = inputs(5.0, 4.0, &["l40s", "h100-sxm", "a10g"], ttft_ms, 500.0);
             inp.traffic.buckets[0].input_len = 4096;
-            let p =
-                capacity::options(&inp, Catalog::builtin(), t).unwrap_or_else(|e| panic!("{e}"));
-            let now: Vec<((String, u64), f64)> = p
-                .options
-                .iter()
-                .map(|o| ((o.gpu.clone(), o.tp), o.requests_per_s_per_replica))
-                .collect();
-            for (k, v) in &now {
-                if let Some((_, prev)) = last.iter().find(|(k2, _)| k2 == k) {
-                    assert!(*v <= *prev, "{k:?} at {ttft_ms} ms: {v} > {prev}");
-                }
-            }
-            last = now;
-        }
-    }
+            inp
+        },
+    );
 }
 
 #[test]
