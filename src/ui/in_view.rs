@@ -119,8 +119,9 @@ pub fn LazySection(children: Children) -> impl IntoView {
     // Off screen, the section catches up once the inputs have settled: never on the path
     // from an input to the next frame, and never left showing stale numbers for long.
     let settled = crate::ui::state::use_app().settled;
-    provide_context(SectionInView(Signal::derive(move || {
-        visible.get() || settled.get()
-    })));
+    // A memo, so the views inside hear only when the answer changes: an on-screen section is
+    // not recomputed when the inputs merely settle.
+    let live = Memo::new(move |_| visible.get() || settled.get());
+    provide_context(SectionInView(live.into()));
     view! { <div class="lazy-section" node_ref=node>{children()}</div> }
 }
