@@ -432,6 +432,61 @@ fn svg_blob_url(svg: &str) -> Result<String, JsValue> {
     web_sys::Url::create_object_url_with_blob(&blob)
 }
 
+/// What the canvas component needs from a chart, without the chart's type: the component is
+/// compiled once instead of once per chart type (which cost about 60 KB of wasm).
+trait CanvasChart: Send + Sync {
+    fn draw_canvas(
+        &self,
+        canvas: &HtmlCanvasElement,
+        css: (u32, u32),
+        theme: &Theme,
+        labels: &Labels,
+    ) -> Result<HitMap, DrawError>;
+    fn svg(&self, theme: &Theme, labels: &Labels, width: u32) -> Result<String, DrawError>;
+    fn table(&self, labels: &Labels) -> crate::charts::DataTable;
+    fn height_for_width(&self, width: u32) -> u32;
+    fn as_any(&self) -> &dyn std::any::Any;
+    /// Same type and equal data.
+    fn same(&self, other: &dyn CanvasChart) -> bool;
+}
+
+impl<C: Chart + Send + Sync> CanvasChart for C {
+    fn draw_canvas(
+        &self,
+        canvas: &HtmlCanvasElement,
+        css: (u32, u32),
+        theme: &Theme,
+        labels: &Labels,
+    ) -> Result<HitMap, DrawError> {
+        draw_on_canvas(canvas, self, css, theme, labels)
+    }
+    fn svg(&self, theme: &Theme, labels: &Labels, width: u32) -> Result<String, DrawError> {
+        render_svg(self, theme, labels, (width, self.height_for_width(width))).map(|(s, _)| s)
+    }
+    fn table(&self, labels: &Labels) -> crate::charts::DataTable {
+        Chart::table(self, labels)
+    }
+    fn height_for_width(&self, width: u32) -> u32 {
+        Chart::height_for_width(self, width)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn same(&self, other: &dyn CanvasChart) -> bool {
+        other.as_any().downcast_ref::<C>() == Some(self)
+    }
+}
+
+/// A chart of any type, shared: cloning it is cheap, and equal means "same data".
+#[derive(Clone)]
+struct AnyChart(std::sync::Arc<dyn CanvasChart>);
+
+impl PartialEq for AnyChart {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.same(other.0.as_ref())
+    }
+}
+
 /// A chart on a canvas, with hover tooltips, a data table and PNG/SVG export.
 ///
 /// Place it where the chart goes; it fills its container's width and takes the height the
@@ -462,6 +517,19 @@ pub fn ChartCanvas<C>(
 where
     C: Chart + Send + Sync + 'static,
 {
+    // The only typed step: the data, shared and type-erased; the rest is compiled once.
+    let data = Memo::new(move |_| AnyChart(std::sync::Arc::new(data.get())));
+    chart_canvas(data, lang, dark, title, test_id, on_pick)
+}
+
+fn chart_canvas(
+    data: Memo<AnyChart>,
+    lang: Signal<Lang>,
+    dark: Signal<bool>,
+    title: Signal<String>,
+    test_id: &'static str,
+    on_pick: Option<Callback<String>>,
+) -> AnyView {
     let canvas_ref: NodeRef<Canvas> = NodeRef::new();
     let wrap_ref: NodeRef<Div> = NodeRef::new();
     // CSS width of the container, kept by the ResizeObserver (outside world → signal).
@@ -494,13 +562,13 @@ where
     // data memo is not even recomputed; scrolling back in draws the newest data once. What
     // was drawn last is remembered, so scrolling in and out redraws nothing.
     let visible = in_view(wrap_ref);
-    let drawn = StoredValue::new(None::<(C, u32, bool, Lang)>);
+    let drawn = StoredValue::new(None::<(AnyChart, u32, bool, Lang)>);
     Effect::new(move |_| {
         let w = width.get();
         if !visible.get() {
             // Keep the place the chart will take, so the page does not jump when it draws.
             if let (Some(canvas), true) = (canvas_ref.get(), w > 0) {
-                let h = data.with(|d| d.height_for_width(w));
+                let h = data.with(|d| d.0.height_for_width(w));
                 let style = web_sys::HtmlElement::style(&canvas);
                 let want = format!("{h}px");
                 if style.get_property_value("height").ok().as_deref() != Some(want.as_str()) {
@@ -528,9 +596,9 @@ where
             }
             drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
             let labels = Labels::new(lang_now);
-            let h = d.height_for_width(w);
+            let h = d.0.height_for_width(w);
             Some(
-                draw_on_canvas(&canvas, d, (w, h), &Theme::for_dark(is_dark), &labels)
+                d.0.draw_canvas(&canvas, (w, h), &Theme::for_dark(is_dark), &labels)
                     .map_err(|e| e.message(&labels)),
             )
         });
@@ -551,7 +619,7 @@ where
         let (x, y) = (ev.offset_x(), ev.offset_y());
         let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines.clone()));
         let w = width.get_untracked();
-        let h = data.with_untracked(|d| d.height_for_width(w));
+        let h = data.with_untracked(|d| d.0.height_for_width(w));
         tooltip.set(tip.map(|lines| (tooltip_position(x, y, w, h), lines)));
     };
     let on_leave = move |_| tooltip.set(None);
@@ -574,9 +642,7 @@ where
         let w = width.get_untracked().max(320);
         let theme = Theme::for_dark(dark.get_untracked());
         let labels = Labels::new(lang.get_untracked());
-        let svg = data.with_untracked(|d| {
-            render_svg(d, &theme, &labels, (w, d.height_for_width(w))).map(|(s, _)| s)
-        });
+        let svg = data.with_untracked(|d| d.0.svg(&theme, &labels, w));
         match svg {
             Ok(svg) => {
                 if let Ok(url) = svg_blob_url(&svg) {
@@ -595,7 +661,7 @@ where
     let table_open = RwSignal::new(false);
     let table = move || {
         if table_open.get() {
-            data.with(|d| d.table(&Labels::new(lang.get())))
+            data.with(|d| d.0.table(&Labels::new(lang.get())))
         } else {
             Default::default()
         }
@@ -693,4 +759,5 @@ where
             </details>
         </figure>
     }
+    .into_any()
 }
