@@ -54,7 +54,7 @@ pub enum Source {
 }
 
 /// A headline number with its derivation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Derivation {
     /// Translation key of the quantity's title (`kv_per_token`, `weights_bytes`, …).
     pub title_key: String,

@@ -33,10 +33,13 @@ pub fn Explanation(
             aria-labelledby=labelled_by
         >
             <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
+            // Keyed by position: a changed number rewrites its paragraph's text in place.
             <For
-                each=move || paragraphs.get().into_iter().enumerate()
-                key=|(i, p)| (*i, p.clone())
-                children=|(_, p)| view! { <p>{p}</p> }
+                each=move || 0..paragraphs.with(Vec::len)
+                key=|i| *i
+                children=move |i| {
+                    view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
+                }
             />
         </aside>
     }

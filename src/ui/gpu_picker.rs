@@ -33,7 +33,23 @@ fn matches(a: &Accelerator, q: &str) -> bool {
 pub fn GpuPicker() -> impl IntoView {
     let state = use_app();
     let query = RwSignal::new(String::new());
-    let full = move || state.scenario.with(|s| s.gpus.len() >= MAX_GPUS);
+    // Slices of the scenario the picker shows, as memos: a change elsewhere in the scenario
+    // (a context length, say) does not rebuild the catalog's option list.
+    let full = Memo::new(move |_| state.scenario.with(|s| s.gpus.len() >= MAX_GPUS));
+    let chosen = Memo::new(move |_| {
+        state.scenario.with(|s| {
+            s.gpus
+                .iter()
+                .filter_map(|g| match g {
+                    GpuChoice::Catalog(id) => Some(id.clone()),
+                    GpuChoice::Custom(_) => None,
+                })
+                .collect::<Vec<String>>()
+        })
+    });
+    let gpus = Memo::new(move |_| state.scenario.with(|s| s.gpus.clone()));
+    let tp = Memo::new(move |_| state.scenario.with(|s| s.tp));
+    let link = Memo::new(move |_| state.scenario.with(|s| s.interconnect));
 
     let add = move |id: String| {
         state.edit(History::Push, |s| {
@@ -52,9 +68,8 @@ pub fn GpuPicker() -> impl IntoView {
     };
 
     let selected = move || {
-        state.scenario.with(|s| {
-            s.gpus
-                .iter()
+        gpus.with(|list| {
+            list.iter()
                 .enumerate()
                 .map(|(i, g)| {
                     let key = g.key(i);
@@ -65,7 +80,7 @@ pub fn GpuPicker() -> impl IntoView {
                             .unwrap_or_else(|_| id.clone()),
                         GpuChoice::Custom(c) => c.name.clone(),
                     };
-                    let can_remove = s.gpus.len() > 1;
+                    let can_remove = list.len() > 1;
                     view! {
                         <li class="chip" data-testid=format!("gpu-selected-{key}")>
                             <span>{name}</span>
@@ -88,15 +103,7 @@ pub fn GpuPicker() -> impl IntoView {
 
     let options = move || {
         let q = query.get();
-        let chosen: Vec<String> = state.scenario.with(|s| {
-            s.gpus
-                .iter()
-                .filter_map(|g| match g {
-                    GpuChoice::Catalog(id) => Some(id.clone()),
-                    GpuChoice::Custom(_) => None,
-                })
-                .collect()
-        });
+        let chosen = chosen.get();
         let lang = state.lang.get();
         let list: Vec<_> = Catalog::builtin()
             .accelerators
@@ -124,7 +131,7 @@ pub fn GpuPicker() -> impl IntoView {
                             type="button"
                             class="gpu-option"
                             data-testid=format!("gpu-option-{}", a.id)
-                            disabled=move || is_chosen || full()
+                            disabled=move || is_chosen || full.get()
                             aria-pressed=is_chosen.to_string()
                             on:click=move |_| add(id.clone())
                         >
@@ -143,7 +150,7 @@ pub fn GpuPicker() -> impl IntoView {
         }
     };
 
-    let tp_value = move || state.scenario.with(|s| s.tp.to_string());
+    let tp_value = move || tp.get().to_string();
     let on_tp = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).parse::<u32>() {
             if TP_CHOICES.contains(&n) {
@@ -151,11 +158,9 @@ pub fn GpuPicker() -> impl IntoView {
             }
         }
     };
-    let ic_value = move || {
-        state.scenario.with(|s| match s.interconnect {
-            Link::Own => "own".to_string(),
-            Link::Preset(p) => p.id().to_string(),
-        })
+    let ic_value = move || match link.get() {
+        Link::Own => "own".to_string(),
+        Link::Preset(p) => p.id().to_string(),
     };
     let on_ic = move |ev: leptos::ev::Event| {
         let v = event_target_value(&ev);
@@ -184,7 +189,7 @@ pub fn GpuPicker() -> impl IntoView {
                     prop:value=move || query.get()
                     on:input=move |ev| query.set(event_target_value(&ev))
                 />
-                <Show when=full>
+                <Show when=move || full.get()>
                     <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
                 </Show>
                 <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
@@ -200,7 +205,7 @@ pub fn GpuPicker() -> impl IntoView {
                                 view! {
                                     <option
                                         value=n.to_string()
-                                        selected=move || state.scenario.with(|s| s.tp == n)
+                                        selected=move || tp.get() == n
                                     >
                                         {n.to_string()}
                                     </option>

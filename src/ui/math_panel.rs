@@ -54,8 +54,11 @@ fn source_text(lang: Lang, s: &Source) -> (String, String) {
 /// A collapsible "Show the math" panel for one derivation, in the current language.
 #[component]
 pub fn MathPanel(
-    /// The derivation to show.
-    derivation: Derivation,
+    /// The derivation to show (`Some(value)`), or a signal of it when the panel stays while
+    /// the numbers change: the panel is then not rebuilt, and an open body updates in place.
+    /// Nothing is shown while it is `None`.
+    #[prop(into)]
+    derivation: Signal<Option<Derivation>>,
     /// `data-testid` of the panel (`math-<quantity>`).
     #[prop(into)]
     testid: String,
@@ -64,7 +67,8 @@ pub fn MathPanel(
     open: bool,
 ) -> impl IntoView {
     let state = use_app();
-    let d = StoredValue::new(derivation);
+    let d = derivation;
+    let present = Memo::new(move |_| d.with(Option::is_some));
     let open = open || is_open(&testid);
     // The body is built only while the panel is open: the results are rebuilt on every
     // change, and most panels stay closed.
@@ -82,14 +86,20 @@ pub fn MathPanel(
         }
     };
     view! {
-        <details class="math" data-testid=testid open=open on:toggle=on_toggle>
+        <details
+            class="math"
+            data-testid=testid
+            open=open
+            on:toggle=on_toggle
+            style:display=move || if present.get() { "" } else { "none" }
+        >
             <summary>{move || state.tr("math_show")}</summary>
             {move || {
                 if !shown.get() {
                     return None;
                 }
                 let lang = state.lang.get();
-                Some(d.with_value(|d| {
+                d.with(|d| d.as_ref().map(|d| {
                     let terms = d
                         .terms
                         .iter()

@@ -156,7 +156,7 @@ pub fn MatmulExplorer() -> impl IntoView {
                 />
             </div>
             {move || computed.with(|c| view! {
-                <MathPanel derivation=c.derivation.clone() testid="math-matmul-intensity" />
+                <MathPanel derivation=Some(c.derivation.clone()) testid="math-matmul-intensity" />
             })}
         </section>
     }

@@ -12,19 +12,25 @@ use leptos::prelude::*;
 pub fn ModelDetails() -> impl IntoView {
     let state = use_app();
     // A preset's display name is nicer than the config's (often missing) `_name_or_path`.
-    let preset_name = move || {
+    // Memos: the details are rebuilt when the model (or language) changes, not when a
+    // workload number does.
+    let preset_name = Memo::new(move |_| {
         state.scenario.with(|s| match &s.model {
             ModelSource::Preset(id) => presets::get(id).map(|p| p.label()),
             _ => None,
         })
-    };
+    });
+    let model = Memo::new(move |_| {
+        state
+            .outcome
+            .with(|o| o.report.as_ref().map(|r| r.model.clone()))
+    });
     move || {
         let lang = state.lang.get();
-        let preset = preset_name();
+        let preset = preset_name.get();
         let t = move |k: &str| crate::core::i18n::tr(lang, k);
-        state.outcome.with(|o| {
-            o.report.as_ref().map(|r| {
-                let m = &r.model;
+        model.with(|m| {
+            m.as_ref().map(|m| {
                 let ledger = m
                     .ledger
                     .iter()

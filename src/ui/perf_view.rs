@@ -230,7 +230,7 @@ pub fn PerfView(
                                                             view! {
                                                                 <div class="math-item">
                                                                     <small class="muted">{move || title_of(state.lang.get(), &key)}</small>
-                                                                    <MathPanel derivation=d testid=testid />
+                                                                    <MathPanel derivation=Some(d) testid=testid />
                                                                 </div>
                                                             }
                                                         })

@@ -255,7 +255,7 @@ pub fn RooflineView() -> impl IntoView {
                                     .into_iter()
                                     .enumerate()
                                     .map(|(i, der)| view! {
-                                        <MathPanel derivation=der testid=format!("math-roofline-{i}") open=true />
+                                        <MathPanel derivation=Some(der) testid=format!("math-roofline-{i}") open=true />
                                     })
                                     .collect_view()}
                             </div>

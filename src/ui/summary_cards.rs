@@ -16,141 +16,252 @@ pub fn fmt_mib_exact(nf: NumberSymbols, b: Bytes) -> String {
     format!("{} MiB ({} B)", nf.sig(b.mib()), nf.group(b.0))
 }
 
-fn math(d: Option<&Derivation>, testid: &str) -> Option<impl IntoView> {
-    d.cloned()
-        .map(|d| view! { <MathPanel derivation=d testid=testid.to_string() /> })
+/// The cards' text, recomputed on every change; the cards' markup stays and only the text
+/// that changed is written.
+#[derive(Clone, PartialEq, Default)]
+struct CardsText {
+    params_total: String,
+    /// The total in 억, Korean only ("" otherwise).
+    params_eok: String,
+    /// The active parameters of a mixture of experts ("" when all are active).
+    params_active: String,
+    weights: String,
+    weight_dtype: String,
+    kv_token: String,
+    kv_dtype: String,
+    kv_request: String,
+    kv_request_sub: String,
+    kv_total: String,
+    kv_total_sub: String,
+    vllm: bool,
+    gpus: Vec<GpuText>,
+    math: [Option<Derivation>; 5],
 }
 
-/// The headline numbers of the last good report, each with its "Show the math".
+/// One GPU's maximum concurrency and vLLM log.
+#[derive(Clone, PartialEq, Default)]
+struct GpuText {
+    key: String,
+    name: String,
+    requests: String,
+    /// The line under the requests (theoretical count, or vLLM's concurrency).
+    sub: String,
+    math: Option<Derivation>,
+    log: String,
+}
+
+impl CardsText {
+    fn new(lang: Lang, vllm: bool, r: &Report) -> Self {
+        let t = |k: &str| tr(lang, k);
+        let nf = lang.number_symbols();
+        let p = &r.model.params;
+        let gpus = r
+            .gpus
+            .iter()
+            .map(|g| {
+                let sub = if vllm {
+                    format!("vLLM {:.2}×", g.vllm_concurrency)
+                } else {
+                    format!(
+                        "({} {})",
+                        nf.group(g.requests_theoretical),
+                        t("card_theoretical")
+                    )
+                };
+                let want = if vllm {
+                    "vllm_max_concurrency"
+                } else {
+                    "mem_requests_practical"
+                };
+                let d = g
+                    .derivations
+                    .iter()
+                    .find(|d| d.title_key == want)
+                    .or_else(|| {
+                        g.derivations
+                            .iter()
+                            .find(|d| d.title_key == "mem_requests_practical")
+                    })
+                    .cloned();
+                GpuText {
+                    key: g.key.clone(),
+                    name: g.accelerator.name.clone(),
+                    requests: nf.group(g.requests),
+                    sub,
+                    math: d,
+                    log: g.vllm_log.join("\n"),
+                }
+            })
+            .collect();
+        CardsText {
+            params_total: nf.group(p.total),
+            // Korean readers count parameters in 억 (10^8), as the course does ("70억 개").
+            params_eok: (lang == Lang::Ko)
+                .then(|| fmt_eok(p.total, nf))
+                .flatten()
+                .unwrap_or_default(),
+            params_active: if p.active != p.total {
+                nf.group(p.active)
+            } else {
+                String::new()
+            },
+            weights: fmt_bytes_both(nf, r.weights),
+            weight_dtype: r.weight_dtype.id().to_string(),
+            kv_token: fmt_mib_exact(nf, r.kv_per_token),
+            kv_dtype: r.kv_dtype.id().to_string(),
+            kv_request: fmt_bytes_both(nf, r.kv_per_request),
+            kv_request_sub: format!("{} {}", nf.group(r.context_len), t("unit_tokens")),
+            kv_total: fmt_bytes_both(nf, r.kv_total),
+            kv_total_sub: format!("× {} {}", nf.group(r.concurrency), t("unit_requests")),
+            vllm,
+            gpus,
+            math: [
+                "params_total",
+                "weights_bytes",
+                "kv_per_token",
+                "kv_per_request",
+                "kv_total",
+            ]
+            .map(|k| r.derivation(k).cloned()),
+        }
+    }
+}
+
+/// One GPU's maximum concurrency, updated in place.
+fn gpu_requests(c: Memo<CardsText>, key: String) -> impl IntoView {
+    let k = key.clone();
+    let field = move |f: fn(&GpuText) -> String| {
+        let k = k.clone();
+        move || {
+            c.with(|c| {
+                c.gpus
+                    .iter()
+                    .find(|g| g.key == k)
+                    .map(f)
+                    .unwrap_or_default()
+            })
+        }
+    };
+    let k = key.clone();
+    let math = Memo::new(move |_| {
+        c.with(|c| {
+            c.gpus
+                .iter()
+                .find(|g| g.key == k)
+                .and_then(|g| g.math.clone())
+        })
+    });
+    view! {
+        <div class="gpu-requests">
+            <span class="gpu-label">{field(|g| g.name.clone())}</span>
+            <span class="big" data-testid=format!("max-requests-{key}")>
+                {field(|g| g.requests.clone())}" "<span class="card-sub">{field(|g| g.sub.clone())}</span>
+            </span>
+            <MathPanel derivation=math testid=format!("math-requests-{key}") />
+        </div>
+    }
+}
+
+/// The headline numbers of the last good report, each with its "Show the math". The cards
+/// are built once; a change of the numbers rewrites only the text that changed.
 #[component]
 pub fn SummaryCards() -> impl IntoView {
     let state = use_app();
-    // The cards are rebuilt when the report changes; the log panel keeps its open state.
-    let log_open = RwSignal::new(false);
-    let on_log_toggle = move |ev: leptos::ev::Event| {
-        let now = ev
-            .target()
-            .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        let _ = log_open.try_set(now);
-    };
-    move || {
+    let has_report = Memo::new(move |_| state.outcome.with(|o| o.report.is_some()));
+    let c = Memo::new(move |_| {
         let lang = state.lang.get();
-        let t = move |k: &str| tr(lang, k);
-        let nf = lang.number_symbols();
         let vllm = state
             .scenario
             .with(|s| matches!(s.budget, BudgetRule::Vllm { .. }));
         state.outcome.with(|o| {
-            o.report.as_ref().map(|r: &Report| {
-                let p = &r.model.params;
-                let active = (p.active != p.total).then(|| {
-                    view! {
-                        <p class="card-sub">
-                            <span data-testid="params-active">{nf.group(p.active)}</span>" "{t("card_params_active")}
-                        </p>
-                    }
-                });
-                // Korean readers count parameters in 억 (10^8), as the course does ("70억 개").
-                let eok = (lang == Lang::Ko)
-                    .then(|| fmt_eok(p.total, nf))
-                    .flatten()
-                    .map(|e| view! { <p class="card-sub" data-testid="params-eok">{e}</p> });
-                let gpus = r
-                    .gpus
-                    .iter()
-                    .map(|g| {
-                        let key = g.key.clone();
-                        let main = nf.group(g.requests);
-                        let sub = if vllm {
-                            format!("vLLM {:.2}×", g.vllm_concurrency)
-                        } else {
-                            format!("({} {})", nf.group(g.requests_theoretical), t("card_theoretical"))
-                        };
-                        let d = g
-                            .derivations
-                            .iter()
-                            .find(|d| {
-                                d.title_key
-                                    == if vllm { "vllm_max_concurrency" } else { "mem_requests_practical" }
-                            })
-                            .or_else(|| g.derivations.iter().find(|d| d.title_key == "mem_requests_practical"));
-                        view! {
-                            <div class="gpu-requests">
-                                <span class="gpu-label">{g.accelerator.name.clone()}</span>
-                                <span class="big" data-testid=format!("max-requests-{key}")>
-                                    {main}" "<span class="card-sub">{sub}</span>
-                                </span>
-                                {math(d, &format!("math-requests-{key}"))}
-                            </div>
-                        }
-                    })
-                    .collect_view();
-                let logs = r
-                    .gpus
-                    .iter()
-                    .map(|g| {
-                        view! {
-                            <div class="vllm-log">
-                                <span class="gpu-label">{g.accelerator.name.clone()}</span>
-                                <pre data-testid=format!("vllm-log-{}", g.key)>{g.vllm_log.join("\n")}</pre>
-                            </div>
-                        }
-                    })
-                    .collect_view();
-                view! {
-                    <div class="cards" data-testid="summary-cards">
-                        <article class="card">
-                            <h3>{t("card_params")}</h3>
-                            <p class="big" data-testid="params-total">{nf.group(p.total)}</p>
-                            {eok}
-                            <p class="card-sub">{t("card_params_total")}</p>
-                            {active}
-                            {math(r.derivation("params_total"), "math-params")}
-                        </article>
-                        <article class="card">
-                            <h3>{t("card_weights")}</h3>
-                            <p class="big" data-testid="weights">{fmt_bytes_both(nf, r.weights)}</p>
-                            <p class="card-sub">{r.weight_dtype.id()}</p>
-                            {math(r.derivation("weights_bytes"), "math-weights")}
-                        </article>
-                        <article class="card">
-                            <h3>{t("card_kv_token")}</h3>
-                            <p class="big" data-testid="kv-per-token">{fmt_mib_exact(nf, r.kv_per_token)}</p>
-                            <p class="card-sub">{r.kv_dtype.id()}</p>
-                            {math(r.derivation("kv_per_token"), "math-kv-token")}
-                        </article>
-                        <article class="card">
-                            <h3>{t("card_kv_request")}</h3>
-                            <p class="big" data-testid="kv-per-request">{fmt_bytes_both(nf, r.kv_per_request)}</p>
-                            <p class="card-sub">{format!("{} {}", nf.group(r.context_len), t("unit_tokens"))}</p>
-                            {math(r.derivation("kv_per_request"), "math-kv-request")}
-                        </article>
-                        <article class="card">
-                            <h3>{t("card_kv_total")}</h3>
-                            <p class="big" data-testid="kv-total">{fmt_bytes_both(nf, r.kv_total)}</p>
-                            <p class="card-sub">{format!("× {} {}", nf.group(r.concurrency), t("unit_requests"))}</p>
-                            {math(r.derivation("kv_total"), "math-kv-total")}
-                        </article>
-                        <article class="card card-wide">
-                            <h3>{t("card_max_requests")}</h3>
-                            <p class="card-sub">{t(if vllm { "card_rule_vllm" } else { "card_rule_textbook" })}</p>
-                            <div class="gpu-requests-row">{gpus}</div>
-                        </article>
-                        <article class="card card-wide">
-                            <details
-                                data-testid="vllm-log"
-                                open=log_open.get_untracked()
-                                on:toggle=on_log_toggle
-                            >
-                                <summary>{t("card_vllm_log")}</summary>
-                                <div class="vllm-logs">{logs}</div>
-                            </details>
-                        </article>
-                    </div>
-                }
-            })
+            o.report
+                .as_ref()
+                .map(|r| CardsText::new(lang, vllm, r))
+                .unwrap_or_default()
         })
+    });
+    let keys =
+        Memo::new(move |_| c.with(|c| c.gpus.iter().map(|g| g.key.clone()).collect::<Vec<_>>()));
+    let text = move |f: fn(&CardsText) -> String| move || c.with(f);
+    let t = move |k: &'static str| move || state.tr(k);
+    let math = move |i: usize| Memo::new(move |_| c.with(|c| c.math[i].clone()));
+    let log = move |key: String| {
+        move || {
+            c.with(|c| {
+                c.gpus
+                    .iter()
+                    .find(|g| g.key == key)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+        }
+    };
+    view! {
+        <Show when=move || has_report.get()>
+            <div class="cards" data-testid="summary-cards">
+                <article class="card">
+                    <h3>{t("card_params")}</h3>
+                    <p class="big" data-testid="params-total">{text(|c| c.params_total.clone())}</p>
+                    <Show when=move || c.with(|c| !c.params_eok.is_empty())>
+                        <p class="card-sub" data-testid="params-eok">{text(|c| c.params_eok.clone())}</p>
+                    </Show>
+                    <p class="card-sub">{t("card_params_total")}</p>
+                    <Show when=move || c.with(|c| !c.params_active.is_empty())>
+                        <p class="card-sub">
+                            <span data-testid="params-active">{text(|c| c.params_active.clone())}</span>" "{t("card_params_active")}
+                        </p>
+                    </Show>
+                    <MathPanel derivation=math(0) testid="math-params" />
+                </article>
+                <article class="card">
+                    <h3>{t("card_weights")}</h3>
+                    <p class="big" data-testid="weights">{text(|c| c.weights.clone())}</p>
+                    <p class="card-sub">{text(|c| c.weight_dtype.clone())}</p>
+                    <MathPanel derivation=math(1) testid="math-weights" />
+                </article>
+                <article class="card">
+                    <h3>{t("card_kv_token")}</h3>
+                    <p class="big" data-testid="kv-per-token">{text(|c| c.kv_token.clone())}</p>
+                    <p class="card-sub">{text(|c| c.kv_dtype.clone())}</p>
+                    <MathPanel derivation=math(2) testid="math-kv-token" />
+                </article>
+                <article class="card">
+                    <h3>{t("card_kv_request")}</h3>
+                    <p class="big" data-testid="kv-per-request">{text(|c| c.kv_request.clone())}</p>
+                    <p class="card-sub">{text(|c| c.kv_request_sub.clone())}</p>
+                    <MathPanel derivation=math(3) testid="math-kv-request" />
+                </article>
+                <article class="card">
+                    <h3>{t("card_kv_total")}</h3>
+                    <p class="big" data-testid="kv-total">{text(|c| c.kv_total.clone())}</p>
+                    <p class="card-sub">{text(|c| c.kv_total_sub.clone())}</p>
+                    <MathPanel derivation=math(4) testid="math-kv-total" />
+                </article>
+                <article class="card card-wide">
+                    <h3>{t("card_max_requests")}</h3>
+                    <p class="card-sub">
+                        {move || state.tr(if c.with(|c| c.vllm) { "card_rule_vllm" } else { "card_rule_textbook" })}
+                    </p>
+                    <div class="gpu-requests-row">
+                        <For each=move || keys.get() key=|k| k.clone() let:key>
+                            {gpu_requests(c, key)}
+                        </For>
+                    </div>
+                </article>
+                <article class="card card-wide">
+                    <details data-testid="vllm-log">
+                        <summary>{t("card_vllm_log")}</summary>
+                        <div class="vllm-logs">
+                            <For each=move || keys.get() key=|k| k.clone() let:key>
+                                <div class="vllm-log">
+                                    <span class="gpu-label">{let l = log(key.clone()); move || l().name}</span>
+                                    <pre data-testid=format!("vllm-log-{key}")>{let l = log(key.clone()); move || l().log}</pre>
+                                </div>
+                            </For>
+                        </div>
+                    </details>
+                </article>
+            </div>
+        </Show>
     }
 }
