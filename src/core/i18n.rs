@@ -645,20 +645,36 @@ pub static TABLE: &[(&str, &str, &str)] = &[
 
 /// The string for `key` in `lang`; the key itself if missing (a test forbids that).
 pub fn tr(lang: Lang, key: &str) -> &'static str {
-    for (k, en, ko) in TABLE {
-        if *k == key {
-            return match lang {
+    match index().get(key) {
+        Some(&i) => {
+            let (_, en, ko) = TABLE[i];
+            match lang {
                 Lang::En => en,
                 Lang::Ko => ko,
-            };
+            }
         }
+        None => "⟨missing translation⟩",
     }
-    "⟨missing translation⟩"
+}
+
+/// The table's row of each key, built on first use: a page redraw looks up a few hundred
+/// keys, and a linear scan of the table for each was a measurable part of a change's cost.
+/// The first row of a key wins, as the scan did.
+fn index() -> &'static std::collections::HashMap<&'static str, usize> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut m = std::collections::HashMap::with_capacity(TABLE.len());
+        for (i, (k, _, _)) in TABLE.iter().enumerate() {
+            m.entry(*k).or_insert(i);
+        }
+        m
+    })
 }
 
 /// Whether `key` exists in the table.
 pub fn has(key: &str) -> bool {
-    TABLE.iter().any(|(k, _, _)| *k == key)
+    index().contains_key(key)
 }
 
 /// The Korean sentence for an error (falls back to English where no template exists yet).

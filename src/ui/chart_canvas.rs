@@ -40,6 +40,23 @@ pub struct HiDpiCanvas {
     /// path, stroked once when something else is drawn (a chart's grid, dashes and series
     /// would otherwise be hundreds of separate strokes, each rasterized on its own).
     pending: Option<((u8, u8, u8), u64, u32)>,
+    /// Labels, drawn together when the chart is presented: grouped by font and colour, so the
+    /// font (the costliest context setting: Chrome parses it) is set once per font, not at
+    /// every switch between tick labels, titles and legends. Text is drawn over everything
+    /// else, which is where a chart's labels belong anyway.
+    texts: Vec<TextOp>,
+}
+
+/// A label waiting to be drawn.
+struct TextOp {
+    font: String,
+    color: String,
+    baseline: &'static str,
+    align: &'static str,
+    quarter_turns: u8,
+    x: f64,
+    y: f64,
+    text: String,
 }
 
 type CanvasErr = <CanvasBackend as DrawingBackend>::ErrorType;
@@ -80,10 +97,41 @@ impl HiDpiCanvas {
         self.pending = Some(key);
     }
 
-    /// Forgets which font is set (something else may have changed it).
-    fn forget_font(&self) {
-        if let Ok(mut last) = self.font.try_borrow_mut() {
-            last.clear();
+    /// Draws the gathered labels, grouped by font and colour (their order within a group is
+    /// kept). A label the context refuses is skipped: nothing else depends on it.
+    fn draw_texts(&mut self) {
+        let mut texts = std::mem::take(&mut self.texts);
+        texts.sort_by(|a, b| (&a.font, &a.color).cmp(&(&b.font, &b.color)));
+        let (mut color, mut baseline, mut align) = ("", "", "");
+        for t in &texts {
+            self.use_font(&t.font);
+            if t.color != color {
+                self.ctx.set_fill_style_str(&t.color);
+                color = &t.color;
+            }
+            if t.baseline != baseline {
+                self.ctx.set_text_baseline(t.baseline);
+                baseline = t.baseline;
+            }
+            if t.align != align {
+                self.ctx.set_text_align(t.align);
+                align = t.align;
+            }
+            if t.quarter_turns == 0 {
+                let _ = self.ctx.fill_text(&t.text, t.x, t.y);
+            } else {
+                // save/restore around the rotation only: font and style stay in effect.
+                self.ctx.save();
+                let _ = self
+                    .ctx
+                    .translate(t.x, t.y)
+                    .and_then(|_| {
+                        self.ctx
+                            .rotate(f64::from(t.quarter_turns) * std::f64::consts::FRAC_PI_2)
+                    })
+                    .and_then(|_| self.ctx.fill_text(&t.text, 0.0, 0.0));
+                self.ctx.restore();
+            }
         }
     }
 }
@@ -101,6 +149,7 @@ impl DrawingBackend for HiDpiCanvas {
 
     fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.flush();
+        self.draw_texts();
         self.inner.present()
     }
 
@@ -206,52 +255,31 @@ impl DrawingBackend for HiDpiCanvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        self.flush();
-        self.use_font(&font_of(style));
-        self.ctx.set_text_baseline(match style.anchor().v_pos {
-            VPos::Top => "top",
-            VPos::Center => "middle",
-            VPos::Bottom => "bottom",
-        });
-        self.ctx.set_text_align(match style.anchor().h_pos {
-            HPos::Left => "start",
-            HPos::Right => "end",
-            HPos::Center => "center",
-        });
         let (r, g, b) = color.rgb;
-        self.ctx
-            .set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
-        let quarter_turns = match style.transform() {
-            FontTransform::None => 0,
-            FontTransform::Rotate90 => 1,
-            FontTransform::Rotate180 => 2,
-            FontTransform::Rotate270 => 3,
-        };
-        let (x, y) = (f64::from(pos.0), f64::from(pos.1));
-        let drawn = if quarter_turns == 0 {
-            self.ctx.fill_text(text, x, y)
-        } else {
-            // save/restore around the rotation only: the font set above stays in effect.
-            self.ctx.save();
-            let r = self
-                .ctx
-                .translate(x, y)
-                .and_then(|_| {
-                    self.ctx
-                        .rotate(f64::from(quarter_turns) * std::f64::consts::FRAC_PI_2)
-                })
-                .and_then(|_| self.ctx.fill_text(text, 0.0, 0.0));
-            self.ctx.restore();
-            r
-        };
-        match drawn {
-            Ok(()) => Ok(()),
-            // Let plotters-canvas try, and report its error in its own type.
-            Err(_) => {
-                self.forget_font();
-                self.inner.draw_text(text, style, pos)
-            }
-        }
+        self.texts.push(TextOp {
+            font: font_of(style),
+            color: format!("rgba({r},{g},{b},{})", color.alpha),
+            baseline: match style.anchor().v_pos {
+                VPos::Top => "top",
+                VPos::Center => "middle",
+                VPos::Bottom => "bottom",
+            },
+            align: match style.anchor().h_pos {
+                HPos::Left => "start",
+                HPos::Right => "end",
+                HPos::Center => "center",
+            },
+            quarter_turns: match style.transform() {
+                FontTransform::None => 0,
+                FontTransform::Rotate90 => 1,
+                FontTransform::Rotate180 => 2,
+                FontTransform::Rotate270 => 3,
+            },
+            x: f64::from(pos.0),
+            y: f64::from(pos.1),
+            text: text.to_string(),
+        });
+        Ok(())
     }
 
     /// Measures with the 2D context in the same font the canvas backend draws with.
@@ -387,6 +415,7 @@ fn draw_on_canvas<C: Chart>(
         css_size: (w, h),
         font: std::cell::RefCell::new(String::new()),
         pending: None,
+        texts: Vec::new(),
     }
     .into_drawing_area();
     let hits = chart.draw(&area, theme, labels)?;
