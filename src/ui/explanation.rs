@@ -2,8 +2,9 @@
 //! live numbers of the current report (text from [`crate::core::explain`]).
 
 use crate::core::explain::{explain, Section};
-use crate::ui::in_view::{gated_memo, section_in_view};
+use crate::ui::in_view::{gated_memo, in_view};
 use crate::ui::state::use_app;
+use leptos::html::Div;
 use leptos::prelude::*;
 
 /// A short "why" note for one section, in the current language, recomputed when the report or
@@ -16,8 +17,13 @@ pub fn Explanation(
     let state = use_app();
     let heading_id = format!("explain-{}-title", section.id());
     let labelled_by = heading_id.clone();
-    // Rewritten only while its section is on screen (ui::in_view).
-    let paragraphs = gated_memo(section_in_view(), move || {
+    // Rewritten only while the note itself is on (or near) the screen, or once the inputs
+    // have settled (ui::in_view): prose below the fold is not re-laid out on every change.
+    let node: NodeRef<Div> = NodeRef::new();
+    let visible = in_view(node);
+    let settled = state.settled;
+    let live = Memo::new(move |_| visible.get() || settled.get());
+    let paragraphs = gated_memo(live.into(), move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report
@@ -32,6 +38,7 @@ pub fn Explanation(
             data-testid=format!("explain-{}", section.id())
             aria-labelledby=labelled_by
         >
+            <div node_ref=node>
             <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
             // Keyed by position: a changed number rewrites its paragraph's text in place.
             <For
@@ -41,6 +48,7 @@ pub fn Explanation(
                     view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
                 }
             />
+            </div>
         </aside>
     }
 }

@@ -204,9 +204,9 @@ fn FitRow(key: String) -> impl IntoView {
             <td class="num">{text(|d| d.price.clone())}</td>
             <td class="num" data-testid=format!("cost-per-request-{key}")>
                 {text(|d| d.per_request.clone())}
-                <Show when=move || d.with(|d| d.cheapest)>
-                    <span class="tag ok">{move || state.tr("fit_cheapest")}</span>
-                </Show>
+                <span class="tag ok" style:display=move || if d.with(|d| d.cheapest) { "" } else { "none" }>
+                    {move || state.tr("fit_cheapest")}
+                </span>
                 <MathPanel derivation=cost_math testid=math_id />
             </td>
         </tr>
@@ -278,8 +278,7 @@ pub fn FitTable() -> impl IntoView {
     });
     let t = move |k: &'static str| move || state.tr(k);
     view! {
-        <Show when=move || has_report.get()>
-            <section class="panel fit" aria-labelledby="fit-title">
+        <section class="panel fit" aria-labelledby="fit-title" style:display=move || if has_report.get() { "" } else { "none" }>
                 <h2 id="fit-title">{t("ui_section_fit")}</h2>
                 <div class="table-scroll">
                     <table class="fit-table" data-testid="fit-table">
@@ -294,9 +293,7 @@ pub fn FitTable() -> impl IntoView {
                             </tr>
                         </thead>
                         <tbody>
-                            <For each=move || keys.get() key=|k| k.clone() let:key>
-                                <FitRow key=key />
-                            </For>
+                            {move || keys.get().into_iter().map(|key| view! { <FitRow key=key /> }).collect_view()}
                         </tbody>
                     </table>
                 </div>
@@ -318,7 +315,6 @@ pub fn FitTable() -> impl IntoView {
                             .collect_view()
                     }}
                 </div>
-            </section>
-        </Show>
+        </section>
     }
 }

@@ -197,20 +197,19 @@ pub fn SummaryCards() -> impl IntoView {
         }
     };
     view! {
-        <Show when=move || has_report.get()>
-            <div class="cards" data-testid="summary-cards">
+        <div class="cards" data-testid="summary-cards" style:display=move || if has_report.get() { "" } else { "none" }>
                 <article class="card">
                     <h3>{t("card_params")}</h3>
                     <p class="big" data-testid="params-total">{text(|c| c.params_total.clone())}</p>
-                    <Show when=move || c.with(|c| !c.params_eok.is_empty())>
+                    {move || c.with(|c| !c.params_eok.is_empty()).then(|| view! {
                         <p class="card-sub" data-testid="params-eok">{text(|c| c.params_eok.clone())}</p>
-                    </Show>
+                    })}
                     <p class="card-sub">{t("card_params_total")}</p>
-                    <Show when=move || c.with(|c| !c.params_active.is_empty())>
+                    {move || c.with(|c| !c.params_active.is_empty()).then(|| view! {
                         <p class="card-sub">
                             <span data-testid="params-active">{text(|c| c.params_active.clone())}</span>" "{t("card_params_active")}
                         </p>
-                    </Show>
+                    })}
                     <MathPanel derivation=math(0) testid="math-params" />
                 </article>
                 <article class="card">
@@ -243,25 +242,29 @@ pub fn SummaryCards() -> impl IntoView {
                         {move || state.tr(if c.with(|c| c.vllm) { "card_rule_vllm" } else { "card_rule_textbook" })}
                     </p>
                     <div class="gpu-requests-row">
-                        <For each=move || keys.get() key=|k| k.clone() let:key>
-                            {gpu_requests(c, key)}
-                        </For>
+                        {move || keys.get().into_iter().map(|key| gpu_requests(c, key)).collect_view()}
                     </div>
                 </article>
                 <article class="card card-wide">
                     <details data-testid="vllm-log">
                         <summary>{t("card_vllm_log")}</summary>
                         <div class="vllm-logs">
-                            <For each=move || keys.get() key=|k| k.clone() let:key>
-                                <div class="vllm-log">
-                                    <span class="gpu-label">{let l = log(key.clone()); move || l().name}</span>
-                                    <pre data-testid=format!("vllm-log-{key}")>{let l = log(key.clone()); move || l().log}</pre>
-                                </div>
-                            </For>
+                            {move || {
+                                keys.get()
+                                    .into_iter()
+                                    .map(|key| {
+                                        view! {
+                                            <div class="vllm-log">
+                                                <span class="gpu-label">{let l = log(key.clone()); move || l().name}</span>
+                                                <pre data-testid=format!("vllm-log-{key}")>{let l = log(key.clone()); move || l().log}</pre>
+                                            </div>
+                                        }
+                                    })
+                                    .collect_view()
+                            }}
                         </div>
                     </details>
                 </article>
-            </div>
-        </Show>
+        </div>
     }
 }
