@@ -670,7 +670,7 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    v.sort_by(|a, b| a.total_cmp(b));
+    crate::core::order::sort_by(v, &|a, b| a.total_cmp(b));
     let pos = q * (v.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
     let (a, b) = (

@@ -818,7 +818,7 @@ impl Catalog {
                 scored.push((s, i, a.id.as_str()));
             }
         }
-        scored.sort();
+        crate::core::order::sort_by(&mut scored, &|a, b| a.cmp(b));
         scored
             .into_iter()
             .take(3)
