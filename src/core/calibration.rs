@@ -2,7 +2,10 @@
 //!
 //! `data/perf_calibration.csv` is a verbatim copy of `shared/reference/perf_calibration.csv`
 //! (measured TTFT, TPOT and throughput from public benchmark tables, each row with its source
-//! and a trust tier T1/T2/T3 as the first token of `quote_or_table_ref`). It is compiled in.
+//! and a trust tier T1/T2/T3 as the first token of `quote_or_table_ref`). What is compiled in
+//! is `data/perf_calibration.app.csv`, its projection on the columns the model reads
+//! ([`APP_COLUMNS`]; the tier token instead of the whole quote, line for line, so line numbers
+//! still point into the sourced file); a test checks it equals the projection of the full file.
 //!
 //! Rows are mapped to (model, accelerator, TP, batch, lengths, precisions, metric, value); rows
 //! that cannot be mapped are skipped with a reason and counted. Every third mappable T1/T2 row
@@ -26,8 +29,27 @@ use crate::core::perf::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The compiled-in calibration table (verbatim copy of the reference file).
-pub const CALIBRATION_CSV: &str = include_str!("../../data/perf_calibration.csv");
+/// The compiled-in calibration table: `data/perf_calibration.csv` projected on [`APP_COLUMNS`]
+/// (same rows on the same lines; sources and quotes stay in the full file).
+pub const CALIBRATION_CSV: &str = include_str!("../../data/perf_calibration.app.csv");
+
+/// The columns of [`CALIBRATION_CSV`], in order: the full file's columns of the same name, and
+/// `tier`, the first four characters of its `quote_or_table_ref` (`[T1]`, `[T2]` or `[T3]`).
+pub const APP_COLUMNS: [&str; 13] = [
+    "model",
+    "gpu",
+    "num_gpus",
+    "tp",
+    "engine",
+    "precision_weights",
+    "precision_kv",
+    "batch_or_concurrency",
+    "input_len",
+    "output_len",
+    "metric",
+    "value",
+    "tier",
+];
 
 /// Batch assumed for "max load" rows (engine-chosen in-flight batch): the memory limit, capped
 /// here (the engine's scheduler limit; trtllm-bench tunes its own).
@@ -391,22 +413,7 @@ pub fn load(catalog: &Catalog) -> CalSet {
         };
     };
     let col = |name: &str| header.iter().position(|h| h == name);
-    let cols = [
-        "model",
-        "gpu",
-        "num_gpus",
-        "tp",
-        "engine",
-        "precision_weights",
-        "precision_kv",
-        "batch_or_concurrency",
-        "input_len",
-        "output_len",
-        "metric",
-        "value",
-        "quote_or_table_ref",
-    ]
-    .map(col);
+    let cols = APP_COLUMNS.map(col);
     let mut mappable = 0usize;
     for (line, f) in data {
         let get = |i: usize| {
@@ -941,6 +948,69 @@ pub fn render_stats(r: &AccuracyReport) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// `data/perf_calibration.csv` projected on [`APP_COLUMNS`](super::APP_COLUMNS): each
+    /// record's line and fields, the tier being the quote's first four characters (what
+    /// `map_row` reads of it).
+    fn project(full: &str) -> Vec<(usize, Vec<String>)> {
+        let recs = super::parse_csv(full);
+        let Some(((_, header), data)) = recs.split_first() else {
+            return Vec::new();
+        };
+        let col = |name: &str| {
+            header
+                .iter()
+                .position(|h| h == name)
+                .unwrap_or_else(|| panic!("no column {name}"))
+        };
+        let idx: Vec<usize> = super::APP_COLUMNS[..12].iter().map(|c| col(c)).collect();
+        let quote = col("quote_or_table_ref");
+        let head = (
+            1,
+            super::APP_COLUMNS.iter().map(|c| c.to_string()).collect(),
+        );
+        let rows = data.iter().map(|(line, f)| {
+            let at = |i: usize| f.get(i).map_or("", |s| s.as_str());
+            let mut out: Vec<String> = idx.iter().map(|i| at(*i).to_string()).collect();
+            out.push(at(quote).get(..4).unwrap_or("").to_string());
+            (*line, out)
+        });
+        std::iter::once(head).chain(rows).collect()
+    }
+
+    /// RFC 4180 text of records (quoted where a field holds a comma, quote or line break).
+    fn write_csv(recs: &[(usize, Vec<String>)]) -> String {
+        let field = |f: &String| {
+            if f.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", f.replace('"', "\"\""))
+            } else {
+                f.clone()
+            }
+        };
+        recs.iter()
+            .map(|(_, r)| r.iter().map(field).collect::<Vec<_>>().join(",") + "\n")
+            .collect()
+    }
+
+    #[test]
+    fn the_compiled_table_is_the_projection_of_the_sourced_file() {
+        let full = include_str!("../../data/perf_calibration.csv");
+        let want = project(full);
+        if std::env::var_os("REGENERATE_CALIBRATION_APP_CSV").is_some() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/perf_calibration.app.csv");
+            std::fs::write(path, write_csv(&want)).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let got = super::parse_csv(super::CALIBRATION_CSV);
+        assert_eq!(
+            got, want,
+            "data/perf_calibration.app.csv is stale: run REGENERATE_CALIBRATION_APP_CSV=1 cargo test --lib calibration"
+        );
+        // Same rows on the same lines, each with every app column.
+        assert_eq!(got.len(), super::parse_csv(full).len());
+        assert!(got.iter().all(|(_, f)| f.len() == super::APP_COLUMNS.len()));
+        // The writer round-trips through the reader.
+        assert_eq!(super::parse_csv(&write_csv(&want)), want);
+    }
+
     use super::*;
     use crate::core::config::parse_model_text;
     use crate::core::perf::{
