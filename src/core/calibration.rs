@@ -264,47 +264,6 @@ pub struct CalSet {
     pub total_rows: usize,
 }
 
-/// Minimal RFC 4180 reader: quoted fields with commas, doubled quotes and line breaks.
-fn parse_csv(text: &str) -> Vec<(usize, Vec<String>)> {
-    let mut out = Vec::new();
-    let (mut fields, mut field) = (Vec::new(), String::new());
-    let (mut in_q, mut line, mut start) = (false, 1usize, 1usize);
-    let mut it = text.trim_start_matches('\u{feff}').chars().peekable();
-    while let Some(c) = it.next() {
-        match (in_q, c) {
-            (true, '"') if it.peek() == Some(&'"') => {
-                it.next();
-                field.push('"');
-            }
-            (true, '"') => in_q = false,
-            (true, ch) => {
-                if ch == '\n' {
-                    line += 1;
-                }
-                field.push(ch);
-            }
-            (false, '"') => in_q = true,
-            (false, ',') => fields.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                fields.push(std::mem::take(&mut field));
-                let f = std::mem::take(&mut fields);
-                if f.iter().any(|x| !x.is_empty()) {
-                    out.push((start, f));
-                }
-                line += 1;
-                start = line;
-            }
-            (false, ch) => field.push(ch),
-        }
-    }
-    if !field.is_empty() || !fields.is_empty() {
-        fields.push(field);
-        out.push((start, fields));
-    }
-    out
-}
-
 fn lead_u64(s: &str) -> Option<u64> {
     let d: String = s
         .trim()
@@ -402,20 +361,20 @@ fn map_dtype(s: &str, what: &str) -> Result<(Dtype, Option<String>), String> {
 
 /// Reads and maps the compiled-in table against a catalog.
 pub fn load(catalog: &Catalog) -> CalSet {
-    let recs = parse_csv(CALIBRATION_CSV);
+    let recs = crate::core::csv::parse(CALIBRATION_CSV).unwrap_or_default();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
-    let Some(((_, header), data)) = recs.split_first() else {
+    let Some((header, data)) = recs.split_first() else {
         return CalSet {
             rows,
             skipped,
             total_rows: 0,
         };
     };
-    let col = |name: &str| header.iter().position(|h| h == name);
+    let col = |name: &str| header.fields.iter().position(|h| h == name);
     let cols = APP_COLUMNS.map(col);
     let mut mappable = 0usize;
-    for (line, f) in data {
+    for crate::core::csv::Record { line, fields: f } in data {
         let get = |i: usize| {
             cols.get(i)
                 .copied()
@@ -948,67 +907,35 @@ pub fn render_stats(r: &AccuracyReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    /// `data/perf_calibration.csv` projected on [`APP_COLUMNS`](super::APP_COLUMNS): each
-    /// record's line and fields, the tier being the quote's first four characters (what
-    /// `map_row` reads of it).
-    fn project(full: &str) -> Vec<(usize, Vec<String>)> {
-        let recs = super::parse_csv(full);
-        let Some(((_, header), data)) = recs.split_first() else {
-            return Vec::new();
-        };
-        let col = |name: &str| {
-            header
-                .iter()
-                .position(|h| h == name)
-                .unwrap_or_else(|| panic!("no column {name}"))
-        };
-        let idx: Vec<usize> = super::APP_COLUMNS[..12].iter().map(|c| col(c)).collect();
-        let quote = col("quote_or_table_ref");
-        let head = (
-            1,
-            super::APP_COLUMNS.iter().map(|c| c.to_string()).collect(),
-        );
-        let rows = data.iter().map(|(line, f)| {
-            let at = |i: usize| f.get(i).map_or("", |s| s.as_str());
-            let mut out: Vec<String> = idx.iter().map(|i| at(*i).to_string()).collect();
-            out.push(at(quote).get(..4).unwrap_or("").to_string());
-            (*line, out)
-        });
-        std::iter::once(head).chain(rows).collect()
-    }
-
-    /// RFC 4180 text of records (quoted where a field holds a comma, quote or line break).
-    fn write_csv(recs: &[(usize, Vec<String>)]) -> String {
-        let field = |f: &String| {
-            if f.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", f.replace('"', "\"\""))
-            } else {
-                f.clone()
-            }
-        };
-        recs.iter()
-            .map(|(_, r)| r.iter().map(field).collect::<Vec<_>>().join(",") + "\n")
-            .collect()
-    }
-
     #[test]
-    fn the_compiled_table_is_the_projection_of_the_sourced_file() {
+    fn the_compiled_app_csv_is_the_projection_of_the_sourced_file() {
+        // Each app column is the full file's column of the same name, except the tier: the
+        // quote's first four characters (all that `map_row` reads of it).
+        let same: fn(&str) -> &str = |s| s;
+        let tier: fn(&str) -> &str = |q| q.get(..4).unwrap_or("");
+        let cols: Vec<crate::core::csv::Column> = super::APP_COLUMNS
+            .iter()
+            .map(|c| match *c {
+                "tier" => (*c, "quote_or_table_ref", tier),
+                _ => (*c, *c, same),
+            })
+            .collect();
         let full = include_str!("../../data/perf_calibration.csv");
-        let want = project(full);
-        if std::env::var_os("REGENERATE_CALIBRATION_APP_CSV").is_some() {
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/perf_calibration.app.csv");
-            std::fs::write(path, write_csv(&want)).unwrap_or_else(|e| panic!("{e}"));
-        }
-        let got = super::parse_csv(super::CALIBRATION_CSV);
-        assert_eq!(
-            got, want,
-            "data/perf_calibration.app.csv is stale: run REGENERATE_CALIBRATION_APP_CSV=1 cargo test --lib calibration"
+        let want = crate::core::csv::project(full, &cols);
+        crate::core::csv::check_projection(
+            super::CALIBRATION_CSV,
+            &want,
+            "data/perf_calibration.app.csv",
         );
-        // Same rows on the same lines, each with every app column.
-        assert_eq!(got.len(), super::parse_csv(full).len());
-        assert!(got.iter().all(|(_, f)| f.len() == super::APP_COLUMNS.len()));
-        // The writer round-trips through the reader.
-        assert_eq!(super::parse_csv(&write_csv(&want)), want);
+        // Same rows on the same lines (line numbers point into the sourced file).
+        let lines = |t: &str| {
+            crate::core::csv::parse(t)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .iter()
+                .map(|r| r.line)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(super::CALIBRATION_CSV), lines(full));
     }
 
     use super::*;
