@@ -34,8 +34,21 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-/// The compiled-in catalog data.
+/// The compiled-in catalog data: natively (the CLI prints sources; the tests) the full sourced
+/// table; in the wasm app, which shows no source, price source or note, [`APP_CSV`].
+#[cfg(not(target_arch = "wasm32"))]
 const BUILTIN_CSV: &str = include_str!("../../data/accelerators.csv");
+#[cfg(target_arch = "wasm32")]
+const BUILTIN_CSV: &str = APP_CSV;
+
+/// `data/accelerators.app.csv`: `data/accelerators.csv` with every `source` and `price_source`
+/// text replaced by [`SOURCES_IN`] and the `notes` emptied (about a third of the size); tests
+/// check it is exactly that projection and parses to the same catalog apart from those texts.
+#[cfg(any(test, target_arch = "wasm32"))]
+const APP_CSV: &str = include_str!("../../data/accelerators.app.csv");
+
+/// Where the app's catalog points for its sources.
+pub const SOURCES_IN: &str = "data/accelerators.csv";
 
 /// Across nodes, one 400 Gb/s NIC per GPU: 50 GB/s per GPU per direction (AWS p5: 3,200 Gb/s
 /// for 8 GPUs; reference notes, "Inter-node ≈ 50 GB/s").
@@ -1285,6 +1298,49 @@ mod tests {
             Ok(a) => a,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The source texts the app's projection drops (`source`, `price_source`, `notes`).
+    fn without_sources(mut c: Catalog) -> Catalog {
+        for a in &mut c.accelerators {
+            a.source.clear();
+            a.notes.clear();
+            if let Some(p) = &mut a.price {
+                p.source.clear();
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn the_compiled_app_csv_is_the_projection_of_the_sourced_file() {
+        let full = include_str!("../../data/accelerators.csv");
+        let header = csv::parse(full)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .next()
+            .map(|r| r.fields)
+            .unwrap_or_default();
+        let same: fn(&str) -> &str = |s| s;
+        let pointer: fn(&str) -> &str = |s| if s.is_empty() { "" } else { SOURCES_IN };
+        let empty: fn(&str) -> &str = |_| "";
+        let cols: Vec<csv::Column> = header
+            .iter()
+            .map(|h| match h.as_str() {
+                "source" | "price_source" => (h.as_str(), h.as_str(), pointer),
+                "notes" => (h.as_str(), h.as_str(), empty),
+                _ => (h.as_str(), h.as_str(), same),
+            })
+            .collect();
+        let want = csv::project(full, &cols);
+        csv::check_projection(APP_CSV, &want, "data/accelerators.app.csv");
+        // The app's catalog is the full one apart from the dropped texts, and still has a
+        // source on every row.
+        let app = Catalog::parse(APP_CSV).unwrap_or_else(|e| panic!("{e}"));
+        assert!(app.accelerators.iter().all(|a| a.source == SOURCES_IN));
+        let full = Catalog::parse(full).unwrap_or_else(|e| panic!("{e}"));
+        assert!(full.accelerators.iter().all(|a| a.source != SOURCES_IN));
+        assert_eq!(without_sources(app), without_sources(full));
     }
 
     #[test]
