@@ -2,7 +2,7 @@
 //! L40S; the L40S roofline with the textbook's 210 and 1,000 FLOP/B workloads), checks the
 //! structure, and writes the files to `artifacts/charts/` for people to look at.
 
-use llm_serving_calculator::charts::{render_svg, Chart, HitMap, Labels, Theme};
+use llm_serving_calculator::charts::{render_svg, render_svg_via, Chart, HitMap, Labels, Theme};
 use llm_serving_calculator::core::catalog::{Accelerator, Catalog};
 use llm_serving_calculator::core::config::parse_model_text;
 use llm_serving_calculator::core::dtype::Dtype;
@@ -17,6 +17,7 @@ use llm_serving_calculator::core::series::{
     RooflineGpu, Workload, MATMUL_PRESETS,
 };
 use llm_serving_calculator::core::units::{fmt_sig, Bytes, Flops, Seconds, Tokens};
+use plotters::prelude::SVGBackend;
 use std::path::PathBuf;
 
 const CONTEXT: u64 = 4096;
@@ -87,6 +88,13 @@ fn render_all<C: Chart>(name: &str, chart: &C) -> (String, HitMap) {
         };
         let (svg, hits) = render_svg(chart, &Theme::for_dark(dark), &labels, size)
             .unwrap_or_else(|e| panic!("{name}{suffix}: {e}"));
+        // Through the two-backend wrapper the app draws with: the same document and regions.
+        let via = render_svg_via::<SVGBackend, _>(chart, &Theme::for_dark(dark), &labels, size)
+            .unwrap_or_else(|e| panic!("{name}{suffix} via Either: {e}"));
+        assert!(
+            via == (svg.clone(), hits.clone()),
+            "{name}{suffix}: Either changed the SVG"
+        );
         assert!(
             svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
             "{name}"
@@ -393,4 +401,7 @@ fn empty_data_draws_a_message_not_an_error() {
     assert!(hits.regions.is_empty());
     // A tiny area is an error value, not a panic.
     assert!(render_svg(&MemoryBars::default(), &Theme::light(), &labels, (40, 20)).is_err());
+    let tiny =
+        render_svg_via::<SVGBackend, _>(&MemoryBars::default(), &Theme::light(), &labels, (40, 20));
+    assert!(tiny.is_err());
 }

@@ -108,7 +108,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut hits = HitMap::default();
     // Training rows first, held-out rows on top.
     let mut order: Vec<_> = data.points.iter().enumerate().collect();
-    order.sort_by_key(|(_, p)| p.test);
+    crate::core::order::sort_by(&mut order, &|a, b| a.1.test.cmp(&b.1.test));
     for (i, p) in order {
         let at = px(p.measured, p.predicted);
         let (m, col) = if p.test {

@@ -489,8 +489,8 @@ pub fn dash_segments(pts: &[(i32, i32)], on: f64, off: f64) -> Vec<Vec<(i32, i32
 /// Moves label positions apart so consecutive ones are at least `gap` px apart, keeping them
 /// within [lo, hi] where possible. Returns new positions in the input order.
 pub fn spread(ys: &[i32], gap: i32, lo: i32, hi: i32) -> Vec<i32> {
-    let mut idx: Vec<usize> = (0..ys.len()).collect();
-    idx.sort_by_key(|i| ys.get(*i).copied().unwrap_or(0));
+    let key = |i: usize| ys.get(i).copied().unwrap_or(0);
+    let idx = crate::core::order::order_by(ys.len(), &|a, b| key(a).cmp(&key(b)));
     let mut placed: Vec<i32> = idx
         .iter()
         .map(|i| ys.get(*i).copied().unwrap_or(0))

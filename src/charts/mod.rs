@@ -10,6 +10,7 @@ pub mod accuracy;
 pub mod axis;
 pub mod batch_chart;
 pub mod cost_bar;
+pub mod either;
 pub mod kv_chart;
 pub mod latency_throughput;
 pub mod memory_bar;
@@ -393,6 +394,26 @@ pub fn render_svg<C: Chart>(
     let mut out = String::new();
     let hits = {
         let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        let hits = chart.draw(&area, &theme.for_svg(), labels)?;
+        area.present().map_err(DrawError::backend)?;
+        hits
+    };
+    Ok((out, hits))
+}
+
+/// [`render_svg`] drawn through [`either::Either<A, SVGBackend>`](either::Either): the same
+/// document and hover regions. An app that draws its canvas `A` as `Either::Left` and exports
+/// through this compiles every chart's drawing code once instead of once per backend.
+pub fn render_svg_via<A: DrawingBackend, C: Chart>(
+    chart: &C,
+    theme: &Theme,
+    labels: &Labels,
+    size: (u32, u32),
+) -> Result<(String, HitMap), DrawError> {
+    let mut out = String::new();
+    let hits = {
+        let svg = SVGBackend::with_string(&mut out, size);
+        let area = either::Either::<A, _>::Right(svg).into_drawing_area();
         let hits = chart.draw(&area, &theme.for_svg(), labels)?;
         area.present().map_err(DrawError::backend)?;
         hits

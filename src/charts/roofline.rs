@@ -235,7 +235,9 @@ pub fn draw<DB: DrawingBackend>(
     let mut at_points = Vec::with_capacity(data.points.len());
     // Reference points last, on top: they are the fixed landmarks of the lesson.
     let mut order: Vec<&WorkPoint> = data.points.iter().collect();
-    order.sort_by_key(|p| p.phase == Phase::Reference);
+    crate::core::order::sort_by(&mut order, &|a, b| {
+        (a.phase == Phase::Reference).cmp(&(b.phase == Phase::Reference))
+    });
     for p in order {
         let at = to_px(p.intensity_flop_per_byte, p.attainable.0);
         let (m, col) = phase_style(p.phase, theme);

@@ -2,7 +2,10 @@
 //!
 //! `data/perf_calibration.csv` is a verbatim copy of `shared/reference/perf_calibration.csv`
 //! (measured TTFT, TPOT and throughput from public benchmark tables, each row with its source
-//! and a trust tier T1/T2/T3 as the first token of `quote_or_table_ref`). It is compiled in.
+//! and a trust tier T1/T2/T3 as the first token of `quote_or_table_ref`). What is compiled in
+//! is `data/perf_calibration.app.csv`, its projection on the columns the model reads
+//! ([`APP_COLUMNS`]; the tier token instead of the whole quote, line for line, so line numbers
+//! still point into the sourced file); a test checks it equals the projection of the full file.
 //!
 //! Rows are mapped to (model, accelerator, TP, batch, lengths, precisions, metric, value); rows
 //! that cannot be mapped are skipped with a reason and counted. Every third mappable T1/T2 row
@@ -26,8 +29,27 @@ use crate::core::perf::{
 };
 use serde::{Deserialize, Serialize};
 
-/// The compiled-in calibration table (verbatim copy of the reference file).
-pub const CALIBRATION_CSV: &str = include_str!("../../data/perf_calibration.csv");
+/// The compiled-in calibration table: `data/perf_calibration.csv` projected on [`APP_COLUMNS`]
+/// (same rows on the same lines; sources and quotes stay in the full file).
+pub const CALIBRATION_CSV: &str = include_str!("../../data/perf_calibration.app.csv");
+
+/// The columns of [`CALIBRATION_CSV`], in order: the full file's columns of the same name, and
+/// `tier`, the first four characters of its `quote_or_table_ref` (`[T1]`, `[T2]` or `[T3]`).
+pub const APP_COLUMNS: [&str; 13] = [
+    "model",
+    "gpu",
+    "num_gpus",
+    "tp",
+    "engine",
+    "precision_weights",
+    "precision_kv",
+    "batch_or_concurrency",
+    "input_len",
+    "output_len",
+    "metric",
+    "value",
+    "tier",
+];
 
 /// Batch assumed for "max load" rows (engine-chosen in-flight batch): the memory limit, capped
 /// here (the engine's scheduler limit; trtllm-bench tunes its own).
@@ -242,47 +264,6 @@ pub struct CalSet {
     pub total_rows: usize,
 }
 
-/// Minimal RFC 4180 reader: quoted fields with commas, doubled quotes and line breaks.
-fn parse_csv(text: &str) -> Vec<(usize, Vec<String>)> {
-    let mut out = Vec::new();
-    let (mut fields, mut field) = (Vec::new(), String::new());
-    let (mut in_q, mut line, mut start) = (false, 1usize, 1usize);
-    let mut it = text.trim_start_matches('\u{feff}').chars().peekable();
-    while let Some(c) = it.next() {
-        match (in_q, c) {
-            (true, '"') if it.peek() == Some(&'"') => {
-                it.next();
-                field.push('"');
-            }
-            (true, '"') => in_q = false,
-            (true, ch) => {
-                if ch == '\n' {
-                    line += 1;
-                }
-                field.push(ch);
-            }
-            (false, '"') => in_q = true,
-            (false, ',') => fields.push(std::mem::take(&mut field)),
-            (false, '\r') => {}
-            (false, '\n') => {
-                fields.push(std::mem::take(&mut field));
-                let f = std::mem::take(&mut fields);
-                if f.iter().any(|x| !x.is_empty()) {
-                    out.push((start, f));
-                }
-                line += 1;
-                start = line;
-            }
-            (false, ch) => field.push(ch),
-        }
-    }
-    if !field.is_empty() || !fields.is_empty() {
-        fields.push(field);
-        out.push((start, fields));
-    }
-    out
-}
-
 fn lead_u64(s: &str) -> Option<u64> {
     let d: String = s
         .trim()
@@ -380,35 +361,20 @@ fn map_dtype(s: &str, what: &str) -> Result<(Dtype, Option<String>), String> {
 
 /// Reads and maps the compiled-in table against a catalog.
 pub fn load(catalog: &Catalog) -> CalSet {
-    let recs = parse_csv(CALIBRATION_CSV);
+    let recs = crate::core::csv::parse(CALIBRATION_CSV).unwrap_or_default();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
-    let Some(((_, header), data)) = recs.split_first() else {
+    let Some((header, data)) = recs.split_first() else {
         return CalSet {
             rows,
             skipped,
             total_rows: 0,
         };
     };
-    let col = |name: &str| header.iter().position(|h| h == name);
-    let cols = [
-        "model",
-        "gpu",
-        "num_gpus",
-        "tp",
-        "engine",
-        "precision_weights",
-        "precision_kv",
-        "batch_or_concurrency",
-        "input_len",
-        "output_len",
-        "metric",
-        "value",
-        "quote_or_table_ref",
-    ]
-    .map(col);
+    let col = |name: &str| header.fields.iter().position(|h| h == name);
+    let cols = APP_COLUMNS.map(col);
     let mut mappable = 0usize;
-    for (line, f) in data {
+    for crate::core::csv::Record { line, fields: f } in data {
         let get = |i: usize| {
             cols.get(i)
                 .copied()
@@ -670,7 +636,7 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    v.sort_by(|a, b| a.total_cmp(b));
+    crate::core::order::sort_by(v, &|a, b| a.total_cmp(b));
     let pos = q * (v.len() - 1) as f64;
     let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
     let (a, b) = (
@@ -941,6 +907,37 @@ pub fn render_stats(r: &AccuracyReport) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_compiled_app_csv_is_the_projection_of_the_sourced_file() {
+        // Each app column is the full file's column of the same name, except the tier: the
+        // quote's first four characters (all that `map_row` reads of it).
+        let same: fn(&str) -> &str = |s| s;
+        let tier: fn(&str) -> &str = |q| q.get(..4).unwrap_or("");
+        let cols: Vec<crate::core::csv::Column> = super::APP_COLUMNS
+            .iter()
+            .map(|c| match *c {
+                "tier" => (*c, "quote_or_table_ref", tier),
+                _ => (*c, *c, same),
+            })
+            .collect();
+        let full = include_str!("../../data/perf_calibration.csv");
+        let want = crate::core::csv::project(full, &cols);
+        crate::core::csv::check_projection(
+            super::CALIBRATION_CSV,
+            &want,
+            "data/perf_calibration.app.csv",
+        );
+        // Same rows on the same lines (line numbers point into the sourced file).
+        let lines = |t: &str| {
+            crate::core::csv::parse(t)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .iter()
+                .map(|r| r.line)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(lines(super::CALIBRATION_CSV), lines(full));
+    }
+
     use super::*;
     use crate::core::config::parse_model_text;
     use crate::core::perf::{

@@ -1001,7 +1001,7 @@ fn rank(rows: &mut [PlanOption]) {
             o.gpus_peak,
         )
     };
-    rows.sort_by(|a, b| {
+    crate::core::order::sort_by(rows, &|a, b| {
         let (ga, ca, na) = key(a);
         let (gb, cb, nb) = key(b);
         ga.cmp(&gb)
@@ -1524,7 +1524,7 @@ pub fn largest_models(
             error,
         });
     }
-    out.sort_by_key(|v| std::cmp::Reverse(v.params_total));
+    crate::core::order::sort_by(&mut out, &|a, b| b.params_total.cmp(&a.params_total));
     Ok(out)
 }
 

@@ -31,11 +31,23 @@ use crate::core::error::CalcError;
 use crate::core::i18n::{tr, Lang};
 use crate::core::units::{Bytes, BytesPerSecond, FlopsPerSecond, GIB, MIB};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-/// The compiled-in catalog data.
+/// The compiled-in catalog data: natively (the CLI prints sources; the tests) the full sourced
+/// table; in the wasm app, which shows no source, price source or note, [`APP_CSV`].
+#[cfg(not(target_arch = "wasm32"))]
 const BUILTIN_CSV: &str = include_str!("../../data/accelerators.csv");
+#[cfg(target_arch = "wasm32")]
+const BUILTIN_CSV: &str = APP_CSV;
+
+/// `data/accelerators.app.csv`: `data/accelerators.csv` with every `source` and `price_source`
+/// text replaced by [`SOURCES_IN`] and the `notes` emptied (about a third of the size); tests
+/// check it is exactly that projection and parses to the same catalog apart from those texts.
+#[cfg(any(test, target_arch = "wasm32"))]
+const APP_CSV: &str = include_str!("../../data/accelerators.app.csv");
+
+/// Where the app's catalog points for its sources.
+pub const SOURCES_IN: &str = "data/accelerators.csv";
 
 /// Across nodes, one 400 Gb/s NIC per GPU: 50 GB/s per GPU per direction (AWS p5: 3,200 Gb/s
 /// for 8 GPUs; reference notes, "Inter-node ≈ 50 GB/s").
@@ -707,14 +719,11 @@ impl Catalog {
         let Some(header) = it.next() else {
             return Err(bad(1, "id", "the file is empty"));
         };
-        let index: HashMap<&str, usize> = header
-            .fields
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.trim(), i))
-            .collect();
+        // Small tables: vectors searched in order rather than hash maps (less wasm); where a
+        // name repeats, the last one counts, as a map's insert would.
+        let index: Vec<&str> = header.fields.iter().map(|h| h.trim()).collect();
         for c in REQUIRED_COLUMNS {
-            if !index.contains_key(c) {
+            if !index.contains(c) {
                 return Err(bad(
                     header.line,
                     c,
@@ -722,8 +731,8 @@ impl Catalog {
                 ));
             }
         }
-        let mut seen = HashSet::new();
-        let mut keys: HashMap<String, String> = HashMap::new();
+        // (normalised name, id) of every id, alias and name so far.
+        let mut keys: Vec<(String, String)> = Vec::new();
         let mut accelerators = Vec::new();
         for rec in it {
             if rec.fields.len() != header.fields.len() {
@@ -742,7 +751,7 @@ impl Catalog {
                 index: &index,
             };
             let a = row.accelerator()?;
-            if !seen.insert(a.id.clone()) {
+            if accelerators.iter().any(|b: &Accelerator| b.id == a.id) {
                 return Err(bad(rec.line, "id", &format!("\"{}\" appears twice", a.id)));
             }
             for k in std::iter::once(&a.id)
@@ -750,14 +759,15 @@ impl Catalog {
                 .chain(std::iter::once(&a.name))
             {
                 let n = norm(k);
-                if let Some(other) = keys.get(&n).filter(|o| **o != a.id) {
+                let last = keys.iter().rev().find(|(m, _)| *m == n).map(|(_, id)| id);
+                if let Some(other) = last.filter(|o| **o != a.id) {
                     return Err(bad(
                         rec.line,
                         "aliases",
                         &format!("\"{k}\" already names {other}"),
                     ));
                 }
-                keys.insert(n, a.id.clone());
+                keys.push((n, a.id.clone()));
             }
             accelerators.push(a);
         }
@@ -818,7 +828,7 @@ impl Catalog {
                 scored.push((s, i, a.id.as_str()));
             }
         }
-        scored.sort();
+        crate::core::order::sort_by(&mut scored, &|a, b| a.cmp(b));
         scored
             .into_iter()
             .take(3)
@@ -871,14 +881,15 @@ fn bad(row: usize, column: &str, detail: &str) -> CalcError {
 /// One data row with its header index.
 struct Row<'a> {
     rec: &'a csv::Record,
-    index: &'a HashMap<&'a str, usize>,
+    index: &'a [&'a str],
 }
 
 impl Row<'_> {
     fn text(&self, col: &str) -> &str {
         self.index
-            .get(col)
-            .and_then(|i| self.rec.fields.get(*i))
+            .iter()
+            .rposition(|h| *h == col)
+            .and_then(|i| self.rec.fields.get(i))
             .map_or("", |s| s.trim())
     }
 
@@ -1224,7 +1235,8 @@ impl CustomAccelerator {
     /// Parses [`CustomAccelerator::to_query`] output (unknown keys and unparsable numbers are
     /// errors naming the key; ranges are checked by [`CustomAccelerator::validate`]).
     pub fn from_query(q: &str) -> Result<CustomAccelerator, CalcError> {
-        let mut map: HashMap<&str, &str> = HashMap::new();
+        // (key, value) pairs; a repeated key's last value counts.
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
         for part in q.split(';').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             if !CUSTOM_KEYS.contains(&k) {
@@ -1234,10 +1246,11 @@ impl CustomAccelerator {
                     expected: format!("one of {}", CUSTOM_KEYS.join(", ")),
                 });
             }
-            map.insert(k, v);
+            pairs.push((k, v));
         }
+        let get = |k: &str| pairs.iter().rev().find(|(p, _)| *p == k).map(|(_, v)| v);
         let num = |k: &str| -> Result<Option<f64>, CalcError> {
-            match map.get(k) {
+            match get(k) {
                 None => Ok(None),
                 Some(v) => v.parse::<f64>().map(Some).map_err(|_| CalcError::BadValue {
                     key: k.to_string(),
@@ -1252,7 +1265,7 @@ impl CustomAccelerator {
                 why: "define a custom accelerator".into(),
             })
         };
-        let name = match map.get("name") {
+        let name = match get("name") {
             Some(v) => pct_decode(v).ok_or_else(|| CalcError::BadValue {
                 key: "name".into(),
                 found: format!("\"{}\"", short(v)),
@@ -1285,6 +1298,49 @@ mod tests {
             Ok(a) => a,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// The source texts the app's projection drops (`source`, `price_source`, `notes`).
+    fn without_sources(mut c: Catalog) -> Catalog {
+        for a in &mut c.accelerators {
+            a.source.clear();
+            a.notes.clear();
+            if let Some(p) = &mut a.price {
+                p.source.clear();
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn the_compiled_app_csv_is_the_projection_of_the_sourced_file() {
+        let full = include_str!("../../data/accelerators.csv");
+        let header = csv::parse(full)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into_iter()
+            .next()
+            .map(|r| r.fields)
+            .unwrap_or_default();
+        let same: fn(&str) -> &str = |s| s;
+        let pointer: fn(&str) -> &str = |s| if s.is_empty() { "" } else { SOURCES_IN };
+        let empty: fn(&str) -> &str = |_| "";
+        let cols: Vec<csv::Column> = header
+            .iter()
+            .map(|h| match h.as_str() {
+                "source" | "price_source" => (h.as_str(), h.as_str(), pointer),
+                "notes" => (h.as_str(), h.as_str(), empty),
+                _ => (h.as_str(), h.as_str(), same),
+            })
+            .collect();
+        let want = csv::project(full, &cols);
+        csv::check_projection(APP_CSV, &want, "data/accelerators.app.csv");
+        // The app's catalog is the full one apart from the dropped texts, and still has a
+        // source on every row.
+        let app = Catalog::parse(APP_CSV).unwrap_or_else(|e| panic!("{e}"));
+        assert!(app.accelerators.iter().all(|a| a.source == SOURCES_IN));
+        let full = Catalog::parse(full).unwrap_or_else(|e| panic!("{e}"));
+        assert!(full.accelerators.iter().all(|a| a.source != SOURCES_IN));
+        assert_eq!(without_sources(app), without_sources(full));
     }
 
     #[test]
@@ -1460,5 +1516,37 @@ mod tests {
             matches!(&e, Some(CalcError::BadData { row: 3, column, .. }) if column == "id"),
             "{e:?}"
         );
+    }
+
+    #[test]
+    fn repeated_names_alias_clashes_and_repeated_keys() {
+        let text = Catalog::builtin_csv();
+        let lines: Vec<&str> = text.lines().collect();
+        let (header, h100) = (
+            lines[0],
+            lines[1..].iter().find(|l| l.starts_with("h100-sxm,")),
+        );
+        let h100 = h100.copied().unwrap_or_default();
+        let t4 = lines[1..].iter().find(|l| l.starts_with("t4,")).copied();
+        let t4 = t4.unwrap_or_default();
+        // A second chip whose alias is the first chip's id: named at its row, column aliases.
+        let aliases = header.split(',').position(|h| h == "aliases").unwrap_or(0);
+        let mut f: Vec<&str> = t4.split(',').collect();
+        f[aliases] = "H100-SXM";
+        let clash = format!("{header}\n{h100}\n{}\n", f.join(","));
+        let e = Catalog::parse(&clash).err();
+        assert!(
+            matches!(&e, Some(CalcError::BadData { row: 3, column, detail })
+                if column == "aliases" && detail.contains("already names h100-sxm")),
+            "{e:?}"
+        );
+        // A column named twice: the last one is read.
+        let twice = format!("{header},vendor\n{h100},Somebody\n");
+        let c = Catalog::parse(&twice).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.accelerators[0].vendor, "Somebody");
+        // A custom accelerator's key given twice: the last value counts.
+        let q = "name=A;memory_gib=24;bandwidth_gbps=1000;bf16_tflops=100;memory_gib=48;name=B";
+        let c = CustomAccelerator::from_query(q).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((c.name.as_str(), c.memory_gib), ("B", 48.0));
     }
 }

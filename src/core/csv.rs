@@ -116,6 +116,86 @@ fn push_record(records: &mut Vec<Record>, line: usize, fields: Vec<String>, quot
     }
 }
 
+/// One column of a projection: its name in the projected file, the full file's column it
+/// comes from, and how a field is mapped.
+#[cfg(test)]
+pub type Column<'a> = (&'a str, &'a str, fn(&str) -> &str);
+
+/// The records of `full` projected on `columns` (each field mapped by its column's function),
+/// header first: the check that a compiled-in `*.app.csv` equals
+/// the projection of its sourced file. Panics on a column `full` lacks (tests only).
+#[cfg(test)]
+pub fn project(full: &str, columns: &[Column]) -> Vec<Record> {
+    let recs = parse(full).unwrap_or_else(|e| panic!("{e}"));
+    let Some((header, data)) = recs.split_first() else {
+        return Vec::new();
+    };
+    let idx: Vec<usize> = columns
+        .iter()
+        .map(|(_, from, _)| {
+            header
+                .fields
+                .iter()
+                .position(|h| h == from)
+                .unwrap_or_else(|| panic!("no column {from}"))
+        })
+        .collect();
+    let head = Record {
+        line: header.line,
+        fields: columns.iter().map(|(to, _, _)| to.to_string()).collect(),
+    };
+    let rows = data.iter().map(|r| Record {
+        line: r.line,
+        fields: idx
+            .iter()
+            .zip(columns)
+            .map(|(i, (_, _, map))| map(r.fields.get(*i).map_or("", |s| s.as_str())).to_string())
+            .collect(),
+    });
+    std::iter::once(head).chain(rows).collect()
+}
+
+/// RFC 4180 text of records, one per line (a field quoted when it holds a comma, quote or line
+/// break), for regenerating a projected data file.
+#[cfg(test)]
+pub fn write(records: &[Record]) -> String {
+    let field = |f: &String| {
+        if f.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", f.replace('"', "\"\""))
+        } else {
+            f.clone()
+        }
+    };
+    records
+        .iter()
+        .map(|r| r.fields.iter().map(field).collect::<Vec<_>>().join(",") + "\n")
+        .collect()
+}
+
+/// Fails unless the compiled-in `app` text parses to `want` (same fields on the same lines);
+/// with the environment variable `REGENERATE_APP_CSV` set, first rewrites `path` (relative to
+/// the crate) from `want`.
+#[cfg(test)]
+pub fn check_projection(app: &str, want: &[Record], path: &str) {
+    if std::env::var_os("REGENERATE_APP_CSV").is_some() {
+        let file = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+        std::fs::write(file, write(want)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let got = parse(app).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        got, want,
+        "{path} is stale: run REGENERATE_APP_CSV=1 cargo test --lib app_csv, then cargo test again"
+    );
+    // The writer round-trips through the reader.
+    let round: Vec<Vec<String>> = parse(&write(want))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|r| r.fields)
+        .collect();
+    let fields: Vec<Vec<String>> = want.iter().map(|r| r.fields.clone()).collect();
+    assert_eq!(round, fields);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

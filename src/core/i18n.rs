@@ -5,6 +5,7 @@
 
 use crate::core::error::CalcError;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// A UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -57,8 +58,9 @@ impl Lang {
     }
 }
 
-/// (key, English, Korean). Keep sorted by area; keys unique.
-pub static TABLE: &[(&str, &str, &str)] = &[
+/// (key, English, Korean). Keep sorted by area; keys unique. A `const`: the program reads the
+/// packed copy ([`entries`]), so the binary does not hold three (pointer, length) pairs per row.
+pub const TABLE: &[(&str, &str, &str)] = &[
     ("app_title", "LLM Serving Calculator", "LLM 서빙 계산기"),
     ("app_tagline", "Will it fit, how many requests, how fast, at what cost — computed in your browser.", "들어갈까, 몇 개의 요청을, 얼마나 빠르게, 얼마의 비용으로 — 브라우저 안에서 계산합니다."),
     ("ui_chart_memory", "Memory per GPU: weights, KV cache, activations, overhead, free", "GPU별 메모리: 가중치, KV 캐시, 활성값, 오버헤드, 여유"),
@@ -643,11 +645,67 @@ pub static TABLE: &[(&str, &str, &str)] = &[
     ("view_plan_load_explain", "Load: storage (local NVMe) → host memory → GPU memory, as fast as the slowest stage; a cold start adds the engine's start-up. Offloading: if the weights or the KV cache crossed the host link on every decode step instead of streaming from GPU memory, each token would take this long.", "로딩: 스토리지(로컬 NVMe) → CPU 메모리 → GPU 메모리, 가장 느린 단계만큼 걸립니다. 콜드 스타트는 엔진 시작 시간을 더합니다. 오프로딩: 가중치나 KV 캐시가 GPU 메모리 대신 매 디코드 스텝마다 호스트 링크를 건넌다면 토큰 하나에 이만큼 걸립니다."),
 ];
 
+/// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.
+const fn packed_len(t: &[(&str, &str, &str)]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < t.len() {
+        n += t[i].0.len() + t[i].1.len() + t[i].2.len() + 3;
+        i += 1;
+    }
+    n
+}
+
+/// [`TABLE`] packed (see [`packed_len`]); a NUL inside a string fails the build.
+const fn pack<const N: usize>(t: &[(&str, &str, &str)]) -> [u8; N] {
+    let mut out = [0u8; N];
+    let (mut at, mut i) = (0, 0);
+    while i < t.len() {
+        let parts = [t[i].0.as_bytes(), t[i].1.as_bytes(), t[i].2.as_bytes()];
+        let mut p = 0;
+        while p < parts.len() {
+            let b = parts[p];
+            let mut j = 0;
+            while j < b.len() {
+                assert!(b[j] != 0, "a NUL character in the translation table");
+                out[at] = b[j];
+                at += 1;
+                j += 1;
+            }
+            at += 1; // the NUL separator (already zero)
+            p += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+static PACKED: [u8; packed_len(TABLE)] = pack(TABLE);
+
+/// The whole table as one text, built at compile time.
+static PACKED_TEXT: &str = match std::str::from_utf8(&PACKED) {
+    Ok(s) => s,
+    Err(_) => panic!("the translation table is not UTF-8"),
+};
+
+/// The rows of [`TABLE`], unpacked once from the compiled-in text.
+pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
+    static ROWS: OnceLock<Vec<(&str, &str, &str)>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut parts = PACKED_TEXT.split('\0');
+        let mut rows = Vec::with_capacity(TABLE.len());
+        while let (Some(k), Some(en), Some(ko)) = (parts.next(), parts.next(), parts.next()) {
+            rows.push((k, en, ko));
+        }
+        rows
+    })
+}
+
 /// The string for `key` in `lang`; the key itself if missing (a test forbids that).
 pub fn tr(lang: Lang, key: &str) -> &'static str {
-    match index().get(key) {
-        Some(&i) => {
-            let (_, en, ko) = TABLE[i];
+    match find(key) {
+        Some(i) => {
+            let (_, en, ko) = entries()[i];
             match lang {
                 Lang::En => en,
                 Lang::Ko => ko,
@@ -657,24 +715,21 @@ pub fn tr(lang: Lang, key: &str) -> &'static str {
     }
 }
 
-/// The table's row of each key, built on first use: a page redraw looks up a few hundred
-/// keys, and a linear scan of the table for each was a measurable part of a change's cost.
-/// The first row of a key wins, as the scan did.
-fn index() -> &'static std::collections::HashMap<&'static str, usize> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
-        std::sync::OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut m = std::collections::HashMap::with_capacity(TABLE.len());
-        for (i, (k, _, _)) in TABLE.iter().enumerate() {
-            m.entry(*k).or_insert(i);
-        }
-        m
-    })
+/// The row of `key` in [`entries`]. The keys are sorted once (by position on ties, so the
+/// first row of a key wins, as a scan would): a page redraw looks up a few hundred keys, and
+/// a linear scan of the table for each was a measurable part of a change's cost.
+fn find(key: &str) -> Option<usize> {
+    static SORTED: OnceLock<Vec<usize>> = OnceLock::new();
+    let rows = entries();
+    let sorted = SORTED
+        .get_or_init(|| crate::core::order::order_by(rows.len(), &|a, b| rows[a].0.cmp(rows[b].0)));
+    let at = sorted.partition_point(|&i| rows[i].0 < key);
+    sorted.get(at).copied().filter(|&i| rows[i].0 == key)
 }
 
 /// Whether `key` exists in the table.
 pub fn has(key: &str) -> bool {
-    index().contains_key(key)
+    find(key).is_some()
 }
 
 /// The Korean sentence for an error (falls back to English where no template exists yet).
@@ -734,6 +789,14 @@ mod tests {
             assert!(seen.insert(*k), "duplicate key {k}");
             assert!(!en.trim().is_empty(), "{k}: English missing");
             assert!(!ko.trim().is_empty(), "{k}: Korean missing");
+        }
+    }
+
+    #[test]
+    fn the_packed_table_unpacks_to_the_table() {
+        assert_eq!(entries(), TABLE);
+        for (k, en, ko) in TABLE {
+            assert_eq!((tr(Lang::En, k), tr(Lang::Ko, k)), (*en, *ko), "{k}");
         }
     }
 

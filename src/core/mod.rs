@@ -20,6 +20,7 @@ pub mod kv;
 pub mod loading;
 pub mod memory;
 pub mod model;
+pub mod order;
 pub mod perf;
 pub mod presets;
 pub mod quick;

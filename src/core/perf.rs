@@ -966,7 +966,7 @@ pub fn tp_candidates(m: &ModelDesc, gpu: &Accelerator, chosen: u64) -> Vec<u64> 
         .collect();
     if chosen >= 1 && !out.contains(&chosen) {
         out.push(chosen);
-        out.sort_unstable();
+        crate::core::order::sort_dedup(&mut out);
     }
     out
 }

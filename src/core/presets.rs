@@ -1,6 +1,8 @@
 //! The built-in model presets: real `config.json` files compiled in (`data/presets/`), listed
 //! in `data/presets/presets.csv` (id, display name, family, file, Hugging Face id, exact
-//! parameter count where published).
+//! parameter count where published, and each row's sources and notes). What is compiled in is
+//! `data/presets/presets.app.csv`, that table projected on [`APP_COLUMNS`]; a test checks it
+//! equals the projection of the full table.
 //!
 //! The list is fixed at build time; tests check that every file in `data/presets/` is
 //! compiled in, that each parses with [`crate::core::config::parse_model_text`], and that the
@@ -12,8 +14,18 @@ use crate::core::error::CalcError;
 use crate::core::model::ModelDesc;
 use std::sync::OnceLock;
 
-/// The preset table.
-const PRESETS_CSV: &str = include_str!("../../data/presets/presets.csv");
+/// The preset table: `data/presets/presets.csv` projected on [`APP_COLUMNS`].
+const PRESETS_CSV: &str = include_str!("../../data/presets/presets.app.csv");
+
+/// The columns of `presets.csv` the app reads, in the order of the compiled-in projection.
+pub const APP_COLUMNS: [&str; 6] = [
+    "id",
+    "display_name",
+    "family",
+    "file",
+    "hf_model_id",
+    "params_total",
+];
 
 /// (file name, config.json text), in file-name order.
 static FILES: &[(&str, &str)] = &[
@@ -150,8 +162,6 @@ pub struct Preset {
     pub hf_id: String,
     /// Exact parameter count from a public source, when the table gives one.
     pub params_total: Option<u64>,
-    /// The table's notes on how `params_total` was counted (its basis).
-    pub params_notes: String,
     /// The config.json text.
     pub json: &'static str,
 }
@@ -185,7 +195,6 @@ fn load() -> Vec<Preset> {
         col("hf_model_id"),
         col("params_total"),
     );
-    let c_notes = col("notes");
     let mut out: Vec<Preset> = Vec::new();
     for r in it {
         let get = |c: Option<usize>| -> String {
@@ -210,7 +219,6 @@ fn load() -> Vec<Preset> {
             file: fname,
             hf_id: get(c_hf),
             params_total: get(c_params).parse().ok(),
-            params_notes: get(c_notes),
             json,
         });
     }
@@ -225,7 +233,6 @@ fn load() -> Vec<Preset> {
                 file: f,
                 hf_id: String::new(),
                 params_total: None,
-                params_notes: String::new(),
                 json,
             });
         }
@@ -280,15 +287,42 @@ mod tests {
     }
 
     #[test]
+    fn the_compiled_app_csv_is_the_projection_of_the_sourced_file() {
+        let same: fn(&str) -> &str = |s| s;
+        let cols: Vec<csv::Column> = APP_COLUMNS.iter().map(|c| (*c, *c, same)).collect();
+        let want = csv::project(include_str!("../../data/presets/presets.csv"), &cols);
+        csv::check_projection(PRESETS_CSV, &want, "data/presets/presets.app.csv");
+    }
+
+    /// The full table's notes on how `params_total` was counted (its basis), by preset id.
+    fn params_notes(id: &str) -> String {
+        let recs = csv::parse(include_str!("../../data/presets/presets.csv"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let col = |name: &str| {
+            recs.first()
+                .and_then(|h| h.fields.iter().position(|f| f == name))
+                .unwrap_or_else(|| panic!("no column {name}"))
+        };
+        let (c_id, c_notes) = (col("id"), col("notes"));
+        recs.iter()
+            .find(|r| r.fields.get(c_id).is_some_and(|f| f.trim() == id))
+            .and_then(|r| r.fields.get(c_notes))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
     fn every_preset_parses_and_matches_its_published_count() {
         let mut failures = Vec::new();
+        // The notes are read from the full table: the deepseek rows must mention MTP.
+        assert!(params_notes("deepseek-v3").contains("MTP"));
         for p in all() {
             match p.parse() {
                 Ok(m) => {
                     // DeepSeek-V3/R1: the published total includes the multi-token-prediction
                     // module (and, for V3, fp32 block scales), a different basis from the
                     // main model the parser counts; the table's notes say so.
-                    let other_basis = p.params_notes.contains("MTP");
+                    let other_basis = params_notes(&p.id).contains("MTP");
                     if let Some(n) = p.params_total.filter(|_| !other_basis) {
                         // The table's count may include saved rotary buffers (notes say so);
                         // allow only that tiny difference.

@@ -206,8 +206,7 @@ pub fn kv_series(
     gpus: &[GpuBudget],
 ) -> KvSeries {
     let mut bs: Vec<u64> = batches.iter().copied().filter(|b| *b > 0).collect();
-    bs.sort_unstable();
-    bs.dedup();
+    crate::core::order::sort_dedup(&mut bs);
     let max_t = max_tokens.0.max(1);
     let lines: Vec<KvLine> = bs
         .iter()
@@ -345,8 +344,7 @@ pub fn context_grid(min: Tokens, max: Tokens, current: Tokens) -> Vec<Tokens> {
         v.push(t.round() as u64);
         t *= 2f64.powf(0.25);
     }
-    v.sort_unstable();
-    v.dedup();
+    crate::core::order::sort_dedup(&mut v);
     v.into_iter().map(Tokens).collect()
 }
 
@@ -430,7 +428,7 @@ impl RooflineGpu {
                 }
             }
         }
-        ceilings.sort_by(|x, y| x.peak.0.total_cmp(&y.peak.0));
+        crate::core::order::sort_by(&mut ceilings, &|x, y| x.peak.0.total_cmp(&y.peak.0));
         RooflineGpu {
             gpu: a.name.clone(),
             bandwidth: a.bandwidth,
@@ -923,8 +921,7 @@ pub fn batch_grid(max_batch: u64) -> Vec<u64> {
         v.push((b.round() as u64).min(max_batch));
     }
     v.push(max_batch);
-    v.sort_unstable();
-    v.dedup();
+    crate::core::order::sort_dedup(&mut v);
     v
 }
 

@@ -13,7 +13,8 @@
 //! - A `<details>` data table is the accessible alternative; PNG (`toDataURL`) and SVG (the same
 //!   drawing code on plotters' SVG backend) export buttons download the chart.
 
-use crate::charts::{render_svg, Chart, DrawError, HitMap, Labels, Theme};
+use crate::charts::either::Either;
+use crate::charts::{render_svg_via, Chart, DrawError, HitMap, Labels, Theme};
 use crate::core::i18n::{tr, Lang};
 use crate::ui::in_view::{in_view, keep_observer};
 use leptos::html::{Canvas, Div};
@@ -409,14 +410,14 @@ fn draw_on_canvas<C: Chart>(
         .map_err(|e| js_err("setTransform", e))?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| DrawError::Backend("no canvas backend".to_string()))?;
-    let area = HiDpiCanvas {
+    let area = Either::<_, SVGBackend>::Left(HiDpiCanvas {
         inner,
         ctx,
         css_size: (w, h),
         font: std::cell::RefCell::new(String::new()),
         pending: None,
         texts: Vec::new(),
-    }
+    })
     .into_drawing_area();
     let hits = chart.draw(&area, theme, labels)?;
     area.present().map_err(DrawError::backend)?;
@@ -490,7 +491,10 @@ impl<C: Chart + Send + Sync> CanvasChart for C {
         draw_on_canvas(canvas, self, css, theme, labels)
     }
     fn svg(&self, theme: &Theme, labels: &Labels, width: u32) -> Result<String, DrawError> {
-        render_svg(self, theme, labels, (width, self.height_for_width(width))).map(|(s, _)| s)
+        // The export draws as Either::Right, the canvas as Either::Left: every chart's drawing
+        // code is compiled once for both (charts::either).
+        render_svg_via::<HiDpiCanvas, _>(self, theme, labels, (width, self.height_for_width(width)))
+            .map(|(s, _)| s)
     }
     fn table(&self, labels: &Labels) -> crate::charts::DataTable {
         Chart::table(self, labels)
