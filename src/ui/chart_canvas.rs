@@ -16,7 +16,7 @@
 use crate::charts::either::Either;
 use crate::charts::{render_svg_via, Chart, DrawError, HitMap, Labels, Theme};
 use crate::core::i18n::{tr, Lang};
-use crate::ui::in_view::{in_view, keep_observer};
+use crate::ui::in_view::{in_view, keep_observer, on_screen};
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use plotters::prelude::*;
@@ -594,7 +594,13 @@ fn chart_canvas(
     // the screen. Off screen the effect listens to nothing but its visibility, so the chart's
     // data memo is not even recomputed; scrolling back in draws the newest data once. What
     // was drawn last is remembered, so scrolling in and out redraws nothing.
-    let visible = in_view(wrap_ref);
+    // On screen: drawn with the change, in the same frame. Only near the screen (the margin
+    // that draws a chart before it scrolls in): drawn once the inputs settle, so a burst of
+    // edits redraws just the charts that can be seen.
+    let near = in_view(wrap_ref);
+    let seen = on_screen(wrap_ref);
+    let settled = use_context::<crate::ui::state::AppState>().map(|s| s.settled);
+    let visible = Memo::new(move |_| seen.get() || (near.get() && settled.is_none_or(|s| s.get())));
     let drawn = StoredValue::new(None::<(AnyChart, u32, bool, Lang)>);
     Effect::new(move |_| {
         let w = width.get();

@@ -2,7 +2,7 @@
 //! live numbers of the current report (text from [`crate::core::explain`]).
 
 use crate::core::explain::{explain, Section};
-use crate::ui::in_view::{gated_memo, in_view};
+use crate::ui::in_view::{gated_memo, on_screen};
 use crate::ui::state::use_app;
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -17,10 +17,10 @@ pub fn Explanation(
     let state = use_app();
     let heading_id = format!("explain-{}-title", section.id());
     let labelled_by = heading_id.clone();
-    // Rewritten only while the note itself is on (or near) the screen, or once the inputs
-    // have settled (ui::in_view): prose below the fold is not re-laid out on every change.
+    // Rewritten only while the note itself is on the screen, or once the inputs have settled
+    // (ui::in_view): prose out of sight is not re-laid out on every change.
     let node: NodeRef<Div> = NodeRef::new();
-    let visible = in_view(node);
+    let visible = on_screen(node);
     let settled = state.settled;
     let live = Memo::new(move |_| visible.get() || settled.get());
     let paragraphs = gated_memo(live.into(), move || {

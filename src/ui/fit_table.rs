@@ -7,8 +7,10 @@ use crate::core::memory::Suggestion;
 use crate::core::report::{GpuReport, Report, Verdict};
 use crate::core::series::MemoryBar;
 use crate::core::units::Bytes;
+use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::use_app;
+use leptos::html::Div;
 use leptos::prelude::*;
 
 /// The parts of a memory bar: (translation key, CSS class).
@@ -129,10 +131,14 @@ impl RowText {
 
 /// One GPU's row. Its markup is built once; the numbers update in place.
 #[component]
-fn FitRow(key: String) -> impl IntoView {
+fn FitRow(
+    key: String,
+    /// Whether the table follows every change (`in_view::live_when_seen`).
+    live: Signal<bool>,
+) -> impl IntoView {
     let state = use_app();
     let k = key.clone();
-    let d = Memo::new(move |_| {
+    let d = gated_memo(live, move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report
@@ -245,6 +251,9 @@ fn comparisons(lang: Lang, r: &Report) -> Vec<String> {
 pub fn FitTable() -> impl IntoView {
     let state = use_app();
     let has_report = Memo::new(move |_| state.outcome.with(|o| o.report.is_some()));
+    // Off screen, the rows' numbers catch up once the inputs settle.
+    let node: NodeRef<Div> = NodeRef::new();
+    let live = live_when_seen(node);
     let keys = Memo::new(move |_| {
         state.outcome.with(|o| {
             o.report
@@ -253,7 +262,7 @@ pub fn FitTable() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
-    let errors = Memo::new(move |_| {
+    let errors = gated_memo(live, move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report
@@ -267,7 +276,7 @@ pub fn FitTable() -> impl IntoView {
                 .unwrap_or_default()
         })
     });
-    let compare = Memo::new(move |_| {
+    let compare = gated_memo(live, move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report
@@ -280,7 +289,7 @@ pub fn FitTable() -> impl IntoView {
     view! {
         <section class="panel fit" aria-labelledby="fit-title" style:display=move || if has_report.get() { "" } else { "none" }>
                 <h2 id="fit-title">{t("ui_section_fit")}</h2>
-                <div class="table-scroll">
+                <div class="table-scroll" node_ref=node>
                     <table class="fit-table" data-testid="fit-table">
                         <thead>
                             <tr>
@@ -293,7 +302,7 @@ pub fn FitTable() -> impl IntoView {
                             </tr>
                         </thead>
                         <tbody>
-                            {move || keys.get().into_iter().map(|key| view! { <FitRow key=key /> }).collect_view()}
+                            {move || keys.get().into_iter().map(|key| view! { <FitRow key=key live=live /> }).collect_view()}
                         </tbody>
                     </table>
                 </div>

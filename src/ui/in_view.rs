@@ -36,6 +36,24 @@ pub fn provide_printing() {
 /// Whether the element behind `node` is on or near the screen (or the page is printing).
 /// True where `IntersectionObserver` is missing, so nothing is ever hidden for good.
 pub fn in_view(node: NodeRef<Div>) -> Signal<bool> {
+    observe(node, MARGIN)
+}
+
+/// Whether the element behind `node` is on the screen itself (no margin), or printing.
+pub fn on_screen(node: NodeRef<Div>) -> Signal<bool> {
+    observe(node, "0px")
+}
+
+/// Whether views behind `node` should follow every change: while the element is on the
+/// screen, or once the inputs have settled (`AppState::settled`). Off screen, a burst of edits
+/// costs them nothing, and they catch up in one go when the inputs settle.
+pub fn live_when_seen(node: NodeRef<Div>) -> Signal<bool> {
+    let seen = on_screen(node);
+    let settled = crate::ui::state::use_app().settled;
+    Memo::new(move |_| seen.get() || settled.get()).into()
+}
+
+fn observe(node: NodeRef<Div>, margin: &'static str) -> Signal<bool> {
     let seen = RwSignal::new(false);
     let printing = use_context::<Printing>().map(|p| p.0);
     node.on_load(move |el| {
@@ -53,7 +71,7 @@ pub fn in_view(node: NodeRef<Div>) -> Signal<bool> {
             }
         });
         let init = web_sys::IntersectionObserverInit::new();
-        init.set_root_margin(MARGIN);
+        init.set_root_margin(margin);
         match web_sys::IntersectionObserver::new_with_options(cb.as_ref().unchecked_ref(), &init) {
             Ok(obs) => {
                 obs.observe(&el);

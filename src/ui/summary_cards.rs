@@ -6,8 +6,10 @@ use crate::core::i18n::Lang;
 use crate::core::report::Report;
 use crate::core::scenario::BudgetRule;
 use crate::core::units::{fmt_eok, Bytes, NumberSymbols};
+use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{fmt_bytes_both, use_app};
+use leptos::html::Div;
 use leptos::prelude::*;
 
 /// "0.5 MiB (524,288 B)": the textbook's unit for small per-token sizes, with exact bytes,
@@ -168,7 +170,10 @@ fn gpu_requests(c: Memo<CardsText>, key: String) -> impl IntoView {
 pub fn SummaryCards() -> impl IntoView {
     let state = use_app();
     let has_report = Memo::new(move |_| state.outcome.with(|o| o.report.is_some()));
-    let c = Memo::new(move |_| {
+    // Off screen, the cards' numbers catch up once the inputs settle.
+    let node: NodeRef<Div> = NodeRef::new();
+    let live = live_when_seen(node);
+    let c = gated_memo(live, move || {
         let lang = state.lang.get();
         let vllm = state
             .scenario
@@ -197,7 +202,7 @@ pub fn SummaryCards() -> impl IntoView {
         }
     };
     view! {
-        <div class="cards" data-testid="summary-cards" style:display=move || if has_report.get() { "" } else { "none" }>
+        <div class="cards" data-testid="summary-cards" node_ref=node style:display=move || if has_report.get() { "" } else { "none" }>
                 <article class="card">
                     <h3>{t("card_params")}</h3>
                     <p class="big" data-testid="params-total">{text(|c| c.params_total.clone())}</p>
