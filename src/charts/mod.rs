@@ -392,12 +392,7 @@ pub fn render_svg<C: Chart>(
     size: (u32, u32),
 ) -> Result<(String, HitMap), DrawError> {
     let mut out = String::new();
-    let hits = {
-        let area = SVGBackend::with_string(&mut out, size).into_drawing_area();
-        let hits = chart.draw(&area, &theme.for_svg(), labels)?;
-        area.present().map_err(DrawError::backend)?;
-        hits
-    };
+    let hits = draw_svg(&mut out, chart, theme, labels, size, |svg| svg)?;
     Ok((out, hits))
 }
 
@@ -411,14 +406,30 @@ pub fn render_svg_via<A: DrawingBackend, C: Chart>(
     size: (u32, u32),
 ) -> Result<(String, HitMap), DrawError> {
     let mut out = String::new();
-    let hits = {
-        let svg = SVGBackend::with_string(&mut out, size);
-        let area = either::Either::<A, _>::Right(svg).into_drawing_area();
-        let hits = chart.draw(&area, &theme.for_svg(), labels)?;
-        area.present().map_err(DrawError::backend)?;
-        hits
-    };
+    let hits = draw_svg(
+        &mut out,
+        chart,
+        theme,
+        labels,
+        size,
+        either::Either::<A, _>::Right,
+    )?;
     Ok((out, hits))
+}
+
+/// Draws `chart` as an SVG document into `out`, on the SVG backend wrapped by `wrap`.
+fn draw_svg<'a, DB: DrawingBackend + 'a, C: Chart>(
+    out: &'a mut String,
+    chart: &C,
+    theme: &Theme,
+    labels: &Labels,
+    size: (u32, u32),
+    wrap: impl FnOnce(SVGBackend<'a>) -> DB,
+) -> Result<HitMap, DrawError> {
+    let area = wrap(SVGBackend::with_string(out, size)).into_drawing_area();
+    let hits = chart.draw(&area, &theme.for_svg(), labels)?;
+    area.present().map_err(DrawError::backend)?;
+    Ok(hits)
 }
 
 /// Tooltip / table number helpers shared by the charts.

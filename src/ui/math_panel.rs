@@ -5,25 +5,29 @@ use crate::core::i18n::{has, tr, Lang};
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 thread_local! {
     /// Test ids of the panels the user opened: the results are re-rendered when the scenario
     /// changes, and an open panel should stay open (a teacher moving a slider keeps the math).
-    static OPEN: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    static OPEN: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
 fn is_open(id: &str) -> bool {
-    OPEN.with(|o| o.try_borrow().map(|s| s.contains(id)).unwrap_or(false))
+    OPEN.with(|o| {
+        o.try_borrow()
+            .map(|s| s.iter().any(|x| x == id))
+            .unwrap_or(false)
+    })
 }
 
 fn set_open(id: &str, open: bool) {
     OPEN.with(|o| {
         if let Ok(mut s) = o.try_borrow_mut() {
+            // A handful of panels at most: a vector is enough, and keeps std's hashing code
+            // out of the wasm.
+            s.retain(|x| x != id);
             if open {
-                s.insert(id.to_string());
-            } else {
-                s.remove(id);
+                s.push(id.to_string());
             }
         }
     });
