@@ -250,6 +250,43 @@ export default function register(runner) {
     await waitFor(async () => (await fingerprint('chart-memory')) !== before, 'chart-memory to redraw after changing context-len');
   });
 
+  runner.test('results out of sight catch up once the inputs settle', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await paramsTotal(page);
+    // The KV-per-request card, in GiB (the exact binary figure in parentheses).
+    const kvGib = async () => {
+      const t = await page.evaluate(() => document.querySelector('[data-testid="kv-per-request"]').textContent);
+      const m = t.replace(/,/g, '').match(/\(([\d.]+) GiB\)/);
+      return m ? Number(m[1]) : NaN;
+    };
+    const before = await kvGib();
+    check(before > 0, `KV per request should be shown in GiB, got ${before}`);
+    // Scroll the cards out of sight and change the context without scrolling back (a typed
+    // value would bring the field, and the cards, into view).
+    await page.evaluate(() => document.querySelector('[data-testid="chart-kv"]').scrollIntoView({ block: 'start' }));
+    const above = () => page.evaluate(() => document.querySelector('[data-testid="kv-per-request"]').getBoundingClientRect().bottom < 0);
+    check(await above(), 'the KV card should be above the viewport once the charts are scrolled in');
+    const ctx = await page.evaluate(() => {
+      const el = document.querySelector('[data-testid="context-len"]');
+      const input = el.matches('input') ? el : el.querySelector('input:not([type=range])');
+      const v = Number(input.value);
+      input.value = String(v * 2);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+      return v;
+    });
+    check(ctx > 0, `context length should be a number, got ${ctx}`);
+    // KV per request is proportional to the context: twice the context, twice the bytes.
+    const after = await waitFor(async () => {
+      const v = await kvGib();
+      return Math.abs(v - 2 * before) < 1e-9 ? v : null;
+    }, `the off-screen KV card to show ${2 * before} GiB`);
+    check(await above(), 'the KV card should still be out of sight when it caught up');
+    log(`KV per request ${before} GiB -> ${after} GiB at context ${ctx} -> ${2 * ctx}, card out of sight`);
+    await screenshot(page, 'scrolled-to-charts');
+  });
+
   runner.test('language toggle switches to Korean and back', async ({ open, server, screenshot }) => {
     const p = await open();
     const page = await openApp(p, server.url);
