@@ -12,6 +12,7 @@
 #   build          trunk build --release --public-url ./       (dist/ for any sub-path)
 #   bench-size     node bench/size.mjs      shipped bytes: raw, gzip, brotli (report only)
 #   bench-paint    node bench/paint.mjs     input-to-paint in the page (report only)
+#   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top (report only)
 #   bench-core     cargo run --release --example bench_core   core evaluation time (report only)
 #   e2e            node e2e/run.mjs         end-to-end tests, headless Chromium, dist/ served
 #                                           under a sub-path
@@ -178,9 +179,11 @@ fi
 if [ "$built" = "1" ]; then
     stage bench-size plain 300 node bench/size.mjs dist
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
+    stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
 else
     skip bench-size "needs the release build"
     skip bench-paint "needs the release build"
+    skip bench-paint-top "needs the release build"
 fi
 stage bench-core plain 1200 cargo run --quiet --release --example bench_core
 if [ "$built" = "1" ]; then
