@@ -102,7 +102,10 @@ impl HiDpiCanvas {
     /// kept). A label the context refuses is skipped: nothing else depends on it.
     fn draw_texts(&mut self) {
         let mut texts = std::mem::take(&mut self.texts);
-        texts.sort_by(|a, b| (&a.font, &a.color).cmp(&(&b.font, &b.color)));
+        // core::order: the project's one (stable) sort, so no sort code is compiled for this.
+        crate::core::order::sort_by(&mut texts, &|a, b| {
+            (&a.font, &a.color).cmp(&(&b.font, &b.color))
+        });
         let (mut color, mut baseline, mut align) = ("", "", "");
         for t in &texts {
             self.use_font(&t.font);

@@ -2,7 +2,7 @@
 //! live numbers of the current report (text from [`crate::core::explain`]).
 
 use crate::core::explain::{explain, Section};
-use crate::ui::in_view::{gated_memo, on_screen};
+use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::state::use_app;
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -20,10 +20,7 @@ pub fn Explanation(
     // Rewritten only while the note itself is on the screen, or once the inputs have settled
     // (ui::in_view): prose out of sight is not re-laid out on every change.
     let node: NodeRef<Div> = NodeRef::new();
-    let visible = on_screen(node);
-    let settled = state.settled;
-    let live = Memo::new(move |_| visible.get() || settled.get());
-    let paragraphs = gated_memo(live.into(), move || {
+    let paragraphs = gated_memo(live_when_seen(node), move || {
         let lang = state.lang.get();
         state.outcome.with(|o| {
             o.report
@@ -39,15 +36,15 @@ pub fn Explanation(
             aria-labelledby=labelled_by
         >
             <div node_ref=node>
-            <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
-            // Keyed by position: a changed number rewrites its paragraph's text in place.
-            <For
-                each=move || 0..paragraphs.with(Vec::len)
-                key=|i| *i
-                children=move |i| {
-                    view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
-                }
-            />
+                <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
+                // Keyed by position: a changed number rewrites its paragraph's text in place.
+                <For
+                    each=move || 0..paragraphs.with(Vec::len)
+                    key=|i| *i
+                    children=move |i| {
+                        view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
+                    }
+                />
             </div>
         </aside>
     }

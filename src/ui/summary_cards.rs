@@ -129,21 +129,27 @@ impl CardsText {
     }
 }
 
+/// One text of the GPU `key`'s entry, as a reactive text ("" once that GPU is gone).
+fn gpu_field(
+    c: Memo<CardsText>,
+    key: &str,
+    f: fn(&GpuText) -> String,
+) -> impl Fn() -> String + Send + Sync + 'static {
+    let key = key.to_string();
+    move || {
+        c.with(|c| {
+            c.gpus
+                .iter()
+                .find(|g| g.key == key)
+                .map(f)
+                .unwrap_or_default()
+        })
+    }
+}
+
 /// One GPU's maximum concurrency, updated in place.
 fn gpu_requests(c: Memo<CardsText>, key: String) -> impl IntoView {
-    let k = key.clone();
-    let field = move |f: fn(&GpuText) -> String| {
-        let k = k.clone();
-        move || {
-            c.with(|c| {
-                c.gpus
-                    .iter()
-                    .find(|g| g.key == k)
-                    .map(f)
-                    .unwrap_or_default()
-            })
-        }
-    };
+    let field = |f: fn(&GpuText) -> String| gpu_field(c, &key, f);
     let k = key.clone();
     let math = Memo::new(move |_| {
         c.with(|c| {
@@ -190,17 +196,6 @@ pub fn SummaryCards() -> impl IntoView {
     let text = move |f: fn(&CardsText) -> String| move || c.with(f);
     let t = move |k: &'static str| move || state.tr(k);
     let math = move |i: usize| Memo::new(move |_| c.with(|c| c.math[i].clone()));
-    let log = move |key: String| {
-        move || {
-            c.with(|c| {
-                c.gpus
-                    .iter()
-                    .find(|g| g.key == key)
-                    .cloned()
-                    .unwrap_or_default()
-            })
-        }
-    };
     view! {
         <div class="cards" data-testid="summary-cards" node_ref=node style:display=move || if has_report.get() { "" } else { "none" }>
                 <article class="card">
@@ -260,8 +255,8 @@ pub fn SummaryCards() -> impl IntoView {
                                     .map(|key| {
                                         view! {
                                             <div class="vllm-log">
-                                                <span class="gpu-label">{let l = log(key.clone()); move || l().name}</span>
-                                                <pre data-testid=format!("vllm-log-{key}")>{let l = log(key.clone()); move || l().log}</pre>
+                                                <span class="gpu-label">{gpu_field(c, &key, |g| g.name.clone())}</span>
+                                                <pre data-testid=format!("vllm-log-{key}")>{gpu_field(c, &key, |g| g.log.clone())}</pre>
                                             </div>
                                         }
                                     })
