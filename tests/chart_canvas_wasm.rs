@@ -238,3 +238,42 @@ fn gated_memo_waits_off_screen_and_catches_up() {
         assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), before + 1);
     });
 }
+
+#[wasm_bindgen_test]
+async fn a_chart_only_near_the_screen_draws_once_the_inputs_settle() {
+    use llm_serving_calculator::ui::state::AppState;
+    // Just below the viewport: inside the margin that draws charts before they scroll in,
+    // but not on the screen itself.
+    let below = web_sys::window()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|h| h.as_f64())
+        .unwrap_or(800.0) as i32
+        + 100;
+    let el = host(500);
+    el.style()
+        .set_property("margin-top", &format!("{below}px"))
+        .expect("style");
+    let state = AppState::from_location();
+    let settled = state.settled;
+    settled.set(false);
+    let d = RwSignal::new(data());
+    let _handle = leptos::mount::mount_to(el.clone(), move || {
+        provide_context(state);
+        view! {
+            <ChartCanvas<RooflineData> data=d lang=Lang::En dark=false title="Roofline".to_string() test_id="chart-near" />
+        }
+    });
+    sleep(150).await;
+    assert_eq!(
+        inked(&el),
+        0,
+        "a chart only near the screen was drawn while the inputs were changing"
+    );
+    settled.set(true);
+    sleep(150).await;
+    assert!(
+        inked(&el) > 1000,
+        "the chart near the screen did not draw once the inputs settled"
+    );
+    el.remove();
+}
