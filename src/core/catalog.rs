@@ -34,15 +34,16 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 /// The compiled-in catalog data: natively (the CLI prints sources; the tests) the full sourced
-/// table; in the wasm app, which shows no source, price source or note, [`APP_CSV`].
+/// table; in the wasm app, which shows no datasheet source or note, [`APP_CSV`] (the price
+/// sources stay: the cost derivation's "Show the math" names them).
 #[cfg(not(target_arch = "wasm32"))]
 const BUILTIN_CSV: &str = include_str!("../../data/accelerators.csv");
 #[cfg(target_arch = "wasm32")]
 const BUILTIN_CSV: &str = APP_CSV;
 
-/// `data/accelerators.app.csv`: `data/accelerators.csv` with every `source` and `price_source`
-/// text replaced by [`SOURCES_IN`] and the `notes` emptied (about a third of the size); tests
-/// check it is exactly that projection and parses to the same catalog apart from those texts.
+/// `data/accelerators.app.csv`: `data/accelerators.csv` with every `source` text replaced by
+/// [`SOURCES_IN`] and the `notes` emptied; tests check it is exactly that projection and parses
+/// to the same catalog apart from those texts.
 #[cfg(any(test, target_arch = "wasm32"))]
 const APP_CSV: &str = include_str!("../../data/accelerators.app.csv");
 
@@ -1300,14 +1301,11 @@ mod tests {
         }
     }
 
-    /// The source texts the app's projection drops (`source`, `price_source`, `notes`).
+    /// The source texts the app's projection drops (`source`, `notes`); price sources stay.
     fn without_sources(mut c: Catalog) -> Catalog {
         for a in &mut c.accelerators {
             a.source.clear();
             a.notes.clear();
-            if let Some(p) = &mut a.price {
-                p.source.clear();
-            }
         }
         c
     }
@@ -1327,7 +1325,7 @@ mod tests {
         let cols: Vec<csv::Column> = header
             .iter()
             .map(|h| match h.as_str() {
-                "source" | "price_source" => (h.as_str(), h.as_str(), pointer),
+                "source" => (h.as_str(), h.as_str(), pointer),
                 "notes" => (h.as_str(), h.as_str(), empty),
                 _ => (h.as_str(), h.as_str(), same),
             })
