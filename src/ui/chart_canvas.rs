@@ -776,26 +776,29 @@ fn chart_canvas(
                         </tr>
                     </thead>
                     <tbody>
-                        <For
-                            each=move || table().rows.into_iter().enumerate()
-                            key=|(i, row)| (*i, row.join("\u{1f}"))
-                            let:item
-                        >
-                            <tr>
-                                {item
-                                    .1
-                                    .into_iter()
-                                    .enumerate()
-                                    .map(|(j, cell)| {
-                                        if j == 0 {
-                                            view! { <th scope="row">{cell}</th> }.into_any()
-                                        } else {
-                                            view! { <td>{cell}</td> }.into_any()
-                                        }
-                                    })
-                                    .collect_view()}
-                            </tr>
-                        </For>
+                        {move || {
+                            table()
+                                .rows
+                                .into_iter()
+                                .map(|row| {
+                                    view! {
+                                        <tr>
+                                            {row
+                                                .into_iter()
+                                                .enumerate()
+                                                .map(|(j, cell)| {
+                                                    if j == 0 {
+                                                        view! { <th scope="row">{cell}</th> }.into_any()
+                                                    } else {
+                                                        view! { <td>{cell}</td> }.into_any()
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()
+                        }}
                     </tbody>
                 </table>
             </details>

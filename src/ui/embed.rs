@@ -93,9 +93,9 @@ pub fn EmbedView(
     view! {
         <main class="embed" node_ref=root_ref data-testid=format!("embed-{}", widget.id())>
             <NoticeBar />
-            <Show when=move || show_inputs.get()>
+            {move || show_inputs.get().then(|| view! {
                 <EmbedInputs widget=widget />
-            </Show>
+            })}
             {body}
             <p class="embed-link">
                 <a href=href target="_blank" rel="noopener">{move || state.tr("ui_open_full")}</a>

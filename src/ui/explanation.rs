@@ -29,6 +29,7 @@ pub fn Explanation(
                 .unwrap_or_default()
         })
     });
+    let count = Memo::new(move |_| paragraphs.with(Vec::len));
     view! {
         <aside
             class="explanation"
@@ -37,14 +38,15 @@ pub fn Explanation(
         >
             <div node_ref=node>
                 <h3 class="explanation-title" id=heading_id>{move || state.tr(section.title_key())}</h3>
-                // Keyed by position: a changed number rewrites its paragraph's text in place.
-                <For
-                    each=move || 0..paragraphs.with(Vec::len)
-                    key=|i| *i
-                    children=move |i| {
-                        view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
-                    }
-                />
+                // One paragraph element per position, built when the count changes: a changed
+                // number rewrites its paragraph's text in place.
+                {move || {
+                    (0..count.get())
+                        .map(|i| {
+                            view! { <p>{move || paragraphs.with(|p| p.get(i).cloned().unwrap_or_default())}</p> }
+                        })
+                        .collect_view()
+                }}
             </div>
         </aside>
     }

@@ -189,9 +189,9 @@ pub fn GpuPicker() -> impl IntoView {
                     prop:value=move || query.get()
                     on:input=move |ev| query.set(event_target_value(&ev))
                 />
-                <Show when=move || full.get()>
+                {move || full.get().then(|| view! {
                     <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
-                </Show>
+                })}
                 <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
             </div>
             <div class="field-row">

@@ -7,9 +7,9 @@ use leptos::prelude::*;
 #[component]
 pub fn NoticeBar() -> impl IntoView {
     let state = use_app();
-    let has = move || state.notices.with(|n| !n.is_empty());
+    let has = Memo::new(move |_| state.notices.with(|n| !n.is_empty()));
     view! {
-        <Show when=has>
+        {move || has.get().then(|| view! {
             <div class="notices" role="status" data-testid="notices">
                 <ul>
                     {move || {
@@ -32,6 +32,6 @@ pub fn NoticeBar() -> impl IntoView {
                     {move || state.tr("notice_dismiss")}
                 </button>
             </div>
-        </Show>
+        })}
     }
 }

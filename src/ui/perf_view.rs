@@ -174,12 +174,7 @@ pub fn PerfView(
                         </tr>
                     </thead>
                     <tbody>
-                        <For
-                            each=move || rows.get()
-                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.ttft, x.tpot, x.max_batch, &x.notes))))
-                            let:r
-                        >
-                            {
+                        {move || rows.get().into_iter().map(|r| {
                                 let testid = format!("perf-row-{}", r.key);
                                 let name = format!("{} × {}", r.name, r.tp);
                                 match r.result {
@@ -250,8 +245,7 @@ pub fn PerfView(
                                             .into_any()
                                     }
                                 }
-                            }
-                        </For>
+                            }).collect_view()}
                     </tbody>
                 </table>
             </div>
@@ -286,12 +280,7 @@ pub fn PerfView(
                         </tr>
                     </thead>
                     <tbody>
-                        <For
-                            each=move || crows.get()
-                            key=|r| (r.key.clone(), format!("{:?}", r.result.as_ref().map(|x| (x.usd_per_million_tokens, x.usd_per_request, x.tokens_per_joule_at_tdp))), r.price_usd_per_gpu_hour.map(f64::to_bits))
-                            let:r
-                        >
-                            {
+                        {move || crows.get().into_iter().map(|r| {
                                 let key = r.key.clone();
                                 let key2 = r.key.clone();
                                 let testid = format!("cost-row-{}", r.key);
@@ -338,8 +327,7 @@ pub fn PerfView(
                                         </td>
                                     </tr>
                                 }
-                            }
-                        </For>
+                            }).collect_view()}
                     </tbody>
                 </table>
             </div>

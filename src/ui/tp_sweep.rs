@@ -10,26 +10,6 @@ use crate::ui::state::use_app;
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, num_symbols};
 use leptos::prelude::*;
 
-/// What a table's `For` key has to change with: the numbers every row shows.
-fn table_key(tb: &TpTable) -> String {
-    let mut k = tb.key.clone();
-    for r in &tb.rows {
-        let n = r.result.as_ref().map(|x| {
-            (
-                x.max_batch,
-                x.fits,
-                x.ttft.0.to_bits(),
-                x.tpot.0.to_bits(),
-                x.e2e.0.to_bits(),
-                x.usd_per_million_tokens.map(f64::to_bits),
-                x.notes.len(),
-            )
-        });
-        k.push_str(&format!("|{}:{}:{n:?}", r.tp, r.chosen));
-    }
-    k
-}
-
 /// The cells after the TP degree of one row.
 fn row_cells(row: TpRow) -> AnyView {
     let state = use_app();
@@ -86,8 +66,7 @@ pub fn TpSweep(
         <div class="tp-sweep" data-testid="tp-sweep">
             <h3>{t("view_tp_title")}</h3>
             <p class="explain">{t("view_tp_explain")}</p>
-            <For each=move || tables.get() key=table_key let:tb>
-                {
+            {move || tables.get().into_iter().map(|tb| {
                     let rows = tb
                         .rows
                         .into_iter()
@@ -127,8 +106,7 @@ pub fn TpSweep(
                         </div>
                         <PerfNotes notes=tb.notes testid=format!("tp-notes-{}", tb.key) />
                     }
-                }
-            </For>
+                }).collect_view()}
         </div>
     }
 }

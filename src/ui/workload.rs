@@ -16,11 +16,13 @@ pub fn Workload() -> impl IntoView {
     let state = use_app();
     let ctx = Signal::derive(move || state.scenario.with(|s| s.context_len));
     let conc = Signal::derive(move || state.scenario.with(|s| s.concurrency));
-    let is_vllm = move || {
+    // A memo: the vLLM fields are built when the rule changes, not on every scenario change
+    // (which would rebuild the fields being typed in).
+    let is_vllm = Memo::new(move |_| {
         state
             .scenario
             .with(|s| matches!(s.budget, BudgetRule::Vllm { .. }))
-    };
+    });
     let (gmu, bs) = (
         move || {
             state.scenario.with(|s| match s.budget {
@@ -115,7 +117,7 @@ pub fn Workload() -> impl IntoView {
                         name="rule"
                         value="textbook"
                         data-testid="rule-textbook"
-                        prop:checked=move || !is_vllm()
+                        prop:checked=move || !is_vllm.get()
                         on:change=move |_| set_rule(false)
                     />
                     {move || state.tr("wl_rule_textbook")}
@@ -126,13 +128,13 @@ pub fn Workload() -> impl IntoView {
                         name="rule"
                         value="vllm"
                         data-testid="rule-vllm"
-                        prop:checked=is_vllm
+                        prop:checked=move || is_vllm.get()
                         on:change=move |_| set_rule(true)
                     />
                     {move || state.tr("wl_rule_vllm")}
                 </label>
             </fieldset>
-            <Show when=is_vllm>
+            {move || is_vllm.get().then(|| view! {
                 <div class="field-row">
                     <div class="field">
                         <label for="gmu">{move || state.tr("wl_gmu")}</label>
@@ -150,7 +152,7 @@ pub fn Workload() -> impl IntoView {
                                 }
                             }
                         />
-                        <Show when=move || gmu_error.get()>
+                        {move || gmu_error.get().then(|| view! {
                             <p class="field-error" role="alert" data-testid="gmu-error">
                                 {move || {
                                     state
@@ -159,7 +161,7 @@ pub fn Workload() -> impl IntoView {
                                         .replace("{max}", &limits::GMU.1.to_string())
                                 }}
                             </p>
-                        </Show>
+                        })}
                     </div>
                     <div class="field">
                         <label for="block-size">{move || state.tr("wl_block_size")}</label>
@@ -178,7 +180,7 @@ pub fn Workload() -> impl IntoView {
                         </select>
                     </div>
                 </div>
-            </Show>
+            })}
         </section>
     }
 }
