@@ -701,13 +701,14 @@ fn chart_canvas(
 
     // The data table is built only while its <details> is open.
     let table_open = RwSignal::new(false);
-    let table = move || {
+    // A memo: the header and the rows read it, and it is built once per change.
+    let table = Memo::new(move |_| {
         if table_open.get() {
             data.with(|d| d.0.table(&Labels::new(lang.get())))
         } else {
             Default::default()
         }
-    };
+    });
     let t = move |key: &'static str| move || tr(lang.get(), key);
 
     view! {
@@ -767,18 +768,19 @@ fn chart_canvas(
                     <thead>
                         <tr>
                             {move || {
-                                table()
-                                    .headers
-                                    .into_iter()
-                                    .map(|h| view! { <th scope="col">{h}</th> })
-                                    .collect_view()
+                                table.with(|t| {
+                                    t.headers
+                                        .iter()
+                                        .map(|h| view! { <th scope="col">{h.clone()}</th> })
+                                        .collect_view()
+                                })
                             }}
                         </tr>
                     </thead>
                     <tbody>
                         {move || {
-                            table()
-                                .rows
+                            table
+                                .with(|t| t.rows.clone())
                                 .into_iter()
                                 .map(|row| {
                                     view! {

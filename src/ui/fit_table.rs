@@ -10,6 +10,7 @@ use crate::core::units::Bytes;
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::use_app;
+use crate::ui::view_common::display_if;
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -164,7 +165,7 @@ fn FitRow(
                 <span
                     class=format!("seg {class}")
                     style:width=move || d.with(|d| d.segs[i].0.clone())
-                    style:display=move || if d.with(|d| d.segs[i].0.is_empty()) { "none" } else { "" }
+                    style:display=move || display_if(d.with(|d| !d.segs[i].0.is_empty()))
                     title=move || d.with(|d| d.segs[i].1.clone())
                 ></span>
             }
@@ -199,7 +200,7 @@ fn FitRow(
                     <span
                         class="seg seg-over"
                         style:width=text(|d| d.over.clone())
-                        style:display=move || if d.with(|d| d.over.is_empty()) { "none" } else { "" }
+                        style:display=move || display_if(d.with(|d| !d.over.is_empty()))
                         title=move || state.tr("fit_over")
                     ></span>
                 </div>
@@ -210,7 +211,7 @@ fn FitRow(
             <td class="num">{text(|d| d.price.clone())}</td>
             <td class="num" data-testid=format!("cost-per-request-{key}")>
                 {text(|d| d.per_request.clone())}
-                <span class="tag ok" style:display=move || if d.with(|d| d.cheapest) { "" } else { "none" }>
+                <span class="tag ok" style:display=move || display_if(d.with(|d| d.cheapest))>
                     {move || state.tr("fit_cheapest")}
                 </span>
                 <MathPanel derivation=cost_math testid=math_id />
@@ -287,7 +288,7 @@ pub fn FitTable() -> impl IntoView {
     });
     let t = move |k: &'static str| move || state.tr(k);
     view! {
-        <section class="panel fit" aria-labelledby="fit-title" style:display=move || if has_report.get() { "" } else { "none" }>
+        <section class="panel fit" aria-labelledby="fit-title" style:display=move || display_if(has_report.get())>
                 <h2 id="fit-title">{t("ui_section_fit")}</h2>
                 <div class="table-scroll" node_ref=node>
                     <table class="fit-table" data-testid="fit-table">

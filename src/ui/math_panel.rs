@@ -3,6 +3,7 @@
 use crate::core::derivation::{Derivation, Source};
 use crate::core::i18n::{has, tr, Lang};
 use crate::ui::state::use_app;
+use crate::ui::view_common::display_if;
 use leptos::prelude::*;
 use std::cell::RefCell;
 
@@ -95,7 +96,7 @@ pub fn MathPanel(
             data-testid=testid
             open=open
             on:toggle=on_toggle
-            style:display=move || if present.get() { "" } else { "none" }
+            style:display=move || display_if(present.get())
         >
             <summary>{move || state.tr("math_show")}</summary>
             {move || {

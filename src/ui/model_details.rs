@@ -4,6 +4,7 @@ use crate::core::model::LedgerSource;
 use crate::core::presets;
 use crate::core::scenario::ModelSource;
 use crate::ui::state::use_app;
+use crate::ui::view_common::model_memo;
 use leptos::prelude::*;
 
 /// Name, architecture and the assumption ledger of the last good model. All of it comes from
@@ -20,11 +21,7 @@ pub fn ModelDetails() -> impl IntoView {
             _ => None,
         })
     });
-    let model = Memo::new(move |_| {
-        state
-            .outcome
-            .with(|o| o.report.as_ref().map(|r| r.model.clone()))
-    });
+    let model = model_memo(state);
     move || {
         let lang = state.lang.get();
         let preset = preset_name.get();

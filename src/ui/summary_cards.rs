@@ -9,6 +9,7 @@ use crate::core::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{fmt_bytes_both, use_app};
+use crate::ui::view_common::display_if;
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -196,75 +197,73 @@ pub fn SummaryCards() -> impl IntoView {
     let text = move |f: fn(&CardsText) -> String| move || c.with(f);
     let t = move |k: &'static str| move || state.tr(k);
     let math = move |i: usize| Memo::new(move |_| c.with(|c| c.math[i].clone()));
+    // Memos: the optional lines are built when they appear, not on every change.
+    let has_eok = Memo::new(move |_| c.with(|c| !c.params_eok.is_empty()));
+    let has_active = Memo::new(move |_| c.with(|c| !c.params_active.is_empty()));
+    // A card of one number: title, the number, the line under it and its math.
+    let card = move |title: &'static str,
+                     testid: &'static str,
+                     main: fn(&CardsText) -> String,
+                     sub: fn(&CardsText) -> String,
+                     (i, math_id): (usize, &'static str)| {
+        view! {
+            <article class="card">
+                <h3>{t(title)}</h3>
+                <p class="big" data-testid=testid>{text(main)}</p>
+                <p class="card-sub">{text(sub)}</p>
+                <MathPanel derivation=math(i) testid=math_id />
+            </article>
+        }
+    };
     view! {
-        <div class="cards" data-testid="summary-cards" node_ref=node style:display=move || if has_report.get() { "" } else { "none" }>
-                <article class="card">
-                    <h3>{t("card_params")}</h3>
-                    <p class="big" data-testid="params-total">{text(|c| c.params_total.clone())}</p>
-                    {move || c.with(|c| !c.params_eok.is_empty()).then(|| view! {
-                        <p class="card-sub" data-testid="params-eok">{text(|c| c.params_eok.clone())}</p>
-                    })}
-                    <p class="card-sub">{t("card_params_total")}</p>
-                    {move || c.with(|c| !c.params_active.is_empty()).then(|| view! {
-                        <p class="card-sub">
-                            <span data-testid="params-active">{text(|c| c.params_active.clone())}</span>" "{t("card_params_active")}
-                        </p>
-                    })}
-                    <MathPanel derivation=math(0) testid="math-params" />
-                </article>
-                <article class="card">
-                    <h3>{t("card_weights")}</h3>
-                    <p class="big" data-testid="weights">{text(|c| c.weights.clone())}</p>
-                    <p class="card-sub">{text(|c| c.weight_dtype.clone())}</p>
-                    <MathPanel derivation=math(1) testid="math-weights" />
-                </article>
-                <article class="card">
-                    <h3>{t("card_kv_token")}</h3>
-                    <p class="big" data-testid="kv-per-token">{text(|c| c.kv_token.clone())}</p>
-                    <p class="card-sub">{text(|c| c.kv_dtype.clone())}</p>
-                    <MathPanel derivation=math(2) testid="math-kv-token" />
-                </article>
-                <article class="card">
-                    <h3>{t("card_kv_request")}</h3>
-                    <p class="big" data-testid="kv-per-request">{text(|c| c.kv_request.clone())}</p>
-                    <p class="card-sub">{text(|c| c.kv_request_sub.clone())}</p>
-                    <MathPanel derivation=math(3) testid="math-kv-request" />
-                </article>
-                <article class="card">
-                    <h3>{t("card_kv_total")}</h3>
-                    <p class="big" data-testid="kv-total">{text(|c| c.kv_total.clone())}</p>
-                    <p class="card-sub">{text(|c| c.kv_total_sub.clone())}</p>
-                    <MathPanel derivation=math(4) testid="math-kv-total" />
-                </article>
-                <article class="card card-wide">
-                    <h3>{t("card_max_requests")}</h3>
+        <div class="cards" data-testid="summary-cards" node_ref=node style:display=move || display_if(has_report.get())>
+            <article class="card">
+                <h3>{t("card_params")}</h3>
+                <p class="big" data-testid="params-total">{text(|c| c.params_total.clone())}</p>
+                {move || has_eok.get().then(|| view! {
+                    <p class="card-sub" data-testid="params-eok">{text(|c| c.params_eok.clone())}</p>
+                })}
+                <p class="card-sub">{t("card_params_total")}</p>
+                {move || has_active.get().then(|| view! {
                     <p class="card-sub">
-                        {move || state.tr(if c.with(|c| c.vllm) { "card_rule_vllm" } else { "card_rule_textbook" })}
+                        <span data-testid="params-active">{text(|c| c.params_active.clone())}</span>" "{t("card_params_active")}
                     </p>
-                    <div class="gpu-requests-row">
-                        {move || keys.get().into_iter().map(|key| gpu_requests(c, key)).collect_view()}
+                })}
+                <MathPanel derivation=math(0) testid="math-params" />
+            </article>
+            {card("card_weights", "weights", |c| c.weights.clone(), |c| c.weight_dtype.clone(), (1, "math-weights"))}
+            {card("card_kv_token", "kv-per-token", |c| c.kv_token.clone(), |c| c.kv_dtype.clone(), (2, "math-kv-token"))}
+            {card("card_kv_request", "kv-per-request", |c| c.kv_request.clone(), |c| c.kv_request_sub.clone(), (3, "math-kv-request"))}
+            {card("card_kv_total", "kv-total", |c| c.kv_total.clone(), |c| c.kv_total_sub.clone(), (4, "math-kv-total"))}
+            <article class="card card-wide">
+                <h3>{t("card_max_requests")}</h3>
+                <p class="card-sub">
+                    {move || state.tr(if c.with(|c| c.vllm) { "card_rule_vllm" } else { "card_rule_textbook" })}
+                </p>
+                <div class="gpu-requests-row">
+                    {move || keys.get().into_iter().map(|key| gpu_requests(c, key)).collect_view()}
+                </div>
+            </article>
+            <article class="card card-wide">
+                <details data-testid="vllm-log">
+                    <summary>{t("card_vllm_log")}</summary>
+                    <div class="vllm-logs">
+                        {move || {
+                            keys.get()
+                                .into_iter()
+                                .map(|key| {
+                                    view! {
+                                        <div class="vllm-log">
+                                            <span class="gpu-label">{gpu_field(c, &key, |g| g.name.clone())}</span>
+                                            <pre data-testid=format!("vllm-log-{key}")>{gpu_field(c, &key, |g| g.log.clone())}</pre>
+                                        </div>
+                                    }
+                                })
+                                .collect_view()
+                        }}
                     </div>
-                </article>
-                <article class="card card-wide">
-                    <details data-testid="vllm-log">
-                        <summary>{t("card_vllm_log")}</summary>
-                        <div class="vllm-logs">
-                            {move || {
-                                keys.get()
-                                    .into_iter()
-                                    .map(|key| {
-                                        view! {
-                                            <div class="vllm-log">
-                                                <span class="gpu-label">{gpu_field(c, &key, |g| g.name.clone())}</span>
-                                                <pre data-testid=format!("vllm-log-{key}")>{gpu_field(c, &key, |g| g.log.clone())}</pre>
-                                            </div>
-                                        }
-                                    })
-                                    .collect_view()
-                            }}
-                        </div>
-                    </details>
-                </article>
+                </details>
+            </article>
         </div>
     }
 }

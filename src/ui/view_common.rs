@@ -37,6 +37,16 @@ pub fn gpus_memo(state: AppState) -> Memo<Vec<ViewGpu>> {
     })
 }
 
+/// The CSS `display` that shows an element (`""`, its own) or hides it (`"none"`): for
+/// elements that stay in the page and are only hidden, so they are not rebuilt.
+pub fn display_if(shown: bool) -> &'static str {
+    if shown {
+        ""
+    } else {
+        "none"
+    }
+}
+
 /// The number symbols of the UI language (reactive).
 pub fn num_symbols(state: AppState) -> NumberSymbols {
     state.lang.get().number_symbols()

@@ -53,6 +53,9 @@ pub fn Workload() -> impl IntoView {
         });
     };
     let gmu_error = RwSignal::new(false);
+    // A memo: the message is rebuilt (and announced) when the field turns bad, not on every
+    // keystroke that keeps it bad.
+    let gmu_bad = Memo::new(move |_| gmu_error.get());
     let gmu_raw: RwSignal<Option<String>> = RwSignal::new(None);
     let on_gmu = move |ev: leptos::ev::Event| {
         let t = event_target_value(&ev);
@@ -152,7 +155,7 @@ pub fn Workload() -> impl IntoView {
                                 }
                             }
                         />
-                        {move || gmu_error.get().then(|| view! {
+                        {move || gmu_bad.get().then(|| view! {
                             <p class="field-error" role="alert" data-testid="gmu-error">
                                 {move || {
                                     state
