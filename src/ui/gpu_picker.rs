@@ -11,13 +11,14 @@ use leptos::prelude::*;
 /// Tensor-parallel degrees offered.
 const TP_CHOICES: &[u32] = &[1, 2, 4, 8, 16, 32, 64];
 
-/// Whether an accelerator matches a search query (name, id, vendor, aliases; case-insensitive,
-/// ignoring spaces and dashes).
+/// Whether an accelerator matches a search query (name, id, vendor, aliases; ignoring ASCII
+/// case, spaces and punctuation). Letters outside ASCII are compared as typed: the catalog's
+/// names are ASCII, and full Unicode case folding would ship about 9 KB (brotli) of tables.
 fn matches(a: &Accelerator, q: &str) -> bool {
     let norm = |s: &str| -> String {
         s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
+            .filter(|c| !c.is_ascii() || c.is_ascii_alphanumeric())
+            .map(|c| c.to_ascii_lowercase())
             .collect()
     };
     let q = norm(q);
