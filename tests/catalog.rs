@@ -520,7 +520,7 @@ fn custom_accelerator_rejects_bad_figures_naming_the_field() {
             match c.validate() {
                 Err(e @ CalcError::OutOfRange { .. }) => {
                     assert!(
-                        matches!(&e, CalcError::OutOfRange { field: f, .. } if f == field),
+                        matches!(&e, CalcError::OutOfRange { field: f, .. } if f.to_string() == field),
                         "{e:?}"
                     );
                     assert!(e.to_string().contains(field), "{e}");

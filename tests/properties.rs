@@ -196,7 +196,11 @@ proptest! {
             }
             Err(CalcError::Overflow { what }) => {
                 prop_assert!(valid && !fits, "Overflow ({what}) for {text}");
-                prop_assert!(!what.is_empty());
+                // A translated name of the quantity, in both languages.
+                for lang in [Lang::En, Lang::Ko] {
+                    let t = what.text(lang);
+                    prop_assert!(!t.is_empty() && !t.contains("missing translation"), "{t}: {what:?}");
+                }
             }
             Err(e) => {
                 prop_assert!(!valid, "refused a valid config: {e}: {text}");

@@ -21,7 +21,7 @@
 
 use crate::core::catalog::{Accelerator, Catalog};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer, ModelDesc, ModelOrigin, ParamBreakdown, WeightFormat};
 use crate::core::perf::{
     self, hardware, max_batch_for, pass_work, time_pass, Efficiencies, Hardware, PassWork, Phase,
@@ -541,7 +541,7 @@ struct Prepared {
 fn prepare(r: &CalRow, catalog: &Catalog) -> Result<Prepared, CalcError> {
     let spec = map_model(&r.model).ok_or_else(|| CalcError::MissingKey {
         key: r.model.clone(),
-        why: "calibrate".into(),
+        why: Phrase::tr("why_calibrate"),
     })?;
     let m = dense_model(spec);
     let gpu: &Accelerator = catalog.get(&r.gpu)?;

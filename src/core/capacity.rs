@@ -42,7 +42,7 @@
 use crate::core::catalog::{Accelerator, Catalog, Topology};
 use crate::core::derivation::{Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::loading;
 use crate::core::memory;
 use crate::core::model::{Mixer, ModelDesc};
@@ -132,49 +132,57 @@ impl Traffic {
         let r = self.avg_rate_rps;
         if !(r.is_finite() && r > 0.0 && r <= 1e9) {
             return Err(range(
-                "average request rate (req/s)",
+                Phrase::tr("fld_avg_rate"),
                 r,
-                "above 0 and at most 10^9",
+                Phrase::tr("rng_above0_at_most").val("max", "10^9"),
             ));
         }
         let p = self.peak_multiplier;
         if !(p.is_finite() && (1.0..=1000.0).contains(&p)) {
             return Err(range(
-                "peak multiplier",
+                Phrase::tr("fld_peak_mult"),
                 p,
-                "from 1 to 1,000 (×4 = a 400% peak)",
+                Phrase::tr("rng_peak_mult"),
             ));
         }
         if self.buckets.is_empty() || self.buckets.len() > MAX_BUCKETS {
             return Err(CalcError::OutOfRange {
-                field: "length buckets".into(),
+                field: Phrase::tr("fld_buckets"),
                 value: self.buckets.len().to_string(),
-                range: format!("from 1 to {MAX_BUCKETS}"),
+                range: Phrase::tr("rng_from_to")
+                    .val("lo", 1)
+                    .val("hi", MAX_BUCKETS),
             });
         }
         for b in &self.buckets {
             for (name, v) in [
-                ("input length", b.input_len),
-                ("output length", b.output_len),
+                ("fld_input_len", b.input_len),
+                ("fld_output_len", b.output_len),
             ] {
                 if v == 0 || v > 10_000_000 {
                     return Err(CalcError::OutOfRange {
-                        field: name.into(),
+                        field: Phrase::tr(name),
                         value: v.to_string(),
-                        range: "a whole number of tokens from 1 to 10,000,000".into(),
+                        range: Phrase::tr("rng_tokens_from_to")
+                            .val("lo", 1)
+                            .val("hi", "10,000,000"),
                     });
                 }
             }
             if !(b.share.is_finite() && b.share > 0.0 && b.share <= 1.0) {
-                return Err(range("bucket share", b.share, "above 0 and at most 1"));
+                return Err(range(
+                    Phrase::tr("fld_bucket_share"),
+                    b.share,
+                    Phrase::tr("rng_above0_at_most").val("max", 1),
+                ));
             }
         }
         let sum: f64 = self.buckets.iter().map(|b| b.share).sum();
         if (sum - 1.0).abs() > SHARE_TOLERANCE {
             return Err(range(
-                "sum of bucket shares",
+                Phrase::tr("fld_share_sum"),
                 sum,
-                "1 (the shares of all requests)",
+                Phrase::tr("rng_share_sum"),
             ));
         }
         Ok(())
@@ -201,11 +209,15 @@ impl Targets {
 
     fn validate(&self) -> Result<(), CalcError> {
         for (name, v) in [
-            ("TTFT target (ms)", self.ttft.ms()),
-            ("TPOT target (ms)", self.tpot.ms()),
+            ("fld_ttft_target", self.ttft.ms()),
+            ("fld_tpot_target", self.tpot.ms()),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= 3_600_000.0) {
-                return Err(range(name, v, "above 0 and at most 3,600,000 ms"));
+                return Err(range(
+                    Phrase::tr(name),
+                    v,
+                    Phrase::tr("rng_above0_at_most").val("max", "3,600,000 ms"),
+                ));
             }
         }
         Ok(())
@@ -600,11 +612,11 @@ impl Plan {
     }
 }
 
-fn range(field: &str, v: f64, r: &str) -> CalcError {
+fn range(field: Phrase, v: f64, r: Phrase) -> CalcError {
     CalcError::OutOfRange {
-        field: field.into(),
+        field,
         value: fmt_sig(v),
-        range: r.into(),
+        range: r,
     }
 }
 
@@ -853,9 +865,11 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
 fn price_of(gpu: &Accelerator, given: Option<f64>) -> Result<Option<f64>, CalcError> {
     match given {
         Some(p) if !(p.is_finite() && (0.0..=1e6).contains(&p)) => Err(range(
-            &format!("price of {} ($/GPU-hour)", gpu.name),
+            Phrase::tr("fld_price").val("gpu", &gpu.name),
             p,
-            "from 0 to 1,000,000",
+            Phrase::tr("rng_from_to")
+                .val("lo", 0)
+                .val("hi", "1,000,000"),
         )),
         Some(p) => Ok(Some(p)),
         None => Ok(gpu
@@ -874,9 +888,9 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     inp.targets.validate()?;
     if inp.candidates.is_empty() {
         return Err(CalcError::OutOfRange {
-            field: "candidate GPUs".into(),
+            field: Phrase::tr("fld_candidates"),
             value: "0".into(),
-            range: "at least one accelerator".into(),
+            range: Phrase::tr("rng_one_accel"),
         });
     }
     let mut rows = Vec::new();
@@ -887,9 +901,9 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
         let gpn = match c.gpus_per_node {
             Some(n) if n < lo || n > hi => {
                 return Err(CalcError::OutOfRange {
-                    field: format!("GPUs per node of {}", gpu.name),
+                    field: Phrase::tr("fld_gpus_per_node").val("gpu", &gpu.name),
                     value: n.to_string(),
-                    range: format!("a whole number from {lo} to {hi}"),
+                    range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
                 })
             }
             Some(n) => n,
@@ -1051,16 +1065,20 @@ pub fn feasibility_error(p: &Plan) -> Option<CalcError> {
             .options
             .iter()
             .filter(|o| o.reason == Some(Reason::CrossesNodes))
-            .map(|o| format!("{} needs TP {}", o.gpu_name, o.tp))
+            .map(|o| {
+                Phrase::tr("phr_needs_tp")
+                    .val("gpu", &o.gpu_name)
+                    .val("tp", o.tp)
+            })
             .collect::<Vec<_>>();
         return Some(CalcError::NoOptionFits {
             model: p.model.clone(),
             detail: if !need.is_empty() {
-                need.join(", ")
+                Phrase::List(need)
             } else if let (true, Some(n)) = (p.options.is_empty(), p.notes.first()) {
-                n.trim_end_matches('.').to_string()
+                Phrase::verbatim(n.trim_end_matches('.'))
             } else {
-                "no candidate can hold the weights".into()
+                Phrase::tr("phr_no_candidate_holds")
             },
         });
     }
@@ -1422,14 +1440,14 @@ impl Family {
             .find(|f| !t.is_empty() && norm(f.id()) == t)
             .ok_or_else(|| CalcError::BadValue {
                 key: "model family".into(),
-                found: format!("\"{}\"", s.chars().take(40).collect::<String>()),
-                expected: format!(
-                    "one of {}",
+                found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+                expected: Phrase::tr("exp_one_of").val(
+                    "list",
                     Family::ALL
                         .iter()
                         .map(|f| f.id())
                         .collect::<Vec<_>>()
-                        .join(", ")
+                        .join(", "),
                 ),
             })
     }
@@ -1442,8 +1460,8 @@ impl Family {
                 crate::core::presets::get(id)
                     .ok_or_else(|| CalcError::BadValue {
                         key: "preset".into(),
-                        found: (*id).into(),
-                        expected: "a compiled-in preset".into(),
+                        found: Phrase::verbatim(*id),
+                        expected: Phrase::tr("exp_compiled_preset"),
                     })
                     .and_then(|p| {
                         // The preset's display name ("Qwen3 32B"), not the config's model type.

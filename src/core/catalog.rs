@@ -27,7 +27,7 @@
 
 use crate::core::csv;
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::i18n::{tr, Lang};
 use crate::core::units::{Bytes, BytesPerSecond, FlopsPerSecond, GIB, MIB};
 use serde::{Deserialize, Serialize};
@@ -1070,14 +1070,17 @@ const CUSTOM_KEYS: [&str; 7] = [
     "tdp_w",
 ];
 
-fn check_range(field: &str, v: f64, min: f64, max: f64, unit: &str) -> Result<f64, CalcError> {
+fn check_range(field: &str, v: f64, min: f64, max: f64, unit: Phrase) -> Result<f64, CalcError> {
     if v.is_finite() && v >= min && v <= max {
         Ok(v)
     } else {
         Err(CalcError::OutOfRange {
-            field: field.to_string(),
+            field: Phrase::verbatim(field),
             value: compact_number(v),
-            range: format!("a number from {min} to {max} {unit}"),
+            range: Phrase::tr("rng_number_from_to_unit")
+                .val("lo", min)
+                .val("hi", max)
+                .sub("unit", unit),
         })
     }
 }
@@ -1128,26 +1131,46 @@ impl CustomAccelerator {
     /// builds the catalog entry. FP16 is taken equal to BF16 (true of every datasheet in the
     /// catalog); other precisions are "not published".
     pub fn validate(&self) -> Result<Accelerator, CalcError> {
-        let memory_gib = check_range("memory_gib", self.memory_gib, 0.1, 10_000.0, "GiB")?;
+        let memory_gib = check_range(
+            "memory_gib",
+            self.memory_gib,
+            0.1,
+            10_000.0,
+            Phrase::verbatim("GiB"),
+        )?;
         let bw = check_range(
             "bandwidth_gbps",
             self.bandwidth_gbps,
             1.0,
             100_000.0,
-            "GB/s",
+            Phrase::verbatim("GB/s"),
         )?;
-        let bf16 = check_range("bf16_tflops", self.bf16_tflops, 0.01, 100_000.0, "TFLOPS")?;
+        let bf16 = check_range(
+            "bf16_tflops",
+            self.bf16_tflops,
+            0.01,
+            100_000.0,
+            Phrase::verbatim("TFLOPS"),
+        )?;
         let fp8 = self
             .fp8_tflops
-            .map(|v| check_range("fp8_tflops", v, 0.01, 100_000.0, "TFLOPS"))
+            .map(|v| check_range("fp8_tflops", v, 0.01, 100_000.0, Phrase::verbatim("TFLOPS")))
             .transpose()?;
         let price = self
             .price_usd_per_hour
-            .map(|v| check_range("price_usd_per_hour", v, 0.001, 10_000.0, "USD per hour"))
+            .map(|v| {
+                check_range(
+                    "price_usd_per_hour",
+                    v,
+                    0.001,
+                    10_000.0,
+                    Phrase::tr("phr_usd_per_hour"),
+                )
+            })
             .transpose()?;
         let tdp_w = self
             .tdp_w
-            .map(|v| check_range("tdp_w", v, 1.0, 100_000.0, "W"))
+            .map(|v| check_range("tdp_w", v, 1.0, 100_000.0, Phrase::verbatim("W")))
             .transpose()?;
         let name: String = self.name.trim().chars().take(60).collect();
         let name = if name.is_empty() {
@@ -1166,9 +1189,12 @@ impl CustomAccelerator {
         let slug = slug.trim_end_matches('-');
         let slug = if slug.is_empty() { "gpu" } else { slug };
         let memory = Bytes::from_gib_f64(memory_gib).ok_or_else(|| CalcError::OutOfRange {
-            field: "memory_gib".into(),
+            field: Phrase::verbatim("memory_gib"),
             value: format!("{memory_gib}"),
-            range: "a number from 0.1 to 10000 GiB".into(),
+            range: Phrase::tr("rng_number_from_to_unit")
+                .val("lo", 0.1)
+                .val("hi", 10000)
+                .val("unit", Phrase::verbatim("GiB")),
         })?;
         let bf16_peak = Peak::Dense(FlopsPerSecond::from_tflops(bf16));
         Ok(Accelerator {
@@ -1243,8 +1269,8 @@ impl CustomAccelerator {
             if !CUSTOM_KEYS.contains(&k) {
                 return Err(CalcError::BadValue {
                     key: short(k),
-                    found: "an unknown key".into(),
-                    expected: format!("one of {}", CUSTOM_KEYS.join(", ")),
+                    found: Phrase::tr("fnd_unknown_key"),
+                    expected: Phrase::tr("exp_one_of").val("list", CUSTOM_KEYS.join(", ")),
                 });
             }
             pairs.push((k, v));
@@ -1255,22 +1281,22 @@ impl CustomAccelerator {
                 None => Ok(None),
                 Some(v) => v.parse::<f64>().map(Some).map_err(|_| CalcError::BadValue {
                     key: k.to_string(),
-                    found: format!("\"{}\"", short(v)),
-                    expected: "a number".into(),
+                    found: Phrase::verbatim(format!("\"{}\"", short(v))),
+                    expected: Phrase::tr("exp_a_number"),
                 }),
             }
         };
         let req = |k: &str| -> Result<f64, CalcError> {
             num(k)?.ok_or_else(|| CalcError::MissingKey {
                 key: k.to_string(),
-                why: "define a custom accelerator".into(),
+                why: Phrase::tr("why_custom_accel"),
             })
         };
         let name = match get("name") {
             Some(v) => pct_decode(v).ok_or_else(|| CalcError::BadValue {
                 key: "name".into(),
-                found: format!("\"{}\"", short(v)),
-                expected: "percent-encoded UTF-8 text".into(),
+                found: Phrase::verbatim(format!("\"{}\"", short(v))),
+                expected: Phrase::tr("exp_pct_text"),
             })?,
             None => String::new(),
         };

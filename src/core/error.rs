@@ -5,7 +5,74 @@
 //! anything a user can influence.
 
 use crate::core::i18n::Lang;
+use std::fmt;
 use thiserror::Error;
+
+/// A phrase inside an error sentence (which quantity, why a key is needed, what a value must
+/// be, which figure is missing), in either UI language: a row of the translation table with
+/// the values of its `{name}` placeholders, or a name shown as it is (a config key, a GPU).
+/// Its `Display` is the English text, so the English sentence reads as before.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phrase {
+    /// A translation key (`rng_…`, `exp_…`, `why_…`, `fld_…`, …) and its placeholder values.
+    Tr(&'static str, Vec<(&'static str, Phrase)>),
+    /// Text shown as it is in every language.
+    Verbatim(String),
+    /// Phrases joined by ", ".
+    List(Vec<Phrase>),
+}
+
+impl Phrase {
+    /// The translated phrase `key` (placeholders added with [`Phrase::val`]).
+    pub fn tr(key: &'static str) -> Phrase {
+        Phrase::Tr(key, Vec::new())
+    }
+
+    /// A name or identifier shown as it is.
+    pub fn verbatim(s: impl Into<String>) -> Phrase {
+        Phrase::Verbatim(s.into())
+    }
+
+    /// The phrase with placeholder `{name}` set to `v`, shown as it is.
+    #[must_use]
+    pub fn val(self, name: &'static str, v: impl ToString) -> Phrase {
+        self.sub(name, Phrase::Verbatim(v.to_string()))
+    }
+
+    /// The phrase with placeholder `{name}` set to another phrase (a unit, say).
+    #[must_use]
+    pub fn sub(mut self, name: &'static str, p: Phrase) -> Phrase {
+        if let Phrase::Tr(_, vals) = &mut self {
+            vals.push((name, p));
+        }
+        self
+    }
+
+    /// The phrase in `lang`.
+    pub fn text(&self, lang: Lang) -> String {
+        match self {
+            Phrase::Tr(key, vals) => {
+                let texts: Vec<(&str, String)> =
+                    vals.iter().map(|(n, p)| (*n, p.text(lang))).collect();
+                let pairs: Vec<(&str, &str)> =
+                    texts.iter().map(|(n, t)| (*n, t.as_str())).collect();
+                crate::core::explain::fill(crate::core::i18n::tr(lang, key), &pairs)
+            }
+            Phrase::Verbatim(s) => s.clone(),
+            Phrase::List(items) => items
+                .iter()
+                .map(|p| p.text(lang))
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}
+
+impl fmt::Display for Phrase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text(Lang::En))
+    }
+}
 
 /// Everything that can go wrong between user input and a report.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -39,8 +106,8 @@ pub enum CalcError {
     MissingKey {
         /// The key (first spelling).
         key: String,
-        /// What it is needed for.
-        why: String,
+        /// What it is needed for (a verb phrase: "why_size_embeddings").
+        why: Phrase,
     },
     /// A key has a value of the wrong type or range.
     #[error("\"{key}\" is {found}, but it must be {expected}.")]
@@ -48,9 +115,9 @@ pub enum CalcError {
         /// The key, field or parameter.
         key: String,
         /// What was found (shortened).
-        found: String,
+        found: Phrase,
         /// What is expected.
-        expected: String,
+        expected: Phrase,
     },
     /// Heads do not divide the hidden size (and no head_dim is given).
     #[error("{heads} attention heads do not divide hidden_size {hidden}, and the config gives no head_dim.")]
@@ -86,11 +153,11 @@ pub enum CalcError {
     #[error("{field} = {value} is out of range; it must be {range}.")]
     OutOfRange {
         /// The field or parameter.
-        field: String,
+        field: Phrase,
         /// The value given.
         value: String,
         /// The accepted range, in words.
-        range: String,
+        range: Phrase,
     },
     /// A result would overflow 64-bit integers.
     #[error(
@@ -98,7 +165,7 @@ pub enum CalcError {
     )]
     Overflow {
         /// Which quantity.
-        what: String,
+        what: Phrase,
     },
     /// A compiled-in or user-supplied data table has a bad row.
     #[error("Row {row}, column \"{column}\" of the data table: {detail}.")]
@@ -116,7 +183,7 @@ pub enum CalcError {
         /// Accelerator name.
         gpu: String,
         /// The missing figure.
-        what: String,
+        what: Phrase,
     },
     /// A latency target below what any candidate reaches even at batch 1 (capacity planner).
     #[error("A {metric} target of {target_ms} ms is below the fastest option's {best_ms} ms at batch 1 ({option}); raise the target or add faster hardware.")]
@@ -136,7 +203,7 @@ pub enum CalcError {
         /// Model name.
         model: String,
         /// What it would need.
-        detail: String,
+        detail: Phrase,
     },
     /// Each target is reachable, but no single option meets both (capacity planner).
     #[error("No candidate meets TTFT ≤ {ttft_ms} ms and TPOT ≤ {tpot_ms} ms together; relax one target or add faster hardware.")]
@@ -162,6 +229,139 @@ impl CalcError {
         match lang {
             Lang::En => self.to_string(),
             Lang::Ko => crate::core::i18n::error_ko(self),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::i18n::{has, tr};
+
+    /// String literals of `src/core` that name a phrase key (`rng_…`, `exp_…`, `why_…`,
+    /// `fld_…`, `ovf_…`, `what_…`, `phr_…`, `fnd_…`): every phrase built anywhere in the core
+    /// is one of them (`Phrase::tr("…")`, the `mul`/`add` overflow names, `Reader::req`'s why).
+    fn phrase_keys_in_sources() -> Vec<(String, String)> {
+        const PREFIXES: &[&str] = &["rng_", "exp_", "why_", "fld_", "ovf_", "what_", "phr_"];
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core"),
+            &mut files,
+        );
+        let mut keys = Vec::new();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap_or_default();
+            for (i, _) in text.match_indices('"') {
+                let rest = &text[i + 1..];
+                let Some(end) = rest.find('"') else { continue };
+                let lit = &rest[..end];
+                let ident = lit
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                if ident
+                    && PREFIXES
+                        .iter()
+                        .any(|p| lit.starts_with(p) && lit.len() > p.len())
+                {
+                    keys.push((f.display().to_string(), lit.to_string()));
+                }
+            }
+        }
+        keys
+    }
+
+    #[test]
+    fn every_phrase_key_in_the_core_is_translated() {
+        let keys = phrase_keys_in_sources();
+        // The scanner finds the phrases of this change (about 90 keys): if it finds few, it is
+        // broken, and the check below would pass vacuously.
+        assert!(keys.len() > 80, "only {} phrase keys found", keys.len());
+        let missing: Vec<String> = keys
+            .iter()
+            .filter(|(_, k)| !has(k))
+            .map(|(f, k)| format!("{f}: {k}"))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "not in i18n::TABLE:\n{}",
+            missing.join("\n")
+        );
+    }
+
+    #[test]
+    fn a_phrase_reads_in_either_language_with_its_values() {
+        let p = Phrase::tr("rng_whole_from_to").val("lo", 1).val("hi", 1024);
+        assert_eq!(p.to_string(), "a whole number from 1 to 1024");
+        assert_eq!(p.text(Lang::Ko), "1 이상 1024 이하의 정수");
+        let unit = Phrase::tr("rng_number_from_to_unit")
+            .val("lo", 0.001)
+            .val("hi", 10000)
+            .sub("unit", Phrase::tr("phr_usd_per_hour"));
+        assert_eq!(
+            unit.to_string(),
+            "a number from 0.001 to 10000 USD per hour"
+        );
+        assert_eq!(
+            unit.text(Lang::Ko),
+            "0.001 이상 10000 이하의 수 (시간당 USD)"
+        );
+        let list = Phrase::List(vec![
+            Phrase::tr("phr_needs_tp").val("gpu", "A10G").val("tp", 16),
+            Phrase::verbatim("L4"),
+        ]);
+        assert_eq!(list.to_string(), "A10G needs TP 16, L4");
+        assert_eq!(list.text(Lang::Ko), "A10G는 TP 16 필요, L4");
+    }
+
+    #[test]
+    fn korean_error_sentences_carry_no_english_phrase() {
+        // Every phrase key's Korean differs from its English (a copy would be an
+        // untranslated phrase), and a Korean sentence built from real errors holds the
+        // Korean phrase, never the English one.
+        for (_, k) in phrase_keys_in_sources() {
+            assert_ne!(tr(Lang::En, &k), tr(Lang::Ko, &k), "{k} is not translated");
+        }
+        let errs = [
+            crate::core::kv::state_bytes(
+                &crate::core::config::parse_model_text(include_str!(
+                    "../../data/presets/meta-llama__Llama-2-7b-hf.json"
+                ))
+                .expect("Llama-2-7b parses"),
+                crate::core::dtype::Dtype::Bf16,
+                0,
+            )
+            .expect_err("tp 0 is refused"),
+            crate::core::config::parse_model_text(r#"{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008}"#)
+                .expect_err("no vocab_size"),
+        ];
+        let text_width = crate::core::config::parse_model_text(
+            r#"{"model_type":"llama","hidden_size":"wide","num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}"#,
+        )
+        .expect_err("a text hidden_size");
+        for e in errs.into_iter().chain([text_width]) {
+            let ko = e.message(Lang::Ko);
+            let phrases = match &e {
+                CalcError::OutOfRange { range, .. } => vec![range.clone()],
+                CalcError::MissingKey { why, .. } => vec![why.clone()],
+                CalcError::BadValue {
+                    found, expected, ..
+                } => vec![found.clone(), expected.clone()],
+                other => panic!("unexpected error {other:?}"),
+            };
+            for phrase in phrases {
+                assert!(ko.contains(&phrase.text(Lang::Ko)), "{ko}");
+                assert!(!ko.contains(&phrase.to_string()), "{ko}");
+            }
         }
     }
 }

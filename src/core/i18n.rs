@@ -643,6 +643,114 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("view_plan_cold_s", "Cold start (s)", "콜드 스타트 (초)"),
     ("view_plan_tpot_gpu", "Time per token, all on the GPU", "모두 GPU에 있을 때 토큰당 시간"),
     ("view_plan_load_explain", "Load: storage (local NVMe) → host memory → GPU memory, as fast as the slowest stage; a cold start adds the engine's start-up. Offloading: if the weights or the KV cache crossed the host link on every decode step instead of streaming from GPU memory, each token would take this long.", "로딩: 스토리지(로컬 NVMe) → CPU 메모리 → GPU 메모리, 가장 느린 단계만큼 걸립니다. 콜드 스타트는 엔진 시작 시간을 더합니다. 오프로딩: 가중치나 KV 캐시가 GPU 메모리 대신 매 디코드 스텝마다 호스트 링크를 건넌다면 토큰 하나에 이만큼 걸립니다."),
+    // Phrases inside error sentences (core::error::Phrase): fields, ranges, expectations,
+    // why a key is needed, missing figures, overflowing quantities.
+    ("rng_at_least_1", "at least 1", "1 이상"),
+    ("exp_param_count", "a parameter count such as 7B, 70.6e9, 1.5T, 124M or 6738415616", "7B, 70.6e9, 1.5T, 124M, 6738415616 같은 파라미터 수"),
+    ("rng_from_to", "from {lo} to {hi}", "{lo} 이상 {hi} 이하"),
+    ("exp_whole_params", "a whole number of parameters", "정수 개의 파라미터"),
+    ("ovf_layer_count", "layer count", "레이어 수"),
+    ("exp_one_per_layer", "one entry per layer ({n})", "레이어마다 한 항목 ({n}개)"),
+    ("why_count_experts", "count the experts of a mixture-of-experts model", "MoE 모델의 전문가 수를 세는"),
+    ("exp_at_most_experts", "at most the {experts} experts", "전문가 수({experts}) 이하"),
+    ("exp_bytes_positive", "a whole number of bytes greater than 0", "0보다 큰 정수 바이트 수"),
+    ("exp_divisor_heads", "a divisor of the {heads} attention heads", "어텐션 헤드 수({heads})의 약수"),
+    ("exp_quant_bits", "4, 8 or 16 bits (other widths are not modelled)", "4, 8, 16비트 중 하나 (다른 폭은 모델링하지 않음)"),
+    ("ovf_expert_params", "expert parameters", "전문가 파라미터"),
+    ("ovf_intermediate", "intermediate size", "중간 크기"),
+    ("ovf_param_count", "parameter count", "파라미터 수"),
+    ("ovf_norm_params", "norm parameters", "정규화 파라미터"),
+    ("ovf_params", "parameters", "파라미터"),
+    ("ovf_router_params", "router parameters", "라우터 파라미터"),
+    ("ovf_inner", "inner size", "내부 크기"),
+    ("ovf_embedding_params", "embedding parameters", "임베딩 파라미터"),
+    ("ovf_mtp_params", "MTP parameters", "MTP 파라미터"),
+    ("ovf_kv_projection", "KV projection", "KV 프로젝션"),
+    ("ovf_kv_elements", "KV elements", "KV 원소 수"),
+    ("ovf_weight_bits", "weight bits", "가중치 비트"),
+    ("ovf_stored_params", "stored parameters", "저장된 파라미터"),
+    ("ovf_state_bytes", "state bytes", "상태 바이트"),
+    ("ovf_shared_expert", "shared expert size", "공유 전문가 크기"),
+    ("ovf_scale_bits", "scale bits", "스케일 비트"),
+    ("ovf_projection_params", "projection parameters", "프로젝션 파라미터"),
+    ("ovf_position_embeddings", "position embeddings", "위치 임베딩"),
+    ("ovf_kv_bytes", "KV bytes", "KV 바이트"),
+    ("ovf_weight_bytes", "weight bytes", "가중치 바이트"),
+    ("ovf_ssm_params", "SSM parameters", "SSM 파라미터"),
+    ("ovf_attention_params", "attention parameters", "어텐션 파라미터"),
+    ("ovf_mlp_params", "MLP parameters", "MLP 파라미터"),
+    ("ovf_vision_params", "vision parameters", "비전 파라미터"),
+    ("fnd_text", "the text \"{s}\"", "텍스트 \"{s}\""),
+    ("fnd_bool", "the boolean {b}", "불리언 {b}"),
+    ("fnd_list", "a list", "목록"),
+    ("fnd_object", "an object", "객체"),
+    ("fnd_nonstandard", "{token} (non-standard JSON)", "{token} (표준이 아닌 JSON)"),
+    ("fnd_chars", "{n} characters", "{n}글자"),
+    ("fnd_char", "the character '{c}'", "문자 '{c}'"),
+    ("fnd_list_of", "a list of {n} entries", "항목 {n}개짜리 목록"),
+    ("fnd_unknown_key", "an unknown key", "알 수 없는 키"),
+    ("ovf_state_elements", "state elements", "상태 원소 수"),
+    ("rng_whole_from_to", "a whole number from {lo} to {hi}", "{lo} 이상 {hi} 이하의 정수"),
+    ("exp_true_false", "true or false", "true 또는 false"),
+    ("exp_list_whole", "a list of whole numbers", "정수 목록"),
+    ("exp_list_texts", "a list of texts", "문자열 목록"),
+    ("why_size_model", "size the model", "모델 크기를 정하는"),
+    ("why_size_embeddings", "size the embeddings", "임베딩 크기를 정하는"),
+    ("why_size_attention", "size the attention", "어텐션 크기를 정하는"),
+    ("why_size_vision", "size the vision tower", "비전 타워 크기를 정하는"),
+    ("why_size_experts", "size the experts", "전문가 크기를 정하는"),
+    ("why_size_pos_emb", "size the learned position embeddings", "학습된 위치 임베딩 크기를 정하는"),
+    ("why_size_dense", "size the dense layers", "밀집 레이어 크기를 정하는"),
+    ("why_count_layers", "count the layers", "레이어 수를 세는"),
+    ("why_count_active_experts", "count the active experts", "활성 전문가 수를 세는"),
+    ("why_time_model", "time the model", "모델의 실행 시간을 계산하는"),
+    ("why_layer_kinds", "know which layers are Mamba, attention or MLP", "어느 레이어가 Mamba, 어텐션, MLP인지 아는"),
+    ("why_custom_accel", "define a custom accelerator", "사용자 정의 가속기를 정의하는"),
+    ("why_roofline_ops", "place the model's operators on the roofline", "모델의 연산을 루프라인 위에 놓는"),
+    ("why_calibrate", "calibrate", "보정하는"),
+    ("exp_one_char_per_layer", "one character per layer ({n})", "레이어마다 한 글자 ({n}개)"),
+    ("exp_hybrid_chars", "M (Mamba-2), * (attention) or - (MLP)", "M (Mamba-2), * (어텐션), - (MLP) 중 하나"),
+    ("rng_fraction", "a fraction above 0 and at most 1", "0 초과 1 이하의 비율"),
+    ("rng_seconds_from_to", "from {lo} to {hi} seconds", "{lo}초 이상 {hi}초 이하"),
+    ("what_mem_bw", "memory bandwidth", "메모리 대역폭"),
+    ("what_link_bw", "GPU-to-GPU link bandwidth (needed for tensor parallelism)", "GPU 간 링크 대역폭 (텐서 병렬에 필요)"),
+    ("rng_below", "below {n}", "{n} 미만"),
+    ("rng_whole_at_least_1", "a whole number of at least 1", "1 이상의 정수"),
+    ("exp_builtin_preset", "one of the built-in presets", "내장 프리셋 중 하나"),
+    ("rng_kv_divisor", "a divisor or a multiple of the {kv} key/value heads, so each GPU holds whole heads", "KV 헤드 수({kv})의 약수 또는 배수 (GPU마다 헤드를 온전히 갖도록)"),
+    ("rng_positive", "a positive number", "양수"),
+    ("rng_number_above0_at_most1", "a number above 0 and at most 1", "0 초과 1 이하의 수"),
+    ("fld_storage_bw", "storage bandwidth (GB/s)", "스토리지 대역폭 (GB/s)"),
+    ("rng_above0_at_most", "above 0 and at most {max}", "0 초과 {max} 이하"),
+    ("fld_host_link", "host link (GB/s)", "호스트 링크 (GB/s)"),
+    ("fld_link_eff", "link efficiency", "링크 효율"),
+    ("fld_engine_startup", "engine start-up (s)", "엔진 시작 시간 (초)"),
+    ("what_host_link", "host link (PCIe generation or NVLink-C2C)", "호스트 링크 (PCIe 세대 또는 NVLink-C2C)"),
+    ("rng_above0", "above 0", "0 초과"),
+    ("rng_number_from_to_unit", "a number from {lo} to {hi} {unit}", "{lo} 이상 {hi} 이하의 수 ({unit})"),
+    ("exp_one_of", "one of {list}", "{list} 중 하나"),
+    ("exp_a_number", "a number", "수"),
+    ("exp_pct_text", "percent-encoded UTF-8 text", "퍼센트 인코딩된 UTF-8 텍스트"),
+    ("fld_avg_rate", "average request rate (req/s)", "평균 요청률 (요청/초)"),
+    ("fld_peak_mult", "peak multiplier", "피크 배수"),
+    ("rng_peak_mult", "from 1 to 1,000 (×4 = a 400% peak)", "1 이상 1,000 이하 (×4 = 평균의 400% 피크)"),
+    ("fld_buckets", "length buckets", "길이 구간"),
+    ("fld_input_len", "input length", "입력 길이"),
+    ("fld_output_len", "output length", "출력 길이"),
+    ("rng_tokens_from_to", "a whole number of tokens from {lo} to {hi}", "{lo} 이상 {hi} 이하의 토큰 수(정수)"),
+    ("fld_bucket_share", "bucket share", "구간 비율"),
+    ("fld_share_sum", "sum of bucket shares", "구간 비율의 합"),
+    ("rng_share_sum", "1 (the shares of all requests)", "1 (모든 요청의 비율)"),
+    ("fld_ttft_target", "TTFT target (ms)", "TTFT 목표 (ms)"),
+    ("fld_tpot_target", "TPOT target (ms)", "TPOT 목표 (ms)"),
+    ("fld_candidates", "candidate GPUs", "후보 GPU"),
+    ("rng_one_accel", "at least one accelerator", "가속기 1개 이상"),
+    ("fld_gpus_per_node", "GPUs per node of {gpu}", "{gpu}의 노드당 GPU 수"),
+    ("fld_price", "price of {gpu} ($/GPU-hour)", "{gpu} 가격 ($/GPU-시간)"),
+    ("exp_compiled_preset", "a compiled-in preset", "내장 프리셋"),
+    ("phr_needs_tp", "{gpu} needs TP {tp}", "{gpu}는 TP {tp} 필요"),
+    ("phr_no_candidate_holds", "no candidate can hold the weights", "어떤 후보도 가중치를 담지 못함"),
+    ("phr_usd_per_hour", "USD per hour", "시간당 USD"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.
@@ -740,9 +848,15 @@ pub fn error_ko(e: &CalcError) -> String {
             format!("올바른 JSON이 아닙니다: {detail} ({line}행 {column}열).")
         }
         CalcError::NotAnObject => "JSON이 객체가 아닙니다. config.json은 '{'로 시작합니다.".to_string(),
-        CalcError::MissingKey { key, .. } => format!("config에 \"{key}\" 키(또는 같은 뜻의 다른 이름)가 없습니다."),
+        CalcError::MissingKey { key, why } => {
+            format!("config에 \"{key}\" 키(또는 같은 뜻의 다른 이름)가 없습니다. 이 키는 {} 데 필요합니다.", why.text(Lang::Ko))
+        }
         CalcError::BadValue { key, found, expected } => {
-            format!("\"{key}\" 값이 {found}인데, {expected}이어야 합니다.")
+            format!(
+                "\"{key}\" 값이 {}인데, 허용되는 값은 {}입니다.",
+                found.text(Lang::Ko),
+                expected.text(Lang::Ko)
+            )
         }
         CalcError::HeadsDoNotDivide { heads, hidden } => {
             format!("어텐션 헤드 {heads}개가 hidden_size {hidden}을 나누어떨어지게 하지 않고, config에 head_dim도 없습니다.")
@@ -758,18 +872,22 @@ pub fn error_ko(e: &CalcError) -> String {
                 format!("카탈로그에 \"{given}\" 가속기가 없습니다. 혹시 {}인가요?", suggestions.join(", "))
             }
         }
-        CalcError::OutOfRange { field, value, range } => format!("{field} = {value}은 범위를 벗어났습니다. {range}이어야 합니다."),
-        CalcError::Overflow { what } => format!("수가 너무 커서 정확히 계산할 수 없습니다 ({what}이 2^64를 넘습니다). 입력을 확인하세요."),
+        CalcError::OutOfRange { field, value, range } => format!(
+            "{} = {value}: 범위를 벗어났습니다. 허용 범위는 {}입니다.",
+            field.text(Lang::Ko),
+            range.text(Lang::Ko)
+        ),
+        CalcError::Overflow { what } => format!("수가 너무 커서 정확히 계산할 수 없습니다 ({}: 2^64 초과). 입력을 확인하세요.", what.text(Lang::Ko)),
         CalcError::InputTooLarge { size_bytes, limit_bytes } => {
             format!("입력이 {size_bytes}바이트로 한도 {limit_bytes}바이트를 넘습니다. config.json만 붙여 넣으세요.")
         }
         CalcError::BadData { row, column, detail } => format!("데이터 표 {row}행 \"{column}\" 열: {detail}."),
-        CalcError::MissingSpec { gpu, what } => format!("{gpu}에는 공개된 {what} 값이 없습니다. 사용자 정의 가속기로 입력하면 계산할 수 있습니다."),
+        CalcError::MissingSpec { gpu, what } => format!("{gpu}에는 공개된 {} 값이 없습니다. 사용자 정의 가속기로 입력하면 계산할 수 있습니다.", what.text(Lang::Ko)),
         CalcError::TargetTooTight { metric, target_ms, best_ms, option } => format!(
             "{metric} 목표 {target_ms} ms는 배치 1에서 가장 빠른 구성({option})의 {best_ms} ms보다 짧습니다. 목표를 늘리거나 더 빠른 하드웨어를 추가하세요."
         ),
         CalcError::NoOptionFits { model, detail } => {
-            format!("{model}은 어떤 후보에서도 한 노드 안에 들어가지 않습니다 ({detail}). 더 큰 GPU를 추가하거나 가중치를 양자화하세요.")
+            format!("{model}은 어떤 후보에서도 한 노드 안에 들어가지 않습니다 ({}). 더 큰 GPU를 추가하거나 가중치를 양자화하세요.", detail.text(Lang::Ko))
         }
         CalcError::NoOptionMeetsTargets { ttft_ms, tpot_ms } => format!(
             "TTFT ≤ {ttft_ms} ms와 TPOT ≤ {tpot_ms} ms를 함께 만족하는 후보가 없습니다. 목표 하나를 완화하거나 더 빠른 하드웨어를 추가하세요."

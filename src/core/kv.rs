@@ -20,7 +20,7 @@
 use crate::core::config::{add, mul};
 use crate::core::derivation::{group, Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Mixer, ModelDesc};
 use crate::core::units::{fmt_sig, Bytes, GIB, MIB};
 
@@ -53,9 +53,9 @@ pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
 pub fn check_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
     if tp == 0 {
         return Err(CalcError::OutOfRange {
-            field: "tp".into(),
+            field: Phrase::verbatim("tp"),
             value: "0".into(),
-            range: "at least 1".into(),
+            range: Phrase::tr("rng_at_least_1"),
         });
     }
     for l in &m.layers {
@@ -92,9 +92,9 @@ pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
             v_head_dim,
             ..
         } => mul(
-            "KV elements",
+            "ovf_kv_elements",
             &[
-                add("KV elements", &[*head_dim, *v_head_dim])?,
+                add("ovf_kv_elements", &[*head_dim, *v_head_dim])?,
                 kv_heads_per_rank(*kv_heads, tp),
             ],
         )?,
@@ -102,7 +102,7 @@ pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
             kv_lora_rank,
             qk_rope_head_dim,
             ..
-        } => add("KV elements", &[*kv_lora_rank, *qk_rope_head_dim])?,
+        } => add("ovf_kv_elements", &[*kv_lora_rank, *qk_rope_head_dim])?,
         Mixer::Ssm { .. } => 0,
     })
 }
@@ -215,8 +215,8 @@ fn compute(
             }
             (Some(t), None) => t,
         };
-        let n = mul("KV bytes", &[g.count, g.elems, t, batch, bits])?;
-        total_bits = add("KV bytes", &[total_bits, n])?;
+        let n = mul("ovf_kv_bytes", &[g.count, g.elems, t, batch, bits])?;
+        total_bits = add("ovf_kv_bytes", &[total_bits, n])?;
         let mut s = format!("{} × {}", g.count, g.text);
         if tokens.is_some() {
             s.push_str(&format!(" × {t}"));
@@ -336,9 +336,9 @@ pub fn per_batch(
 pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcError> {
     if tp == 0 {
         return Err(CalcError::OutOfRange {
-            field: "tp".into(),
+            field: Phrase::verbatim("tp"),
             value: "0".into(),
-            range: "at least 1".into(),
+            range: Phrase::tr("rng_at_least_1"),
         });
     }
     let mut elems = 0u64;
@@ -347,7 +347,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     for l in &m.layers {
         if let Mixer::Ssm { state_elems, .. } = l.mixer {
             if state_elems > 0 {
-                elems = add("state elements", &[elems, state_elems.div_ceil(tp)])?;
+                elems = add("ovf_state_elements", &[elems, state_elems.div_ceil(tp)])?;
                 n += 1;
                 if !per.contains(&state_elems) {
                     per.push(state_elems);
@@ -355,7 +355,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
             }
         }
     }
-    let bytes = mul("state bytes", &[elems, d.bits()])?.div_ceil(8);
+    let bytes = mul("ovf_state_bytes", &[elems, d.bits()])?.div_ceil(8);
     let b_text = fmt_sig(d.bits() as f64 / 8.0);
     let substituted = if per.len() == 1 {
         format!(

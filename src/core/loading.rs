@@ -30,7 +30,7 @@
 use crate::core::catalog::Accelerator;
 use crate::core::derivation::{Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::ModelDesc;
 use crate::core::perf::{self, Efficiencies, Workload};
 use crate::core::units::{fmt_sig, Bytes, BytesPerSecond, Seconds, MIB};
@@ -203,11 +203,11 @@ impl Default for LoadInputs {
     }
 }
 
-fn range_err(field: &str, v: f64, range: &str) -> CalcError {
+fn range_err(field: Phrase, v: f64, range: Phrase) -> CalcError {
     CalcError::OutOfRange {
-        field: field.into(),
+        field,
         value: fmt_sig(v),
-        range: range.into(),
+        range,
     }
 }
 
@@ -217,43 +217,45 @@ impl LoadInputs {
         let bw = self.storage_bandwidth.0;
         if !(bw.is_finite() && bw > 0.0 && bw <= 1e13) {
             return Err(range_err(
-                "storage bandwidth (GB/s)",
+                Phrase::tr("fld_storage_bw"),
                 bw / 1e9,
-                "above 0 and at most 10,000 GB/s",
+                Phrase::tr("rng_above0_at_most").val("max", "10,000 GB/s"),
             ));
         }
         if let Some(l) = self.host_link {
             if !(l.0.is_finite() && l.0 > 0.0 && l.0 <= 1e13) {
                 return Err(range_err(
-                    "host link (GB/s)",
+                    Phrase::tr("fld_host_link"),
                     l.0 / 1e9,
-                    "above 0 and at most 10,000 GB/s",
+                    Phrase::tr("rng_above0_at_most").val("max", "10,000 GB/s"),
                 ));
             }
         }
         let e = self.link_efficiency;
         if !(e.is_finite() && e > 0.0 && e <= 1.0) {
             return Err(range_err(
-                "link efficiency",
+                Phrase::tr("fld_link_eff"),
                 e,
-                "a fraction above 0 and at most 1",
+                Phrase::tr("rng_fraction"),
             ));
         }
         for (name, v) in [("tp", self.tp), ("readers", self.readers)] {
             if v == 0 || v > 1024 {
                 return Err(CalcError::OutOfRange {
-                    field: name.into(),
+                    field: Phrase::verbatim(name),
                     value: v.to_string(),
-                    range: "a whole number from 1 to 1024".into(),
+                    range: Phrase::tr("rng_whole_from_to").val("lo", 1).val("hi", 1024),
                 });
             }
         }
         let s = self.engine_startup_s;
         if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
             return Err(range_err(
-                "engine start-up (s)",
+                Phrase::tr("fld_engine_startup"),
                 s,
-                "from 0 to 3,600 seconds",
+                Phrase::tr("rng_seconds_from_to")
+                    .val("lo", 0)
+                    .val("hi", "3,600"),
             ));
         }
         Ok(())
@@ -338,7 +340,7 @@ fn resolve_link(
         Some(b) => Ok((HostLink::Custom, b)),
         None => host_link(gpu).ok_or_else(|| CalcError::MissingSpec {
             gpu: gpu.name.clone(),
-            what: "host link (PCIe generation or NVLink-C2C)".into(),
+            what: Phrase::tr("what_host_link"),
         }),
     }
 }
@@ -648,14 +650,18 @@ pub fn offload(
     let e = inp.link_efficiency;
     if !(e.is_finite() && e > 0.0 && e <= 1.0) {
         return Err(range_err(
-            "link efficiency",
+            Phrase::tr("fld_link_eff"),
             e,
-            "a fraction above 0 and at most 1",
+            Phrase::tr("rng_fraction"),
         ));
     }
     if let Some(l) = inp.host_link {
         if !(l.0.is_finite() && l.0 > 0.0) {
-            return Err(range_err("host link (GB/s)", l.0 / 1e9, "above 0"));
+            return Err(range_err(
+                Phrase::tr("fld_host_link"),
+                l.0 / 1e9,
+                Phrase::tr("rng_above0"),
+            ));
         }
     }
     let mut wl = Workload::new(inp.batch, inp.input_len, inp.output_len, inp.tp);

@@ -34,7 +34,7 @@
 use crate::core::catalog::Accelerator;
 use crate::core::derivation::{group, Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::kv as kvmod;
 use crate::core::model::{Ffn, Mixer, ModelDesc};
 use crate::core::units::{fmt_sig, Bytes, GIB};
@@ -90,11 +90,11 @@ fn floor_div(a: Bytes, b: Bytes) -> u64 {
     a.0.checked_div(b.0).unwrap_or(0)
 }
 
-fn out_of_range(field: &str, value: impl ToString, range: &str) -> CalcError {
+fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
     CalcError::OutOfRange {
-        field: field.to_string(),
+        field: Phrase::verbatim(field),
         value: value.to_string().chars().take(40).collect(),
-        range: range.to_string(),
+        range,
     }
 }
 
@@ -107,7 +107,7 @@ fn out_of_range(field: &str, value: impl ToString, range: &str) -> CalcError {
 /// each rank holds one replicated KV head).
 pub fn check_tp(num_heads: u64, kv_heads: u64, tp: u64) -> Result<(), CalcError> {
     if tp == 0 {
-        return Err(out_of_range("tp", tp, "a whole number of at least 1"));
+        return Err(out_of_range("tp", tp, Phrase::tr("rng_whole_at_least_1")));
     }
     if num_heads == 0 || !num_heads.is_multiple_of(tp) {
         return Err(CalcError::TpDoesNotDivide {
@@ -119,9 +119,7 @@ pub fn check_tp(num_heads: u64, kv_heads: u64, tp: u64) -> Result<(), CalcError>
         return Err(out_of_range(
             "tp",
             tp,
-            &format!(
-                "a divisor or a multiple of the {kv_heads} key/value heads, so each GPU holds whole heads"
-            ),
+            Phrase::tr("rng_kv_divisor").val("kv", kv_heads),
         ));
     }
     Ok(())
@@ -283,7 +281,7 @@ impl KvProfile {
     /// GPU, as in vLLM) and its recurrent state (model precision, split across TP ranks).
     pub fn from_model(model: &ModelDesc, kv: Dtype, tp: u64) -> Result<KvProfile, CalcError> {
         if tp == 0 {
-            return Err(out_of_range("tp", tp, "a whole number of at least 1"));
+            return Err(out_of_range("tp", tp, Phrase::tr("rng_whole_at_least_1")));
         }
         let bits = kv.bits();
         let mut p = KvProfile::default();
@@ -798,7 +796,7 @@ pub fn textbook_for_tp(
         out_of_range(
             "memory_marketed_gb",
             acc.memory_marketed_gb,
-            "a positive number",
+            Phrase::tr("rng_positive"),
         )
     })?;
     let usable = acc.capacity();
@@ -932,21 +930,21 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         return Err(out_of_range(
             "gpu_memory_utilization",
             u,
-            "a number above 0 and at most 1",
+            Phrase::tr("rng_number_above0_at_most1"),
         ));
     }
     if inp.block_size == 0 {
         return Err(out_of_range(
             "block_size",
             0,
-            "a whole number of at least 1",
+            Phrase::tr("rng_whole_at_least_1"),
         ));
     }
     if inp.max_model_len == 0 {
         return Err(out_of_range(
             "max_model_len",
             0,
-            "a whole number of at least 1",
+            Phrase::tr("rng_whole_at_least_1"),
         ));
     }
     let bs = inp.block_size;

@@ -22,7 +22,7 @@
 use crate::core::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
 use crate::core::derivation::{Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::i18n::{tr, Lang};
 use crate::core::kv;
 use crate::core::model::{Mixer, ModelDesc, WeightFormat};
@@ -93,7 +93,7 @@ impl Efficiencies {
             ("interconnect", self.interconnect),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= 1.0) {
-                return Err(out_of_range(name, v, "a fraction above 0 and at most 1"));
+                return Err(out_of_range(name, v, Phrase::tr("rng_fraction")));
             }
         }
         for (name, v) in [
@@ -102,18 +102,22 @@ impl Efficiencies {
             ("prefill_overhead_s", self.prefill_overhead_s),
         ] {
             if !(v.is_finite() && (0.0..=10.0).contains(&v)) {
-                return Err(out_of_range(name, v, "from 0 to 10 seconds"));
+                return Err(out_of_range(
+                    name,
+                    v,
+                    Phrase::tr("rng_seconds_from_to").val("lo", 0).val("hi", 10),
+                ));
             }
         }
         Ok(())
     }
 }
 
-fn out_of_range(field: &str, v: f64, range: &str) -> CalcError {
+fn out_of_range(field: &str, v: f64, range: Phrase) -> CalcError {
     CalcError::OutOfRange {
-        field: field.to_string(),
+        field: Phrase::verbatim(field),
         value: fmt_sig(v),
-        range: range.to_string(),
+        range,
     }
 }
 
@@ -179,9 +183,9 @@ impl Workload {
         ] {
             if v == 0 || v > max {
                 return Err(CalcError::OutOfRange {
-                    field: name.to_string(),
+                    field: Phrase::verbatim(name),
                     value: v.to_string(),
-                    range: format!("a whole number from 1 to {max}"),
+                    range: Phrase::tr("rng_whole_from_to").val("lo", 1).val("hi", max),
                 });
             }
         }
@@ -478,7 +482,7 @@ pub fn hardware(
     if !(gpu.bandwidth.0.is_finite() && gpu.bandwidth.0 > 0.0) {
         return Err(CalcError::MissingSpec {
             gpu: gpu.name.clone(),
-            what: "memory bandwidth".into(),
+            what: Phrase::tr("what_mem_bw"),
         });
     }
     let mut notes: Vec<PerfNote> = note.into_iter().collect();
@@ -503,7 +507,7 @@ pub fn hardware(
         if link.is_none() {
             return Err(CalcError::MissingSpec {
                 gpu: gpu.name.clone(),
-                what: "GPU-to-GPU link bandwidth (needed for tensor parallelism)".into(),
+                what: Phrase::tr("what_link_bw"),
             });
         }
         if tp > u64::from(gpu.interconnect.domain_size.max(1)) {
@@ -718,7 +722,7 @@ fn timed_hardware(
     if m.layers.is_empty() && m.params.active == 0 {
         return Err(CalcError::MissingKey {
             key: "num_hidden_layers".into(),
-            why: "time the model".into(),
+            why: Phrase::tr("why_time_model"),
         });
     }
     check_model_tp(m, wl.tp)?;

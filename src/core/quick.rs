@@ -2,7 +2,7 @@
 //! config. Weights are `P × bytes`; the KV cache needs a config.
 
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{
     LedgerEntry, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown, WeightFormat,
 };
@@ -13,8 +13,8 @@ pub const MAX_PARAMS: u64 = 1_000_000_000_000_000;
 fn bad(s: &str) -> CalcError {
     CalcError::BadValue {
         key: "params".into(),
-        found: format!("\"{}\"", s.chars().take(40).collect::<String>()),
-        expected: "a parameter count such as 7B, 70.6e9, 1.5T, 124M or 6738415616".into(),
+        found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+        expected: Phrase::tr("exp_param_count"),
     }
 }
 
@@ -59,9 +59,9 @@ pub fn parse_param_count(s: &str) -> Result<u64, CalcError> {
     let digits = digits.trim_start_matches('0');
     exp10 -= frac_part.len() as i64;
     let too_big = || CalcError::OutOfRange {
-        field: "params".into(),
+        field: Phrase::verbatim("params"),
         value: s.chars().take(40).collect(),
-        range: "from 1 to 10^15".into(),
+        range: Phrase::tr("rng_from_to").val("lo", 1).val("hi", "10^15"),
     };
     if digits.is_empty() {
         return Err(too_big());
@@ -88,8 +88,8 @@ pub fn parse_param_count(s: &str) -> Result<u64, CalcError> {
         if !v.is_multiple_of(10) {
             return Err(CalcError::BadValue {
                 key: "params".into(),
-                found: format!("\"{}\"", s.chars().take(40).collect::<String>()),
-                expected: "a whole number of parameters".into(),
+                found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+                expected: Phrase::tr("exp_whole_params"),
             });
         }
         v /= 10;

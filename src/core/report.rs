@@ -18,7 +18,7 @@ use crate::core::catalog::{Accelerator, Catalog};
 use crate::core::config::parse_model_text;
 use crate::core::derivation::{group, Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::memory::{
     self, non_torch_estimate, textbook_for, weights_per_gpu, what_would_fit, KvProfile, Suggestion,
     VllmInputs,
@@ -198,8 +198,8 @@ pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
         ModelSource::Preset(id) => presets::get(id)
             .ok_or_else(|| CalcError::BadValue {
                 key: "model".into(),
-                found: format!("\"{}\"", id.chars().take(40).collect::<String>()),
-                expected: "one of the built-in presets".into(),
+                found: Phrase::verbatim(format!("\"{}\"", id.chars().take(40).collect::<String>())),
+                expected: Phrase::tr("exp_builtin_preset"),
             })?
             .parse(),
         ModelSource::Pasted(text) => parse_model_text(text),

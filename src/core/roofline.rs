@@ -14,7 +14,7 @@
 
 use crate::core::derivation::{group, Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::memory::{check_tp, kv_heads_per_rank};
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 use crate::core::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
@@ -449,9 +449,9 @@ pub fn layer_ops(
     check_workload(w, tp)?;
     let Some(layer) = model.layers.get(index) else {
         return Err(CalcError::OutOfRange {
-            field: "layer".into(),
+            field: Phrase::verbatim("layer"),
             value: index.to_string(),
-            range: format!("below {}", model.layers.len()),
+            range: Phrase::tr("rng_below").val("n", model.layers.len()),
         });
     };
     let ph = w.phase;
@@ -756,9 +756,9 @@ pub fn layer_ops(
 
 fn check_workload(w: &Workload, tp: u64) -> Result<(), CalcError> {
     let bad = |field: &str, v: u64| CalcError::OutOfRange {
-        field: field.into(),
+        field: Phrase::verbatim(field),
         value: v.to_string(),
-        range: "a whole number of at least 1".into(),
+        range: Phrase::tr("rng_whole_at_least_1"),
     };
     if w.batch == 0 {
         return Err(bad("batch", 0));

@@ -18,7 +18,7 @@ use crate::core::capacity::{
 use crate::core::catalog::{Accelerator, Catalog};
 use crate::core::derivation::Derivation;
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::i18n::{tr, Lang};
 use crate::core::kv;
 use crate::core::loading::{self, LoadInputs, LoadReport, OffloadInputs, OffloadReport};
@@ -627,7 +627,7 @@ pub fn roofline_view(
     if m.layers.is_empty() {
         return Err(CalcError::MissingKey {
             key: "num_hidden_layers".into(),
-            why: "place the model's operators on the roofline".into(),
+            why: Phrase::tr("why_roofline_ops"),
         });
     }
     let tp = u64::from(s.tp.max(1));

@@ -25,7 +25,7 @@
 use crate::core::config::{add, mul};
 use crate::core::derivation::{group, Derivation, Source, Term};
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Mixer, ModelDesc, WeightFormat};
 use crate::core::units::Bytes;
 
@@ -84,7 +84,7 @@ pub fn nvfp4(base: Dtype) -> WeightFormat {
 
 /// Bytes of `n` elements stored plainly at `bits` per element, rounded up.
 fn plain_bytes(n: u64, bits: u64) -> Result<u64, CalcError> {
-    Ok(mul("weight bits", &[n, bits])?.div_ceil(8))
+    Ok(mul("ovf_weight_bits", &[n, bits])?.div_ceil(8))
 }
 
 /// Bytes of `n` quantized elements in format `f`: `⌈n·bits/8⌉ + ⌈⌈n/g⌉·(s + z)/8⌉`.
@@ -94,11 +94,11 @@ pub fn quantized_bytes(n: u64, f: &WeightFormat) -> Result<u64, CalcError> {
     let scales = match f.group_size {
         Some(g) if g > 0 => {
             let per = f.scale_bits + if f.zero_point { bits } else { 0 };
-            mul("scale bits", &[n.div_ceil(g), per])?.div_ceil(8)
+            mul("ovf_scale_bits", &[n.div_ceil(g), per])?.div_ceil(8)
         }
         _ => 0,
     };
-    add("weight bytes", &[data, scales])
+    add("ovf_weight_bytes", &[data, scales])
 }
 
 fn is_plain(f: &WeightFormat) -> bool {
@@ -134,7 +134,7 @@ fn bytes_of(q: u64, rest: u64, f: &WeightFormat) -> Result<u64, CalcError> {
         16
     };
     add(
-        "weight bytes",
+        "ovf_weight_bytes",
         &[quantized_bytes(q, f)?, plain_bytes(rest, base_bits)?],
     )
 }
@@ -172,14 +172,17 @@ fn kv_replication_extra(m: &ModelDesc, tp: u64) -> Result<u64, CalcError> {
         {
             if kv_heads < tp {
                 let per_head = mul(
-                    "KV projection",
+                    "ovf_kv_projection",
                     &[
                         m.hidden_size,
-                        add("KV projection", &[head_dim, v_head_dim])?,
+                        add("ovf_kv_projection", &[head_dim, v_head_dim])?,
                     ],
                 )?;
-                let split = mul("KV projection", &[per_head, kv_heads])?.div_ceil(tp);
-                extra = add("KV projection", &[extra, per_head.saturating_sub(split)])?;
+                let split = mul("ovf_kv_projection", &[per_head, kv_heads])?.div_ceil(tp);
+                extra = add(
+                    "ovf_kv_projection",
+                    &[extra, per_head.saturating_sub(split)],
+                )?;
             }
         }
     }
@@ -190,27 +193,27 @@ fn kv_replication_extra(m: &ModelDesc, tp: u64) -> Result<u64, CalcError> {
 pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
     if tp == 0 {
         return Err(CalcError::OutOfRange {
-            field: "tp".into(),
+            field: Phrase::verbatim("tp"),
             value: "0".into(),
-            range: "at least 1".into(),
+            range: Phrase::tr("rng_at_least_1"),
         });
     }
     let (q, repl, other) = split(m, f);
-    let total = bytes_of(q, add("parameters", &[repl, other])?, f)?;
+    let total = bytes_of(q, add("ovf_params", &[repl, other])?, f)?;
     // K/V projections are replicated when tp exceeds the KV heads: one GPU holds one head.
     let kv_extra = kv_replication_extra(m, tp)?;
     let (q_rank, other_rank) = if is_plain(f) || q == 0 {
         (
             q.div_ceil(tp),
-            add("parameters", &[other.div_ceil(tp), kv_extra])?,
+            add("ovf_params", &[other.div_ceil(tp), kv_extra])?,
         )
     } else {
         (
-            add("parameters", &[q.div_ceil(tp), kv_extra])?,
+            add("ovf_params", &[q.div_ceil(tp), kv_extra])?,
             other.div_ceil(tp),
         )
     };
-    let per_gpu = bytes_of(q_rank, add("parameters", &[repl, other_rank])?, f)?;
+    let per_gpu = bytes_of(q_rank, add("ovf_params", &[repl, other_rank])?, f)?;
     let pt = m.params.total;
     let src_p = Source::Derived("params_total".into());
     let mut notes = Vec::new();
@@ -356,9 +359,9 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
     if let Some(b) = m.exact_weight_bytes {
         if tp == 0 {
             return Err(CalcError::OutOfRange {
-                field: "tp".into(),
+                field: Phrase::verbatim("tp"),
                 value: "0".into(),
-                range: "at least 1".into(),
+                range: Phrase::tr("rng_at_least_1"),
             });
         }
         let d = Derivation {

@@ -39,8 +39,11 @@ pub fn CustomGpuForm() -> impl IntoView {
             t.parse::<f64>().map(Some).map_err(|_| {
                 crate::core::error::CalcError::BadValue {
                     key: field.to_string(),
-                    found: format!("\"{}\"", t.chars().take(20).collect::<String>()),
-                    expected: "a number".into(),
+                    found: crate::core::error::Phrase::verbatim(format!(
+                        "\"{}\"",
+                        t.chars().take(20).collect::<String>()
+                    )),
+                    expected: crate::core::error::Phrase::tr("exp_a_number"),
                 }
                 .message(lang)
             })

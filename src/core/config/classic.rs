@@ -6,7 +6,7 @@ use super::{
     add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_head_dim,
     read_max_pos, read_tie, Acc, Comp, Parts,
 };
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 
 fn mha_layers(
@@ -18,7 +18,7 @@ fn mha_layers(
     gated: bool,
 ) -> Result<Vec<Layer>, CalcError> {
     let n = usize::try_from(n).map_err(|_| CalcError::Overflow {
-        what: "layer count".into(),
+        what: Phrase::tr("ovf_layer_count"),
     })?;
     Ok(vec![
         Layer {
@@ -40,7 +40,7 @@ fn mha_layers(
 
 /// LayerNorm with weight and bias: `2·h`.
 fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
-    acc.add(Comp::Norms, mul("norm parameters", &[2, h])?)
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)
 }
 
 /// GPT-2: per layer ln_1, c_attn (`3h² + 3h`), c_proj (`h² + h`), ln_2, c_fc (`h·I + I`),
@@ -51,13 +51,13 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let inter = r.or(
         "intermediate_size",
         &["n_inner", "intermediate_size"],
-        mul("intermediate size", &[4, h])?,
+        mul("ovf_intermediate", &[4, h])?,
         "n_inner is null: 4 × n_embd",
     )?;
     let pos = r.req(
         "n_positions",
         &["n_positions", "max_position_embeddings", "n_ctx"],
-        "size the learned position embeddings",
+        "why_size_pos_emb",
     )?;
     let tie = read_tie(r, true, "gpt2")?;
     let mut acc = Acc::default();
@@ -68,7 +68,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
         add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
     }
     ln(&mut acc, h)?;
-    acc.add(Comp::Pos, mul("position embeddings", &[pos, h])?)?;
+    acc.add(Comp::Pos, mul("ovf_position_embeddings", &[pos, h])?)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
     Ok(Parts {
@@ -91,13 +91,13 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     let inter = r.or(
         "intermediate_size",
         &["ffn_dim", "intermediate_size"],
-        mul("intermediate size", &[4, h])?,
+        mul("ovf_intermediate", &[4, h])?,
         "no ffn_dim: 4 × hidden_size",
     )?;
     let max_pos = r.req(
         "max_position_embeddings",
         &["max_position_embeddings"],
-        "size the learned position embeddings",
+        "why_size_pos_emb",
     )?;
     let proj = r.or(
         "word_embed_proj_dim",
@@ -136,12 +136,12 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(
         Comp::Pos,
         mul(
-            "position embeddings",
-            &[add("position embeddings", &[max_pos, 2])?, h],
+            "ovf_position_embeddings",
+            &[add("ovf_position_embeddings", &[max_pos, 2])?, h],
         )?,
     )?;
     if proj != h {
-        acc.add(Comp::Other, mul("projection parameters", &[2, proj, h])?)?;
+        acc.add(Comp::Other, mul("ovf_projection_params", &[2, proj, h])?)?;
         r.derived(
             "project_in_out",
             "2 × word_embed_proj_dim × hidden_size",
@@ -169,15 +169,15 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let h = r.req(
         "hidden_size",
         &["hidden_size", "n_embd", "d_model"],
-        "size the model",
+        "why_size_model",
     )?;
     let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads", "n_head", "num_heads"],
-        "size the attention",
+        "why_size_attention",
     )?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
     let hd = read_head_dim(r, h, heads)?;
     let new_arch = r.flag(
         "new_decoder_architecture",
@@ -214,7 +214,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let inter = r.or(
         "intermediate_size",
         &["ffn_hidden_size"],
-        mul("intermediate size", &[4, h])?,
+        mul("ovf_intermediate", &[4, h])?,
         "no ffn_hidden_size: 4 × hidden_size",
     )?;
     let tie = read_tie(r, true, "falcon")?;
@@ -231,7 +231,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         2
     };
     let mut acc = Acc::default();
-    let w = "attention parameters";
+    let w = "ovf_attention_params";
     for _ in 0..n {
         let qkv_out = mul(w, &[add(w, &[heads, mul(w, &[2, kv])?])?, hd])?;
         acc.lin(Comp::Attn, mul(w, &[h, qkv_out])?)?;
@@ -247,7 +247,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     ln(&mut acc, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let stored_twice = if tie && mt.starts_with("refinedweb") {
-        mul("embedding parameters", &[vocab, h])?
+        mul("ovf_embedding_params", &[vocab, h])?
     } else {
         0
     };
@@ -272,7 +272,7 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
     let inter = r.or(
         "intermediate_size",
         &["intermediate_size"],
-        mul("intermediate size", &[4, h])?,
+        mul("ovf_intermediate", &[4, h])?,
         "no intermediate_size: 4 × hidden_size",
     )?;
     let bias = r.flag(
@@ -309,7 +309,7 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
 pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "bloom")?;
     let h = c.h;
-    let inter = mul("intermediate size", &[4, h])?;
+    let inter = mul("ovf_intermediate", &[4, h])?;
     r.derived("intermediate_size", inter, "BLOOM: 4 × hidden_size");
     let tie = read_tie(r, true, "bloom")?;
     let mut acc = Acc::default();

@@ -12,7 +12,7 @@ use super::{
     add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
     Parts,
 };
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 
 /// Families handled here (besides `generic`).
@@ -50,7 +50,7 @@ pub(super) fn read_windows(
     n_layers: u64,
 ) -> Result<Vec<Option<u64>>, CalcError> {
     let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
-        what: "layer count".into(),
+        what: Phrase::tr("ovf_layer_count"),
     })?;
     let sw = r.limit("sliding_window", &["sliding_window", "sliding_window_size"])?;
     let chunk = if fam == "llama4" {
@@ -62,8 +62,8 @@ pub(super) fn read_windows(
         if types.len() != n {
             return Err(CalcError::BadValue {
                 key: "layer_types".into(),
-                found: format!("a list of {} entries", types.len()),
-                expected: format!("one entry per layer ({n})"),
+                found: Phrase::tr("fnd_list_of").val("n", types.len()),
+                expected: Phrase::tr("exp_one_per_layer").val("n", n),
             });
         }
         let mut out = Vec::with_capacity(n);
@@ -185,7 +185,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         if matches!(fam, "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss") {
             return Err(CalcError::MissingKey {
                 key: "num_experts".into(),
-                why: "count the experts of a mixture-of-experts model".into(),
+                why: Phrase::tr("why_count_experts"),
             });
         }
         return Ok(None);
@@ -198,27 +198,27 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
             "moe_topk",
             "top_k",
         ],
-        "count the active experts",
+        "why_count_active_experts",
     )?;
     if top_k > experts {
         return Err(CalcError::BadValue {
             key: "num_experts_per_tok".into(),
-            found: top_k.to_string(),
-            expected: format!("at most the {experts} experts"),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
         });
     }
     let inter = match fam {
         "mixtral" | "gpt_oss" | "llama4" => r.req(
             "expert_intermediate",
             &["intermediate_size"],
-            "size the experts",
+            "why_size_experts",
         )?,
         _ => match r.opt("expert_intermediate", &["moe_intermediate_size"])? {
             Some(i) => i,
             None => r.req(
                 "expert_intermediate",
                 &["intermediate_size"],
-                "size the experts",
+                "why_size_experts",
             )?,
         },
     };
@@ -313,14 +313,14 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         r.or(
             "intermediate_size_mlp",
             &["intermediate_size_mlp"],
-            mul("intermediate size", &[4, h])?,
+            mul("ovf_intermediate", &[4, h])?,
             "no intermediate_size_mlp: 4 × hidden",
         )?
     } else {
         r.or(
             "intermediate_size",
             &["intermediate_size", "ffn_dim", "n_inner"],
-            mul("intermediate size", &[4, h])?,
+            mul("ovf_intermediate", &[4, h])?,
             "no intermediate_size: 4 × hidden_size",
         )?
     };
@@ -359,27 +359,27 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         if sinks {
             acc.add(Comp::Attn, c.heads)?;
         }
-        acc.add(Comp::Norms, mul("norm parameters", &[norms_per_layer, h])?)?;
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[norms_per_layer, h])?)?;
         let i64_ = i as u64;
         let is_moe = moe.is_some() && !mlp_only.contains(&i64_) && (i64_ + 1).is_multiple_of(step);
         let ffn = match (&moe, is_moe) {
             (Some(m), true) => {
-                acc.add(Comp::Router, mul("router parameters", &[m.experts, h])?)?;
+                acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
                 if m.router_bias {
                     acc.add(Comp::Router, m.experts)?;
                 }
-                let per_lin = mul("expert parameters", &[3, h, m.inter])?;
+                let per_lin = mul("ovf_expert_params", &[3, h, m.inter])?;
                 let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
                 acc.lin(
                     Comp::Experts,
-                    mul("expert parameters", &[m.experts, per_lin])?,
+                    mul("ovf_expert_params", &[m.experts, per_lin])?,
                 )?;
                 acc.add(
                     Comp::Experts,
-                    mul("expert parameters", &[m.experts, per_bias])?,
+                    mul("ovf_expert_params", &[m.experts, per_bias])?,
                 )?;
                 acc.skip(mul(
-                    "expert parameters",
+                    "ovf_expert_params",
                     &[m.experts - m.top_k, per_lin + per_bias],
                 )?)?;
                 if m.shared_inter > 0 {

@@ -12,7 +12,7 @@
 
 use super::reader::Reader;
 use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 
 struct Dims {
@@ -32,7 +32,7 @@ struct Dims {
 }
 
 fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
-    let w = "attention parameters";
+    let w = "ovf_attention_params";
     let qk = add(w, &[d.nope, d.rope])?;
     match d.q_lora {
         Some(rq) => {
@@ -49,16 +49,16 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
         mul(w, &[d.kv_lora, d.heads, add(w, &[d.nope, d.v])?])?,
     )?;
     acc.lin(Comp::Attn, mul(w, &[d.heads, d.v, d.h])?)?;
-    acc.add(Comp::Norms, mul("norm parameters", &[2, d.h])?)?;
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, d.h])?)?;
     if moe {
-        acc.add(Comp::Router, mul("router parameters", &[d.experts, d.h])?)?;
+        acc.add(Comp::Router, mul("ovf_router_params", &[d.experts, d.h])?)?;
         if d.corr_bias {
             acc.add(Comp::Router, d.experts)?;
         }
-        let per = mul("expert parameters", &[3, d.h, d.moe_inter])?;
-        acc.lin(Comp::Experts, mul("expert parameters", &[d.experts, per])?)?;
-        acc.skip(mul("expert parameters", &[d.experts - d.top_k, per])?)?;
-        let shared_inter = mul("shared expert size", &[d.shared, d.moe_inter])?;
+        let per = mul("ovf_expert_params", &[3, d.h, d.moe_inter])?;
+        acc.lin(Comp::Experts, mul("ovf_expert_params", &[d.experts, per])?)?;
+        acc.skip(mul("ovf_expert_params", &[d.experts - d.top_k, per])?)?;
+        let shared_inter = mul("ovf_shared_expert", &[d.shared, d.moe_inter])?;
         if shared_inter > 0 {
             add_mlp(acc, Comp::Mlp, d.h, shared_inter, true, false)?;
         }
@@ -81,14 +81,14 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
 
 /// Builds a DeepSeek-V2/V3 model.
 pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "size the model")?;
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
     let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads"],
-        "size the attention",
+        "why_size_attention",
     )?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
     let kv_lora = r.req(
         "kv_lora_rank",
         &["kv_lora_rank"],
@@ -116,7 +116,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let inter = r.req(
         "intermediate_size",
         &["intermediate_size"],
-        "size the dense layers",
+        "why_size_dense",
     )?;
     let experts = r.or0(
         "experts",
@@ -128,7 +128,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         let moe_inter = r.req(
             "expert_intermediate",
             &["moe_intermediate_size"],
-            "size the experts",
+            "why_size_experts",
         )?;
         let shared = r.or0(
             "shared_experts",
@@ -139,13 +139,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         let top_k = r.req(
             "experts_per_token",
             &["num_experts_per_tok"],
-            "count the active experts",
+            "why_count_active_experts",
         )?;
         if top_k > experts {
             return Err(CalcError::BadValue {
                 key: "num_experts_per_tok".into(),
-                found: top_k.to_string(),
-                expected: format!("at most the {experts} experts"),
+                found: Phrase::verbatim(top_k.to_string()),
+                expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
             });
         }
         let first = r.or0(
@@ -230,13 +230,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         let mut m = Acc::default();
         for _ in 0..mtp {
             layer(&mut m, &d, experts > 0)?;
-            m.add(Comp::Other, mul("MTP parameters", &[3, h])?)?; // enorm, hnorm, shared_head.norm
-            m.add(Comp::Other, mul("MTP parameters", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
+            m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
+            m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
         }
         let mb = &m.b;
         acc.add(Comp::Other, mb.total)?;
-        acc.b.linear = add("parameter count", &[acc.b.linear, mb.linear])?;
-        acc.b.expert_linear = add("parameter count", &[acc.b.expert_linear, mb.expert_linear])?;
+        acc.b.linear = add("ovf_param_count", &[acc.b.linear, mb.linear])?;
+        acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
         acc.skip(m.inactive)?;
         let main = acc.b.total.saturating_sub(mb.total);
         r.derived("mtp_parameters", mb.total, "num_nextn_predict_layers: multi-token-prediction layers, in params.other (embedding and head shared with the main model)");
@@ -248,7 +248,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     let max_pos = read_max_pos(r)?;
     // The MTP layer's checkpoint holds its own embed_tokens and shared_head.head copies.
-    let stored_twice = mul("stored parameters", &[mtp, 2, vocab, h])?;
+    let stored_twice = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
     Ok(Parts {
         layers,
         acc,

@@ -23,7 +23,7 @@ pub mod reader;
 mod ssm;
 
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
 use crate::core::units::Bytes;
 use reader::Reader;
@@ -31,21 +31,27 @@ use serde_json::{Map, Value};
 
 pub use quant::weight_format_from;
 
-/// Checked product; `Overflow` naming `what` when it does not fit in `u64`.
-pub(crate) fn mul(what: &str, xs: &[u64]) -> Result<u64, CalcError> {
+/// Checked product; `Overflow` naming `what` (a translation key) when it does not fit in `u64`.
+pub(crate) fn mul(what: &'static str, xs: &[u64]) -> Result<u64, CalcError> {
+    // Every call names its quantity by a translation key; the tests (debug builds) check it
+    // on every call, not only when a product overflows.
+    debug_assert!(crate::core::i18n::has(what), "no translation for {what}");
     xs.iter()
         .try_fold(1u64, |a, &x| a.checked_mul(x))
         .ok_or_else(|| CalcError::Overflow {
-            what: what.to_string(),
+            what: Phrase::tr(what),
         })
 }
 
-/// Checked sum; `Overflow` naming `what` when it does not fit in `u64`.
-pub(crate) fn add(what: &str, xs: &[u64]) -> Result<u64, CalcError> {
+/// Checked sum; `Overflow` naming `what` (a translation key) when it does not fit in `u64`.
+pub(crate) fn add(what: &'static str, xs: &[u64]) -> Result<u64, CalcError> {
+    // Every call names its quantity by a translation key; the tests (debug builds) check it
+    // on every call, not only when a product overflows.
+    debug_assert!(crate::core::i18n::has(what), "no translation for {what}");
     xs.iter()
         .try_fold(0u64, |a, &x| a.checked_add(x))
         .ok_or_else(|| CalcError::Overflow {
-            what: what.to_string(),
+            what: Phrase::tr(what),
         })
 }
 
@@ -88,24 +94,24 @@ impl Acc {
             Comp::Ssm => &mut b.ssm,
             Comp::Other => &mut b.other,
         };
-        *f = add("parameter count", &[*f, n])?;
-        b.total = add("parameter count", &[b.total, n])?;
+        *f = add("ovf_param_count", &[*f, n])?;
+        b.total = add("ovf_param_count", &[b.total, n])?;
         Ok(())
     }
 
     /// Adds a linear weight matrix of `n` elements (quantizable) to component `c`.
     pub fn lin(&mut self, c: Comp, n: u64) -> Result<(), CalcError> {
         self.add(c, n)?;
-        self.b.linear = add("parameter count", &[self.b.linear, n])?;
+        self.b.linear = add("ovf_param_count", &[self.b.linear, n])?;
         if c == Comp::Experts {
-            self.b.expert_linear = add("parameter count", &[self.b.expert_linear, n])?;
+            self.b.expert_linear = add("ovf_param_count", &[self.b.expert_linear, n])?;
         }
         Ok(())
     }
 
     /// Records `n` routed-expert parameters that a token does not touch.
     pub fn skip(&mut self, n: u64) -> Result<(), CalcError> {
-        self.inactive = add("parameter count", &[self.inactive, n])?;
+        self.inactive = add("ovf_param_count", &[self.inactive, n])?;
         Ok(())
     }
 
@@ -129,7 +135,7 @@ pub(crate) fn add_attention(
     qkv_bias: bool,
     o_bias: bool,
 ) -> Result<(), CalcError> {
-    let w = "attention parameters";
+    let w = "ovf_attention_params";
     acc.lin(Comp::Attn, mul(w, &[h, heads, hd])?)?;
     acc.lin(Comp::Attn, mul(w, &[h, kv, hd])?)?;
     acc.lin(Comp::Attn, mul(w, &[h, kv, vhd])?)?;
@@ -162,7 +168,7 @@ pub(crate) fn add_mlp(
     gated: bool,
     bias: bool,
 ) -> Result<(), CalcError> {
-    let w = "MLP parameters";
+    let w = "ovf_mlp_params";
     let mats = if gated { 3 } else { 2 };
     acc.lin(c, mul(w, &[mats, h, i])?)?;
     if bias {
@@ -189,34 +195,22 @@ pub(crate) struct Parts {
 /// with biases `4v² + 4v`, MLP `2·v·I + I + v`; post LayerNorm `2v`; projector `v·h + v`.
 fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, CalcError> {
     let mut v = Reader::new(vc, vc);
-    let vh = v.req(
-        "vision.hidden_size",
-        &["hidden_size"],
-        "size the vision tower",
-    )?;
+    let vh = v.req("vision.hidden_size", &["hidden_size"], "why_size_vision")?;
     let vi = v.req(
         "vision.intermediate_size",
         &["intermediate_size"],
-        "size the vision tower",
+        "why_size_vision",
     )?;
     let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = v.req(
-        "vision.patch_size",
-        &["patch_size"],
-        "size the vision tower",
-    )?;
-    let image = v.req(
-        "vision.image_size",
-        &["image_size"],
-        "size the vision tower",
-    )?;
+    let patch = v.req("vision.patch_size", &["patch_size"], "why_size_vision")?;
+    let image = v.req("vision.image_size", &["image_size"], "why_size_vision")?;
     let ch = v.or(
         "vision.num_channels",
         &["num_channels"],
         3,
         "SigLIP default: 3 channels",
     )?;
-    let w = "vision parameters";
+    let w = "ovf_vision_params";
     let per_layer = add(
         w,
         &[
@@ -282,7 +276,7 @@ fn from_index(
                 .ok_or_else(|| CalcError::BadValue {
                     key: "metadata.total_size".into(),
                     found: reader::short(ts),
-                    expected: "a whole number of bytes greater than 0".into(),
+                    expected: Phrase::tr("exp_bytes_positive"),
                 })?;
             r.note(
                 "weights_bytes",
@@ -522,13 +516,13 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
     let h = r.req(
         "hidden_size",
         &["hidden_size", "n_embd", "d_model"],
-        "size the model",
+        "why_size_model",
     )?;
     let n_layers = r.layers(&["num_hidden_layers", "n_layer", "num_layers", "n_layers"])?;
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads", "n_head", "num_heads", "n_heads"],
-        "size the attention",
+        "why_size_attention",
     )?;
     let vocab = match (
         r.opt("vocab_size", &["vocab_size", "padded_vocab_size"])?,
@@ -546,7 +540,7 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
         (None, _) => {
             return Err(CalcError::MissingKey {
                 key: "vocab_size".into(),
-                why: "size the embeddings".into(),
+                why: Phrase::tr("why_size_embeddings"),
             })
         }
     };
@@ -610,8 +604,8 @@ pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
     if kv > heads || !heads.is_multiple_of(kv) {
         return Err(CalcError::BadValue {
             key: "num_key_value_heads".into(),
-            found: kv.to_string(),
-            expected: format!("a divisor of the {heads} attention heads"),
+            found: Phrase::verbatim(kv.to_string()),
+            expected: Phrase::tr("exp_divisor_heads").val("heads", heads),
         });
     }
     Ok(())
@@ -640,7 +634,7 @@ pub(crate) fn add_embeddings(
     h: u64,
     tie: bool,
 ) -> Result<(), CalcError> {
-    let e = mul("embedding parameters", &[vocab, h])?;
+    let e = mul("ovf_embedding_params", &[vocab, h])?;
     acc.add(Comp::Emb, e)?;
     if tie {
         r.derived("lm_head", 0, "tied to the embeddings: counted once");
@@ -670,13 +664,13 @@ mod tests {
 
     #[test]
     fn checked_helpers() {
-        assert_eq!(mul("x", &[2, 3, 4]).ok(), Some(24));
+        assert_eq!(mul("ovf_params", &[2, 3, 4]).ok(), Some(24));
         assert!(matches!(
-            mul("x", &[u64::MAX, 2]),
+            mul("ovf_params", &[u64::MAX, 2]),
             Err(CalcError::Overflow { .. })
         ));
         assert!(matches!(
-            add("x", &[u64::MAX, 1]),
+            add("ovf_params", &[u64::MAX, 1]),
             Err(CalcError::Overflow { .. })
         ));
     }

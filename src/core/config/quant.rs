@@ -16,7 +16,7 @@
 
 use super::reader::Reader;
 use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{LedgerSource, WeightFormat};
 use serde_json::Value;
 
@@ -61,8 +61,8 @@ fn bits_dtype(r: &mut Reader, bits: i64, float: bool, key: &str) -> Result<Dtype
         _ => {
             return Err(CalcError::BadValue {
                 key: key.to_string(),
-                found: bits.to_string(),
-                expected: "4, 8 or 16 bits (other widths are not modelled)".into(),
+                found: Phrase::verbatim(bits.to_string()),
+                expected: Phrase::tr("exp_quant_bits"),
             })
         }
     })

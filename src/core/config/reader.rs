@@ -1,6 +1,6 @@
 //! Reading config keys with aliases, validation and an assumption ledger.
 
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::json::{non_finite, NonFinite};
 use crate::core::model::{LedgerEntry, LedgerSource};
 use serde_json::{Map, Value};
@@ -23,19 +23,19 @@ pub struct Reader<'a> {
     pub warnings: Vec<String>,
 }
 
-pub(crate) fn short(v: &Value) -> String {
+/// What a JSON value is, in a few words (a text is cut to 48 characters).
+pub(crate) fn short(v: &Value) -> Phrase {
     if let Some(nf) = non_finite(v) {
-        return nf.token().to_string();
+        return Phrase::verbatim(nf.token());
     }
-    let s = match v {
-        Value::String(s) => format!("the text \"{s}\""),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Array(_) => "a list".to_string(),
-        Value::Object(_) => "an object".to_string(),
-        Value::Null => "null".to_string(),
-        Value::Number(n) => n.to_string(),
-    };
-    s.chars().take(60).collect()
+    match v {
+        Value::String(s) => Phrase::tr("fnd_text").val("s", s.chars().take(48).collect::<String>()),
+        Value::Bool(b) => Phrase::tr("fnd_bool").val("b", b),
+        Value::Array(_) => Phrase::tr("fnd_list"),
+        Value::Object(_) => Phrase::tr("fnd_object"),
+        Value::Null => Phrase::verbatim("null"),
+        Value::Number(n) => Phrase::verbatim(n.to_string().chars().take(60).collect::<String>()),
+    }
 }
 
 impl<'a> Reader<'a> {
@@ -84,11 +84,15 @@ impl<'a> Reader<'a> {
 
     /// Converts a JSON value to a whole number in `[min, MAX_DIM]`.
     pub fn to_u64(key: &str, v: &Value, min: u64) -> Result<u64, CalcError> {
-        let range = || format!("a whole number from {min} to {MAX_DIM}");
+        let range = || {
+            Phrase::tr("rng_whole_from_to")
+                .val("lo", min)
+                .val("hi", MAX_DIM)
+        };
         if let Some(nf) = non_finite(v) {
             return Err(CalcError::BadValue {
                 key: key.to_string(),
-                found: format!("{} (non-standard JSON)", nf.token()),
+                found: Phrase::tr("fnd_nonstandard").val("token", nf.token()),
                 expected: range(),
             });
         }
@@ -100,7 +104,7 @@ impl<'a> Reader<'a> {
             });
         };
         let out = |value: String| CalcError::OutOfRange {
-            field: key.to_string(),
+            field: Phrase::verbatim(key),
             value,
             range: range(),
         };
@@ -118,7 +122,7 @@ impl<'a> Reader<'a> {
         if !f.is_finite() || f.fract() != 0.0 {
             return Err(CalcError::BadValue {
                 key: key.to_string(),
-                found: n.to_string(),
+                found: Phrase::verbatim(n.to_string()),
                 expected: range(),
             });
         }
@@ -145,27 +149,31 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A required positive whole number; `MissingKey` naming the first spelling.
-    pub fn req(&mut self, field: &str, keys: &[&'static str], why: &str) -> Result<u64, CalcError> {
+    /// A required positive whole number; `MissingKey` naming the first spelling and why it is
+    /// needed (`why`, a `why_…` translation key).
+    pub fn req(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        why: &'static str,
+    ) -> Result<u64, CalcError> {
         self.read(field, keys, 1)?
             .ok_or_else(|| CalcError::MissingKey {
                 key: keys.first().copied().unwrap_or(field).to_string(),
-                why: why.to_string(),
+                why: Phrase::tr(why),
             })
     }
 
     /// The layer count (`num_hidden_layers` and its spellings), at most [`MAX_LAYERS`].
     pub fn layers(&mut self, keys: &[&'static str]) -> Result<u64, CalcError> {
-        let n = self.req("num_hidden_layers", keys, "count the layers")?;
+        let n = self.req("num_hidden_layers", keys, "why_count_layers")?;
         if n > MAX_LAYERS {
             return Err(CalcError::OutOfRange {
-                field: keys
-                    .first()
-                    .copied()
-                    .unwrap_or("num_hidden_layers")
-                    .to_string(),
+                field: Phrase::verbatim(keys.first().copied().unwrap_or("num_hidden_layers")),
                 value: n.to_string(),
-                range: format!("a whole number from 1 to {MAX_LAYERS}"),
+                range: Phrase::tr("rng_whole_from_to")
+                    .val("lo", 1)
+                    .val("hi", MAX_LAYERS),
             });
         }
         Ok(n)
@@ -238,7 +246,7 @@ impl<'a> Reader<'a> {
             Some((k, v)) => Err(CalcError::BadValue {
                 key: k.to_string(),
                 found: short(v),
-                expected: "true or false".to_string(),
+                expected: Phrase::tr("exp_true_false"),
             }),
             None => {
                 self.default_note(field, default, why);
@@ -268,7 +276,7 @@ impl<'a> Reader<'a> {
             Some((k, v)) => Err(CalcError::BadValue {
                 key: k.to_string(),
                 found: short(v),
-                expected: "a list of whole numbers".to_string(),
+                expected: Phrase::tr("exp_list_whole"),
             }),
         }
     }
@@ -290,7 +298,7 @@ impl<'a> Reader<'a> {
                             return Err(CalcError::BadValue {
                                 key: k.to_string(),
                                 found: short(x),
-                                expected: "a list of texts".to_string(),
+                                expected: Phrase::tr("exp_list_texts"),
                             })
                         }
                     }
@@ -305,7 +313,7 @@ impl<'a> Reader<'a> {
             Some((k, v)) => Err(CalcError::BadValue {
                 key: k.to_string(),
                 found: short(v),
-                expected: "a list of texts".to_string(),
+                expected: Phrase::tr("exp_list_texts"),
             }),
         }
     }

@@ -13,7 +13,7 @@ use super::{
     add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_head_dim, read_max_pos,
     read_tie, Acc, Comp, Parts,
 };
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 use serde_json::Value;
 
@@ -45,7 +45,7 @@ struct Mamba1 {
 
 /// Adds one Mamba-1 mixer and returns its mixer description.
 fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
-    let w = "SSM parameters";
+    let w = "ovf_ssm_params";
     let (h, d, n, k, rk) = (m.h, m.d, m.n, m.k, m.rank);
     acc.lin(Comp::Ssm, mul(w, &[h, 2, d])?)?;
     if m.proj_bias {
@@ -77,9 +77,9 @@ fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
 
 /// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
 pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size", "d_model"], "size the model")?;
+    let h = r.req("hidden_size", &["hidden_size", "d_model"], "why_size_model")?;
     let nl = r.layers(&["num_hidden_layers", "n_layer", "n_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
     let n = r.or(
         "state_size",
         &["state_size", "d_state"],
@@ -90,7 +90,7 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
     let d = match r.opt("d_inner", &["intermediate_size", "d_inner"])? {
         Some(d) => d,
         None => {
-            let d = mul("inner size", &[expand, h])?;
+            let d = mul("ovf_inner", &[expand, h])?;
             r.derived("d_inner", d, "expand × hidden_size");
             d
         }
@@ -157,21 +157,21 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
 /// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
 /// feed-forward slot in [`ModelDesc::layers`](crate::core::model::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "size the model")?;
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
     let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
     let pattern = r
         .string(&["hybrid_override_pattern"])
         .map(|(_, s)| s.to_string())
         .ok_or_else(|| CalcError::MissingKey {
             key: "hybrid_override_pattern".into(),
-            why: "know which layers are Mamba, attention or MLP".into(),
+            why: Phrase::tr("why_layer_kinds"),
         })?;
     if pattern.chars().count() as u64 != nl {
         return Err(CalcError::BadValue {
             key: "hybrid_override_pattern".into(),
-            found: format!("{} characters", pattern.chars().count()),
-            expected: format!("one character per layer ({nl})"),
+            found: Phrase::tr("fnd_chars").val("n", pattern.chars().count()),
+            expected: Phrase::tr("exp_one_char_per_layer").val("n", nl),
         });
     }
     r.note(
@@ -182,7 +182,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads"],
-        "size the attention",
+        "why_size_attention",
     )?;
     let kv = r.or(
         "kv_heads",
@@ -235,7 +235,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     let mlp_bias = r.flag("mlp_bias", &["mlp_bias"], false, "no MLP biases")?;
     let tie = read_tie(r, false, "nemotron_h")?;
-    let w = "SSM parameters";
+    let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
     let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
     let mut acc = Acc::default();
@@ -317,8 +317,8 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
             other => {
                 return Err(CalcError::BadValue {
                     key: "hybrid_override_pattern".into(),
-                    found: format!("the character '{other}'"),
-                    expected: "M (Mamba-2), * (attention) or - (MLP)".into(),
+                    found: Phrase::tr("fnd_char").val("c", other),
+                    expected: Phrase::tr("exp_hybrid_chars"),
                 })
             }
         }
@@ -342,13 +342,13 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
 /// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
 /// layer, final norm.
 pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "size the model")?;
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
     let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "size the embeddings")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads"],
-        "size the attention",
+        "why_size_attention",
     )?;
     let kv = r.or(
         "kv_heads",
@@ -393,8 +393,8 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     if top_k > experts {
         return Err(CalcError::BadValue {
             key: "num_experts_per_tok".into(),
-            found: top_k.to_string(),
-            expected: format!("at most the {experts} experts"),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
         });
     }
     let n = r.or(
@@ -431,7 +431,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     let tie = read_tie(r, false, "jamba")?;
     let cfg = Mamba1 {
         h,
-        d: mul("inner size", &[expand, h])?,
+        d: mul("ovf_inner", &[expand, h])?,
         n,
         k,
         rank,
@@ -442,7 +442,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..nl {
-        acc.add(Comp::Norms, mul("norm parameters", &[2, h])?)?;
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         let mixer = if i % ap == ao {
             add_attention(&mut acc, h, heads, kv, hd, hd, false, false)?;
             Mixer::Attention {
@@ -456,10 +456,10 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
             mamba1(&mut acc, &cfg)?
         };
         let ffn = if i % ep == eo {
-            acc.add(Comp::Router, mul("router parameters", &[experts, h])?)?;
-            let per = mul("expert parameters", &[3, h, inter])?;
-            acc.lin(Comp::Experts, mul("expert parameters", &[experts, per])?)?;
-            acc.skip(mul("expert parameters", &[experts - top_k, per])?)?;
+            acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+            let per = mul("ovf_expert_params", &[3, h, inter])?;
+            acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+            acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
             Ffn::Moe {
                 experts,
                 top_k,
