@@ -3,7 +3,7 @@
 // mode, in English and in Korean; the explanations carry live numbers and follow the
 // language. Screenshots of every language × page/embed are kept in artifacts/screenshots/.
 
-import { check, openApp, waitFor, byId } from './app.mjs';
+import { check, openApp, waitFor, byId, pasteConfig, isVisible, readText } from './app.mjs';
 import { EMBEDS } from './a11y.test.mjs';
 
 const MARKER = '⟨missing translation⟩';
@@ -100,5 +100,33 @@ export default function register(runner) {
     // The same live numbers in both languages.
     const nums = (t) => (t.match(/\d[\d,.]*/g) || []).sort().join(' ');
     check(nums(en) === nums(ko), `numbers differ between languages:\n      en: ${nums(en)}\n      ko: ${nums(ko)}`);
+  });
+
+  runner.test('i18n: error sentences read wholly in Korean', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, `${server.url}?lang=ko`);
+    // Each paste is wrong in a different way; the Korean sentence must carry the Korean words
+    // for what is wrong (no English phrase from the parser or the core inside it).
+    const cases = [
+      // Cut off: serde_json's "EOF while parsing an object".
+      ['{ "hidden_size": 4096, "num_hidden_layers": 32', /입력이 끝났습니다/, /EOF|while parsing|expected/],
+      // A negative size: the range in words.
+      ['{"model_type":"llama","hidden_size":-4,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}', /이상 .* 이하의 정수/, /whole number|out of range/],
+      // A text where a number belongs: what was found and what is allowed.
+      ['{"model_type":"llama","hidden_size":"wide","num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}', /텍스트 "wide"/, /the text|whole number/],
+      // No vocab_size: why the key is needed.
+      ['{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008}', /임베딩 크기를 정하는 데 필요합니다/, /size the embeddings/],
+    ];
+    for (const [i, [text, want, english]] of cases.entries()) {
+      await pasteConfig(page, text);
+      const message = await waitFor(async () => {
+        if (!(await isVisible(page, 'model-error'))) return null;
+        const t = await readText(page, 'model-error');
+        return want.test(t) ? t : null;
+      }, `a Korean message matching ${want} for paste ${i + 1}`);
+      check(HAS_HANGUL.test(message) && !english.test(message), `paste ${i + 1}: English inside the Korean message: "${message}"`);
+      log(`paste ${i + 1}: ${message.slice(0, 140)}`);
+    }
+    await screenshot(page, 'korean-error');
   });
 }

@@ -91,8 +91,8 @@ pub enum CalcError {
     /// The text is not valid JSON.
     #[error("The text is not valid JSON: {detail} (line {line}, column {column}).")]
     InvalidJson {
-        /// The parser's description.
-        detail: String,
+        /// The parser's description (translated where serde_json's wording is known).
+        detail: Phrase,
         /// 1-based line.
         line: usize,
         /// 1-based column.
@@ -239,7 +239,7 @@ mod tests {
     use crate::core::i18n::{has, tr};
 
     /// String literals of `src/core` that name a phrase key (`rng_…`, `exp_…`, `why_…`,
-    /// `fld_…`, `ovf_…`, `what_…`, `phr_…`, `fnd_…`): every phrase built anywhere in the core
+    /// `fld_…`, `ovf_…`, `what_…`, `phr_…`, `fnd_…`, `jsn_…`): every phrase built anywhere in the core
     /// is one of them (`Phrase::tr("…")`, the `mul`/`add` overflow names, `Reader::req`'s why).
     fn phrase_keys_in_sources() -> Vec<(String, String)> {
         const PREFIXES: &[&str] = &["rng_", "exp_", "why_", "fld_", "ovf_", "what_", "phr_"];

@@ -689,6 +689,27 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("fnd_char", "the character '{c}'", "문자 '{c}'"),
     ("fnd_list_of", "a list of {n} entries", "항목 {n}개짜리 목록"),
     ("fnd_unknown_key", "an unknown key", "알 수 없는 키"),
+    ("jsn_eof_list", "EOF while parsing a list", "목록이 끝나기 전에 입력이 끝났습니다"),
+    ("jsn_eof_object", "EOF while parsing an object", "객체가 끝나기 전에 입력이 끝났습니다"),
+    ("jsn_eof_string", "EOF while parsing a string", "문자열이 끝나기 전에 입력이 끝났습니다"),
+    ("jsn_eof_value", "EOF while parsing a value", "값이 나오기 전에 입력이 끝났습니다"),
+    ("jsn_expected_colon", "expected `:`", "`:`가 있어야 합니다"),
+    ("jsn_expected_list_sep", "expected `,` or `]`", "`,` 또는 `]`가 있어야 합니다"),
+    ("jsn_expected_object_sep", "expected `,` or `}`", "`,` 또는 `}`가 있어야 합니다"),
+    ("jsn_expected_ident", "expected ident", "true, false, null 같은 이름이 있어야 합니다"),
+    ("jsn_expected_value", "expected value", "값이 있어야 합니다"),
+    ("jsn_expected_quote", "expected `\"`", "`\"`가 있어야 합니다"),
+    ("jsn_invalid_escape", "invalid escape", "잘못된 이스케이프"),
+    ("jsn_invalid_number", "invalid number", "잘못된 숫자"),
+    ("jsn_number_range", "number out of range", "숫자가 범위를 벗어남"),
+    ("jsn_invalid_unicode", "invalid unicode code point", "잘못된 유니코드 코드 포인트"),
+    ("jsn_control_char", "control character (\\u0000-\\u001F) found while parsing a string", "문자열 안에 제어 문자(\\u0000-\\u001F)가 있습니다"),
+    ("jsn_key_string", "key must be a string", "키는 문자열이어야 합니다"),
+    ("jsn_lone_surrogate", "lone leading surrogate in hex escape", "16진 이스케이프에 짝 없는 앞 서로게이트가 있습니다"),
+    ("jsn_trailing_comma", "trailing comma", "마지막 항목 뒤에 쉼표가 있습니다"),
+    ("jsn_trailing_chars", "trailing characters", "JSON이 끝난 뒤에 문자가 더 있습니다"),
+    ("jsn_hex_escape_end", "unexpected end of hex escape", "16진 이스케이프가 중간에 끝났습니다"),
+    ("jsn_recursion", "recursion limit exceeded", "중첩이 너무 깊습니다"),
     ("ovf_state_elements", "state elements", "상태 원소 수"),
     ("rng_whole_from_to", "a whole number from {lo} to {hi}", "{lo} 이상 {hi} 이하의 정수"),
     ("exp_true_false", "true or false", "true 또는 false"),
@@ -845,7 +866,7 @@ pub fn error_ko(e: &CalcError) -> String {
     match e {
         CalcError::EmptyInput => "입력이 비어 있습니다: config.json이나 model.safetensors.index.json을 붙여 넣거나 파라미터 수를 입력하세요.".to_string(),
         CalcError::InvalidJson { detail, line, column } => {
-            format!("올바른 JSON이 아닙니다: {detail} ({line}행 {column}열).")
+            format!("올바른 JSON이 아닙니다: {} ({line}행 {column}열).", detail.text(Lang::Ko))
         }
         CalcError::NotAnObject => "JSON이 객체가 아닙니다. config.json은 '{'로 시작합니다.".to_string(),
         CalcError::MissingKey { key, why } => {

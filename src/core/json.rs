@@ -10,7 +10,7 @@
 //! * Duplicated keys: the last occurrence wins (the behaviour of `serde_json`'s map and of
 //!   Python's `json.loads`).
 
-use crate::core::error::CalcError;
+use crate::core::error::{CalcError, Phrase};
 
 /// Largest accepted input: 32 MiB (a config.json is a few KiB; an index a few MiB).
 pub const MAX_INPUT_BYTES: usize = 32 << 20;
@@ -69,10 +69,47 @@ pub fn parse(text: &str) -> Result<serde_json::Value, CalcError> {
     let rewritten = rewrite_non_finite(t);
     let src = rewritten.as_deref().unwrap_or(t);
     serde_json::from_str(src).map_err(|e| CalcError::InvalidJson {
-        detail: strip_position(&e.to_string()),
+        detail: detail_phrase(strip_position(&e.to_string())),
         line: e.line(),
         column: e.column(),
     })
+}
+
+/// serde_json's syntax-error descriptions (its `ErrorCode` texts, fixed strings) and the
+/// translation keys that say the same in either language. A description not listed (a new
+/// serde_json wording) is shown as serde_json wrote it.
+const SYNTAX_ERRORS: &[(&str, &str)] = &[
+    ("EOF while parsing a list", "jsn_eof_list"),
+    ("EOF while parsing an object", "jsn_eof_object"),
+    ("EOF while parsing a string", "jsn_eof_string"),
+    ("EOF while parsing a value", "jsn_eof_value"),
+    ("expected `:`", "jsn_expected_colon"),
+    ("expected `,` or `]`", "jsn_expected_list_sep"),
+    ("expected `,` or `}`", "jsn_expected_object_sep"),
+    ("expected ident", "jsn_expected_ident"),
+    ("expected value", "jsn_expected_value"),
+    ("expected `\"`", "jsn_expected_quote"),
+    ("invalid escape", "jsn_invalid_escape"),
+    ("invalid number", "jsn_invalid_number"),
+    ("number out of range", "jsn_number_range"),
+    ("invalid unicode code point", "jsn_invalid_unicode"),
+    (
+        "control character (\\u0000-\\u001F) found while parsing a string",
+        "jsn_control_char",
+    ),
+    ("key must be a string", "jsn_key_string"),
+    ("lone leading surrogate in hex escape", "jsn_lone_surrogate"),
+    ("trailing comma", "jsn_trailing_comma"),
+    ("trailing characters", "jsn_trailing_chars"),
+    ("unexpected end of hex escape", "jsn_hex_escape_end"),
+    ("recursion limit exceeded", "jsn_recursion"),
+];
+
+fn detail_phrase(detail: String) -> Phrase {
+    match SYNTAX_ERRORS.iter().find(|(text, _)| *text == detail) {
+        Some((_, key)) => Phrase::tr(key),
+        None => Phrase::verbatim(detail),
+    }
 }
 
 /// serde_json appends " at line L column C"; the error sentence carries them separately.
@@ -157,6 +194,7 @@ fn rewrite_non_finite(t: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::i18n::Lang;
     use serde_json::Value;
 
     #[test]
@@ -217,9 +255,47 @@ mod tests {
             }) => {
                 assert_eq!(line, 3);
                 assert!(column > 0);
-                assert!(!detail.contains(" at line "));
+                assert_eq!(detail, Phrase::tr("jsn_expected_value"));
+                assert_eq!(detail.to_string(), "expected value");
             }
             other => panic!("expected InvalidJson, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn serde_json_syntax_errors_read_in_either_language() {
+        // Inputs that produce most of serde_json's syntax errors: each description must be
+        // one of SYNTAX_ERRORS (so a changed serde_json wording fails here), and every listed
+        // key must be translated, the English equal to serde_json's own text.
+        for bad in [
+            "[1, 2",
+            "{\"a\": 1",
+            "{\"a\": \"x",
+            "{\"a\":",
+            "{\"a\" 1}",
+            "[1 2]",
+            "{\"a\": 1 \"b\": 2}",
+            "{\"a\": tru}",
+            "{\"a\": }",
+            "{\"a\": \"\\q\"}",
+            "{\"a\": -}",
+            "{\"a\": \"\u{1}\"}",
+            "{1: 2}",
+            "[1, 2,]",
+            "{\"a\": 1} x",
+            "{\"a\": \"\\u12\"}",
+        ] {
+            match parse(bad) {
+                Err(CalcError::InvalidJson {
+                    detail: Phrase::Tr(..),
+                    ..
+                }) => {}
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+        for (text, key) in SYNTAX_ERRORS {
+            assert_eq!(crate::core::i18n::tr(Lang::En, key), *text);
+            assert_ne!(crate::core::i18n::tr(Lang::Ko, key), *text, "{key}");
         }
     }
 
