@@ -136,7 +136,9 @@ fn spot_figures_from_the_notes() {
     let m = model(&fixture("tiiuae__falcon-7b.json"));
     assert_eq!(m.params.total, 6_921_720_704);
     assert!(
-        m.warnings.iter().any(|w| w.contains("7,217,189,760")),
+        m.warnings
+            .iter()
+            .any(|w| w.to_string().contains("7,217,189,760")),
         "{:?}",
         m.warnings
     );
@@ -336,7 +338,7 @@ fn deepseek_v3_mla_and_params() {
     assert!(m
         .warnings
         .iter()
-        .any(|w| w.contains("multi-token-prediction")));
+        .any(|w| w.to_string().contains("multi-token-prediction")));
     // The checkpoint format is fp8 with 128×128 block scales.
     assert_eq!(m.weights.dtype, Dtype::Fp8);
     assert_eq!(m.weights.group_size, Some(128 * 128));
@@ -440,7 +442,10 @@ fn unknown_family_is_generic_with_a_warning() {
         r#"{"model_type":"brand_new","hidden_size":512,"num_hidden_layers":2,"num_attention_heads":8,
         "vocab_size":1000,"intermediate_size":1024}"#,
     );
-    assert!(m.warnings.iter().any(|w| w.contains("brand_new")));
+    assert!(m
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("brand_new")));
     assert_eq!(
         m.params.total,
         2 * (4 * 512 * 512 + 3 * 512 * 1024 + 2 * 512) + 512 + 2 * 1000 * 512

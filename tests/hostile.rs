@@ -800,7 +800,11 @@ fn keys_of_the_wrong_type() {
     c.case(
         "torch_dtype: \"float7\"",
         match parse_model_text(&text) {
-            Ok(m) if m.warnings.iter().any(|w| w.contains("torch_dtype")) => {
+            Ok(m)
+                if m.warnings
+                    .iter()
+                    .any(|w| w.to_string().contains("torch_dtype")) =>
+            {
                 accepted(&m, Some(&text))
             }
             Ok(m) => Err(format!(

@@ -68,6 +68,20 @@ impl Phrase {
     }
 }
 
+/// Serialized as its English text (the CLI's JSON stays plain sentences); read back as that
+/// text, shown as it is.
+impl serde::Serialize for Phrase {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Phrase {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Phrase, D::Error> {
+        String::deserialize(d).map(Phrase::Verbatim)
+    }
+}
+
 impl fmt::Display for Phrase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text(Lang::En))
@@ -239,7 +253,7 @@ mod tests {
     use crate::core::i18n::{has, tr};
 
     /// String literals of `src/core` that name a phrase key (`rng_…`, `exp_…`, `why_…`,
-    /// `fld_…`, `ovf_…`, `what_…`, `phr_…`, `fnd_…`, `jsn_…`): every phrase built anywhere in the core
+    /// `fld_…`, `ovf_…`, `what_…`, `phr_…`, `fnd_…`, `jsn_…`, `wrn_…`): every phrase built anywhere in the core
     /// is one of them (`Phrase::tr("…")`, the `mul`/`add` overflow names, `Reader::req`'s why).
     fn phrase_keys_in_sources() -> Vec<(String, String)> {
         const PREFIXES: &[&str] = &["rng_", "exp_", "why_", "fld_", "ovf_", "what_", "phr_"];

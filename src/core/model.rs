@@ -5,6 +5,7 @@
 //! add fields freely, do not rename or remove these.
 
 use crate::core::dtype::Dtype;
+use crate::core::error::Phrase;
 use crate::core::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -210,6 +211,7 @@ pub struct ModelDesc {
     pub exact_weight_bytes: Option<Bytes>,
     /// The assumption ledger.
     pub ledger: Vec<LedgerEntry>,
-    /// Warnings for the user (English sentences; unknown model_type read as generic, …).
-    pub warnings: Vec<String>,
+    /// Warnings for the user (unknown model_type read as generic, …), in either language;
+    /// serialized as the English sentences.
+    pub warnings: Vec<Phrase>,
 }

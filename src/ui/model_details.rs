@@ -64,7 +64,7 @@ pub fn ModelDetails() -> impl IntoView {
                     </dl>
                     {(!warnings.is_empty()).then(|| view! {
                         <ul class="model-warnings" aria-label=t("model_warnings")>
-                            {warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
+                            {warnings.into_iter().map(|w| view! { <li>{w.text(lang)}</li> }).collect_view()}
                         </ul>
                     })}
                     <details class="ledger" data-testid="model-ledger">

@@ -72,16 +72,16 @@ pub(super) fn read_windows(
                 "full_attention" | "attention" | "global" => None,
                 "sliding_attention" | "sliding_window" | "local" => {
                     if sw.is_none() {
-                        r.warnings.push("layer_types names sliding layers but no sliding_window is given; they were treated as full attention.".into());
+                        r.warnings.push(Phrase::tr("wrn_sliding_without_window"));
                     }
                     sw
                 }
                 "chunked_attention" => chunk.or(sw),
                 other => {
-                    r.warnings.push(format!(
-                        "layer type \"{}\" is not known; treated as full attention.",
-                        other.chars().take(40).collect::<String>()
-                    ));
+                    r.warnings.push(
+                        Phrase::tr("wrn_unknown_layer_type")
+                            .val("t", other.chars().take(40).collect::<String>()),
+                    );
                     None
                 }
             });

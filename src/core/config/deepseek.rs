@@ -180,8 +180,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         false,
         "DeepSeek default: no attention biases",
     )? {
-        r.warnings
-            .push("attention_bias = true is not modelled for MLA; biases were not counted.".into());
+        r.warnings.push(Phrase::tr("wrn_mla_bias"));
     }
     let mtp = r.or0(
         "mtp_layers",
@@ -240,11 +239,12 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         acc.skip(m.inactive)?;
         let main = acc.b.total.saturating_sub(mb.total);
         r.derived("mtp_parameters", mb.total, "num_nextn_predict_layers: multi-token-prediction layers, in params.other (embedding and head shared with the main model)");
-        r.warnings.push(format!(
-            "The config declares {mtp} multi-token-prediction layer(s): {} parameters counted in \"other\"; the main model alone has {}. Serving engines load them only for speculative decoding.",
-            crate::core::derivation::group(mb.total),
-            crate::core::derivation::group(main)
-        ));
+        r.warnings.push(
+            Phrase::tr("wrn_mtp_layers")
+                .val("mtp", mtp)
+                .val("params", crate::core::derivation::group(mb.total))
+                .val("main", crate::core::derivation::group(main)),
+        );
     }
     let max_pos = read_max_pos(r)?;
     // The MTP layer's checkpoint holds its own embed_tokens and shared_head.head copies.

@@ -286,9 +286,7 @@ fn from_index(
             Some(Bytes(n))
         }
         None => {
-            r.warnings.push(
-                "The index has no metadata.total_size, so the stored weight bytes are unknown; paste config.json for a full estimate.".into(),
-            );
+            r.warnings.push(Phrase::tr("wrn_index_no_total"));
             None
         }
     };
@@ -383,15 +381,14 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
             let known = decoder::KNOWN.contains(&f);
             if !known {
                 if r.find(&["kv_lora_rank"]).is_some() {
-                    r.warnings.push(format!(
-                        "model_type \"{mt}\" is not one this calculator knows; it has kv_lora_rank, so it was read as a DeepSeek-style MLA model."
-                    ));
+                    r.warnings
+                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", &mt));
                     deepseek::build(&mut r, "deepseek_v3")?
                 } else {
-                    r.warnings.push(format!(
-                        "model_type \"{}\" is not one this calculator knows; it was read as a generic Llama-style decoder (check the ledger).",
-                        if mt.is_empty() { "(none)" } else { &mt }
-                    ));
+                    r.warnings.push(
+                        Phrase::tr("wrn_unknown_type_generic")
+                            .val("mt", if mt.is_empty() { "(none)" } else { &mt }),
+                    );
                     decoder::build(&mut r, "generic")?
                 }
             } else {
@@ -422,18 +419,18 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
             let n = siglip(&mut r, vc, parts.hidden)?;
             acc.add(Comp::Other, n)?;
         } else {
-            r.warnings.push("The vision tower (vision_config) is not counted: parameters and weights cover the language model only.".into());
+            r.warnings.push(Phrase::tr("wrn_vision_not_counted"));
         }
     }
     let params = acc.finish();
     if parts.stored_twice > 0 {
         let stored = params.total.saturating_add(parts.stored_twice);
         r.derived("stored_parameters", stored, "the checkpoint stores some matrices twice (a tied lm_head saved again, or the MTP layer's own embedding and head copies)");
-        r.warnings.push(format!(
-            "The checkpoint stores some matrices twice (tied lm_head, or MTP embedding and head copies): {} distinct parameters, {} stored.",
-            crate::core::derivation::group(params.total),
-            crate::core::derivation::group(stored)
-        ));
+        r.warnings.push(
+            Phrase::tr("wrn_stored_twice")
+                .val("distinct", crate::core::derivation::group(params.total))
+                .val("stored", crate::core::derivation::group(stored)),
+        );
     }
     if params.experts > 0 {
         r.derived(
@@ -470,9 +467,11 @@ fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
             }
             Err(_) => {
                 let shown: String = s.chars().take(40).collect();
-                r.warnings.push(format!(
-                    "{k} = \"{shown}\" is not a precision this calculator knows; bf16 was assumed."
-                ));
+                r.warnings.push(
+                    Phrase::tr("wrn_unknown_dtype")
+                        .val("k", k)
+                        .val("shown", &shown),
+                );
                 r.default_note(
                     "dtype",
                     Dtype::Bf16,

@@ -47,10 +47,12 @@ fn num(v: Option<&Value>) -> Option<i64> {
 /// rounded up (2- and 3-bit → 4-bit, 5- to 7-bit → 8-bit) with a warning: an upper bound.
 fn bits_dtype(r: &mut Reader, bits: i64, float: bool, key: &str) -> Result<Dtype, CalcError> {
     if (1..=7).contains(&bits) && bits != 4 {
-        r.warnings.push(format!(
-            "{key} = {bits} bits is not modelled; sized as {} bits (an upper bound).",
-            if bits < 4 { 4 } else { 8 }
-        ));
+        r.warnings.push(
+            Phrase::tr("wrn_bits_not_modelled")
+                .val("key", key)
+                .val("bits", bits)
+                .val("as", if bits < 4 { 4 } else { 8 }),
+        );
     }
     Ok(match (bits, float) {
         (5..=8, true) => Dtype::Fp8,
@@ -193,10 +195,9 @@ pub fn weight_format_from(
             }
         }
         other => {
-            r.warnings.push(format!(
-                "quantization_config method \"{}\" is not modelled; weights were sized at the checkpoint dtype.",
-                other.chars().take(40).collect::<String>()
-            ));
+            r.warnings.push(
+                Phrase::tr("wrn_quant_method").val("m", other.chars().take(40).collect::<String>()),
+            );
             f.method = "unknown".into();
             return Ok(f);
         }

@@ -20,7 +20,7 @@ pub struct Reader<'a> {
     /// The assumption ledger so far.
     pub ledger: Vec<LedgerEntry>,
     /// Warnings so far.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Phrase>,
 }
 
 /// What a JSON value is, in a few words (a text is cut to 48 characters).
