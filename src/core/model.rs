@@ -148,10 +148,10 @@ pub struct Layer {
 pub enum LedgerSource {
     /// Read from this config key (the spelling actually present).
     Key(String),
-    /// Not in the config: this default was applied (why, in English; the UI may translate).
-    Default(String),
-    /// Computed from other fields (how).
-    Derived(String),
+    /// Not in the config: this default was applied (why; serialized in English).
+    Default(Phrase),
+    /// Computed from other fields (how; serialized in English).
+    Derived(Phrase),
 }
 
 /// One line of the assumption ledger.

@@ -118,16 +118,16 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         LedgerEntry {
             field: "layers".into(),
             value: "unknown".into(),
-            source: LedgerSource::Default(
-                "quick mode has no architecture: paste config.json to size the KV cache".into(),
-            ),
+            source: LedgerSource::Default(Phrase::tr(
+                "ldg_quick_mode_has_no_architecture_paste_config",
+            )),
         },
         LedgerEntry {
             field: "linear".into(),
             value: params.to_string(),
-            source: LedgerSource::Default(
-                "quick mode: every parameter is treated as quantizable".into(),
-            ),
+            source: LedgerSource::Default(Phrase::tr(
+                "ldg_quick_mode_every_parameter_is_treated_as",
+            )),
         },
     ];
     ModelDesc {

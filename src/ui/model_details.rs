@@ -34,8 +34,8 @@ pub fn ModelDetails() -> impl IntoView {
                     .map(|e| {
                         let (kind, detail) = match &e.source {
                             LedgerSource::Key(k) => (t("ledger_key"), k.clone()),
-                            LedgerSource::Default(w) => (t("ledger_default"), w.clone()),
-                            LedgerSource::Derived(h) => (t("ledger_derived"), h.clone()),
+                            LedgerSource::Default(w) => (t("ledger_default"), w.text(lang)),
+                            LedgerSource::Derived(h) => (t("ledger_derived"), h.text(lang)),
                         };
                         view! {
                             <tr>

@@ -52,7 +52,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
         "intermediate_size",
         &["n_inner", "intermediate_size"],
         mul("ovf_intermediate", &[4, h])?,
-        "n_inner is null: 4 × n_embd",
+        "ldg_n_inner_is_null_4_x_n",
     )?;
     let pos = r.req(
         "n_positions",
@@ -92,7 +92,7 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
         "intermediate_size",
         &["ffn_dim", "intermediate_size"],
         mul("ovf_intermediate", &[4, h])?,
-        "no ffn_dim: 4 × hidden_size",
+        "ldg_no_ffn_dim_4_x_hidden_size",
     )?;
     let max_pos = r.req(
         "max_position_embeddings",
@@ -103,24 +103,24 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
         "word_embed_proj_dim",
         &["word_embed_proj_dim"],
         h,
-        "no word_embed_proj_dim: equal to hidden_size",
+        "ldg_no_word_embed_proj_dim_equal_to",
     )?;
     let bias = r.flag(
         "enable_bias",
         &["enable_bias"],
         true,
-        "OPT default: biased projections",
+        "ldg_opt_default_biased_projections",
     )?;
     let final_ln = r.flag(
         "do_layer_norm_before",
         &["do_layer_norm_before"],
         true,
-        "OPT default: pre-norm with a final LayerNorm",
+        "ldg_opt_default_pre_norm_with_a_final",
     )? && !r.flag(
         "_remove_final_layer_norm",
         &["_remove_final_layer_norm"],
         false,
-        "OPT default: final LayerNorm kept",
+        "ldg_opt_default_final_layernorm_kept",
     )?;
     let tie = read_tie(r, true, "opt")?;
     let mut acc = Acc::default();
@@ -145,7 +145,7 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
         r.derived(
             "project_in_out",
             "2 × word_embed_proj_dim × hidden_size",
-            "word_embed_proj_dim differs from hidden_size: project_in and project_out (in other)",
+            "ldg_word_embed_proj_dim_differs_from_hidden",
         );
     }
     add_embeddings(r, &mut acc, c.vocab, proj, tie)?;
@@ -183,39 +183,44 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         "new_decoder_architecture",
         &["new_decoder_architecture"],
         false,
-        "Falcon default: original decoder",
+        "ldg_falcon_default_original_decoder",
     )?;
     let kv = if new_arch {
         r.or(
             "kv_heads",
             &["num_kv_heads", "n_head_kv", "num_key_value_heads"],
             heads,
-            "no num_kv_heads: equal to heads",
+            "ldg_no_num_kv_heads_equal_to_heads",
         )?
     } else if r.flag(
         "multi_query",
         &["multi_query"],
         true,
-        "Falcon default: multi-query attention",
+        "ldg_falcon_default_multi_query_attention",
     )? {
-        r.derived("kv_heads", 1, "multi_query = true: one shared KV head");
+        r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
         1
     } else {
         heads
     };
     check_kv(heads, kv)?;
-    let bias = r.flag("bias", &["bias"], false, "Falcon default: no linear biases")?;
+    let bias = r.flag(
+        "bias",
+        &["bias"],
+        false,
+        "ldg_falcon_default_no_linear_biases",
+    )?;
     let parallel = r.flag(
         "parallel_attn",
         &["parallel_attn"],
         true,
-        "Falcon default: parallel attention and MLP",
+        "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
     let inter = r.or(
         "intermediate_size",
         &["ffn_hidden_size"],
         mul("ovf_intermediate", &[4, h])?,
-        "no ffn_hidden_size: 4 × hidden_size",
+        "ldg_no_ffn_hidden_size_4_x_hidden",
     )?;
     let tie = read_tie(r, true, "falcon")?;
     let lns_per_layer = if new_arch {
@@ -223,7 +228,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
             "num_ln_in_parallel_attn",
             &["num_ln_in_parallel_attn"],
             2,
-            "new decoder architecture: ln_attn and ln_mlp",
+            "ldg_new_decoder_architecture_ln_attn_and_ln",
         )?
     } else if parallel {
         1
@@ -273,13 +278,13 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
         "intermediate_size",
         &["intermediate_size"],
         mul("ovf_intermediate", &[4, h])?,
-        "no intermediate_size: 4 × hidden_size",
+        "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
     let bias = r.flag(
         "attention_bias",
         &["attention_bias"],
         true,
-        "GPT-NeoX default: attention biases",
+        "ldg_gpt_neox_default_attention_biases",
     )?;
     let tie = read_tie(r, false, "gpt_neox")?;
     let mut acc = Acc::default();
@@ -310,7 +315,7 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "bloom")?;
     let h = c.h;
     let inter = mul("ovf_intermediate", &[4, h])?;
-    r.derived("intermediate_size", inter, "BLOOM: 4 × hidden_size");
+    r.derived("intermediate_size", inter, "ldg_bloom_4_x_hidden_size");
     let tie = read_tie(r, true, "bloom")?;
     let mut acc = Acc::default();
     for _ in 0..c.n_layers {
@@ -325,7 +330,7 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
     r.derived(
         "position_embeddings",
         0,
-        "BLOOM uses ALiBi: no position parameters",
+        "ldg_bloom_uses_alibi_no_position_parameters",
     );
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
     Ok(Parts {

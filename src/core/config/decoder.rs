@@ -96,7 +96,7 @@ pub(super) fn read_windows(
                 r.derived(
                     "window_layers",
                     "even layers (0, 2, 4, …)",
-                    "Gemma-2 alternates sliding (even) and global (odd) layers",
+                    "ldg_gemma_2_alternates_sliding_even_and_global",
                 );
                 for (i, x) in out.iter_mut().enumerate() {
                     if i.is_multiple_of(2) {
@@ -110,7 +110,7 @@ pub(super) fn read_windows(
                 "sliding_window_pattern",
                 &["sliding_window_pattern"],
                 6,
-                "Gemma-3 default: every 6th layer is global",
+                "ldg_gemma_3_default_every_6th_layer_is",
             )?;
             if let Some(w) = sw {
                 for (i, x) in out.iter_mut().enumerate() {
@@ -125,14 +125,14 @@ pub(super) fn read_windows(
                 "use_sliding_window",
                 &["use_sliding_window"],
                 false,
-                "Qwen default: sliding window off",
+                "ldg_qwen_default_sliding_window_off",
             )?;
             if let (true, Some(w)) = (on, sw) {
                 let from = r.or0(
                     "max_window_layers",
                     &["max_window_layers"],
                     0,
-                    "no max_window_layers: every layer slides",
+                    "ldg_no_max_window_layers_every_layer_slides",
                 )?;
                 for (i, x) in out.iter_mut().enumerate() {
                     if i as u64 >= from {
@@ -148,7 +148,7 @@ pub(super) fn read_windows(
                     "no_rope_layer_interval",
                     &["no_rope_layer_interval"],
                     4,
-                    "Llama-4 default: every 4th layer has no RoPE (global)",
+                    "ldg_llama_4_default_every_4th_layer_has",
                 )?;
                 for (i, x) in out.iter_mut().enumerate() {
                     let rope = match nope.get(i) {
@@ -159,7 +159,11 @@ pub(super) fn read_windows(
                         *x = Some(c);
                     }
                 }
-                r.derived("window_layers", "layers with RoPE", "Llama-4 chunked attention: RoPE layers attend within attention_chunk_size tokens");
+                r.derived(
+                    "window_layers",
+                    "layers with RoPE",
+                    "ldg_llama_4_chunked_attention_rope_layers_attend",
+                );
             }
         }
         _ => {
@@ -167,7 +171,7 @@ pub(super) fn read_windows(
                 r.derived(
                     "window_layers",
                     "all",
-                    "sliding_window applies to every layer (Mistral-style)",
+                    "ldg_sliding_window_applies_to_every_layer_mistra",
                 );
                 out.iter_mut().for_each(|x| *x = Some(w));
             }
@@ -228,7 +232,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
                 "shared_intermediate",
                 &["shared_expert_intermediate_size"],
                 0,
-                "no shared expert",
+                "ldg_no_shared_expert",
             )?,
             true,
         ),
@@ -258,7 +262,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             r.derived(
                 "attention_bias",
                 "q/k/v yes, o no",
-                "Qwen2 attention has q/k/v biases",
+                "ldg_qwen2_attention_has_q_k_v_biases",
             );
             (true, false)
         }
@@ -267,7 +271,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
                 "attention_bias",
                 &["attention_bias"],
                 true,
-                "gpt-oss default: attention biases",
+                "ldg_gpt_oss_default_attention_biases",
             )?;
             (b, b)
         }
@@ -276,18 +280,14 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
                 "attention_bias",
                 &["attention_bias"],
                 false,
-                "default: no attention biases",
+                "ldg_default_no_attention_biases",
             )?;
             (b, b)
         }
     };
     let qk_norm = matches!(fam, "qwen3" | "qwen3_moe" | "gemma3");
     if qk_norm {
-        r.derived(
-            "qk_norm",
-            2 * hd,
-            "q_norm and k_norm RMSNorm weights of head_dim each",
-        );
+        r.derived("qk_norm", 2 * hd, "ldg_q_norm_and_k_norm_rmsnorm_weights");
     }
     let norms_per_layer: u64 = if matches!(fam, "gemma2" | "gemma3") {
         4
@@ -298,30 +298,35 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "norms_per_layer",
         norms_per_layer,
         if norms_per_layer == 4 {
-            "Gemma-2/3: pre/post attention and pre/post feed-forward norms"
+            "ldg_gemma_pre_post_norms"
         } else {
-            "input and post-attention RMSNorm"
+            "ldg_input_and_post_attention_rmsnorm"
         },
     );
     let sinks = fam == "gpt_oss";
     let mlp_bias = if fam == "gpt_oss" {
         false
     } else {
-        r.flag("mlp_bias", &["mlp_bias"], false, "default: no MLP biases")?
+        r.flag(
+            "mlp_bias",
+            &["mlp_bias"],
+            false,
+            "ldg_default_no_mlp_biases",
+        )?
     };
     let dense_inter = if fam == "llama4" {
         r.or(
             "intermediate_size_mlp",
             &["intermediate_size_mlp"],
             mul("ovf_intermediate", &[4, h])?,
-            "no intermediate_size_mlp: 4 × hidden",
+            "ldg_no_intermediate_size_mlp_4_x_hidden",
         )?
     } else {
         r.or(
             "intermediate_size",
             &["intermediate_size", "ffn_dim", "n_inner"],
             mul("ovf_intermediate", &[4, h])?,
-            "no intermediate_size: 4 × hidden_size",
+            "ldg_no_intermediate_size_4_x_hidden_size",
         )?
     };
     let moe = read_moe(r, fam, h)?;
@@ -338,13 +343,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             "decoder_sparse_step",
             &["decoder_sparse_step"],
             1,
-            "every layer is MoE",
+            "ldg_every_layer_is_moe",
         )?,
         "llama4" if moe.is_some() => r.or(
             "interleave_moe_layer_step",
             &["interleave_moe_layer_step"],
             1,
-            "every layer is MoE",
+            "ldg_every_layer_is_moe",
         )?,
         _ => 1,
     };

@@ -96,11 +96,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     )?;
     let q_lora = r.opt("q_lora_rank", &["q_lora_rank"])?;
     if q_lora.is_none() {
-        r.default_note(
-            "q_lora_rank",
-            "none",
-            "q_lora_rank is null: queries are not compressed (q_proj)",
-        );
+        r.default_note("q_lora_rank", "none", "ldg_q_lora_rank_is_null_queries_are");
     }
     let nope = r.req(
         "qk_nope_head_dim",
@@ -122,7 +118,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "experts",
         &["n_routed_experts"],
         0,
-        "no n_routed_experts: dense model",
+        "ldg_no_n_routed_experts_dense_model",
     )?;
     let (moe_inter, shared, top_k, first_dense, freq, corr_bias) = if experts > 0 {
         let moe_inter = r.req(
@@ -134,7 +130,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             "shared_experts",
             &["n_shared_experts"],
             0,
-            "no n_shared_experts: none",
+            "ldg_no_n_shared_experts_none",
         )?;
         let top_k = r.req(
             "experts_per_token",
@@ -152,13 +148,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             "first_k_dense_replace",
             &["first_k_dense_replace"],
             0,
-            "no first_k_dense_replace: every layer is MoE",
+            "ldg_no_first_k_dense_replace_every_layer",
         )?;
         let freq = r.or(
             "moe_layer_freq",
             &["moe_layer_freq"],
             1,
-            "no moe_layer_freq: every layer after the dense ones is MoE",
+            "ldg_no_moe_layer_freq_every_layer_after",
         )?;
         let method = r.string(&["topk_method"]).map(|(_, s)| s.to_string());
         let corr =
@@ -167,7 +163,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             r.derived(
                 "e_score_correction_bias",
                 experts,
-                "topk_method noaux_tc: one routing bias per expert per MoE layer",
+                "ldg_topk_method_noaux_tc_one_routing_bias",
             );
         }
         (moe_inter, shared, top_k, first, freq, corr)
@@ -178,7 +174,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "attention_bias",
         &["attention_bias"],
         false,
-        "DeepSeek default: no attention biases",
+        "ldg_deepseek_default_no_attention_biases",
     )? {
         r.warnings.push(Phrase::tr("wrn_mla_bias"));
     }
@@ -186,7 +182,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "mtp_layers",
         &["num_nextn_predict_layers"],
         0,
-        "no num_nextn_predict_layers: no multi-token-prediction layer",
+        "ldg_no_num_nextn_predict_layers_no_multi",
     )?;
     let tie = read_tie(r, false, fam)?;
     let d = Dims {
@@ -238,7 +234,11 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
         acc.skip(m.inactive)?;
         let main = acc.b.total.saturating_sub(mb.total);
-        r.derived("mtp_parameters", mb.total, "num_nextn_predict_layers: multi-token-prediction layers, in params.other (embedding and head shared with the main model)");
+        r.derived(
+            "mtp_parameters",
+            mb.total,
+            "ldg_num_nextn_predict_layers_multi_token_predict",
+        );
         r.warnings.push(
             Phrase::tr("wrn_mtp_layers")
                 .val("mtp", mtp)

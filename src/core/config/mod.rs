@@ -208,7 +208,7 @@ fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, C
         "vision.num_channels",
         &["num_channels"],
         3,
-        "SigLIP default: 3 channels",
+        "ldg_siglip_default_3_channels",
     )?;
     let w = "ovf_vision_params";
     let per_layer = add(
@@ -238,7 +238,7 @@ fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, C
     r.derived(
         "vision_parameters",
         total,
-        "SigLIP vision tower + Gemma-3 projector, counted in params.other (served with the model)",
+        "ldg_siglip_vision_tower_gemma_3_projector_counte",
     );
     Ok(total)
 }
@@ -307,11 +307,11 @@ fn from_index(
         .get("weight_map")
         .and_then(Value::as_object)
         .map_or(0, Map::len);
-    r.derived("tensors", tensors, "entries in weight_map");
+    r.derived("tensors", tensors, "ldg_entries_in_weight_map");
     r.default_note(
         "architecture",
         "unknown",
-        "a safetensors index lists tensors, not the architecture: KV cache needs config.json",
+        "ldg_a_safetensors_index_lists_tensors_not_the",
     );
     Ok(ModelDesc {
         name: "model.safetensors.index.json".into(),
@@ -347,7 +347,11 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let primary = text.unwrap_or(root);
     let mut r = Reader::new(primary, root);
     if text.is_some() {
-        r.derived("language_model", "text_config", "the config nests its language model under text_config; vision/audio towers are not counted");
+        r.derived(
+            "language_model",
+            "text_config",
+            "ldg_the_config_nests_its_language_model_under",
+        );
     }
     let mt_raw = primary
         .get("model_type")
@@ -361,7 +365,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         r.default_note(
             "model_type",
             "(none)",
-            "no model_type: read as a generic decoder",
+            "ldg_no_model_type_read_as_a_generic",
         );
     } else {
         r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
@@ -425,7 +429,11 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let params = acc.finish();
     if parts.stored_twice > 0 {
         let stored = params.total.saturating_add(parts.stored_twice);
-        r.derived("stored_parameters", stored, "the checkpoint stores some matrices twice (a tied lm_head saved again, or the MTP layer's own embedding and head copies)");
+        r.derived(
+            "stored_parameters",
+            stored,
+            "ldg_the_checkpoint_stores_some_matrices_twice_a",
+        );
         r.warnings.push(
             Phrase::tr("wrn_stored_twice")
                 .val("distinct", crate::core::derivation::group(params.total))
@@ -436,7 +444,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         r.derived(
             "params_active",
             params.active,
-            "total minus the routed experts a token does not select (top-k of n per MoE layer)",
+            "ldg_total_minus_the_routed_experts_a_token",
         );
     }
     let max_pos = parts.max_pos;
@@ -472,11 +480,7 @@ fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
                         .val("k", k)
                         .val("shown", &shown),
                 );
-                r.default_note(
-                    "dtype",
-                    Dtype::Bf16,
-                    "the config's dtype is not a known precision: assumed bf16",
-                );
+                r.default_note("dtype", Dtype::Bf16, "ldg_the_config_s_dtype_is_not_a");
                 Ok(Dtype::Bf16)
             }
         },
@@ -485,14 +489,14 @@ fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
                 r.default_note(
                     "dtype",
                     Dtype::Fp32,
-                    "no torch_dtype: GPT-2 checkpoints are stored in float32",
+                    "ldg_no_torch_dtype_gpt_2_checkpoints_are",
                 );
                 Ok(Dtype::Fp32)
             } else {
                 r.default_note(
                     "dtype",
                     Dtype::Bf16,
-                    "no torch_dtype/dtype: assumed bf16, the usual checkpoint precision",
+                    "ldg_no_torch_dtype_dtype_assumed_bf16_the",
                 );
                 Ok(Dtype::Bf16)
             }
@@ -529,11 +533,7 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
     ) {
         (Some(v), _) => v,
         (None, "gemma3") => {
-            r.default_note(
-                "vocab_size",
-                262_208,
-                "no vocab_size: the Gemma-3 text default (262,208)",
-            );
+            r.default_note("vocab_size", 262_208, "ldg_no_vocab_size_the_gemma_3_text");
             262_208
         }
         (None, _) => {
@@ -555,15 +555,11 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
     )? {
         Some(k) => k,
         None if r.find(&["multi_query"]).and_then(|(_, v)| v.as_bool()) == Some(true) => {
-            r.derived("kv_heads", 1, "multi_query = true: one shared KV head");
+            r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
             1
         }
         None => {
-            r.default_note(
-                "kv_heads",
-                heads,
-                "no num_key_value_heads: multi-head attention (kv heads = attention heads)",
-            );
+            r.default_note("kv_heads", heads, "ldg_no_num_key_value_heads_multi_head");
             heads
         }
     };
@@ -588,11 +584,7 @@ pub(crate) fn read_head_dim(r: &mut Reader, h: u64, heads: u64) -> Result<u64, C
                 return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
             }
             let d = h / heads;
-            r.derived(
-                "head_dim",
-                d,
-                "hidden_size / num_attention_heads (no head_dim key)",
-            );
+            r.derived("head_dim", d, "ldg_hidden_size_num_attention_heads_no_head");
             Ok(d)
         }
     }
@@ -612,16 +604,17 @@ pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
 
 /// Reads `tie_word_embeddings` with the family default.
 pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool, CalcError> {
-    let why = if default {
-        format!("no tie_word_embeddings: {fam} ties lm_head to the embeddings by default")
+    let why = Phrase::tr(if default {
+        "ldg_tie_default"
     } else {
-        format!("no tie_word_embeddings: {fam} has a separate lm_head by default")
-    };
-    r.flag(
+        "ldg_untied_default"
+    })
+    .val("fam", fam);
+    r.flag_why(
         "tie_word_embeddings",
         &["tie_word_embeddings"],
         default,
-        &why,
+        why,
     )
 }
 
@@ -636,7 +629,7 @@ pub(crate) fn add_embeddings(
     let e = mul("ovf_embedding_params", &[vocab, h])?;
     acc.add(Comp::Emb, e)?;
     if tie {
-        r.derived("lm_head", 0, "tied to the embeddings: counted once");
+        r.derived("lm_head", 0, "ldg_tied_to_the_embeddings_counted_once");
     } else {
         acc.add(Comp::LmHead, e)?;
     }

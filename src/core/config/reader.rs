@@ -72,14 +72,14 @@ impl<'a> Reader<'a> {
         });
     }
 
-    /// Records a default that was applied, with the reason.
-    pub fn default_note(&mut self, field: &str, value: impl ToString, why: &str) {
-        self.note(field, value, LedgerSource::Default(why.to_string()));
+    /// Records a default that was applied, with the reason (`why`, an `ldg_…` translation key).
+    pub fn default_note(&mut self, field: &str, value: impl ToString, why: &'static str) {
+        self.note(field, value, LedgerSource::Default(Phrase::tr(why)));
     }
 
-    /// Records a value derived from others.
-    pub fn derived(&mut self, field: &str, value: impl ToString, how: &str) {
-        self.note(field, value, LedgerSource::Derived(how.to_string()));
+    /// Records a value derived from others (`how`, an `ldg_…` translation key).
+    pub fn derived(&mut self, field: &str, value: impl ToString, how: &'static str) {
+        self.note(field, value, LedgerSource::Derived(Phrase::tr(how)));
     }
 
     /// Converts a JSON value to a whole number in `[min, MAX_DIM]`.
@@ -190,7 +190,7 @@ impl<'a> Reader<'a> {
         field: &str,
         keys: &[&'static str],
         default: u64,
-        why: &str,
+        why: &'static str,
     ) -> Result<u64, CalcError> {
         match self.read(field, keys, 1)? {
             Some(n) => Ok(n),
@@ -207,7 +207,7 @@ impl<'a> Reader<'a> {
         field: &str,
         keys: &[&'static str],
         default: u64,
-        why: &str,
+        why: &'static str,
     ) -> Result<u64, CalcError> {
         match self.read(field, keys, 0)? {
             Some(n) => Ok(n),
@@ -230,13 +230,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A boolean, or `default` (recorded with `why`).
+    /// A boolean, or `default` (recorded with `why`, an `ldg_…` translation key).
     pub fn flag(
         &mut self,
         field: &str,
         keys: &[&'static str],
         default: bool,
-        why: &str,
+        why: &'static str,
+    ) -> Result<bool, CalcError> {
+        self.flag_why(field, keys, default, Phrase::tr(why))
+    }
+
+    /// As [`Reader::flag`], with the reason as a phrase (one that names the family, say).
+    pub fn flag_why(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        default: bool,
+        why: Phrase,
     ) -> Result<bool, CalcError> {
         match self.find(keys) {
             Some((k, Value::Bool(b))) => {
@@ -249,7 +260,7 @@ impl<'a> Reader<'a> {
                 expected: Phrase::tr("exp_true_false"),
             }),
             None => {
-                self.default_note(field, default, why);
+                self.note(field, default, LedgerSource::Default(why));
                 Ok(default)
             }
         }

@@ -22,12 +22,12 @@ fn dt_rank(r: &mut Reader, keys: &[&'static str], h: u64) -> Result<u64, CalcErr
     match r.find(keys) {
         Some((_, Value::String(s))) if s == "auto" => {
             let v = h.div_ceil(16);
-            r.derived("dt_rank", v, "\"auto\": ⌈hidden_size / 16⌉");
+            r.derived("dt_rank", v, "ldg_auto_hidden_size_16");
             Ok(v)
         }
         _ => {
             let v = h.div_ceil(16);
-            r.or("dt_rank", keys, v, "no dt rank: ⌈hidden_size / 16⌉")
+            r.or("dt_rank", keys, v, "ldg_no_dt_rank_hidden_size_16")
         }
     }
 }
@@ -84,14 +84,14 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
         "state_size",
         &["state_size", "d_state"],
         16,
-        "Mamba default: state size 16",
+        "ldg_mamba_default_state_size_16",
     )?;
-    let expand = r.or("expand", &["expand"], 2, "Mamba default: expand 2")?;
+    let expand = r.or("expand", &["expand"], 2, "ldg_mamba_default_expand_2")?;
     let d = match r.opt("d_inner", &["intermediate_size", "d_inner"])? {
         Some(d) => d,
         None => {
             let d = mul("ovf_inner", &[expand, h])?;
-            r.derived("d_inner", d, "expand × hidden_size");
+            r.derived("d_inner", d, "ldg_expand_x_hidden_size");
             d
         }
     };
@@ -99,20 +99,20 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
         "conv_kernel",
         &["conv_kernel", "d_conv"],
         4,
-        "Mamba default: conv kernel 4",
+        "ldg_mamba_default_conv_kernel_4",
     )?;
     let rank = dt_rank(r, &["time_step_rank", "dt_rank"], h)?;
     let proj_bias = r.flag(
         "use_bias",
         &["use_bias"],
         false,
-        "Mamba default: no projection biases",
+        "ldg_mamba_default_no_projection_biases",
     )?;
     let conv_bias = r.flag(
         "use_conv_bias",
         &["use_conv_bias"],
         true,
-        "Mamba default: conv bias",
+        "ldg_mamba_default_conv_bias",
     )?;
     let tie = read_tie(r, true, "mamba")?;
     let cfg = Mamba1 {
@@ -140,7 +140,7 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
     r.derived(
         "kv_cache",
         0,
-        "Mamba has no attention: constant recurrent state per sequence instead",
+        "ldg_mamba_has_no_attention_constant_recurrent_st",
     );
     Ok(Parts {
         layers,
@@ -188,7 +188,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
         "kv_heads",
         &["num_key_value_heads"],
         heads,
-        "no num_key_value_heads: equal to heads",
+        "ldg_no_num_key_value_heads_equal_to",
     )?;
     check_kv(heads, kv)?;
     let hd = read_head_dim(r, h, heads)?;
@@ -211,29 +211,34 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
         "ssm_state_size",
         &["ssm_state_size"],
         128,
-        "Nemotron-H default: state size 128",
+        "ldg_nemotron_h_default_state_size_128",
     )?;
-    let g = r.or("n_groups", &["n_groups"], 8, "Nemotron-H default: 8 groups")?;
+    let g = r.or(
+        "n_groups",
+        &["n_groups"],
+        8,
+        "ldg_nemotron_h_default_8_groups",
+    )?;
     let k = r.or(
         "conv_kernel",
         &["conv_kernel"],
         4,
-        "Nemotron-H default: conv kernel 4",
+        "ldg_nemotron_h_default_conv_kernel_4",
     )?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
         &["mamba_proj_bias", "use_bias"],
         false,
-        "no Mamba projection biases",
+        "ldg_no_mamba_projection_biases",
     )?;
-    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "conv bias")?;
+    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "ldg_conv_bias")?;
     let attn_bias = r.flag(
         "attention_bias",
         &["attention_bias"],
         false,
-        "no attention biases",
+        "ldg_no_attention_biases",
     )?;
-    let mlp_bias = r.flag("mlp_bias", &["mlp_bias"], false, "no MLP biases")?;
+    let mlp_bias = r.flag("mlp_bias", &["mlp_bias"], false, "ldg_no_mlp_biases")?;
     let tie = read_tie(r, false, "nemotron_h")?;
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
@@ -354,7 +359,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         "kv_heads",
         &["num_key_value_heads"],
         heads,
-        "no num_key_value_heads: equal to heads",
+        "ldg_no_num_key_value_heads_equal_to",
     )?;
     check_kv(heads, kv)?;
     let hd = read_head_dim(r, h, heads)?;
@@ -363,32 +368,37 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         "attn_layer_period",
         &["attn_layer_period"],
         8,
-        "Jamba default: one attention layer in 8",
+        "ldg_jamba_default_one_attention_layer_in_8",
     )?;
     let ao = r.or0(
         "attn_layer_offset",
         &["attn_layer_offset"],
         4,
-        "Jamba default: offset 4",
+        "ldg_jamba_default_offset_4",
     )?;
     let ep = r.or(
         "expert_layer_period",
         &["expert_layer_period"],
         2,
-        "Jamba default: MoE every 2nd layer",
+        "ldg_jamba_default_moe_every_2nd_layer",
     )?;
     let eo = r.or0(
         "expert_layer_offset",
         &["expert_layer_offset"],
         1,
-        "Jamba default: offset 1",
+        "ldg_jamba_default_offset_1",
     )?;
-    let experts = r.or("experts", &["num_experts"], 16, "Jamba default: 16 experts")?;
+    let experts = r.or(
+        "experts",
+        &["num_experts"],
+        16,
+        "ldg_jamba_default_16_experts",
+    )?;
     let top_k = r.or(
         "experts_per_token",
         &["num_experts_per_tok"],
         2,
-        "Jamba default: 2 active experts",
+        "ldg_jamba_default_2_active_experts",
     )?;
     if top_k > experts {
         return Err(CalcError::BadValue {
@@ -401,32 +411,32 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         "mamba_d_state",
         &["mamba_d_state"],
         16,
-        "Jamba default: state size 16",
+        "ldg_jamba_default_state_size_16",
     )?;
     let k = r.or(
         "mamba_d_conv",
         &["mamba_d_conv"],
         4,
-        "Jamba default: conv kernel 4",
+        "ldg_jamba_default_conv_kernel_4",
     )?;
     let expand = r.or(
         "mamba_expand",
         &["mamba_expand"],
         2,
-        "Jamba default: expand 2",
+        "ldg_jamba_default_expand_2",
     )?;
     let rank = dt_rank(r, &["mamba_dt_rank"], h)?;
     let conv_bias = r.flag(
         "mamba_conv_bias",
         &["mamba_conv_bias"],
         true,
-        "Jamba default: conv bias",
+        "ldg_jamba_default_conv_bias",
     )?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
         &["mamba_proj_bias"],
         false,
-        "Jamba default: no projection biases",
+        "ldg_jamba_default_no_projection_biases",
     )?;
     let tie = read_tie(r, false, "jamba")?;
     let cfg = Mamba1 {
