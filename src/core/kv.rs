@@ -230,7 +230,7 @@ fn compute(
         String::new()
     };
     let substituted = if parts.is_empty() {
-        "0 (no attention layers)".to_string()
+        "0 (L_attn = 0)".to_string()
     } else {
         format!("({}){batch_text} × {b_text}", parts.join(" + "))
     };

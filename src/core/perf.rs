@@ -1043,7 +1043,7 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
         title_key: key.into(),
         formula: "Σ_i max(F_i / (P × e_c), M_i / (BW × e_bw)) + n_ar × t_ar + t_0".into(),
         substituted: format!(
-            "P × e_c = {} TFLOP/s × {}, BW × e_bw = {} GB/s × {}: {} ms (compute-bound operators) + {} ms (memory-bound operators) + {} ms (all-reduces) + {} ms (fixed)",
+            "P × e_c = {} TFLOP/s × {}, BW × e_bw = {} GB/s × {}: {} ms [F_i / (P × e_c)] + {} ms [M_i / (BW × e_bw)] + {} ms [n_ar × t_ar] + {} ms [t_0]",
             fmt_sig(d.hw.peak.tflops()),
             fmt_sig(ce),
             fmt_sig(d.hw.bandwidth.gbps()),

@@ -284,16 +284,32 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
         },
         _ => Derivation {
             title_key: "kv_per_token".into(),
-            formula: "KV_token = Σ_layers (K + V elements per token) × b".into(),
-            substituted: format!("{} layers with a KV cache × … × {}", attn.len(), fmt_sig(b)),
+            formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
+            substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
             result,
-            terms: vec![Term::new(
-                "b",
-                "term_bytes_per_kv",
-                fmt_sig(b),
-                "B",
-                Source::User("kv_dtype".into()),
-            )],
+            terms: vec![
+                Term::new(
+                    "L",
+                    "term_kv_layers",
+                    attn.len().to_string(),
+                    "",
+                    Source::Derived("ldg_layers_with_kv".into()),
+                ),
+                Term::new(
+                    "K_ℓ + V_ℓ",
+                    "term_kv_elements_layer",
+                    "…".to_string(),
+                    "",
+                    Source::Derived("ldg_kv_elements_layer".into()),
+                ),
+                Term::new(
+                    "b",
+                    "term_bytes_per_kv",
+                    fmt_sig(b),
+                    "B",
+                    Source::User("kv_dtype".into()),
+                ),
+            ],
             notes: vec!["note_kv_mixed_layers".into()],
         },
     }
@@ -546,7 +562,7 @@ fn gpu_report(
             title_key: "cost_per_request".into(),
             formula: "c = price × TP / N".into(),
             substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
-            result: format!("${} per request-hour", fmt_sig(c)),
+            result: format!("${} /h", fmt_sig(c)),
             terms: vec![
                 Term::new(
                     "price",

@@ -284,9 +284,9 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
                     group(q),
                     "",
                     Source::Derived(if f.experts_only {
-                        "routed expert matrices".into()
+                        "ldg_routed_expert_matrices".into()
                     } else {
-                        "decoder linear matrices".into()
+                        "ldg_decoder_linear_matrices".into()
                     }),
                 ),
                 term(
