@@ -255,7 +255,7 @@ fn compute(
             "term_kv_bytes",
             b_text,
             "B",
-            Source::User(format!("kv dtype {kv}")),
+            Source::User(format!("kv_dtype = {kv}")),
         ),
     ];
     if let Some(t) = tokens {
