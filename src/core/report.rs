@@ -244,6 +244,13 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
         .first()
         .filter(|f| attn.iter().all(|x| x == *f) && f.1 == f.2);
     let result = format!("{} B = {}", group(per_token.0), per_token.fmt_gib());
+    let b_term = Term::new(
+        "b",
+        "term_bytes_per_kv",
+        fmt_sig(b),
+        "B",
+        Source::User("kv_dtype".into()),
+    );
     match uniform {
         Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
             title_key: "kv_per_token".into(),
@@ -272,13 +279,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
                     "",
                     Source::Derived("hidden_size / num_attention_heads".into()),
                 ),
-                Term::new(
-                    "b",
-                    "term_bytes_per_kv",
-                    fmt_sig(b),
-                    "B",
-                    Source::User("kv_dtype".into()),
-                ),
+                b_term,
             ],
             notes: vec![],
         },
@@ -295,20 +296,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
                     "",
                     Source::Derived("ldg_layers_with_kv".into()),
                 ),
-                Term::new(
-                    "K_ℓ + V_ℓ",
-                    "term_kv_elements_layer",
-                    "…".to_string(),
-                    "",
-                    Source::Derived("ldg_kv_elements_layer".into()),
-                ),
-                Term::new(
-                    "b",
-                    "term_bytes_per_kv",
-                    fmt_sig(b),
-                    "B",
-                    Source::User("kv_dtype".into()),
-                ),
+                b_term,
             ],
             notes: vec!["note_kv_mixed_layers".into()],
         },
