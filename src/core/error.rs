@@ -122,7 +122,7 @@ pub enum CalcError {
     MissingKey {
         /// The key (first spelling).
         key: String,
-        /// What it is needed for (a verb phrase: "why_size_embeddings").
+        /// What it is needed for (a verb phrase: "size the embeddings").
         why: Phrase,
     },
     /// A key has a value of the wrong type or range.
