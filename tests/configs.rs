@@ -747,3 +747,59 @@ mod props {
         }
     }
 }
+
+/// Every preset with each of its keys (and each key of its nested text/vision configs) taken
+/// out: whatever the parser then says, an error sentence or the model's warnings and ledger,
+/// reads in Korean with every phrase found in the translation table. (In a debug build a
+/// phrase naming a missing row panics at once; the fuzzer found one such path.)
+#[test]
+fn every_missing_key_reads_in_both_languages() {
+    use llm_serving_calculator::core::i18n::Lang;
+    use llm_serving_calculator::core::model::LedgerSource;
+    const MISSING: &str = "missing translation";
+    let mut parsed = 0;
+    for p in llm_serving_calculator::core::presets::all() {
+        // The lenient parser: Nemotron-H's config holds a bare `Infinity`.
+        let Ok(Value::Object(root)) = json::parse(p.json) else {
+            panic!("{}: not an object", p.id);
+        };
+        let mut variants: Vec<Value> = Vec::new();
+        for (k, v) in &root {
+            let mut m = root.clone();
+            m.remove(k);
+            variants.push(Value::Object(m));
+            if let Value::Object(inner) = v {
+                for ik in inner.keys() {
+                    let mut inner2 = inner.clone();
+                    inner2.remove(ik);
+                    let mut m = root.clone();
+                    m.insert(k.clone(), Value::Object(inner2));
+                    variants.push(Value::Object(m));
+                }
+            }
+        }
+        for v in variants {
+            let text = v.to_string();
+            parsed += 1;
+            match parse_model_text(&text) {
+                Err(e) => {
+                    for lang in [Lang::En, Lang::Ko] {
+                        let msg = e.message(lang);
+                        assert!(!msg.contains(MISSING), "{}: {msg}", p.id);
+                    }
+                }
+                Ok(m) => {
+                    for w in &m.warnings {
+                        assert!(!w.text(Lang::Ko).contains(MISSING), "{}: {w:?}", p.id);
+                    }
+                    for e in &m.ledger {
+                        if let LedgerSource::Default(t) | LedgerSource::Derived(t) = &e.source {
+                            assert!(!t.text(Lang::Ko).contains(MISSING), "{}: {t:?}", p.id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(parsed > 800, "only {parsed} variants parsed");
+}

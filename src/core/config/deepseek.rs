@@ -89,11 +89,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "why_size_attention",
     )?;
     let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
-    let kv_lora = r.req(
-        "kv_lora_rank",
-        &["kv_lora_rank"],
-        "size the MLA latent cache",
-    )?;
+    let kv_lora = r.req("kv_lora_rank", &["kv_lora_rank"], "why_size_mla_latent")?;
     let q_lora = r.opt("q_lora_rank", &["q_lora_rank"])?;
     if q_lora.is_none() {
         r.default_note("q_lora_rank", "none", "ldg_q_lora_rank_is_null_queries_are");
@@ -101,14 +97,14 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let nope = r.req(
         "qk_nope_head_dim",
         &["qk_nope_head_dim"],
-        "size the MLA heads",
+        "why_size_mla_heads",
     )?;
     let rope = r.req(
         "qk_rope_head_dim",
         &["qk_rope_head_dim"],
-        "size the MLA heads",
+        "why_size_mla_heads",
     )?;
-    let v = r.req("v_head_dim", &["v_head_dim"], "size the MLA value heads")?;
+    let v = r.req("v_head_dim", &["v_head_dim"], "why_size_mla_value_heads")?;
     let inter = r.req(
         "intermediate_size",
         &["intermediate_size"],

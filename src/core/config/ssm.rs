@@ -195,18 +195,10 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     let inter = r.req(
         "intermediate_size",
         &["intermediate_size"],
-        "size the MLP blocks",
+        "why_size_mlp_blocks",
     )?;
-    let mh = r.req(
-        "mamba_num_heads",
-        &["mamba_num_heads"],
-        "size the Mamba-2 mixers",
-    )?;
-    let mp = r.req(
-        "mamba_head_dim",
-        &["mamba_head_dim"],
-        "size the Mamba-2 mixers",
-    )?;
+    let mh = r.req("mamba_num_heads", &["mamba_num_heads"], "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", &["mamba_head_dim"], "why_size_mamba2")?;
     let n = r.or(
         "ssm_state_size",
         &["ssm_state_size"],
@@ -363,7 +355,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     check_kv(heads, kv)?;
     let hd = read_head_dim(r, h, heads)?;
-    let inter = r.req("intermediate_size", &["intermediate_size"], "size the MLP")?;
+    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
     let ap = r.or(
         "attn_layer_period",
         &["attn_layer_period"],
