@@ -95,7 +95,7 @@ pub(super) fn read_windows(
             if let Some(w) = sw {
                 r.derived(
                     "window_layers",
-                    "even layers (0, 2, 4, …)",
+                    "ℓ = 0, 2, 4, …",
                     "ldg_gemma_2_alternates_sliding_even_and_global",
                 );
                 for (i, x) in out.iter_mut().enumerate() {
@@ -161,7 +161,7 @@ pub(super) fn read_windows(
                 }
                 r.derived(
                     "window_layers",
-                    "layers with RoPE",
+                    "ℓ: RoPE",
                     "ldg_llama_4_chunked_attention_rope_layers_attend",
                 );
             }
@@ -261,7 +261,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "qwen2" | "qwen2_moe" => {
             r.derived(
                 "attention_bias",
-                "q/k/v yes, o no",
+                "q, k, v: ✓; o: ✗",
                 "ldg_qwen2_attention_has_q_k_v_biases",
             );
             (true, false)

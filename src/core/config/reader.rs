@@ -223,7 +223,7 @@ impl<'a> Reader<'a> {
     pub fn limit(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
         match self.find(keys) {
             Some((k, v)) if non_finite(v) == Some(NonFinite::PosInf) => {
-                self.note(field, "none (Infinity)", LedgerSource::Key(k.to_string()));
+                self.note(field, "∞ (Infinity)", LedgerSource::Key(k.to_string()));
                 Ok(None)
             }
             _ => self.read(field, keys, 1),
