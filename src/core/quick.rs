@@ -131,7 +131,8 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         },
     ];
     ModelDesc {
-        name: format!("{} parameters", crate::core::derivation::group(params)),
+        // A name in symbols, the same in both UI languages (P: parameters, as in the math).
+        name: format!("P = {}", crate::core::derivation::group(params)),
         model_type: "quick".into(),
         origin: ModelOrigin::Quick,
         hidden_size: 0,

@@ -202,18 +202,16 @@ pub fn weight_format_from(
             return Ok(f);
         }
     }
+    // In symbols, the same in both UI languages: "mxfp4 fp4 + 8 b / 32 (MoE)" is 4-bit weights
+    // with an 8-bit scale per group of 32, on the routed experts only.
     let desc = format!(
         "{} {}{}{}",
         f.method,
         f.dtype,
         f.group_size
-            .map(|g| format!(", {}-bit scale per {g}", f.scale_bits))
+            .map(|g| format!(" + {} b / {g}", f.scale_bits))
             .unwrap_or_default(),
-        if f.experts_only {
-            ", routed experts only"
-        } else {
-            ""
-        }
+        if f.experts_only { " (MoE)" } else { "" }
     );
     r.note(
         "weight_format",
