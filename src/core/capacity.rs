@@ -131,7 +131,7 @@ impl Traffic {
     pub fn validate(&self) -> Result<(), CalcError> {
         let r = self.avg_rate_rps;
         if !(r.is_finite() && r > 0.0 && r <= 1e9) {
-            return Err(range(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_avg_rate"),
                 r,
                 Phrase::tr("rng_above0_at_most").val("max", "10^9"),
@@ -139,7 +139,7 @@ impl Traffic {
         }
         let p = self.peak_multiplier;
         if !(p.is_finite() && (1.0..=1000.0).contains(&p)) {
-            return Err(range(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_peak_mult"),
                 p,
                 Phrase::tr("rng_peak_mult"),
@@ -170,7 +170,7 @@ impl Traffic {
                 }
             }
             if !(b.share.is_finite() && b.share > 0.0 && b.share <= 1.0) {
-                return Err(range(
+                return Err(CalcError::out_of_range(
                     Phrase::tr("fld_bucket_share"),
                     b.share,
                     Phrase::tr("rng_above0_at_most").val("max", 1),
@@ -179,7 +179,7 @@ impl Traffic {
         }
         let sum: f64 = self.buckets.iter().map(|b| b.share).sum();
         if (sum - 1.0).abs() > SHARE_TOLERANCE {
-            return Err(range(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_share_sum"),
                 sum,
                 Phrase::tr("rng_share_sum"),
@@ -213,7 +213,7 @@ impl Targets {
             ("fld_tpot_target", self.tpot.ms()),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= 3_600_000.0) {
-                return Err(range(
+                return Err(CalcError::out_of_range(
                     Phrase::tr(name),
                     v,
                     Phrase::tr("rng_above0_at_most").val("max", "3,600,000 ms"),
@@ -612,14 +612,6 @@ impl Plan {
     }
 }
 
-fn range(field: Phrase, v: f64, r: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field,
-        value: fmt_sig(v),
-        range: r,
-    }
-}
-
 /// Mixed-batch memory: the largest batch whose weights plus share-weighted mean KV fit.
 fn max_batch(
     t: &dyn Timing,
@@ -864,7 +856,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
 
 fn price_of(gpu: &Accelerator, given: Option<f64>) -> Result<Option<f64>, CalcError> {
     match given {
-        Some(p) if !(p.is_finite() && (0.0..=1e6).contains(&p)) => Err(range(
+        Some(p) if !(p.is_finite() && (0.0..=1e6).contains(&p)) => Err(CalcError::out_of_range(
             Phrase::tr("fld_price").val("gpu", &gpu.name),
             p,
             Phrase::tr("rng_from_to")
@@ -1440,7 +1432,7 @@ impl Family {
             .find(|f| !t.is_empty() && norm(f.id()) == t)
             .ok_or_else(|| CalcError::BadValue {
                 key: "model family".into(),
-                found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+                found: Phrase::quoted(s),
                 expected: Phrase::tr("exp_one_of").val(
                     "list",
                     Family::ALL

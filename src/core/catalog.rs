@@ -1194,7 +1194,7 @@ impl CustomAccelerator {
             range: Phrase::tr("rng_number_from_to_unit")
                 .val("lo", 0.1)
                 .val("hi", 10000)
-                .val("unit", Phrase::verbatim("GiB")),
+                .val("unit", "GiB"),
         })?;
         let bf16_peak = Peak::Dense(FlopsPerSecond::from_tflops(bf16));
         Ok(Accelerator {
@@ -1281,7 +1281,7 @@ impl CustomAccelerator {
                 None => Ok(None),
                 Some(v) => v.parse::<f64>().map(Some).map_err(|_| CalcError::BadValue {
                     key: k.to_string(),
-                    found: Phrase::verbatim(format!("\"{}\"", short(v))),
+                    found: Phrase::quoted(v),
                     expected: Phrase::tr("exp_a_number"),
                 }),
             }
@@ -1295,7 +1295,7 @@ impl CustomAccelerator {
         let name = match get("name") {
             Some(v) => pct_decode(v).ok_or_else(|| CalcError::BadValue {
                 key: "name".into(),
-                found: Phrase::verbatim(format!("\"{}\"", short(v))),
+                found: Phrase::quoted(v),
                 expected: Phrase::tr("exp_pct_text"),
             })?,
             None => String::new(),

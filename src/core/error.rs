@@ -35,6 +35,11 @@ impl Phrase {
         Phrase::Verbatim(s.into())
     }
 
+    /// Text a user gave, in quotes, cut to its first 40 characters (`"7Q"`).
+    pub fn quoted(s: &str) -> Phrase {
+        Phrase::Verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>()))
+    }
+
     /// The phrase with placeholder `{name}` set to `v`, shown as it is.
     #[must_use]
     pub fn val(self, name: &'static str, v: impl ToString) -> Phrase {
@@ -240,6 +245,15 @@ fn did_you_mean(s: &[String]) -> String {
 }
 
 impl CalcError {
+    /// `OutOfRange` for a number, written with [`fmt_sig`](crate::core::units::fmt_sig).
+    pub fn out_of_range(field: Phrase, v: f64, range: Phrase) -> CalcError {
+        CalcError::OutOfRange {
+            field,
+            value: crate::core::units::fmt_sig(v),
+            range,
+        }
+    }
+
     /// The sentence in the given language (English is the `Display` text).
     pub fn message(&self, lang: Lang) -> String {
         match lang {

@@ -203,20 +203,12 @@ impl Default for LoadInputs {
     }
 }
 
-fn range_err(field: Phrase, v: f64, range: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field,
-        value: fmt_sig(v),
-        range,
-    }
-}
-
 impl LoadInputs {
     /// Checks every figure is finite and in range.
     pub fn validate(&self) -> Result<(), CalcError> {
         let bw = self.storage_bandwidth.0;
         if !(bw.is_finite() && bw > 0.0 && bw <= 1e13) {
-            return Err(range_err(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_storage_bw"),
                 bw / 1e9,
                 Phrase::tr("rng_above0_at_most").val("max", "10,000 GB/s"),
@@ -224,7 +216,7 @@ impl LoadInputs {
         }
         if let Some(l) = self.host_link {
             if !(l.0.is_finite() && l.0 > 0.0 && l.0 <= 1e13) {
-                return Err(range_err(
+                return Err(CalcError::out_of_range(
                     Phrase::tr("fld_host_link"),
                     l.0 / 1e9,
                     Phrase::tr("rng_above0_at_most").val("max", "10,000 GB/s"),
@@ -233,7 +225,7 @@ impl LoadInputs {
         }
         let e = self.link_efficiency;
         if !(e.is_finite() && e > 0.0 && e <= 1.0) {
-            return Err(range_err(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_link_eff"),
                 e,
                 Phrase::tr("rng_fraction"),
@@ -250,7 +242,7 @@ impl LoadInputs {
         }
         let s = self.engine_startup_s;
         if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {
-            return Err(range_err(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_engine_startup"),
                 s,
                 Phrase::tr("rng_seconds_from_to")
@@ -649,7 +641,7 @@ pub fn offload(
 ) -> Result<OffloadReport, CalcError> {
     let e = inp.link_efficiency;
     if !(e.is_finite() && e > 0.0 && e <= 1.0) {
-        return Err(range_err(
+        return Err(CalcError::out_of_range(
             Phrase::tr("fld_link_eff"),
             e,
             Phrase::tr("rng_fraction"),
@@ -657,7 +649,7 @@ pub fn offload(
     }
     if let Some(l) = inp.host_link {
         if !(l.0.is_finite() && l.0 > 0.0) {
-            return Err(range_err(
+            return Err(CalcError::out_of_range(
                 Phrase::tr("fld_host_link"),
                 l.0 / 1e9,
                 Phrase::tr("rng_above0"),

@@ -93,7 +93,11 @@ impl Efficiencies {
             ("interconnect", self.interconnect),
         ] {
             if !(v.is_finite() && v > 0.0 && v <= 1.0) {
-                return Err(out_of_range(name, v, Phrase::tr("rng_fraction")));
+                return Err(CalcError::out_of_range(
+                    Phrase::verbatim(name),
+                    v,
+                    Phrase::tr("rng_fraction"),
+                ));
             }
         }
         for (name, v) in [
@@ -102,22 +106,14 @@ impl Efficiencies {
             ("prefill_overhead_s", self.prefill_overhead_s),
         ] {
             if !(v.is_finite() && (0.0..=10.0).contains(&v)) {
-                return Err(out_of_range(
-                    name,
+                return Err(CalcError::out_of_range(
+                    Phrase::verbatim(name),
                     v,
                     Phrase::tr("rng_seconds_from_to").val("lo", 0).val("hi", 10),
                 ));
             }
         }
         Ok(())
-    }
-}
-
-fn out_of_range(field: &str, v: f64, range: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: fmt_sig(v),
-        range,
     }
 }
 

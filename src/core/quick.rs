@@ -13,7 +13,7 @@ pub const MAX_PARAMS: u64 = 1_000_000_000_000_000;
 fn bad(s: &str) -> CalcError {
     CalcError::BadValue {
         key: "params".into(),
-        found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+        found: Phrase::quoted(s),
         expected: Phrase::tr("exp_param_count"),
     }
 }
@@ -88,7 +88,7 @@ pub fn parse_param_count(s: &str) -> Result<u64, CalcError> {
         if !v.is_multiple_of(10) {
             return Err(CalcError::BadValue {
                 key: "params".into(),
-                found: Phrase::verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>())),
+                found: Phrase::quoted(s),
                 expected: Phrase::tr("exp_whole_params"),
             });
         }

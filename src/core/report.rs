@@ -198,7 +198,7 @@ pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
         ModelSource::Preset(id) => presets::get(id)
             .ok_or_else(|| CalcError::BadValue {
                 key: "model".into(),
-                found: Phrase::verbatim(format!("\"{}\"", id.chars().take(40).collect::<String>())),
+                found: Phrase::quoted(id),
                 expected: Phrase::tr("exp_builtin_preset"),
             })?
             .parse(),
