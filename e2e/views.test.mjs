@@ -140,7 +140,19 @@ export default function register(runner) {
     check(reasons.length === n && reasons.every((r) => r.trim().length > 0), `reasons: ${reasons}`);
     await expectChartDrawn(page, 'chart-plan-cost');
     log(`${n} options; first: ${reasons[0]}`);
+    // The plan's notes, as the CLI prints them: the cold start of one more best replica.
+    const notes = await byId(page, 'plan-notes').innerText();
+    const cold = notes.match(/One more replica of the best option takes about ([\d.,]+) s/);
+    check(cold && Number(cold[1].replace(/,/g, '')) > 0, `plan notes: ${notes}`);
     await screenshot(page, 'planner');
+    // The same notes in the Korean page, in Korean.
+    const ko = await openView(await open(), server, '?embed=planner&lang=ko', 'plan-table');
+    const notesKo = await waitFor(async () => {
+      const t = await byId(ko, 'plan-notes').innerText().catch(() => '');
+      return /약 [\d.,]+초/.test(t) ? t : null;
+    }, 'the Korean cold-start note');
+    check(!/replica|skipped|target|the best/i.test(notesKo), `Korean plan notes carry English: ${notesKo}`);
+    log(`notes: ${notes.trim()} | ${notesKo.trim()}`);
     await setValue(page, 'plan-tpot', '0.5');
     await byId(page, 'plan-error').waitFor({ state: 'visible', timeout: 10000 });
     await waitFor(() => page.url().includes('pl_tpot=0.5'), 'the TPOT target in the URL (written once the edit settles)');

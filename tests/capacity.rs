@@ -1167,3 +1167,58 @@ fn pass_times_are_evaluates_ttft_and_tpot() {
     }
     assert!(compared > 50, "{compared}");
 }
+
+/// The planner's notes (shown under the web planner, printed by `llmcalc plan`) are phrases:
+/// English as before, and wholly Korean in the Korean UI, the error inside a skipped-TP note
+/// included.
+#[test]
+fn plan_notes_read_in_both_languages() {
+    use llm_serving_calculator::core::error::Phrase;
+    use llm_serving_calculator::core::i18n::Lang;
+    let cat = Catalog::builtin();
+    let mut notes: Vec<Phrase> = Vec::new();
+    // 405B in bf16 on H100: TP 1–8 do not fit, TP 16 spans two nodes.
+    let big = model("meta-llama__Meta-Llama-3.1-405B");
+    let inp = inputs(1.0, 4.0, &["h100-sxm"], 10_000.0, 200.0);
+    let rows =
+        capacity::options(&inp, cat, &PerfTiming::new(&big)).unwrap_or_else(|e| panic!("{e}"));
+    notes.extend(rows.options.iter().flat_map(|o| o.notes.clone()));
+    // Falcon-7B's 71 query heads: every TP above 1 is skipped; TP 1 is the best option, so the
+    // cold start of one more replica is noted. An impossible TPOT adds the batch-1 figures.
+    let falcon = model("tiiuae__falcon-7b");
+    let p = capacity::plan(
+        &inputs(1.0, 4.0, &["h100-sxm"], 10_000.0, 200.0),
+        cat,
+        &PerfTiming::new(&falcon),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    notes.extend(p.notes.clone());
+    let rows = capacity::options(
+        &inputs(1.0, 4.0, &["h100-sxm"], 10_000.0, 0.01),
+        cat,
+        &PerfTiming::new(&falcon),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    notes.extend(rows.options.iter().flat_map(|o| o.notes.clone()));
+    let en: Vec<String> = notes.iter().map(|n| n.text(Lang::En)).collect();
+    for start in [
+        "A replica on NVIDIA H100 SXM × TP 16 spans 2 nodes of 8 GPUs",
+        "The weights (plus one sequence's KV cache) do not fit in NVIDIA H100 SXM × TP 8.",
+        "TP 2 skipped on NVIDIA H100 SXM: ",
+        "One more replica of the best option takes about ",
+        "At batch 1: TTFT ",
+    ] {
+        assert!(
+            en.iter().any(|n| n.starts_with(start)),
+            "no note {start:?} in {en:#?}"
+        );
+    }
+    for (n, e) in notes.iter().zip(&en) {
+        assert_eq!(&n.to_string(), e);
+        let ko = n.text(Lang::Ko);
+        assert!(ko.chars().any(|c| ('가'..='힣').contains(&c)), "{ko}");
+        for word in ["replica", "skipped", "weights", "target", "divide", "heads"] {
+            assert!(!ko.to_lowercase().contains(word), "{word:?} in {ko}");
+        }
+    }
+}

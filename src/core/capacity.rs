@@ -576,8 +576,8 @@ pub struct PlanOption {
     pub meets_targets: bool,
     /// Why this option is not the pick (`None` for the best option).
     pub reason: Option<Reason>,
-    /// Notes (English sentences).
-    pub notes: Vec<String>,
+    /// Notes, in either UI language (English in the CLI's JSON).
+    pub notes: Vec<Phrase>,
 }
 
 /// The planner's answer.
@@ -599,8 +599,9 @@ pub struct Plan {
     pub options: Vec<PlanOption>,
     /// Index into `options` of the best option (cheapest viable at the peak).
     pub best: Option<usize>,
-    /// Notes (skipped TP degrees, …).
-    pub notes: Vec<String>,
+    /// Notes (skipped TP degrees, the cold start of one more replica), in either UI language
+    /// (English in the CLI's JSON).
+    pub notes: Vec<Phrase>,
     /// Derivations of the best option's headline numbers.
     pub derivations: Vec<Derivation>,
 }
@@ -759,13 +760,13 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         notes: Vec::new(),
     };
     if r.crosses {
-        o.notes.push(format!(
-            "A replica on {} × TP {} spans {} nodes of {} GPUs: tensor-parallel traffic would leave the node (≈ 50 GB/s instead of the in-node link); keep replicas inside one node.",
-            r.gpu.name,
-            r.tp,
-            r.tp.div_ceil(u64::from(r.gpn.max(1))),
-            r.gpn
-        ));
+        o.notes.push(
+            Phrase::tr("phr_plan_spans_nodes")
+                .val("gpu", &r.gpu.name)
+                .val("tp", r.tp)
+                .val("nodes", r.tp.div_ceil(u64::from(r.gpn.max(1))))
+                .val("gpn", r.gpn),
+        );
     }
     if max_b == 0 {
         o.reason = Some(if r.crosses {
@@ -773,10 +774,11 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         } else {
             Reason::DoesNotFit
         });
-        o.notes.push(format!(
-            "The weights (plus one sequence's KV cache) do not fit in {} × TP {}.",
-            r.gpu.name, r.tp
-        ));
+        o.notes.push(
+            Phrase::tr("phr_plan_does_not_fit")
+                .val("gpu", &r.gpu.name)
+                .val("tp", r.tp),
+        );
         return Ok(o);
     }
     let (batch, s) = best_batch(t, r.gpu, r.tp, max_b, traffic, &inp.targets)?;
@@ -800,13 +802,13 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         } else {
             "tpot".into()
         };
-        o.notes.push(format!(
-            "At batch 1: TTFT {} ms (target {} ms), TPOT {} ms (target {} ms).",
-            fmt_sig(s.ttft.ms()),
-            fmt_sig(inp.targets.ttft.ms()),
-            fmt_sig(s.tpot.ms()),
-            fmt_sig(inp.targets.tpot.ms())
-        ));
+        o.notes.push(
+            Phrase::tr("phr_plan_at_batch_one")
+                .val("ttft", fmt_sig(s.ttft.ms()))
+                .val("ttft_target", fmt_sig(inp.targets.ttft.ms()))
+                .val("tpot", fmt_sig(s.tpot.ms()))
+                .val("tpot_target", fmt_sig(inp.targets.tpot.ms())),
+        );
         return Ok(o);
     };
     o.batch = b;
@@ -907,7 +909,12 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
         let mut tp = 1u64;
         while tp <= in_node_max {
             if let Err(e) = t.check_tp(tp) {
-                notes.push(format!("TP {tp} skipped on {}: {e}", gpu.name));
+                notes.push(
+                    Phrase::tr("phr_plan_tp_skipped")
+                        .val("tp", tp)
+                        .val("gpu", &gpu.name)
+                        .sub("why", Phrase::error(e)),
+                );
             } else {
                 match option_row(
                     &Row {
@@ -924,7 +931,12 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
                         any_fits |= o.max_batch_memory > 0;
                         rows.push(o);
                     }
-                    Err(e) => notes.push(format!("{} × TP {tp} skipped: {e}", gpu.name)),
+                    Err(e) => notes.push(
+                        Phrase::tr("phr_plan_option_skipped")
+                            .val("gpu", &gpu.name)
+                            .val("tp", tp)
+                            .sub("why", Phrase::error(e)),
+                    ),
                 }
             }
             tp *= 2;
@@ -958,10 +970,7 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
         .iter()
         .position(|o| o.meets_targets && o.reason.is_none());
     if let Some(c) = best.and_then(|i| rows.get(i)).and_then(|o| o.cold_start) {
-        notes.push(format!(
-            "One more replica of the best option takes about {} s to come up (load from local NVMe + engine start-up): provision the peak ahead of the surge, or keep warm replicas.",
-            fmt_sig(c.0)
-        ));
+        notes.push(Phrase::tr("phr_plan_cold_start").val("s", fmt_sig(c.0)));
     }
     let derivations = best
         .and_then(|i| rows.get(i))
@@ -1068,7 +1077,7 @@ pub fn feasibility_error(p: &Plan) -> Option<CalcError> {
             detail: if !need.is_empty() {
                 Phrase::List(need)
             } else if let (true, Some(n)) = (p.options.is_empty(), p.notes.first()) {
-                Phrase::verbatim(n.trim_end_matches('.'))
+                n.clone()
             } else {
                 Phrase::tr("phr_no_candidate_holds")
             },

@@ -20,6 +20,8 @@ pub enum Phrase {
     Verbatim(String),
     /// Phrases joined by ", ".
     List(Vec<Phrase>),
+    /// An error's sentence (why a planner option was skipped, say).
+    Error(Box<CalcError>),
 }
 
 impl Phrase {
@@ -33,6 +35,11 @@ impl Phrase {
     /// A name or identifier shown as it is.
     pub fn verbatim(s: impl Into<String>) -> Phrase {
         Phrase::Verbatim(s.into())
+    }
+
+    /// The sentence of `e`, in the language the phrase is shown in.
+    pub fn error(e: CalcError) -> Phrase {
+        Phrase::Error(Box::new(e))
     }
 
     /// Text a user gave, in quotes, cut to its first 40 characters (`"7Q"`).
@@ -71,6 +78,7 @@ impl Phrase {
                 .map(|p| p.text(lang))
                 .collect::<Vec<_>>()
                 .join(", "),
+            Phrase::Error(e) => e.message(lang),
         }
     }
 }
@@ -96,7 +104,7 @@ impl fmt::Display for Phrase {
 }
 
 /// Everything that can go wrong between user input and a report.
-#[derive(Debug, Clone, PartialEq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CalcError {
     /// The input text is empty.
     #[error("The input is empty: paste a config.json, a model.safetensors.index.json, or use a parameter count.")]

@@ -887,6 +887,12 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("phr_needs_tp", "{gpu} needs TP {tp}", "{gpu}는 TP {tp} 필요"),
     ("phr_no_candidate_holds", "no candidate can hold the weights", "어떤 후보도 가중치를 담지 못함"),
     ("phr_usd_per_hour", "USD per hour", "시간당 USD"),
+    ("phr_plan_spans_nodes", "A replica on {gpu} × TP {tp} spans {nodes} nodes of {gpn} GPUs: tensor-parallel traffic would leave the node (≈ 50 GB/s instead of the in-node link); keep replicas inside one node.", "{gpu} × TP {tp} 레플리카는 GPU {gpn}개짜리 노드 {nodes}개에 걸칩니다. 텐서 병렬 통신이 노드 밖으로 나갑니다(노드 안 링크 대신 약 50 GB/s). 레플리카는 한 노드 안에 두세요."),
+    ("phr_plan_does_not_fit", "The weights (plus one sequence's KV cache) do not fit in {gpu} × TP {tp}.", "가중치(와 시퀀스 하나의 KV 캐시)가 {gpu} × TP {tp}에 들어가지 않습니다."),
+    ("phr_plan_at_batch_one", "At batch 1: TTFT {ttft} ms (target {ttft_target} ms), TPOT {tpot} ms (target {tpot_target} ms).", "배치 1에서 TTFT {ttft} ms (목표 {ttft_target} ms), TPOT {tpot} ms (목표 {tpot_target} ms)."),
+    ("phr_plan_tp_skipped", "TP {tp} skipped on {gpu}: {why}", "{gpu}의 TP {tp} 제외: {why}"),
+    ("phr_plan_option_skipped", "{gpu} × TP {tp} skipped: {why}", "{gpu} × TP {tp} 제외: {why}"),
+    ("phr_plan_cold_start", "One more replica of the best option takes about {s} s to come up (load from local NVMe + engine start-up): provision the peak ahead of the surge, or keep warm replicas.", "최선의 선택으로 레플리카를 하나 더 띄우는 데 약 {s}초가 걸립니다(로컬 NVMe에서 로드 + 엔진 시작). 급증에 앞서 피크만큼 미리 띄우거나 예비 레플리카를 켜 두세요."),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -99,6 +99,17 @@ pub fn PlannerView() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // The plan's notes (skipped TP degrees, the cold start of one more replica), as the CLI
+    // prints them, in the page's language.
+    let notes = move || -> Vec<String> {
+        let lang = state.lang.get();
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|v| v.plan.as_ref())
+                .map(|p| p.notes.iter().map(|n| n.text(lang)).collect())
+                .unwrap_or_default()
+        })
+    };
     let t = move |k: &'static str| move || state.tr(k);
     let fields = PlanField::ALL
         .iter()
@@ -281,6 +292,14 @@ pub fn PlannerView() -> impl IntoView {
                     </tbody>
                 </table>
             </div>
+            {move || {
+                let notes = notes();
+                (!notes.is_empty()).then(|| view! {
+                    <ul class="plan-notes muted" data-testid="plan-notes">
+                        {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                    </ul>
+                })
+            }}
             <div class="chart-box">
                 <ChartCanvas<PlanCostChart>
                     data=Signal::from(chart)
