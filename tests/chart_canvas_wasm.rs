@@ -236,6 +236,21 @@ fn gated_memo_waits_off_screen_and_catches_up() {
         visible.set(true);
         assert_eq!(m.get_untracked(), 12, "on screen again: the newest inputs");
         assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+        // Hidden and shown again with no input changed meanwhile: nothing to catch up.
+        let before = runs.load(std::sync::atomic::Ordering::SeqCst);
+        visible.set(false);
+        assert_eq!(m.get_untracked(), 12);
+        visible.set(true);
+        assert_eq!(m.get_untracked(), 12);
+        assert_eq!(
+            runs.load(std::sync::atomic::Ordering::SeqCst),
+            before,
+            "recomputed on showing again although no input changed"
+        );
+        // On screen, each input change recomputes.
+        input.set(7);
+        assert_eq!(m.get_untracked(), 14);
+        assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), before + 1);
     });
 }
 

@@ -113,18 +113,21 @@ pub fn section_in_view() -> Signal<bool> {
         .unwrap_or_else(|| Signal::derive(|| true))
 }
 
-/// A memo that recomputes `f` only while `visible`; off screen it keeps its last value (and
-/// stops listening to `f`'s inputs), and it catches up when the section scrolls back in.
+/// A memo that recomputes `f` only while `visible`. Off screen, the first change of one of
+/// `f`'s inputs makes it keep its last value and listen to `visible` instead (no longer to the
+/// inputs); it catches up when the section is visible again (scrolled in, or the inputs
+/// settled). A section whose inputs did not change while it was hidden is not recomputed when
+/// it shows again: `visible` is listened to only while a change is pending.
 pub fn gated_memo<T>(visible: Signal<bool>, f: impl Fn() -> T + Send + Sync + 'static) -> Memo<T>
 where
     T: Clone + PartialEq + Send + Sync + 'static,
 {
-    Memo::new(move |prev: Option<&T>| {
-        let on_screen = visible.get();
-        match prev {
-            Some(p) if !on_screen => p.clone(),
-            _ => f(),
+    Memo::new(move |prev: Option<&T>| match prev {
+        Some(p) if !visible.get_untracked() => {
+            visible.track();
+            p.clone()
         }
+        _ => f(),
     })
 }
 
