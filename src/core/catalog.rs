@@ -1074,16 +1074,24 @@ fn check_range(field: &str, v: f64, min: f64, max: f64, unit: Phrase) -> Result<
     if v.is_finite() && v >= min && v <= max {
         Ok(v)
     } else {
-        Err(CalcError::OutOfRange {
-            field: Phrase::verbatim(field),
-            value: compact_number(v),
-            range: Phrase::tr("rng_number_from_to_unit")
-                .val("lo", min)
-                .val("hi", max)
-                .sub("unit", unit),
-        })
+        Err(range_error(field, v, min, max, unit))
     }
 }
+
+/// `OutOfRange` for `field` = `v`, which must be from `min` to `max` `unit`.
+fn range_error(field: &str, v: f64, min: f64, max: f64, unit: Phrase) -> CalcError {
+    CalcError::OutOfRange {
+        field: Phrase::verbatim(field),
+        value: compact_number(v),
+        range: Phrase::tr("rng_number_from_to_unit")
+            .val("lo", min)
+            .val("hi", max)
+            .sub("unit", unit),
+    }
+}
+
+/// Accepted memory of a custom accelerator, GiB.
+const MEMORY_GIB_RANGE: (f64, f64) = (0.1, 10_000.0);
 
 /// A number as a short text: scientific notation when very large or very small, so an error
 /// never quotes hundreds of digits.
@@ -1134,8 +1142,8 @@ impl CustomAccelerator {
         let memory_gib = check_range(
             "memory_gib",
             self.memory_gib,
-            0.1,
-            10_000.0,
+            MEMORY_GIB_RANGE.0,
+            MEMORY_GIB_RANGE.1,
             Phrase::verbatim("GiB"),
         )?;
         let bw = check_range(
@@ -1188,13 +1196,9 @@ impl CustomAccelerator {
         }
         let slug = slug.trim_end_matches('-');
         let slug = if slug.is_empty() { "gpu" } else { slug };
-        let memory = Bytes::from_gib_f64(memory_gib).ok_or_else(|| CalcError::OutOfRange {
-            field: Phrase::verbatim("memory_gib"),
-            value: format!("{memory_gib}"),
-            range: Phrase::tr("rng_number_from_to_unit")
-                .val("lo", 0.1)
-                .val("hi", 10000)
-                .val("unit", "GiB"),
+        let memory = Bytes::from_gib_f64(memory_gib).ok_or_else(|| {
+            let (lo, hi) = MEMORY_GIB_RANGE;
+            range_error("memory_gib", memory_gib, lo, hi, Phrase::verbatim("GiB"))
         })?;
         let bf16_peak = Peak::Dense(FlopsPerSecond::from_tflops(bf16));
         Ok(Accelerator {
