@@ -1201,13 +1201,25 @@ fn plan_notes_read_in_both_languages() {
     .unwrap_or_else(|e| panic!("{e}"));
     notes.extend(rows.options.iter().flat_map(|o| o.notes.clone()));
     let en: Vec<String> = notes.iter().map(|n| n.text(Lang::En)).collect();
-    for start in [
-        "A replica on NVIDIA H100 SXM × TP 16 spans 2 nodes of 8 GPUs",
-        "The weights (plus one sequence's KV cache) do not fit in NVIDIA H100 SXM × TP 8.",
-        "TP 2 skipped on NVIDIA H100 SXM: ",
-        "One more replica of the best option takes about ",
-        "At batch 1: TTFT ",
-    ] {
+    // The node of the H100 (its catalog default) and the smallest TP beyond it that fits.
+    let h100 = gpu("h100-sxm");
+    let gpn = u64::from(capacity::default_gpus_per_node(h100));
+    let cross_tp = (gpn + 1).next_power_of_two();
+    let starts = [
+        format!(
+            "A replica on {} × TP {cross_tp} spans {} nodes of {gpn} GPUs",
+            h100.name,
+            cross_tp.div_ceil(gpn)
+        ),
+        format!(
+            "The weights (plus one sequence's KV cache) do not fit in {} × TP {gpn}.",
+            h100.name
+        ),
+        format!("TP 2 skipped on {}: ", h100.name),
+        "One more replica of the best option takes about ".to_string(),
+        "At batch 1: TTFT ".to_string(),
+    ];
+    for start in &starts {
         assert!(
             en.iter().any(|n| n.starts_with(start)),
             "no note {start:?} in {en:#?}"
