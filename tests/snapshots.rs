@@ -1,0 +1,306 @@
+//! Snapshots that prove a refactor changed nothing a user sees: the CLI's JSON for every preset
+//! under each command, and the app's report and view data for a handful of scenarios.
+//!
+//! `cargo insta review` (or `INSTA_UPDATE=always cargo test --test snapshots`) accepts a
+//! deliberate change; every accepted diff is named in its commit.
+
+use llm_serving_calculator::cli;
+use llm_serving_calculator::core::catalog::Catalog;
+use llm_serving_calculator::core::report;
+use llm_serving_calculator::core::scenario::Scenario;
+use llm_serving_calculator::core::views;
+use std::path::{Path, PathBuf};
+
+/// Every preset `config.json`, sorted by file name.
+fn presets() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/presets");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let known = llm_serving_calculator::core::presets::all().len();
+    assert_eq!(files.len(), known, "every preset has a config file here");
+    files
+}
+
+/// Runs the CLI and renders what a user sees: the exit status, stdout and stderr.
+fn run_cli(args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cli::run(&args, &mut out, &mut err);
+    format!(
+        "exit: {code}\n--- stdout\n{}--- stderr\n{}",
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&err)
+    )
+}
+
+/// One snapshot per preset for the command built by `args(config_path)`.
+fn each_preset(command: &str, args: impl Fn(&str) -> Vec<String>) {
+    for p in presets() {
+        let stem = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("?")
+            .to_string();
+        let path = p.to_string_lossy().to_string();
+        let mut full = vec![command.to_string()];
+        full.extend(args(&path));
+        let shown: Vec<String> = full
+            .iter()
+            .map(|a| {
+                if *a == path {
+                    "<preset>".to_string()
+                } else {
+                    a.clone()
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = full.iter().map(String::as_str).collect();
+        insta::with_settings!({ description => shown.join(" "), omit_expression => true }, {
+            insta::assert_snapshot!(format!("{command}__{stem}"), run_cli(&refs));
+        });
+    }
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn cli_model_every_preset() {
+    each_preset("model", |c| {
+        strings(&["--config", c, "--context", "4096", "--json"])
+    });
+}
+
+#[test]
+fn cli_vllm_every_preset() {
+    each_preset("vllm", |c| {
+        strings(&[
+            "--config",
+            c,
+            "--gpu",
+            "h100-sxm",
+            "--tp",
+            "8",
+            "--max-model-len",
+            "4096",
+            "--json",
+        ])
+    });
+}
+
+#[test]
+fn cli_perf_every_preset() {
+    each_preset("perf", |c| {
+        strings(&[
+            "--config",
+            c,
+            "--gpu",
+            "h100-sxm",
+            "--tp",
+            "2",
+            "--batch",
+            "8",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "256",
+            "--tp-sweep",
+            "--json",
+        ])
+    });
+}
+
+#[test]
+fn cli_plan_every_preset() {
+    each_preset("plan", |c| {
+        strings(&[
+            "--config",
+            c,
+            "--gpu",
+            "a10g",
+            "--gpu",
+            "l40s",
+            "--gpu",
+            "h100-sxm",
+            "--rate",
+            "5",
+            "--peak-multiplier",
+            "4",
+            "--input-len",
+            "1024",
+            "--output-len",
+            "256",
+            "--ttft-ms",
+            "2000",
+            "--tpot-ms",
+            "50",
+            "--json",
+        ])
+    });
+}
+
+#[test]
+fn cli_load_every_preset() {
+    each_preset("load", |c| {
+        strings(&[
+            "--config",
+            c,
+            "--gpu",
+            "h100-sxm",
+            "--tp",
+            "8",
+            "--storage-gbps",
+            "2",
+            "--json",
+        ])
+    });
+}
+
+#[test]
+fn cli_single_commands() {
+    let cases: &[(&str, &[&str])] = &[
+        ("gpus", &["gpus", "--json"]),
+        ("gpus_text", &["gpus", "--gpu", "l40s"]),
+        ("perf_accuracy", &["perf", "--accuracy", "--json"]),
+        (
+            "model_params_7b",
+            &[
+                "model",
+                "--params",
+                "7B",
+                "--weights-dtype",
+                "int4",
+                "--json",
+            ],
+        ),
+        (
+            "plan_largest_qwen3",
+            &[
+                "plan",
+                "--largest",
+                "--family",
+                "qwen3",
+                "--gpu",
+                "h100-sxm",
+                "--rate",
+                "5",
+                "--peak-multiplier",
+                "4",
+                "--input-len",
+                "1024",
+                "--output-len",
+                "256",
+                "--ttft-ms",
+                "2000",
+                "--tpot-ms",
+                "50",
+                "--gpus-per-node",
+                "8",
+                "--json",
+            ],
+        ),
+        ("bad_command", &["nonsense"]),
+    ];
+    for (name, args) in cases {
+        insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
+            insta::assert_snapshot!(format!("cli__{name}"), run_cli(args));
+        });
+    }
+}
+
+/// App scenarios as links would give them.
+const SCENARIOS: &[(&str, &str)] = &[
+    ("default", ""),
+    ("chapter_a10g_l40s", "gpu=a10g&gpu=l40s&ctx=4096"),
+    (
+        "vllm_rule",
+        "gpu=a10g&gpu=l40s&ctx=4096&rule=vllm&gmu=0.9&bs=16",
+    ),
+    (
+        "llama70b_tp4_fp8",
+        "model=meta-llama__Meta-Llama-3.1-70B&gpu=h100-sxm&tp=4&wd=fp8&kvd=fp8&ctx=8192&n=16",
+    ),
+    (
+        "mixtral_two_gpus",
+        "model=mistralai__Mixtral-8x7B-v0.1&gpu=a100-80gb&gpu=h100-sxm&tp=2&ctx=2048&n=32",
+    ),
+    (
+        "deepseek_v3",
+        "model=deepseek-ai__DeepSeek-V3&gpu=h200&tp=8&ctx=16384&n=4",
+    ),
+];
+
+#[test]
+fn app_reports_and_views() {
+    let catalog = Catalog::builtin();
+    for (name, query) in SCENARIOS {
+        let (s, notices) = Scenario::from_query(query);
+        let mut text = format!("notices: {notices:?}\n");
+        match report::evaluate(&s, catalog) {
+            Ok(r) => {
+                let json = serde_json::to_string_pretty(&r).unwrap_or_else(|e| e.to_string());
+                text.push_str(&format!("report:\n{json}\n"));
+                text.push_str(&views_text(&r, &s, catalog));
+            }
+            Err(e) => text.push_str(&format!("error: {e}\n")),
+        }
+        insta::with_settings!({ description => format!("?{query}"), omit_expression => true }, {
+            insta::assert_snapshot!(format!("app__{name}"), text);
+        });
+    }
+}
+
+/// The analysis views' data for one scenario, in their Debug form.
+fn views_text(r: &report::Report, s: &Scenario, catalog: &Catalog) -> String {
+    use llm_serving_calculator::core::i18n::Lang;
+    let gpus = views::ViewGpu::from_report(r);
+    let m = &r.model;
+    let mut t = String::new();
+    let shape = s.views.matmul;
+    t.push_str(&format!(
+        "matmul: {:#?}\n",
+        views::matmul_view(shape, &gpus, Lang::En)
+    ));
+    t.push_str(&format!(
+        "perf_rows: {:#?}\n",
+        views::perf_rows(m, s, &gpus)
+    ));
+    t.push_str(&format!(
+        "cost_rows: {:#?}\n",
+        views::cost_rows(m, s, &gpus)
+    ));
+    t.push_str(&format!(
+        "tp_tables: {:#?}\n",
+        views::tp_tables(m, s, &gpus)
+    ));
+    t.push_str(&format!(
+        "latency: {:#?}\n",
+        views::latency_curves(m, s, &gpus)
+    ));
+    t.push_str(&format!(
+        "planner: {:#?}\n",
+        views::planner_view(m, s, catalog, Lang::En)
+    ));
+    for ops in [
+        views::OpsShown::None,
+        views::OpsShown::Decode,
+        views::OpsShown::Prefill,
+    ] {
+        let v = views::roofline_view(m, s, &gpus, ops, Lang::En);
+        t.push_str(&format!("roofline {ops:?}: {v:#?}\n"));
+    }
+    t.push_str(&format!(
+        "largest: {:#?}\n",
+        views::largest_view(s, catalog, Lang::En)
+    ));
+    t.push_str(&format!(
+        "planner_ko: {:#?}\n",
+        views::planner_view(m, s, catalog, Lang::Ko)
+    ));
+    t
+}
