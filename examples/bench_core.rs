@@ -2,11 +2,11 @@
 //! recomputes on every input change, before drawing), per preset, plus the URL round trip.
 //! Reports only, never asserts. Run: `cargo run --release --example bench_core`.
 
-use llm_serving_calculator::core::catalog::Catalog;
-use llm_serving_calculator::core::presets;
-use llm_serving_calculator::core::report::evaluate;
+use llm_serving_calculator::core::hardware::catalog::Catalog;
+use llm_serving_calculator::core::model::presets;
+use llm_serving_calculator::core::present::report::evaluate;
+use llm_serving_calculator::core::present::views;
 use llm_serving_calculator::core::scenario::{ModelSource, Scenario};
-use llm_serving_calculator::core::views;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -112,9 +112,9 @@ fn main() {
     if let Ok(report) = evaluate(&default, catalog) {
         let gpus = views::ViewGpu::from_report(&report);
         let m = &report.model;
-        let lang = llm_serving_calculator::core::i18n::Lang::En;
+        let lang = llm_serving_calculator::core::base::i18n::Lang::En;
         let mut llama3 = default.clone();
-        llama3.views.plan.family = llm_serving_calculator::core::capacity::Family::Llama3;
+        llama3.views.plan.family = llm_serving_calculator::core::calc::capacity::Family::Llama3;
         let cases: [(&str, &dyn Fn()); 6] = [
             ("views::roofline_view", &|| {
                 let _ = black_box(views::roofline_view(

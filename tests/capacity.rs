@@ -4,18 +4,20 @@
 //! bandwidth ratio), or from a closed-form analytic timing model, never pasted from output.
 
 use llm_serving_calculator::cli;
-use llm_serving_calculator::core::capacity::{
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::units::{BytesPerSecond, Seconds};
+use llm_serving_calculator::core::calc::capacity::{
     self, Bucket, Candidate, Family, LargestReport, MemoryNeed, PerfTiming, PlanInputs, Reason,
     StepTimes, Targets, Timing, Traffic,
 };
-use llm_serving_calculator::core::catalog::{Accelerator, Catalog};
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
-use llm_serving_calculator::core::loading::{self, LoadInputs, OffloadInputs, StageKind, Storage};
+use llm_serving_calculator::core::calc::loading::{
+    self, LoadInputs, OffloadInputs, StageKind, Storage,
+};
+use llm_serving_calculator::core::calc::perf::Efficiencies;
+use llm_serving_calculator::core::hardware::catalog::{Accelerator, Catalog};
+use llm_serving_calculator::core::model::presets;
 use llm_serving_calculator::core::model::ModelDesc;
-use llm_serving_calculator::core::perf::Efficiencies;
-use llm_serving_calculator::core::presets;
-use llm_serving_calculator::core::units::{BytesPerSecond, Seconds};
 
 fn model(id: &str) -> ModelDesc {
     presets::get(id)
@@ -243,7 +245,7 @@ fn impossible_targets_and_inputs_are_errors_with_one_sentence() {
         let s = e.to_string();
         assert!(s.ends_with('.') && !s.contains('\n'), "{s}");
         assert!(!e
-            .message(llm_serving_calculator::core::i18n::Lang::Ko)
+            .message(llm_serving_calculator::core::base::i18n::Lang::Ko)
             .is_empty());
     };
     // A TPOT below one decode step of the fastest option at batch 1.
@@ -888,7 +890,7 @@ fn families_parse_and_impossible_inputs_are_one_sentence() {
     let sentence = |e: &CalcError| {
         let s = e.to_string();
         assert!(s.ends_with('.') && !s.contains('\n'), "{s}");
-        let ko = e.message(llm_serving_calculator::core::i18n::Lang::Ko);
+        let ko = e.message(llm_serving_calculator::core::base::i18n::Lang::Ko);
         assert!(!ko.is_empty() && ko != s, "{ko}");
     };
     for bad in ["gemma", "", "qwen4"] {
@@ -1078,7 +1080,7 @@ fn cli_plan_largest_reports_each_size() {
 fn ttft_under_load_is_one_prompt_plus_the_step_in_flight() {
     // `PerfTiming` against the performance model's own passes (core::capacity module docs):
     // TPOT(B) = decode(B) + prefill(B) / O, TTFT(B) = prefill(1) + TPOT(B) (prefill(1) at B = 1).
-    use llm_serving_calculator::core::perf::{self, Workload};
+    use llm_serving_calculator::core::calc::perf::{self, Workload};
     let m = model("Qwen__Qwen3-8B");
     let t = PerfTiming::new(&m);
     let (i, o) = (2048u64, 256u64);
@@ -1144,7 +1146,7 @@ fn a_tighter_ttft_never_increases_throughput_per_replica() {
 #[test]
 fn pass_times_are_evaluates_ttft_and_tpot() {
     // The planner's fast path must time exactly what the performance model reports.
-    use llm_serving_calculator::core::perf::{self, Workload};
+    use llm_serving_calculator::core::calc::perf::{self, Workload};
     let eff = Efficiencies::default();
     let mut compared = 0;
     for p in presets::all() {
@@ -1173,8 +1175,8 @@ fn pass_times_are_evaluates_ttft_and_tpot() {
 /// included.
 #[test]
 fn plan_notes_read_in_both_languages() {
-    use llm_serving_calculator::core::error::Phrase;
-    use llm_serving_calculator::core::i18n::Lang;
+    use llm_serving_calculator::core::base::error::Phrase;
+    use llm_serving_calculator::core::base::i18n::Lang;
     let cat = Catalog::builtin();
     let mut notes: Vec<Phrase> = Vec::new();
     // 405B in bf16 on H100: TP 1–8 do not fit, TP 16 spans two nodes.

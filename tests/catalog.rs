@@ -4,12 +4,12 @@
 //! and `accelerators-notes.md`; vendor tables print 2:4-sparse tensor figures marked "*", which
 //! the catalog halves.
 
-use llm_serving_calculator::core::catalog::{
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::units::{BytesPerSecond, MIB};
+use llm_serving_calculator::core::hardware::catalog::{
     Accelerator, CapacityBasis, Catalog, CustomAccelerator, InterconnectPreset, Link, Peak,
 };
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
-use llm_serving_calculator::core::units::{BytesPerSecond, MIB};
 use std::collections::HashSet;
 
 fn cat() -> &'static Catalog {

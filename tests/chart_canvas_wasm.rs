@@ -8,10 +8,12 @@
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;
-use llm_serving_calculator::core::catalog::Catalog;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::series::{roofline, RooflineData, RooflineGpu, Workload};
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::hardware::catalog::Catalog;
+use llm_serving_calculator::core::present::series::{
+    roofline, RooflineData, RooflineGpu, Workload,
+};
 use llm_serving_calculator::ui::chart_canvas::ChartCanvas;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;

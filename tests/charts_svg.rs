@@ -3,20 +3,20 @@
 //! structure, and writes the files to `artifacts/charts/` for people to look at.
 
 use llm_serving_calculator::charts::{render_svg, render_svg_via, Chart, HitMap, Labels, Theme};
-use llm_serving_calculator::core::catalog::{Accelerator, Catalog};
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::i18n::tr;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::memory::{textbook_for, KvProfile, TextbookBudget};
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::i18n::tr;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::base::units::{fmt_sig, Bytes, Flops, Seconds, Tokens};
+use llm_serving_calculator::core::calc::memory::{textbook_for, KvProfile, TextbookBudget};
+use llm_serving_calculator::core::calc::roofline::Precisions;
+use llm_serving_calculator::core::hardware::catalog::{Accelerator, Catalog};
+use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
-use llm_serving_calculator::core::roofline::Precisions;
-use llm_serving_calculator::core::series::{
+use llm_serving_calculator::core::present::series::{
     batch_series, context_grid, kv_series, lt_curve, model_roofline, roofline, CostBar, CostBars,
     CostMetric, GpuBudget, LatencyThroughput, MemoryBar, MemoryBars, Phase, RooflineDetail,
     RooflineGpu, Workload, MATMUL_PRESETS,
 };
-use llm_serving_calculator::core::units::{fmt_sig, Bytes, Flops, Seconds, Tokens};
 use plotters::prelude::SVGBackend;
 use std::path::PathBuf;
 
@@ -225,7 +225,10 @@ fn batch_chart() {
     assert!(hits.get("current/L40S").is_some());
 }
 
-fn l40s_roofline(s: &Setup, batch: u64) -> llm_serving_calculator::core::series::RooflineData {
+fn l40s_roofline(
+    s: &Setup,
+    batch: u64,
+) -> llm_serving_calculator::core::present::series::RooflineData {
     let cat = Catalog::builtin();
     let l40s = cat.get("l40s").unwrap_or_else(|e| panic!("{e}"));
     let p = s.model.params.total as f64;
@@ -252,7 +255,7 @@ fn l40s_roofline(s: &Setup, batch: u64) -> llm_serving_calculator::core::series:
         prefill,
     ];
     if let Some(m) = MATMUL_PRESETS.get(1) {
-        w.push(m.matmul.workload("4096³"));
+        w.push(llm_serving_calculator::core::present::series::Workload::matmul(&m.matmul, "4096³"));
     }
     roofline(vec![RooflineGpu::from_accelerator(l40s)], Dtype::Bf16, &w)
 }
@@ -300,7 +303,7 @@ fn roofline_chart() {
     assert!(r.lines.iter().any(|l| l == "Compute-bound"));
     // Batch moves the decode point right.
     let b64 = l40s_roofline(&s, 64);
-    let i = |d: &llm_serving_calculator::core::series::RooflineData| {
+    let i = |d: &llm_serving_calculator::core::present::series::RooflineData| {
         d.points
             .iter()
             .find(|p| p.name == "decode")

@@ -2,11 +2,12 @@
 //! bytes per token checked against an independent formula written here from the raw JSON keys.
 //! Fixtures live in `tests/fixtures/` (copied from `../shared/reference/`, see SOURCES.md).
 
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::{csv, json};
+use llm_serving_calculator::core::calc::{kv, weights};
+use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
-use llm_serving_calculator::core::{csv, json, kv, weights};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -754,11 +755,11 @@ mod props {
 /// phrase naming a missing row panics at once; the fuzzer found one such path.)
 #[test]
 fn every_missing_key_reads_in_both_languages() {
-    use llm_serving_calculator::core::i18n::Lang;
+    use llm_serving_calculator::core::base::i18n::Lang;
     use llm_serving_calculator::core::model::LedgerSource;
     const MISSING: &str = "missing translation";
     let mut parsed = 0;
-    for p in llm_serving_calculator::core::presets::all() {
+    for p in llm_serving_calculator::core::model::presets::all() {
         // The lenient parser: Nemotron-H's config holds a bare `Infinity`.
         let Ok(Value::Object(root)) = json::parse(p.json) else {
             panic!("{}: not an object", p.id);

@@ -11,17 +11,17 @@
 //! field, parameter or flag, or the line and column of a JSON syntax error.
 
 use llm_serving_calculator::cli;
-use llm_serving_calculator::core::catalog::{Catalog, CustomAccelerator};
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::json;
-use llm_serving_calculator::core::memory::{check_tp, KvProfile};
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::base::json;
+use llm_serving_calculator::core::calc::memory::{check_tp, KvProfile};
+use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
+use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::{ModelDesc, ParamBreakdown};
-use llm_serving_calculator::core::report::evaluate;
+use llm_serving_calculator::core::present::report::evaluate;
 use llm_serving_calculator::core::scenario::{limits, ModelSource, NoticeKind, Scenario, MAX_GPUS};
-use llm_serving_calculator::core::weights;
 use serde_json::{Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -466,7 +466,7 @@ fn json_nested_100000_levels() {
         },
     );
     // The same depth arriving through a URL: stored, then rejected when evaluated.
-    let cfg = llm_serving_calculator::core::scenario::base64url_encode(arrays.as_bytes());
+    let cfg = llm_serving_calculator::core::base::url::base64url_encode(arrays.as_bytes());
     let (s, _) = Scenario::from_query(&format!("cfg={cfg}"));
     c.case(
         "nested config in the URL",
@@ -1859,7 +1859,7 @@ fn cli_binary_never_prints_a_backtrace() {
 #[test]
 fn every_preset_survives_every_precision_and_tp() {
     let mut c = Cases::new("every_preset_survives_every_precision_and_tp");
-    for p in llm_serving_calculator::core::presets::all() {
+    for p in llm_serving_calculator::core::model::presets::all() {
         let m = match p.parse() {
             Ok(m) => m,
             Err(e) => {

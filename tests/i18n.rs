@@ -7,7 +7,7 @@
 //!   `<p>"Hello"</p>`): such text would show in one language only. Symbols, numbers and a few
 //!   units that read the same in both languages are allowed.
 
-use llm_serving_calculator::core::i18n::{has, tr, Lang, TABLE};
+use llm_serving_calculator::core::base::i18n::{has, tr, Lang, TABLE};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -272,10 +272,10 @@ fn missing_keys_show_the_marker_the_browser_tests_look_for() {
 
 #[test]
 fn every_derivation_the_report_shows_is_translated() {
-    use llm_serving_calculator::core::catalog::Catalog;
-    use llm_serving_calculator::core::derivation::Derivation;
-    use llm_serving_calculator::core::presets;
-    use llm_serving_calculator::core::report::evaluate;
+    use llm_serving_calculator::core::base::derivation::Derivation;
+    use llm_serving_calculator::core::hardware::catalog::Catalog;
+    use llm_serving_calculator::core::model::presets;
+    use llm_serving_calculator::core::present::report::evaluate;
     use llm_serving_calculator::core::scenario::{GpuChoice, ModelSource, Scenario};
     let mut missing = std::collections::BTreeSet::new();
     let mut check = |d: &Derivation| {

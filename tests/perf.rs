@@ -1,15 +1,15 @@
 //! Performance model through the public API and the `llmcalc perf` CLI, on real configs.
 
 use llm_serving_calculator::cli;
-use llm_serving_calculator::core::catalog::Catalog;
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::model::ModelDesc;
-use llm_serving_calculator::core::perf::{
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::calc::perf::{
     evaluate, max_batch_for, sweep, tp_candidates, tp_sweep, weight_bytes_per_gpu, Efficiencies,
     PerfNote, TpRow, Workload,
 };
+use llm_serving_calculator::core::hardware::catalog::Catalog;
+use llm_serving_calculator::core::model::config::parse_model_text;
+use llm_serving_calculator::core::model::ModelDesc;
 
 const LLAMA2_7B: &str = "data/presets/meta-llama__Llama-2-7b-hf.json";
 const LLAMA31_8B: &str = "data/presets/meta-llama__Meta-Llama-3.1-8B.json";
@@ -292,7 +292,7 @@ fn fp8_kv_and_weights_raise_the_memory_limit() {
 }
 
 #[track_caller]
-fn report(row: &TpRow) -> &llm_serving_calculator::core::perf::PerfReport {
+fn report(row: &TpRow) -> &llm_serving_calculator::core::calc::perf::PerfReport {
     row.result
         .as_ref()
         .unwrap_or_else(|e| panic!("TP {}: {e}", row.tp))
@@ -532,7 +532,7 @@ fn a10g_says_its_ttft_is_a_lower_bound_in_both_languages() {
 
 #[test]
 fn every_perf_note_is_said_in_both_languages() {
-    use llm_serving_calculator::core::catalog::{PrecisionNote, PrecisionReason};
+    use llm_serving_calculator::core::hardware::catalog::{PrecisionNote, PrecisionReason};
     let notes = [
         PerfNote::Precision {
             gpu: "G".into(),

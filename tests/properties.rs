@@ -9,12 +9,14 @@
 //!
 //! Kept fast: at most 256 cases per property (the whole file runs in a few seconds).
 
-use llm_serving_calculator::core::catalog::{CustomAccelerator, InterconnectPreset, Link};
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::memory::KvProfile;
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::calc::memory::KvProfile;
+use llm_serving_calculator::core::hardware::catalog::{
+    CustomAccelerator, InterconnectPreset, Link,
+};
+use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ParamBreakdown;
 use llm_serving_calculator::core::scenario::{
     limits, BudgetRule, EmbedWidget, GpuChoice, ModelSource, PerfInputs, Scenario, ViewMode,
@@ -243,7 +245,7 @@ proptest! {
         idx in 0usize..64, dt in 0usize..8, len_a in 0u64..=10_000_000, len_b in 0u64..=10_000_000,
         batch in 1u64..=1_000_000,
     ) {
-        let presets: Vec<_> = llm_serving_calculator::core::presets::all().iter().collect();
+        let presets: Vec<_> = llm_serving_calculator::core::model::presets::all().iter().collect();
         prop_assume!(!presets.is_empty());
         let p = &presets[idx % presets.len()];
         let dtype = Dtype::ALL[dt % Dtype::ALL.len()];
@@ -346,11 +348,11 @@ fn dtype() -> impl Strategy<Value = Dtype> {
 }
 
 fn model() -> impl Strategy<Value = ModelSource> {
-    let ids: Vec<String> = llm_serving_calculator::core::presets::all()
+    let ids: Vec<String> = llm_serving_calculator::core::model::presets::all()
         .iter()
         .map(|p| p.id.to_string())
         .collect();
-    let texts: Vec<String> = llm_serving_calculator::core::presets::all()
+    let texts: Vec<String> = llm_serving_calculator::core::model::presets::all()
         .iter()
         .filter_map(|p| serde_json::from_str::<serde_json::Value>(p.json).ok())
         .filter_map(|v| serde_json::to_string(&v).ok())

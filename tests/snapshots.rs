@@ -4,11 +4,13 @@
 //! `cargo insta review` (or `INSTA_UPDATE=always cargo test --test snapshots`) accepts a
 //! deliberate change; every accepted diff is named in its commit.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use llm_serving_calculator::cli;
-use llm_serving_calculator::core::catalog::Catalog;
-use llm_serving_calculator::core::report;
+use llm_serving_calculator::core::hardware::catalog::Catalog;
+use llm_serving_calculator::core::present::report;
+use llm_serving_calculator::core::present::views;
 use llm_serving_calculator::core::scenario::Scenario;
-use llm_serving_calculator::core::views;
 use std::path::{Path, PathBuf};
 
 /// Every preset `config.json`, sorted by file name.
@@ -20,7 +22,7 @@ fn presets() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
     files.sort();
-    let known = llm_serving_calculator::core::presets::all().len();
+    let known = llm_serving_calculator::core::model::presets::all().len();
     assert_eq!(files.len(), known, "every preset has a config file here");
     files
 }
@@ -257,7 +259,7 @@ fn app_reports_and_views() {
 
 /// The analysis views' data for one scenario, in their Debug form.
 fn views_text(r: &report::Report, s: &Scenario, catalog: &Catalog) -> String {
-    use llm_serving_calculator::core::i18n::Lang;
+    use llm_serving_calculator::core::base::i18n::Lang;
     let gpus = views::ViewGpu::from_report(r);
     let m = &r.model;
     let mut t = String::new();

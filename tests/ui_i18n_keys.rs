@@ -3,7 +3,7 @@
 //! The UI (`src/ui/`) is wasm-only, so this native test reads its source: string literals
 //! passed to `tr(…)`, `t(…)`, `state.tr(…)`, or given as `…_key=`/`("…", "…_…")` tables.
 
-use llm_serving_calculator::core::i18n::{has, tr, Lang};
+use llm_serving_calculator::core::base::i18n::{has, tr, Lang};
 use std::fs;
 
 /// Quoted snake_case literals that look like translation keys in `text`.

@@ -8,16 +8,16 @@
 //! exactly from the logged block count. Where the log gives `peak_torch_memory`, the
 //! activation peak is `peak_torch − weights` (the weights then cancel).
 
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::csv;
-use llm_serving_calculator::core::derivation::Source;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::memory::{
+use llm_serving_calculator::core::base::csv;
+use llm_serving_calculator::core::base::derivation::Source;
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::units::Bytes;
+use llm_serving_calculator::core::calc::memory::{
     activation_estimate, vllm_budget, weights_per_gpu, ActivationParams, KvProfile, VllmBudget,
     VllmInputs,
 };
-use llm_serving_calculator::core::units::Bytes;
-use llm_serving_calculator::core::weights;
+use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::model::config::parse_model_text;
 
 const CSV: &str = include_str!("fixtures/vllm_observations.csv");
 const LLAMA31_8B: &str = include_str!("fixtures/meta-llama__Meta-Llama-3.1-8B.json");
@@ -324,7 +324,7 @@ fn tokens_and_concurrency_from_the_logged_blocks() {
         );
         let line = format!(
             "Maximum concurrency for {} tokens per request: {conc}",
-            llm_serving_calculator::core::derivation::group(row.max_model_len)
+            llm_serving_calculator::core::base::derivation::group(row.max_model_len)
         );
         assert!(b.log_lines.contains(&line), "{:?}", b.log_lines);
         // vLLM V0 printed the length without separators: the quote has that form.

@@ -4,20 +4,22 @@
 //! none is output of the code pasted back. Model sizes come from the Llama config texts in
 //! `tests/fixtures/` and GPU memory from the compiled-in catalog.
 
-use llm_serving_calculator::core::catalog::{Catalog, InterconnectPreset, Peak};
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::kv;
-use llm_serving_calculator::core::memory::{
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::units::{
+    Bytes, BytesPerSecond, FlopsPerSecond, GB, GIB, KIB,
+};
+use llm_serving_calculator::core::calc::kv;
+use llm_serving_calculator::core::calc::memory::{
     textbook_budget, textbook_for, KvProfile, TextbookInputs,
 };
-use llm_serving_calculator::core::model::ModelDesc;
-use llm_serving_calculator::core::quick::{parse_param_count, quick_model};
-use llm_serving_calculator::core::roofline::{
+use llm_serving_calculator::core::calc::roofline::{
     attainable, matmul, model_ops, ridge_point, total, Bound, Phase, Precisions, Workload,
 };
-use llm_serving_calculator::core::units::{Bytes, BytesPerSecond, FlopsPerSecond, GB, GIB, KIB};
-use llm_serving_calculator::core::weights;
+use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::hardware::catalog::{Catalog, InterconnectPreset, Peak};
+use llm_serving_calculator::core::model::config::parse_model_text;
+use llm_serving_calculator::core::model::quick::{parse_param_count, quick_model};
+use llm_serving_calculator::core::model::ModelDesc;
 
 const LLAMA2_7B: &str = include_str!("fixtures/meta-llama__Llama-2-7b-hf.json");
 const LLAMA31_8B: &str = include_str!("fixtures/meta-llama__Meta-Llama-3.1-8B.json");

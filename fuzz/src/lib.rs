@@ -5,18 +5,18 @@
 //! totals consistent with their components, every rejection a non-empty sentence, and a
 //! URL that the app writes is a URL it reads back unchanged.
 
-use llm_serving_calculator::core::catalog::{Catalog, CustomAccelerator};
-use llm_serving_calculator::core::config::parse_model_text;
-use llm_serving_calculator::core::dtype::Dtype;
-use llm_serving_calculator::core::error::CalcError;
-use llm_serving_calculator::core::i18n::Lang;
-use llm_serving_calculator::core::memory::KvProfile;
+use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
+use llm_serving_calculator::core::model::config::parse_model_text;
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::error::CalcError;
+use llm_serving_calculator::core::base::i18n::Lang;
+use llm_serving_calculator::core::calc::memory::KvProfile;
 use llm_serving_calculator::core::model::{Mixer, ModelDesc, ModelOrigin, ParamBreakdown};
-use llm_serving_calculator::core::report::evaluate;
+use llm_serving_calculator::core::present::report::evaluate;
 use llm_serving_calculator::core::scenario::{
     limits, BudgetRule, GpuChoice, ModelSource, Scenario, MAX_GPUS,
 };
-use llm_serving_calculator::core::weights;
+use llm_serving_calculator::core::calc::weights;
 
 /// Inputs larger than this (bytes) are parsed but not run through the whole report, to keep
 /// the executions per second high.
@@ -175,7 +175,7 @@ pub fn non_finite_in_debug(debug: &str) -> Option<String> {
     None
 }
 
-fn check_report(r: &llm_serving_calculator::core::report::Report) {
+fn check_report(r: &llm_serving_calculator::core::present::report::Report) {
     if let Some(at) = non_finite_in_debug(&format!("{r:?}")) {
         panic!("the report holds a non-finite number: …{at}");
     }
@@ -283,7 +283,7 @@ pub fn check_query(q: &str) {
         let mut s = s;
         let catalog = Catalog::builtin();
         let _ = s.sanitize(catalog, |id| {
-            llm_serving_calculator::core::presets::get(id).is_some()
+            llm_serving_calculator::core::model::presets::get(id).is_some()
         });
         match evaluate(&s, catalog) {
             Ok(r) => check_report(&r),

@@ -7,8 +7,8 @@ use super::{
     draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
-use crate::core::derivation::group;
-use crate::core::series::BatchSeries;
+use crate::core::base::derivation::group;
+use crate::core::present::series::BatchSeries;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -119,20 +119,21 @@ pub fn draw<DB: DrawingBackend>(
     let mut currents: Vec<((i32, i32), String, RGBColor)> = Vec::new();
     for (i, line) in data.lines.iter().enumerate() {
         let col = theme.gpu(i);
-        let stairs = |f: &dyn Fn(&crate::core::series::BatchPoint) -> u64| -> Vec<(i32, i32)> {
-            let mut v = Vec::with_capacity(line.points.len() * 2);
-            for (k, p) in line.points.iter().enumerate() {
-                let x = xs.map(p.context.0 as f64);
-                let y = ys.map(f(p) as f64);
-                if k > 0 {
-                    if let Some(&(_, py)) = v.last() {
-                        v.push((x, py));
+        let stairs =
+            |f: &dyn Fn(&crate::core::present::series::BatchPoint) -> u64| -> Vec<(i32, i32)> {
+                let mut v = Vec::with_capacity(line.points.len() * 2);
+                for (k, p) in line.points.iter().enumerate() {
+                    let x = xs.map(p.context.0 as f64);
+                    let y = ys.map(f(p) as f64);
+                    if k > 0 {
+                        if let Some(&(_, py)) = v.last() {
+                            v.push((x, py));
+                        }
                     }
+                    v.push((x, y));
                 }
-                v.push((x, y));
-            }
-            v
-        };
+                v
+            };
         let theo = stairs(&|p| p.theoretical);
         axis::dashed(area, &theo, (5.0, 4.0), col.mix(0.85).stroke_width(1))?;
         let prac = stairs(&|p| p.practical);

@@ -7,9 +7,9 @@ use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
-use crate::core::derivation::group;
-use crate::core::series::KvSeries;
-use crate::core::units::{Bytes, GIB};
+use crate::core::base::derivation::group;
+use crate::core::base::units::{Bytes, GIB};
+use crate::core::present::series::KvSeries;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -7,8 +7,8 @@ use super::{
     draw_legend, fmt, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
-use crate::core::series::{Bound, Phase, RooflineData, WorkPoint};
-use crate::core::units::fmt_sig;
+use crate::core::base::units::fmt_sig;
+use crate::core::present::series::{Bound, Phase, RooflineData, WorkPoint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -235,7 +235,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut at_points = Vec::with_capacity(data.points.len());
     // Reference points last, on top: they are the fixed landmarks of the lesson.
     let mut order: Vec<&WorkPoint> = data.points.iter().collect();
-    crate::core::order::sort_by(&mut order, &|a, b| {
+    crate::core::base::order::sort_by(&mut order, &|a, b| {
         (a.phase == Phase::Reference).cmp(&(b.phase == Phase::Reference))
     });
     for p in order {

@@ -1,6 +1,6 @@
 //! A small, strict `--flag value` parser (no external dependency).
 
-use crate::core::error::CalcError;
+use crate::core::base::error::CalcError;
 use std::collections::BTreeMap;
 use thiserror::Error;
 

@@ -6,14 +6,14 @@
 //! host memory (`core::loading`). Bad input exits 2 with one sentence.
 
 use super::{write_json, Args, CliError};
-use crate::core::catalog::Catalog;
-use crate::core::config::parse_model_text;
-use crate::core::dtype::Dtype;
-use crate::core::loading::{
+use crate::core::base::dtype::Dtype;
+use crate::core::base::units::{fmt_sig, BytesPerSecond};
+use crate::core::calc::loading::{
     self, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, Storage,
 };
-use crate::core::perf::Efficiencies;
-use crate::core::units::{fmt_sig, BytesPerSecond};
+use crate::core::calc::perf::Efficiencies;
+use crate::core::hardware::catalog::Catalog;
+use crate::core::model::config::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 

@@ -15,11 +15,12 @@
 //! safetensors index) the KV and state fields are `null`.
 
 use super::{write_json, Args, CliError};
-use crate::core::config::parse_model_text;
-use crate::core::derivation::{group, Derivation};
-use crate::core::dtype::Dtype;
+use crate::core::base::derivation::{group, Derivation};
+use crate::core::base::dtype::Dtype;
+use crate::core::calc::{kv, weights};
+use crate::core::model::config::parse_model_text;
+use crate::core::model::quick;
 use crate::core::model::{ModelDesc, ModelOrigin};
-use crate::core::{kv, quick, weights};
 use serde_json::{json, Value};
 use std::io::Write;
 

@@ -13,16 +13,16 @@
 //! rows. Bad input exits 2 with one sentence.
 
 use super::{write_json, Args, CliError};
-use crate::core::calibration::{self, range_for, Metric};
-use crate::core::catalog::Catalog;
-use crate::core::config::parse_model_text;
-use crate::core::dtype::Dtype;
-use crate::core::i18n::Lang;
-use crate::core::perf::{
+use crate::core::base::dtype::Dtype;
+use crate::core::base::i18n::Lang;
+use crate::core::base::units::fmt_sig;
+use crate::core::calc::calibration::{self, range_for, Metric};
+use crate::core::calc::perf::{
     evaluate, tp_sweep, DecodeContext, Efficiencies, PassTime, PerfNote, PerfReport, TpRow,
     Workload,
 };
-use crate::core::units::fmt_sig;
+use crate::core::hardware::catalog::Catalog;
+use crate::core::model::config::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 

@@ -15,15 +15,15 @@
 //! "best"}]}`, largest model first, `best` an option object as above (or null).
 
 use super::{write_json, Args, CliError};
-use crate::core::capacity::{
+use crate::core::base::dtype::Dtype;
+use crate::core::base::units::fmt_sig;
+use crate::core::calc::capacity::{
     self, Bucket, Candidate, Family, LargestReport, PerfTiming, Plan, PlanInputs, PlanOption,
     Targets, Traffic,
 };
-use crate::core::catalog::Catalog;
-use crate::core::config::parse_model_text;
-use crate::core::dtype::Dtype;
-use crate::core::perf::Efficiencies;
-use crate::core::units::fmt_sig;
+use crate::core::calc::perf::Efficiencies;
+use crate::core::hardware::catalog::Catalog;
+use crate::core::model::config::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 

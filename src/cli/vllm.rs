@@ -16,17 +16,17 @@
 //! estimates in `core::memory`. `--available-kv-gib` skips the subtraction.
 
 use super::{write_json, Args, CliError};
-use crate::core::catalog::Catalog;
-use crate::core::config::parse_model_text;
-use crate::core::derivation::Source;
-use crate::core::dtype::Dtype;
-use crate::core::memory::{
+use crate::core::base::derivation::Source;
+use crate::core::base::dtype::Dtype;
+use crate::core::base::units::Bytes;
+use crate::core::calc::memory::{
     activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
     weights_per_gpu, ActivationParams, KvProfile, Paging, VllmInputs, DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
-use crate::core::units::Bytes;
-use crate::core::{kv, weights};
+use crate::core::calc::{kv, weights};
+use crate::core::hardware::catalog::Catalog;
+use crate::core::model::config::parse_model_text;
 use serde_json::json;
 use std::io::Write;
 

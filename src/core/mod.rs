@@ -1,33 +1,30 @@
 //! The calculation core: pure Rust, no web dependency (a test scans for that).
 //!
-//! Plain data in, plain data out. Every quantity carries its unit (see [`units`]), every
-//! failure is a typed [`error::CalcError`] with a user-facing sentence, and every headline
-//! number can explain itself as a [`derivation::Derivation`].
+//! Plain data in, plain data out. Every quantity carries its unit (see [`base::units`]), every
+//! failure is a typed [`base::error::CalcError`] with a user-facing sentence, and every headline
+//! number can explain itself as a [`base::derivation::Derivation`].
+//!
+//! # Layers
+//!
+//! The core is six layers, each a folder; a layer imports only the layers listed before it
+//! (`tests/layers.rs` reads every `use` and fails on an import against this order, and on any
+//! import cycle between core modules):
+//!
+//! 1. [`base`]: units, precisions, checked arithmetic, CSV/JSON readers, the translation table,
+//!    phrases and errors, derivations. Imports nothing of the core.
+//! 2. [`model`]: what a model is ([`model::ModelDesc`]) and how text becomes one (config
+//!    parsing, presets, quick mode).
+//! 3. [`hardware`]: the accelerator catalog, custom accelerators, interconnects.
+//! 4. [`calc`]: every formula: KV cache, weights, memory budgets, roofline, performance,
+//!    loading, capacity, calibration.
+//! 5. [`scenario`]: what the user chose, as plain data, and its URL form.
+//! 6. [`present`]: the report, chart series, view data, explanations and exports.
+//!
+//! `ui`, `charts` and `cli` sit above the core.
 
-pub mod calibration;
-pub mod capacity;
-pub mod catalog;
-pub mod config;
-pub mod csv;
-pub mod derivation;
-pub mod dtype;
-pub mod error;
-pub mod explain;
-pub mod export;
-pub mod i18n;
-pub mod json;
-pub mod kv;
-pub mod loading;
-pub mod memory;
+pub mod base;
+pub mod calc;
+pub mod hardware;
 pub mod model;
-pub mod order;
-pub mod perf;
-pub mod presets;
-pub mod quick;
-pub mod report;
-pub mod roofline;
+pub mod present;
 pub mod scenario;
-pub mod series;
-pub mod units;
-pub mod views;
-pub mod weights;

@@ -87,7 +87,7 @@ pub fn EmbedView(
         let cb = Closure::<dyn FnMut()>::new(post_height);
         if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
             obs.observe(&el);
-            crate::ui::in_view::keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
+            crate::ui::keep_alive::keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
         }
     });
     view! {

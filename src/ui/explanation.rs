@@ -1,7 +1,7 @@
 //! The explanation beside a section: what it shows and why, in the chapter's terms, with the
-//! live numbers of the current report (text from [`crate::core::explain`]).
+//! live numbers of the current report (text from [`crate::core::present::explain`]).
 
-use crate::core::explain::{explain, Section};
+use crate::core::present::explain::{explain, Section};
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::state::use_app;
 use leptos::html::Div;

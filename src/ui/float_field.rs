@@ -1,9 +1,9 @@
 //! A labelled decimal input (efficiencies, prices, rates, targets) with its unit.
 
-use crate::core::i18n::tr;
+use crate::core::base::i18n::tr;
+use crate::core::base::units::fmt_sig;
+use crate::core::scenario::parse_f64_range;
 use crate::core::scenario::NoticeKind;
-use crate::core::units::fmt_sig;
-use crate::core::views::parse_f64_range;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 

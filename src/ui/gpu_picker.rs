@@ -1,7 +1,7 @@
 //! The GPU panel: a searchable picker over the catalog (up to four GPUs side by side), the
 //! tensor-parallel degree with its interconnect, and the custom-accelerator form.
 
-use crate::core::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
+use crate::core::hardware::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
 use crate::ui::custom_gpu_form::CustomGpuForm;
 use crate::ui::state::{use_app, History};
@@ -118,7 +118,7 @@ pub fn GpuPicker() -> impl IntoView {
                     .as_ref()
                     .map(|p| format!("${}/h", num_symbols(state).sig(p.usd_per_hour)))
                     .unwrap_or_else(|| {
-                        crate::core::i18n::tr(lang, "gpu_price_unknown").to_string()
+                        crate::core::base::i18n::tr(lang, "gpu_price_unknown").to_string()
                     });
                 let facts = format!(
                     "{} · {} GB/s · {}",
@@ -144,7 +144,7 @@ pub fn GpuPicker() -> impl IntoView {
             })
             .collect();
         if list.is_empty() {
-            view! { <li class="muted">{crate::core::i18n::tr(lang, "gpu_no_match")}</li> }
+            view! { <li class="muted">{crate::core::base::i18n::tr(lang, "gpu_no_match")}</li> }
                 .into_any()
         } else {
             list.into_view().into_any()

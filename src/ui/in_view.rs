@@ -12,6 +12,8 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
+use crate::ui::keep_alive::keep_observer;
+
 /// How far outside the viewport an element still counts as on screen, so a chart is drawn
 /// just before it scrolls in.
 const MARGIN: &str = "300px 0px";
@@ -81,24 +83,6 @@ fn observe(node: NodeRef<Div>, margin: &'static str) -> Signal<bool> {
         }
     });
     Signal::derive(move || seen.get() || printing.is_some_and(|p| p.get()))
-}
-
-/// Keeps `held` (a browser observer or listener target with its callback) alive while the
-/// current reactive owner lives, and calls `release` on it when the owner is cleaned up.
-pub fn keep_until_cleanup<T: 'static, R: FnOnce(&T) + 'static>(held: T, release: R) {
-    let keep = StoredValue::new_local(Some((held, release)));
-    on_cleanup(move || {
-        keep.try_update_value(|k| {
-            if let Some((h, release)) = k.take() {
-                release(&h);
-            }
-        });
-    });
-}
-
-/// [`keep_until_cleanup`] for an observer and its callback: disconnects it at cleanup.
-pub fn keep_observer<O: 'static, F: ?Sized + 'static>(obs: O, cb: Closure<F>, disconnect: fn(&O)) {
-    keep_until_cleanup((obs, cb), move |(obs, _)| disconnect(obs));
 }
 
 /// Whether the enclosing [`LazySection`] is on screen (always true outside one, e.g. in an

@@ -4,12 +4,12 @@
 //! replica and cost per million tokens, the largest that meets the targets highlighted, and one
 //! sentence from the live numbers (the chapter: a well-served 32B or 70B can replace an 8B).
 
-use crate::core::capacity::Family;
-use crate::core::catalog::Catalog;
-use crate::core::derivation::group;
+use crate::core::base::derivation::group;
+use crate::core::base::units::NumberSymbols;
+use crate::core::calc::capacity::Family;
+use crate::core::hardware::catalog::Catalog;
+use crate::core::present::views::{largest_view, LargestRow, LargestView};
 use crate::core::scenario::Scenario;
-use crate::core::units::NumberSymbols;
-use crate::core::views::{largest_view, LargestRow, LargestView};
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::{use_app, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, num_symbols};

@@ -1,8 +1,10 @@
 //! The matmul explorer: M, N, K inputs (and the textbook's examples one click away) place a
 //! half-precision matmul on the roofline and show intensity = M·N·K / (M·K + K·N + M·N).
 
-use crate::core::series::{RooflineData, MATMUL_PRESETS};
-use crate::core::views::{matmul_view, MatmulShape, MatmulView, MATMUL_DIM};
+use crate::core::calc::roofline::Matmul;
+use crate::core::present::series::{RooflineData, MATMUL_PRESETS};
+use crate::core::present::views::{matmul_view, MatmulView};
+use crate::core::scenario::MATMUL_DIM;
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::number_field::NumberField;
@@ -37,7 +39,7 @@ impl Dim {
         }
     }
 
-    fn get(self, s: MatmulShape) -> u64 {
+    fn get(self, s: Matmul) -> u64 {
         match self {
             Dim::M => s.m,
             Dim::N => s.n,
@@ -45,7 +47,7 @@ impl Dim {
         }
     }
 
-    fn set(self, s: &mut MatmulShape, v: u64) {
+    fn set(self, s: &mut Matmul, v: u64) {
         match self {
             Dim::M => s.m = v,
             Dim::N => s.n = v,
@@ -92,10 +94,10 @@ pub fn MatmulExplorer() -> impl IntoView {
                     type="button"
                     class="chip"
                     data-testid=testid
-                    aria-pressed=move || (shape.get().matmul() == mm).to_string()
+                    aria-pressed=move || (shape.get() == mm).to_string()
                     on:click=move |_| {
                         state.edit(History::Push, |s| {
-                            s.views.matmul = MatmulShape { m: mm.m, n: mm.n, k: mm.k }
+                            s.views.matmul = mm
                         })
                     }
                 >

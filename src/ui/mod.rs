@@ -17,6 +17,7 @@ pub mod gpu_picker;
 pub mod gpu_select;
 pub mod header;
 pub mod in_view;
+pub mod keep_alive;
 pub mod largest_model;
 pub mod math_panel;
 pub mod matmul_explorer;

@@ -1,7 +1,7 @@
 //! The model as the calculator read it: name, architecture, layer count, assumption ledger.
 
+use crate::core::model::presets;
 use crate::core::model::LedgerSource;
-use crate::core::presets;
 use crate::core::scenario::ModelSource;
 use crate::ui::state::use_app;
 use crate::ui::view_common::model_memo;
@@ -25,7 +25,7 @@ pub fn ModelDetails() -> impl IntoView {
     move || {
         let lang = state.lang.get();
         let preset = preset_name.get();
-        let t = move |k: &str| crate::core::i18n::tr(lang, k);
+        let t = move |k: &str| crate::core::base::i18n::tr(lang, k);
         model.with(|m| {
             m.as_ref().map(|m| {
                 let ledger = m

@@ -1,8 +1,8 @@
 //! The model panel: a preset, a pasted / dropped / uploaded config, or a parameter count.
 
-use crate::core::config::parse_model_text;
-use crate::core::dtype::Dtype;
-use crate::core::error::CalcError;
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::CalcError;
+use crate::core::model::config::parse_model_text;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
 use crate::ui::model_details::ModelDetails;
 use crate::ui::preset_select::PresetSelect;
@@ -89,7 +89,7 @@ pub fn ModelInput() -> impl IntoView {
         error.with(|e| {
             e.as_ref().map(|e| match e {
                 InputError::Calc(c) => c.message(lang),
-                InputError::Key(k) => crate::core::i18n::tr(lang, k).to_string(),
+                InputError::Key(k) => crate::core::base::i18n::tr(lang, k).to_string(),
             })
         })
     };
@@ -265,8 +265,8 @@ pub fn ModelInput() -> impl IntoView {
                         <p class="field-error" role="alert" data-testid="quick-params-error">
                             {state
                                 .tr(k)
-                                .replace("{min}", &crate::core::derivation::group(limits::PARAMS.0))
-                                .replace("{max}", &crate::core::derivation::group(limits::PARAMS.1))}
+                                .replace("{min}", &crate::core::base::derivation::group(limits::PARAMS.0))
+                                .replace("{max}", &crate::core::base::derivation::group(limits::PARAMS.1))}
                         </p>
                     })}
                 </div>

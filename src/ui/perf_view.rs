@@ -4,15 +4,15 @@
 //! operating point; cost per million output tokens and per request (table and bar chart,
 //! prices editable) and tokens per joule at TDP (an upper-bound estimate).
 
-use crate::core::explain::Section;
-use crate::core::i18n::{has, tr, Lang};
-use crate::core::perf::{Bound, Efficiencies};
-use crate::core::series::{CostBars, LatencyThroughput, LtPoint};
-use crate::core::units::fmt_sig;
-use crate::core::views::{
-    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, EffField, PerfRow, TpTable,
-    PRICE_RANGE,
+use crate::core::base::i18n::{has, tr, Lang};
+use crate::core::base::units::fmt_sig;
+use crate::core::calc::perf::{Bound, Efficiencies};
+use crate::core::present::explain::Section;
+use crate::core::present::series::{CostBars, LatencyThroughput, LtPoint};
+use crate::core::present::views::{
+    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, PerfRow, TpTable,
 };
+use crate::core::scenario::{EffField, PRICE_RANGE};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;

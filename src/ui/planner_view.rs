@@ -3,14 +3,15 @@
 //! ranked by cost at the peak with the reason each one loses, cost against load, and what
 //! loading a replica and offloading weights or the KV cache cost. Inputs live in the URL.
 
-use crate::core::capacity::PlanOption;
-use crate::core::catalog::Catalog;
-use crate::core::error::CalcError;
-use crate::core::explain::Section;
-use crate::core::scenario::limits;
-use crate::core::views::{
-    planner_gpus_per_node, planner_view, PlanCostChart, PlanField, PlannerView as ViewData,
+use crate::core::base::error::CalcError;
+use crate::core::calc::capacity::PlanOption;
+use crate::core::hardware::catalog::Catalog;
+use crate::core::present::explain::Section;
+use crate::core::present::views::{
+    planner_gpus_per_node, planner_view, PlanCostChart, PlannerView as ViewData,
 };
+use crate::core::scenario::limits;
+use crate::core::scenario::PlanField;
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
@@ -137,7 +138,7 @@ pub fn PlannerView() -> impl IntoView {
             .scenario
             .with(|s| s.views.plan.gpus_per_node.is_some())
     });
-    let (node_lo, node_hi) = crate::core::capacity::GPUS_PER_NODE_RANGE;
+    let (node_lo, node_hi) = crate::core::calc::capacity::GPUS_PER_NODE_RANGE;
     let input_len = Signal::derive(move || state.scenario.with(|s| s.perf.input_len));
     let output_len = Signal::derive(move || state.scenario.with(|s| s.perf.output_len));
     let loads = move || {
@@ -152,10 +153,10 @@ pub fn PlannerView() -> impl IntoView {
                                 fmt_num(num_symbols(state), r.load.0),
                                 fmt_num(num_symbols(state), r.cold_start.0),
                                 match r.slowest {
-                                    crate::core::loading::StageKind::Storage => {
+                                    crate::core::calc::loading::StageKind::Storage => {
                                         state.tr("load_storage_time")
                                     }
-                                    crate::core::loading::StageKind::HostToGpu => {
+                                    crate::core::calc::loading::StageKind::HostToGpu => {
                                         state.tr("load_host_to_gpu_time")
                                     }
                                 }

@@ -1,7 +1,7 @@
 //! The preset-model select: a label and a `<select>` over the built-in presets, shared by the
 //! model panel and the embeds' input strip.
 
-use crate::core::presets;
+use crate::core::model::presets;
 use crate::core::scenario::ModelSource;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;

@@ -3,11 +3,11 @@
 //! 1, batch and context sliders bound to the scenario (so the URL carries them), a readout of
 //! the decode point's intensity, and "Show the math" for any point.
 
-use crate::core::error::CalcError;
-use crate::core::explain::Section;
+use crate::core::base::error::CalcError;
+use crate::core::present::explain::Section;
+use crate::core::present::series::RooflineData;
+use crate::core::present::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
 use crate::core::scenario::limits;
-use crate::core::series::RooflineData;
-use crate::core::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};

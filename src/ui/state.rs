@@ -1,13 +1,13 @@
 //! The app's shared state: the scenario (one signal), the report (one memo that keeps the last
 //! good result), the language, the theme and the notices; plus the URL and browser glue.
 
-use crate::core::catalog::Catalog;
-use crate::core::error::CalcError;
-use crate::core::i18n::{tr, Lang};
-use crate::core::presets;
-use crate::core::report::{evaluate, Report};
+use crate::core::base::error::CalcError;
+use crate::core::base::i18n::{tr, Lang};
+use crate::core::base::units::{Bytes, NumberSymbols};
+use crate::core::hardware::catalog::Catalog;
+use crate::core::model::presets;
+use crate::core::present::report::{evaluate, Report};
 use crate::core::scenario::{Notice, NoticeKind, Scenario};
-use crate::core::units::{Bytes, NumberSymbols};
 use leptos::prelude::*;
 
 /// The evaluated scenario: the newest good report, and the error of the newest input if it
@@ -128,7 +128,7 @@ fn watch_system_theme(theme: RwSignal<Theme>, system_dark: RwSignal<bool>) {
         .add_event_listener_with_callback("change", cb.as_ref().unchecked_ref())
         .is_ok()
     {
-        crate::ui::in_view::keep_until_cleanup((mql, cb), |(mql, cb)| {
+        crate::ui::keep_alive::keep_until_cleanup((mql, cb), |(mql, cb)| {
             let _ = mql.remove_event_listener_with_callback("change", cb.as_ref().unchecked_ref());
         });
     }

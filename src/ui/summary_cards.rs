@@ -1,11 +1,11 @@
 //! Summary cards: parameters, weight memory, KV cache, max concurrency per GPU, vLLM's log.
 
-use crate::core::derivation::Derivation;
-use crate::core::i18n::tr;
-use crate::core::i18n::Lang;
-use crate::core::report::Report;
+use crate::core::base::derivation::Derivation;
+use crate::core::base::i18n::tr;
+use crate::core::base::i18n::Lang;
+use crate::core::base::units::{fmt_eok, Bytes, NumberSymbols};
+use crate::core::present::report::Report;
 use crate::core::scenario::BudgetRule;
-use crate::core::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::{fmt_bytes_both, use_app};

@@ -1,0 +1,87 @@
+//! Derivations as data: the formula, the values substituted, and the result with its unit,
+//! so the UI can "show the math" in any language and the CLI can print it.
+
+use crate::core::base::units::fmt_sig;
+use serde::{Deserialize, Serialize};
+
+/// One input of a formula: a symbol, its value, its unit and where it came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Term {
+    /// The symbol as it appears in the formula (`L`, `H_kv`, `d_head`, `b`).
+    pub symbol: String,
+    /// Translation key naming the quantity (`term_layers`, …), rendered by the UI.
+    pub name_key: String,
+    /// The value as shown (already formatted, unit excluded).
+    pub value: String,
+    /// Unit (`B`, `tokens`, `FLOP/B`, empty for counts).
+    pub unit: String,
+    /// Where the value came from: a config key, a catalog field, a user input, or a default.
+    pub source: Source,
+}
+
+impl Term {
+    /// A term whose value is already formatted.
+    pub fn new(symbol: &str, name_key: &str, value: String, unit: &str, source: Source) -> Term {
+        Term {
+            symbol: symbol.into(),
+            name_key: name_key.into(),
+            value,
+            unit: unit.into(),
+            source,
+        }
+    }
+
+    /// A numeric term, formatted to about four significant digits ([`fmt_sig`]).
+    pub fn num(symbol: &str, name_key: &str, value: f64, unit: &str, source: Source) -> Term {
+        Term::new(symbol, name_key, fmt_sig(value), unit, source)
+    }
+}
+
+/// Provenance of a value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum Source {
+    /// Read from this config key.
+    ConfigKey(String),
+    /// A default applied because the config did not say (the reason's translation key).
+    Default(String),
+    /// Computed from other values (describe how).
+    Derived(String),
+    /// From the accelerator catalog (field name).
+    Catalog(String),
+    /// Entered by the user (field name).
+    User(String),
+}
+
+/// A headline number with its derivation.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Derivation {
+    /// Translation key of the quantity's title (`kv_per_token`, `weights_bytes`, …).
+    pub title_key: String,
+    /// The symbolic formula, e.g. `2 × L × H_kv × d_head × b`.
+    pub formula: String,
+    /// The formula with values substituted, e.g. `2 × 32 × 32 × 128 × 2`.
+    pub substituted: String,
+    /// The result with its unit, e.g. `524,288 B = 0.5 MiB`.
+    pub result: String,
+    /// The inputs, with provenance.
+    pub terms: Vec<Term>,
+    /// Translation keys of notes (assumptions, textbook rounding next to exact values).
+    pub notes: Vec<String>,
+}
+
+/// Formats an integer with thousands separators: 6738415616 → "6,738,415,616".
+pub fn group(n: u64) -> String {
+    crate::core::base::units::NumberSymbols::COMMA_DOT.group(n)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn grouping() {
+        assert_eq!(super::group(6_738_415_616), "6,738,415,616");
+        assert_eq!(super::group(0), "0");
+        assert_eq!(super::group(999), "999");
+        assert_eq!(super::group(1000), "1,000");
+    }
+}

@@ -1,0 +1,20 @@
+//! Layer 1, the ground: what every other layer speaks in.
+//!
+//! Units ([`units`]), numeric precisions ([`dtype`]), checked `u64` arithmetic ([`checked`]),
+//! the compiled-in data readers ([`csv`], [`json`]), one deterministic sort ([`order`]), the
+//! translation table ([`i18n`]), phrases and typed errors ([`error`]) and derivations as data
+//! ([`derivation`]).
+//!
+//! Invariant: imports nothing of the core above it (`tests/layers.rs`). Inside it, `units` and
+//! `order` are leaves, `i18n` stands on them, `error` on `i18n`, and the rest on `error`.
+
+pub mod checked;
+pub mod csv;
+pub mod derivation;
+pub mod dtype;
+pub mod error;
+pub mod i18n;
+pub mod json;
+pub mod order;
+pub mod units;
+pub mod url;

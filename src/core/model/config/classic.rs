@@ -1,0 +1,345 @@
+//! Classic decoders with LayerNorm (weight + bias) and biased projections: gpt2, opt,
+//! falcon / RefinedWeb, gpt_neox, bloom.
+
+use super::reader::Reader;
+use super::{
+    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_head_dim,
+    read_max_pos, read_tie, Acc, Comp, Parts,
+};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::{Ffn, Layer, Mixer};
+
+fn mha_layers(
+    n: u64,
+    heads: u64,
+    kv: u64,
+    hd: u64,
+    inter: u64,
+    gated: bool,
+) -> Result<Vec<Layer>, CalcError> {
+    let n = usize::try_from(n).map_err(|_| CalcError::Overflow {
+        what: Phrase::tr("ovf_layer_count"),
+    })?;
+    Ok(vec![
+        Layer {
+            mixer: Mixer::Attention {
+                num_heads: heads,
+                kv_heads: kv,
+                head_dim: hd,
+                v_head_dim: hd,
+                window: None
+            },
+            ffn: Ffn::Dense {
+                intermediate: inter,
+                gated
+            },
+        };
+        n
+    ])
+}
+
+/// LayerNorm with weight and bias: `2·h`.
+fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)
+}
+
+/// GPT-2: per layer ln_1, c_attn (`3h² + 3h`), c_proj (`h² + h`), ln_2, c_fc (`h·I + I`),
+/// c_proj (`I·h + h`); learned positions `n_positions·h`; ln_f; tied lm_head.
+pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "gpt2")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["n_inner", "intermediate_size"],
+        mul("ovf_intermediate", &[4, h])?,
+        "ldg_n_inner_is_null_4_x_n",
+    )?;
+    let pos = r.req(
+        "n_positions",
+        &["n_positions", "max_position_embeddings", "n_ctx"],
+        "why_size_pos_emb",
+    )?;
+    let tie = read_tie(r, true, "gpt2")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
+        ln(&mut acc, h)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    acc.add(Comp::Pos, mul("ovf_position_embeddings", &[pos, h])?)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: Some(pos),
+        stored_twice: 0,
+    })
+}
+
+/// OPT: learned positions with an offset of 2 (`(max_pos + 2)·h`), biased q/k/v/o and fc1/fc2,
+/// two LayerNorms per layer, a final LayerNorm, optional project_in/out when
+/// `word_embed_proj_dim ≠ hidden_size`; tied lm_head.
+pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "opt")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["ffn_dim", "intermediate_size"],
+        mul("ovf_intermediate", &[4, h])?,
+        "ldg_no_ffn_dim_4_x_hidden_size",
+    )?;
+    let max_pos = r.req(
+        "max_position_embeddings",
+        &["max_position_embeddings"],
+        "why_size_pos_emb",
+    )?;
+    let proj = r.or(
+        "word_embed_proj_dim",
+        &["word_embed_proj_dim"],
+        h,
+        "ldg_no_word_embed_proj_dim_equal_to",
+    )?;
+    let bias = r.flag(
+        "enable_bias",
+        &["enable_bias"],
+        true,
+        "ldg_opt_default_biased_projections",
+    )?;
+    let final_ln = r.flag(
+        "do_layer_norm_before",
+        &["do_layer_norm_before"],
+        true,
+        "ldg_opt_default_pre_norm_with_a_final",
+    )? && !r.flag(
+        "_remove_final_layer_norm",
+        &["_remove_final_layer_norm"],
+        false,
+        "ldg_opt_default_final_layernorm_kept",
+    )?;
+    let tie = read_tie(r, true, "opt")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
+        ln(&mut acc, h)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        ln(&mut acc, h)?;
+    }
+    if final_ln {
+        ln(&mut acc, h)?;
+    }
+    acc.add(
+        Comp::Pos,
+        mul(
+            "ovf_position_embeddings",
+            &[add("ovf_position_embeddings", &[max_pos, 2])?, h],
+        )?,
+    )?;
+    if proj != h {
+        acc.add(Comp::Other, mul("ovf_projection_params", &[2, proj, h])?)?;
+        r.derived(
+            "project_in_out",
+            "2 × word_embed_proj_dim × hidden_size",
+            "ldg_word_embed_proj_dim_differs_from_hidden",
+        );
+    }
+    add_embeddings(r, &mut acc, c.vocab, proj, tie)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: Some(max_pos),
+        stored_twice: 0,
+    })
+}
+
+/// Falcon / RefinedWeb: fused query_key_value `h·(H + 2K)·d`, dense `h²`, MLP `2·h·4h`
+/// (no biases unless `bias`), LayerNorms (one per layer with `parallel_attn`, two without,
+/// `ln_attn` + `ln_mlp` with `new_decoder_architecture`), ln_f; tied lm_head. KV heads: 1 with
+/// `multi_query`, `num_kv_heads` with `new_decoder_architecture`.
+pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
+    let h = r.req(
+        "hidden_size",
+        &["hidden_size", "n_embd", "d_model"],
+        "why_size_model",
+    )?;
+    let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads", "n_head", "num_heads"],
+        "why_size_attention",
+    )?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let hd = read_head_dim(r, h, heads)?;
+    let new_arch = r.flag(
+        "new_decoder_architecture",
+        &["new_decoder_architecture"],
+        false,
+        "ldg_falcon_default_original_decoder",
+    )?;
+    let kv = if new_arch {
+        r.or(
+            "kv_heads",
+            &["num_kv_heads", "n_head_kv", "num_key_value_heads"],
+            heads,
+            "ldg_no_num_kv_heads_equal_to_heads",
+        )?
+    } else if r.flag(
+        "multi_query",
+        &["multi_query"],
+        true,
+        "ldg_falcon_default_multi_query_attention",
+    )? {
+        r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
+        1
+    } else {
+        heads
+    };
+    check_kv(heads, kv)?;
+    let bias = r.flag(
+        "bias",
+        &["bias"],
+        false,
+        "ldg_falcon_default_no_linear_biases",
+    )?;
+    let parallel = r.flag(
+        "parallel_attn",
+        &["parallel_attn"],
+        true,
+        "ldg_falcon_default_parallel_attention_and_mlp",
+    )?;
+    let inter = r.or(
+        "intermediate_size",
+        &["ffn_hidden_size"],
+        mul("ovf_intermediate", &[4, h])?,
+        "ldg_no_ffn_hidden_size_4_x_hidden",
+    )?;
+    let tie = read_tie(r, true, "falcon")?;
+    let lns_per_layer = if new_arch {
+        r.or(
+            "num_ln_in_parallel_attn",
+            &["num_ln_in_parallel_attn"],
+            2,
+            "ldg_new_decoder_architecture_ln_attn_and_ln",
+        )?
+    } else if parallel {
+        1
+    } else {
+        2
+    };
+    let mut acc = Acc::default();
+    let w = "ovf_attention_params";
+    for _ in 0..n {
+        let qkv_out = mul(w, &[add(w, &[heads, mul(w, &[2, kv])?])?, hd])?;
+        acc.lin(Comp::Attn, mul(w, &[h, qkv_out])?)?;
+        acc.lin(Comp::Attn, mul(w, &[heads, hd, h])?)?;
+        if bias {
+            acc.add(Comp::Attn, add(w, &[qkv_out, h])?)?;
+        }
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        for _ in 0..lns_per_layer {
+            ln(&mut acc, h)?;
+        }
+    }
+    ln(&mut acc, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let stored_twice = if tie && mt.starts_with("refinedweb") {
+        mul("ovf_embedding_params", &[vocab, h])?
+    } else {
+        0
+    };
+    let max_pos = read_max_pos(r)?;
+    let layers = mha_layers(n, heads, kv, hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice,
+    })
+}
+
+/// GPT-NeoX: per layer two LayerNorms, fused query_key_value `3h² + 3h`, dense `h² + h`,
+/// MLP `h·I + I + I·h + h`; final LayerNorm; untied embed_out by default.
+pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "gpt_neox")?;
+    let h = c.h;
+    let inter = r.or(
+        "intermediate_size",
+        &["intermediate_size"],
+        mul("ovf_intermediate", &[4, h])?,
+        "ldg_no_intermediate_size_4_x_hidden_size",
+    )?;
+    let bias = r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        true,
+        "ldg_gpt_neox_default_attention_biases",
+    )?;
+    let tie = read_tie(r, false, "gpt_neox")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// BLOOM (ALiBi, no position embeddings): embedding LayerNorm, per layer two LayerNorms,
+/// query_key_value `3h² + 3h`, dense `h² + h`, MLP `h·4h + 4h + 4h·h + h`; ln_f; tied.
+pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "bloom")?;
+    let h = c.h;
+    let inter = mul("ovf_intermediate", &[4, h])?;
+    r.derived("intermediate_size", inter, "ldg_bloom_4_x_hidden_size");
+    let tie = read_tie(r, true, "bloom")?;
+    let mut acc = Acc::default();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+    }
+    ln(&mut acc, h)?;
+    ln(&mut acc, h)?; // word_embeddings_layernorm
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    r.derived(
+        "position_embeddings",
+        0,
+        "ldg_bloom_uses_alibi_no_position_parameters",
+    );
+    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos: None,
+        stored_twice: 0,
+    })
+}

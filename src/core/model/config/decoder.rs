@@ -1,0 +1,436 @@
+//! Llama-style decoders: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma,
+//! gemma2, gemma3, phi3 (phi-4), gpt_oss, llama4, and the generic fallback.
+//!
+//! Per layer: attention q/k/v/o (`h·H·d + 2·h·K·d + H·d·h`), optional biases, optional q/k
+//! norms (`2·d`, Qwen3/Gemma3), attention sinks (`H`, gpt-oss), RMSNorm weights (2 per layer,
+//! 4 for Gemma-2/3), and a gated MLP (`3·h·I`) or a mixture of experts (router `E·h`, experts
+//! `E·3·h·I_e`, optional shared expert). Then a final norm `h`, the embeddings `V·h`, and an
+//! lm_head `V·h` unless tied.
+
+use super::reader::Reader;
+use super::{
+    add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
+    Parts,
+};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::{Ffn, Layer, Mixer};
+
+/// Families handled here (besides `generic`).
+pub(super) const KNOWN: &[&str] = &[
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen2_moe",
+    "qwen3",
+    "qwen3_moe",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "phi3",
+    "gpt_oss",
+    "llama4",
+];
+
+/// The MoE shape of a family.
+struct Moe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared_inter: u64,
+    shared_gate: bool,
+    router_bias: bool,
+    expert_bias: bool,
+}
+
+/// Reads the per-layer attention windows (`None` = full attention).
+pub(super) fn read_windows(
+    r: &mut Reader,
+    fam: &str,
+    n_layers: u64,
+) -> Result<Vec<Option<u64>>, CalcError> {
+    let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
+        what: Phrase::tr("ovf_layer_count"),
+    })?;
+    let sw = r.limit("sliding_window", &["sliding_window", "sliding_window_size"])?;
+    let chunk = if fam == "llama4" {
+        r.limit("attention_chunk_size", &["attention_chunk_size"])?
+    } else {
+        None
+    };
+    if let Some(types) = r.str_list("layer_types", "layer_types")? {
+        if types.len() != n {
+            return Err(CalcError::BadValue {
+                key: "layer_types".into(),
+                found: Phrase::tr("fnd_list_of").val("n", types.len()),
+                expected: Phrase::tr("exp_one_per_layer").val("n", n),
+            });
+        }
+        let mut out = Vec::with_capacity(n);
+        for t in &types {
+            out.push(match t.as_str() {
+                "full_attention" | "attention" | "global" => None,
+                "sliding_attention" | "sliding_window" | "local" => {
+                    if sw.is_none() {
+                        r.warnings.push(Phrase::tr("wrn_sliding_without_window"));
+                    }
+                    sw
+                }
+                "chunked_attention" => chunk.or(sw),
+                other => {
+                    r.warnings.push(
+                        Phrase::tr("wrn_unknown_layer_type")
+                            .val("t", other.chars().take(40).collect::<String>()),
+                    );
+                    None
+                }
+            });
+        }
+        return Ok(out);
+    }
+    let mut out = vec![None; n];
+    match fam {
+        "llama" | "gpt_neox" | "deepseek" => {}
+        "gemma2" => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "ℓ = 0, 2, 4, …",
+                    "ldg_gemma_2_alternates_sliding_even_and_global",
+                );
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i.is_multiple_of(2) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "gemma3" => {
+            let p = r.or(
+                "sliding_window_pattern",
+                &["sliding_window_pattern"],
+                6,
+                "ldg_gemma_3_default_every_6th_layer_is",
+            )?;
+            if let Some(w) = sw {
+                for (i, x) in out.iter_mut().enumerate() {
+                    if !(i as u64 + 1).is_multiple_of(p) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => {
+            let on = r.flag(
+                "use_sliding_window",
+                &["use_sliding_window"],
+                false,
+                "ldg_qwen_default_sliding_window_off",
+            )?;
+            if let (true, Some(w)) = (on, sw) {
+                let from = r.or0(
+                    "max_window_layers",
+                    &["max_window_layers"],
+                    0,
+                    "ldg_no_max_window_layers_every_layer_slides",
+                )?;
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i as u64 >= from {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "llama4" => {
+            if let Some(c) = chunk {
+                let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
+                let interval = r.or(
+                    "no_rope_layer_interval",
+                    &["no_rope_layer_interval"],
+                    4,
+                    "ldg_llama_4_default_every_4th_layer_has",
+                )?;
+                for (i, x) in out.iter_mut().enumerate() {
+                    let rope = match nope.get(i) {
+                        Some(v) => *v != 0,
+                        None => !(i as u64 + 1).is_multiple_of(interval),
+                    };
+                    if rope {
+                        *x = Some(c);
+                    }
+                }
+                r.derived(
+                    "window_layers",
+                    "ℓ: RoPE",
+                    "ldg_llama_4_chunked_attention_rope_layers_attend",
+                );
+            }
+        }
+        _ => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "all",
+                    "ldg_sliding_window_applies_to_every_layer_mistra",
+                );
+                out.iter_mut().for_each(|x| *x = Some(w));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
+    let experts = r.opt(
+        "experts",
+        &["num_local_experts", "num_experts", "n_routed_experts"],
+    )?;
+    let Some(experts) = experts else {
+        if matches!(fam, "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss") {
+            return Err(CalcError::MissingKey {
+                key: "num_experts".into(),
+                why: Phrase::tr("why_count_experts"),
+            });
+        }
+        return Ok(None);
+    };
+    let top_k = r.req(
+        "experts_per_token",
+        &[
+            "num_experts_per_tok",
+            "experts_per_token",
+            "moe_topk",
+            "top_k",
+        ],
+        "why_count_active_experts",
+    )?;
+    if top_k > experts {
+        return Err(CalcError::BadValue {
+            key: "num_experts_per_tok".into(),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+        });
+    }
+    let inter = match fam {
+        "mixtral" | "gpt_oss" | "llama4" => r.req(
+            "expert_intermediate",
+            &["intermediate_size"],
+            "why_size_experts",
+        )?,
+        _ => match r.opt("expert_intermediate", &["moe_intermediate_size"])? {
+            Some(i) => i,
+            None => r.req(
+                "expert_intermediate",
+                &["intermediate_size"],
+                "why_size_experts",
+            )?,
+        },
+    };
+    let (shared_inter, shared_gate) = match fam {
+        "qwen2_moe" => (
+            r.or0(
+                "shared_intermediate",
+                &["shared_expert_intermediate_size"],
+                0,
+                "ldg_no_shared_expert",
+            )?,
+            true,
+        ),
+        "llama4" => (inter, false),
+        _ => (0, false),
+    };
+    let gpt = fam == "gpt_oss";
+    let _ = h;
+    Ok(Some(Moe {
+        experts,
+        top_k,
+        inter,
+        shared_inter,
+        shared_gate,
+        router_bias: gpt,
+        expert_bias: gpt,
+    }))
+}
+
+/// Builds a Llama-style decoder.
+pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    let c = read_core(r, fam)?;
+    let (h, hd) = (c.h, c.hd);
+    let tie = read_tie(r, fam.starts_with("gemma"), fam)?;
+    let (qkv_bias, o_bias) = match fam {
+        "qwen2" | "qwen2_moe" => {
+            r.derived(
+                "attention_bias",
+                "q, k, v: ✓; o: ✗",
+                "ldg_qwen2_attention_has_q_k_v_biases",
+            );
+            (true, false)
+        }
+        "gpt_oss" => {
+            let b = r.flag(
+                "attention_bias",
+                &["attention_bias"],
+                true,
+                "ldg_gpt_oss_default_attention_biases",
+            )?;
+            (b, b)
+        }
+        _ => {
+            let b = r.flag(
+                "attention_bias",
+                &["attention_bias"],
+                false,
+                "ldg_default_no_attention_biases",
+            )?;
+            (b, b)
+        }
+    };
+    let qk_norm = matches!(fam, "qwen3" | "qwen3_moe" | "gemma3");
+    if qk_norm {
+        r.derived("qk_norm", 2 * hd, "ldg_q_norm_and_k_norm_rmsnorm_weights");
+    }
+    let norms_per_layer: u64 = if matches!(fam, "gemma2" | "gemma3") {
+        4
+    } else {
+        2
+    };
+    r.derived(
+        "norms_per_layer",
+        norms_per_layer,
+        if norms_per_layer == 4 {
+            "ldg_gemma_pre_post_norms"
+        } else {
+            "ldg_input_and_post_attention_rmsnorm"
+        },
+    );
+    let sinks = fam == "gpt_oss";
+    let mlp_bias = if fam == "gpt_oss" {
+        false
+    } else {
+        r.flag(
+            "mlp_bias",
+            &["mlp_bias"],
+            false,
+            "ldg_default_no_mlp_biases",
+        )?
+    };
+    let dense_inter = if fam == "llama4" {
+        r.or(
+            "intermediate_size_mlp",
+            &["intermediate_size_mlp"],
+            mul("ovf_intermediate", &[4, h])?,
+            "ldg_no_intermediate_size_mlp_4_x_hidden",
+        )?
+    } else {
+        r.or(
+            "intermediate_size",
+            &["intermediate_size", "ffn_dim", "n_inner"],
+            mul("ovf_intermediate", &[4, h])?,
+            "ldg_no_intermediate_size_4_x_hidden_size",
+        )?
+    };
+    let moe = read_moe(r, fam, h)?;
+    let windows = read_windows(r, fam, c.n_layers)?;
+
+    // Which layers are MoE.
+    let mlp_only = if matches!(fam, "qwen2_moe" | "qwen3_moe") {
+        r.u64_list("mlp_only_layers", "mlp_only_layers")?
+    } else {
+        Vec::new()
+    };
+    let step = match fam {
+        "qwen2_moe" | "qwen3_moe" => r.or(
+            "decoder_sparse_step",
+            &["decoder_sparse_step"],
+            1,
+            "ldg_every_layer_is_moe",
+        )?,
+        "llama4" if moe.is_some() => r.or(
+            "interleave_moe_layer_step",
+            &["interleave_moe_layer_step"],
+            1,
+            "ldg_every_layer_is_moe",
+        )?,
+        _ => 1,
+    };
+
+    let mut acc = Acc::default();
+    let mut layers = Vec::with_capacity(windows.len());
+    for (i, window) in windows.iter().enumerate() {
+        add_attention(&mut acc, h, c.heads, c.kv, hd, hd, qkv_bias, o_bias)?;
+        if qk_norm {
+            acc.add(Comp::Attn, 2 * hd)?;
+        }
+        if sinks {
+            acc.add(Comp::Attn, c.heads)?;
+        }
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[norms_per_layer, h])?)?;
+        let i64_ = i as u64;
+        let is_moe = moe.is_some() && !mlp_only.contains(&i64_) && (i64_ + 1).is_multiple_of(step);
+        let ffn = match (&moe, is_moe) {
+            (Some(m), true) => {
+                acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
+                if m.router_bias {
+                    acc.add(Comp::Router, m.experts)?;
+                }
+                let per_lin = mul("ovf_expert_params", &[3, h, m.inter])?;
+                let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
+                acc.lin(
+                    Comp::Experts,
+                    mul("ovf_expert_params", &[m.experts, per_lin])?,
+                )?;
+                acc.add(
+                    Comp::Experts,
+                    mul("ovf_expert_params", &[m.experts, per_bias])?,
+                )?;
+                acc.skip(mul(
+                    "ovf_expert_params",
+                    &[m.experts - m.top_k, per_lin + per_bias],
+                )?)?;
+                if m.shared_inter > 0 {
+                    add_mlp(&mut acc, Comp::Mlp, h, m.shared_inter, true, false)?;
+                    if m.shared_gate {
+                        acc.add(Comp::Router, h)?;
+                    }
+                }
+                Ffn::Moe {
+                    experts: m.experts,
+                    top_k: m.top_k,
+                    expert_intermediate: m.inter,
+                    shared_experts: u64::from(m.shared_inter > 0),
+                    shared_intermediate: m.shared_inter,
+                    gated: true,
+                }
+            }
+            _ => {
+                add_mlp(&mut acc, Comp::Mlp, h, dense_inter, true, mlp_bias)?;
+                Ffn::Dense {
+                    intermediate: dense_inter,
+                    gated: true,
+                }
+            }
+        };
+        layers.push(Layer {
+            mixer: Mixer::Attention {
+                num_heads: c.heads,
+                kv_heads: c.kv,
+                head_dim: hd,
+                v_head_dim: hd,
+                window: *window,
+            },
+            ffn,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}

@@ -1,0 +1,257 @@
+//! DeepSeek-V2/V3 (and Kimi-K2): multi-head latent attention plus DeepSeekMoE.
+//!
+//! Attention per layer: q (`h·H·(d_nope + d_rope)`, or with `q_lora_rank` r_q:
+//! `h·r_q + r_q + r_q·H·(d_nope + d_rope)`), kv_a_proj_with_mqa `h·(r_kv + d_rope)`,
+//! kv_a_layernorm `r_kv`, kv_b_proj `r_kv·H·(d_nope + d_v)`, o_proj `H·d_v·h`.
+//! Layers before `first_k_dense_replace` (and off `moe_layer_freq`) are dense (`3·h·I`); the
+//! others have a router `E·h` (+ `E` correction bias with `topk_method = noaux_tc`), routed
+//! experts `E·3·h·I_e` and shared experts `3·h·(n_shared·I_e)`. Multi-token-prediction layers
+//! (`num_nextn_predict_layers`) are counted in `other` (one MoE decoder layer + enorm + hnorm +
+//! eh_proj `2h·h` + shared_head.norm each; their embedding and head are shared with the main
+//! model, as in the DeepSeek-V3 report, so are not counted again).
+
+use super::reader::Reader;
+use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::{Ffn, Layer, Mixer};
+
+struct Dims {
+    h: u64,
+    heads: u64,
+    q_lora: Option<u64>,
+    kv_lora: u64,
+    nope: u64,
+    rope: u64,
+    v: u64,
+    inter: u64,
+    moe_inter: u64,
+    experts: u64,
+    shared: u64,
+    top_k: u64,
+    corr_bias: bool,
+}
+
+fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
+    let w = "ovf_attention_params";
+    let qk = add(w, &[d.nope, d.rope])?;
+    match d.q_lora {
+        Some(rq) => {
+            acc.lin(Comp::Attn, mul(w, &[d.h, rq])?)?;
+            acc.add(Comp::Attn, rq)?;
+            acc.lin(Comp::Attn, mul(w, &[rq, d.heads, qk])?)?;
+        }
+        None => acc.lin(Comp::Attn, mul(w, &[d.h, d.heads, qk])?)?,
+    }
+    acc.lin(Comp::Attn, mul(w, &[d.h, add(w, &[d.kv_lora, d.rope])?])?)?;
+    acc.add(Comp::Attn, d.kv_lora)?;
+    acc.lin(
+        Comp::Attn,
+        mul(w, &[d.kv_lora, d.heads, add(w, &[d.nope, d.v])?])?,
+    )?;
+    acc.lin(Comp::Attn, mul(w, &[d.heads, d.v, d.h])?)?;
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, d.h])?)?;
+    if moe {
+        acc.add(Comp::Router, mul("ovf_router_params", &[d.experts, d.h])?)?;
+        if d.corr_bias {
+            acc.add(Comp::Router, d.experts)?;
+        }
+        let per = mul("ovf_expert_params", &[3, d.h, d.moe_inter])?;
+        acc.lin(Comp::Experts, mul("ovf_expert_params", &[d.experts, per])?)?;
+        acc.skip(mul("ovf_expert_params", &[d.experts - d.top_k, per])?)?;
+        let shared_inter = mul("ovf_shared_expert", &[d.shared, d.moe_inter])?;
+        if shared_inter > 0 {
+            add_mlp(acc, Comp::Mlp, d.h, shared_inter, true, false)?;
+        }
+        Ok(Ffn::Moe {
+            experts: d.experts,
+            top_k: d.top_k,
+            expert_intermediate: d.moe_inter,
+            shared_experts: d.shared,
+            shared_intermediate: d.moe_inter,
+            gated: true,
+        })
+    } else {
+        add_mlp(acc, Comp::Mlp, d.h, d.inter, true, false)?;
+        Ok(Ffn::Dense {
+            intermediate: d.inter,
+            gated: true,
+        })
+    }
+}
+
+/// Builds a DeepSeek-V2/V3 model.
+pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
+    let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads"],
+        "why_size_attention",
+    )?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let kv_lora = r.req("kv_lora_rank", &["kv_lora_rank"], "why_size_mla_latent")?;
+    let q_lora = r.opt("q_lora_rank", &["q_lora_rank"])?;
+    if q_lora.is_none() {
+        r.default_note("q_lora_rank", "none", "ldg_q_lora_rank_is_null_queries_are");
+    }
+    let nope = r.req(
+        "qk_nope_head_dim",
+        &["qk_nope_head_dim"],
+        "why_size_mla_heads",
+    )?;
+    let rope = r.req(
+        "qk_rope_head_dim",
+        &["qk_rope_head_dim"],
+        "why_size_mla_heads",
+    )?;
+    let v = r.req("v_head_dim", &["v_head_dim"], "why_size_mla_value_heads")?;
+    let inter = r.req(
+        "intermediate_size",
+        &["intermediate_size"],
+        "why_size_dense",
+    )?;
+    let experts = r.or0(
+        "experts",
+        &["n_routed_experts"],
+        0,
+        "ldg_no_n_routed_experts_dense_model",
+    )?;
+    let (moe_inter, shared, top_k, first_dense, freq, corr_bias) = if experts > 0 {
+        let moe_inter = r.req(
+            "expert_intermediate",
+            &["moe_intermediate_size"],
+            "why_size_experts",
+        )?;
+        let shared = r.or0(
+            "shared_experts",
+            &["n_shared_experts"],
+            0,
+            "ldg_no_n_shared_experts_none",
+        )?;
+        let top_k = r.req(
+            "experts_per_token",
+            &["num_experts_per_tok"],
+            "why_count_active_experts",
+        )?;
+        if top_k > experts {
+            return Err(CalcError::BadValue {
+                key: "num_experts_per_tok".into(),
+                found: Phrase::verbatim(top_k.to_string()),
+                expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+            });
+        }
+        let first = r.or0(
+            "first_k_dense_replace",
+            &["first_k_dense_replace"],
+            0,
+            "ldg_no_first_k_dense_replace_every_layer",
+        )?;
+        let freq = r.or(
+            "moe_layer_freq",
+            &["moe_layer_freq"],
+            1,
+            "ldg_no_moe_layer_freq_every_layer_after",
+        )?;
+        let method = r.string(&["topk_method"]).map(|(_, s)| s.to_string());
+        let corr =
+            method.as_deref() == Some("noaux_tc") || (fam == "deepseek_v3" && method.is_none());
+        if corr {
+            r.derived(
+                "e_score_correction_bias",
+                experts,
+                "ldg_topk_method_noaux_tc_one_routing_bias",
+            );
+        }
+        (moe_inter, shared, top_k, first, freq, corr)
+    } else {
+        (0, 0, 0, 0, 1, false)
+    };
+    if r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        false,
+        "ldg_deepseek_default_no_attention_biases",
+    )? {
+        r.warnings.push(Phrase::tr("wrn_mla_bias"));
+    }
+    let mtp = r.or0(
+        "mtp_layers",
+        &["num_nextn_predict_layers"],
+        0,
+        "ldg_no_num_nextn_predict_layers_no_multi",
+    )?;
+    let tie = read_tie(r, false, fam)?;
+    let d = Dims {
+        h,
+        heads,
+        q_lora,
+        kv_lora,
+        nope,
+        rope,
+        v,
+        inter,
+        moe_inter,
+        experts,
+        shared,
+        top_k,
+        corr_bias,
+    };
+
+    let mut acc = Acc::default();
+    let mixer = Mixer::Mla {
+        num_heads: heads,
+        kv_lora_rank: kv_lora,
+        q_lora_rank: q_lora,
+        qk_nope_head_dim: nope,
+        qk_rope_head_dim: rope,
+        v_head_dim: v,
+    };
+    let mut layers = Vec::new();
+    for i in 0..n {
+        let moe = experts > 0 && i >= first_dense && i.is_multiple_of(freq);
+        let ffn = layer(&mut acc, &d, moe)?;
+        layers.push(Layer {
+            mixer: mixer.clone(),
+            ffn,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    if mtp > 0 {
+        let mut m = Acc::default();
+        for _ in 0..mtp {
+            layer(&mut m, &d, experts > 0)?;
+            m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
+            m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
+        }
+        let mb = &m.b;
+        acc.add(Comp::Other, mb.total)?;
+        acc.b.linear = add("ovf_param_count", &[acc.b.linear, mb.linear])?;
+        acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
+        acc.skip(m.inactive)?;
+        let main = acc.b.total.saturating_sub(mb.total);
+        r.derived(
+            "mtp_parameters",
+            mb.total,
+            "ldg_num_nextn_predict_layers_multi_token_predict",
+        );
+        r.warnings.push(
+            Phrase::tr("wrn_mtp_layers")
+                .val("mtp", mtp)
+                .val("params", crate::core::base::derivation::group(mb.total))
+                .val("main", crate::core::base::derivation::group(main)),
+        );
+    }
+    let max_pos = read_max_pos(r)?;
+    // The MTP layer's checkpoint holds its own embed_tokens and shared_head.head copies.
+    let stored_twice = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice,
+    })
+}

@@ -1,0 +1,663 @@
+//! From pasted text to an exact [`ModelDesc`]: a Hugging Face `config.json` (many families)
+//! or a `model.safetensors.index.json`.
+//!
+//! Parameter counts follow each family's Hugging Face modelling code (biases and norms
+//! included), count distinct parameters (tied embeddings once), and use checked 64-bit
+//! arithmetic: a config whose counts do not fit in `u64` gives [`CalcError::Overflow`], never a
+//! wrapped number. Every derived field is recorded in the assumption ledger.
+//!
+//! ```
+//! use llm_serving_calculator::core::model::config::parse_model_text;
+//! let cfg = r#"{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
+//!   "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000,
+//!   "tie_word_embeddings": false, "torch_dtype": "float16"}"#;
+//! let m = parse_model_text(cfg).unwrap();
+//! assert_eq!(m.params.total, 6_738_415_616);
+//! ```
+
+mod classic;
+mod decoder;
+mod deepseek;
+mod quant;
+pub mod reader;
+mod ssm;
+
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::units::Bytes;
+use crate::core::model::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
+use reader::Reader;
+use serde_json::{Map, Value};
+
+pub use quant::weight_format_from;
+
+pub(crate) use crate::core::base::checked::{add, mul};
+
+/// A component of [`ParamBreakdown`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Comp {
+    Emb,
+    Pos,
+    Attn,
+    Mlp,
+    Experts,
+    Router,
+    Norms,
+    LmHead,
+    Ssm,
+    Other,
+}
+
+/// Accumulates a [`ParamBreakdown`] with checked arithmetic.
+#[derive(Debug, Default)]
+pub(crate) struct Acc {
+    pub b: ParamBreakdown,
+    /// Parameters of routed experts that a token does not use.
+    pub inactive: u64,
+}
+
+impl Acc {
+    /// Adds `n` parameters to component `c` (not a quantizable matrix).
+    pub fn add(&mut self, c: Comp, n: u64) -> Result<(), CalcError> {
+        let b = &mut self.b;
+        let f = match c {
+            Comp::Emb => &mut b.embeddings,
+            Comp::Pos => &mut b.position_embeddings,
+            Comp::Attn => &mut b.attention,
+            Comp::Mlp => &mut b.mlp,
+            Comp::Experts => &mut b.experts,
+            Comp::Router => &mut b.router,
+            Comp::Norms => &mut b.norms,
+            Comp::LmHead => &mut b.lm_head,
+            Comp::Ssm => &mut b.ssm,
+            Comp::Other => &mut b.other,
+        };
+        *f = add("ovf_param_count", &[*f, n])?;
+        b.total = add("ovf_param_count", &[b.total, n])?;
+        Ok(())
+    }
+
+    /// Adds a linear weight matrix of `n` elements (quantizable) to component `c`.
+    pub fn lin(&mut self, c: Comp, n: u64) -> Result<(), CalcError> {
+        self.add(c, n)?;
+        self.b.linear = add("ovf_param_count", &[self.b.linear, n])?;
+        if c == Comp::Experts {
+            self.b.expert_linear = add("ovf_param_count", &[self.b.expert_linear, n])?;
+        }
+        Ok(())
+    }
+
+    /// Records `n` routed-expert parameters that a token does not touch.
+    pub fn skip(&mut self, n: u64) -> Result<(), CalcError> {
+        self.inactive = add("ovf_param_count", &[self.inactive, n])?;
+        Ok(())
+    }
+
+    /// The breakdown with `active` filled in.
+    pub fn finish(mut self) -> ParamBreakdown {
+        self.b.active = self.b.total.saturating_sub(self.inactive);
+        self.b
+    }
+}
+
+/// Attention projections q, k, v, o (`h·H·d + h·K·d + h·K·d_v + H·d_v·h`) plus optional
+/// q/k/v biases (`H·d + K·d + K·d_v`) and o bias (`h`).
+#[allow(clippy::too_many_arguments)] // the eight numbers of an attention block
+pub(crate) fn add_attention(
+    acc: &mut Acc,
+    h: u64,
+    heads: u64,
+    kv: u64,
+    hd: u64,
+    vhd: u64,
+    qkv_bias: bool,
+    o_bias: bool,
+) -> Result<(), CalcError> {
+    let w = "ovf_attention_params";
+    acc.lin(Comp::Attn, mul(w, &[h, heads, hd])?)?;
+    acc.lin(Comp::Attn, mul(w, &[h, kv, hd])?)?;
+    acc.lin(Comp::Attn, mul(w, &[h, kv, vhd])?)?;
+    acc.lin(Comp::Attn, mul(w, &[heads, vhd, h])?)?;
+    if qkv_bias {
+        acc.add(
+            Comp::Attn,
+            add(
+                w,
+                &[
+                    mul(w, &[heads, hd])?,
+                    mul(w, &[kv, hd])?,
+                    mul(w, &[kv, vhd])?,
+                ],
+            )?,
+        )?;
+    }
+    if o_bias {
+        acc.add(Comp::Attn, h)?;
+    }
+    Ok(())
+}
+
+/// A dense MLP: gated `3·h·I` (gate, up, down) or plain `2·h·I`; biases `2I + h` or `I + h`.
+pub(crate) fn add_mlp(
+    acc: &mut Acc,
+    c: Comp,
+    h: u64,
+    i: u64,
+    gated: bool,
+    bias: bool,
+) -> Result<(), CalcError> {
+    let w = "ovf_mlp_params";
+    let mats = if gated { 3 } else { 2 };
+    acc.lin(c, mul(w, &[mats, h, i])?)?;
+    if bias {
+        acc.add(c, add(w, &[mul(w, &[mats - 1, i])?, h])?)?;
+    }
+    Ok(())
+}
+
+/// What a family builder hands back.
+pub(crate) struct Parts {
+    pub layers: Vec<Layer>,
+    pub acc: Acc,
+    pub hidden: u64,
+    pub vocab: u64,
+    pub tie: bool,
+    pub max_pos: Option<u64>,
+    /// Parameters that the checkpoint stores twice (Falcon RW saves a tied lm_head; the
+    /// DeepSeek-V3 MTP layer has its own copies of the embedding and head).
+    pub stored_twice: u64,
+}
+
+/// A SigLIP vision tower (Gemma-3) and the Gemma-3 projector, counted in `other`:
+/// patch conv `3·p²·v + v`, positions `(image/p)²·v`, per layer two LayerNorms `4v`, q/k/v/o
+/// with biases `4v² + 4v`, MLP `2·v·I + I + v`; post LayerNorm `2v`; projector `v·h + v`.
+fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, CalcError> {
+    let mut v = Reader::new(vc, vc);
+    let vh = v.req("vision.hidden_size", &["hidden_size"], "why_size_vision")?;
+    let vi = v.req(
+        "vision.intermediate_size",
+        &["intermediate_size"],
+        "why_size_vision",
+    )?;
+    let vl = v.layers(&["num_hidden_layers"])?;
+    let patch = v.req("vision.patch_size", &["patch_size"], "why_size_vision")?;
+    let image = v.req("vision.image_size", &["image_size"], "why_size_vision")?;
+    let ch = v.or(
+        "vision.num_channels",
+        &["num_channels"],
+        3,
+        "ldg_siglip_default_3_channels",
+    )?;
+    let w = "ovf_vision_params";
+    let per_layer = add(
+        w,
+        &[
+            mul(w, &[4, vh, vh])?,
+            mul(w, &[8, vh])?,
+            mul(w, &[2, vh, vi])?,
+            vi,
+            vh,
+        ],
+    )?;
+    let side = image / patch;
+    let total = add(
+        w,
+        &[
+            mul(w, &[vl, per_layer])?,
+            mul(w, &[ch, patch, patch, vh])?,
+            vh,
+            mul(w, &[side, side, vh])?,
+            mul(w, &[2, vh])?,
+            mul(w, &[vh, text_h])?,
+            vh,
+        ],
+    )?;
+    r.ledger.extend(v.ledger);
+    r.derived(
+        "vision_parameters",
+        total,
+        "ldg_siglip_vision_tower_gemma_3_projector_counte",
+    );
+    Ok(total)
+}
+
+/// Parses pasted text: a `model.safetensors.index.json` (it has `weight_map` or
+/// `metadata.total_size`) or a `config.json`.
+pub fn parse_model_text(text: &str) -> Result<ModelDesc, CalcError> {
+    let v = crate::core::base::json::parse(text)?;
+    parse_model_value(&v)
+}
+
+/// As [`parse_model_text`], from an already parsed JSON value.
+pub fn parse_model_value(v: &Value) -> Result<ModelDesc, CalcError> {
+    let Value::Object(root) = v else {
+        return Err(CalcError::NotAnObject);
+    };
+    let total_size = root.get("metadata").and_then(|m| m.get("total_size"));
+    if root.contains_key("weight_map") || total_size.is_some() {
+        return from_index(root, total_size);
+    }
+    from_config(root)
+}
+
+fn from_index(
+    root: &Map<String, Value>,
+    total_size: Option<&Value>,
+) -> Result<ModelDesc, CalcError> {
+    let mut r = Reader::new(root, root);
+    let exact = match total_size {
+        Some(ts) => {
+            // total_size may exceed MAX_DIM (it is bytes), so read it directly.
+            let n = ts
+                .as_u64()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| CalcError::BadValue {
+                    key: "metadata.total_size".into(),
+                    found: reader::short(ts),
+                    expected: Phrase::tr("exp_bytes_positive"),
+                })?;
+            r.note(
+                "weights_bytes",
+                n,
+                LedgerSource::Key("metadata.total_size".into()),
+            );
+            Some(Bytes(n))
+        }
+        None => {
+            r.warnings.push(Phrase::tr("wrn_index_no_total"));
+            None
+        }
+    };
+    let mut params = ParamBreakdown::default();
+    if let Some(tp) = root.get("metadata").and_then(|m| m.get("total_parameters")) {
+        if let Some(n) = tp.as_u64() {
+            r.note(
+                "params_total",
+                n,
+                LedgerSource::Key("metadata.total_parameters".into()),
+            );
+            params.total = n;
+            params.active = n;
+            params.other = n;
+        }
+    }
+    let tensors = root
+        .get("weight_map")
+        .and_then(Value::as_object)
+        .map_or(0, Map::len);
+    r.derived("tensors", tensors, "ldg_entries_in_weight_map");
+    r.default_note(
+        "architecture",
+        "unknown",
+        "ldg_a_safetensors_index_lists_tensors_not_the",
+    );
+    Ok(ModelDesc {
+        name: "model.safetensors.index.json".into(),
+        model_type: "safetensors_index".into(),
+        origin: ModelOrigin::SafetensorsIndex,
+        hidden_size: 0,
+        vocab_size: 0,
+        layers: Vec::new(),
+        tie_word_embeddings: false,
+        max_position_embeddings: None,
+        params,
+        weights: quant::plain(Dtype::Bf16),
+        exact_weight_bytes: exact,
+        ledger: r.ledger,
+        warnings: r.warnings,
+    })
+}
+
+/// Normalizes `model_type` spellings to a family name.
+fn family(mt: &str) -> &str {
+    match mt {
+        "refinedweb" | "refinedwebmodel" | "rw" => "falcon",
+        "gemma3_text" => "gemma3",
+        "llama4_text" => "llama4",
+        "phi4" => "phi3",
+        "qwen2_vl" | "qwen2_5_vl" => "qwen2",
+        other => other,
+    }
+}
+
+fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
+    let text = root.get("text_config").and_then(Value::as_object);
+    let primary = text.unwrap_or(root);
+    let mut r = Reader::new(primary, root);
+    if text.is_some() {
+        r.derived(
+            "language_model",
+            "text_config",
+            "ldg_the_config_nests_its_language_model_under",
+        );
+    }
+    let mt_raw = primary
+        .get("model_type")
+        .and_then(Value::as_str)
+        .or_else(|| root.get("model_type").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mt: String = mt_raw.chars().take(64).collect();
+    let fam = family(&mt).to_string();
+    if mt.is_empty() {
+        r.default_note(
+            "model_type",
+            "(none)",
+            "ldg_no_model_type_read_as_a_generic",
+        );
+    } else {
+        r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
+    }
+
+    let parts = match fam.as_str() {
+        "gpt2" => classic::gpt2(&mut r)?,
+        "opt" => classic::opt(&mut r)?,
+        "falcon" => classic::falcon(&mut r, &mt)?,
+        "gpt_neox" => classic::gpt_neox(&mut r)?,
+        "bloom" => classic::bloom(&mut r)?,
+        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(&mut r, &fam)?,
+        "mamba" => ssm::mamba(&mut r)?,
+        "nemotron_h" => ssm::nemotron_h(&mut r)?,
+        "jamba" => ssm::jamba(&mut r)?,
+        f => {
+            let known = decoder::KNOWN.contains(&f);
+            if !known {
+                if r.find(&["kv_lora_rank"]).is_some() {
+                    r.warnings
+                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", &mt));
+                    deepseek::build(&mut r, "deepseek_v3")?
+                } else {
+                    r.warnings.push(
+                        Phrase::tr("wrn_unknown_type_generic")
+                            .val("mt", if mt.is_empty() { "(none)" } else { &mt }),
+                    );
+                    decoder::build(&mut r, "generic")?
+                }
+            } else {
+                decoder::build(&mut r, f)?
+            }
+        }
+    };
+
+    let base = base_dtype(&mut r, &fam)?;
+    let weights = quant::weight_format_from(&mut r, base, &fam)?;
+    let name = root
+        .get("_name_or_path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().take(200).collect::<String>())
+        .unwrap_or_else(|| {
+            if mt.is_empty() {
+                "model".into()
+            } else {
+                mt.clone()
+            }
+        });
+
+    let mut acc = parts.acc;
+    if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
+        let vt = vc.get("model_type").and_then(Value::as_str).unwrap_or("");
+        if fam == "gemma3" && vt == "siglip_vision_model" {
+            let n = siglip(&mut r, vc, parts.hidden)?;
+            acc.add(Comp::Other, n)?;
+        } else {
+            r.warnings.push(Phrase::tr("wrn_vision_not_counted"));
+        }
+    }
+    let params = acc.finish();
+    if parts.stored_twice > 0 {
+        let stored = params.total.saturating_add(parts.stored_twice);
+        r.derived(
+            "stored_parameters",
+            stored,
+            "ldg_the_checkpoint_stores_some_matrices_twice_a",
+        );
+        r.warnings.push(
+            Phrase::tr("wrn_stored_twice")
+                .val(
+                    "distinct",
+                    crate::core::base::derivation::group(params.total),
+                )
+                .val("stored", crate::core::base::derivation::group(stored)),
+        );
+    }
+    if params.experts > 0 {
+        r.derived(
+            "params_active",
+            params.active,
+            "ldg_total_minus_the_routed_experts_a_token",
+        );
+    }
+    let max_pos = parts.max_pos;
+    Ok(ModelDesc {
+        name,
+        model_type: mt,
+        origin: ModelOrigin::Config,
+        hidden_size: parts.hidden,
+        vocab_size: parts.vocab,
+        layers: parts.layers,
+        tie_word_embeddings: parts.tie,
+        max_position_embeddings: max_pos,
+        params,
+        weights,
+        exact_weight_bytes: None,
+        ledger: r.ledger,
+        warnings: r.warnings,
+    })
+}
+
+/// The checkpoint precision from `torch_dtype` / `dtype`.
+fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
+    match r.string(&["torch_dtype", "dtype"]) {
+        Some((k, s)) => match Dtype::parse(s) {
+            Ok(d) => {
+                r.note("dtype", d, LedgerSource::Key(k.to_string()));
+                Ok(d)
+            }
+            Err(_) => {
+                let shown: String = s.chars().take(40).collect();
+                r.warnings.push(
+                    Phrase::tr("wrn_unknown_dtype")
+                        .val("k", k)
+                        .val("shown", &shown),
+                );
+                r.default_note("dtype", Dtype::Bf16, "ldg_the_config_s_dtype_is_not_a");
+                Ok(Dtype::Bf16)
+            }
+        },
+        None => {
+            if fam == "gpt2" {
+                r.default_note(
+                    "dtype",
+                    Dtype::Fp32,
+                    "ldg_no_torch_dtype_gpt_2_checkpoints_are",
+                );
+                Ok(Dtype::Fp32)
+            } else {
+                r.default_note(
+                    "dtype",
+                    Dtype::Bf16,
+                    "ldg_no_torch_dtype_dtype_assumed_bf16_the",
+                );
+                Ok(Dtype::Bf16)
+            }
+        }
+    }
+}
+
+/// Shared reads for decoders: hidden size, layers, heads, head_dim, kv heads.
+pub(crate) struct Core {
+    pub h: u64,
+    pub n_layers: u64,
+    pub heads: u64,
+    pub kv: u64,
+    pub hd: u64,
+    pub vocab: u64,
+}
+
+/// Reads the keys every transformer decoder has (with their aliases) and validates them.
+pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
+    let h = r.req(
+        "hidden_size",
+        &["hidden_size", "n_embd", "d_model"],
+        "why_size_model",
+    )?;
+    let n_layers = r.layers(&["num_hidden_layers", "n_layer", "num_layers", "n_layers"])?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads", "n_head", "num_heads", "n_heads"],
+        "why_size_attention",
+    )?;
+    let vocab = match (
+        r.opt("vocab_size", &["vocab_size", "padded_vocab_size"])?,
+        fam,
+    ) {
+        (Some(v), _) => v,
+        (None, "gemma3") => {
+            r.default_note("vocab_size", 262_208, "ldg_no_vocab_size_the_gemma_3_text");
+            262_208
+        }
+        (None, _) => {
+            return Err(CalcError::MissingKey {
+                key: "vocab_size".into(),
+                why: Phrase::tr("why_size_embeddings"),
+            })
+        }
+    };
+    let hd = read_head_dim(r, h, heads)?;
+    let kv = match r.opt(
+        "kv_heads",
+        &[
+            "num_key_value_heads",
+            "num_kv_heads",
+            "n_head_kv",
+            "multi_query_group_num",
+        ],
+    )? {
+        Some(k) => k,
+        None if r.find(&["multi_query"]).and_then(|(_, v)| v.as_bool()) == Some(true) => {
+            r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
+            1
+        }
+        None => {
+            r.default_note("kv_heads", heads, "ldg_no_num_key_value_heads_multi_head");
+            heads
+        }
+    };
+    check_kv(heads, kv)?;
+    Ok(Core {
+        h,
+        n_layers,
+        heads,
+        kv,
+        hd,
+        vocab,
+    })
+}
+
+/// An explicit `head_dim` beats hidden / heads (Qwen3, Gemma); otherwise the heads must
+/// divide the hidden size.
+pub(crate) fn read_head_dim(r: &mut Reader, h: u64, heads: u64) -> Result<u64, CalcError> {
+    match r.opt("head_dim", &["head_dim", "attention_head_dim"])? {
+        Some(d) => Ok(d),
+        None => {
+            if !h.is_multiple_of(heads) {
+                return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
+            }
+            let d = h / heads;
+            r.derived("head_dim", d, "ldg_hidden_size_num_attention_heads_no_head");
+            Ok(d)
+        }
+    }
+}
+
+/// KV heads must divide the attention heads and not exceed them.
+pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
+    if kv > heads || !heads.is_multiple_of(kv) {
+        return Err(CalcError::BadValue {
+            key: "num_key_value_heads".into(),
+            found: Phrase::verbatim(kv.to_string()),
+            expected: Phrase::tr("exp_divisor_heads").val("heads", heads),
+        });
+    }
+    Ok(())
+}
+
+/// Reads `tie_word_embeddings` with the family default.
+pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool, CalcError> {
+    let why = Phrase::tr(if default {
+        "ldg_tie_default"
+    } else {
+        "ldg_untied_default"
+    })
+    .val("fam", fam);
+    r.flag_why(
+        "tie_word_embeddings",
+        &["tie_word_embeddings"],
+        default,
+        why,
+    )
+}
+
+/// Adds the embedding table and the lm_head (unless tied).
+pub(crate) fn add_embeddings(
+    r: &mut Reader,
+    acc: &mut Acc,
+    vocab: u64,
+    h: u64,
+    tie: bool,
+) -> Result<(), CalcError> {
+    let e = mul("ovf_embedding_params", &[vocab, h])?;
+    acc.add(Comp::Emb, e)?;
+    if tie {
+        r.derived("lm_head", 0, "ldg_tied_to_the_embeddings_counted_once");
+    } else {
+        acc.add(Comp::LmHead, e)?;
+    }
+    Ok(())
+}
+
+/// `max_position_embeddings` and its spellings (`Infinity` = no limit).
+pub(crate) fn read_max_pos(r: &mut Reader) -> Result<Option<u64>, CalcError> {
+    r.limit(
+        "max_position_embeddings",
+        &[
+            "max_position_embeddings",
+            "n_positions",
+            "max_sequence_length",
+            "seq_length",
+            "n_ctx",
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_helpers() {
+        assert_eq!(mul("ovf_params", &[2, 3, 4]).ok(), Some(24));
+        assert!(matches!(
+            mul("ovf_params", &[u64::MAX, 2]),
+            Err(CalcError::Overflow { .. })
+        ));
+        assert!(matches!(
+            add("ovf_params", &[u64::MAX, 1]),
+            Err(CalcError::Overflow { .. })
+        ));
+    }
+
+    #[test]
+    fn llama2_7b_by_hand() {
+        // embed 32000·4096 = 131,072,000 (×2 untied = 262,144,000);
+        // per layer 4·4096² + 3·4096·11008 + 2·4096 = 202,383,360; ×32 = 6,476,267,520;
+        // + final norm 4096 → 6,738,415,616.
+        let per_layer = 4 * 4096 * 4096 + 3 * 4096 * 11008 + 2 * 4096;
+        let want = 2 * 32000 * 4096 + 32 * per_layer + 4096;
+        let cfg = r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,
+            "num_hidden_layers":32,"num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false}"#;
+        let m = parse_model_text(cfg).map(|m| m.params.total).ok();
+        assert_eq!(m, Some(want));
+    }
+}

@@ -1,0 +1,336 @@
+//! Reading config keys with aliases, validation and an assumption ledger.
+
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::json::{non_finite, NonFinite};
+use crate::core::model::{LedgerEntry, LedgerSource};
+use serde_json::{Map, Value};
+
+/// Largest size accepted for any dimension or count read from a config (2^40). Larger
+/// values are refused as out of range; products of accepted values use checked arithmetic.
+pub const MAX_DIM: u64 = 1 << 40;
+
+/// Largest accepted layer count (65,536): layers are materialized one by one.
+pub const MAX_LAYERS: u64 = 1 << 16;
+
+/// Reads keys from the language-model object (`text_config` when present) and falls back to
+/// the top-level object; records every read and every default in the ledger.
+pub struct Reader<'a> {
+    primary: &'a Map<String, Value>,
+    root: &'a Map<String, Value>,
+    /// The assumption ledger so far.
+    pub ledger: Vec<LedgerEntry>,
+    /// Warnings so far.
+    pub warnings: Vec<Phrase>,
+}
+
+/// What a JSON value is, in a few words (a text is cut to 48 characters).
+pub(crate) fn short(v: &Value) -> Phrase {
+    if let Some(nf) = non_finite(v) {
+        return Phrase::verbatim(nf.token());
+    }
+    match v {
+        Value::String(s) => Phrase::tr("fnd_text").val("s", s.chars().take(48).collect::<String>()),
+        Value::Bool(b) => Phrase::tr("fnd_bool").val("b", b),
+        Value::Array(_) => Phrase::tr("fnd_list"),
+        Value::Object(_) => Phrase::tr("fnd_object"),
+        Value::Null => Phrase::verbatim("null"),
+        Value::Number(n) => Phrase::verbatim(n.to_string().chars().take(60).collect::<String>()),
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `primary` (the language model) with fallback to `root`.
+    pub fn new(primary: &'a Map<String, Value>, root: &'a Map<String, Value>) -> Self {
+        Reader {
+            primary,
+            root,
+            ledger: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The first of `keys` present with a non-null value, and the spelling found.
+    pub fn find(&self, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+        for obj in [self.primary, self.root] {
+            for k in keys {
+                if let Some(v) = obj.get(*k) {
+                    if !v.is_null() {
+                        return Some((k, v));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Adds a ledger line.
+    pub fn note(&mut self, field: &str, value: impl ToString, source: LedgerSource) {
+        self.ledger.push(LedgerEntry {
+            field: field.to_string(),
+            value: value.to_string(),
+            source,
+        });
+    }
+
+    /// Records a default that was applied, with the reason (`why`, an `ldg_…` translation key).
+    pub fn default_note(&mut self, field: &str, value: impl ToString, why: &'static str) {
+        self.note(field, value, LedgerSource::Default(Phrase::tr(why)));
+    }
+
+    /// Records a value derived from others (`how`, an `ldg_…` translation key).
+    pub fn derived(&mut self, field: &str, value: impl ToString, how: &'static str) {
+        self.note(field, value, LedgerSource::Derived(Phrase::tr(how)));
+    }
+
+    /// Converts a JSON value to a whole number in `[min, MAX_DIM]`.
+    pub fn to_u64(key: &str, v: &Value, min: u64) -> Result<u64, CalcError> {
+        let range = || {
+            Phrase::tr("rng_whole_from_to")
+                .val("lo", min)
+                .val("hi", MAX_DIM)
+        };
+        if let Some(nf) = non_finite(v) {
+            return Err(CalcError::BadValue {
+                key: key.to_string(),
+                found: Phrase::tr("fnd_nonstandard").val("token", nf.token()),
+                expected: range(),
+            });
+        }
+        let Value::Number(n) = v else {
+            return Err(CalcError::BadValue {
+                key: key.to_string(),
+                found: short(v),
+                expected: range(),
+            });
+        };
+        let out = |value: String| CalcError::OutOfRange {
+            field: Phrase::verbatim(key),
+            value,
+            range: range(),
+        };
+        if let Some(u) = n.as_u64() {
+            return if u < min || u > MAX_DIM {
+                Err(out(u.to_string()))
+            } else {
+                Ok(u)
+            };
+        }
+        if let Some(i) = n.as_i64() {
+            return Err(out(i.to_string()));
+        }
+        let f = n.as_f64().unwrap_or(f64::NAN);
+        if !f.is_finite() || f.fract() != 0.0 {
+            return Err(CalcError::BadValue {
+                key: key.to_string(),
+                found: Phrase::verbatim(n.to_string()),
+                expected: range(),
+            });
+        }
+        if f < min as f64 || f > MAX_DIM as f64 {
+            return Err(out(n.to_string()));
+        }
+        // Whole, in range (≤ 2^40 < 2^53): the conversion is exact.
+        Ok(f as u64)
+    }
+
+    fn read(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        min: u64,
+    ) -> Result<Option<u64>, CalcError> {
+        match self.find(keys) {
+            None => Ok(None),
+            Some((k, v)) => {
+                let n = Self::to_u64(k, v, min)?;
+                self.note(field, n, LedgerSource::Key(k.to_string()));
+                Ok(Some(n))
+            }
+        }
+    }
+
+    /// A required positive whole number; `MissingKey` naming the first spelling and why it is
+    /// needed (`why`, a `why_…` translation key).
+    pub fn req(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        why: &'static str,
+    ) -> Result<u64, CalcError> {
+        self.read(field, keys, 1)?
+            .ok_or_else(|| CalcError::MissingKey {
+                key: keys.first().copied().unwrap_or(field).to_string(),
+                why: Phrase::tr(why),
+            })
+    }
+
+    /// The layer count (`num_hidden_layers` and its spellings), at most [`MAX_LAYERS`].
+    pub fn layers(&mut self, keys: &[&'static str]) -> Result<u64, CalcError> {
+        let n = self.req("num_hidden_layers", keys, "why_count_layers")?;
+        if n > MAX_LAYERS {
+            return Err(CalcError::OutOfRange {
+                field: Phrase::verbatim(keys.first().copied().unwrap_or("num_hidden_layers")),
+                value: n.to_string(),
+                range: Phrase::tr("rng_whole_from_to")
+                    .val("lo", 1)
+                    .val("hi", MAX_LAYERS),
+            });
+        }
+        Ok(n)
+    }
+
+    /// An optional positive whole number.
+    pub fn opt(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
+        self.read(field, keys, 1)
+    }
+
+    /// A positive whole number, or `default` (recorded with `why`).
+    pub fn or(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        default: u64,
+        why: &'static str,
+    ) -> Result<u64, CalcError> {
+        match self.read(field, keys, 1)? {
+            Some(n) => Ok(n),
+            None => {
+                self.default_note(field, default, why);
+                Ok(default)
+            }
+        }
+    }
+
+    /// A whole number that may be zero, or `default` (recorded with `why`).
+    pub fn or0(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        default: u64,
+        why: &'static str,
+    ) -> Result<u64, CalcError> {
+        match self.read(field, keys, 0)? {
+            Some(n) => Ok(n),
+            None => {
+                self.default_note(field, default, why);
+                Ok(default)
+            }
+        }
+    }
+
+    /// A limit such as a window or a context length: `null`, absent or `Infinity` mean
+    /// "no limit" (`None`).
+    pub fn limit(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
+        match self.find(keys) {
+            Some((k, v)) if non_finite(v) == Some(NonFinite::PosInf) => {
+                self.note(field, "∞ (Infinity)", LedgerSource::Key(k.to_string()));
+                Ok(None)
+            }
+            _ => self.read(field, keys, 1),
+        }
+    }
+
+    /// A boolean, or `default` (recorded with `why`, an `ldg_…` translation key).
+    pub fn flag(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        default: bool,
+        why: &'static str,
+    ) -> Result<bool, CalcError> {
+        self.flag_why(field, keys, default, Phrase::tr(why))
+    }
+
+    /// As [`Reader::flag`], with the reason as a phrase (one that names the family, say).
+    pub fn flag_why(
+        &mut self,
+        field: &str,
+        keys: &[&'static str],
+        default: bool,
+        why: Phrase,
+    ) -> Result<bool, CalcError> {
+        match self.find(keys) {
+            Some((k, Value::Bool(b))) => {
+                self.note(field, b, LedgerSource::Key(k.to_string()));
+                Ok(*b)
+            }
+            Some((k, v)) => Err(CalcError::BadValue {
+                key: k.to_string(),
+                found: short(v),
+                expected: Phrase::tr("exp_true_false"),
+            }),
+            None => {
+                self.note(field, default, LedgerSource::Default(why));
+                Ok(default)
+            }
+        }
+    }
+
+    /// A string value, if present.
+    pub fn string(&self, keys: &[&'static str]) -> Option<(&'static str, &'a str)> {
+        self.find(keys)
+            .and_then(|(k, v)| v.as_str().map(|s| (k, s)))
+    }
+
+    /// A list of whole numbers (e.g. `mlp_only_layers`), empty when absent.
+    pub fn u64_list(&mut self, field: &str, key: &'static str) -> Result<Vec<u64>, CalcError> {
+        match self.find(&[key]) {
+            None => Ok(Vec::new()),
+            Some((k, Value::Array(a))) => {
+                let v = a
+                    .iter()
+                    .map(|x| Self::to_u64(k, x, 0))
+                    .collect::<Result<Vec<_>, _>>()?;
+                self.note(field, format!("{v:?}"), LedgerSource::Key(k.to_string()));
+                Ok(v)
+            }
+            Some((k, v)) => Err(CalcError::BadValue {
+                key: k.to_string(),
+                found: short(v),
+                expected: Phrase::tr("exp_list_whole"),
+            }),
+        }
+    }
+
+    /// A list of strings (e.g. `layer_types`), `None` when absent.
+    pub fn str_list(
+        &mut self,
+        field: &str,
+        key: &'static str,
+    ) -> Result<Option<Vec<String>>, CalcError> {
+        match self.find(&[key]) {
+            None => Ok(None),
+            Some((k, Value::Array(a))) => {
+                let mut out = Vec::with_capacity(a.len());
+                for x in a {
+                    match x.as_str() {
+                        Some(s) => out.push(s.to_string()),
+                        None => {
+                            return Err(CalcError::BadValue {
+                                key: k.to_string(),
+                                found: short(x),
+                                expected: Phrase::tr("exp_list_texts"),
+                            })
+                        }
+                    }
+                }
+                self.note(
+                    field,
+                    format!("{} entries", out.len()),
+                    LedgerSource::Key(k.to_string()),
+                );
+                Ok(Some(out))
+            }
+            Some((k, v)) => Err(CalcError::BadValue {
+                key: k.to_string(),
+                found: short(v),
+                expected: Phrase::tr("exp_list_texts"),
+            }),
+        }
+    }
+
+    /// The top-level object (for keys that never sit under `text_config`).
+    pub fn root(&self) -> &'a Map<String, Value> {
+        self.root
+    }
+}

@@ -1,0 +1,494 @@
+//! State-space models and hybrids: mamba, nemotron_h (Mamba-2 + attention + MLP), jamba
+//! (Mamba + attention + MoE).
+//!
+//! Mamba (v1) mixer: in_proj `h·2D` (D = expand·h), conv1d `D·k` (+ `D` bias), x_proj
+//! `D·(R + 2N)`, dt_proj `R·D + D`, A_log `D·N`, D `D`, out_proj `D·h`. Recurrent state per
+//! sequence: conv `(k − 1)·D` + SSM `D·N` elements.
+//! Mamba-2 mixer: in_proj `h·(2D + 2·g·N + H_m)`, conv1d `(D + 2gN)·k` (+ bias), dt_bias,
+//! A_log, D (`H_m` each), gated norm `D`, out_proj `D·h`. State: conv `(k − 1)·(D + 2gN)` +
+//! SSM `H_m·P·N` (P = head dim, H_m·P = D).
+
+use super::reader::Reader;
+use super::{
+    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_head_dim, read_max_pos,
+    read_tie, Acc, Comp, Parts,
+};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::{Ffn, Layer, Mixer};
+use serde_json::Value;
+
+/// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉.
+fn dt_rank(r: &mut Reader, keys: &[&'static str], h: u64) -> Result<u64, CalcError> {
+    match r.find(keys) {
+        Some((_, Value::String(s))) if s == "auto" => {
+            let v = h.div_ceil(16);
+            r.derived("dt_rank", v, "ldg_auto_hidden_size_16");
+            Ok(v)
+        }
+        _ => {
+            let v = h.div_ceil(16);
+            r.or("dt_rank", keys, v, "ldg_no_dt_rank_hidden_size_16")
+        }
+    }
+}
+
+struct Mamba1 {
+    h: u64,
+    d: u64,
+    n: u64,
+    k: u64,
+    rank: u64,
+    proj_bias: bool,
+    conv_bias: bool,
+    inner_norms: bool,
+}
+
+/// Adds one Mamba-1 mixer and returns its mixer description.
+fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
+    let w = "ovf_ssm_params";
+    let (h, d, n, k, rk) = (m.h, m.d, m.n, m.k, m.rank);
+    acc.lin(Comp::Ssm, mul(w, &[h, 2, d])?)?;
+    if m.proj_bias {
+        acc.add(Comp::Ssm, mul(w, &[2, d])?)?;
+    }
+    acc.add(Comp::Ssm, mul(w, &[d, k])?)?;
+    if m.conv_bias {
+        acc.add(Comp::Ssm, d)?;
+    }
+    acc.lin(Comp::Ssm, mul(w, &[d, add(w, &[rk, mul(w, &[2, n])?])?])?)?;
+    acc.lin(Comp::Ssm, mul(w, &[rk, d])?)?;
+    acc.add(Comp::Ssm, d)?; // dt_proj bias
+    acc.add(Comp::Ssm, mul(w, &[d, n])?)?; // A_log
+    acc.add(Comp::Ssm, d)?; // D
+    acc.lin(Comp::Ssm, mul(w, &[d, h])?)?;
+    if m.proj_bias {
+        acc.add(Comp::Ssm, h)?;
+    }
+    if m.inner_norms {
+        acc.add(Comp::Ssm, add(w, &[rk, n, n])?)?; // dt/b/c layernorms (Jamba)
+    }
+    let state = add(w, &[mul(w, &[k.saturating_sub(1), d])?, mul(w, &[d, n])?])?;
+    Ok(Mixer::Ssm {
+        state_elems: state,
+        d_inner: d,
+        d_state: n,
+    })
+}
+
+/// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
+pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size", "d_model"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers", "n_layer", "n_layers"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let n = r.or(
+        "state_size",
+        &["state_size", "d_state"],
+        16,
+        "ldg_mamba_default_state_size_16",
+    )?;
+    let expand = r.or("expand", &["expand"], 2, "ldg_mamba_default_expand_2")?;
+    let d = match r.opt("d_inner", &["intermediate_size", "d_inner"])? {
+        Some(d) => d,
+        None => {
+            let d = mul("ovf_inner", &[expand, h])?;
+            r.derived("d_inner", d, "ldg_expand_x_hidden_size");
+            d
+        }
+    };
+    let k = r.or(
+        "conv_kernel",
+        &["conv_kernel", "d_conv"],
+        4,
+        "ldg_mamba_default_conv_kernel_4",
+    )?;
+    let rank = dt_rank(r, &["time_step_rank", "dt_rank"], h)?;
+    let proj_bias = r.flag(
+        "use_bias",
+        &["use_bias"],
+        false,
+        "ldg_mamba_default_no_projection_biases",
+    )?;
+    let conv_bias = r.flag(
+        "use_conv_bias",
+        &["use_conv_bias"],
+        true,
+        "ldg_mamba_default_conv_bias",
+    )?;
+    let tie = read_tie(r, true, "mamba")?;
+    let cfg = Mamba1 {
+        h,
+        d,
+        n,
+        k,
+        rank,
+        proj_bias,
+        conv_bias,
+        inner_norms: false,
+    };
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        acc.add(Comp::Norms, h)?;
+        let mixer = mamba1(&mut acc, &cfg)?;
+        layers.push(Layer {
+            mixer,
+            ffn: Ffn::None,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    r.derived(
+        "kv_cache",
+        0,
+        "ldg_mamba_has_no_attention_constant_recurrent_st",
+    );
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos: None,
+        stored_twice: 0,
+    })
+}
+
+/// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP), one
+/// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
+/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::ModelDesc).
+pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let pattern = r
+        .string(&["hybrid_override_pattern"])
+        .map(|(_, s)| s.to_string())
+        .ok_or_else(|| CalcError::MissingKey {
+            key: "hybrid_override_pattern".into(),
+            why: Phrase::tr("why_layer_kinds"),
+        })?;
+    if pattern.chars().count() as u64 != nl {
+        return Err(CalcError::BadValue {
+            key: "hybrid_override_pattern".into(),
+            found: Phrase::tr("fnd_chars").val("n", pattern.chars().count()),
+            expected: Phrase::tr("exp_one_char_per_layer").val("n", nl),
+        });
+    }
+    r.note(
+        "hybrid_override_pattern",
+        &pattern,
+        crate::core::model::LedgerSource::Key("hybrid_override_pattern".into()),
+    );
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads"],
+        "why_size_attention",
+    )?;
+    let kv = r.or(
+        "kv_heads",
+        &["num_key_value_heads"],
+        heads,
+        "ldg_no_num_key_value_heads_equal_to",
+    )?;
+    check_kv(heads, kv)?;
+    let hd = read_head_dim(r, h, heads)?;
+    let inter = r.req(
+        "intermediate_size",
+        &["intermediate_size"],
+        "why_size_mlp_blocks",
+    )?;
+    let mh = r.req("mamba_num_heads", &["mamba_num_heads"], "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", &["mamba_head_dim"], "why_size_mamba2")?;
+    let n = r.or(
+        "ssm_state_size",
+        &["ssm_state_size"],
+        128,
+        "ldg_nemotron_h_default_state_size_128",
+    )?;
+    let g = r.or(
+        "n_groups",
+        &["n_groups"],
+        8,
+        "ldg_nemotron_h_default_8_groups",
+    )?;
+    let k = r.or(
+        "conv_kernel",
+        &["conv_kernel"],
+        4,
+        "ldg_nemotron_h_default_conv_kernel_4",
+    )?;
+    let proj_bias = r.flag(
+        "mamba_proj_bias",
+        &["mamba_proj_bias", "use_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "ldg_conv_bias")?;
+    let attn_bias = r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        false,
+        "ldg_no_attention_biases",
+    )?;
+    let mlp_bias = r.flag("mlp_bias", &["mlp_bias"], false, "ldg_no_mlp_biases")?;
+    let tie = read_tie(r, false, "nemotron_h")?;
+    let w = "ovf_ssm_params";
+    let d = mul(w, &[mh, mp])?;
+    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
+    let mut acc = Acc::default();
+    let mut layers: Vec<Layer> = Vec::new();
+    for c in pattern.chars() {
+        acc.add(Comp::Norms, h)?;
+        match c {
+            'M' => {
+                acc.lin(
+                    Comp::Ssm,
+                    mul(
+                        w,
+                        &[h, add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?],
+                    )?,
+                )?;
+                if proj_bias {
+                    acc.add(
+                        Comp::Ssm,
+                        add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?,
+                    )?;
+                }
+                acc.add(Comp::Ssm, mul(w, &[conv_dim, k])?)?;
+                if conv_bias {
+                    acc.add(Comp::Ssm, conv_dim)?;
+                }
+                acc.add(Comp::Ssm, mul(w, &[3, mh])?)?; // dt_bias, A_log, D
+                acc.add(Comp::Ssm, d)?; // gated RMSNorm
+                acc.lin(Comp::Ssm, mul(w, &[d, h])?)?;
+                if proj_bias {
+                    acc.add(Comp::Ssm, h)?;
+                }
+                let state = add(
+                    w,
+                    &[
+                        mul(w, &[k.saturating_sub(1), conv_dim])?,
+                        mul(w, &[mh, mp, n])?,
+                    ],
+                )?;
+                layers.push(Layer {
+                    mixer: Mixer::Ssm {
+                        state_elems: state,
+                        d_inner: d,
+                        d_state: n,
+                    },
+                    ffn: Ffn::None,
+                });
+            }
+            '*' => {
+                add_attention(&mut acc, h, heads, kv, hd, hd, attn_bias, attn_bias)?;
+                layers.push(Layer {
+                    mixer: Mixer::Attention {
+                        num_heads: heads,
+                        kv_heads: kv,
+                        head_dim: hd,
+                        v_head_dim: hd,
+                        window: None,
+                    },
+                    ffn: Ffn::None,
+                });
+            }
+            '-' => {
+                add_mlp(&mut acc, Comp::Mlp, h, inter, false, mlp_bias)?;
+                let ffn = Ffn::Dense {
+                    intermediate: inter,
+                    gated: false,
+                };
+                match layers.last_mut() {
+                    Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
+                    _ => layers.push(Layer {
+                        mixer: Mixer::Ssm {
+                            state_elems: 0,
+                            d_inner: 0,
+                            d_state: 0,
+                        },
+                        ffn,
+                    }),
+                }
+            }
+            other => {
+                return Err(CalcError::BadValue {
+                    key: "hybrid_override_pattern".into(),
+                    found: Phrase::tr("fnd_char").val("c", other),
+                    expected: Phrase::tr("exp_hybrid_chars"),
+                })
+            }
+        }
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// Jamba: layer i is attention when `i % attn_layer_period == attn_layer_offset`, otherwise
+/// Mamba (with dt/B/C layernorms); its feed-forward is MoE when
+/// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
+/// layer, final norm.
+pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads"],
+        "why_size_attention",
+    )?;
+    let kv = r.or(
+        "kv_heads",
+        &["num_key_value_heads"],
+        heads,
+        "ldg_no_num_key_value_heads_equal_to",
+    )?;
+    check_kv(heads, kv)?;
+    let hd = read_head_dim(r, h, heads)?;
+    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+    let ap = r.or(
+        "attn_layer_period",
+        &["attn_layer_period"],
+        8,
+        "ldg_jamba_default_one_attention_layer_in_8",
+    )?;
+    let ao = r.or0(
+        "attn_layer_offset",
+        &["attn_layer_offset"],
+        4,
+        "ldg_jamba_default_offset_4",
+    )?;
+    let ep = r.or(
+        "expert_layer_period",
+        &["expert_layer_period"],
+        2,
+        "ldg_jamba_default_moe_every_2nd_layer",
+    )?;
+    let eo = r.or0(
+        "expert_layer_offset",
+        &["expert_layer_offset"],
+        1,
+        "ldg_jamba_default_offset_1",
+    )?;
+    let experts = r.or(
+        "experts",
+        &["num_experts"],
+        16,
+        "ldg_jamba_default_16_experts",
+    )?;
+    let top_k = r.or(
+        "experts_per_token",
+        &["num_experts_per_tok"],
+        2,
+        "ldg_jamba_default_2_active_experts",
+    )?;
+    if top_k > experts {
+        return Err(CalcError::BadValue {
+            key: "num_experts_per_tok".into(),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+        });
+    }
+    let n = r.or(
+        "mamba_d_state",
+        &["mamba_d_state"],
+        16,
+        "ldg_jamba_default_state_size_16",
+    )?;
+    let k = r.or(
+        "mamba_d_conv",
+        &["mamba_d_conv"],
+        4,
+        "ldg_jamba_default_conv_kernel_4",
+    )?;
+    let expand = r.or(
+        "mamba_expand",
+        &["mamba_expand"],
+        2,
+        "ldg_jamba_default_expand_2",
+    )?;
+    let rank = dt_rank(r, &["mamba_dt_rank"], h)?;
+    let conv_bias = r.flag(
+        "mamba_conv_bias",
+        &["mamba_conv_bias"],
+        true,
+        "ldg_jamba_default_conv_bias",
+    )?;
+    let proj_bias = r.flag(
+        "mamba_proj_bias",
+        &["mamba_proj_bias"],
+        false,
+        "ldg_jamba_default_no_projection_biases",
+    )?;
+    let tie = read_tie(r, false, "jamba")?;
+    let cfg = Mamba1 {
+        h,
+        d: mul("ovf_inner", &[expand, h])?,
+        n,
+        k,
+        rank,
+        proj_bias,
+        conv_bias,
+        inner_norms: true,
+    };
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for i in 0..nl {
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        let mixer = if i % ap == ao {
+            add_attention(&mut acc, h, heads, kv, hd, hd, false, false)?;
+            Mixer::Attention {
+                num_heads: heads,
+                kv_heads: kv,
+                head_dim: hd,
+                v_head_dim: hd,
+                window: None,
+            }
+        } else {
+            mamba1(&mut acc, &cfg)?
+        };
+        let ffn = if i % ep == eo {
+            acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+            let per = mul("ovf_expert_params", &[3, h, inter])?;
+            acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+            acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+            Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate: inter,
+                shared_experts: 0,
+                shared_intermediate: 0,
+                gated: true,
+            }
+        } else {
+            add_mlp(&mut acc, Comp::Mlp, h, inter, true, false)?;
+            Ffn::Dense {
+                intermediate: inter,
+                gated: true,
+            }
+        };
+        layers.push(Layer { mixer, ffn });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}

@@ -1,0 +1,217 @@
+//! The typed model description that every calculation reads.
+//!
+//! Produced by the config parser (`core::config`), by a safetensors index, or by quick mode
+//! (a parameter count and a precision). Fields listed here are a contract between layers:
+//! add fields freely, do not rename or remove these.
+
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::Phrase;
+use crate::core::base::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// How the model was described.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelOrigin {
+    /// A full config.json: architecture known layer by layer.
+    Config,
+    /// Quick mode: only a parameter count and a precision (no KV/layer information
+    /// unless the user adds it).
+    Quick,
+    /// A model.safetensors.index.json: exact stored bytes, no architecture.
+    SafetensorsIndex,
+}
+
+/// Parameter counts by component: distinct parameters (tied embeddings counted once).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamBreakdown {
+    /// Token embedding table.
+    pub embeddings: u64,
+    /// Learned position embeddings (GPT-2, OPT); 0 for rotary/ALiBi.
+    pub position_embeddings: u64,
+    /// Attention (q/k/v/o projections, biases, MLA down/up projections, sinks, q/k norms).
+    pub attention: u64,
+    /// Dense MLP layers (including shared experts of MoE layers).
+    pub mlp: u64,
+    /// Routed experts, all of them.
+    pub experts: u64,
+    /// MoE routers (gates) and their biases.
+    pub router: u64,
+    /// Norm weights and biases (per layer and final).
+    pub norms: u64,
+    /// Output head, 0 when tied to the embeddings.
+    pub lm_head: u64,
+    /// Recurrent/SSM mixers (Mamba in_proj, conv, x_proj, dt_proj, A, D, out_proj).
+    pub ssm: u64,
+    /// Anything else (multi-token-prediction layers, vision towers left out, …).
+    pub other: u64,
+    /// Sum of all of the above.
+    pub total: u64,
+    /// Parameters touched per token: total minus the routed experts not selected.
+    pub active: u64,
+    /// Elements of the decoder layers' linear weight matrices (attention projections, MLP,
+    /// experts, SSM projections; no biases, norms, embeddings, lm_head or routers): the part a
+    /// weight-only quantization (AWQ/GPTQ/fp8/int8/fp4) stores in low precision. Included in
+    /// the components above, not added to `total`.
+    #[serde(default)]
+    pub linear: u64,
+    /// The routed-expert part of `linear` (what gpt-oss stores in MXFP4).
+    #[serde(default)]
+    pub expert_linear: u64,
+}
+
+/// The token mixer of one layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Mixer {
+    /// Softmax attention with a per-head KV cache (MHA, GQA, MQA), full or sliding-window.
+    Attention {
+        /// Query heads.
+        num_heads: u64,
+        /// Key/value heads (== num_heads for MHA, 1 for MQA).
+        kv_heads: u64,
+        /// Query/key head dimension.
+        head_dim: u64,
+        /// Value head dimension (usually == head_dim).
+        v_head_dim: u64,
+        /// Sliding-window size in tokens; `None` = full attention.
+        window: Option<u64>,
+    },
+    /// Multi-head latent attention (DeepSeek-V2/V3): caches one latent per token per layer.
+    Mla {
+        /// Query heads.
+        num_heads: u64,
+        /// Latent rank of the compressed KV (`kv_lora_rank`).
+        kv_lora_rank: u64,
+        /// Query compression rank (`q_lora_rank`), `None` when q is not compressed.
+        q_lora_rank: Option<u64>,
+        /// Non-rotary part of the q/k head (`qk_nope_head_dim`).
+        qk_nope_head_dim: u64,
+        /// Rotary part of the q/k head, cached once per token (`qk_rope_head_dim`).
+        qk_rope_head_dim: u64,
+        /// Value head dimension (`v_head_dim`).
+        v_head_dim: u64,
+    },
+    /// A recurrent state-space / linear-attention mixer with a constant per-sequence state.
+    Ssm {
+        /// Elements of recurrent state per sequence for this layer (conv state + SSM state).
+        state_elems: u64,
+        /// Inner (expanded) dimension, for FLOP estimates.
+        d_inner: u64,
+        /// SSM state size N.
+        d_state: u64,
+    },
+}
+
+/// The feed-forward block of one layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Ffn {
+    /// A dense MLP.
+    Dense {
+        /// Intermediate size.
+        intermediate: u64,
+        /// Gated (SwiGLU/GeGLU: 3 matrices) or plain (2 matrices).
+        gated: bool,
+    },
+    /// A mixture of experts.
+    Moe {
+        /// Routed experts.
+        experts: u64,
+        /// Experts selected per token.
+        top_k: u64,
+        /// Intermediate size of each routed expert.
+        expert_intermediate: u64,
+        /// Shared (always active) experts.
+        shared_experts: u64,
+        /// Intermediate size of each shared expert.
+        shared_intermediate: u64,
+        /// Gated experts (3 matrices each).
+        gated: bool,
+    },
+    /// No feed-forward block (pure Mamba layers, nemotron_h attention-only layers).
+    None,
+}
+
+/// One decoder layer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Layer {
+    /// Token mixer.
+    pub mixer: Mixer,
+    /// Feed-forward block.
+    pub ffn: Ffn,
+}
+
+/// Where a field's value came from, for the assumption ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum LedgerSource {
+    /// Read from this config key (the spelling actually present).
+    Key(String),
+    /// Not in the config: this default was applied (why; serialized in English).
+    Default(Phrase),
+    /// Computed from other fields (how; serialized in English).
+    Derived(Phrase),
+}
+
+/// One line of the assumption ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LedgerEntry {
+    /// The model field (`hidden_size`, `head_dim`, `kv_heads`, `tie_word_embeddings`, …).
+    pub field: String,
+    /// The value used, as text.
+    pub value: String,
+    /// Where it came from.
+    pub source: LedgerSource,
+}
+
+/// How weights are stored (from `torch_dtype`/`dtype` and `quantization_config`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WeightFormat {
+    /// Element precision of the quantized (or plain) weights.
+    pub dtype: Dtype,
+    /// Group size for per-group scales (int4 AWQ/GPTQ 128, MXFP4 32, NVFP4 16); `None` = no scales.
+    pub group_size: Option<u64>,
+    /// Bits per scale (16 for fp16 scales, 8 for e8m0/fp8 scales).
+    pub scale_bits: u64,
+    /// Whether a zero point per group is stored too (asymmetric int4).
+    pub zero_point: bool,
+    /// Name of the method (`awq`, `gptq`, `fp8`, `mxfp4`, `bitsandbytes`, …) or `none`.
+    pub method: String,
+    /// Whether only the MoE experts are quantized (gpt-oss MXFP4); others stay in `base`.
+    pub experts_only: bool,
+    /// Precision of the parts that are not quantized (`torch_dtype`).
+    pub base: Dtype,
+}
+
+/// A model, described precisely enough to size and time it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelDesc {
+    /// Display name (`_name_or_path`, or derived). Untrusted text: render as text only.
+    pub name: String,
+    /// `model_type` as given (lowercase), or `quick` / `safetensors_index`.
+    pub model_type: String,
+    /// How it was described.
+    pub origin: ModelOrigin,
+    /// Hidden size (0 when unknown, e.g. quick mode).
+    pub hidden_size: u64,
+    /// Vocabulary size (0 when unknown).
+    pub vocab_size: u64,
+    /// The decoder layers, in order (empty when unknown).
+    pub layers: Vec<Layer>,
+    /// Whether the output head shares the embedding matrix.
+    pub tie_word_embeddings: bool,
+    /// Context length the model supports, if stated.
+    pub max_position_embeddings: Option<u64>,
+    /// Exact parameter counts.
+    pub params: ParamBreakdown,
+    /// The checkpoint's own storage format.
+    pub weights: WeightFormat,
+    /// Exact stored bytes when known (safetensors index `metadata.total_size`).
+    pub exact_weight_bytes: Option<Bytes>,
+    /// The assumption ledger.
+    pub ledger: Vec<LedgerEntry>,
+    /// Warnings for the user (unknown model_type read as generic, …), in either language;
+    /// serialized as the English sentences.
+    pub warnings: Vec<Phrase>,
+}

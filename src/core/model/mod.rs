@@ -1,0 +1,14 @@
+//! Layer 2: the model. What a model is ([`ModelDesc`], its layers, mixers and feed-forward
+//! blocks, in [`desc`]) and how pasted text becomes one: a Hugging Face `config.json` or a
+//! safetensors index ([`config`]), the built-in presets ([`presets`]), or a bare parameter count
+//! ([`quick`]).
+//!
+//! Invariant: imports only [`crate::core::base`]. A new model family goes in [`config`] (its
+//! reader beside the others), with its fixture and published count in `tests/configs.rs`.
+
+pub mod config;
+pub mod desc;
+pub mod presets;
+pub mod quick;
+
+pub use desc::*;

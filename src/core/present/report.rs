@@ -1,0 +1,690 @@
+//! One typed entry point: a [`Scenario`] and the [`Catalog`] in, a [`Report`] out.
+//!
+//! The report carries every headline number the app and the CLI show (parameters, weights,
+//! KV cache, per-GPU memory, maximum concurrency under the chosen rule, cost per request) and a
+//! [`Derivation`] for each, so the UI only renders.
+//!
+//! ```
+//! use llm_serving_calculator::core::{hardware::catalog::Catalog, present::report::evaluate, scenario::Scenario};
+//! // The default scenario: Llama-2-7b (fp16) on A10G and L40S, 4,096 tokens per request.
+//! let r = evaluate(&Scenario::default(), Catalog::builtin()).unwrap();
+//! assert_eq!(r.model.params.total, 6_738_415_616);
+//! assert_eq!(r.kv_per_token.0, 524_288); // 2 × 32 layers × 32 heads × 128 × 2 B
+//! let a10g = &r.gpus[0];
+//! assert_eq!((a10g.requests_practical, a10g.requests_theoretical), (4, 5));
+//! ```
+
+use crate::core::base::derivation::{group, Derivation, Source, Term};
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::units::Tokens;
+use crate::core::base::units::{fmt_sig, Bytes};
+use crate::core::calc::memory::{
+    self, non_torch_estimate, textbook_for, weights_per_gpu, what_would_fit, KvProfile, Suggestion,
+    VllmInputs,
+};
+use crate::core::calc::{kv, weights};
+use crate::core::hardware::catalog::{Accelerator, Catalog};
+use crate::core::model::config::parse_model_text;
+use crate::core::model::presets;
+use crate::core::model::quick;
+use crate::core::model::{Mixer, ModelDesc};
+use crate::core::present::series::{
+    batch_series, context_grid, kv_series, BatchSeries, CostBar, CostBars, CostMetric, GpuBudget,
+    KvSeries, MemoryBar, MemoryBars,
+};
+use crate::core::scenario::{BudgetRule, GpuChoice, ModelSource, Scenario};
+use serde::{Deserialize, Serialize};
+
+/// How well the scenario fits one GPU (one replica of `tp` GPUs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The weights and all requested concurrent requests fit.
+    Fits,
+    /// The weights fit and some requests, fewer than requested.
+    Partial,
+    /// Not even one request fits (or not even the weights).
+    DoesNotFit,
+}
+
+impl Verdict {
+    /// Translation key of its label.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Verdict::Fits => "verdict_fits",
+            Verdict::Partial => "verdict_partial",
+            Verdict::DoesNotFit => "verdict_no_fit",
+        }
+    }
+}
+
+/// The results for one compared GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuReport {
+    /// Stable key (catalog id, or `custom-<index>`), used in test ids.
+    pub key: String,
+    /// The accelerator as used (custom ones validated into catalog form).
+    pub accelerator: Accelerator,
+    /// Memory of one GPU: weights, KV of the requested load, activations, overhead, free.
+    pub bar: MemoryBar,
+    /// Capacity and what is not KV, for the KV and batch charts.
+    pub budget: GpuBudget,
+    /// Fit verdict for the requested concurrency.
+    pub verdict: Verdict,
+    /// Textbook: concurrent requests from the marketed capacity.
+    pub requests_theoretical: u64,
+    /// Textbook: concurrent requests from the usable capacity minus the activation reserve.
+    pub requests_practical: u64,
+    /// Concurrent requests under the chosen rule (textbook practical, or vLLM's ⌊concurrency⌋).
+    pub requests: u64,
+    /// vLLM's log lines (always computed, with the chosen or default settings).
+    pub vllm_log: Vec<String>,
+    /// vLLM's reported maximum concurrency (×).
+    pub vllm_concurrency: f64,
+    /// Price of one replica (`tp` GPUs), US dollars per hour, when known.
+    pub usd_per_hour: Option<f64>,
+    /// Price per concurrent request slot, US dollars per hour (`price / requests`).
+    pub usd_per_request_hour: Option<f64>,
+    /// Ways to make it fit, when not even one request does.
+    pub suggestions: Vec<Suggestion>,
+    /// Derivations: weights per GPU, activation reserve, textbook and vLLM budgets, cost.
+    pub derivations: Vec<Derivation>,
+}
+
+/// Everything computed for a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The model as parsed.
+    pub model: ModelDesc,
+    /// Weight precision used.
+    pub weight_dtype: Dtype,
+    /// KV-cache precision used.
+    pub kv_dtype: Dtype,
+    /// Weight bytes of the whole model.
+    pub weights: Bytes,
+    /// KV bytes per token, whole model, all layers.
+    pub kv_per_token: Bytes,
+    /// KV bytes of one request at the chosen context length.
+    pub kv_per_request: Bytes,
+    /// KV bytes of all requested concurrent requests.
+    pub kv_total: Bytes,
+    /// Tokens per request.
+    pub context_len: u64,
+    /// Concurrent requests asked for.
+    pub concurrency: u64,
+    /// GPUs per replica.
+    pub tp: u64,
+    /// One entry per compared GPU, in the scenario's order.
+    pub gpus: Vec<GpuReport>,
+    /// Index into `gpus` of the lowest price per request, when prices are known.
+    pub cheapest: Option<usize>,
+    /// Errors for GPUs that could not be evaluated (a custom GPU with bad figures), by key.
+    #[serde(skip)]
+    pub gpu_errors: Vec<(String, CalcError)>,
+    /// Derivations of the model-level numbers: params, weights, KV per token/request/total.
+    pub derivations: Vec<Derivation>,
+    /// How one request's KV cache grows with its length, on one GPU of a replica.
+    pub kv_profile: KvProfile,
+}
+
+impl Report {
+    /// The "does it fit?" chart data: one bar per GPU.
+    pub fn memory_bars(&self) -> MemoryBars {
+        MemoryBars {
+            bars: self.gpus.iter().map(|g| g.bar.clone()).collect(),
+        }
+    }
+
+    fn budgets(&self) -> Vec<GpuBudget> {
+        self.gpus.iter().map(|g| g.budget.clone()).collect()
+    }
+
+    /// The KV chart data: KV memory against tokens per request for a few batch sizes
+    /// (1, 4, 16, 64 and the chosen concurrency), up to twice the chosen context length.
+    pub fn kv_series(&self) -> KvSeries {
+        let max = self.context_len.saturating_mul(2).max(4096);
+        let mut batches = vec![1, 4, 16, 64, self.concurrency];
+        batches.retain(|b| *b <= self.concurrency.max(64));
+        kv_series(
+            |t| self.kv_profile.per_request(t),
+            Tokens(max),
+            Tokens(self.context_len),
+            &batches,
+            &self.budgets(),
+        )
+    }
+
+    /// The batch chart data: maximum concurrent requests against context length per GPU.
+    pub fn batch_series(&self) -> BatchSeries {
+        let max = self
+            .model
+            .max_position_embeddings
+            .unwrap_or(0)
+            .max(self.context_len)
+            .max(8192);
+        let grid = context_grid(Tokens(128), Tokens(max), Tokens(self.context_len));
+        batch_series(
+            |t| self.kv_profile.per_request(t),
+            &grid,
+            Tokens(self.context_len),
+            &self.budgets(),
+        )
+    }
+
+    /// The cost chart data: price per concurrent request, for GPUs with a price.
+    pub fn cost_bars(&self) -> CostBars {
+        CostBars {
+            bars: self
+                .gpus
+                .iter()
+                .filter_map(|g| {
+                    g.usd_per_hour
+                        .map(|p| CostBar::new(g.accelerator.name.clone(), p, g.requests, None))
+                })
+                .collect(),
+            metric: CostMetric::PerRequestHour,
+        }
+    }
+
+    /// The model-level derivation with this title key.
+    pub fn derivation(&self, title_key: &str) -> Option<&Derivation> {
+        self.derivations.iter().find(|d| d.title_key == title_key)
+    }
+}
+
+/// The model described by the scenario.
+pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
+    match source {
+        ModelSource::Preset(id) => presets::get(id)
+            .ok_or_else(|| CalcError::BadValue {
+                key: "model".into(),
+                found: Phrase::quoted(id),
+                expected: Phrase::tr("exp_builtin_preset"),
+            })?
+            .parse(),
+        ModelSource::Pasted(text) => parse_model_text(text),
+        ModelSource::Quick { params, dtype } => Ok(quick::quick_model(*params, *dtype)),
+    }
+}
+
+/// Weight bytes of the whole model at `dtype` (`None` = the checkpoint's own format), from
+/// [`weights::with_dtype`] / [`weights::checkpoint`] (group scales and experts-only
+/// quantization included).
+fn weight_bytes(m: &ModelDesc, dtype: Option<Dtype>) -> Result<(Bytes, Derivation), CalcError> {
+    let w = match dtype {
+        Some(d) => weights::with_dtype(m, d, 1)?,
+        None => weights::checkpoint(m, 1)?,
+    };
+    let mut d = w.derivation;
+    d.title_key = "weights_bytes".into();
+    Ok((w.total, d))
+}
+
+fn bytes_result(b: Bytes) -> String {
+    format!("{} B = {} = {}", group(b.0), b.fmt_gb(), b.fmt_gib())
+}
+
+/// KV per token, whole model, with the textbook formula when every layer is alike.
+fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation {
+    let b = kv.bits() as f64 / 8.0;
+    let attn: Vec<(u64, u64, u64)> = m
+        .layers
+        .iter()
+        .filter_map(|l| match l.mixer {
+            Mixer::Attention {
+                kv_heads,
+                head_dim,
+                v_head_dim,
+                ..
+            } => Some((kv_heads, head_dim, v_head_dim)),
+            _ => None,
+        })
+        .collect();
+    let uniform = attn
+        .first()
+        .filter(|f| attn.iter().all(|x| x == *f) && f.1 == f.2);
+    let result = format!("{} B = {}", group(per_token.0), per_token.fmt_gib());
+    let b_term = Term::new(
+        "b",
+        "term_bytes_per_kv",
+        fmt_sig(b),
+        "B",
+        Source::User("kv_dtype".into()),
+    );
+    match uniform {
+        Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
+            title_key: "kv_per_token".into(),
+            formula: "KV_token = 2 × L × H_kv × d_head × b".into(),
+            substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
+            result,
+            terms: vec![
+                Term::new(
+                    "L",
+                    "term_layers",
+                    attn.len().to_string(),
+                    "",
+                    Source::ConfigKey("num_hidden_layers".into()),
+                ),
+                Term::new(
+                    "H_kv",
+                    "term_kv_heads",
+                    kvh.to_string(),
+                    "",
+                    Source::ConfigKey("num_key_value_heads".into()),
+                ),
+                Term::new(
+                    "d_head",
+                    "term_head_dim",
+                    hd.to_string(),
+                    "",
+                    Source::Derived("hidden_size / num_attention_heads".into()),
+                ),
+                b_term,
+            ],
+            notes: vec![],
+        },
+        _ => Derivation {
+            title_key: "kv_per_token".into(),
+            formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
+            substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
+            result,
+            terms: vec![
+                Term::new(
+                    "L",
+                    "term_kv_layers",
+                    attn.len().to_string(),
+                    "",
+                    Source::Derived("ldg_layers_with_kv".into()),
+                ),
+                b_term,
+            ],
+            notes: vec!["note_kv_mixed_layers".into()],
+        },
+    }
+}
+
+fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Accelerator, CalcError> {
+    match g {
+        GpuChoice::Catalog(id) => catalog.get(id).cloned(),
+        GpuChoice::Custom(c) => c.validate(),
+    }
+}
+
+/// Evaluates a scenario. Errors concern the model or the whole scenario (unparsable config,
+/// TP that does not divide the heads); a single bad GPU is reported in
+/// [`Report::gpu_errors`] and the others are still evaluated.
+pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
+    let model = model_of(&s.model)?;
+    let tp = u64::from(s.tp.max(1));
+    let weight_dtype = s.weight_dtype.unwrap_or(model.weights.dtype);
+    let kv_dtype = s.kv_dtype.unwrap_or_else(|| kv::default_kv_dtype(&model));
+    let (weights, d_weights) = weight_bytes(&model, s.weight_dtype)?;
+    let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
+    let per_gpu_profile = KvProfile::from_model(&model, kv_dtype, tp)?;
+    let kv_per_token = whole.per_token_all_layers();
+    let ctx = s.context_len.max(1);
+    let kv_per_request = whole.per_request(ctx);
+    let kv_total = whole.per_batch(s.concurrency, ctx);
+
+    let d_params = Derivation {
+        title_key: "params_total".into(),
+        formula: "P = embeddings + attention + MLP + experts + router + norms + lm_head + other"
+            .into(),
+        substituted: {
+            let p = &model.params;
+            format!(
+                "{} + {} + {} + {} + {} + {} + {} + {}",
+                group(p.embeddings + p.position_embeddings),
+                group(p.attention),
+                group(p.mlp),
+                group(p.experts),
+                group(p.router),
+                group(p.norms),
+                group(p.lm_head),
+                group(p.ssm + p.other)
+            )
+        },
+        result: group(model.params.total),
+        terms: vec![],
+        notes: vec![],
+    };
+    let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
+        Ok(k) if k.bytes == kv_per_token => {
+            let mut d = k.derivation;
+            d.title_key = "kv_per_token".into();
+            d
+        }
+        _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
+    };
+    let d_kv_req = Derivation {
+        title_key: "kv_per_request".into(),
+        formula: "KV_req = KV_token × S".into(),
+        substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
+        result: bytes_result(kv_per_request),
+        terms: vec![
+            Term::new(
+                "KV_token",
+                "kv_per_token",
+                group(kv_per_token.0),
+                "B",
+                Source::Derived("kv_per_token".into()),
+            ),
+            Term::new(
+                "S",
+                "term_context_len",
+                group(ctx),
+                "tokens",
+                Source::User("context_len".into()),
+            ),
+        ],
+        notes: if kv_per_request == kv_per_token * ctx {
+            vec![]
+        } else {
+            vec!["note_kv_window_or_state".into()]
+        },
+    };
+    let d_kv_total = Derivation {
+        title_key: "kv_total".into(),
+        formula: "KV = KV_req × N".into(),
+        substituted: format!("{} B × {}", group(kv_per_request.0), group(s.concurrency)),
+        result: bytes_result(kv_total),
+        terms: vec![Term::new(
+            "N",
+            "term_concurrency",
+            group(s.concurrency),
+            "",
+            Source::User("concurrency".into()),
+        )],
+        notes: vec![],
+    };
+
+    let mut gpus = Vec::new();
+    let mut gpu_errors = Vec::new();
+    for (i, g) in s.gpus.iter().enumerate() {
+        let key = g.key(i);
+        match gpu_report(
+            s,
+            &model,
+            g,
+            catalog,
+            weights,
+            &per_gpu_profile,
+            key.clone(),
+            tp,
+        ) {
+            Ok(r) => gpus.push(r),
+            Err(e) => gpu_errors.push((key, e)),
+        }
+    }
+    let cheapest = gpus
+        .iter()
+        .enumerate()
+        .filter_map(|(i, g)| g.usd_per_request_hour.map(|c| (i, c)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i);
+
+    Ok(Report {
+        weight_dtype,
+        kv_dtype,
+        weights,
+        kv_per_token,
+        kv_per_request,
+        kv_total,
+        context_len: ctx,
+        concurrency: s.concurrency,
+        tp,
+        gpus,
+        cheapest,
+        gpu_errors,
+        derivations: vec![d_params, d_weights, d_kv_token, d_kv_req, d_kv_total],
+        kv_profile: per_gpu_profile,
+        model,
+    })
+}
+
+#[allow(clippy::too_many_arguments)] // reason: one private step of evaluate, all inputs distinct
+fn gpu_report(
+    s: &Scenario,
+    model: &ModelDesc,
+    g: &GpuChoice,
+    catalog: &Catalog,
+    weights: Bytes,
+    profile: &KvProfile,
+    key: String,
+    tp: u64,
+) -> Result<GpuReport, CalcError> {
+    let acc = accelerator_of(g, catalog)?;
+    let ctx = s.context_len.max(1);
+    let (w_gpu, d_wgpu) = weights_per_gpu(model, weights, tp)?;
+    let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
+    let (gmu, bs) = match s.budget {
+        BudgetRule::Vllm {
+            gpu_memory_utilization,
+            block_size,
+        } => (gpu_memory_utilization, u64::from(block_size)),
+        BudgetRule::Textbook => (
+            memory::DEFAULT_GPU_MEMORY_UTILIZATION,
+            memory::DEFAULT_BLOCK_SIZE,
+        ),
+    };
+    let total = acc.capacity();
+    let vin = VllmInputs {
+        total_memory: total,
+        total_source: Source::Catalog("memory_reported".into()),
+        gpu_memory_utilization: gmu,
+        weights: w_gpu,
+        weights_source: Source::Derived("weights_per_gpu".into()),
+        activation_peak: inp.activation_reserve,
+        activation_source: Source::Derived("mem_activation_estimate".into()),
+        non_torch: non_torch_estimate(tp),
+        non_torch_source: Source::Default("non_torch_estimate".into()),
+        available_kv_override: None,
+        block_size: bs,
+        max_model_len: ctx,
+        max_num_batched_tokens: memory::default_max_num_batched_tokens(total),
+    };
+    let vb = memory::vllm_budget(&vin, profile)?;
+    let kv_load = profile.per_batch(s.concurrency, ctx);
+    let (requests, bar) = match s.budget {
+        BudgetRule::Textbook => (
+            tb.practical,
+            MemoryBar::new(
+                acc.name.clone(),
+                total,
+                w_gpu,
+                kv_load,
+                inp.activation_reserve,
+                Bytes::ZERO,
+            ),
+        ),
+        BudgetRule::Vllm { .. } => {
+            let reserved = total.saturating_sub(vb.requested_memory);
+            (
+                if vb.max_concurrency.is_finite() && vb.max_concurrency > 0.0 {
+                    vb.max_concurrency.floor().min(1e15) as u64
+                } else {
+                    0
+                },
+                MemoryBar::new(
+                    acc.name.clone(),
+                    total,
+                    w_gpu,
+                    kv_load,
+                    inp.activation_reserve,
+                    vin.non_torch + reserved,
+                ),
+            )
+        }
+    };
+    let weights_fit = tb.budget_practical > Bytes::ZERO;
+    // With no KV cache at all (quick mode) the textbook count is unbounded; it still needs
+    // room for the weights.
+    let requests = if weights_fit { requests } else { 0 };
+    let verdict = if !weights_fit {
+        Verdict::DoesNotFit
+    } else if requests >= s.concurrency && bar.fits() {
+        Verdict::Fits
+    } else if requests > 0 {
+        Verdict::Partial
+    } else {
+        Verdict::DoesNotFit
+    };
+    let alternatives: Vec<(Dtype, Bytes)> = [Dtype::Fp8, Dtype::Int4]
+        .iter()
+        .filter_map(|d| {
+            let (w, _) = weight_bytes(model, Some(*d)).ok()?;
+            let (wg, _) = weights_per_gpu(model, w, tp).ok()?;
+            Some((*d, wg))
+        })
+        .collect();
+    let suggestions = what_would_fit(&inp, profile, ctx, &alternatives);
+    let usd_per_hour = acc.price.as_ref().map(|p| p.usd_per_hour * tp as f64);
+    let usd_per_request_hour = usd_per_hour
+        .filter(|_| requests > 0)
+        .map(|p| p / requests as f64);
+    let mut derivations = vec![d_wgpu, d_act];
+    derivations.extend(tb.derivations);
+    derivations.extend(vb.derivations.clone());
+    if let (Some(p), Some(c)) = (usd_per_hour, usd_per_request_hour) {
+        derivations.push(Derivation {
+            title_key: "cost_per_request".into(),
+            formula: "c = price × TP / N".into(),
+            substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
+            result: format!("${} /h", fmt_sig(c)),
+            terms: vec![
+                Term::new(
+                    "price",
+                    "term_price",
+                    fmt_sig(p / tp as f64),
+                    "USD/h",
+                    Source::Catalog(
+                        acc.price
+                            .as_ref()
+                            .map(|x| x.source.clone())
+                            .unwrap_or_default(),
+                    ),
+                ),
+                Term::new(
+                    "N",
+                    "term_requests",
+                    requests.to_string(),
+                    "",
+                    Source::Derived("requests".into()),
+                ),
+            ],
+            notes: vec![],
+        });
+    }
+    Ok(GpuReport {
+        key,
+        budget: GpuBudget::from_textbook(acc.name.clone(), &inp),
+        bar,
+        verdict,
+        requests_theoretical: if tb.budget_theoretical > Bytes::ZERO {
+            tb.theoretical
+        } else {
+            0
+        },
+        requests_practical: if weights_fit { tb.practical } else { 0 },
+        requests,
+        vllm_log: vb.log_lines,
+        vllm_concurrency: vb.max_concurrency,
+        usd_per_hour,
+        usd_per_request_hour,
+        suggestions,
+        derivations,
+        accelerator: acc,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::scenario::ModelSource;
+
+    #[track_caller]
+    fn eval(s: &Scenario) -> Report {
+        match evaluate(s, Catalog::builtin()) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn chapter_example() {
+        // WORKED_EXAMPLES §2–3: Llama-2-7b fp16, 4,096 tokens: KV/token = 2 × 32 × 32 × 128 × 2
+        // B; per request × 4,096 = 2 GiB; A10G 5 → 4, L40S 17 → 16.
+        let r = eval(&Scenario::default());
+        assert_eq!(r.kv_per_token, Bytes(2 * 32 * 32 * 128 * 2));
+        assert_eq!(r.kv_per_request, Bytes(2 * 32 * 32 * 128 * 2 * 4096));
+        assert_eq!(r.weights, Bytes(6_738_415_616 * 2));
+        let got: Vec<(&str, u64, u64)> = r
+            .gpus
+            .iter()
+            .map(|g| (g.key.as_str(), g.requests_theoretical, g.requests_practical))
+            .collect();
+        assert_eq!(got, vec![("a10g", 5, 4), ("l40s", 17, 16)]);
+        // Cost per request: the L40S is cheaper per request slot.
+        assert_eq!(r.cheapest, Some(1));
+    }
+
+    #[test]
+    fn memory_grows_with_context_and_concurrency() {
+        let mut s = Scenario::default();
+        let a = eval(&s);
+        s.context_len *= 2;
+        let b = eval(&s);
+        s.concurrency *= 2;
+        let c = eval(&s);
+        assert!(b.kv_total > a.kv_total && c.kv_total > b.kv_total);
+        assert!(b.gpus[0].requests_practical <= a.gpus[0].requests_practical);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_not_panics() {
+        let mut s = Scenario {
+            model: ModelSource::Pasted("{".into()),
+            ..Scenario::default()
+        };
+        assert!(evaluate(&s, Catalog::builtin()).is_err());
+        s.model = ModelSource::Preset("nope".into());
+        assert!(evaluate(&s, Catalog::builtin()).is_err());
+        s.model = Scenario::default().model;
+        s.tp = 3; // does not divide 32 heads
+        assert!(matches!(
+            evaluate(&s, Catalog::builtin()),
+            Err(CalcError::TpDoesNotDivide { .. })
+        ));
+        s.tp = 1;
+        s.gpus = vec![
+            GpuChoice::Catalog("zzz".into()),
+            GpuChoice::Catalog("l40s".into()),
+        ];
+        let r = eval(&s);
+        assert_eq!(r.gpus.len(), 1);
+        assert_eq!(r.gpu_errors.len(), 1);
+        s.model = ModelSource::Quick {
+            params: 1_000_000_000_000_000,
+            dtype: Dtype::Fp32,
+        };
+        let r = eval(&s);
+        assert_eq!(r.gpus[0].verdict, Verdict::DoesNotFit);
+        s.context_len = u64::MAX;
+        s.concurrency = u64::MAX;
+        s.model = Scenario::default().model;
+        let _ = evaluate(&s, Catalog::builtin());
+    }
+
+    #[test]
+    fn every_preset_evaluates() {
+        for p in presets::all() {
+            let s = Scenario {
+                model: ModelSource::Preset(p.id.to_string()),
+                ..Scenario::default()
+            };
+            let r = evaluate(&s, Catalog::builtin());
+            assert!(r.is_ok(), "{}: {:?}", p.id, r.err());
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! The inputs the analysis views add to the scenario, each with its URL parameter: the
+//! performance model's efficiencies ([`EffField`]), the planner's traffic and targets
+//! ([`PlannerInputs`], [`PlanField`]), the matmul explorer's shape and price overrides.
+
+use super::notice::{parse_count, NoticeKind};
+use crate::core::base::url::{pct_decode, pct_encode};
+use crate::core::calc::capacity::{self, Family};
+use crate::core::calc::perf::Efficiencies;
+use crate::core::calc::roofline::Matmul;
+use serde::{Deserialize, Serialize};
+
+/// The planner's traffic and latency targets (prompt and output lengths come from the
+/// scenario's `perf` inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlannerInputs {
+    /// Average request rate, requests per second.
+    pub rate_rps: f64,
+    /// Peak rate / average rate (×4 = the chapter's 400 % peak).
+    pub peak_multiplier: f64,
+    /// Time-to-first-token target, milliseconds.
+    pub ttft_ms: f64,
+    /// Time-per-output-token target, milliseconds.
+    pub tpot_ms: f64,
+    /// GPUs in one node for every candidate (`None` = each GPU's catalog default,
+    /// `capacity::default_gpus_per_node`); URL `pl_node`.
+    pub gpus_per_node: Option<u32>,
+    /// The family of "largest model that meets the target"; URL `pl_fam`.
+    pub family: Family,
+}
+
+impl Default for PlannerInputs {
+    fn default() -> Self {
+        PlannerInputs {
+            rate_rps: 10.0,
+            peak_multiplier: 4.0,
+            ttft_ms: 2000.0,
+            tpot_ms: 50.0,
+            gpus_per_node: None,
+            family: Family::Qwen3,
+        }
+    }
+}
+
+/// Inputs of the analysis views, part of the [`Scenario`] (and of its URL).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ViewInputs {
+    /// Efficiencies of the performance model (defaults: the calibration fit).
+    pub eff: Efficiencies,
+    /// The matmul explorer's shape.
+    pub matmul: Matmul,
+    /// The planner's traffic and targets.
+    pub plan: PlannerInputs,
+    /// Price overrides, US dollars per GPU-hour, by GPU key (`a10g`, `custom-1`).
+    pub prices: Vec<(String, f64)>,
+}
+
+/// Accepted range of each matmul dimension (inclusive).
+pub const MATMUL_DIM: (u64, u64) = (1, 1_000_000_000);
+/// Accepted range of a price, US dollars per GPU-hour (inclusive).
+pub const PRICE_RANGE: (f64, f64) = (0.0, 100_000.0);
+
+/// One editable efficiency, in the unit the UI shows (fractions, or milliseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EffField {
+    /// Compute efficiency in prefill (fraction).
+    ComputePrefill,
+    /// Compute efficiency in decode (fraction).
+    ComputeDecode,
+    /// Memory-bandwidth efficiency (fraction).
+    Bandwidth,
+    /// Interconnect efficiency of all-reduces (fraction).
+    Interconnect,
+    /// Fixed time per decode step, ms.
+    StepOverheadMs,
+    /// Fixed time per prefill pass, ms.
+    PrefillOverheadMs,
+    /// Latency per all-reduce, ms.
+    AllreduceLatencyMs,
+}
+
+impl EffField {
+    /// Every field, in display order.
+    pub const ALL: &'static [EffField] = &[
+        EffField::ComputePrefill,
+        EffField::ComputeDecode,
+        EffField::Bandwidth,
+        EffField::Interconnect,
+        EffField::StepOverheadMs,
+        EffField::PrefillOverheadMs,
+        EffField::AllreduceLatencyMs,
+    ];
+
+    /// URL parameter name.
+    pub const fn query_key(self) -> &'static str {
+        match self {
+            EffField::ComputePrefill => "e_cp",
+            EffField::ComputeDecode => "e_cd",
+            EffField::Bandwidth => "e_bw",
+            EffField::Interconnect => "e_ic",
+            EffField::StepOverheadMs => "e_so",
+            EffField::PrefillOverheadMs => "e_po",
+            EffField::AllreduceLatencyMs => "e_ar",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            EffField::ComputePrefill => "view_eff_compute_prefill",
+            EffField::ComputeDecode => "view_eff_compute_decode",
+            EffField::Bandwidth => "view_eff_bandwidth",
+            EffField::Interconnect => "view_eff_interconnect",
+            EffField::StepOverheadMs => "view_eff_step_overhead",
+            EffField::PrefillOverheadMs => "view_eff_prefill_overhead",
+            EffField::AllreduceLatencyMs => "view_eff_allreduce_latency",
+        }
+    }
+
+    /// Translation key of the unit.
+    pub const fn unit_key(self) -> &'static str {
+        match self {
+            EffField::StepOverheadMs
+            | EffField::PrefillOverheadMs
+            | EffField::AllreduceLatencyMs => "view_unit_ms",
+            _ => "view_unit_fraction",
+        }
+    }
+
+    /// Accepted range in display units (inclusive).
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            EffField::StepOverheadMs
+            | EffField::PrefillOverheadMs
+            | EffField::AllreduceLatencyMs => (0.0, 10_000.0),
+            _ => (0.01, 1.0),
+        }
+    }
+
+    /// The value in display units.
+    pub fn get(self, e: &Efficiencies) -> f64 {
+        match self {
+            EffField::ComputePrefill => e.compute_prefill,
+            EffField::ComputeDecode => e.compute_decode,
+            EffField::Bandwidth => e.bandwidth,
+            EffField::Interconnect => e.interconnect,
+            EffField::StepOverheadMs => e.step_overhead_s * 1e3,
+            EffField::PrefillOverheadMs => e.prefill_overhead_s * 1e3,
+            EffField::AllreduceLatencyMs => e.allreduce_latency_s * 1e3,
+        }
+    }
+
+    /// Sets the value from display units.
+    pub fn set(self, e: &mut Efficiencies, v: f64) {
+        match self {
+            EffField::ComputePrefill => e.compute_prefill = v,
+            EffField::ComputeDecode => e.compute_decode = v,
+            EffField::Bandwidth => e.bandwidth = v,
+            EffField::Interconnect => e.interconnect = v,
+            EffField::StepOverheadMs => e.step_overhead_s = v / 1e3,
+            EffField::PrefillOverheadMs => e.prefill_overhead_s = v / 1e3,
+            EffField::AllreduceLatencyMs => e.allreduce_latency_s = v / 1e3,
+        }
+    }
+}
+
+/// One planner input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlanField {
+    /// Average request rate, req/s.
+    Rate,
+    /// Peak multiplier.
+    Peak,
+    /// TTFT target, ms.
+    TtftMs,
+    /// TPOT target, ms.
+    TpotMs,
+}
+
+impl PlanField {
+    /// Every field, in display order.
+    pub const ALL: &'static [PlanField] = &[
+        PlanField::Rate,
+        PlanField::Peak,
+        PlanField::TtftMs,
+        PlanField::TpotMs,
+    ];
+
+    /// URL parameter name.
+    pub const fn query_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "pl_rate",
+            PlanField::Peak => "pl_peak",
+            PlanField::TtftMs => "pl_ttft",
+            PlanField::TpotMs => "pl_tpot",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "view_plan_rate",
+            PlanField::Peak => "view_plan_peak",
+            PlanField::TtftMs => "view_plan_ttft",
+            PlanField::TpotMs => "view_plan_tpot",
+        }
+    }
+
+    /// Translation key of the unit.
+    pub const fn unit_key(self) -> &'static str {
+        match self {
+            PlanField::Rate => "view_unit_rps",
+            PlanField::Peak => "view_unit_times",
+            PlanField::TtftMs | PlanField::TpotMs => "view_unit_ms",
+        }
+    }
+
+    /// Accepted range (inclusive; a rate must also be above 0).
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            PlanField::Rate => (0.001, 1e9),
+            PlanField::Peak => (1.0, 1000.0),
+            PlanField::TtftMs | PlanField::TpotMs => (0.01, 3_600_000.0),
+        }
+    }
+
+    /// The value.
+    pub fn get(self, p: &PlannerInputs) -> f64 {
+        match self {
+            PlanField::Rate => p.rate_rps,
+            PlanField::Peak => p.peak_multiplier,
+            PlanField::TtftMs => p.ttft_ms,
+            PlanField::TpotMs => p.tpot_ms,
+        }
+    }
+
+    /// Sets the value.
+    pub fn set(self, p: &mut PlannerInputs, v: f64) {
+        match self {
+            PlanField::Rate => p.rate_rps = v,
+            PlanField::Peak => p.peak_multiplier = v,
+            PlanField::TtftMs => p.ttft_ms = v,
+            PlanField::TpotMs => p.tpot_ms = v,
+        }
+    }
+}
+
+/// Parses a decimal in `r` (inclusive): `Err(Invalid)` when not a finite number,
+/// `Err(OutOfRange)` when outside.
+pub fn parse_f64_range(s: &str, r: (f64, f64)) -> Result<f64, NoticeKind> {
+    let t = s.trim();
+    if t.is_empty() || t.len() > 40 {
+        return Err(NoticeKind::Invalid);
+    }
+    let x: f64 = t.parse().map_err(|_| NoticeKind::Invalid)?;
+    if !x.is_finite() {
+        return Err(NoticeKind::Invalid);
+    }
+    if x < r.0 || x > r.1 {
+        return Err(NoticeKind::OutOfRange);
+    }
+    Ok(x)
+}
+
+/// Parses GPUs per node, a whole number in `capacity::GPUS_PER_NODE_RANGE`.
+pub fn parse_gpus_per_node(s: &str) -> Result<u32, NoticeKind> {
+    let (lo, hi) = capacity::GPUS_PER_NODE_RANGE;
+    match parse_count(s) {
+        Some(n) if n >= u64::from(lo) && n <= u64::from(hi) => {
+            u32::try_from(n).map_err(|_| NoticeKind::OutOfRange)
+        }
+        Some(_) => Err(NoticeKind::OutOfRange),
+        None => Err(NoticeKind::Invalid),
+    }
+}
+
+/// Parses a matmul dimension (`4096`, `4,096`, `4k`).
+pub fn parse_dim(s: &str) -> Result<u64, NoticeKind> {
+    match parse_count(s) {
+        Some(n) if n >= MATMUL_DIM.0 && n <= MATMUL_DIM.1 => Ok(n),
+        Some(_) => Err(NoticeKind::OutOfRange),
+        None => Err(NoticeKind::Invalid),
+    }
+}
+
+impl ViewInputs {
+    /// Whether `key` is one of this struct's URL parameters.
+    pub fn owns(key: &str) -> bool {
+        EffField::ALL.iter().any(|f| f.query_key() == key)
+            || PlanField::ALL.iter().any(|f| f.query_key() == key)
+            || matches!(key, "pl_node" | "pl_fam")
+            || matches!(key, "mm_m" | "mm_n" | "mm_k" | "price")
+    }
+
+    /// Reads one URL parameter (already percent-decoded); the value is left unchanged on error.
+    pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        if let Some(f) = EffField::ALL.iter().find(|f| f.query_key() == key) {
+            let v = parse_f64_range(val, f.range())?;
+            f.set(&mut self.eff, v);
+            return Ok(());
+        }
+        if let Some(f) = PlanField::ALL.iter().find(|f| f.query_key() == key) {
+            let v = parse_f64_range(val, f.range())?;
+            f.set(&mut self.plan, v);
+            return Ok(());
+        }
+        match key {
+            "pl_node" => self.plan.gpus_per_node = Some(parse_gpus_per_node(val)?),
+            "pl_fam" => {
+                self.plan.family = Family::parse(val).map_err(|_| NoticeKind::Invalid)?;
+            }
+            "mm_m" => self.matmul.m = parse_dim(val)?,
+            "mm_n" => self.matmul.n = parse_dim(val)?,
+            "mm_k" => self.matmul.k = parse_dim(val)?,
+            "price" => {
+                let (k, v) = val.split_once(':').ok_or(NoticeKind::Invalid)?;
+                let k = k.trim().to_ascii_lowercase();
+                let ok_id = !k.is_empty()
+                    && k.len() <= 100
+                    && k.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+                if !ok_id {
+                    return Err(NoticeKind::Invalid);
+                }
+                let p = parse_f64_range(v, PRICE_RANGE)?;
+                self.set_price(&k, Some(p));
+            }
+            _ => return Err(NoticeKind::UnknownParam),
+        }
+        Ok(())
+    }
+
+    /// The URL parameters that differ from the defaults, `key=value` each.
+    pub fn query_parts(&self) -> Vec<String> {
+        let d = ViewInputs::default();
+        let mut q = Vec::new();
+        for f in EffField::ALL {
+            let v = f.get(&self.eff);
+            if v.to_bits() != f.get(&d.eff).to_bits() {
+                q.push(format!("{}={}", f.query_key(), v));
+            }
+        }
+        if self.matmul.m != d.matmul.m {
+            q.push(format!("mm_m={}", self.matmul.m));
+        }
+        if self.matmul.n != d.matmul.n {
+            q.push(format!("mm_n={}", self.matmul.n));
+        }
+        if self.matmul.k != d.matmul.k {
+            q.push(format!("mm_k={}", self.matmul.k));
+        }
+        for f in PlanField::ALL {
+            let v = f.get(&self.plan);
+            if v.to_bits() != f.get(&d.plan).to_bits() {
+                q.push(format!("{}={}", f.query_key(), v));
+            }
+        }
+        if let Some(n) = self.plan.gpus_per_node {
+            q.push(format!("pl_node={n}"));
+        }
+        if self.plan.family != d.plan.family {
+            q.push(format!("pl_fam={}", self.plan.family.id()));
+        }
+        for (k, p) in &self.prices {
+            q.push(format!("price={}", pct_encode(&format!("{k}:{p}"))));
+        }
+        q
+    }
+
+    /// The price override for a GPU key, when set.
+    pub fn price(&self, key: &str) -> Option<f64> {
+        self.prices.iter().find(|(k, _)| k == key).map(|(_, p)| *p)
+    }
+
+    /// Sets (or with `None` removes) the price override of a GPU key.
+    pub fn set_price(&mut self, key: &str, price: Option<f64>) {
+        self.prices.retain(|(k, _)| k != key);
+        if let Some(p) = price {
+            self.prices.push((key.to_string(), p));
+        }
+    }
+}
+
+/// Reads a whole query into a [`ViewInputs`] (test helper and tool for callers that only need
+/// this part); unknown keys are ignored.
+pub fn view_inputs_from_query(query: &str) -> ViewInputs {
+    let mut v = ViewInputs::default();
+    for pair in query.trim_start_matches('?').split('&') {
+        let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+        let k = pct_decode(k);
+        if ViewInputs::owns(&k) {
+            let _ = v.set(&k, &pct_decode(val));
+        }
+    }
+    v
+}
