@@ -327,7 +327,42 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
     let kv_per_request = whole.per_request(ctx);
     let kv_total = whole.per_batch(s.concurrency, ctx);
 
-    let d_params = Derivation {
+    let d_params = params_derivation(&model);
+    let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
+        Ok(k) if k.bytes == kv_per_token => {
+            let mut d = k.derivation;
+            d.title_key = "kv_per_token".into();
+            d
+        }
+        _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
+    };
+    let d_kv_req = kv_request_derivation(kv_per_token, kv_per_request, ctx);
+    let d_kv_total = kv_total_derivation(kv_per_request, kv_total, s.concurrency);
+    let (gpus, gpu_errors) = gpu_reports(s, &model, catalog, weights, &per_gpu_profile, tp);
+    let cheapest = cheapest_index(&gpus);
+
+    Ok(Report {
+        weight_dtype,
+        kv_dtype,
+        weights,
+        kv_per_token,
+        kv_per_request,
+        kv_total,
+        context_len: ctx,
+        concurrency: s.concurrency,
+        tp,
+        gpus,
+        cheapest,
+        gpu_errors,
+        derivations: vec![d_params, d_weights, d_kv_token, d_kv_req, d_kv_total],
+        kv_profile: per_gpu_profile,
+        model,
+    })
+}
+
+/// The parameter count's derivation: the sum of the model's parts.
+fn params_derivation(model: &ModelDesc) -> Derivation {
+    Derivation {
         title_key: "params_total".into(),
         formula: "P = embeddings + attention + MLP + experts + router + norms + lm_head + other"
             .into(),
@@ -348,16 +383,13 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
         result: group(model.params.total),
         terms: vec![],
         notes: vec![],
-    };
-    let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
-        Ok(k) if k.bytes == kv_per_token => {
-            let mut d = k.derivation;
-            d.title_key = "kv_per_token".into();
-            d
-        }
-        _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
-    };
-    let d_kv_req = Derivation {
+    }
+}
+
+/// KV of one request: KV per token times the context length (noted when a window or a state
+/// makes it differ).
+fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -> Derivation {
+    Derivation {
         title_key: "kv_per_request".into(),
         formula: "KV_req = KV_token × S".into(),
         substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
@@ -383,64 +415,56 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
         } else {
             vec!["note_kv_window_or_state".into()]
         },
-    };
-    let d_kv_total = Derivation {
+    }
+}
+
+/// KV of all requested concurrent requests: KV per request times the concurrency.
+fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64) -> Derivation {
+    Derivation {
         title_key: "kv_total".into(),
         formula: "KV = KV_req × N".into(),
-        substituted: format!("{} B × {}", group(kv_per_request.0), group(s.concurrency)),
+        substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
         result: bytes_result(kv_total),
         terms: vec![Term::new(
             "N",
             "term_concurrency",
-            group(s.concurrency),
+            group(concurrency),
             "",
             Source::User("concurrency".into()),
         )],
         notes: vec![],
-    };
+    }
+}
 
+/// One report per compared GPU, in the scenario's order, and the errors of those that could
+/// not be evaluated, by key.
+fn gpu_reports(
+    s: &Scenario,
+    model: &ModelDesc,
+    catalog: &Catalog,
+    weights: Bytes,
+    profile: &KvProfile,
+    tp: u64,
+) -> (Vec<GpuReport>, Vec<(String, CalcError)>) {
     let mut gpus = Vec::new();
     let mut gpu_errors = Vec::new();
     for (i, g) in s.gpus.iter().enumerate() {
         let key = g.key(i);
-        match gpu_report(
-            s,
-            &model,
-            g,
-            catalog,
-            weights,
-            &per_gpu_profile,
-            key.clone(),
-            tp,
-        ) {
+        match gpu_report(s, model, g, catalog, weights, profile, key.clone(), tp) {
             Ok(r) => gpus.push(r),
             Err(e) => gpu_errors.push((key, e)),
         }
     }
-    let cheapest = gpus
-        .iter()
+    (gpus, gpu_errors)
+}
+
+/// Index of the GPU with the lowest price per request, when prices are known.
+fn cheapest_index(gpus: &[GpuReport]) -> Option<usize> {
+    gpus.iter()
         .enumerate()
         .filter_map(|(i, g)| g.usd_per_request_hour.map(|c| (i, c)))
         .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i);
-
-    Ok(Report {
-        weight_dtype,
-        kv_dtype,
-        weights,
-        kv_per_token,
-        kv_per_request,
-        kv_total,
-        context_len: ctx,
-        concurrency: s.concurrency,
-        tp,
-        gpus,
-        cheapest,
-        gpu_errors,
-        derivations: vec![d_params, d_weights, d_kv_token, d_kv_req, d_kv_total],
-        kv_profile: per_gpu_profile,
-        model,
-    })
+        .map(|(i, _)| i)
 }
 
 #[allow(clippy::too_many_arguments)] // reason: one private step of evaluate, all inputs distinct
@@ -458,32 +482,7 @@ fn gpu_report(
     let ctx = s.context_len.max(1);
     let (w_gpu, d_wgpu) = weights_per_gpu(model, weights, tp)?;
     let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
-    let (gmu, bs) = match s.budget {
-        BudgetRule::Vllm {
-            gpu_memory_utilization,
-            block_size,
-        } => (gpu_memory_utilization, u64::from(block_size)),
-        BudgetRule::Textbook => (
-            memory::DEFAULT_GPU_MEMORY_UTILIZATION,
-            memory::DEFAULT_BLOCK_SIZE,
-        ),
-    };
-    let total = acc.capacity();
-    let vin = VllmInputs {
-        total_memory: total,
-        total_source: Source::Catalog("memory_reported".into()),
-        gpu_memory_utilization: gmu,
-        weights: w_gpu,
-        weights_source: Source::Derived("weights_per_gpu".into()),
-        activation_peak: inp.activation_reserve,
-        activation_source: Source::Derived("mem_activation_estimate".into()),
-        non_torch: non_torch_estimate(tp),
-        non_torch_source: Source::Default("non_torch_estimate".into()),
-        available_kv_override: None,
-        block_size: bs,
-        max_model_len: ctx,
-        max_num_batched_tokens: memory::default_max_num_batched_tokens(total),
-    };
+    let vin = vllm_inputs(s.budget, &acc, w_gpu, inp.activation_reserve, tp, ctx);
     let vb = memory::vllm_budget(&vin, profile)?;
     let kv_load = profile.per_batch(s.concurrency, ctx);
     let (requests, bar) = match s.budget {
@@ -491,7 +490,7 @@ fn gpu_report(
             tb.practical,
             MemoryBar::new(
                 acc.name.clone(),
-                total,
+                vin.total_memory,
                 w_gpu,
                 kv_load,
                 inp.activation_reserve,
@@ -499,7 +498,7 @@ fn gpu_report(
             ),
         ),
         BudgetRule::Vllm { .. } => {
-            let reserved = total.saturating_sub(vb.requested_memory);
+            let reserved = vin.total_memory.saturating_sub(vb.requested_memory);
             (
                 if vb.max_concurrency.is_finite() && vb.max_concurrency > 0.0 {
                     vb.max_concurrency.floor().min(1e15) as u64
@@ -508,7 +507,7 @@ fn gpu_report(
                 },
                 MemoryBar::new(
                     acc.name.clone(),
-                    total,
+                    vin.total_memory,
                     w_gpu,
                     kv_load,
                     inp.activation_reserve,
@@ -521,23 +520,8 @@ fn gpu_report(
     // With no KV cache at all (quick mode) the textbook count is unbounded; it still needs
     // room for the weights.
     let requests = if weights_fit { requests } else { 0 };
-    let verdict = if !weights_fit {
-        Verdict::DoesNotFit
-    } else if requests >= s.concurrency && bar.fits() {
-        Verdict::Fits
-    } else if requests > 0 {
-        Verdict::Partial
-    } else {
-        Verdict::DoesNotFit
-    };
-    let alternatives: Vec<(Dtype, Bytes)> = [Dtype::Fp8, Dtype::Int4]
-        .iter()
-        .filter_map(|d| {
-            let (w, _) = weight_bytes(model, Some(*d)).ok()?;
-            let (wg, _) = weights_per_gpu(model, w, tp).ok()?;
-            Some((*d, wg))
-        })
-        .collect();
+    let verdict = verdict_of(weights_fit, requests, s.concurrency, &bar);
+    let alternatives = smaller_weights(model, tp);
     let suggestions = what_would_fit(&inp, profile, ctx, &alternatives);
     let usd_per_hour = acc.price.as_ref().map(|p| p.usd_per_hour * tp as f64);
     let usd_per_request_hour = usd_per_hour
@@ -547,34 +531,7 @@ fn gpu_report(
     derivations.extend(tb.derivations);
     derivations.extend(vb.derivations.clone());
     if let (Some(p), Some(c)) = (usd_per_hour, usd_per_request_hour) {
-        derivations.push(Derivation {
-            title_key: "cost_per_request".into(),
-            formula: "c = price × TP / N".into(),
-            substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
-            result: format!("${} /h", fmt_sig(c)),
-            terms: vec![
-                Term::new(
-                    "price",
-                    "term_price",
-                    fmt_sig(p / tp as f64),
-                    "USD/h",
-                    Source::Catalog(
-                        acc.price
-                            .as_ref()
-                            .map(|x| x.source.clone())
-                            .unwrap_or_default(),
-                    ),
-                ),
-                Term::new(
-                    "N",
-                    "term_requests",
-                    requests.to_string(),
-                    "",
-                    Source::Derived("requests".into()),
-                ),
-            ],
-            notes: vec![],
-        });
+        derivations.push(cost_derivation(&acc, p, c, tp, requests));
     }
     Ok(GpuReport {
         key,
@@ -596,6 +553,101 @@ fn gpu_report(
         derivations,
         accelerator: acc,
     })
+}
+
+/// vLLM's inputs for one GPU: the chosen rule's utilization and block size (vLLM's defaults
+/// under the textbook rule), the weights per GPU and the activation reserve.
+fn vllm_inputs(
+    budget: BudgetRule,
+    acc: &Accelerator,
+    w_gpu: Bytes,
+    activation_reserve: Bytes,
+    tp: u64,
+    ctx: u64,
+) -> VllmInputs {
+    let (gmu, bs) = match budget {
+        BudgetRule::Vllm {
+            gpu_memory_utilization,
+            block_size,
+        } => (gpu_memory_utilization, u64::from(block_size)),
+        BudgetRule::Textbook => (
+            memory::DEFAULT_GPU_MEMORY_UTILIZATION,
+            memory::DEFAULT_BLOCK_SIZE,
+        ),
+    };
+    let total = acc.capacity();
+    VllmInputs {
+        total_memory: total,
+        total_source: Source::Catalog("memory_reported".into()),
+        gpu_memory_utilization: gmu,
+        weights: w_gpu,
+        weights_source: Source::Derived("weights_per_gpu".into()),
+        activation_peak: activation_reserve,
+        activation_source: Source::Derived("mem_activation_estimate".into()),
+        non_torch: non_torch_estimate(tp),
+        non_torch_source: Source::Default("non_torch_estimate".into()),
+        available_kv_override: None,
+        block_size: bs,
+        max_model_len: ctx,
+        max_num_batched_tokens: memory::default_max_num_batched_tokens(total),
+    }
+}
+
+/// The fit verdict: no weights room, all requests and the bar fit, some requests, or none.
+fn verdict_of(weights_fit: bool, requests: u64, concurrency: u64, bar: &MemoryBar) -> Verdict {
+    if !weights_fit {
+        Verdict::DoesNotFit
+    } else if requests >= concurrency && bar.fits() {
+        Verdict::Fits
+    } else if requests > 0 {
+        Verdict::Partial
+    } else {
+        Verdict::DoesNotFit
+    }
+}
+
+/// Weights per GPU at FP8 and INT4, for the "what would fit" suggestions.
+fn smaller_weights(model: &ModelDesc, tp: u64) -> Vec<(Dtype, Bytes)> {
+    [Dtype::Fp8, Dtype::Int4]
+        .iter()
+        .filter_map(|d| {
+            let (w, _) = weight_bytes(model, Some(*d)).ok()?;
+            let (wg, _) = weights_per_gpu(model, w, tp).ok()?;
+            Some((*d, wg))
+        })
+        .collect()
+}
+
+/// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
+fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) -> Derivation {
+    Derivation {
+        title_key: "cost_per_request".into(),
+        formula: "c = price × TP / N".into(),
+        substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
+        result: format!("${} /h", fmt_sig(c)),
+        terms: vec![
+            Term::new(
+                "price",
+                "term_price",
+                fmt_sig(p / tp as f64),
+                "USD/h",
+                Source::Catalog(
+                    acc.price
+                        .as_ref()
+                        .map(|x| x.source.clone())
+                        .unwrap_or_default(),
+                ),
+            ),
+            Term::new(
+                "N",
+                "term_requests",
+                requests.to_string(),
+                "",
+                Source::Derived("requests".into()),
+            ),
+        ],
+        notes: vec![],
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,88 @@
+//! Prepared data for the analysis views: the interactive roofline, the matmul explorer, the
+//! performance model per GPU (latency, throughput, cost, energy), "How accurate is this?" and
+//! the capacity planner. Everything here is pure and tested natively; the UI only renders it.
+//!
+//! The inputs these views add to the scenario (editable efficiencies, price overrides, the
+//! matmul shape, the planner's traffic and targets) live in [`ViewInputs`], which reads and
+//! writes its own URL parameters so every view is shareable by link.
+//!
+//! Formulas are those of `core::roofline` (intensity = FLOPs / bytes; attainable =
+//! min(peak, intensity × bandwidth)), `core::perf` (each operator costs max(FLOPs / (peak ×
+//! e_c), bytes / (bandwidth × e_bw))), `core::calibration` (ranges from the training
+//! residuals) and `core::capacity` (Little's law, replicas = ⌈rate / per-replica rate⌉).
+
+mod accuracy;
+mod common;
+mod largest;
+mod matmul;
+mod perf;
+mod planner;
+mod roofline;
+
+pub use accuracy::{
+    accuracy_scatter, accuracy_stats, metric_key, metric_unit, AccPoint, AccStatRow,
+    AccuracyScatter,
+};
+pub use common::{weight_format, ViewGpu};
+pub use largest::{largest_view, LargestRow, LargestView};
+pub use matmul::{matmul_view, MatmulView};
+pub use perf::{
+    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, PerfRow, TpTable, CURVE_MAX_BATCH,
+};
+pub use planner::{
+    plan_inputs, planner_gpus_per_node, planner_view, PlanCostChart, PlanCostSeries, PlanLoad,
+    PlannerView, PLAN_CHART_MAX_SERIES,
+};
+pub use roofline::{roofline_view, OpsShown, PointDetail, RooflineView};
+
+#[cfg(test)]
+mod tests {
+    use crate::core::calc::perf::Efficiencies;
+    use crate::core::present::series::Matmul;
+    use crate::core::scenario::Scenario;
+    use crate::core::scenario::{view_inputs_from_query, NoticeKind, PlannerInputs, ViewInputs};
+
+    #[test]
+    fn view_inputs_round_trip_through_the_scenario_query() {
+        let mut s = Scenario::default();
+        s.views.eff.compute_decode = 0.61;
+        s.views.eff.step_overhead_s = 0.0025;
+        s.views.matmul = Matmul {
+            m: 1,
+            n: 4096,
+            k: 4096,
+        };
+        s.views.plan.rate_rps = 2.5;
+        s.views.plan.tpot_ms = 30.0;
+        s.views.set_price("l40s", Some(1.25));
+        let q = s.to_query();
+        let (back, notices) = Scenario::from_query(&q);
+        assert!(notices.is_empty(), "{q}: {notices:?}");
+        assert_eq!(back.views, s.views, "{q}");
+        assert_eq!(view_inputs_from_query(&q), s.views);
+        // Defaults add nothing to the link.
+        assert_eq!(ViewInputs::default().query_parts(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn bad_view_parameters_fall_back_with_a_notice() {
+        let (s, notices) =
+            Scenario::from_query("e_bw=2&e_cd=abc&mm_m=0&pl_rate=-1&price=zz&pl_peak=4");
+        assert_eq!(s.views.eff, Efficiencies::default());
+        assert_eq!(s.views.matmul, Matmul::default());
+        assert_eq!(s.views.plan, PlannerInputs::default());
+        assert!(s.views.prices.is_empty());
+        let kinds: Vec<(&str, NoticeKind)> =
+            notices.iter().map(|n| (n.param.as_str(), n.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("e_bw", NoticeKind::OutOfRange),
+                ("e_cd", NoticeKind::Invalid),
+                ("mm_m", NoticeKind::OutOfRange),
+                ("pl_rate", NoticeKind::OutOfRange),
+                ("price", NoticeKind::Invalid),
+            ]
+        );
+    }
+}
