@@ -44,7 +44,6 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Seconds};
 use crate::core::calc::loading;
-use crate::core::calc::memory;
 use crate::core::calc::perf::{self, Efficiencies, Workload};
 use crate::core::hardware::catalog::{Accelerator, Catalog, Topology};
 use crate::core::model::{Mixer, ModelDesc};
@@ -388,13 +387,9 @@ impl Timing for PerfTiming<'_> {
         self.model.name.clone()
     }
 
-    /// vLLM's rule (`core::memory::check_tp`): TP divides the query heads, and the KV heads
-    /// divide TP or TP divides them.
+    /// vLLM's rule, the one definition: [`crate::core::calc::tp::check_model`].
     fn check_tp(&self, tp: u64) -> Result<(), CalcError> {
-        match attention_heads(self.model) {
-            Some((h, kv)) => memory::check_tp(h, kv, tp),
-            None => Ok(()),
-        }
+        crate::core::calc::tp::check_model(self.model, tp)
     }
 
     /// `core::loading::load_time` with its defaults (local NVMe, PCIe or NVLink-C2C at 0.8,

@@ -49,40 +49,6 @@ pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
     }
 }
 
-/// Checks that `tp` divides the attention heads and fits the KV heads.
-pub fn check_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
-    if tp == 0 {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("tp"),
-            value: "0".into(),
-            range: Phrase::tr("rng_at_least_1"),
-        });
-    }
-    for l in &m.layers {
-        let (heads, kv) = match l.mixer {
-            Mixer::Attention {
-                num_heads,
-                kv_heads,
-                ..
-            } => (num_heads, kv_heads),
-            Mixer::Mla { num_heads, .. } => (num_heads, num_heads),
-            Mixer::Ssm { .. } => continue,
-        };
-        if !heads.is_multiple_of(tp) {
-            return Err(CalcError::TpDoesNotDivide { tp, heads });
-        }
-        let ok = if kv >= tp {
-            kv.is_multiple_of(tp)
-        } else {
-            tp.is_multiple_of(kv)
-        };
-        if !ok {
-            return Err(CalcError::TpDoesNotDivide { tp, heads: kv });
-        }
-    }
-    Ok(())
-}
-
 /// Elements cached per token by one layer on one GPU (0 for SSM layers).
 pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
     Ok(match mixer {
@@ -199,7 +165,7 @@ fn compute(
     batch: u64,
     title: &str,
 ) -> Result<KvBytes, CalcError> {
-    check_tp(m, tp)?;
+    crate::core::calc::tp::check_model(m, tp)?;
     let gs = groups(m, tp)?;
     let bits = kv.bits();
     let b_text = fmt_sig(bits as f64 / 8.0);

@@ -28,7 +28,7 @@ use crate::core::calc::kv;
 use crate::core::calc::roofline;
 use crate::core::calc::weights;
 use crate::core::hardware::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
-use crate::core::model::{Mixer, ModelDesc, WeightFormat};
+use crate::core::model::{ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
 
 /// Fitted default: fraction of the dense peak reached by prefill matmuls.
@@ -189,20 +189,13 @@ impl Workload {
     }
 }
 
-/// The phase an operator belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Processing the prompt (all prompt tokens at once).
-    Prefill,
-    /// Generating one token per sequence.
-    Decode,
-}
+pub use crate::core::calc::roofline::Phase;
 
-/// What limits an operator or a phase.
+/// What limits a timed operator or pass (the roofline's [`roofline::Bound`] plus the fixed
+/// costs that only a timed pass has).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Bound {
+pub enum Limit {
     /// FLOPs / (peak × efficiency) is the larger time.
     Compute,
     /// Bytes / (bandwidth × efficiency) is the larger time.
@@ -259,7 +252,7 @@ pub struct PassTime {
     /// Bytes of the pass on one GPU.
     pub bytes: f64,
     /// What dominates.
-    pub bound: Bound,
+    pub bound: Limit,
 }
 
 /// The accelerator figures the model reads, resolved once.
@@ -297,11 +290,11 @@ pub fn time_pass(w: &PassWork, hw: &Hardware, eff: &Efficiencies, tp: u64) -> Pa
     let comm = allreduce_time(w.allreduce_bytes, tp, hw.link_one_way, eff) * w.allreduces as f64;
     let total = ops + comm + overhead;
     let bound = if comm + overhead > ops {
-        Bound::Overhead
+        Limit::Overhead
     } else if cb >= mb {
-        Bound::Compute
+        Limit::Compute
     } else {
-        Bound::Memory
+        Limit::Memory
     };
     PassTime {
         ops: Seconds(ops),
@@ -574,20 +567,12 @@ pub fn pass_work(
     let (_, fmt) = sizes(m, wl);
     let kv = kv_dtype(&fmt, wl);
     let p = roofline::Precisions::from_format(&fmt, Dtype::Bf16, kv);
-    let (rp, seq, tokens) = match phase {
-        Phase::Prefill => (
-            roofline::Phase::Prefill,
-            wl.input_len,
-            wl.batch as f64 * wl.input_len as f64,
-        ),
-        Phase::Decode => (
-            roofline::Phase::Decode,
-            ctx.saturating_add(1),
-            wl.batch as f64,
-        ),
+    let (seq, tokens) = match phase {
+        Phase::Prefill => (wl.input_len, wl.batch as f64 * wl.input_len as f64),
+        Phase::Decode => (ctx.saturating_add(1), wl.batch as f64),
     };
     let rw = roofline::Workload {
-        phase: rp,
+        phase,
         batch: wl.batch,
         seq,
     };
@@ -688,22 +673,9 @@ pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
     (free / per_seq).floor().clamp(0.0, 1_000_000.0) as u64
 }
 
-/// Whether a TP degree splits the model's attention into whole heads on every GPU
-/// (`core::memory::check_tp` on the first attention layer; quick-mode and attention-free
-/// models accept any degree).
-pub fn check_model_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
-    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
-        Mixer::Attention {
-            num_heads,
-            kv_heads,
-            ..
-        } => Some((num_heads, kv_heads)),
-        _ => None,
-    }) {
-        crate::core::calc::memory::check_tp(h, kv, tp)?;
-    }
-    Ok(())
-}
+/// Whether a TP degree splits the model's attention into whole heads on every GPU: the one
+/// rule, [`crate::core::calc::tp::check_model`].
+pub use crate::core::calc::tp::check_model as check_model_tp;
 
 /// The checks every timing starts with (workload, efficiencies, a model with layers or a
 /// parameter count, whole heads per GPU), then the hardware figures and their notes.
@@ -1284,7 +1256,7 @@ mod tests {
             "tpot {} vs {expect}: {rel}",
             r.tpot.0
         );
-        assert_eq!(r.decode.bound, Bound::Memory);
+        assert_eq!(r.decode.bound, Limit::Memory);
     }
 
     #[test]

@@ -489,7 +489,7 @@ impl Accelerator {
     /// peak FLOP/s ÷ bandwidth B/s (L40S fp16: 362.05e12 / 864e9 = 419.0).
     pub fn ridge(&self, d: Dtype) -> Option<f64> {
         match self.peak(d) {
-            Peak::Dense(f) if self.bandwidth.0 > 0.0 => Some(f / self.bandwidth),
+            Peak::Dense(f) if self.bandwidth.0 > 0.0 => Some(ridge_point(f, self.bandwidth)),
             _ => None,
         }
     }
@@ -1102,6 +1102,17 @@ fn compact_number(v: f64) -> String {
         format!("{v:e}")
     } else {
         format!("{v}")
+    }
+}
+
+/// The ridge point in FLOP/B: `peak / bandwidth`, where the roofline's two roofs meet (0 when
+/// the bandwidth is not positive or a figure is not finite). The one definition: the catalog's
+/// [`Accelerator::ridge`], `calc::roofline` and the chart series use it.
+pub fn ridge_point(peak: FlopsPerSecond, bw: BytesPerSecond) -> f64 {
+    if bw.0 > 0.0 && bw.0.is_finite() && peak.0.is_finite() {
+        (peak.0 / bw.0).max(0.0)
+    } else {
+        0.0
     }
 }
 
