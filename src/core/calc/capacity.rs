@@ -337,7 +337,7 @@ pub trait Timing {
 /// prefill (module docs): `TPOT(B) = decode(B) + prefill(B) / O` and `TTFT(B) = prefill(1) +
 /// TPOT(B)` (`prefill(1)` at `B = 1`), where `decode(B)` is perf's decode step at the mean
 /// context and `prefill(B)` its prefill pass over `B` prompts; memory at
-/// `perf::MEMORY_UTILIZATION`.
+/// `crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION`.
 #[derive(Debug, Clone)]
 pub struct PerfTiming<'a> {
     /// The model.
@@ -414,7 +414,8 @@ impl Timing for PerfTiming<'_> {
     ) -> Result<MemoryNeed, CalcError> {
         let wl = self.workload(1, tp, input_len, output_len);
         Ok(MemoryNeed {
-            usable_bytes: gpu.capacity().0 as f64 * perf::MEMORY_UTILIZATION,
+            usable_bytes: gpu.capacity().0 as f64
+                * crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION,
             weight_bytes: perf::weight_bytes_per_gpu(self.model, &wl),
             kv_bytes_per_seq: perf::kv_bytes_per_seq_per_gpu(
                 self.model,

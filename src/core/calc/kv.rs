@@ -42,8 +42,15 @@ pub fn kv_heads_per_rank(kv_heads: u64, tp: u64) -> u64 {
 /// The KV precision used when the user chooses none: the checkpoint's `torch_dtype`
 /// (vLLM's `kv_cache_dtype = auto`); bf16 when the weights are stored below 16 bits.
 pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
-    if m.weights.base.bits() >= 16 {
-        m.weights.base
+    auto_kv_dtype(m.weights.base)
+}
+
+/// vLLM's `kv_cache_dtype = auto` for a checkpoint whose unquantized tensors are `base`: the
+/// base precision itself, bf16 when it is below 16 bits. The one rule behind every default
+/// KV precision.
+pub fn auto_kv_dtype(base: Dtype) -> Dtype {
+    if base.bits() >= 16 {
+        base
     } else {
         Dtype::Bf16
     }

@@ -25,6 +25,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond, Seconds};
 use crate::core::calc::kv;
+use crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION;
 use crate::core::calc::roofline;
 use crate::core::calc::weights;
 use crate::core::hardware::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
@@ -327,18 +328,6 @@ pub fn allreduce_time(
     2.0 * (t - 1.0) / t * bytes / (link.0 * eff.interconnect) + eff.allreduce_latency_s
 }
 
-/// Bytes per stored weight element of a format, scales (and zero points) included.
-pub fn bytes_per_weight(f: &WeightFormat) -> f64 {
-    let mut bits = f.dtype.bits() as f64;
-    if let Some(g) = f.group_size.filter(|g| *g > 0) {
-        bits += f.scale_bits as f64 / g as f64;
-        if f.zero_point {
-            bits += f.dtype.bits() as f64 / g as f64;
-        }
-    }
-    bits / 8.0
-}
-
 /// The precision the matmuls run at, and a note when it differs from the weights'.
 ///
 /// fp8 / fp6 / fp4 weights are served W8A8-style (activations quantized too, as TensorRT-LLM
@@ -529,13 +518,9 @@ struct Sizes {
 
 const ACT_BYTES: f64 = 2.0;
 
-/// The KV precision of a workload: as given, else the checkpoint's 16-bit base.
+/// The KV precision of a workload: as given, else vLLM's `auto` ([`kv::auto_kv_dtype`]).
 fn kv_dtype(fmt: &WeightFormat, wl: &Workload) -> Dtype {
-    wl.kv_dtype.unwrap_or(if fmt.base.bits() >= 16 {
-        fmt.base
-    } else {
-        Dtype::Bf16
-    })
+    wl.kv_dtype.unwrap_or(kv::auto_kv_dtype(fmt.base))
 }
 
 fn sizes(m: &ModelDesc, wl: &Workload) -> (Sizes, WeightFormat) {
@@ -544,7 +529,7 @@ fn sizes(m: &ModelDesc, wl: &Workload) -> (Sizes, WeightFormat) {
         _ => m.weights.clone(),
     };
     let s = Sizes {
-        wb: bytes_per_weight(&fmt),
+        wb: fmt.bytes_per_element(),
         kvb: kv_dtype(&fmt, wl).bits() as f64 / 8.0,
     };
     (s, fmt)
@@ -629,18 +614,11 @@ fn quick_pass_work(m: &ModelDesc, wl: &Workload, phase: Phase) -> PassWork {
 /// checkpoint's exact size when known and not overridden, else the format's bytes).
 pub fn weight_bytes_per_gpu(m: &ModelDesc, wl: &Workload) -> f64 {
     let tp = wl.tp.max(1);
-    let r = match wl.weights_dtype {
-        Some(d) if d != m.weights.dtype => weights::with_format(m, &sizes(m, wl).1, tp),
-        _ => weights::checkpoint(m, tp),
-    };
-    match r {
+    match weights::chosen(m, wl.weights_dtype, tp) {
         Ok(w) => w.per_gpu.0 as f64,
         Err(_) => f64::INFINITY,
     }
 }
-
-/// Fraction of device memory the engine may use (vLLM's default `gpu_memory_utilization`).
-pub const MEMORY_UTILIZATION: f64 = 0.9;
 
 /// KV-cache bytes of one sequence of `tokens` tokens on one GPU, plus its recurrent state
 /// (`core::kv::per_sequence` + `core::kv::state_bytes`: sliding windows capped, KV heads per
@@ -659,9 +637,9 @@ pub fn kv_bytes_per_seq_per_gpu(m: &ModelDesc, wl: &Workload, tokens: u64) -> f6
 }
 
 /// The largest batch whose weights plus KV cache for `I + O` tokens per sequence fit in
-/// `MEMORY_UTILIZATION × capacity` of each GPU; 0 when even the weights do not fit.
+/// `DEFAULT_GPU_MEMORY_UTILIZATION × capacity` of each GPU; 0 when even the weights do not fit.
 pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
-    let cap = gpu.capacity().0 as f64 * MEMORY_UTILIZATION;
+    let cap = gpu.capacity().0 as f64 * DEFAULT_GPU_MEMORY_UTILIZATION;
     let free = cap - weight_bytes_per_gpu(m, wl);
     if free <= 0.0 {
         return 0;
@@ -797,7 +775,7 @@ pub fn evaluate(
         .tdp_w
         .filter(|w| *w > 0.0)
         .map(|w| total_tps / (w * gpus));
-    let usable = gpu.capacity().0 as f64 * MEMORY_UTILIZATION;
+    let usable = gpu.capacity().0 as f64 * DEFAULT_GPU_MEMORY_UTILIZATION;
     let memory = (
         usable,
         weight_bytes_per_gpu(m, wl),
@@ -1161,7 +1139,7 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
             term(
                 "u",
                 "term_memory_utilization",
-                MEMORY_UTILIZATION,
+                DEFAULT_GPU_MEMORY_UTILIZATION,
                 "",
                 Source::Default("vLLM gpu_memory_utilization".into()),
             ),
