@@ -33,7 +33,7 @@
 
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, GIB};
 use crate::core::calc::kv as kvmod;
 use crate::core::hardware::catalog::Accelerator;
@@ -93,7 +93,7 @@ fn floor_div(a: Bytes, b: Bytes) -> u64 {
 fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
     CalcError::OutOfRange {
         field: Phrase::verbatim(field),
-        value: value.to_string().chars().take(40).collect(),
+        value: shorten(&value.to_string()),
         range,
     }
 }

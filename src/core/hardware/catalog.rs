@@ -27,7 +27,7 @@
 
 use crate::core::base::csv;
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::{Bytes, BytesPerSecond, FlopsPerSecond, GIB, MIB};
 use crate::core::base::url::{pct_decode_strict, pct_encode};
@@ -795,7 +795,7 @@ impl Catalog {
             })
             .flatten();
         found.ok_or_else(|| CalcError::UnknownGpu {
-            given: id.chars().take(40).collect(),
+            given: shorten(id),
             suggestions: self.suggestions(id),
         })
     }
@@ -803,7 +803,7 @@ impl Catalog {
     /// Up to 3 ids close to `given`: names containing it (or contained in it) first, then by
     /// edit distance (at most max(2, length / 3) edits).
     pub fn suggestions(&self, given: &str) -> Vec<String> {
-        let q: String = norm(given).chars().take(40).collect();
+        let q = shorten(&norm(given));
         if q.is_empty() {
             return Vec::new();
         }
@@ -918,7 +918,7 @@ impl Row<'_> {
             Ok(v) if v.is_finite() && v > 0.0 && v < 1e9 => Ok(Some(v)),
             _ => Err(self.err(
                 col,
-                &format!("\"{}\" is not a finite positive number", short(t)),
+                &format!("\"{}\" is not a finite positive number", shorten(t)),
             )),
         }
     }
@@ -938,7 +938,10 @@ impl Row<'_> {
             Ok(v) if (min..=max).contains(&v) => Ok(Some(v)),
             _ => Err(self.err(
                 col,
-                &format!("\"{}\" is not a whole number from {min} to {max}", short(t)),
+                &format!(
+                    "\"{}\" is not a whole number from {min} to {max}",
+                    shorten(t)
+                ),
             )),
         }
     }
@@ -964,7 +967,7 @@ impl Row<'_> {
                 "id",
                 &format!(
                     "\"{}\" must be lowercase letters, digits and dashes",
-                    short(&id)
+                    shorten(&id)
                 ),
             ));
         }
@@ -1033,10 +1036,6 @@ impl Row<'_> {
             notes: self.text("notes").to_string(),
         })
     }
-}
-
-fn short(s: &str) -> String {
-    s.chars().take(40).collect()
 }
 
 /// A user-entered accelerator: the few figures the calculator needs. It becomes an
@@ -1254,7 +1253,7 @@ impl CustomAccelerator {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             if !CUSTOM_KEYS.contains(&k) {
                 return Err(CalcError::BadValue {
-                    key: short(k),
+                    key: shorten(k),
                     found: Phrase::tr("fnd_unknown_key"),
                     expected: Phrase::tr("exp_one_of").val("list", CUSTOM_KEYS.join(", ")),
                 });
