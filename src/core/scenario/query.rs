@@ -7,6 +7,7 @@ use super::view_inputs::ViewInputs;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::i18n::Lang;
 use crate::core::base::url::{base64url_decode, base64url_encode, pct_decode, pct_encode};
+use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::catalog::{Catalog, CustomAccelerator, InterconnectPreset, Link};
 
 impl Scenario {
@@ -242,10 +243,10 @@ impl Scenario {
             self.embed_inputs = true;
         }
         if later.rule_vllm == Some(true) {
-            // vLLM's defaults (`core::memory::DEFAULT_GPU_MEMORY_UTILIZATION`, block size 16).
+            // vLLM's defaults.
             self.budget = BudgetRule::Vllm {
-                gpu_memory_utilization: later.gmu.unwrap_or(0.9),
-                block_size: later.bs.unwrap_or(16),
+                gpu_memory_utilization: later.gmu.unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
+                block_size: later.bs.unwrap_or(DEFAULT_BLOCK_SIZE as u32),
             }
         }
     }
