@@ -4,7 +4,7 @@
 //! minor grid lines at 2–9 × each decade; token axes use powers of two (1k, 2k, 4k …);
 //! linear axes use 1–2–5 steps.
 
-use super::{text_style, DrawError, Theme};
+use super::{text_style, DrawError, HitMap, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -657,6 +657,25 @@ pub fn plot_rect<DB: DrawingBackend>(
         return Err(DrawError::TooSmall);
     }
     Ok(rect)
+}
+
+/// What a chart's drawing steps leave behind: the hover regions, and the places taken that
+/// labels must avoid.
+pub struct Marks {
+    /// Places taken (markers, labels).
+    pub placer: Placer,
+    /// Hover regions.
+    pub hits: HitMap,
+}
+
+impl Marks {
+    /// Nothing taken yet inside `bounds` (left, top, right, bottom).
+    pub fn new(bounds: (i32, i32, i32, i32)) -> Marks {
+        Marks {
+            placer: Placer::new(bounds),
+            hits: HitMap::default(),
+        }
+    }
 }
 
 /// A plot's rectangle and the scales of its two axes.

@@ -2,7 +2,7 @@
 //! labelled at its end), one KV-budget line per GPU (GPU colours), and a cross where each
 //! batch runs out of memory on each GPU.
 
-use super::axis::{self, AxisSpec, Frame, PlotRect, Scale};
+use super::axis::{self, AxisSpec, Frame, Marks, PlotRect, Scale};
 use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
@@ -35,27 +35,16 @@ pub fn draw<DB: DrawingBackend>(
     let right_w = axis::widest(area, theme, end_labels.iter().cloned())? + 12;
     let frame = frame(area, data, (theme, labels), (w, h, top, right_w), max_t)?;
     let rect = frame.rect;
-    let mut hits = HitMap::default();
-    current_context(area, data, (theme, labels), &frame, max_t)?;
-    let mut placer = axis::Placer::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
-    budget_lines(area, data, (theme, labels), &frame, &mut hits)?;
-    let ends = batch_lines(area, data, (theme, labels), &frame, &mut hits)?;
-    oom_crosses(
-        area,
-        data,
-        (theme, labels),
-        &frame,
-        (&mut placer, &mut hits),
-    )?;
-    batch_labels(
-        area,
-        theme,
-        rect,
-        (&end_labels, &ends, right_w),
-        &mut placer,
-    )?;
-    budget_labels(area, data, (theme, labels), &frame, &mut placer)?;
-    Ok(hits)
+    let tl = (theme, labels);
+    current_context(area, data, tl, &frame, max_t)?;
+    let mut m = Marks::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
+    budget_lines(area, data, tl, &frame, &mut m)?;
+    let ends = batch_lines(area, data, tl, &frame, &mut m)?;
+    oom_crosses(area, data, tl, &frame, &mut m)?;
+    let ends = (&end_labels[..], &ends[..], right_w);
+    batch_labels(area, theme, rect, ends, &mut m.placer)?;
+    budget_labels(area, data, tl, &frame, &mut m.placer)?;
+    Ok(m.hits)
 }
 
 /// Draws the legend (one KV-budget line per GPU), if any; returns its bottom.
@@ -170,7 +159,7 @@ fn budget_lines<DB: DrawingBackend>(
     data: &KvSeries,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    hits: &mut HitMap,
+    m: &mut Marks,
 ) -> Result<(), DrawError> {
     let rect = frame.rect;
     for (i, c) in data.capacities.iter().enumerate() {
@@ -181,7 +170,7 @@ fn budget_lines<DB: DrawingBackend>(
             (rect.right, y),
             theme.gpu(i).stroke_width(2),
         )?;
-        hits.push(
+        m.hits.push(
             format!("budget/{}", c.gpu),
             (rect.left, y - 3, rect.right, y + 3),
             vec![
@@ -200,7 +189,7 @@ fn batch_lines<DB: DrawingBackend>(
     data: &KvSeries,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    hits: &mut HitMap,
+    m: &mut Marks,
 ) -> Result<Vec<(i32, i32)>, DrawError> {
     let (xs, ys, rect) = (&frame.xs, &frame.ys, frame.rect);
     let n = data.lines.len();
@@ -221,7 +210,7 @@ fn batch_lines<DB: DrawingBackend>(
         for (t, b) in &l.points {
             let p = (xs.map(t.0 as f64), ys.map(b.gib()));
             if rect.contains(p) && t.0 > 0 {
-                hits.point(
+                m.hits.point(
                     format!("kv/{}/{}", l.batch, t.0),
                     p,
                     5,
@@ -248,7 +237,7 @@ fn oom_crosses<DB: DrawingBackend>(
     data: &KvSeries,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
 ) -> Result<(), DrawError> {
     for o in &data.oom {
         let Some(c) = data.capacities.get(o.gpu) else {
@@ -268,8 +257,8 @@ fn oom_crosses<DB: DrawingBackend>(
             (p.0 + 5, p.1 - 5),
             col.stroke_width(2),
         )?;
-        placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
-        hits.point(
+        m.placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
+        m.hits.point(
             format!("oom/{}/{}", c.gpu, o.batch),
             p,
             6,

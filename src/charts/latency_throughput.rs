@@ -2,7 +2,7 @@
 //! grows until memory runs out, with the chosen operating point. The flat start of each curve
 //! is where a little latency buys a lot of throughput.
 
-use super::axis::{self, AxisSpec, Frame, Scale};
+use super::axis::{self, AxisSpec, Frame, Marks, Scale};
 use super::{
     draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
@@ -44,20 +44,12 @@ pub fn draw<DB: DrawingBackend>(
     let top = legend(area, data, theme, labels, w)?;
     let frame = frame(area, data, theme, labels, (w, h, top))?;
     let rect = frame.rect;
-    let mut hits = HitMap::default();
-    let mut placer = axis::Placer::new((rect.left + 2, rect.top, rect.right, rect.bottom - 2));
+    let mut m = Marks::new((rect.left + 2, rect.top, rect.right, rect.bottom - 2));
     let mut to_label = Vec::new();
     for (i, c) in data.curves.iter().enumerate() {
         let col = theme.gpu(i);
-        draw_curve(area, c, (col, labels), &frame, (&mut placer, &mut hits))?;
-        mark_ends(
-            area,
-            c,
-            (col, theme, labels),
-            &frame,
-            (&mut placer, &mut hits),
-            &mut to_label,
-        )?;
+        draw_curve(area, c, (col, labels), &frame, &mut m)?;
+        mark_ends(area, c, (col, theme, labels), &frame, &mut m, &mut to_label)?;
     }
     for ((x, y), text, col, rel) in &to_label {
         let (x, y) = (*x, *y);
@@ -69,9 +61,10 @@ pub fn draw<DB: DrawingBackend>(
             (x, y - 11, HPos::Center, VPos::Bottom),
             (x, y + 11, HPos::Center, VPos::Top),
         ];
-        placer.place(area, theme, (text, *rel, *col), &cands, false)?;
+        m.placer
+            .place(area, theme, (text, *rel, *col), &cands, false)?;
     }
-    Ok(hits)
+    Ok(m.hits)
 }
 
 /// A label to place beside a marker: pixel, text, colour and relative size.
@@ -147,7 +140,7 @@ fn draw_curve<DB: DrawingBackend>(
     c: &LtCurve,
     (col, labels): (RGBColor, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
 ) -> Result<(), DrawError> {
     let (xs, ys) = (&frame.xs, &frame.ys);
     let fpts: Vec<(f64, f64)> = c
@@ -169,8 +162,8 @@ fn draw_curve<DB: DrawingBackend>(
         let at = px(frame, p);
         area.draw(&Circle::new(at, 2, col.filled()))
             .map_err(DrawError::backend)?;
-        placer.block((at.0 - 3, at.1 - 3, at.0 + 3, at.1 + 3));
-        hits.point(
+        m.placer.block((at.0 - 3, at.1 - 3, at.0 + 3, at.1 + 3));
+        m.hits.point(
             format!("{}/{}", c.gpu, p.batch),
             at,
             5,
@@ -187,14 +180,14 @@ fn mark_ends<DB: DrawingBackend>(
     c: &LtCurve,
     (col, theme, labels): (RGBColor, &Theme, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
     to_label: &mut Vec<ToLabel>,
 ) -> Result<(), DrawError> {
     let op_batch = c.operating.map(|o| o.batch);
     if let Some(last) = c.points.last() {
         let at = px(frame, last);
         marker(area, Marker::Square, at, 4, col, theme.background)?;
-        placer.block((at.0 - 5, at.1 - 5, at.0 + 5, at.1 + 5));
+        m.placer.block((at.0 - 5, at.1 - 5, at.0 + 5, at.1 + 5));
         if op_batch != Some(last.batch) {
             to_label.push((at, format!("{} {}", labels.batch, last.batch), col, 0.85));
         }
@@ -202,11 +195,11 @@ fn mark_ends<DB: DrawingBackend>(
     if let Some(op) = &c.operating {
         let at = px(frame, op);
         marker(area, Marker::Ring, at, 7, col, theme.background)?;
-        placer.block((at.0 - 8, at.1 - 8, at.0 + 8, at.1 + 8));
+        m.placer.block((at.0 - 8, at.1 - 8, at.0 + 8, at.1 + 8));
         to_label.insert(0, (at, format!("{} {}", labels.batch, op.batch), col, 0.92));
         let mut l = lines(&c.gpu, op, labels);
         l.insert(1, labels.operating_point.to_string());
-        hits.point(format!("operating/{}", c.gpu), at, 9, l);
+        m.hits.point(format!("operating/{}", c.gpu), at, 9, l);
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! precision with the ridge points labelled; workload points by phase (shape and colour),
 //! each with a dashed trail back to where it sat at batch 1.
 
-use super::axis::{self, AxisSpec, Frame, PlotRect, Scale};
+use super::axis::{self, AxisSpec, Frame, Marks, PlotRect, Scale};
 use super::{
     draw_legend, fmt, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
@@ -83,32 +83,14 @@ pub fn draw<DB: DrawingBackend>(
     let top = legend(area, data, theme, labels, w)?;
     let frame = frame(area, data, theme, labels, (w, h, top))?;
     let rect = frame.rect;
-    let mut hits = HitMap::default();
-    let mut placer = axis::Placer::new((rect.left + 2, rect.top, rect.right, rect.bottom - 2));
-    let roofs = draw_roofs(
-        area,
-        data,
-        (theme, labels),
-        &frame,
-        (&mut placer, &mut hits),
-    )?;
-    draw_trails(
-        area,
-        data,
-        (theme, labels),
-        &frame,
-        (&mut placer, &mut hits),
-    )?;
-    let at_points = draw_points(
-        area,
-        data,
-        (theme, labels),
-        &frame,
-        (&mut placer, &mut hits),
-    )?;
-    label_roofs(area, theme, rect, &roofs, &mut placer)?;
-    label_points(area, data, theme, &at_points, &mut placer)?;
-    Ok(hits)
+    let tl = (theme, labels);
+    let mut m = Marks::new((rect.left + 2, rect.top, rect.right, rect.bottom - 2));
+    let roofs = draw_roofs(area, data, tl, &frame, &mut m)?;
+    draw_trails(area, data, tl, &frame, &mut m)?;
+    let at_points = draw_points(area, data, tl, &frame, &mut m)?;
+    label_roofs(area, theme, rect, &roofs, &mut m.placer)?;
+    label_points(area, data, theme, &at_points, &mut m.placer)?;
+    Ok(m.hits)
 }
 
 /// A label anchored at a pixel: the pixel, the text and its colour.
@@ -199,7 +181,7 @@ fn draw_roofs<DB: DrawingBackend>(
     data: &RooflineData,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
 ) -> Result<RoofLabels, DrawError> {
     let (xs, ys) = (&frame.xs, &frame.ys);
     let mut roofs = RoofLabels {
@@ -234,7 +216,7 @@ fn draw_roofs<DB: DrawingBackend>(
             let a = frame.px(c.ridge_flop_per_byte, c.peak.0);
             draw_ceiling(area, (a, frame.rect), col, c.dtype == main.dtype)?;
             marker(area, Marker::Circle, a, 3, col, theme.background)?;
-            placer.block((a.0 - 4, a.1 - 4, a.0 + 4, a.1 + 4));
+            m.placer.block((a.0 - 4, a.1 - 4, a.0 + 4, a.1 + 4));
             let label = ridge_label(c.ridge_flop_per_byte, labels);
             roofs
                 .ridges
@@ -244,7 +226,7 @@ fn draw_roofs<DB: DrawingBackend>(
                 format!("{} {}FLOP/s", c.dtype.id(), axis::fmt_si(c.peak.0)),
                 col,
             ));
-            hits.point(
+            m.hits.point(
                 format!("ridge/{}/{}", g.gpu, c.dtype.id()),
                 a,
                 6,
@@ -296,7 +278,7 @@ fn draw_trails<DB: DrawingBackend>(
     data: &RooflineData,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
 ) -> Result<(), DrawError> {
     for p in &data.points {
         if let Some((i1, a1)) = p.batch1 {
@@ -305,8 +287,9 @@ fn draw_trails<DB: DrawingBackend>(
             let (_, col) = phase_style(p.phase, theme);
             axis::dashed(area, &[from, to], (4.0, 3.0), col.mix(0.8).stroke_width(1))?;
             marker(area, Marker::Ring, from, 4, col, theme.background)?;
-            placer.block((from.0 - 5, from.1 - 5, from.0 + 5, from.1 + 5));
-            hits.point(
+            m.placer
+                .block((from.0 - 5, from.1 - 5, from.0 + 5, from.1 + 5));
+            m.hits.point(
                 format!("{}/batch1", p.name),
                 from,
                 5,
@@ -327,7 +310,7 @@ fn draw_points<DB: DrawingBackend>(
     data: &RooflineData,
     (theme, labels): (&Theme, &Labels),
     frame: &Frame,
-    (placer, hits): (&mut axis::Placer, &mut HitMap),
+    m: &mut Marks,
 ) -> Result<Vec<DrawnPoint>, DrawError> {
     let mut at_points = Vec::with_capacity(data.points.len());
     let mut order: Vec<&WorkPoint> = data.points.iter().collect();
@@ -336,10 +319,10 @@ fn draw_points<DB: DrawingBackend>(
     });
     for p in order {
         let at = frame.px(p.intensity_flop_per_byte, p.attainable.0);
-        let (m, col) = phase_style(p.phase, theme);
-        marker(area, m, at, 5, col, theme.background)?;
-        placer.block((at.0 - 6, at.1 - 6, at.0 + 6, at.1 + 6));
-        hits.point(p.name.clone(), at, 7, point_lines(p, labels));
+        let (shape, col) = phase_style(p.phase, theme);
+        marker(area, shape, at, 5, col, theme.background)?;
+        m.placer.block((at.0 - 6, at.1 - 6, at.0 + 6, at.1 + 6));
+        m.hits.point(p.name.clone(), at, 7, point_lines(p, labels));
         at_points.push((at, p.name.clone(), col, p.named));
     }
     Ok(at_points)
