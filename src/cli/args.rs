@@ -24,10 +24,8 @@ pub enum CliError {
     Calc(#[from] CalcError),
 }
 
-/// User input as quoted in messages: its first 40 characters.
-pub(crate) fn short(s: &str) -> String {
-    s.chars().take(40).collect()
-}
+/// User input as quoted in messages: its first 40 characters (the core's one rule).
+pub(crate) use crate::core::base::error::shorten as short;
 
 /// A failure writing to stdout as a `CliError` ("cannot read stdout: …", as ever).
 pub(crate) fn stdout_error(e: impl Display) -> CliError {
