@@ -6,7 +6,7 @@
 
 use crate::core::base::i18n::{has, tr, Lang};
 use crate::core::base::units::fmt_sig;
-use crate::core::calc::perf::{Bound, Efficiencies};
+use crate::core::calc::perf::{Efficiencies, Limit};
 use crate::core::present::explain::Section;
 use crate::core::present::series::{CostBars, LatencyThroughput, LtPoint};
 use crate::core::present::views::{
@@ -47,11 +47,11 @@ fn title_of(lang: Lang, key: &str) -> String {
     }
 }
 
-fn bound_key(b: Bound) -> &'static str {
+fn bound_key(b: Limit) -> &'static str {
     match b {
-        Bound::Compute => "chart_bound_compute",
-        Bound::Memory => "chart_bound_memory",
-        Bound::Overhead => "view_perf_bound_overhead",
+        Limit::Compute => "chart_bound_compute",
+        Limit::Memory => "chart_bound_memory",
+        Limit::Overhead => "view_perf_bound_overhead",
     }
 }
 
