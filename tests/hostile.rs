@@ -15,7 +15,8 @@ use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::base::json;
-use llm_serving_calculator::core::calc::memory::{check_tp, KvProfile};
+use llm_serving_calculator::core::calc::memory::KvProfile;
+use llm_serving_calculator::core::calc::tp::check_heads as check_tp;
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
 use llm_serving_calculator::core::model::config::parse_model_text;
@@ -1269,7 +1270,34 @@ fn url_round_trip_of_an_accepted_custom_gpu() {
 #[test]
 fn custom_accelerator_fields() {
     let mut c = Cases::new("custom_accelerator_fields");
-    let base = CustomAccelerator {
+    let base = base_accelerator();
+    c.case(
+        "the base is valid",
+        base.validate().map(|_| ()).map_err(|e| e.to_string()),
+    );
+    bad_accelerator_numbers(&mut c, &base);
+    hostile_accelerator_names(&mut c, &base);
+    // Unknown and missing keys name the key.
+    c.case(
+        "unknown key",
+        match CustomAccelerator::from_query("memory_gib=1;bandwidth_gbps=1;bf16_tflops=1;hbm=5") {
+            Err(e) => rejection(&e, &["hbm"]),
+            Ok(_) => Err("accepted".into()),
+        },
+    );
+    c.case(
+        "missing key",
+        match CustomAccelerator::from_query("memory_gib=1;bf16_tflops=1") {
+            Err(e) => rejection(&e, &["bandwidth_gbps"]),
+            Ok(_) => Err("accepted".into()),
+        },
+    );
+    c.finish();
+}
+
+/// A valid custom accelerator (H100-like) that the cases spoil one field at a time.
+fn base_accelerator() -> CustomAccelerator {
+    CustomAccelerator {
         name: "Test".into(),
         memory_gib: 80.0,
         bandwidth_gbps: 3350.0,
@@ -1277,11 +1305,35 @@ fn custom_accelerator_fields() {
         fp8_tflops: Some(1979.0),
         price_usd_per_hour: Some(2.5),
         tdp_w: Some(700.0),
-    };
-    c.case(
-        "the base is valid",
-        base.validate().map(|_| ()).map_err(|e| e.to_string()),
-    );
+    }
+}
+
+/// `base`'s URL form with `field` set to `text`.
+fn query_with(base: &CustomAccelerator, field: &str, text: &str) -> String {
+    base.to_query()
+        .split(';')
+        .map(|kv| {
+            if kv.starts_with(field) {
+                format!("{field}={text}")
+            } else {
+                kv.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// Refused, naming `field`.
+fn refused_naming<T>(r: Result<T, CalcError>, field: &str) -> Result<(), String> {
+    match r {
+        Ok(_) => Err("accepted".into()),
+        Err(e) => named(&e, &[field]),
+    }
+}
+
+/// Every numeric field set to zero, negative, non-finite or extreme values, directly and
+/// typed into the URL form, and to text that is not a number: refused, naming the field.
+fn bad_accelerator_numbers(c: &mut Cases, base: &CustomAccelerator) {
     let bad = [
         0.0,
         -0.0,
@@ -1309,55 +1361,33 @@ fn custom_accelerator_fields() {
             set(&mut a, v);
             c.case(
                 &format!("{field} = {v}"),
-                match a.validate() {
-                    Ok(_) => Err("accepted".into()),
-                    Err(e) => named(&e, &[field]),
-                },
+                refused_naming(a.validate(), field),
             );
             // The same value typed into the URL form: refused, naming the field.
-            let q = base
-                .to_query()
-                .split(';')
-                .map(|kv| {
-                    if kv.starts_with(field) {
-                        format!("{field}={v}")
-                    } else {
-                        kv.to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(";");
+            let q = query_with(base, field, &v.to_string());
             c.case(
                 &format!("from_query {field}={v}"),
-                match CustomAccelerator::from_query(&q).and_then(|a| a.validate()) {
-                    Ok(_) => Err("accepted".into()),
-                    Err(e) => named(&e, &[field]),
-                },
+                refused_naming(
+                    CustomAccelerator::from_query(&q).and_then(|a| a.validate()),
+                    field,
+                ),
             );
         }
         for text in ["abc", "", "1,5", "0x10", "1e400", "--1"] {
-            let q = base
-                .to_query()
-                .split(';')
-                .map(|kv| {
-                    if kv.starts_with(field) {
-                        format!("{field}={text}")
-                    } else {
-                        kv.to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(";");
+            let q = query_with(base, field, text);
             c.case(
                 &format!("from_query {field}={text}"),
-                match CustomAccelerator::from_query(&q).and_then(|a| a.validate()) {
-                    Ok(_) => Err("accepted".into()),
-                    Err(e) => named(&e, &[field]),
-                },
+                refused_naming(
+                    CustomAccelerator::from_query(&q).and_then(|a| a.validate()),
+                    field,
+                ),
             );
         }
     }
-    // Hostile names are kept as text, trimmed to 60 characters.
+}
+
+/// Hostile names are kept as text, trimmed to 60 characters.
+fn hostile_accelerator_names(c: &mut Cases, base: &CustomAccelerator) {
     for name in [
         "<img src=x onerror=alert(1)>",
         "\u{0}\u{7}\u{1b}[31m",
@@ -1376,22 +1406,6 @@ fn custom_accelerator_fields() {
             },
         );
     }
-    // Unknown and missing keys name the key.
-    c.case(
-        "unknown key",
-        match CustomAccelerator::from_query("memory_gib=1;bandwidth_gbps=1;bf16_tflops=1;hbm=5") {
-            Err(e) => rejection(&e, &["hbm"]),
-            Ok(_) => Err("accepted".into()),
-        },
-    );
-    c.case(
-        "missing key",
-        match CustomAccelerator::from_query("memory_gib=1;bf16_tflops=1") {
-            Err(e) => rejection(&e, &["bandwidth_gbps"]),
-            Ok(_) => Err("accepted".into()),
-        },
-    );
-    c.finish();
 }
 
 #[test]
@@ -1497,126 +1511,112 @@ fn bad_input(code: i32, out: &str, err: &str, names: &[&str]) -> Result<(), Stri
 fn cli_bad_input_exits_2_with_one_sentence() {
     let mut c = Cases::new("cli_bad_input_exits_2_with_one_sentence");
     let f = Files::new();
-    let good = f.path("good.json");
-    let missing = f.path("no-such-file.json");
-    let dir = f.dir.to_string_lossy().into_owned();
-    let vllm = |extra: &[&str]| -> Vec<String> {
-        let mut v: Vec<String> = [
-            "vllm",
-            "--config",
-            &good,
-            "--gpu-memory-gib",
-            "80",
-            "--gpu-memory-utilization",
-            "0.9",
-            "--max-model-len",
-            "4096",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        for pair in extra.chunks(2) {
-            if let [k, val] = pair {
-                match v.iter().position(|a| a == k) {
-                    Some(i) => {
-                        if let Some(slot) = v.get_mut(i + 1) {
-                            *slot = val.to_string();
-                        }
-                    }
-                    None => {
-                        v.push(k.to_string());
-                        v.push(val.to_string());
-                    }
-                }
+    let mut cases = file_cases(&f);
+    cases.extend(flag_cases(&f.path("good.json")));
+    run_bad_input(&mut c, &f, &cases);
+    no_arguments_and_good_input(&mut c, &f.path("good.json"));
+    oversized_files(&mut c, &f);
+    model_with_10_to_the_15_parameters_cli(&mut c, &f);
+    let _ = std::fs::remove_dir_all(&f.dir);
+    c.finish();
+}
+
+/// A CLI case: the arguments and the names one of which the error must mention.
+type CliCase = (Vec<String>, Vec<&'static str>);
+
+/// The arguments as owned strings.
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// Sets `--flag value` in `args`: replaces the value when the flag is there, else appends.
+fn set_flag(args: &mut Vec<String>, flag: &str, value: &str) {
+    match args.iter().position(|a| a == flag) {
+        Some(i) => {
+            if let Some(slot) = args.get_mut(i + 1) {
+                *slot = value.to_string();
             }
         }
-        v
-    };
-    let perf = |extra: &[&str]| -> Vec<String> {
-        let mut v: Vec<String> = [
-            "perf",
-            "--config",
-            &good,
-            "--gpu",
-            "a10g",
-            "--batch",
-            "1",
-            "--input-len",
-            "128",
-            "--output-len",
-            "128",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        v.extend(extra.iter().map(|s| s.to_string()));
-        v
-    };
-    let mut cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        None => {
+            args.push(flag.to_string());
+            args.push(value.to_string());
+        }
+    }
+}
+
+/// A valid `vllm` command on `good` with the `--flag value` pairs of `extra` set.
+fn vllm_args(good: &str, extra: &[&str]) -> Vec<String> {
+    let mut v = owned(&[
+        "vllm",
+        "--config",
+        good,
+        "--gpu-memory-gib",
+        "80",
+        "--gpu-memory-utilization",
+        "0.9",
+        "--max-model-len",
+        "4096",
+    ]);
+    for pair in extra.chunks(2) {
+        if let [k, val] = pair {
+            set_flag(&mut v, k, val);
+        }
+    }
+    v
+}
+
+/// A valid `perf` command on `good`.
+fn perf_args(good: &str) -> Vec<String> {
+    owned(&[
+        "perf",
+        "--config",
+        good,
+        "--gpu",
+        "a10g",
+        "--batch",
+        "1",
+        "--input-len",
+        "128",
+        "--output-len",
+        "128",
+    ])
+}
+
+/// Bad commands and bad `--config` files: missing, a folder, invalid, empty, binary, deep,
+/// inconsistent, overflowing.
+fn file_cases(f: &Files) -> Vec<CliCase> {
+    let model = |name: &str| owned(&["model", "--config", &f.path(name)]);
+    vec![
         (vec!["frobnicate".into()], vec!["frobnicate"]),
         (vec!["model".into()], vec!["config"]),
         (vec!["model".into(), "--config".into()], vec!["config"]),
+        (model("no-such-file.json"), vec!["no-such-file"]),
         (
-            vec!["model".into(), "--config".into(), missing.clone()],
-            vec!["no-such-file"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), dir.clone()],
+            owned(&["model", "--config", &f.dir.to_string_lossy()]),
             vec!["llmcalc-hostile"],
         ),
-        (
-            vec!["model".into(), "--config".into(), f.path("invalid.json")],
-            vec!["json"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("empty.json")],
-            vec!["empty"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("binary.json")],
-            vec!["utf-8", "binary.json"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("deep.json")],
-            vec!["json"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("heads.json")],
-            vec!["heads"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("overflow.json")],
-            vec!["overflow", "too large"],
-        ),
-        (
-            vec!["model".into(), "--config".into(), f.path("zero.json")],
-            vec!["hidden_size"],
-        ),
+        (model("invalid.json"), vec!["json"]),
+        (model("empty.json"), vec!["empty"]),
+        (model("binary.json"), vec!["utf-8", "binary.json"]),
+        (model("deep.json"), vec!["json"]),
+        (model("heads.json"), vec!["heads"]),
+        (model("overflow.json"), vec!["overflow", "too large"]),
+        (model("zero.json"), vec!["hidden_size"]),
         (vec!["model".into(), "stray".into()], vec!["stray"]),
-    ];
+    ]
+}
+
+/// Bad option values for `model`, `vllm`, `perf`, `load`, `plan` and `gpus` on `good`.
+fn flag_cases(good: &str) -> Vec<CliCase> {
+    let mut cases: Vec<CliCase> = Vec::new();
     for v in ["0", "-1", "1e400", "18446744073709551616", "abc", ""] {
         cases.push((
-            vec![
-                "model".into(),
-                "--config".into(),
-                good.clone(),
-                "--context".into(),
-                v.into(),
-            ],
+            owned(&["model", "--config", good, "--context", v]),
             vec!["context"],
         ));
     }
     for (flag, v) in [("--kv-dtype", "fp7"), ("--weights-dtype", "int3")] {
-        cases.push((
-            vec![
-                "model".into(),
-                "--config".into(),
-                good.clone(),
-                flag.into(),
-                v.into(),
-            ],
-            vec![v, flag],
-        ));
+        cases.push((owned(&["model", "--config", good, flag, v]), vec![v, flag]));
     }
     for (flag, v) in [
         ("--gpu-memory-gib", "0"),
@@ -1629,45 +1629,46 @@ fn cli_bad_input_exits_2_with_one_sentence() {
         ("--max-model-len", "0"),
         ("--block-size", "0"),
     ] {
-        cases.push((vllm(&[flag, v]), vec![flag.trim_start_matches('-')]));
+        cases.push((
+            vllm_args(good, &[flag, v]),
+            vec![flag.trim_start_matches('-')],
+        ));
     }
-    cases.push((vllm(&["--tp", "64"]), vec!["tp", "tensor parallel"]));
-    cases.push((vllm(&["--tp", "0"]), vec!["tp"]));
-    cases.push((perf(&["--gpu", "no-such-gpu"]), vec!["no-such-gpu"]));
+    cases.push((
+        vllm_args(good, &["--tp", "64"]),
+        vec!["tp", "tensor parallel"],
+    ));
+    cases.push((vllm_args(good, &["--tp", "0"]), vec!["tp"]));
+    let mut a = perf_args(good);
+    a.extend(owned(&["--gpu", "no-such-gpu"]));
+    cases.push((a, vec!["no-such-gpu"]));
     for (flag, v) in [
         ("--batch", "0"),
         ("--input-len", "0"),
         ("--output-len", "-5"),
         ("--tp", "3"),
     ] {
-        let mut a = perf(&[]);
-        if let Some(i) = a.iter().position(|x| x == flag) {
-            if let Some(slot) = a.get_mut(i + 1) {
-                *slot = v.into();
-            }
-        } else {
-            a.push(flag.into());
-            a.push(v.into());
-        }
+        let mut a = perf_args(good);
+        set_flag(&mut a, flag, v);
         cases.push((a, vec![flag.trim_start_matches('-'), "tensor parallel"]));
     }
     cases.push((
-        vec![
-            "load".into(),
-            "--config".into(),
-            good.clone(),
-            "--gpu".into(),
-            "a10g".into(),
-            "--storage-gbps".into(),
-            "0".into(),
-        ],
+        owned(&[
+            "load",
+            "--config",
+            good,
+            "--gpu",
+            "a10g",
+            "--storage-gbps",
+            "0",
+        ]),
         vec!["storage-gbps"],
     ));
     cases.push((
-        [
+        owned(&[
             "plan",
             "--config",
-            &good,
+            good,
             "--gpu",
             "a10g",
             "--rate",
@@ -1682,14 +1683,17 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             "1000",
             "--tpot-ms",
             "100",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
+        ]),
         vec!["rate"],
     ));
     cases.push((vec!["gpus".into(), "--gpu".into()], vec!["gpu"]));
-    for (args, names) in &cases {
+    cases
+}
+
+/// Runs every bad-input case: exit 2 and one sentence naming the culprit (commands not
+/// implemented yet are skipped).
+fn run_bad_input(c: &mut Cases, f: &Files, cases: &[CliCase]) {
+    for (args, names) in cases {
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, out, err) = run_cli(&argv);
         let label = argv
@@ -1704,7 +1708,18 @@ fn cli_bad_input_exits_2_with_one_sentence() {
         }
         c.case(&label, bad_input(code, &out, &err, names));
     }
-    // No arguments: status 2 and the usage on stderr (several lines by design), no panic.
+}
+
+/// `params_total` of `model --json` output.
+fn params_total(out: &str) -> Option<u64> {
+    serde_json::from_str::<Value>(out)
+        .ok()
+        .and_then(|v| v.get("params_total").and_then(Value::as_u64))
+}
+
+/// No arguments: status 2 and the usage on stderr (several lines by design), no panic.
+/// Good input: status 0 with results.
+fn no_arguments_and_good_input(c: &mut Cases, good: &str) {
     let (code, out, err) = run_cli(&[]);
     c.case(
         "no arguments",
@@ -1714,7 +1729,6 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             Err(format!("exit {code} {err:?}"))
         },
     );
-    // Good input: status 0 with results.
     let (code, out, err) = run_cli(&["gpus", "--json"]);
     c.case(
         "gpus --json",
@@ -1724,13 +1738,11 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             Err(format!("exit {code} {err:?}"))
         },
     );
-    let (code, out, err) = run_cli(&["model", "--config", &good, "--json"]);
+    let (code, out, err) = run_cli(&["model", "--config", good, "--json"]);
     if err.contains("unknown command") {
         c.skipped += 1;
     } else {
-        let total = serde_json::from_str::<Value>(&out)
-            .ok()
-            .and_then(|v| v.get("params_total").and_then(Value::as_u64));
+        let total = params_total(&out);
         c.case(
             "model --json",
             if code == 0 && total == Some(llama_total()) {
@@ -1740,8 +1752,11 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             },
         );
     }
-    // Oversized files (sparse, so nothing is written to disk): over the 32 MiB parse limit,
-    // and over the CLI's 64 MiB read limit.
+}
+
+/// Oversized files (sparse, so nothing is written to disk): over the 32 MiB parse limit,
+/// and over the CLI's 64 MiB read limit.
+fn oversized_files(c: &mut Cases, f: &Files) {
     for (name, bytes, names) in [
         ("33mib.json", 33u64 << 20, &["limit", "bytes", "large"][..]),
         ("65mib.json", 65u64 << 20, &["65mib.json", "large"][..]),
@@ -1759,7 +1774,10 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             );
         }
     }
-    // A 10^15-parameter config: status 0 and the exact integer (see llama_formula).
+}
+
+/// A 10^15-parameter config: status 0 and the exact integer (see llama_formula).
+fn model_with_10_to_the_15_parameters_cli(c: &mut Cases, f: &Files) {
     let (h, layers, heads, inter, vocab) = (131_072u64, 4_096u64, 1_024u64, 524_288u64, 262_144u64);
     f.write(
         "huge.json",
@@ -1770,9 +1788,7 @@ fn cli_bad_input_exits_2_with_one_sentence() {
     if err.contains("unknown command") {
         c.skipped += 1;
     } else {
-        let total = serde_json::from_str::<Value>(&out)
-            .ok()
-            .and_then(|v| v.get("params_total").and_then(Value::as_u64));
+        let total = params_total(&out);
         c.case(
             "model --json, 10^15 parameters",
             if code == 0 && total.map(u128::from) == Some(want) {
@@ -1784,8 +1800,6 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             },
         );
     }
-    let _ = std::fs::remove_dir_all(&f.dir);
-    c.finish();
 }
 
 #[test]

@@ -578,3 +578,33 @@ fn the_checker_catches_planted_violations() {
     let v = violations(&m);
     assert!(v.iter().any(|s| s.contains("core never names ui")), "{v:?}");
 }
+
+/// The core names no web crate: it compiles natively for the CLI and the tests.
+#[test]
+fn the_core_names_no_web_crate() {
+    const WEB: &[&str] = &[
+        "leptos",
+        "web_sys",
+        "wasm_bindgen",
+        "js_sys",
+        "gloo",
+        "plotters_canvas",
+    ];
+    let mut found = Vec::new();
+    for m in modules(&src()) {
+        if m.path.first().is_some_and(|f| f == "core") {
+            for w in WEB {
+                let named = m.code.match_indices(w).any(|(i, _)| {
+                    let before = m.code[..i].chars().next_back();
+                    let after = m.code[i + w.len()..].chars().next();
+                    !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                        && after.is_some_and(|c| c == ':' || c == ';' || c == ' ')
+                });
+                if named {
+                    found.push(format!("{} names {w}", m.file.display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -4,7 +4,7 @@
 //! minor grid lines at 2–9 × each decade; token axes use powers of two (1k, 2k, 4k …);
 //! linear axes use 1–2–5 steps.
 
-use super::{text_style, DrawError, Theme};
+use super::{text_style, DrawError, HitMap, Theme};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -627,6 +627,73 @@ pub fn right_pad<DB: DrawingBackend>(
 ) -> Result<i32, DrawError> {
     let w = widest(area, theme, x.ticks.last().map(|t| t.1.clone()))?;
     Ok((w * 3 / 5 + 8).max(16))
+}
+
+/// Ticks 0 … `max` (about `target` of them) labelled as plain numbers.
+pub fn plain_ticks(max: f64, target: usize) -> Vec<(f64, String)> {
+    linear_ticks(0.0, max, target)
+        .into_iter()
+        .map(|v| (v, fmt_plain(v)))
+        .collect()
+}
+
+/// The plot rectangle of an `(w, h)` area below a legend ending at `top`: room on the left
+/// for the y labels, on the right for the last x label, at the bottom for the x axis.
+/// `TooSmall` when narrower or lower than `min` (width, height).
+pub fn plot_rect<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    (w, h, top): (i32, i32, i32),
+    (x, y): (&AxisSpec<'_>, &AxisSpec<'_>),
+    min: (i32, i32),
+) -> Result<PlotRect, DrawError> {
+    let rect = PlotRect {
+        left: left_margin(area, theme, y)?,
+        top: top + 8,
+        right: w - right_pad(area, theme, x)?,
+        bottom: h - bottom_margin(theme),
+    };
+    if rect.width() < min.0 || rect.height() < min.1 {
+        return Err(DrawError::TooSmall);
+    }
+    Ok(rect)
+}
+
+/// What a chart's drawing steps leave behind: the hover regions, and the places taken that
+/// labels must avoid.
+pub struct Marks {
+    /// Places taken (markers, labels).
+    pub placer: Placer,
+    /// Hover regions.
+    pub hits: HitMap,
+}
+
+impl Marks {
+    /// Nothing taken yet inside `bounds` (left, top, right, bottom).
+    pub fn new(bounds: (i32, i32, i32, i32)) -> Marks {
+        Marks {
+            placer: Placer::new(bounds),
+            hits: HitMap::default(),
+        }
+    }
+}
+
+/// A plot's rectangle and the scales of its two axes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// The plot rectangle.
+    pub rect: PlotRect,
+    /// The x scale.
+    pub xs: Scale,
+    /// The y scale.
+    pub ys: Scale,
+}
+
+impl Frame {
+    /// The pixel of the data point (x, y).
+    pub fn px(&self, x: f64, y: f64) -> (i32, i32) {
+        (self.xs.map(x), self.ys.map(y))
+    }
 }
 
 #[cfg(test)]

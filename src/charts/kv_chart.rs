@@ -2,7 +2,7 @@
 //! labelled at its end), one KV-budget line per GPU (GPU colours), and a cross where each
 //! batch runs out of memory on each GPU.
 
-use super::axis::{self, AxisSpec, PlotRect, Scale};
+use super::axis::{self, AxisSpec, Frame, Marks, PlotRect, Scale};
 use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
@@ -26,6 +26,35 @@ pub fn draw<DB: DrawingBackend>(
     if data.lines.is_empty() || max_t <= 0.0 {
         return super::draw_empty(area, theme, labels);
     }
+    let top = legend(area, data, theme, labels, w)?;
+    let end_labels: Vec<String> = data
+        .lines
+        .iter()
+        .map(|l| format!("{} {}", labels.batch, l.batch))
+        .collect();
+    let right_w = axis::widest(area, theme, end_labels.iter().cloned())? + 12;
+    let frame = frame(area, data, (theme, labels), (w, h, top, right_w), max_t)?;
+    let rect = frame.rect;
+    let tl = (theme, labels);
+    current_context(area, data, tl, &frame, max_t)?;
+    let mut m = Marks::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
+    budget_lines(area, data, tl, &frame, &mut m)?;
+    let ends = batch_lines(area, data, tl, &frame, &mut m)?;
+    oom_crosses(area, data, tl, &frame, &mut m)?;
+    let ends = (&end_labels[..], &ends[..], right_w);
+    batch_labels(area, theme, rect, ends, &mut m.placer)?;
+    budget_labels(area, data, tl, &frame, &mut m.placer)?;
+    Ok(m.hits)
+}
+
+/// Draws the legend (one KV-budget line per GPU), if any; returns its bottom.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    theme: &Theme,
+    labels: &Labels,
+    w: i32,
+) -> Result<i32, DrawError> {
     let legend: Vec<(Swatch, String)> = data
         .capacities
         .iter()
@@ -37,12 +66,22 @@ pub fn draw<DB: DrawingBackend>(
             )
         })
         .collect();
-    let top = if legend.is_empty() {
-        8
+    if legend.is_empty() {
+        Ok(8)
     } else {
-        draw_legend(area, theme, &legend, 8, 4, w - 8)?
-    };
+        draw_legend(area, theme, &legend, 8, 4, w - 8)
+    }
+}
 
+/// Lays out and draws the axes (tokens 0…`max_t`, GiB from 0), leaving `right_w` on the
+/// right for the batch labels.
+fn frame<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    (w, h, top, right_w): (i32, i32, i32, i32),
+    max_t: f64,
+) -> Result<Frame, DrawError> {
     let top_line = data
         .lines
         .iter()
@@ -59,30 +98,16 @@ pub fn draw<DB: DrawingBackend>(
         line_gib
     };
     let ymax = axis::nice_max(shown.max(1.0) * 1.05, 6);
-    let yticks: Vec<(f64, String)> = axis::linear_ticks(0.0, ymax, 6)
-        .into_iter()
-        .map(|v| (v, axis::fmt_plain(v)))
-        .collect();
     let y_axis = AxisSpec {
-        ticks: yticks,
+        ticks: axis::plain_ticks(ymax, 6),
         minor: vec![],
         title: labels.kv_axis,
     };
-    let xticks: Vec<(f64, String)> = axis::linear_ticks(0.0, max_t, 6)
-        .into_iter()
-        .map(|v| (v, axis::fmt_plain(v)))
-        .collect();
     let x_axis = AxisSpec {
-        ticks: xticks,
+        ticks: axis::plain_ticks(max_t, 6),
         minor: vec![],
         title: labels.tokens_axis,
     };
-    let end_labels: Vec<String> = data
-        .lines
-        .iter()
-        .map(|l| format!("{} {}", labels.batch, l.batch))
-        .collect();
-    let right_w = axis::widest(area, theme, end_labels.iter().cloned())? + 12;
     let rect = PlotRect {
         left: axis::left_margin(area, theme, &y_axis)?,
         top: top + 8,
@@ -95,12 +120,21 @@ pub fn draw<DB: DrawingBackend>(
     let xs = Scale::linear(0.0, max_t, rect.left, rect.right);
     let ys = Scale::linear(0.0, ymax, rect.bottom, rect.top);
     axis::draw_frame(area, theme, rect, (&xs, &x_axis), (&ys, &y_axis))?;
-    let mut hits = HitMap::default();
+    Ok(Frame { rect, xs, ys })
+}
 
-    // Current context: a dotted vertical line.
+/// The current context: a dotted vertical line with its label.
+fn current_context<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    frame: &Frame,
+    max_t: f64,
+) -> Result<(), DrawError> {
     let ct = data.current_tokens.0 as f64;
     if ct > 0.0 && ct <= max_t {
-        let x = xs.map(ct);
+        let rect = frame.rect;
+        let x = frame.xs.map(ct);
         axis::dashed(
             area,
             &[(x, rect.top), (x, rect.bottom)],
@@ -116,19 +150,27 @@ pub fn draw<DB: DrawingBackend>(
         area.draw_text(&label, &s, (x + 4, rect.top + 2))
             .map_err(DrawError::backend)?;
     }
+    Ok(())
+}
 
-    let mut placer = axis::Placer::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
-
-    // Budget lines (GPU colours).
+/// Budget lines across the plot, in GPU colours.
+fn budget_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    frame: &Frame,
+    m: &mut Marks,
+) -> Result<(), DrawError> {
+    let rect = frame.rect;
     for (i, c) in data.capacities.iter().enumerate() {
-        let y = ys.map(c.kv_budget.gib());
+        let y = frame.ys.map(c.kv_budget.gib());
         axis::line(
             area,
             (rect.left, y),
             (rect.right, y),
             theme.gpu(i).stroke_width(2),
         )?;
-        hits.push(
+        m.hits.push(
             format!("budget/{}", c.gpu),
             (rect.left, y - 3, rect.right, y + 3),
             vec![
@@ -138,8 +180,18 @@ pub fn draw<DB: DrawingBackend>(
             ],
         );
     }
+    Ok(())
+}
 
-    // Batch lines (neutral ramp); remember where each ends for its label.
+/// Batch lines (neutral ramp), clipped at the top; returns where each ends for its label.
+fn batch_lines<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    frame: &Frame,
+    m: &mut Marks,
+) -> Result<Vec<(i32, i32)>, DrawError> {
+    let (xs, ys, rect) = (&frame.xs, &frame.ys, frame.rect);
     let n = data.lines.len();
     let mut ends = Vec::with_capacity(n);
     for (i, l) in data.lines.iter().enumerate() {
@@ -158,7 +210,7 @@ pub fn draw<DB: DrawingBackend>(
         for (t, b) in &l.points {
             let p = (xs.map(t.0 as f64), ys.map(b.gib()));
             if rect.contains(p) && t.0 > 0 {
-                hits.point(
+                m.hits.point(
                     format!("kv/{}/{}", l.batch, t.0),
                     p,
                     5,
@@ -176,13 +228,22 @@ pub fn draw<DB: DrawingBackend>(
             }
         }
     }
+    Ok(ends)
+}
 
-    // Out-of-memory crosses where a batch line meets a budget line.
+/// Out-of-memory crosses where a batch line meets a budget line.
+fn oom_crosses<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    frame: &Frame,
+    m: &mut Marks,
+) -> Result<(), DrawError> {
     for o in &data.oom {
         let Some(c) = data.capacities.get(o.gpu) else {
             continue;
         };
-        let p = (xs.map(o.tokens.0 as f64), ys.map(c.kv_budget.gib()));
+        let p = frame.px(o.tokens.0 as f64, c.kv_budget.gib());
         let col = theme.gpu(o.gpu);
         axis::line(
             area,
@@ -196,8 +257,8 @@ pub fn draw<DB: DrawingBackend>(
             (p.0 + 5, p.1 - 5),
             col.stroke_width(2),
         )?;
-        placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
-        hits.point(
+        m.placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
+        m.hits.point(
             format!("oom/{}/{}", c.gpu, o.batch),
             p,
             6,
@@ -207,8 +268,18 @@ pub fn draw<DB: DrawingBackend>(
             ],
         );
     }
+    Ok(())
+}
 
-    // Batch labels at the line ends, spread apart vertically.
+/// Batch labels at the line ends, spread apart vertically.
+fn batch_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    rect: PlotRect,
+    (end_labels, ends, right_w): (&[String], &[(i32, i32)], i32),
+    placer: &mut axis::Placer,
+) -> Result<(), DrawError> {
+    let n = ends.len();
     let ys_end: Vec<i32> = ends.iter().map(|p| p.1).collect();
     let gap = (theme.font_px * 1.15) as i32;
     let placed = axis::spread(&ys_end, gap, rect.top, rect.bottom);
@@ -224,10 +295,20 @@ pub fn draw<DB: DrawingBackend>(
             .map_err(DrawError::backend)?;
         placer.block((x + 5, y - gap / 2, x + 5 + right_w, y + gap / 2));
     }
+    Ok(())
+}
 
-    // Budget labels: above the line at the left, else below, else further right.
+/// Budget labels: above the line at the left, else below, else further right.
+fn budget_labels<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &KvSeries,
+    (theme, labels): (&Theme, &Labels),
+    frame: &Frame,
+    placer: &mut axis::Placer,
+) -> Result<(), DrawError> {
+    let rect = frame.rect;
     for (i, c) in data.capacities.iter().enumerate() {
-        let y = ys.map(c.kv_budget.gib());
+        let y = frame.ys.map(c.kv_budget.gib());
         let label = format!("{} {}: {}", c.gpu, labels.kv_budget, c.kv_budget.fmt_gib());
         let x = rect.left + 6;
         let mid = (rect.left + rect.right) / 2;
@@ -241,7 +322,7 @@ pub fn draw<DB: DrawingBackend>(
         ];
         placer.place(area, theme, (&label, 0.85, theme.gpu(i)), &cands, true)?;
     }
-    Ok(hits)
+    Ok(())
 }
 
 /// Cuts a polyline where it first crosses `top` (pixel y grows downwards).

@@ -27,6 +27,45 @@ pub fn draw<DB: DrawingBackend>(
     if data.bars.is_empty() {
         return super::draw_empty(area, theme, labels);
     }
+    let top = legend(area, data, theme, labels, w)?;
+    let (rect, xs, stacked) = frame(area, data, (theme, labels), (w, h, top))?;
+    let mut hits = HitMap::default();
+    let row_h = (rect.height() / data.bars.len() as i32).min(ROW_H + 50);
+    for (i, bar) in data.bars.iter().enumerate() {
+        let cy = rect.top + row_h * i as i32 + row_h / 2 + if stacked { 16 } else { 0 };
+        let row = Row {
+            cy,
+            y0: cy - BAR_H / 2,
+            y1: cy + BAR_H / 2,
+            stacked,
+        };
+        draw_names(area, bar, (theme, labels), rect.left, &row)?;
+        draw_segments(area, bar, (theme, labels), &xs, &row, &mut hits)?;
+        draw_capacity(area, bar, (theme, labels), (rect, &xs), &row, &mut hits)?;
+    }
+    Ok(hits)
+}
+
+/// Where one GPU's row sits: its centre, the bar's top and bottom, names above or beside.
+struct Row {
+    /// Vertical centre.
+    cy: i32,
+    /// Top of the bar.
+    y0: i32,
+    /// Bottom of the bar.
+    y1: i32,
+    /// Names above the bar (narrow screens) rather than to its left.
+    stacked: bool,
+}
+
+/// Draws the legend (the parts, and "over" when a GPU does not fit); returns its bottom.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &MemoryBars,
+    theme: &Theme,
+    labels: &Labels,
+    w: i32,
+) -> Result<i32, DrawError> {
     let legend = [
         (Swatch::Box(theme.weights), labels.weights.to_string()),
         (Swatch::Box(theme.kv), labels.kv.to_string()),
@@ -41,8 +80,17 @@ pub fn draw<DB: DrawingBackend>(
     if data.bars.iter().any(|b| !b.fits()) {
         legend.push((Swatch::Box(theme.bad), labels.over.to_string()));
     }
-    let top = draw_legend(area, theme, &legend, 8, 4, w - 8)?;
+    draw_legend(area, theme, &legend, 8, 4, w - 8)
+}
 
+/// Lays out and draws the GiB axis; returns the plot rectangle, the x scale and whether
+/// the names go above the bars.
+fn frame<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &MemoryBars,
+    (theme, labels): (&Theme, &Labels),
+    (w, h, top): (i32, i32, i32),
+) -> Result<(PlotRect, Scale, bool), DrawError> {
     let names = data
         .bars
         .iter()
@@ -51,12 +99,8 @@ pub fn draw<DB: DrawingBackend>(
     // Narrow screens: names go above the bars, which then use the full width.
     let stacked = w < 520 || name_w > w / 2;
     let max_gib = axis::nice_max(data.max_bytes().gib().max(1.0) * 1.02, 6);
-    let ticks: Vec<(f64, String)> = axis::linear_ticks(0.0, max_gib, 6)
-        .into_iter()
-        .map(|v| (v, axis::fmt_plain(v)))
-        .collect();
     let x_axis = AxisSpec {
-        ticks,
+        ticks: axis::plain_ticks(max_gib, 6),
         minor: vec![],
         title: labels.memory_axis,
     };
@@ -77,116 +121,145 @@ pub fn draw<DB: DrawingBackend>(
         title: "",
     };
     axis::draw_frame(area, theme, rect, (&xs, &x_axis), (&ys, &y_axis))?;
+    Ok((rect, xs, stacked))
+}
 
-    let mut hits = HitMap::default();
-    let row_h = (rect.height() / data.bars.len() as i32).min(ROW_H + 50);
-    let name_style = text_style(theme, 1.0, theme.text, Pos::new(HPos::Right, VPos::Bottom));
-    for (i, bar) in data.bars.iter().enumerate() {
-        let cy = rect.top + row_h * i as i32 + row_h / 2 + if stacked { 16 } else { 0 };
-        let (y0, y1) = (cy - BAR_H / 2, cy + BAR_H / 2);
-        let vcol = if bar.fits() { theme.good } else { theme.bad };
-        if stacked {
-            let st = text_style(theme, 1.0, theme.text, Pos::new(HPos::Left, VPos::Bottom));
-            let lh = (theme.font_px * 1.25) as i32;
-            area.draw_text(&bar.gpu, &st, (rect.left, y0 - 6 - lh))
-                .map_err(DrawError::backend)?;
-            let vs = text_style(theme, 0.92, vcol, Pos::new(HPos::Left, VPos::Bottom));
-            area.draw_text(&verdict(bar, labels), &vs, (rect.left, y0 - 5))
-                .map_err(DrawError::backend)?;
-        } else {
-            area.draw_text(&bar.gpu, &name_style, (rect.left - 10, cy - 1))
-                .map_err(DrawError::backend)?;
-            let vstyle = text_style(theme, 0.92, vcol, Pos::new(HPos::Right, VPos::Top));
-            area.draw_text(&verdict(bar, labels), &vstyle, (rect.left - 10, cy + 2))
-                .map_err(DrawError::backend)?;
-        }
+/// The GPU's name and verdict: above the bar when stacked, else right-aligned to its left.
+fn draw_names<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bar: &MemoryBar,
+    (theme, labels): (&Theme, &Labels),
+    left: i32,
+    row: &Row,
+) -> Result<(), DrawError> {
+    let (cy, y0) = (row.cy, row.y0);
+    let vcol = if bar.fits() { theme.good } else { theme.bad };
+    if row.stacked {
+        let st = text_style(theme, 1.0, theme.text, Pos::new(HPos::Left, VPos::Bottom));
+        let lh = (theme.font_px * 1.25) as i32;
+        area.draw_text(&bar.gpu, &st, (left, y0 - 6 - lh))
+            .map_err(DrawError::backend)?;
+        let vs = text_style(theme, 0.92, vcol, Pos::new(HPos::Left, VPos::Bottom));
+        area.draw_text(&verdict(bar, labels), &vs, (left, y0 - 5))
+            .map_err(DrawError::backend)?;
+    } else {
+        let name_style = text_style(theme, 1.0, theme.text, Pos::new(HPos::Right, VPos::Bottom));
+        area.draw_text(&bar.gpu, &name_style, (left - 10, cy - 1))
+            .map_err(DrawError::backend)?;
+        let vstyle = text_style(theme, 0.92, vcol, Pos::new(HPos::Right, VPos::Top));
+        area.draw_text(&verdict(bar, labels), &vstyle, (left - 10, cy + 2))
+            .map_err(DrawError::backend)?;
+    }
+    Ok(())
+}
 
-        let segments = [
-            ("weights", labels.weights, bar.weights, theme.weights),
-            ("kv", labels.kv, bar.kv, theme.kv),
-            (
-                "activations",
-                labels.activations,
-                bar.activations,
-                theme.activations,
-            ),
-            ("overhead", labels.overhead, bar.overhead, theme.overhead),
-            ("free", labels.free, bar.free, theme.free),
-        ];
-        let mut acc = Bytes::ZERO;
-        for (id, name, size, color) in segments {
-            if size.0 == 0 {
-                continue;
-            }
-            let (a, b) = (xs.map(acc.gib()), xs.map((acc + size).gib()));
-            acc = acc + size;
-            area.draw(&Rectangle::new(
-                [(a, y0), (b.max(a + 1), y1)],
-                color.filled(),
-            ))
-            .map_err(DrawError::backend)?;
-            hits.push(
-                format!("{}/{id}", bar.gpu),
-                (a, y0, b.max(a + 2), y1),
-                vec![
-                    format!("{} · {name}", bar.gpu),
-                    fmt::bytes(size),
-                    format!("{:.1}% {}", share(size, bar.capacity), labels.capacity),
-                ],
-            );
+/// The stacked parts of one bar, then the outline of the part beyond the capacity.
+fn draw_segments<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bar: &MemoryBar,
+    (theme, labels): (&Theme, &Labels),
+    xs: &Scale,
+    row: &Row,
+    hits: &mut HitMap,
+) -> Result<(), DrawError> {
+    let (y0, y1) = (row.y0, row.y1);
+    let segments = [
+        ("weights", labels.weights, bar.weights, theme.weights),
+        ("kv", labels.kv, bar.kv, theme.kv),
+        (
+            "activations",
+            labels.activations,
+            bar.activations,
+            theme.activations,
+        ),
+        ("overhead", labels.overhead, bar.overhead, theme.overhead),
+        ("free", labels.free, bar.free, theme.free),
+    ];
+    let mut acc = Bytes::ZERO;
+    for (id, name, size, color) in segments {
+        if size.0 == 0 {
+            continue;
         }
-        // Over capacity: outline the part beyond the capacity line.
-        if bar.over.0 > 0 {
-            let (a, b) = (xs.map(bar.capacity.gib()), xs.map(bar.used().gib()));
-            area.draw(&Rectangle::new(
-                [(a, y0 - 3), (b, y1 + 3)],
-                theme.bad.stroke_width(2),
-            ))
-            .map_err(DrawError::backend)?;
-            hits.push(
-                format!("{}/over", bar.gpu),
-                (a, y0 - 3, b, y1 + 3),
-                vec![
-                    format!("{} · {}", bar.gpu, labels.over),
-                    fmt::bytes(bar.over),
-                ],
-            );
-        }
-        // Capacity marker: a tick through the bar.
-        let cx = xs.map(bar.capacity.gib());
-        axis::line(area, (cx, y0 - 6), (cx, y1 + 6), theme.text.stroke_width(2))?;
-        let cap = format!("{} {}", labels.capacity, bar.capacity.fmt_gib());
-        let (tw, _) = area
-            .estimate_text_size(&cap, &text_style(theme, 0.85, theme.muted, Pos::default()))
-            .map_err(DrawError::backend)?;
-        let anchor = if cx + tw as i32 / 2 > rect.right {
-            HPos::Right
-        } else {
-            HPos::Center
-        };
-        let cap_x = if matches!(anchor, HPos::Right) {
-            rect.right
-        } else {
-            cx
-        };
-        let (vpos, cap_y) = if stacked {
-            (VPos::Top, y1 + 7)
-        } else {
-            (VPos::Bottom, y0 - 7)
-        };
-        let cstyle = text_style(theme, 0.85, theme.muted, Pos::new(anchor, vpos));
-        area.draw_text(&cap, &cstyle, (cap_x, cap_y))
-            .map_err(DrawError::backend)?;
+        let (a, b) = (xs.map(acc.gib()), xs.map((acc + size).gib()));
+        acc = acc + size;
+        area.draw(&Rectangle::new(
+            [(a, y0), (b.max(a + 1), y1)],
+            color.filled(),
+        ))
+        .map_err(DrawError::backend)?;
         hits.push(
-            format!("{}/capacity", bar.gpu),
-            (cx - 3, y0 - 6, cx + 3, y1 + 6),
+            format!("{}/{id}", bar.gpu),
+            (a, y0, b.max(a + 2), y1),
             vec![
-                format!("{} · {}", bar.gpu, labels.capacity),
-                fmt::bytes(bar.capacity),
+                format!("{} · {name}", bar.gpu),
+                fmt::bytes(size),
+                format!("{:.1}% {}", share(size, bar.capacity), labels.capacity),
             ],
         );
     }
-    Ok(hits)
+    // Over capacity: outline the part beyond the capacity line.
+    if bar.over.0 > 0 {
+        let (a, b) = (xs.map(bar.capacity.gib()), xs.map(bar.used().gib()));
+        area.draw(&Rectangle::new(
+            [(a, y0 - 3), (b, y1 + 3)],
+            theme.bad.stroke_width(2),
+        ))
+        .map_err(DrawError::backend)?;
+        hits.push(
+            format!("{}/over", bar.gpu),
+            (a, y0 - 3, b, y1 + 3),
+            vec![
+                format!("{} · {}", bar.gpu, labels.over),
+                fmt::bytes(bar.over),
+            ],
+        );
+    }
+    Ok(())
+}
+
+/// The capacity marker: a tick through the bar and its label, kept inside the plot.
+fn draw_capacity<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bar: &MemoryBar,
+    (theme, labels): (&Theme, &Labels),
+    (rect, xs): (PlotRect, &Scale),
+    row: &Row,
+    hits: &mut HitMap,
+) -> Result<(), DrawError> {
+    let (y0, y1) = (row.y0, row.y1);
+    let cx = xs.map(bar.capacity.gib());
+    axis::line(area, (cx, y0 - 6), (cx, y1 + 6), theme.text.stroke_width(2))?;
+    let cap = format!("{} {}", labels.capacity, bar.capacity.fmt_gib());
+    let (tw, _) = area
+        .estimate_text_size(&cap, &text_style(theme, 0.85, theme.muted, Pos::default()))
+        .map_err(DrawError::backend)?;
+    let anchor = if cx + tw as i32 / 2 > rect.right {
+        HPos::Right
+    } else {
+        HPos::Center
+    };
+    let cap_x = if matches!(anchor, HPos::Right) {
+        rect.right
+    } else {
+        cx
+    };
+    let (vpos, cap_y) = if row.stacked {
+        (VPos::Top, y1 + 7)
+    } else {
+        (VPos::Bottom, y0 - 7)
+    };
+    let cstyle = text_style(theme, 0.85, theme.muted, Pos::new(anchor, vpos));
+    area.draw_text(&cap, &cstyle, (cap_x, cap_y))
+        .map_err(DrawError::backend)?;
+    hits.push(
+        format!("{}/capacity", bar.gpu),
+        (cx - 3, y0 - 6, cx + 3, y1 + 6),
+        vec![
+            format!("{} · {}", bar.gpu, labels.capacity),
+            fmt::bytes(bar.capacity),
+        ],
+    );
+    Ok(())
 }
 
 /// "fits · 9.8 GiB free" or "does not fit · 3.2 GiB over".

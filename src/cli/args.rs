@@ -2,6 +2,7 @@
 
 use crate::core::base::error::CalcError;
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use thiserror::Error;
 
 /// A CLI failure: one sentence for stderr, exit status 2.
@@ -21,6 +22,22 @@ pub enum CliError {
     /// The core rejected the input.
     #[error("{0}")]
     Calc(#[from] CalcError),
+}
+
+/// User input as quoted in messages: its first 40 characters (the core's one rule).
+pub(crate) use crate::core::base::error::shorten as short;
+
+/// A failure writing to stdout as a `CliError` ("cannot read stdout: …", as ever).
+pub(crate) fn stdout_error(e: impl Display) -> CliError {
+    CliError::Io {
+        path: "stdout".into(),
+        reason: e.to_string(),
+    }
+}
+
+/// A value that cannot be turned into JSON, as a `CliError`.
+pub(crate) fn json_error(e: serde_json::Error) -> CliError {
+    CliError::Usage(e.to_string())
 }
 
 /// Parsed `--key value` options; `--json` and other bare switches map to "true".
@@ -43,7 +60,7 @@ impl Args {
             let Some(name) = raw.strip_prefix("--") else {
                 return Err(CliError::Usage(format!(
                     "unexpected argument \"{}\"; options start with --",
-                    raw.chars().take(40).collect::<String>()
+                    short(raw)
                 )));
             };
             if let Some((k, v)) = name.split_once('=') {
@@ -106,7 +123,7 @@ impl Args {
                 Ok(v) if v >= 1 => Ok(Some(v)),
                 _ => Err(CliError::Usage(format!(
                     "--{k} must be a whole number of at least 1, not \"{}\"",
-                    s.chars().take(40).collect::<String>()
+                    short(s)
                 ))),
             },
         }
@@ -120,7 +137,7 @@ impl Args {
                 Ok(v) if v.is_finite() && v >= min && v <= max => Ok(Some(v)),
                 _ => Err(CliError::Usage(format!(
                     "--{k} must be a number from {min} to {max}, not \"{}\"",
-                    s.chars().take(40).collect::<String>()
+                    short(s)
                 ))),
             },
         }
@@ -129,23 +146,15 @@ impl Args {
     /// Reads the file named by a required option (at most 64 MiB).
     pub fn read_file(&self, k: &str) -> Result<String, CliError> {
         let path = self.require(k)?;
-        let meta = std::fs::metadata(path).map_err(|e| CliError::Io {
+        let fail = |reason: String| CliError::Io {
             path: path.into(),
-            reason: e.to_string(),
-        })?;
+            reason,
+        };
+        let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
         if meta.len() > 64 << 20 {
-            return Err(CliError::Io {
-                path: path.into(),
-                reason: "file larger than 64 MiB".into(),
-            });
+            return Err(fail("file larger than 64 MiB".into()));
         }
-        let bytes = std::fs::read(path).map_err(|e| CliError::Io {
-            path: path.into(),
-            reason: e.to_string(),
-        })?;
-        String::from_utf8(bytes).map_err(|_| CliError::Io {
-            path: path.into(),
-            reason: "not UTF-8 text".into(),
-        })
+        let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+        String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".into()))
     }
 }

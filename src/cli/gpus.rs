@@ -5,7 +5,7 @@
 //! `null` peaks where a precision is not supported or not published and a `peak_status` map
 //! saying which. A bad `--gpu` id exits 2 with "did you mean".
 
-use super::{write_json, Args, CliError};
+use super::{write_json, write_text, Args, CliError};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::units::fmt_sig;
 use crate::core::hardware::catalog::{Accelerator, Catalog, Peaks};
@@ -27,10 +27,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         (Some(_), Some(a)) => detail(a),
         _ => table(&chosen),
     };
-    out.write_all(text.as_bytes()).map_err(|e| CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    })
+    write_text(out, &text)
 }
 
 /// One accelerator as a JSON object (SI units; see the module docs).

@@ -5,7 +5,8 @@
 //! cold start of a new replica, and what decode would cost with the weights or the KV cache in
 //! host memory (`core::loading`). Bad input exits 2 with one sentence.
 
-use super::{write_json, Args, CliError};
+use super::args::short;
+use super::{write_json, write_text, Args, CliError};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::units::{fmt_sig, BytesPerSecond};
 use crate::core::calc::loading::{
@@ -25,7 +26,7 @@ fn sequential(args: &Args) -> Result<bool, CliError> {
         Some("false") | Some("0") | Some("no") => Ok(false),
         Some(o) => Err(CliError::Usage(format!(
             "--sequential takes true or false, not \"{}\"",
-            o.chars().take(40).collect::<String>()
+            short(o)
         ))),
     }
 }
@@ -49,7 +50,7 @@ fn storage(args: &Args) -> Result<(BytesPerSecond, String), CliError> {
                         .map(|p| p.id())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    s.chars().take(40).collect::<String>()
+                    short(s)
                 ))
             }),
     }
@@ -95,11 +96,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     if args.flag("json") {
         return write_json(out, &to_json(&l, &off, &storage_id));
     }
-    out.write_all(render(&model.name, &l, &off, &storage_id).as_bytes())
-        .map_err(|e| CliError::Io {
-            path: "stdout".into(),
-            reason: e.to_string(),
-        })
+    write_text(out, &render(&model.name, &l, &off, &storage_id))
 }
 
 fn stage_json(s: &Stage) -> Value {

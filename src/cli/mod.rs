@@ -13,6 +13,8 @@ mod vllm;
 
 pub use args::{Args, CliError};
 
+use args::{json_error, short, stdout_error};
+use serde::Serialize;
 use std::io::Write;
 
 /// The commands and a one-line description of each.
@@ -79,7 +81,7 @@ fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError>
         Some((_, h)) => h(args, out),
         None => Err(CliError::Usage(format!(
             "unknown command \"{}\"; commands: {}",
-            cmd.chars().take(40).collect::<String>(),
+            short(cmd),
             COMMANDS
                 .iter()
                 .map(|(c, _)| *c)
@@ -91,11 +93,20 @@ fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError>
 
 /// Writes a value as pretty JSON followed by a newline.
 pub fn write_json(out: &mut dyn Write, v: &serde_json::Value) -> Result<(), CliError> {
-    let s = serde_json::to_string_pretty(v).map_err(|e| CliError::Usage(e.to_string()))?;
-    writeln!(out, "{s}").map_err(|e| CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    })
+    let s = serde_json::to_string_pretty(v).map_err(json_error)?;
+    writeln!(out, "{s}").map_err(stdout_error)
+}
+
+/// Writes any serializable value as pretty JSON (through a `serde_json::Value`, so with
+/// the same key order as `write_json`).
+fn write_serialized<T: Serialize>(out: &mut dyn Write, v: &T) -> Result<(), CliError> {
+    let v = serde_json::to_value(v).map_err(json_error)?;
+    write_json(out, &v)
+}
+
+/// Writes text to stdout as it is.
+fn write_text(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
+    out.write_all(text.as_bytes()).map_err(stdout_error)
 }
 
 /// The usage text.

@@ -14,6 +14,7 @@
 //! `context`, `tp`, `derivations`, `ledger`, `warnings`. Without an architecture (quick mode, a
 //! safetensors index) the KV and state fields are `null`.
 
+use super::args::stdout_error;
 use super::{write_json, Args, CliError};
 use crate::core::base::derivation::{group, Derivation};
 use crate::core::base::dtype::Dtype;
@@ -32,13 +33,6 @@ fn dtype_opt(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
         .map(Dtype::parse)
         .transpose()
         .map_err(CliError::from)
-}
-
-fn io(e: std::io::Error) -> CliError {
-    CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    }
 }
 
 struct Out {
@@ -140,21 +134,21 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         });
         return write_json(out, &v);
     }
-    writeln!(out, "{} ({})", m.name, m.model_type).map_err(io)?;
+    writeln!(out, "{} ({})", m.name, m.model_type).map_err(stdout_error)?;
     writeln!(
         out,
         "parameters: {} total, {} active per token",
         group(m.params.total),
         group(m.params.active)
     )
-    .map_err(io)?;
+    .map_err(stdout_error)?;
     let d = &o.w.derivation;
     writeln!(
         out,
         "weights: {} = {} → {}",
         d.formula, d.substituted, d.result
     )
-    .map_err(io)?;
+    .map_err(stdout_error)?;
     if o.tp > 1 {
         writeln!(
             out,
@@ -163,7 +157,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             group(o.w.per_gpu.0),
             o.w.per_gpu.fmt_gib()
         )
-        .map_err(io)?;
+        .map_err(stdout_error)?;
     }
     match &o.kv {
         Some((t, s, st)) => {
@@ -172,35 +166,34 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
                 "KV per token ({}): {} = {} → {}",
                 o.kv_dtype, t.derivation.formula, t.derivation.substituted, t.derivation.result
             )
-            .map_err(io)?;
+            .map_err(stdout_error)?;
             writeln!(
                 out,
                 "KV for {} tokens: {} → {}",
                 o.context, s.derivation.substituted, s.derivation.result
             )
-            .map_err(io)?;
+            .map_err(stdout_error)?;
             writeln!(
                 out,
                 "recurrent state per sequence: {}",
                 st.derivation.result
             )
-            .map_err(io)?;
+            .map_err(stdout_error)?;
         }
-        None => {
-            writeln!(out, "KV cache: needs a config.json (no architecture given)").map_err(io)?
-        }
+        None => writeln!(out, "KV cache: needs a config.json (no architecture given)")
+            .map_err(stdout_error)?,
     }
     for w in &m.warnings {
-        writeln!(out, "warning: {w}").map_err(io)?;
+        writeln!(out, "warning: {w}").map_err(stdout_error)?;
     }
-    writeln!(out, "ledger:").map_err(io)?;
+    writeln!(out, "ledger:").map_err(stdout_error)?;
     for l in &m.ledger {
         let src = match &l.source {
             crate::core::model::LedgerSource::Key(k) => format!("key {k}"),
             crate::core::model::LedgerSource::Default(w) => format!("default: {w}"),
             crate::core::model::LedgerSource::Derived(w) => format!("derived: {w}"),
         };
-        writeln!(out, "  {} = {} ({src})", l.field, l.value).map_err(io)?;
+        writeln!(out, "  {} = {} ({src})", l.field, l.value).map_err(stdout_error)?;
     }
     Ok(())
 }

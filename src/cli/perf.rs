@@ -12,7 +12,8 @@
 //! measured for every mapped benchmark row, and the error per metric on training and held-out
 //! rows. Bad input exits 2 with one sentence.
 
-use super::{write_json, Args, CliError};
+use super::args::short;
+use super::{write_json, write_serialized, write_text, Args, CliError};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::i18n::Lang;
 use crate::core::base::units::fmt_sig;
@@ -53,7 +54,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         Some(o) => {
             return Err(CliError::Usage(format!(
                 "--context must be \"mean\" or \"end\", not \"{}\"",
-                o.chars().take(40).collect::<String>()
+                short(o)
             )))
         }
     };
@@ -73,20 +74,14 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             return write_json(out, &Value::Array(v));
         }
         let text = render_sweep(&rows, &model.name, &gpu.id, wl.batch);
-        return out.write_all(text.as_bytes()).map_err(|e| CliError::Io {
-            path: "stdout".into(),
-            reason: e.to_string(),
-        });
+        return write_text(out, &text);
     }
     let r = evaluate(&model, gpu, &wl, &eff, price)?;
     if args.flag("json") {
         return write_json(out, &to_json(&r));
     }
     let text = render(&r, &model.name);
-    out.write_all(text.as_bytes()).map_err(|e| CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    })
+    write_text(out, &text)
 }
 
 fn pass_json(p: &PassTime) -> Value {
@@ -295,8 +290,7 @@ fn render(r: &PerfReport, model: &str) -> String {
 fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let r = calibration::accuracy_table();
     if args.flag("json") {
-        let v = serde_json::to_value(&r).map_err(|e| CliError::Usage(e.to_string()))?;
-        return write_json(out, &v);
+        return write_serialized(out, &r);
     }
     let mapped = r.rows.iter().filter(|a| !a.row.derived).count();
     let mut s = format!(
@@ -305,8 +299,5 @@ fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         r.skipped.len()
     );
     s.push_str(&calibration::render_stats(&r));
-    out.write_all(s.as_bytes()).map_err(|e| CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    })
+    write_text(out, &s)
 }

@@ -14,7 +14,8 @@
 //! "models": [{"model", "params_total", "params_active", "fits", "meets_targets", "why_not",
 //! "best"}]}`, largest model first, `best` an option object as above (or null).
 
-use super::{write_json, Args, CliError};
+use super::args::short;
+use super::{write_json, write_serialized, write_text, Args, CliError};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::units::fmt_sig;
 use crate::core::calc::capacity::{
@@ -30,10 +31,6 @@ use std::io::Write;
 fn required_f64(args: &Args, k: &str, min: f64, max: f64) -> Result<f64, CliError> {
     args.f64_opt(k, min, max)?
         .ok_or_else(|| CliError::Usage(format!("--{k} is required")))
-}
-
-fn short(s: &str) -> String {
-    s.chars().take(40).collect()
 }
 
 /// `I:O:SHARE,I:O:SHARE` → buckets.
@@ -190,8 +187,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let p = capacity::plan(&inp, Catalog::builtin(), &timing)?;
     if let Some(n) = args.u64_opt("curve")? {
         let c = capacity::cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
-        let v = serde_json::to_value(&c).map_err(|e| CliError::Usage(e.to_string()))?;
-        return write_json(out, &v);
+        return write_serialized(out, &c);
     }
     if args.flag("json") {
         return write_json(
@@ -199,11 +195,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             &Value::Array(p.options.iter().map(option_json).collect()),
         );
     }
-    out.write_all(render(&p).as_bytes())
-        .map_err(|e| CliError::Io {
-            path: "stdout".into(),
-            reason: e.to_string(),
-        })
+    write_text(out, &render(&p))
 }
 
 /// Runs `--largest --family F`.
@@ -226,11 +218,7 @@ fn run_largest(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     if args.flag("json") {
         return write_json(out, &largest_json(&r, &inp));
     }
-    out.write_all(render_largest(&r, &inp).as_bytes())
-        .map_err(|e| CliError::Io {
-            path: "stdout".into(),
-            reason: e.to_string(),
-        })
+    write_text(out, &render_largest(&r, &inp))
 }
 
 /// "Largest model that meets the target" as the CLI's JSON object.

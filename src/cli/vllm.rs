@@ -15,30 +15,25 @@
 //! config (sharded by TP), the activation peak and non-torch memory from the documented
 //! estimates in `core::memory`. `--available-kv-gib` skips the subtraction.
 
+use super::args::stdout_error;
 use super::{write_json, Args, CliError};
-use crate::core::base::derivation::Source;
+use crate::core::base::derivation::{Derivation, Source};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::units::Bytes;
 use crate::core::calc::memory::{
     activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
-    weights_per_gpu, ActivationParams, KvProfile, Paging, VllmInputs, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    weights_per_gpu, ActivationParams, KvProfile, Paging, VllmBudget, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
 use crate::core::calc::{kv, weights};
 use crate::core::hardware::catalog::Catalog;
 use crate::core::model::config::parse_model_text;
-use serde_json::json;
+use crate::core::model::ModelDesc;
+use serde_json::{json, Value};
 use std::io::Write;
 
 /// Largest memory figure accepted, in GiB (a petabyte-class accelerator).
 const MAX_GIB: f64 = 1.0e6;
-
-fn io(e: std::io::Error) -> CliError {
-    CliError::Io {
-        path: "stdout".into(),
-        reason: e.to_string(),
-    }
-}
 
 fn gib_opt(args: &Args, k: &str) -> Result<Option<Bytes>, CliError> {
     match args.f64_opt(k, 0.0, MAX_GIB)? {
@@ -58,9 +53,22 @@ fn source_kind(s: &Source) -> &'static str {
     }
 }
 
-/// Runs `llmcalc vllm`.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let model = parse_model_text(&args.read_file("config")?)?;
+/// Options read straight from the command line (or the config when not given).
+struct Options {
+    /// Tensor-parallel size.
+    tp: u64,
+    /// Tokens per KV block.
+    block_size: u64,
+    /// vLLM's `--gpu-memory-utilization`.
+    util: f64,
+    /// Longest request, in tokens.
+    max_model_len: u64,
+    /// KV-cache precision.
+    kv_dtype: Dtype,
+}
+
+/// Reads TP, block size, memory utilisation, max model length and KV dtype.
+fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
     let tp = args.u64_opt("tp")?.unwrap_or(1);
     let block_size = args.u64_opt("block-size")?.unwrap_or(DEFAULT_BLOCK_SIZE);
     let util = args
@@ -81,10 +89,19 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let kv_dtype = match args.get("kv-dtype") {
         Some(s) => Dtype::parse(s)?,
-        None => kv::default_kv_dtype(&model),
+        None => kv::default_kv_dtype(model),
     };
+    Ok(Options {
+        tp,
+        block_size,
+        util,
+        max_model_len,
+        kv_dtype,
+    })
+}
 
-    // Total memory: given, or from the catalog.
+/// Total memory: given, or from the catalog; above 0.
+fn total_memory(args: &Args) -> Result<(Bytes, Source), CliError> {
     let (total, total_source) = match (gib_opt(args, "gpu-memory-gib")?, args.get("gpu")) {
         (Some(g), _) => (g, Source::User("gpu_memory_gib".into())),
         (None, Some(id)) => {
@@ -103,24 +120,36 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     if total.0 == 0 {
         return Err(CliError::Usage("--gpu-memory-gib must be above 0".into()));
     }
+    Ok((total, total_source))
+}
 
-    let profile = KvProfile::from_model(&model, kv_dtype, tp)?;
-    let mut derivations = Vec::new();
-
-    let (w, w_src) = match gib_opt(args, "weights-gib")? {
+/// Weights per GPU: given, or the checkpoint's sharded by TP (derivations pushed).
+fn weights_term(
+    args: &Args,
+    model: &ModelDesc,
+    tp: u64,
+    derivations: &mut Vec<Derivation>,
+) -> Result<(Bytes, Source), CliError> {
+    Ok(match gib_opt(args, "weights-gib")? {
         Some(w) => (w, Source::User("weights_gib".into())),
         None => {
-            let whole = weights::checkpoint(&model, 1)?;
-            let (w, d) = weights_per_gpu(&model, whole.total, tp)?;
+            let whole = weights::checkpoint(model, 1)?;
+            let (w, d) = weights_per_gpu(model, whole.total, tp)?;
             derivations.push(whole.derivation);
             derivations.push(d);
             (w, Source::Derived("weights_per_gpu".into()))
         }
-    };
-    let mnbt = args
-        .u64_opt("max-num-batched-tokens")?
-        .unwrap_or_else(|| default_max_num_batched_tokens(total));
-    let (act, act_src) = match gib_opt(args, "activation-gib")? {
+    })
+}
+
+/// Activation peak: given, or estimated for a chunk of `mnbt` tokens (derivation pushed).
+fn activation_term(
+    args: &Args,
+    model: &ModelDesc,
+    (mnbt, tp): (u64, u64),
+    derivations: &mut Vec<Derivation>,
+) -> Result<(Bytes, Source), CliError> {
+    Ok(match gib_opt(args, "activation-gib")? {
         Some(a) => (a, Source::User("activation_gib".into())),
         None => {
             let ap = ActivationParams {
@@ -135,22 +164,36 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
                 },
                 tp,
             };
-            let (a, d) = activation_estimate(&model, &ap)?;
+            let (a, d) = activation_estimate(model, &ap)?;
             derivations.push(d);
             (a, Source::Derived("mem_activation_estimate".into()))
         }
-    };
+    })
+}
+
+/// Runs `llmcalc vllm`.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let model = parse_model_text(&args.read_file("config")?)?;
+    let o = options(args, &model)?;
+    let (total, total_source) = total_memory(args)?;
+    let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp)?;
+    let mut derivations = Vec::new();
+    let (w, w_src) = weights_term(args, &model, o.tp, &mut derivations)?;
+    let mnbt = args
+        .u64_opt("max-num-batched-tokens")?
+        .unwrap_or_else(|| default_max_num_batched_tokens(total));
+    let (act, act_src) = activation_term(args, &model, (mnbt, o.tp), &mut derivations)?;
     let (nt, nt_src) = match gib_opt(args, "non-torch-gib")? {
         Some(n) => (n, Source::User("non_torch_gib".into())),
         None => (
-            non_torch_estimate(tp),
+            non_torch_estimate(o.tp),
             Source::Default("non_torch_estimate".into()),
         ),
     };
     let inp = VllmInputs {
         total_memory: total,
         total_source,
-        gpu_memory_utilization: util,
+        gpu_memory_utilization: o.util,
         weights: w,
         weights_source: w_src,
         activation_peak: act,
@@ -158,57 +201,76 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         non_torch: nt,
         non_torch_source: nt_src,
         available_kv_override: gib_opt(args, "available-kv-gib")?,
-        block_size,
-        max_model_len,
+        block_size: o.block_size,
+        max_model_len: o.max_model_len,
         max_num_batched_tokens: mnbt,
     };
     let b = vllm_budget(&inp, &profile)?;
     derivations.extend(b.derivations.iter().cloned());
-
     if args.flag("json") {
-        let term = |v: Bytes, s: &Source| json!({ "gib": v.gib(), "bytes": v.0, "source": source_kind(s) });
-        let v = json!({
-            "model": model.name,
-            "kv_cache_gib": b.available_kv.gib(),
-            "kv_cache_bytes": b.available_kv.0,
-            "kv_cache_tokens": b.kv_cache_tokens,
-            "num_gpu_blocks": b.num_gpu_blocks,
-            "max_concurrency": b.max_concurrency,
-            "bytes_per_block": b.bytes_per_block.0,
-            "fits_max_model_len": b.fits_max_model_len,
-            "paging": match b.paging { Paging::Uniform => "uniform", Paging::Hybrid => "hybrid", Paging::None => "none" },
-            "block_size": block_size,
-            "max_model_len": max_model_len,
-            "tp": tp,
-            "kv_dtype": kv_dtype.id(),
-            "inputs": {
-                "total_memory": term(inp.total_memory, &inp.total_source),
-                "gpu_memory_utilization": util,
-                "requested_memory": { "gib": b.requested_memory.gib(), "bytes": b.requested_memory.0 },
-                "weights": term(inp.weights, &inp.weights_source),
-                "activation_peak": term(inp.activation_peak, &inp.activation_source),
-                "non_torch": term(inp.non_torch, &inp.non_torch_source),
-                "available_kv_override": inp.available_kv_override.map(|k| k.gib()),
-                "max_num_batched_tokens": mnbt,
-            },
-            "log_lines": b.log_lines,
-            "derivations": derivations,
-            "notes": b.notes,
-        });
-        write_json(out, &v)
+        write_json(out, &budget_json(&model.name, &o, &inp, &b, &derivations))
     } else {
-        for l in &b.log_lines {
-            writeln!(out, "{l}").map_err(io)?;
-        }
-        writeln!(out).map_err(io)?;
-        for d in &derivations {
-            writeln!(
-                out,
-                "{}: {} = {} = {}",
-                d.title_key, d.formula, d.substituted, d.result
-            )
-            .map_err(io)?;
-        }
-        Ok(())
+        write_budget_text(out, &b, &derivations)
     }
+}
+
+/// The budget as the CLI's JSON object.
+fn budget_json(
+    model: &str,
+    o: &Options,
+    inp: &VllmInputs,
+    b: &VllmBudget,
+    derivations: &[Derivation],
+) -> Value {
+    let term =
+        |v: Bytes, s: &Source| json!({ "gib": v.gib(), "bytes": v.0, "source": source_kind(s) });
+    json!({
+        "model": model,
+        "kv_cache_gib": b.available_kv.gib(),
+        "kv_cache_bytes": b.available_kv.0,
+        "kv_cache_tokens": b.kv_cache_tokens,
+        "num_gpu_blocks": b.num_gpu_blocks,
+        "max_concurrency": b.max_concurrency,
+        "bytes_per_block": b.bytes_per_block.0,
+        "fits_max_model_len": b.fits_max_model_len,
+        "paging": match b.paging { Paging::Uniform => "uniform", Paging::Hybrid => "hybrid", Paging::None => "none" },
+        "block_size": o.block_size,
+        "max_model_len": o.max_model_len,
+        "tp": o.tp,
+        "kv_dtype": o.kv_dtype.id(),
+        "inputs": {
+            "total_memory": term(inp.total_memory, &inp.total_source),
+            "gpu_memory_utilization": o.util,
+            "requested_memory": { "gib": b.requested_memory.gib(), "bytes": b.requested_memory.0 },
+            "weights": term(inp.weights, &inp.weights_source),
+            "activation_peak": term(inp.activation_peak, &inp.activation_source),
+            "non_torch": term(inp.non_torch, &inp.non_torch_source),
+            "available_kv_override": inp.available_kv_override.map(|k| k.gib()),
+            "max_num_batched_tokens": inp.max_num_batched_tokens,
+        },
+        "log_lines": b.log_lines,
+        "derivations": derivations,
+        "notes": b.notes,
+    })
+}
+
+/// The budget as text: vLLM's log lines, a blank line, then every derivation.
+fn write_budget_text(
+    out: &mut dyn Write,
+    b: &VllmBudget,
+    derivations: &[Derivation],
+) -> Result<(), CliError> {
+    for l in &b.log_lines {
+        writeln!(out, "{l}").map_err(stdout_error)?;
+    }
+    writeln!(out).map_err(stdout_error)?;
+    for d in derivations {
+        writeln!(
+            out,
+            "{}: {} = {} = {}",
+            d.title_key, d.formula, d.substituted, d.result
+        )
+        .map_err(stdout_error)?;
+    }
+    Ok(())
 }

@@ -576,23 +576,7 @@ fn chart_canvas(
     // The tooltip's CSS position and its lines.
     let tooltip = RwSignal::new(None::<(String, Vec<String>)>);
 
-    wrap_ref.on_load(move |el| {
-        let measure = {
-            let el = el.clone();
-            move || {
-                let w = el.client_width().max(0) as u32;
-                if w != width.get_untracked() {
-                    width.set(w);
-                }
-            }
-        };
-        measure();
-        let cb = Closure::<dyn FnMut()>::new(measure);
-        if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
-            obs.observe(&el);
-            keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
-        }
-    });
+    wrap_ref.on_load(move |el| observe_width(&el, width));
 
     // The one redraw: data, width, theme and language, only while the chart is on (or near)
     // the screen. Off screen the effect listens to nothing but its visibility, so the chart's
@@ -605,18 +589,13 @@ fn chart_canvas(
     let seen = on_screen(wrap_ref);
     let settled = use_context::<crate::ui::state::AppState>().map(|s| s.settled);
     let visible = Memo::new(move |_| seen.get() || (near.get() && settled.is_none_or(|s| s.get())));
-    let drawn = StoredValue::new(None::<(AnyChart, u32, bool, Lang)>);
+    let drawn = StoredValue::new(None::<Drawn>);
     Effect::new(move |_| {
         let w = width.get();
         if !visible.get() {
             // Keep the place the chart will take, so the page does not jump when it draws.
             if let (Some(canvas), true) = (canvas_ref.get(), w > 0) {
-                let h = data.with(|d| d.0.height_for_width(w));
-                let style = web_sys::HtmlElement::style(&canvas);
-                let want = format!("{h}px");
-                if style.get_property_value("height").ok().as_deref() != Some(want.as_str()) {
-                    let _ = style.set_property("height", &want);
-                }
+                reserve_height(&canvas, data, w);
             }
             return;
         }
@@ -628,24 +607,7 @@ fn chart_canvas(
         if w == 0 {
             return;
         }
-        let result = data.with(|d| {
-            let same = drawn.with_value(|last| {
-                last.as_ref().is_some_and(|(ld, lw, ldark, llang)| {
-                    *lw == w && *ldark == is_dark && *llang == lang_now && ld == d
-                })
-            });
-            if same {
-                return None;
-            }
-            drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
-            let labels = Labels::new(lang_now);
-            let h = d.0.height_for_width(w);
-            Some(
-                d.0.draw_canvas(&canvas, (w, h), &Theme::for_dark(is_dark), &labels)
-                    .map_err(|e| e.message(&labels)),
-            )
-        });
-        match result {
+        match draw_if_changed(&canvas, data, drawn, (w, is_dark, lang_now)) {
             None => {}
             Some(Ok(h)) => {
                 hits.set_value(h);
@@ -673,6 +635,142 @@ fn chart_canvas(
         }
     };
 
+    view! {
+        <figure class="chart" data-testid=test_id style="margin:0">
+            <div class="chart-canvas-wrap" node_ref=wrap_ref style="position:relative">
+                <canvas
+                    node_ref=canvas_ref
+                    role="img"
+                    aria-label=move || title.get()
+                    style:display=move || if error.with(Option::is_some) { "none" } else { "block" }
+                    style="width:100%"
+                    on:mousemove=on_move
+                    on:mouseleave=on_leave
+                    on:click=on_click
+                ></canvas>
+                {move || error.get().map(|msg| view! { <p class="chart-error" role="alert">{msg}</p> })}
+                <ChartTooltip tooltip=tooltip />
+            </div>
+            <ChartActions
+                canvas_ref=canvas_ref
+                data=data
+                width=width
+                dark=dark
+                lang=lang
+                error=error
+                test_id=test_id
+            />
+            <ChartTable data=data lang=lang title=title />
+        </figure>
+    }
+    .into_any()
+}
+
+/// What was drawn last: the data, the width, the theme (dark or not) and the language.
+type Drawn = (AnyChart, u32, bool, Lang);
+
+/// Keeps `width` at the CSS width of `el`: measured now, then by a `ResizeObserver` kept for
+/// the element's life.
+fn observe_width(el: &web_sys::HtmlDivElement, width: RwSignal<u32>) {
+    let measure = {
+        let el = el.clone();
+        move || {
+            let w = el.client_width().max(0) as u32;
+            if w != width.get_untracked() {
+                width.set(w);
+            }
+        }
+    };
+    measure();
+    let cb = Closure::<dyn FnMut()>::new(measure);
+    if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
+        obs.observe(el);
+        keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
+    }
+}
+
+/// Gives the canvas the CSS height the chart will take at width `w` (when it differs).
+fn reserve_height(canvas: &HtmlCanvasElement, data: Memo<AnyChart>, w: u32) {
+    let h = data.with(|d| d.0.height_for_width(w));
+    let style = web_sys::HtmlElement::style(canvas);
+    let want = format!("{h}px");
+    if style.get_property_value("height").ok().as_deref() != Some(want.as_str()) {
+        let _ = style.set_property("height", &want);
+    }
+}
+
+/// Draws the chart at `(width, dark, lang)` unless that very drawing is the one on the canvas
+/// (`None`); the hover regions, or the drawing error in `lang`.
+fn draw_if_changed(
+    canvas: &HtmlCanvasElement,
+    data: Memo<AnyChart>,
+    drawn: StoredValue<Option<Drawn>>,
+    (w, is_dark, lang_now): (u32, bool, Lang),
+) -> Option<Result<HitMap, String>> {
+    data.with(|d| {
+        let same = drawn.with_value(|last| {
+            last.as_ref().is_some_and(|(ld, lw, ldark, llang)| {
+                *lw == w && *ldark == is_dark && *llang == lang_now && ld == d
+            })
+        });
+        if same {
+            return None;
+        }
+        drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
+        let labels = Labels::new(lang_now);
+        let h = d.0.height_for_width(w);
+        Some(
+            d.0.draw_canvas(canvas, (w, h), &Theme::for_dark(is_dark), &labels)
+                .map_err(|e| e.message(&labels)),
+        )
+    })
+}
+
+/// The tooltip of the hover region under the pointer: its first line in bold.
+#[component]
+fn ChartTooltip(
+    /// The tooltip's CSS position and its lines, while the pointer is over a region.
+    tooltip: RwSignal<Option<(String, Vec<String>)>>,
+) -> impl IntoView {
+    move || {
+        tooltip.get().map(|(position, lines)| {
+            view! {
+                <div class="chart-tooltip" role="status" style=position>
+                    {lines
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, l)| {
+                            if i == 0 {
+                                view! { <strong>{l}</strong> }.into_any()
+                            } else {
+                                view! { <span>{l}</span> }.into_any()
+                            }
+                        })
+                        .collect_view()}
+                </div>
+            }
+        })
+    }
+}
+
+/// The PNG and SVG export buttons.
+#[component]
+fn ChartActions(
+    /// The canvas (the PNG is its pixels).
+    canvas_ref: NodeRef<Canvas>,
+    /// The chart (the SVG is drawn again from it).
+    data: Memo<AnyChart>,
+    /// The chart's CSS width (the SVG's, at least 320).
+    width: RwSignal<u32>,
+    /// Whether the dark theme is in effect.
+    dark: Signal<bool>,
+    /// The UI language.
+    lang: Signal<Lang>,
+    /// Set to the message when the SVG cannot be drawn.
+    error: RwSignal<Option<String>>,
+    /// The chart's `data-testid`, also the exported file's name.
+    test_id: &'static str,
+) -> impl IntoView {
     let export_png = move |_| {
         let Some(canvas) = canvas_ref.get_untracked() else {
             return;
@@ -699,7 +797,29 @@ fn chart_canvas(
             Err(e) => error.set(Some(e.message(&labels))),
         }
     };
+    let t = move |key: &'static str| move || tr(lang.get(), key);
+    view! {
+        <div class="chart-actions">
+            <button type="button" class="chart-export" on:click=export_png data-testid=format!("{test_id}-png")>
+                {t("chart_export_png")}
+            </button>
+            <button type="button" class="chart-export" on:click=export_svg data-testid=format!("{test_id}-svg")>
+                {t("chart_export_svg")}
+            </button>
+        </div>
+    }
+}
 
+/// The chart's data as a table inside a `<details>`, built only while it is open.
+#[component]
+fn ChartTable(
+    /// The chart.
+    data: Memo<AnyChart>,
+    /// The UI language.
+    lang: Signal<Lang>,
+    /// Accessible name of the chart, already translated (the table's caption).
+    title: Signal<String>,
+) -> impl IntoView {
     // The data table is built only while its <details> is open.
     let table_open = RwSignal::new(false);
     // A memo: the header and the rows read it, and it is built once per change.
@@ -711,101 +831,55 @@ fn chart_canvas(
         }
     });
     let t = move |key: &'static str| move || tr(lang.get(), key);
-
     view! {
-        <figure class="chart" data-testid=test_id style="margin:0">
-            <div class="chart-canvas-wrap" node_ref=wrap_ref style="position:relative">
-                <canvas
-                    node_ref=canvas_ref
-                    role="img"
-                    aria-label=move || title.get()
-                    style:display=move || if error.with(Option::is_some) { "none" } else { "block" }
-                    style="width:100%"
-                    on:mousemove=on_move
-                    on:mouseleave=on_leave
-                    on:click=on_click
-                ></canvas>
-                {move || error.get().map(|msg| view! { <p class="chart-error" role="alert">{msg}</p> })}
-                {move || {
-                    tooltip
-                        .get()
-                        .map(|(position, lines)| {
-                            view! {
-                                <div class="chart-tooltip" role="status" style=position>
-                                    {lines
-                                        .into_iter()
-                                        .enumerate()
-                                        .map(|(i, l)| {
-                                            if i == 0 {
-                                                view! { <strong>{l}</strong> }.into_any()
-                                            } else {
-                                                view! { <span>{l}</span> }.into_any()
-                                            }
-                                        })
-                                        .collect_view()}
-                                </div>
-                            }
-                        })
-                }}
-            </div>
-            <div class="chart-actions">
-                <button type="button" class="chart-export" on:click=export_png data-testid=format!("{test_id}-png")>
-                    {t("chart_export_png")}
-                </button>
-                <button type="button" class="chart-export" on:click=export_svg data-testid=format!("{test_id}-svg")>
-                    {t("chart_export_svg")}
-                </button>
-            </div>
-            <details
-                class="chart-table"
-                on:toggle=move |ev| {
-                    let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
-                    table_open.set(open);
-                }
-            >
-                <summary>{t("chart_data_table")}</summary>
-                <table>
-                    <caption>{move || title.get()}</caption>
-                    <thead>
-                        <tr>
-                            {move || {
-                                table.with(|t| {
-                                    t.headers
-                                        .iter()
-                                        .map(|h| view! { <th scope="col">{h.clone()}</th> })
-                                        .collect_view()
-                                })
-                            }}
-                        </tr>
-                    </thead>
-                    <tbody>
+        <details
+            class="chart-table"
+            on:toggle=move |ev| {
+                let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
+                table_open.set(open);
+            }
+        >
+            <summary>{t("chart_data_table")}</summary>
+            <table>
+                <caption>{move || title.get()}</caption>
+                <thead>
+                    <tr>
                         {move || {
-                            table
-                                .with(|t| t.rows.clone())
-                                .into_iter()
-                                .map(|row| {
-                                    view! {
-                                        <tr>
-                                            {row
-                                                .into_iter()
-                                                .enumerate()
-                                                .map(|(j, cell)| {
-                                                    if j == 0 {
-                                                        view! { <th scope="row">{cell}</th> }.into_any()
-                                                    } else {
-                                                        view! { <td>{cell}</td> }.into_any()
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()
+                            table.with(|t| {
+                                t.headers
+                                    .iter()
+                                    .map(|h| view! { <th scope="col">{h.clone()}</th> })
+                                    .collect_view()
+                            })
                         }}
-                    </tbody>
-                </table>
-            </details>
-        </figure>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        table
+                            .with(|t| t.rows.clone())
+                            .into_iter()
+                            .map(|row| {
+                                view! {
+                                    <tr>
+                                        {row
+                                            .into_iter()
+                                            .enumerate()
+                                            .map(|(j, cell)| {
+                                                if j == 0 {
+                                                    view! { <th scope="row">{cell}</th> }.into_any()
+                                                } else {
+                                                    view! { <td>{cell}</td> }.into_any()
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </details>
     }
-    .into_any()
 }

@@ -1,10 +1,11 @@
 //! The GPU panel: a searchable picker over the catalog (up to four GPUs side by side), the
 //! tensor-parallel degree with its interconnect, and the custom-accelerator form.
 
+use crate::core::base::i18n::Lang;
 use crate::core::hardware::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
 use crate::ui::custom_gpu_form::CustomGpuForm;
-use crate::ui::state::{use_app, History};
+use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::num_symbols;
 use leptos::prelude::*;
 
@@ -33,33 +34,27 @@ fn matches(a: &Accelerator, q: &str) -> bool {
 #[component]
 pub fn GpuPicker() -> impl IntoView {
     let state = use_app();
-    let query = RwSignal::new(String::new());
-    // Slices of the scenario the picker shows, as memos: a change elsewhere in the scenario
-    // (a context length, say) does not rebuild the catalog's option list.
-    let full = Memo::new(move |_| state.scenario.with(|s| s.gpus.len() >= MAX_GPUS));
-    let chosen = Memo::new(move |_| {
-        state.scenario.with(|s| {
-            s.gpus
-                .iter()
-                .filter_map(|g| match g {
-                    GpuChoice::Catalog(id) => Some(id.clone()),
-                    GpuChoice::Custom(_) => None,
-                })
-                .collect::<Vec<String>>()
-        })
-    });
-    let gpus = Memo::new(move |_| state.scenario.with(|s| s.gpus.clone()));
-    let tp = Memo::new(move |_| state.scenario.with(|s| s.tp));
-    let link = Memo::new(move |_| state.scenario.with(|s| s.interconnect));
+    view! {
+        <section class="panel gpu-panel" aria-labelledby="gpu-title" data-testid="gpu-picker">
+            <h2 id="gpu-title">{move || state.tr("ui_section_gpus")}</h2>
+            <SelectedGpus />
+            <GpuSearch />
+            <div class="field-row">
+                <TpField />
+                <InterconnectField />
+            </div>
+            <CustomGpuForm />
+        </section>
+    }
+}
 
-    let add = move |id: String| {
-        state.edit(History::Push, |s| {
-            let g = GpuChoice::Catalog(id);
-            if s.gpus.len() < MAX_GPUS && !s.gpus.contains(&g) {
-                s.gpus.push(g);
-            }
-        });
-    };
+/// The GPUs compared, as chips with a remove button (the last one cannot be removed).
+#[component]
+fn SelectedGpus() -> impl IntoView {
+    let state = use_app();
+    // A memo: a change elsewhere in the scenario (a context length, say) does not rebuild the
+    // chips.
+    let gpus = Memo::new(move |_| state.scenario.with(|s| s.gpus.clone()));
     let remove = move |index: usize| {
         state.edit(History::Push, |s| {
             if s.gpus.len() > 1 && index < s.gpus.len() {
@@ -67,7 +62,6 @@ pub fn GpuPicker() -> impl IntoView {
             }
         });
     };
-
     let selected = move || {
         gpus.with(|list| {
             list.iter()
@@ -101,7 +95,36 @@ pub fn GpuPicker() -> impl IntoView {
                 .collect_view()
         })
     };
+    view! { <ul class="chips" data-testid="gpu-selected">{selected}</ul> }
+}
 
+/// The search box over the catalog and the matching GPUs, each a button that adds it.
+#[component]
+fn GpuSearch() -> impl IntoView {
+    let state = use_app();
+    let query = RwSignal::new(String::new());
+    // Slices of the scenario the picker shows, as memos: a change elsewhere in the scenario
+    // (a context length, say) does not rebuild the catalog's option list.
+    let full = Memo::new(move |_| state.scenario.with(|s| s.gpus.len() >= MAX_GPUS));
+    let chosen = Memo::new(move |_| {
+        state.scenario.with(|s| {
+            s.gpus
+                .iter()
+                .filter_map(|g| match g {
+                    GpuChoice::Catalog(id) => Some(id.clone()),
+                    GpuChoice::Custom(_) => None,
+                })
+                .collect::<Vec<String>>()
+        })
+    });
+    let add = move |id: String| {
+        state.edit(History::Push, |s| {
+            let g = GpuChoice::Catalog(id);
+            if s.gpus.len() < MAX_GPUS && !s.gpus.contains(&g) {
+                s.gpus.push(g);
+            }
+        });
+    };
     let options = move || {
         let q = query.get();
         let chosen = chosen.get();
@@ -113,19 +136,7 @@ pub fn GpuPicker() -> impl IntoView {
             .map(|a| {
                 let id = a.id.clone();
                 let is_chosen = chosen.contains(&a.id);
-                let price = a
-                    .price
-                    .as_ref()
-                    .map(|p| format!("${}/h", num_symbols(state).sig(p.usd_per_hour)))
-                    .unwrap_or_else(|| {
-                        crate::core::base::i18n::tr(lang, "gpu_price_unknown").to_string()
-                    });
-                let facts = format!(
-                    "{} · {} GB/s · {}",
-                    a.capacity().fmt_gib(),
-                    num_symbols(state).sig(a.bandwidth.gbps()),
-                    price
-                );
+                let facts = gpu_facts(state, lang, a);
                 view! {
                     <li>
                         <button
@@ -150,7 +161,46 @@ pub fn GpuPicker() -> impl IntoView {
             list.into_view().into_any()
         }
     };
+    view! {
+        <div class="field">
+            <label for="gpu-search">{move || state.tr("gpu_search_label")}</label>
+            <input
+                id="gpu-search"
+                type="search"
+                data-testid="gpu-search"
+                autocomplete="off"
+                placeholder=move || state.tr("gpu_search_placeholder")
+                prop:value=move || query.get()
+                on:input=move |ev| query.set(event_target_value(&ev))
+            />
+            {move || full.get().then(|| view! {
+                <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
+            })}
+            <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
+        </div>
+    }
+}
 
+/// An accelerator's memory, bandwidth and hourly price, as one line.
+fn gpu_facts(state: AppState, lang: Lang, a: &Accelerator) -> String {
+    let price = a
+        .price
+        .as_ref()
+        .map(|p| format!("${}/h", num_symbols(state).sig(p.usd_per_hour)))
+        .unwrap_or_else(|| crate::core::base::i18n::tr(lang, "gpu_price_unknown").to_string());
+    format!(
+        "{} · {} GB/s · {}",
+        a.capacity().fmt_gib(),
+        num_symbols(state).sig(a.bandwidth.gbps()),
+        price
+    )
+}
+
+/// The tensor-parallel degree, one of [`TP_CHOICES`].
+#[component]
+fn TpField() -> impl IntoView {
+    let state = use_app();
+    let tp = Memo::new(move |_| state.scenario.with(|s| s.tp));
     let tp_value = move || tp.get().to_string();
     let on_tp = move |ev: leptos::ev::Event| {
         if let Ok(n) = event_target_value(&ev).parse::<u32>() {
@@ -159,6 +209,34 @@ pub fn GpuPicker() -> impl IntoView {
             }
         }
     };
+    view! {
+        <div class="field">
+            <label for="tp">{move || state.tr("gpu_tp")}</label>
+            <select id="tp" data-testid="tp" prop:value=tp_value on:change=on_tp>
+                {TP_CHOICES
+                    .iter()
+                    .map(|n| {
+                        let n = *n;
+                        view! {
+                            <option
+                                value=n.to_string()
+                                selected=move || tp.get() == n
+                            >
+                                {n.to_string()}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </div>
+    }
+}
+
+/// The interconnect between the tensor-parallel GPUs: each GPU's own, or a preset.
+#[component]
+fn InterconnectField() -> impl IntoView {
+    let state = use_app();
+    let link = Memo::new(move |_| state.scenario.with(|s| s.interconnect));
     let ic_value = move || match link.get() {
         Link::Own => "own".to_string(),
         Link::Preset(p) => p.id().to_string(),
@@ -174,73 +252,30 @@ pub fn GpuPicker() -> impl IntoView {
             state.edit(History::Push, |s| s.interconnect = l);
         }
     };
-
     view! {
-        <section class="panel gpu-panel" aria-labelledby="gpu-title" data-testid="gpu-picker">
-            <h2 id="gpu-title">{move || state.tr("ui_section_gpus")}</h2>
-            <ul class="chips" data-testid="gpu-selected">{selected}</ul>
-            <div class="field">
-                <label for="gpu-search">{move || state.tr("gpu_search_label")}</label>
-                <input
-                    id="gpu-search"
-                    type="search"
-                    data-testid="gpu-search"
-                    autocomplete="off"
-                    placeholder=move || state.tr("gpu_search_placeholder")
-                    prop:value=move || query.get()
-                    on:input=move |ev| query.set(event_target_value(&ev))
-                />
-                {move || full.get().then(|| view! {
-                    <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
-                })}
-                <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
-            </div>
-            <div class="field-row">
-                <div class="field">
-                    <label for="tp">{move || state.tr("gpu_tp")}</label>
-                    <select id="tp" data-testid="tp" prop:value=tp_value on:change=on_tp>
-                        {TP_CHOICES
-                            .iter()
-                            .map(|n| {
-                                let n = *n;
-                                view! {
-                                    <option
-                                        value=n.to_string()
-                                        selected=move || tp.get() == n
-                                    >
-                                        {n.to_string()}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </div>
-                <div class="field">
-                    <label for="interconnect">{move || state.tr("gpu_interconnect")}</label>
-                    <select
-                        id="interconnect"
-                        data-testid="interconnect"
-                        prop:value=ic_value
-                        on:change=on_ic
-                    >
-                        <option value="own" selected=move || ic_value() == "own">
-                            {move || state.tr("ic_own")}
-                        </option>
-                        {InterconnectPreset::ALL
-                            .iter()
-                            .map(|p| {
-                                let p = *p;
-                                view! {
-                                    <option value=p.id() selected=move || ic_value() == p.id()>
-                                        {move || state.tr(p.description_key())}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </div>
-            </div>
-            <CustomGpuForm />
-        </section>
+        <div class="field">
+            <label for="interconnect">{move || state.tr("gpu_interconnect")}</label>
+            <select
+                id="interconnect"
+                data-testid="interconnect"
+                prop:value=ic_value
+                on:change=on_ic
+            >
+                <option value="own" selected=move || ic_value() == "own">
+                    {move || state.tr("ic_own")}
+                </option>
+                {InterconnectPreset::ALL
+                    .iter()
+                    .map(|p| {
+                        let p = *p;
+                        view! {
+                            <option value=p.id() selected=move || ic_value() == p.id()>
+                                {move || state.tr(p.description_key())}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </div>
     }
 }

@@ -82,18 +82,106 @@ pub fn ModelInput() -> impl IntoView {
         _ => String::new(),
     }));
     let error: RwSignal<Option<InputError>> = RwSignal::new(None);
-    let dragging = RwSignal::new(false);
 
-    let error_text = move || {
-        let lang = state.lang.get();
-        error.with(|e| {
-            e.as_ref().map(|e| match e {
-                InputError::Calc(c) => c.message(lang),
-                InputError::Key(k) => crate::core::base::i18n::tr(lang, k).to_string(),
-            })
-        })
+    view! {
+        <section class="panel model-panel" aria-labelledby="model-title">
+            <h2 id="model-title">{move || state.tr("ui_section_model")}</h2>
+            <ModeSwitch mode=mode text=text error=error />
+
+            <div class="field" class:hidden=move || mode.get() != Mode::Preset>
+                <PresetSelect id="model-preset" on_pick=move |()| error.set(None) />
+            </div>
+
+            <PasteZone mode=mode text=text error=error />
+
+            <QuickFields mode=mode />
+
+            <ModelError error=error />
+
+            <ModelDetails />
+        </section>
+    }
+}
+
+/// The quick mode's parameter count and precision: the scenario's when it is in quick mode,
+/// else 7B in bf16.
+fn quick_of(state: AppState) -> (u64, Dtype) {
+    state.scenario.with(|s| match s.model {
+        ModelSource::Quick { params, dtype } => (params, dtype),
+        _ => (7_000_000_000, Dtype::Bf16),
+    })
+}
+
+/// The segmented choice of how the model is described; choosing a mode applies what it holds.
+#[component]
+fn ModeSwitch(
+    /// The mode shown.
+    mode: RwSignal<Mode>,
+    /// The text pasted (kept across modes).
+    text: RwSignal<String>,
+    /// What is wrong with the input (cleared on a mode change).
+    error: RwSignal<Option<InputError>>,
+) -> impl IntoView {
+    let state = use_app();
+    let choose_mode = move |m: Mode| {
+        mode.set(m);
+        error.set(None);
+        match m {
+            Mode::Preset => {
+                if !matches!(state.scenario.get_untracked().model, ModelSource::Preset(_)) {
+                    state.edit(History::Push, |s| s.model = Scenario::default().model);
+                }
+            }
+            Mode::Paste => {
+                let t = text.get_untracked();
+                if !t.trim().is_empty() {
+                    apply_text(state, text, error, t);
+                }
+            }
+            Mode::Quick => {
+                let (params, dtype) = quick_of(state);
+                state.edit(History::Push, |s| {
+                    s.model = ModelSource::Quick { params, dtype }
+                });
+            }
+        }
     };
+    view! {
+        <div class="segmented" role="radiogroup" aria-label=move || state.tr("model_mode_label")>
+            {Mode::ALL
+                .iter()
+                .map(|m| {
+                    let m = *m;
+                    view! {
+                        <button
+                            type="button"
+                            role="radio"
+                            class="seg"
+                            data-testid=m.testid()
+                            aria-checked=move || (mode.get() == m).to_string()
+                            on:click=move |_| choose_mode(m)
+                        >
+                            {move || state.tr(m.key())}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
+    }
+}
 
+/// The paste mode: a text area that is also a drop zone, and an upload button.
+#[component]
+fn PasteZone(
+    /// The mode shown (the zone is hidden outside paste mode; a drop switches to it).
+    mode: RwSignal<Mode>,
+    /// The text pasted.
+    text: RwSignal<String>,
+    /// What is wrong with the input.
+    error: RwSignal<Option<InputError>>,
+) -> impl IntoView {
+    let state = use_app();
+    let dragging = RwSignal::new(false);
     let on_paste_input = move |ev: leptos::ev::Event| {
         apply_text(state, text, error, event_target_value(&ev));
     };
@@ -119,14 +207,56 @@ pub fn ModelInput() -> impl IntoView {
             read_file(state, text, error, f);
         }
     };
+    view! {
+        <div
+            class="field dropzone"
+            class:hidden=move || mode.get() != Mode::Paste
+            class:dragging=move || dragging.get()
+            on:dragover=move |ev: leptos::ev::DragEvent| {
+                ev.prevent_default();
+                dragging.set(true);
+            }
+            on:dragleave=move |_| dragging.set(false)
+            on:drop=on_drop
+        >
+            <label for="model-paste">{move || state.tr("model_paste_label")}</label>
+            <textarea
+                id="model-paste"
+                data-testid="model-paste"
+                rows="10"
+                spellcheck="false"
+                autocomplete="off"
+                placeholder=move || state.tr("model_paste_placeholder")
+                aria-invalid=move || error.with(|e| e.is_some()).to_string()
+                aria-describedby="model-error"
+                prop:value=move || text.get()
+                on:input=on_paste_input
+            ></textarea>
+            <div class="row">
+                <label class="btn btn-small file-btn">
+                    {move || state.tr("model_upload")}
+                    <input
+                        type="file"
+                        accept=".json,application/json"
+                        data-testid="model-upload"
+                        class="visually-hidden"
+                        on:change=on_upload
+                    />
+                </label>
+                <span class="muted">{move || state.tr("model_drop_hint")}</span>
+            </div>
+        </div>
+    }
+}
 
-    // Quick mode: typed parameter count + precision.
-    let quick = move || {
-        state.scenario.with(|s| match s.model {
-            ModelSource::Quick { params, dtype } => (params, dtype),
-            _ => (7_000_000_000, Dtype::Bf16),
-        })
-    };
+/// The quick mode: a typed parameter count and a precision.
+#[component]
+fn QuickFields(
+    /// The mode shown (the fields are hidden outside quick mode).
+    mode: RwSignal<Mode>,
+) -> impl IntoView {
+    let state = use_app();
+    let quick = move || quick_of(state);
     let quick_raw: RwSignal<Option<String>> = RwSignal::new(None);
     let quick_err: RwSignal<Option<&'static str>> = RwSignal::new(None);
     let on_quick_params = move |ev: leptos::ev::Event| {
@@ -152,156 +282,82 @@ pub fn ModelInput() -> impl IntoView {
             });
         }
     };
-    let choose_mode = move |m: Mode| {
-        mode.set(m);
-        error.set(None);
-        match m {
-            Mode::Preset => {
-                if !matches!(state.scenario.get_untracked().model, ModelSource::Preset(_)) {
-                    state.edit(History::Push, |s| s.model = Scenario::default().model);
-                }
-            }
-            Mode::Paste => {
-                let t = text.get_untracked();
-                if !t.trim().is_empty() {
-                    apply_text(state, text, error, t);
-                }
-            }
-            Mode::Quick => {
-                let (params, dtype) = quick();
-                state.edit(History::Push, |s| {
-                    s.model = ModelSource::Quick { params, dtype }
-                });
-            }
-        }
-    };
-
     view! {
-        <section class="panel model-panel" aria-labelledby="model-title">
-            <h2 id="model-title">{move || state.tr("ui_section_model")}</h2>
-            <div class="segmented" role="radiogroup" aria-label=move || state.tr("model_mode_label")>
-                {Mode::ALL
-                    .iter()
-                    .map(|m| {
-                        let m = *m;
-                        view! {
-                            <button
-                                type="button"
-                                role="radio"
-                                class="seg"
-                                data-testid=m.testid()
-                                aria-checked=move || (mode.get() == m).to_string()
-                                on:click=move |_| choose_mode(m)
-                            >
-                                {move || state.tr(m.key())}
-                            </button>
-                        }
-                    })
-                    .collect_view()}
-            </div>
-
-            <div class="field" class:hidden=move || mode.get() != Mode::Preset>
-                <PresetSelect id="model-preset" on_pick=move |()| error.set(None) />
-            </div>
-
-            <div
-                class="field dropzone"
-                class:hidden=move || mode.get() != Mode::Paste
-                class:dragging=move || dragging.get()
-                on:dragover=move |ev: leptos::ev::DragEvent| {
-                    ev.prevent_default();
-                    dragging.set(true);
-                }
-                on:dragleave=move |_| dragging.set(false)
-                on:drop=on_drop
-            >
-                <label for="model-paste">{move || state.tr("model_paste_label")}</label>
-                <textarea
-                    id="model-paste"
-                    data-testid="model-paste"
-                    rows="10"
-                    spellcheck="false"
+        <div class="field-row" class:hidden=move || mode.get() != Mode::Quick>
+            <div class="field">
+                <label for="quick-params">{move || state.tr("model_quick_params")}</label>
+                <input
+                    id="quick-params"
+                    data-testid="quick-params"
+                    type="text"
+                    inputmode="decimal"
                     autocomplete="off"
-                    placeholder=move || state.tr("model_paste_placeholder")
-                    aria-invalid=move || error.with(|e| e.is_some()).to_string()
-                    aria-describedby="model-error"
-                    prop:value=move || text.get()
-                    on:input=on_paste_input
-                ></textarea>
-                <div class="row">
-                    <label class="btn btn-small file-btn">
-                        {move || state.tr("model_upload")}
-                        <input
-                            type="file"
-                            accept=".json,application/json"
-                            data-testid="model-upload"
-                            class="visually-hidden"
-                            on:change=on_upload
-                        />
-                    </label>
-                    <span class="muted">{move || state.tr("model_drop_hint")}</span>
-                </div>
-            </div>
-
-            <div class="field-row" class:hidden=move || mode.get() != Mode::Quick>
-                <div class="field">
-                    <label for="quick-params">{move || state.tr("model_quick_params")}</label>
-                    <input
-                        id="quick-params"
-                        data-testid="quick-params"
-                        type="text"
-                        inputmode="decimal"
-                        autocomplete="off"
-                        placeholder=move || state.tr("model_quick_params_hint")
-                        prop:value=move || quick_raw.get().unwrap_or_else(|| quick().0.to_string())
-                        on:input=on_quick_params
-                        on:change=move |_| {
-                            if quick_err.try_get_untracked() == Some(None) {
-                                let _ = quick_raw.try_set(None);
-                            }
+                    placeholder=move || state.tr("model_quick_params_hint")
+                    prop:value=move || quick_raw.get().unwrap_or_else(|| quick().0.to_string())
+                    on:input=on_quick_params
+                    on:change=move |_| {
+                        if quick_err.try_get_untracked() == Some(None) {
+                            let _ = quick_raw.try_set(None);
                         }
-                    />
-                    {move || quick_err.get().map(|k| view! {
-                        <p class="field-error" role="alert" data-testid="quick-params-error">
-                            {state
-                                .tr(k)
-                                .replace("{min}", &crate::core::base::derivation::group(limits::PARAMS.0))
-                                .replace("{max}", &crate::core::base::derivation::group(limits::PARAMS.1))}
-                        </p>
-                    })}
-                </div>
-                <div class="field">
-                    <label for="quick-dtype">{move || state.tr("model_quick_dtype")}</label>
-                    <select
-                        id="quick-dtype"
-                        data-testid="quick-dtype"
-                        prop:value=move || quick().1.id()
-                        on:change=on_quick_dtype
-                    >
-                        {Dtype::ALL
-                            .iter()
-                            .map(|d| {
-                                let d = *d;
-                                view! {
-                                    <option value=d.id() selected=move || quick().1 == d>
-                                        {d.id()}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </div>
+                    }
+                />
+                {move || quick_err.get().map(|k| view! {
+                    <p class="field-error" role="alert" data-testid="quick-params-error">
+                        {state
+                            .tr(k)
+                            .replace("{min}", &crate::core::base::derivation::group(limits::PARAMS.0))
+                            .replace("{max}", &crate::core::base::derivation::group(limits::PARAMS.1))}
+                    </p>
+                })}
             </div>
+            <div class="field">
+                <label for="quick-dtype">{move || state.tr("model_quick_dtype")}</label>
+                <select
+                    id="quick-dtype"
+                    data-testid="quick-dtype"
+                    prop:value=move || quick().1.id()
+                    on:change=on_quick_dtype
+                >
+                    {Dtype::ALL
+                        .iter()
+                        .map(|d| {
+                            let d = *d;
+                            view! {
+                                <option value=d.id() selected=move || quick().1 == d>
+                                    {d.id()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+        </div>
+    }
+}
 
-            {move || error_text().map(|m| view! {
-                <div class="model-error" role="alert">
-                    <p id="model-error" data-testid="model-error">{m}</p>
-                    <p class="muted">{state.tr("model_error_kept")}</p>
-                </div>
-            })}
-
-            <ModelDetails />
-        </section>
+/// The input's error, in the page's language, with a note that the last good model is kept.
+#[component]
+fn ModelError(
+    /// What is wrong with the input, if anything.
+    error: RwSignal<Option<InputError>>,
+) -> impl IntoView {
+    let state = use_app();
+    let error_text = move || {
+        let lang = state.lang.get();
+        error.with(|e| {
+            e.as_ref().map(|e| match e {
+                InputError::Calc(c) => c.message(lang),
+                InputError::Key(k) => crate::core::base::i18n::tr(lang, k).to_string(),
+            })
+        })
+    };
+    view! {
+        {move || error_text().map(|m| view! {
+            <div class="model-error" role="alert">
+                <p id="model-error" data-testid="model-error">{m}</p>
+                <p class="muted">{state.tr("model_error_kept")}</p>
+            </div>
+        })}
     }
 }
 

@@ -4,11 +4,12 @@
 //! loading a replica and offloading weights or the KV cache cost. Inputs live in the URL.
 
 use crate::core::base::error::CalcError;
+use crate::core::base::i18n::Lang;
 use crate::core::calc::capacity::PlanOption;
 use crate::core::hardware::catalog::Catalog;
 use crate::core::present::explain::Section;
 use crate::core::present::views::{
-    planner_gpus_per_node, planner_view, PlanCostChart, PlannerView as ViewData,
+    planner_gpus_per_node, planner_view, PlanCostChart, PlanLoad, PlannerView as ViewData,
 };
 use crate::core::scenario::limits;
 use crate::core::scenario::PlanField;
@@ -18,7 +19,7 @@ use crate::ui::float_field::FloatField;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::largest_model::LargestModel;
 use crate::ui::number_field::NumberField;
-use crate::ui::state::{use_app, History};
+use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
 
@@ -72,20 +73,6 @@ pub fn PlannerView() -> impl IntoView {
                 })
         })
     });
-    let options = move || -> Vec<(usize, bool, PlanOption)> {
-        computed.with(|c| {
-            c.as_ref()
-                .and_then(|v| v.plan.as_ref())
-                .map(|p| {
-                    p.options
-                        .iter()
-                        .enumerate()
-                        .map(|(i, o)| (i, p.best == Some(i), o.clone()))
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
-    };
     let error = move || -> Option<String> {
         computed.with(|c| {
             c.as_ref()
@@ -100,17 +87,46 @@ pub fn PlannerView() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
-    // The plan's notes (skipped TP degrees, the cold start of one more replica), as the CLI
-    // prints them, in the page's language.
-    let notes = move || -> Vec<String> {
-        let lang = state.lang.get();
-        computed.with(|c| {
-            c.as_ref()
-                .and_then(|v| v.plan.as_ref())
-                .map(|p| p.notes.iter().map(|n| n.text(lang)).collect())
-                .unwrap_or_default()
-        })
-    };
+    let t = move |k: &'static str| move || state.tr(k);
+    let dark = is_dark(state);
+    view! {
+        <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
+            <h2 id="planner-title">{t("view_plan_title")}</h2>
+            <p class="explain">{t("view_plan_explain")}</p>
+            <p class="explain" data-testid="plan-ttft-model">{t("view_plan_ttft_model")}</p>
+            <Explanation section=Section::Planner />
+            <PlanControls />
+            <p class="muted">{t("view_plan_candidates")}" "{t("view_plan_node_note")}</p>
+            {move || {
+                let lo = left_out();
+                (!lo.is_empty()).then(|| view! { <p class="muted">{state.tr("view_plan_left_out")}" "{lo}</p> })
+            }}
+            {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-error">{m}</p> })}
+            <PlanTable computed=computed />
+            <PlanNotes computed=computed />
+            <div class="chart-box">
+                <ChartCanvas<PlanCostChart>
+                    data=Signal::from(chart)
+                    lang=state.lang
+                    dark=dark
+                    title=Signal::derive(move || state.tr("view_plan_chart_title").to_string())
+                    test_id="chart-plan-cost"
+                />
+                <p class="explain">{t("view_plan_chart_explain")}</p>
+            </div>
+            <LargestModel scenario=plan_scenario />
+            <h3>{t("view_plan_load_title")}</h3>
+            <LoadTable computed=computed />
+            <p class="explain">{t("view_plan_load_explain")}</p>
+        </section>
+    }
+}
+
+/// The planner's inputs: traffic and targets, the prompt and output lengths, and the GPUs per
+/// node (the catalog's, or overridden, with a reset).
+#[component]
+fn PlanControls() -> impl IntoView {
+    let state = use_app();
     let t = move |k: &'static str| move || state.tr(k);
     let fields = PlanField::ALL
         .iter()
@@ -141,195 +157,234 @@ pub fn PlannerView() -> impl IntoView {
     let (node_lo, node_hi) = crate::core::calc::capacity::GPUS_PER_NODE_RANGE;
     let input_len = Signal::derive(move || state.scenario.with(|s| s.perf.input_len));
     let output_len = Signal::derive(move || state.scenario.with(|s| s.perf.output_len));
+    view! {
+        <div class="view-controls">
+            {fields}
+            <NumberField
+                id="plan-in"
+                label_key="view_plan_input_len"
+                unit_key="view_unit_tokens"
+                value=input_len
+                range=limits::PERF_LEN
+                on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.input_len = v)
+            />
+            <NumberField
+                id="plan-out"
+                label_key="view_plan_output_len"
+                unit_key="view_unit_tokens"
+                value=output_len
+                range=limits::PERF_LEN
+                on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.output_len = v)
+            />
+            <div class="node-field">
+                <NumberField
+                    id="plan-node"
+                    label_key="view_plan_node"
+                    unit_key="view_unit_gpus"
+                    value=node
+                    range=(u64::from(node_lo), u64::from(node_hi))
+                    on_commit=move |v: u64| {
+                        let n = u32::try_from(v).ok();
+                        state.edit(History::Replace, |s| s.views.plan.gpus_per_node = n);
+                    }
+                />
+                {move || node_overridden.get().then(|| view! {
+                    <button type="button" class="link" data-testid="plan-node-reset" on:click=move |_| {
+                        state.edit(History::Push, |s| s.views.plan.gpus_per_node = None)
+                    }>{t("view_plan_node_reset")}</button>
+                })}
+            </div>
+        </div>
+    }
+}
+
+/// The plan's options ranked by cost at the peak, the best marked, each other with the reason
+/// it loses.
+#[component]
+fn PlanTable(
+    /// The planner's results (`None` without a model).
+    computed: Memo<Option<ViewData>>,
+) -> impl IntoView {
+    let state = use_app();
+    let t = move |k: &'static str| move || state.tr(k);
+    let options = move || -> Vec<(usize, bool, PlanOption)> {
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|v| v.plan.as_ref())
+                .map(|p| {
+                    p.options
+                        .iter()
+                        .enumerate()
+                        .map(|(i, o)| (i, p.best == Some(i), o.clone()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_title")}>
+            <table class="plan-table" data-testid="plan-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{t("chart_gpu")}</th>
+                        <th scope="col">{t("view_plan_batch")}</th>
+                        <th scope="col">{t("perf_ttft")}</th>
+                        <th scope="col">{t("perf_tpot")}</th>
+                        <th scope="col">{t("plan_requests_per_replica")}</th>
+                        <th scope="col">{t("view_plan_replicas")}</th>
+                        <th scope="col">{t("view_plan_gpus_peak")}</th>
+                        <th scope="col">{t("plan_cost_peak")}</th>
+                        <th scope="col">{t("view_plan_cost_month")}</th>
+                        <th scope="col">{t("view_plan_reason")}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        options()
+                            .into_iter()
+                            .map(|(i, best, o)| plan_row(state, i, best, o))
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One option of the plan as a table row: `i` is its rank, `best` whether it is chosen.
+fn plan_row(state: AppState, i: usize, best: bool, o: PlanOption) -> impl IntoView {
+    let reason = o.reason.map(|r| r.label_key());
+    view! {
+        <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
+            <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
+            <td class="num">{num_symbols(state).group(o.batch)}" / "{num_symbols(state).group(o.max_batch_memory)}</td>
+            <td class="num">{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
+            <td class="num">{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
+            <td class="num">{fmt_num(num_symbols(state), o.requests_per_s_per_replica)}</td>
+            <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
+            <td class="num">{num_symbols(state).group(o.gpus_peak)}</td>
+            <td class="num">{fmt_usd(o.cost_per_hour_peak)}</td>
+            <td class="num">{fmt_usd(o.cost_per_month_peak)}</td>
+            <td data-testid="plan-reason">
+                {match reason {
+                    Some(k) => view! { <span>{move || state.tr(k)}</span> }.into_any(),
+                    None => view! { <strong class="good">{move || state.tr("view_plan_best")}</strong> }.into_any(),
+                }}
+            </td>
+        </tr>
+    }
+}
+
+/// The plan's notes (skipped TP degrees, the cold start of one more replica), as the CLI
+/// prints them, in the page's language; nothing when there are none.
+#[component]
+fn PlanNotes(
+    /// The planner's results (`None` without a model).
+    computed: Memo<Option<ViewData>>,
+) -> impl IntoView {
+    let state = use_app();
+    let notes = move || -> Vec<String> {
+        let lang = state.lang.get();
+        computed.with(|c| {
+            c.as_ref()
+                .and_then(|v| v.plan.as_ref())
+                .map(|p| p.notes.iter().map(|n| n.text(lang)).collect())
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        {move || {
+            let notes = notes();
+            (!notes.is_empty()).then(|| view! {
+                <ul class="plan-notes muted" data-testid="plan-notes">
+                    {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
+            })
+        }}
+    }
+}
+
+/// Loading a replica and offloading weights or the KV cache, per candidate GPU.
+#[component]
+fn LoadTable(
+    /// The planner's results (`None` without a model).
+    computed: Memo<Option<ViewData>>,
+) -> impl IntoView {
+    let state = use_app();
+    let t = move |k: &'static str| move || state.tr(k);
     let loads = move || {
         let lang = state.lang.get();
         computed.with(|c| {
             c.as_ref().map(|v| {
                 v.loads
                     .iter()
-                    .map(|l| {
-                        let (load, cold, slow) = match &l.load {
-                            Ok(r) => (
-                                fmt_num(num_symbols(state), r.load.0),
-                                fmt_num(num_symbols(state), r.cold_start.0),
-                                match r.slowest {
-                                    crate::core::calc::loading::StageKind::Storage => {
-                                        state.tr("load_storage_time")
-                                    }
-                                    crate::core::calc::loading::StageKind::HostToGpu => {
-                                        state.tr("load_host_to_gpu_time")
-                                    }
-                                }
-                                .to_string(),
-                            ),
-                            Err(e) => (e.message(lang), String::new(), String::new()),
-                        };
-                        let (on_gpu, w_off, kv_off) = match &l.offload {
-                            Ok(o) => (
-                                fmt_ms(num_symbols(state), o.tpot_on_gpu.ms()),
-                                format!(
-                                    "{} (×{})",
-                                    fmt_ms(num_symbols(state), o.tpot_weights_offloaded.ms()),
-                                    fmt_num(num_symbols(state), o.slowdown_weights)
-                                ),
-                                format!(
-                                    "{} (×{})",
-                                    fmt_ms(num_symbols(state), o.tpot_kv_offloaded.ms()),
-                                    fmt_num(num_symbols(state), o.slowdown_kv)
-                                ),
-                            ),
-                            Err(e) => (e.message(lang), String::new(), String::new()),
-                        };
-                        view! {
-                            <tr>
-                                <th scope="row">{l.name.clone()}</th>
-                                <td class="num">{load}</td>
-                                <td>{slow}</td>
-                                <td class="num">{cold}</td>
-                                <td class="num">{on_gpu}</td>
-                                <td class="num">{w_off}</td>
-                                <td class="num">{kv_off}</td>
-                            </tr>
-                        }
-                    })
+                    .map(|l| load_row(state, lang, l))
                     .collect_view()
             })
         })
     };
-    let dark = is_dark(state);
     view! {
-        <section class="panel view planner-view" aria-labelledby="planner-title" data-testid="planner-view">
-            <h2 id="planner-title">{t("view_plan_title")}</h2>
-            <p class="explain">{t("view_plan_explain")}</p>
-            <p class="explain" data-testid="plan-ttft-model">{t("view_plan_ttft_model")}</p>
-            <Explanation section=Section::Planner />
-            <div class="view-controls">
-                {fields}
-                <NumberField
-                    id="plan-in"
-                    label_key="view_plan_input_len"
-                    unit_key="view_unit_tokens"
-                    value=input_len
-                    range=limits::PERF_LEN
-                    on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.input_len = v)
-                />
-                <NumberField
-                    id="plan-out"
-                    label_key="view_plan_output_len"
-                    unit_key="view_unit_tokens"
-                    value=output_len
-                    range=limits::PERF_LEN
-                    on_commit=move |v: u64| state.edit(History::Replace, |s| s.perf.output_len = v)
-                />
-                <div class="node-field">
-                    <NumberField
-                        id="plan-node"
-                        label_key="view_plan_node"
-                        unit_key="view_unit_gpus"
-                        value=node
-                        range=(u64::from(node_lo), u64::from(node_hi))
-                        on_commit=move |v: u64| {
-                            let n = u32::try_from(v).ok();
-                            state.edit(History::Replace, |s| s.views.plan.gpus_per_node = n);
-                        }
-                    />
-                    {move || node_overridden.get().then(|| view! {
-                        <button type="button" class="link" data-testid="plan-node-reset" on:click=move |_| {
-                            state.edit(History::Push, |s| s.views.plan.gpus_per_node = None)
-                        }>{t("view_plan_node_reset")}</button>
-                    })}
-                </div>
-            </div>
-            <p class="muted">{t("view_plan_candidates")}" "{t("view_plan_node_note")}</p>
-            {move || {
-                let lo = left_out();
-                (!lo.is_empty()).then(|| view! { <p class="muted">{state.tr("view_plan_left_out")}" "{lo}</p> })
-            }}
-            {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-error">{m}</p> })}
-            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_title")}>
-                <table class="plan-table" data-testid="plan-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">{t("chart_gpu")}</th>
-                            <th scope="col">{t("view_plan_batch")}</th>
-                            <th scope="col">{t("perf_ttft")}</th>
-                            <th scope="col">{t("perf_tpot")}</th>
-                            <th scope="col">{t("plan_requests_per_replica")}</th>
-                            <th scope="col">{t("view_plan_replicas")}</th>
-                            <th scope="col">{t("view_plan_gpus_peak")}</th>
-                            <th scope="col">{t("plan_cost_peak")}</th>
-                            <th scope="col">{t("view_plan_cost_month")}</th>
-                            <th scope="col">{t("view_plan_reason")}</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        {move || {
-                            options()
-                                .into_iter()
-                                .map(|(i, best, o)| {
-                                    let reason = o.reason.map(|r| r.label_key());
-                                    view! {
-                                        <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
-                                            <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
-                                            <td class="num">{num_symbols(state).group(o.batch)}" / "{num_symbols(state).group(o.max_batch_memory)}</td>
-                                            <td class="num">{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
-                                            <td class="num">{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
-                                            <td class="num">{fmt_num(num_symbols(state), o.requests_per_s_per_replica)}</td>
-                                            <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
-                                            <td class="num">{num_symbols(state).group(o.gpus_peak)}</td>
-                                            <td class="num">{fmt_usd(o.cost_per_hour_peak)}</td>
-                                            <td class="num">{fmt_usd(o.cost_per_month_peak)}</td>
-                                            <td data-testid="plan-reason">
-                                                {match reason {
-                                                    Some(k) => view! { <span>{move || state.tr(k)}</span> }.into_any(),
-                                                    None => view! { <strong class="good">{move || state.tr("view_plan_best")}</strong> }.into_any(),
-                                                }}
-                                            </td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </tbody>
-                </table>
-            </div>
-            {move || {
-                let notes = notes();
-                (!notes.is_empty()).then(|| view! {
-                    <ul class="plan-notes muted" data-testid="plan-notes">
-                        {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-                    </ul>
-                })
-            }}
-            <div class="chart-box">
-                <ChartCanvas<PlanCostChart>
-                    data=Signal::from(chart)
-                    lang=state.lang
-                    dark=dark
-                    title=Signal::derive(move || state.tr("view_plan_chart_title").to_string())
-                    test_id="chart-plan-cost"
-                />
-                <p class="explain">{t("view_plan_chart_explain")}</p>
-            </div>
-            <LargestModel scenario=plan_scenario />
-            <h3>{t("view_plan_load_title")}</h3>
-            <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_load_title")}>
-                <table data-testid="plan-load-table">
-                    <thead>
-                        <tr>
-                            <th scope="col">{t("chart_gpu")}</th>
-                            <th scope="col">{t("view_plan_load_s")}</th>
-                            <th scope="col">{t("view_plan_slowest")}</th>
-                            <th scope="col">{t("view_plan_cold_s")}</th>
-                            <th scope="col">{t("view_plan_tpot_gpu")}</th>
-                            <th scope="col">{t("offload_weights_tpot")}</th>
-                            <th scope="col">{t("offload_kv_tpot")}</th>
-                        </tr>
-                    </thead>
-                    <tbody>{loads}</tbody>
-                </table>
-            </div>
-            <p class="explain">{t("view_plan_load_explain")}</p>
-        </section>
+        <div class="table-wrap" tabindex="0" role="region" aria-label={t("view_plan_load_title")}>
+            <table data-testid="plan-load-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{t("chart_gpu")}</th>
+                        <th scope="col">{t("view_plan_load_s")}</th>
+                        <th scope="col">{t("view_plan_slowest")}</th>
+                        <th scope="col">{t("view_plan_cold_s")}</th>
+                        <th scope="col">{t("view_plan_tpot_gpu")}</th>
+                        <th scope="col">{t("offload_weights_tpot")}</th>
+                        <th scope="col">{t("offload_kv_tpot")}</th>
+                    </tr>
+                </thead>
+                <tbody>{loads}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// One candidate's load time, slowest stage, cold start and decode with offloading, as a
+/// table row (an error in the first cell of its half when a figure cannot be computed).
+fn load_row(state: AppState, lang: Lang, l: &PlanLoad) -> impl IntoView {
+    let (load, cold, slow) = match &l.load {
+        Ok(r) => (
+            fmt_num(num_symbols(state), r.load.0),
+            fmt_num(num_symbols(state), r.cold_start.0),
+            match r.slowest {
+                crate::core::calc::loading::StageKind::Storage => state.tr("load_storage_time"),
+                crate::core::calc::loading::StageKind::HostToGpu => {
+                    state.tr("load_host_to_gpu_time")
+                }
+            }
+            .to_string(),
+        ),
+        Err(e) => (e.message(lang), String::new(), String::new()),
+    };
+    let (on_gpu, w_off, kv_off) = match &l.offload {
+        Ok(o) => (
+            fmt_ms(num_symbols(state), o.tpot_on_gpu.ms()),
+            format!(
+                "{} (×{})",
+                fmt_ms(num_symbols(state), o.tpot_weights_offloaded.ms()),
+                fmt_num(num_symbols(state), o.slowdown_weights)
+            ),
+            format!(
+                "{} (×{})",
+                fmt_ms(num_symbols(state), o.tpot_kv_offloaded.ms()),
+                fmt_num(num_symbols(state), o.slowdown_kv)
+            ),
+        ),
+        Err(e) => (e.message(lang), String::new(), String::new()),
+    };
+    view! {
+        <tr>
+            <th scope="row">{l.name.clone()}</th>
+            <td class="num">{load}</td>
+            <td>{slow}</td>
+            <td class="num">{cold}</td>
+            <td class="num">{on_gpu}</td>
+            <td class="num">{w_off}</td>
+            <td class="num">{kv_off}</td>
+        </tr>
     }
 }

@@ -12,7 +12,7 @@ use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
-use crate::ui::state::{use_app, History};
+use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{gpus_memo, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
 
@@ -26,6 +26,26 @@ fn log2_pos(v: u64, range: (u32, u32)) -> u32 {
     (63 - v.max(1).leading_zeros()).clamp(range.0, range.1)
 }
 
+/// What the view shows: the roofline's data and details, or the model's error (`None` without
+/// a model).
+type Computed = Memo<Option<Result<ViewData, CalcError>>>;
+
+/// The decode and prefill intensities and the ridge point, formatted ("—" when unknown).
+fn readout_of(state: AppState, computed: Computed) -> (String, String, String) {
+    computed.with(|c| match c {
+        Some(Ok(v)) => (
+            num_symbols(state).sig(v.decode_intensity),
+            num_symbols(state).sig(v.prefill_intensity),
+            if v.ridge.is_finite() && v.ridge > 0.0 {
+                num_symbols(state).sig(v.ridge)
+            } else {
+                "—".into()
+            },
+        ),
+        _ => ("—".into(), "—".into(), "—".into()),
+    })
+}
+
 /// The interactive roofline view.
 #[component]
 pub fn RooflineView() -> impl IntoView {
@@ -36,7 +56,7 @@ pub fn RooflineView() -> impl IntoView {
     let picked: RwSignal<Option<String>> = RwSignal::new(None);
     // Computed only while the section is on screen (ui::in_view).
     let visible = section_in_view();
-    let computed: Memo<Option<Result<ViewData, CalcError>>> = gated_memo(visible, move || {
+    let computed: Computed = gated_memo(visible, move || {
         let lang = state.lang.get();
         let shown = ops.get();
         model.with(|m| {
@@ -53,20 +73,6 @@ pub fn RooflineView() -> impl IntoView {
             _ => RooflineData::default(),
         })
     });
-    let readout = move || {
-        computed.with(|c| match c {
-            Some(Ok(v)) => (
-                num_symbols(state).sig(v.decode_intensity),
-                num_symbols(state).sig(v.prefill_intensity),
-                if v.ridge.is_finite() && v.ridge > 0.0 {
-                    num_symbols(state).sig(v.ridge)
-                } else {
-                    "—".into()
-                },
-            ),
-            _ => ("—".into(), "—".into(), "—".into()),
-        })
-    };
     let error = move || {
         computed.with(|c| match c {
             Some(Err(e)) => Some(e.message(state.lang.get())),
@@ -74,7 +80,7 @@ pub fn RooflineView() -> impl IntoView {
         })
     };
     let explain = move || {
-        let (d, p, r) = readout();
+        let (d, p, r) = readout_of(state, computed);
         let batch = state.scenario.with(|s| s.perf.batch);
         let gpu = computed.with(|c| match c {
             Some(Ok(v)) => v.anchor_name.clone(),
@@ -88,6 +94,52 @@ pub fn RooflineView() -> impl IntoView {
             .replace("{batch}", &num_symbols(state).group(batch))
             .replace("{gpu}", &gpu)
     };
+    let on_chart_pick = Callback::new(move |id: String| {
+        // Workload points explain themselves (a trail's start stands for its point); ridge
+        // regions do not.
+        let id = id
+            .strip_suffix("/batch1")
+            .map_or(id.clone(), str::to_string);
+        let known =
+            computed.with(|c| matches!(c, Some(Ok(v)) if v.details.iter().any(|d| d.name == id)));
+        if known {
+            picked.set(Some(id));
+        }
+    });
+    let title = Signal::derive(move || state.tr("view_roof_title").to_string());
+    let dark = is_dark(state);
+    view! {
+        <section class="panel view roofline-view" aria-labelledby="roofline-title" data-testid="roofline-view">
+            <h2 id="roofline-title">{move || state.tr("view_roof_title")}</h2>
+            <RooflineControls ops=ops />
+            <Readout computed=computed />
+            {move || error().map(|m| view! { <p class="calc-error" role="alert">{m}</p> })}
+            <div class="chart-box">
+                <ChartCanvas<RooflineData>
+                    data=Signal::from(chart)
+                    lang=state.lang
+                    dark=dark
+                    title=title
+                    test_id="chart-roofline"
+                    on_pick=on_chart_pick
+                />
+            </div>
+            <p class="explain" data-testid="roofline-explain">{explain}</p>
+            <Explanation section=Section::Roofline />
+            <PointPicker computed=computed picked=picked />
+            <PointMath computed=computed picked=picked />
+        </section>
+    }
+}
+
+/// The batch and context sliders (powers of two, bound to the scenario) and the choice of
+/// operators shown.
+#[component]
+fn RooflineControls(
+    /// Which operators the chart shows.
+    ops: RwSignal<OpsShown>,
+) -> impl IntoView {
+    let state = use_app();
     let batch = move || state.scenario.with(|s| s.perf.batch);
     let context = move || state.scenario.with(|s| s.context_len);
     let on_batch = move |ev: leptos::ev::Event| {
@@ -111,6 +163,95 @@ pub fn RooflineView() -> impl IntoView {
             ops.set(o);
         }
     };
+    view! {
+        <div class="view-controls">
+            <div class="field slider-field">
+                <label for="roofline-batch">
+                    {move || state.tr("view_roof_batch")}": "
+                    <strong data-testid="roofline-batch-value">{move || num_symbols(state).group(batch())}</strong>
+                </label>
+                <input
+                    id="roofline-batch"
+                    data-testid="roofline-batch"
+                    type="range"
+                    min=BATCH_LOG2.0.to_string()
+                    max=BATCH_LOG2.1.to_string()
+                    step="1"
+                    aria-valuetext=move || num_symbols(state).group(batch())
+                    prop:value=move || log2_pos(batch(), BATCH_LOG2).to_string()
+                    on:input=on_batch
+                />
+            </div>
+            <div class="field slider-field">
+                <label for="roofline-context">
+                    {move || state.tr("view_roof_context")}": "
+                    <strong data-testid="roofline-context-value">{move || num_symbols(state).group(context())}</strong>
+                    " "{move || state.tr("view_unit_tokens")}
+                </label>
+                <input
+                    id="roofline-context"
+                    data-testid="roofline-context"
+                    type="range"
+                    min=CONTEXT_LOG2.0.to_string()
+                    max=CONTEXT_LOG2.1.to_string()
+                    step="1"
+                    aria-valuetext=move || num_symbols(state).group(context())
+                    prop:value=move || log2_pos(context(), CONTEXT_LOG2).to_string()
+                    on:input=on_context
+                />
+            </div>
+            <div class="field">
+                <label for="roofline-ops">{move || state.tr("view_roof_ops")}</label>
+                <select id="roofline-ops" data-testid="roofline-ops" on:change=on_ops>
+                    {OpsShown::ALL
+                        .iter()
+                        .map(|o| {
+                            let o = *o;
+                            view! {
+                                <option value=o.id() selected=move || ops.get() == o>
+                                    {move || state.tr(o.label_key())}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+        </div>
+    }
+}
+
+/// The decode and prefill intensities and the ridge point, in FLOP per byte.
+#[component]
+fn Readout(
+    /// What the view shows.
+    computed: Computed,
+) -> impl IntoView {
+    let state = use_app();
+    let readout = move || readout_of(state, computed);
+    view! {
+        <p class="readout">
+            {move || state.tr("view_roof_decode_intensity")}": "
+            <output data-testid="roofline-decode-intensity">{move || readout().0}</output>
+            " FLOP/B · "
+            {move || state.tr("view_roof_prefill_intensity")}": "
+            <output data-testid="roofline-prefill-intensity">{move || readout().1}</output>
+            " FLOP/B · "
+            {move || state.tr("chart_ridge")}": "
+            <output data-testid="roofline-ridge">{move || readout().2}</output>
+            " FLOP/B"
+        </p>
+    }
+}
+
+/// The choice of the point whose math is shown (also set by clicking the chart).
+#[component]
+fn PointPicker(
+    /// What the view shows (its points' names are the options).
+    computed: Computed,
+    /// The point picked, by name.
+    picked: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let state = use_app();
     let names = move || {
         computed.with(|c| match c {
             Some(Ok(v)) => v.details.iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
@@ -121,18 +262,40 @@ pub fn RooflineView() -> impl IntoView {
         let v = event_target_value(&ev);
         picked.set((!v.is_empty()).then_some(v));
     };
-    let on_chart_pick = Callback::new(move |id: String| {
-        // Workload points explain themselves (a trail's start stands for its point); ridge
-        // regions do not.
-        let id = id
-            .strip_suffix("/batch1")
-            .map_or(id.clone(), str::to_string);
-        let known =
-            computed.with(|c| matches!(c, Some(Ok(v)) if v.details.iter().any(|d| d.name == id)));
-        if known {
-            picked.set(Some(id));
-        }
-    });
+    view! {
+        <div class="field">
+            <label for="roofline-point">{move || state.tr("view_roof_pick")}</label>
+            <select id="roofline-point" data-testid="roofline-point" on:change=on_pick>
+                <option value="" selected=move || picked.with(Option::is_none)>
+                    {move || state.tr("view_roof_pick_none")}
+                </option>
+                {move || {
+                    names()
+                        .into_iter()
+                        .map(|n| {
+                            let sel = n.clone();
+                            let value = n.clone();
+                            view! {
+                                <option value=value selected=move || picked.with(|p| p.as_deref() == Some(sel.as_str()))>
+                                    {n}
+                                </option>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </select>
+        </div>
+    }
+}
+
+/// The math behind the point picked, each derivation open.
+#[component]
+fn PointMath(
+    /// What the view shows (its points' details).
+    computed: Computed,
+    /// The point picked, by name.
+    picked: RwSignal<Option<String>>,
+) -> impl IntoView {
     let detail = move || -> Option<PointDetail> {
         let name = picked.get()?;
         computed.with(|c| match c {
@@ -140,128 +303,24 @@ pub fn RooflineView() -> impl IntoView {
             _ => None,
         })
     };
-    let title = Signal::derive(move || state.tr("view_roof_title").to_string());
-    let dark = is_dark(state);
     view! {
-        <section class="panel view roofline-view" aria-labelledby="roofline-title" data-testid="roofline-view">
-            <h2 id="roofline-title">{move || state.tr("view_roof_title")}</h2>
-            <div class="view-controls">
-                <div class="field slider-field">
-                    <label for="roofline-batch">
-                        {move || state.tr("view_roof_batch")}": "
-                        <strong data-testid="roofline-batch-value">{move || num_symbols(state).group(batch())}</strong>
-                    </label>
-                    <input
-                        id="roofline-batch"
-                        data-testid="roofline-batch"
-                        type="range"
-                        min=BATCH_LOG2.0.to_string()
-                        max=BATCH_LOG2.1.to_string()
-                        step="1"
-                        aria-valuetext=move || num_symbols(state).group(batch())
-                        prop:value=move || log2_pos(batch(), BATCH_LOG2).to_string()
-                        on:input=on_batch
-                    />
-                </div>
-                <div class="field slider-field">
-                    <label for="roofline-context">
-                        {move || state.tr("view_roof_context")}": "
-                        <strong data-testid="roofline-context-value">{move || num_symbols(state).group(context())}</strong>
-                        " "{move || state.tr("view_unit_tokens")}
-                    </label>
-                    <input
-                        id="roofline-context"
-                        data-testid="roofline-context"
-                        type="range"
-                        min=CONTEXT_LOG2.0.to_string()
-                        max=CONTEXT_LOG2.1.to_string()
-                        step="1"
-                        aria-valuetext=move || num_symbols(state).group(context())
-                        prop:value=move || log2_pos(context(), CONTEXT_LOG2).to_string()
-                        on:input=on_context
-                    />
-                </div>
-                <div class="field">
-                    <label for="roofline-ops">{move || state.tr("view_roof_ops")}</label>
-                    <select id="roofline-ops" data-testid="roofline-ops" on:change=on_ops>
-                        {OpsShown::ALL
-                            .iter()
-                            .map(|o| {
-                                let o = *o;
-                                view! {
-                                    <option value=o.id() selected=move || ops.get() == o>
-                                        {move || state.tr(o.label_key())}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
-                </div>
-            </div>
-            <p class="readout">
-                {move || state.tr("view_roof_decode_intensity")}": "
-                <output data-testid="roofline-decode-intensity">{move || readout().0}</output>
-                " FLOP/B · "
-                {move || state.tr("view_roof_prefill_intensity")}": "
-                <output data-testid="roofline-prefill-intensity">{move || readout().1}</output>
-                " FLOP/B · "
-                {move || state.tr("chart_ridge")}": "
-                <output data-testid="roofline-ridge">{move || readout().2}</output>
-                " FLOP/B"
-            </p>
-            {move || error().map(|m| view! { <p class="calc-error" role="alert">{m}</p> })}
-            <div class="chart-box">
-                <ChartCanvas<RooflineData>
-                    data=Signal::from(chart)
-                    lang=state.lang
-                    dark=dark
-                    title=title
-                    test_id="chart-roofline"
-                    on_pick=on_chart_pick
-                />
-            </div>
-            <p class="explain" data-testid="roofline-explain">{explain}</p>
-            <Explanation section=Section::Roofline />
-            <div class="field">
-                <label for="roofline-point">{move || state.tr("view_roof_pick")}</label>
-                <select id="roofline-point" data-testid="roofline-point" on:change=on_pick>
-                    <option value="" selected=move || picked.with(Option::is_none)>
-                        {move || state.tr("view_roof_pick_none")}
-                    </option>
-                    {move || {
-                        names()
-                            .into_iter()
-                            .map(|n| {
-                                let sel = n.clone();
-                                let value = n.clone();
-                                view! {
-                                    <option value=value selected=move || picked.with(|p| p.as_deref() == Some(sel.as_str()))>
-                                        {n}
-                                    </option>
-                                }
-                            })
-                            .collect_view()
-                    }}
-                </select>
-            </div>
-            {move || {
-                detail()
-                    .map(|d| {
-                        view! {
-                            <div class="point-math" data-testid="roofline-math">
-                                <p><strong>{d.name.clone()}</strong></p>
-                                {d
-                                    .derivations
-                                    .into_iter()
-                                    .enumerate()
-                                    .map(|(i, der)| view! {
-                                        <MathPanel derivation=Some(der) testid=format!("math-roofline-{i}") open=true />
-                                    })
-                                    .collect_view()}
-                            </div>
-                        }
-                    })
-            }}
-        </section>
+        {move || {
+            detail()
+                .map(|d| {
+                    view! {
+                        <div class="point-math" data-testid="roofline-math">
+                            <p><strong>{d.name.clone()}</strong></p>
+                            {d
+                                .derivations
+                                .into_iter()
+                                .enumerate()
+                                .map(|(i, der)| view! {
+                                    <MathPanel derivation=Some(der) testid=format!("math-roofline-{i}") open=true />
+                                })
+                                .collect_view()}
+                        </div>
+                    }
+                })
+        }}
     }
 }

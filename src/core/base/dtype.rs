@@ -1,6 +1,6 @@
 //! Numeric precisions for weights, KV cache and compute.
 
-use crate::core::base::error::CalcError;
+use crate::core::base::error::{shorten, CalcError};
 use serde::{Deserialize, Serialize};
 
 /// A storage or compute precision.
@@ -78,11 +78,7 @@ impl Dtype {
             "fp6" | "mxfp6" | "f6" => Dtype::Fp6,
             "int4" | "i4" | "q4" | "w4" | "4bit" | "nf4" => Dtype::Int4,
             "fp4" | "mxfp4" | "nvfp4" | "f4" | "float4" | "e2m1" => Dtype::Fp4,
-            _ => {
-                return Err(CalcError::UnknownDtype {
-                    given: s.chars().take(40).collect(),
-                })
-            }
+            _ => return Err(CalcError::UnknownDtype { given: shorten(s) }),
         })
     }
 }

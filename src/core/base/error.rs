@@ -24,6 +24,12 @@ pub enum Phrase {
     Error(Box<CalcError>),
 }
 
+/// Text a user gave, cut to its first 40 characters, as error sentences quote it (see
+/// [`Phrase::quoted`] for the same text in quotes).
+pub fn shorten(s: &str) -> String {
+    s.chars().take(40).collect()
+}
+
 impl Phrase {
     /// The translated phrase `key` (placeholders added with [`Phrase::val`]).
     pub fn tr(key: &'static str) -> Phrase {
@@ -47,7 +53,7 @@ impl Phrase {
 
     /// Text a user gave, in quotes, cut to its first 40 characters (`"7Q"`).
     pub fn quoted(s: &str) -> Phrase {
-        Phrase::Verbatim(format!("\"{}\"", s.chars().take(40).collect::<String>()))
+        Phrase::Verbatim(format!("\"{}\"", shorten(s)))
     }
 
     /// The phrase with placeholder `{name}` set to `v`, shown as it is.

@@ -56,7 +56,7 @@ pub const APP_COLUMNS: [&str; 13] = [
 pub const MAX_LOAD_BATCH_CAP: u64 = 2048;
 
 /// A static batch up to this factor above the model's memory limit is still taken as served
-/// at once (engines size the KV pool a little differently from `MEMORY_UTILIZATION`).
+/// at once (engines size the KV pool a little differently from `DEFAULT_GPU_MEMORY_UTILIZATION`).
 pub const MEMORY_TOLERANCE: f64 = 1.2;
 
 /// A measured quantity.

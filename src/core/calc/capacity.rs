@@ -44,7 +44,6 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Seconds};
 use crate::core::calc::loading;
-use crate::core::calc::memory;
 use crate::core::calc::perf::{self, Efficiencies, Workload};
 use crate::core::hardware::catalog::{Accelerator, Catalog, Topology};
 use crate::core::model::{Mixer, ModelDesc};
@@ -338,7 +337,7 @@ pub trait Timing {
 /// prefill (module docs): `TPOT(B) = decode(B) + prefill(B) / O` and `TTFT(B) = prefill(1) +
 /// TPOT(B)` (`prefill(1)` at `B = 1`), where `decode(B)` is perf's decode step at the mean
 /// context and `prefill(B)` its prefill pass over `B` prompts; memory at
-/// `perf::MEMORY_UTILIZATION`.
+/// `crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION`.
 #[derive(Debug, Clone)]
 pub struct PerfTiming<'a> {
     /// The model.
@@ -388,13 +387,9 @@ impl Timing for PerfTiming<'_> {
         self.model.name.clone()
     }
 
-    /// vLLM's rule (`core::memory::check_tp`): TP divides the query heads, and the KV heads
-    /// divide TP or TP divides them.
+    /// vLLM's rule, the one definition: [`crate::core::calc::tp::check_model`].
     fn check_tp(&self, tp: u64) -> Result<(), CalcError> {
-        match attention_heads(self.model) {
-            Some((h, kv)) => memory::check_tp(h, kv, tp),
-            None => Ok(()),
-        }
+        crate::core::calc::tp::check_model(self.model, tp)
     }
 
     /// `core::loading::load_time` with its defaults (local NVMe, PCIe or NVLink-C2C at 0.8,
@@ -419,7 +414,8 @@ impl Timing for PerfTiming<'_> {
     ) -> Result<MemoryNeed, CalcError> {
         let wl = self.workload(1, tp, input_len, output_len);
         Ok(MemoryNeed {
-            usable_bytes: gpu.capacity().0 as f64 * perf::MEMORY_UTILIZATION,
+            usable_bytes: gpu.capacity().0 as f64
+                * crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION,
             weight_bytes: perf::weight_bytes_per_gpu(self.model, &wl),
             kv_bytes_per_seq: perf::kv_bytes_per_seq_per_gpu(
                 self.model,

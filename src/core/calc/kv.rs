@@ -42,45 +42,18 @@ pub fn kv_heads_per_rank(kv_heads: u64, tp: u64) -> u64 {
 /// The KV precision used when the user chooses none: the checkpoint's `torch_dtype`
 /// (vLLM's `kv_cache_dtype = auto`); bf16 when the weights are stored below 16 bits.
 pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
-    if m.weights.base.bits() >= 16 {
-        m.weights.base
+    auto_kv_dtype(m.weights.base)
+}
+
+/// vLLM's `kv_cache_dtype = auto` for a checkpoint whose unquantized tensors are `base`: the
+/// base precision itself, bf16 when it is below 16 bits. The one rule behind every default
+/// KV precision.
+pub fn auto_kv_dtype(base: Dtype) -> Dtype {
+    if base.bits() >= 16 {
+        base
     } else {
         Dtype::Bf16
     }
-}
-
-/// Checks that `tp` divides the attention heads and fits the KV heads.
-pub fn check_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
-    if tp == 0 {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("tp"),
-            value: "0".into(),
-            range: Phrase::tr("rng_at_least_1"),
-        });
-    }
-    for l in &m.layers {
-        let (heads, kv) = match l.mixer {
-            Mixer::Attention {
-                num_heads,
-                kv_heads,
-                ..
-            } => (num_heads, kv_heads),
-            Mixer::Mla { num_heads, .. } => (num_heads, num_heads),
-            Mixer::Ssm { .. } => continue,
-        };
-        if !heads.is_multiple_of(tp) {
-            return Err(CalcError::TpDoesNotDivide { tp, heads });
-        }
-        let ok = if kv >= tp {
-            kv.is_multiple_of(tp)
-        } else {
-            tp.is_multiple_of(kv)
-        };
-        if !ok {
-            return Err(CalcError::TpDoesNotDivide { tp, heads: kv });
-        }
-    }
-    Ok(())
 }
 
 /// Elements cached per token by one layer on one GPU (0 for SSM layers).
@@ -199,7 +172,7 @@ fn compute(
     batch: u64,
     title: &str,
 ) -> Result<KvBytes, CalcError> {
-    check_tp(m, tp)?;
+    crate::core::calc::tp::check_model(m, tp)?;
     let gs = groups(m, tp)?;
     let bits = kv.bits();
     let b_text = fmt_sig(bits as f64 / 8.0);

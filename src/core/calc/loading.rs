@@ -317,10 +317,7 @@ pub struct LoadReport {
 }
 
 fn weight_bytes(m: &ModelDesc, tp: u64, d: Option<Dtype>) -> Result<(Bytes, Bytes), CalcError> {
-    let w = match d {
-        Some(d) if d != m.weights.dtype => crate::core::calc::weights::with_dtype(m, d, tp)?,
-        _ => crate::core::calc::weights::checkpoint(m, tp)?,
-    };
+    let w = crate::core::calc::weights::chosen(m, d, tp)?;
     Ok((w.total, w.per_gpu))
 }
 

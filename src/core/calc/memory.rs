@@ -33,7 +33,7 @@
 
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, GIB};
 use crate::core::calc::kv as kvmod;
 use crate::core::hardware::catalog::Accelerator;
@@ -93,7 +93,7 @@ fn floor_div(a: Bytes, b: Bytes) -> u64 {
 fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
     CalcError::OutOfRange {
         field: Phrase::verbatim(field),
-        value: value.to_string().chars().take(40).collect(),
+        value: shorten(&value.to_string()),
         range,
     }
 }
@@ -102,28 +102,7 @@ fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
 // Tensor parallelism
 // ---------------------------------------------------------------------------------------------
 
-/// Checks a tensor-parallel degree against a layer's heads, as vLLM does: TP must divide the
-/// attention (query) heads; and either TP divides the KV heads, or the KV heads divide TP (then
-/// each rank holds one replicated KV head).
-pub fn check_tp(num_heads: u64, kv_heads: u64, tp: u64) -> Result<(), CalcError> {
-    if tp == 0 {
-        return Err(out_of_range("tp", tp, Phrase::tr("rng_whole_at_least_1")));
-    }
-    if num_heads == 0 || !num_heads.is_multiple_of(tp) {
-        return Err(CalcError::TpDoesNotDivide {
-            tp,
-            heads: num_heads,
-        });
-    }
-    if kv_heads > 0 && !kv_heads.is_multiple_of(tp) && !tp.is_multiple_of(kv_heads) {
-        return Err(out_of_range(
-            "tp",
-            tp,
-            Phrase::tr("rng_kv_divisor").val("kv", kv_heads),
-        ));
-    }
-    Ok(())
-}
+use crate::core::calc::tp::check_heads as check_tp;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
 

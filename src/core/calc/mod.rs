@@ -13,4 +13,5 @@ pub mod loading;
 pub mod memory;
 pub mod perf;
 pub mod roofline;
+pub mod tp;
 pub mod weights;

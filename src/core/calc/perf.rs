@@ -25,10 +25,11 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond, Seconds};
 use crate::core::calc::kv;
+use crate::core::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION;
 use crate::core::calc::roofline;
 use crate::core::calc::weights;
 use crate::core::hardware::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
-use crate::core::model::{Mixer, ModelDesc, WeightFormat};
+use crate::core::model::{ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
 
 /// Fitted default: fraction of the dense peak reached by prefill matmuls.
@@ -189,20 +190,13 @@ impl Workload {
     }
 }
 
-/// The phase an operator belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Processing the prompt (all prompt tokens at once).
-    Prefill,
-    /// Generating one token per sequence.
-    Decode,
-}
+pub use crate::core::calc::roofline::Phase;
 
-/// What limits an operator or a phase.
+/// What limits a timed operator or pass (the roofline's [`roofline::Bound`] plus the fixed
+/// costs that only a timed pass has).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Bound {
+pub enum Limit {
     /// FLOPs / (peak × efficiency) is the larger time.
     Compute,
     /// Bytes / (bandwidth × efficiency) is the larger time.
@@ -259,7 +253,7 @@ pub struct PassTime {
     /// Bytes of the pass on one GPU.
     pub bytes: f64,
     /// What dominates.
-    pub bound: Bound,
+    pub bound: Limit,
 }
 
 /// The accelerator figures the model reads, resolved once.
@@ -297,11 +291,11 @@ pub fn time_pass(w: &PassWork, hw: &Hardware, eff: &Efficiencies, tp: u64) -> Pa
     let comm = allreduce_time(w.allreduce_bytes, tp, hw.link_one_way, eff) * w.allreduces as f64;
     let total = ops + comm + overhead;
     let bound = if comm + overhead > ops {
-        Bound::Overhead
+        Limit::Overhead
     } else if cb >= mb {
-        Bound::Compute
+        Limit::Compute
     } else {
-        Bound::Memory
+        Limit::Memory
     };
     PassTime {
         ops: Seconds(ops),
@@ -332,18 +326,6 @@ pub fn allreduce_time(
     };
     let t = tp as f64;
     2.0 * (t - 1.0) / t * bytes / (link.0 * eff.interconnect) + eff.allreduce_latency_s
-}
-
-/// Bytes per stored weight element of a format, scales (and zero points) included.
-pub fn bytes_per_weight(f: &WeightFormat) -> f64 {
-    let mut bits = f.dtype.bits() as f64;
-    if let Some(g) = f.group_size.filter(|g| *g > 0) {
-        bits += f.scale_bits as f64 / g as f64;
-        if f.zero_point {
-            bits += f.dtype.bits() as f64 / g as f64;
-        }
-    }
-    bits / 8.0
 }
 
 /// The precision the matmuls run at, and a note when it differs from the weights'.
@@ -536,13 +518,9 @@ struct Sizes {
 
 const ACT_BYTES: f64 = 2.0;
 
-/// The KV precision of a workload: as given, else the checkpoint's 16-bit base.
+/// The KV precision of a workload: as given, else vLLM's `auto` ([`kv::auto_kv_dtype`]).
 fn kv_dtype(fmt: &WeightFormat, wl: &Workload) -> Dtype {
-    wl.kv_dtype.unwrap_or(if fmt.base.bits() >= 16 {
-        fmt.base
-    } else {
-        Dtype::Bf16
-    })
+    wl.kv_dtype.unwrap_or(kv::auto_kv_dtype(fmt.base))
 }
 
 fn sizes(m: &ModelDesc, wl: &Workload) -> (Sizes, WeightFormat) {
@@ -551,7 +529,7 @@ fn sizes(m: &ModelDesc, wl: &Workload) -> (Sizes, WeightFormat) {
         _ => m.weights.clone(),
     };
     let s = Sizes {
-        wb: bytes_per_weight(&fmt),
+        wb: fmt.bytes_per_element(),
         kvb: kv_dtype(&fmt, wl).bits() as f64 / 8.0,
     };
     (s, fmt)
@@ -574,20 +552,12 @@ pub fn pass_work(
     let (_, fmt) = sizes(m, wl);
     let kv = kv_dtype(&fmt, wl);
     let p = roofline::Precisions::from_format(&fmt, Dtype::Bf16, kv);
-    let (rp, seq, tokens) = match phase {
-        Phase::Prefill => (
-            roofline::Phase::Prefill,
-            wl.input_len,
-            wl.batch as f64 * wl.input_len as f64,
-        ),
-        Phase::Decode => (
-            roofline::Phase::Decode,
-            ctx.saturating_add(1),
-            wl.batch as f64,
-        ),
+    let (seq, tokens) = match phase {
+        Phase::Prefill => (wl.input_len, wl.batch as f64 * wl.input_len as f64),
+        Phase::Decode => (ctx.saturating_add(1), wl.batch as f64),
     };
     let rw = roofline::Workload {
-        phase: rp,
+        phase,
         batch: wl.batch,
         seq,
     };
@@ -644,18 +614,11 @@ fn quick_pass_work(m: &ModelDesc, wl: &Workload, phase: Phase) -> PassWork {
 /// checkpoint's exact size when known and not overridden, else the format's bytes).
 pub fn weight_bytes_per_gpu(m: &ModelDesc, wl: &Workload) -> f64 {
     let tp = wl.tp.max(1);
-    let r = match wl.weights_dtype {
-        Some(d) if d != m.weights.dtype => weights::with_format(m, &sizes(m, wl).1, tp),
-        _ => weights::checkpoint(m, tp),
-    };
-    match r {
+    match weights::chosen(m, wl.weights_dtype, tp) {
         Ok(w) => w.per_gpu.0 as f64,
         Err(_) => f64::INFINITY,
     }
 }
-
-/// Fraction of device memory the engine may use (vLLM's default `gpu_memory_utilization`).
-pub const MEMORY_UTILIZATION: f64 = 0.9;
 
 /// KV-cache bytes of one sequence of `tokens` tokens on one GPU, plus its recurrent state
 /// (`core::kv::per_sequence` + `core::kv::state_bytes`: sliding windows capped, KV heads per
@@ -674,9 +637,9 @@ pub fn kv_bytes_per_seq_per_gpu(m: &ModelDesc, wl: &Workload, tokens: u64) -> f6
 }
 
 /// The largest batch whose weights plus KV cache for `I + O` tokens per sequence fit in
-/// `MEMORY_UTILIZATION × capacity` of each GPU; 0 when even the weights do not fit.
+/// `DEFAULT_GPU_MEMORY_UTILIZATION × capacity` of each GPU; 0 when even the weights do not fit.
 pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
-    let cap = gpu.capacity().0 as f64 * MEMORY_UTILIZATION;
+    let cap = gpu.capacity().0 as f64 * DEFAULT_GPU_MEMORY_UTILIZATION;
     let free = cap - weight_bytes_per_gpu(m, wl);
     if free <= 0.0 {
         return 0;
@@ -688,22 +651,9 @@ pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
     (free / per_seq).floor().clamp(0.0, 1_000_000.0) as u64
 }
 
-/// Whether a TP degree splits the model's attention into whole heads on every GPU
-/// (`core::memory::check_tp` on the first attention layer; quick-mode and attention-free
-/// models accept any degree).
-pub fn check_model_tp(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
-    if let Some((h, kv)) = m.layers.iter().find_map(|l| match l.mixer {
-        Mixer::Attention {
-            num_heads,
-            kv_heads,
-            ..
-        } => Some((num_heads, kv_heads)),
-        _ => None,
-    }) {
-        crate::core::calc::memory::check_tp(h, kv, tp)?;
-    }
-    Ok(())
-}
+/// Whether a TP degree splits the model's attention into whole heads on every GPU: the one
+/// rule, [`crate::core::calc::tp::check_model`].
+pub use crate::core::calc::tp::check_model as check_model_tp;
 
 /// The checks every timing starts with (workload, efficiencies, a model with layers or a
 /// parameter count, whole heads per GPU), then the hardware figures and their notes.
@@ -825,7 +775,7 @@ pub fn evaluate(
         .tdp_w
         .filter(|w| *w > 0.0)
         .map(|w| total_tps / (w * gpus));
-    let usable = gpu.capacity().0 as f64 * MEMORY_UTILIZATION;
+    let usable = gpu.capacity().0 as f64 * DEFAULT_GPU_MEMORY_UTILIZATION;
     let memory = (
         usable,
         weight_bytes_per_gpu(m, wl),
@@ -1189,7 +1139,7 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
             term(
                 "u",
                 "term_memory_utilization",
-                MEMORY_UTILIZATION,
+                DEFAULT_GPU_MEMORY_UTILIZATION,
                 "",
                 Source::Default("vLLM gpu_memory_utilization".into()),
             ),
@@ -1284,7 +1234,7 @@ mod tests {
             "tpot {} vs {expect}: {rel}",
             r.tpot.0
         );
-        assert_eq!(r.decode.bound, Bound::Memory);
+        assert_eq!(r.decode.bound, Limit::Memory);
     }
 
     #[test]

@@ -16,11 +16,13 @@ use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
-use crate::core::calc::memory::{check_tp, kv_heads_per_rank};
+use crate::core::calc::memory::kv_heads_per_rank;
+use crate::core::calc::tp::check_heads as check_tp;
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
 
-/// Which roof limits a workload.
+/// Which roof limits a workload: the one definition for the roofline and its chart (the
+/// performance model's timed passes can also be overhead-bound: `calc::perf::Limit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
@@ -30,14 +32,7 @@ pub enum Bound {
     Compute,
 }
 
-/// The ridge point in FLOP/B: `peak / bandwidth` (0 when the bandwidth is not positive).
-pub fn ridge_point(peak: FlopsPerSecond, bw: BytesPerSecond) -> f64 {
-    if bw.0 > 0.0 && bw.0.is_finite() && peak.0.is_finite() {
-        (peak.0 / bw.0).max(0.0)
-    } else {
-        0.0
-    }
-}
+pub use crate::core::hardware::catalog::ridge_point;
 
 /// Ridge point with its derivation.
 pub fn ridge_derivation(

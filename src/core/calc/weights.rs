@@ -347,6 +347,17 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     })
 }
 
+/// Weight bytes at the precision a user chose: the checkpoint's own format (its exact size
+/// when an index gave one) when none is chosen or the chosen one is the checkpoint's own,
+/// else every quantizable tensor in `d` ([`with_dtype`]). The one rule for the report, the
+/// performance model and loading.
+pub fn chosen(m: &ModelDesc, d: Option<Dtype>, tp: u64) -> Result<WeightBytes, CalcError> {
+    match d {
+        Some(d) if d != m.weights.dtype => with_dtype(m, d, tp),
+        _ => checkpoint(m, tp),
+    }
+}
+
 /// Weight bytes with every quantizable tensor in precision `d` ([`format_for`]).
 pub fn with_dtype(m: &ModelDesc, d: Dtype, tp: u64) -> Result<WeightBytes, CalcError> {
     with_format(m, &format_for(d, m.weights.base), tp)
@@ -399,6 +410,19 @@ mod tests {
             "num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false,"torch_dtype":"float16"}"#,
         )
         .ok()
+    }
+
+    /// The two bytes-per-weight figures agree where they must: a format's bytes per element
+    /// times `n` is what `quantized_bytes` stores for `n` elements (n a multiple of the group),
+    /// for every precision's format (AWQ-style scales and zero points, MXFP4, NVFP4, plain).
+    #[test]
+    fn bytes_per_element_matches_quantized_bytes() {
+        for d in Dtype::ALL {
+            let f = format_for(*d, Dtype::Bf16);
+            let n = 4096 * f.group_size.unwrap_or(1).max(1);
+            let exact = quantized_bytes(n, &f).unwrap_or(0) as f64;
+            assert_eq!(exact, n as f64 * f.bytes_per_element(), "{d:?}: {f:?}");
+        }
     }
 
     #[test]

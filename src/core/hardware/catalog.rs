@@ -27,7 +27,7 @@
 
 use crate::core::base::csv;
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::{Bytes, BytesPerSecond, FlopsPerSecond, GIB, MIB};
 use crate::core::base::url::{pct_decode_strict, pct_encode};
@@ -489,7 +489,7 @@ impl Accelerator {
     /// peak FLOP/s ÷ bandwidth B/s (L40S fp16: 362.05e12 / 864e9 = 419.0).
     pub fn ridge(&self, d: Dtype) -> Option<f64> {
         match self.peak(d) {
-            Peak::Dense(f) if self.bandwidth.0 > 0.0 => Some(f / self.bandwidth),
+            Peak::Dense(f) if self.bandwidth.0 > 0.0 => Some(ridge_point(f, self.bandwidth)),
             _ => None,
         }
     }
@@ -795,7 +795,7 @@ impl Catalog {
             })
             .flatten();
         found.ok_or_else(|| CalcError::UnknownGpu {
-            given: id.chars().take(40).collect(),
+            given: shorten(id),
             suggestions: self.suggestions(id),
         })
     }
@@ -803,7 +803,7 @@ impl Catalog {
     /// Up to 3 ids close to `given`: names containing it (or contained in it) first, then by
     /// edit distance (at most max(2, length / 3) edits).
     pub fn suggestions(&self, given: &str) -> Vec<String> {
-        let q: String = norm(given).chars().take(40).collect();
+        let q = shorten(&norm(given));
         if q.is_empty() {
             return Vec::new();
         }
@@ -918,7 +918,7 @@ impl Row<'_> {
             Ok(v) if v.is_finite() && v > 0.0 && v < 1e9 => Ok(Some(v)),
             _ => Err(self.err(
                 col,
-                &format!("\"{}\" is not a finite positive number", short(t)),
+                &format!("\"{}\" is not a finite positive number", shorten(t)),
             )),
         }
     }
@@ -938,7 +938,10 @@ impl Row<'_> {
             Ok(v) if (min..=max).contains(&v) => Ok(Some(v)),
             _ => Err(self.err(
                 col,
-                &format!("\"{}\" is not a whole number from {min} to {max}", short(t)),
+                &format!(
+                    "\"{}\" is not a whole number from {min} to {max}",
+                    shorten(t)
+                ),
             )),
         }
     }
@@ -964,7 +967,7 @@ impl Row<'_> {
                 "id",
                 &format!(
                     "\"{}\" must be lowercase letters, digits and dashes",
-                    short(&id)
+                    shorten(&id)
                 ),
             ));
         }
@@ -1035,10 +1038,6 @@ impl Row<'_> {
     }
 }
 
-fn short(s: &str) -> String {
-    s.chars().take(40).collect()
-}
-
 /// A user-entered accelerator: the few figures the calculator needs. It becomes an
 /// [`Accelerator`] with id `custom:<slug>` after [`CustomAccelerator::validate`], and travels in
 /// the URL as a compact `key=value;…` string ([`CustomAccelerator::to_query`]).
@@ -1102,6 +1101,17 @@ fn compact_number(v: f64) -> String {
         format!("{v:e}")
     } else {
         format!("{v}")
+    }
+}
+
+/// The ridge point in FLOP/B: `peak / bandwidth`, where the roofline's two roofs meet (0 when
+/// the bandwidth is not positive or a figure is not finite). The one definition: the catalog's
+/// [`Accelerator::ridge`], `calc::roofline` and the chart series use it.
+pub fn ridge_point(peak: FlopsPerSecond, bw: BytesPerSecond) -> f64 {
+    if bw.0 > 0.0 && bw.0.is_finite() && peak.0.is_finite() {
+        (peak.0 / bw.0).max(0.0)
+    } else {
+        0.0
     }
 }
 
@@ -1243,7 +1253,7 @@ impl CustomAccelerator {
             let (k, v) = part.split_once('=').unwrap_or((part, ""));
             if !CUSTOM_KEYS.contains(&k) {
                 return Err(CalcError::BadValue {
-                    key: short(k),
+                    key: shorten(k),
                     found: Phrase::tr("fnd_unknown_key"),
                     expected: Phrase::tr("exp_one_of").val("list", CUSTOM_KEYS.join(", ")),
                 });

@@ -184,6 +184,24 @@ pub struct WeightFormat {
     pub base: Dtype,
 }
 
+impl WeightFormat {
+    /// Bytes per stored element of the quantized (or plain) tensors, per-group scales and zero
+    /// points included: `(bits + (s + z) / g) / 8` (`calc::weights::quantized_bytes` counts the
+    /// same exactly, rounded up per tensor). This is the size of one linear-layer weight; the
+    /// checkpoint's average over all parameters (unquantized embeddings and norms included) is
+    /// `weights ÷ params`, which the teaching texts use for a whole-model pass.
+    pub fn bytes_per_element(&self) -> f64 {
+        let mut bits = self.dtype.bits() as f64;
+        if let Some(g) = self.group_size.filter(|g| *g > 0) {
+            bits += self.scale_bits as f64 / g as f64;
+            if self.zero_point {
+                bits += self.dtype.bits() as f64 / g as f64;
+            }
+        }
+        bits / 8.0
+    }
+}
+
 /// A model, described precisely enough to size and time it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelDesc {

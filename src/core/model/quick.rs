@@ -2,7 +2,7 @@
 //! config. Weights are `P × bytes`; the KV cache needs a config.
 
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::{
     LedgerEntry, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown, WeightFormat,
 };
@@ -60,7 +60,7 @@ pub fn parse_param_count(s: &str) -> Result<u64, CalcError> {
     exp10 -= frac_part.len() as i64;
     let too_big = || CalcError::OutOfRange {
         field: Phrase::verbatim("params"),
-        value: s.chars().take(40).collect(),
+        value: shorten(s),
         range: Phrase::tr("rng_from_to").val("lo", 1).val("hi", "10^15"),
     };
     if digits.is_empty() {

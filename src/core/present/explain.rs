@@ -278,8 +278,10 @@ fn kv(r: &Report, g: &GpuReport) -> Vec<Part> {
     out
 }
 
-/// Bytes per weight as stored (weights ÷ parameters), 2.0 when unknown.
-fn bytes_per_weight(r: &Report) -> f64 {
+/// The checkpoint's average bytes per parameter (weights ÷ parameters; 2.0 when unknown): the
+/// right figure for a whole-model pass, which reads the unquantized embeddings and norms too.
+/// One linear weight's size is [`crate::core::model::WeightFormat::bytes_per_element`].
+fn avg_bytes_per_param(r: &Report) -> f64 {
     let p = r.model.params.total;
     if p > 0 && r.weights.0 > 0 {
         r.weights.0 as f64 / p as f64
@@ -290,7 +292,7 @@ fn bytes_per_weight(r: &Report) -> f64 {
 
 /// Decode intensity at batch 1: 2 FLOP per weight ÷ bytes per weight (FLOP/B).
 fn decode_intensity(r: &Report) -> f64 {
-    2.0 / bytes_per_weight(r)
+    2.0 / avg_bytes_per_param(r)
 }
 
 fn batch(r: &Report, g: &GpuReport) -> Vec<Part> {
@@ -367,7 +369,7 @@ fn roofline(r: &Report, g: &GpuReport) -> Vec<Part> {
     ));
     let h = r.model.hidden_size;
     if h > 0 {
-        let pi = prefill_intensity(r.context_len, h, bytes_per_weight(r));
+        let pi = prefill_intensity(r.context_len, h, avg_bytes_per_param(r));
         out.push(Part::new(
             "explain_roof_prefill",
             vec![

@@ -212,10 +212,7 @@ pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
 /// [`weights::with_dtype`] / [`weights::checkpoint`] (group scales and experts-only
 /// quantization included).
 fn weight_bytes(m: &ModelDesc, dtype: Option<Dtype>) -> Result<(Bytes, Derivation), CalcError> {
-    let w = match dtype {
-        Some(d) => weights::with_dtype(m, d, 1)?,
-        None => weights::checkpoint(m, 1)?,
-    };
+    let w = weights::chosen(m, dtype, 1)?;
     let mut d = w.derivation;
     d.title_key = "weights_bytes".into();
     Ok((w.total, d))

@@ -12,7 +12,8 @@
 use crate::core::base::dtype::Dtype;
 use crate::core::base::units::{Bytes, BytesPerSecond, Flops, FlopsPerSecond, Seconds, Tokens};
 use crate::core::calc::memory::TextbookInputs;
-pub use crate::core::calc::roofline::Matmul;
+use crate::core::calc::roofline::{attainable, ridge_point};
+pub use crate::core::calc::roofline::{Bound, Matmul};
 use crate::core::hardware::catalog::{Accelerator, Peak};
 use serde::{Deserialize, Serialize};
 
@@ -424,7 +425,7 @@ impl RooflineGpu {
                     ceilings.push(Ceiling {
                         dtype: *d,
                         peak: p,
-                        ridge_flop_per_byte: p / a.bandwidth,
+                        ridge_flop_per_byte: ridge_point(p, a.bandwidth),
                     });
                 }
             }
@@ -453,7 +454,7 @@ impl RooflineGpu {
     /// Attainable FLOP/s at `intensity_flop_per_byte` under the ceiling `peak`:
     /// min(peak, intensity × bandwidth).
     pub fn attainable(&self, intensity_flop_per_byte: f64, peak: FlopsPerSecond) -> FlopsPerSecond {
-        FlopsPerSecond((intensity_flop_per_byte * self.bandwidth.0).min(peak.0))
+        attainable(peak, self.bandwidth, intensity_flop_per_byte).flops_per_s
     }
 }
 
@@ -481,16 +482,6 @@ impl Phase {
             Phase::Reference => "chart_phase_reference",
         }
     }
-}
-
-/// Which roof limits a point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// Left of the ridge: limited by memory bandwidth.
-    Memory,
-    /// Right of the ridge: limited by peak compute.
-    Compute,
 }
 
 /// A workload on the roofline.

@@ -1,6 +1,7 @@
 //! Reading one URL value, and the notice a value that cannot be read gives (the value falls
 //! back to its default; the notice names the parameter).
 
+use crate::core::base::error::shorten;
 use crate::core::base::i18n::{tr, Lang};
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +55,12 @@ pub struct Notice {
 impl Notice {
     pub(super) fn new(param: &str, kind: NoticeKind) -> Notice {
         Notice {
-            param: param.chars().filter(|c| !c.is_control()).take(40).collect(),
+            param: shorten(
+                &param
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect::<String>(),
+            ),
             kind,
         }
     }

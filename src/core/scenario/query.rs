@@ -7,6 +7,7 @@ use super::view_inputs::ViewInputs;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::i18n::Lang;
 use crate::core::base::url::{base64url_decode, base64url_encode, pct_decode, pct_encode};
+use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::catalog::{Catalog, CustomAccelerator, InterconnectPreset, Link};
 
 impl Scenario {
@@ -106,165 +107,148 @@ impl Scenario {
     pub fn from_query(query: &str) -> (Scenario, Vec<Notice>) {
         let mut s = Scenario::default();
         let mut notices = Vec::new();
-        let mut query = query.strip_prefix('?').unwrap_or(query);
-        if query.len() > MAX_QUERY_BYTES {
-            notices.push(Notice::new("?", NoticeKind::QueryTooLong));
-            let mut end = MAX_QUERY_BYTES;
-            while end > 0 && !query.is_char_boundary(end) {
-                end -= 1;
-            }
-            query = query.get(..end).unwrap_or("");
-        }
-        let mut gpus: Vec<GpuChoice> = Vec::new();
-        let mut gpu_seen = false;
-        let mut quick_params: Option<u64> = None;
-        let mut quick_dtype: Option<Dtype> = None;
-        let mut rule_vllm: Option<bool> = None;
-        let mut gmu: Option<f64> = None;
-        let mut bs: Option<u32> = None;
-
+        let query = clip_query(query.strip_prefix('?').unwrap_or(query), &mut notices);
+        let mut later = Deferred::default();
         for pair in query.split('&').filter(|p| !p.is_empty()).take(200) {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             let key = pct_decode(k);
             let val = pct_decode(v);
             let key = key.as_str();
-            let val = val.trim();
-            let mut bad = |kind: NoticeKind| notices.push(Notice::new(key, kind));
-            match key {
-                "v" => match val.parse::<u32>() {
-                    Ok(n) if n <= QUERY_VERSION => {}
-                    Ok(_) => bad(NoticeKind::NewerVersion),
-                    Err(_) => bad(NoticeKind::Invalid),
-                },
-                "model" => {
-                    if valid_id(val) {
-                        s.model = ModelSource::Preset(val.to_string());
-                    } else {
-                        bad(NoticeKind::Invalid);
-                    }
-                }
-                "cfg" => match decode_config(v) {
-                    Ok(text) => s.model = ModelSource::Pasted(text),
-                    Err(kind) => bad(kind),
-                },
-                "params" => match parse_count(val) {
-                    Some(n) if in_range(n, limits::PARAMS) => quick_params = Some(n),
-                    Some(_) => bad(NoticeKind::OutOfRange),
-                    None => bad(NoticeKind::Invalid),
-                },
-                "dtype" => match Dtype::parse(val) {
-                    Ok(d) => quick_dtype = Some(d),
-                    Err(_) => bad(NoticeKind::Invalid),
-                },
-                "gpu" => {
-                    gpu_seen = true;
-                    match gpu_from_param(val) {
-                        Some(_) if gpus.len() >= MAX_GPUS => bad(NoticeKind::TooMany),
-                        Some(g) => {
-                            if !gpus.contains(&g) {
-                                gpus.push(g);
-                            }
-                        }
-                        None => bad(NoticeKind::Invalid),
-                    }
-                }
-                "tp" => match parse_u64_in(val, limits::TP) {
-                    Ok(n) => s.tp = u32::try_from(n).unwrap_or(1),
-                    Err(kind) => bad(kind),
-                },
-                "ic" => match link_from_id(val) {
-                    Some(c) => s.interconnect = c,
-                    None => bad(NoticeKind::Invalid),
-                },
-                "ctx" => match parse_u64_in(val, limits::CONTEXT_LEN) {
-                    Ok(n) => s.context_len = n,
-                    Err(kind) => bad(kind),
-                },
-                "n" => match parse_u64_in(val, limits::CONCURRENCY) {
-                    Ok(n) => s.concurrency = n,
-                    Err(kind) => bad(kind),
-                },
-                "wd" => match Dtype::parse(val) {
-                    Ok(d) => s.weight_dtype = Some(d),
-                    Err(_) => bad(NoticeKind::Invalid),
-                },
-                "kvd" => match Dtype::parse(val) {
-                    Ok(d) => s.kv_dtype = Some(d),
-                    Err(_) => bad(NoticeKind::Invalid),
-                },
-                "rule" => match val {
-                    "vllm" => rule_vllm = Some(true),
-                    "textbook" => rule_vllm = Some(false),
-                    _ => bad(NoticeKind::Invalid),
-                },
-                "gmu" => match val.parse::<f64>() {
-                    Ok(x) if x.is_finite() && x >= limits::GMU.0 && x <= limits::GMU.1 => {
-                        gmu = Some(x)
-                    }
-                    Ok(_) => bad(NoticeKind::OutOfRange),
-                    Err(_) => bad(NoticeKind::Invalid),
-                },
-                "bs" => match parse_u64_in(val, limits::BLOCK_SIZE) {
-                    Ok(n) => bs = u32::try_from(n).ok(),
-                    Err(kind) => bad(kind),
-                },
-                "in" => match parse_u64_in(val, limits::PERF_LEN) {
-                    Ok(n) => s.perf.input_len = n,
-                    Err(kind) => bad(kind),
-                },
-                "out" => match parse_u64_in(val, limits::PERF_LEN) {
-                    Ok(n) => s.perf.output_len = n,
-                    Err(kind) => bad(kind),
-                },
-                "batch" => match parse_u64_in(val, limits::BATCH) {
-                    Ok(n) => s.perf.batch = n,
-                    Err(kind) => bad(kind),
-                },
-                "lang" => match Lang::from_code(val) {
-                    Some(l) => s.lang = Some(l),
-                    None => bad(NoticeKind::Invalid),
-                },
-                "embed" => match EmbedWidget::from_id(val) {
-                    Some(w) => s.view = ViewMode::Embed(w),
-                    None => bad(NoticeKind::Invalid),
-                },
-                "embed_inputs" => match val {
-                    "0" => s.embed_inputs = false,
-                    "1" => s.embed_inputs = true,
-                    _ => bad(NoticeKind::Invalid),
-                },
-                k if ViewInputs::owns(k) => {
-                    if let Err(kind) = s.views.set(k, val) {
-                        bad(kind);
-                    }
-                }
-                _ => bad(NoticeKind::UnknownParam),
+            if let Err(kind) = s.read_param(&mut later, key, val.trim(), v) {
+                notices.push(Notice::new(key, kind));
             }
         }
+        s.apply_deferred(later, &mut notices);
+        (s, notices)
+    }
 
-        if let Some(params) = quick_params {
-            s.model = ModelSource::Quick {
+    /// Reads one decoded parameter `key` = `val` (`raw` is the undecoded value, for `cfg`);
+    /// the model, GPU and budget parameters go to their own readers.
+    fn read_param(
+        &mut self,
+        later: &mut Deferred,
+        key: &str,
+        val: &str,
+        raw: &str,
+    ) -> Result<(), NoticeKind> {
+        match key {
+            "v" => match val.parse::<u32>() {
+                Ok(n) if n <= QUERY_VERSION => Ok(()),
+                Ok(_) => Err(NoticeKind::NewerVersion),
+                Err(_) => Err(NoticeKind::Invalid),
+            },
+            "model" | "cfg" | "params" | "dtype" | "gpu" => {
+                self.read_model_param(later, key, val, raw)
+            }
+            "rule" | "gmu" | "bs" => later.read_budget_param(key, val),
+            _ => self.read_setting_param(key, val),
+        }
+    }
+
+    /// Reads the model (`model`, `cfg`, `params`, `dtype`) and GPU (`gpu`) parameters.
+    fn read_model_param(
+        &mut self,
+        later: &mut Deferred,
+        key: &str,
+        val: &str,
+        raw: &str,
+    ) -> Result<(), NoticeKind> {
+        match key {
+            "model" => {
+                if valid_id(val) {
+                    self.model = ModelSource::Preset(val.to_string());
+                    Ok(())
+                } else {
+                    Err(NoticeKind::Invalid)
+                }
+            }
+            "cfg" => {
+                self.model = ModelSource::Pasted(decode_config(raw)?);
+                Ok(())
+            }
+            "params" => match parse_count(val) {
+                Some(n) if in_range(n, limits::PARAMS) => {
+                    later.quick_params = Some(n);
+                    Ok(())
+                }
+                Some(_) => Err(NoticeKind::OutOfRange),
+                None => Err(NoticeKind::Invalid),
+            },
+            "dtype" => {
+                later.quick_dtype = Some(Dtype::parse(val).map_err(|_| NoticeKind::Invalid)?);
+                Ok(())
+            }
+            _ => {
+                later.gpu_seen = true;
+                match gpu_from_param(val) {
+                    Some(_) if later.gpus.len() >= MAX_GPUS => Err(NoticeKind::TooMany),
+                    Some(g) => {
+                        if !later.gpus.contains(&g) {
+                            later.gpus.push(g);
+                        }
+                        Ok(())
+                    }
+                    None => Err(NoticeKind::Invalid),
+                }
+            }
+        }
+    }
+
+    /// Reads the parameters that set one field each (sizes, precisions, lengths, language,
+    /// embed mode, the views' inputs); an unknown key is reported.
+    fn read_setting_param(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        match key {
+            "tp" => self.tp = u32::try_from(parse_u64_in(val, limits::TP)?).unwrap_or(1),
+            "ic" => self.interconnect = link_from_id(val).ok_or(NoticeKind::Invalid)?,
+            "ctx" => self.context_len = parse_u64_in(val, limits::CONTEXT_LEN)?,
+            "n" => self.concurrency = parse_u64_in(val, limits::CONCURRENCY)?,
+            "wd" => {
+                self.weight_dtype = Some(Dtype::parse(val).map_err(|_| NoticeKind::Invalid)?);
+            }
+            "kvd" => self.kv_dtype = Some(Dtype::parse(val).map_err(|_| NoticeKind::Invalid)?),
+            "in" => self.perf.input_len = parse_u64_in(val, limits::PERF_LEN)?,
+            "out" => self.perf.output_len = parse_u64_in(val, limits::PERF_LEN)?,
+            "batch" => self.perf.batch = parse_u64_in(val, limits::BATCH)?,
+            "lang" => self.lang = Some(Lang::from_code(val).ok_or(NoticeKind::Invalid)?),
+            "embed" => {
+                self.view = ViewMode::Embed(EmbedWidget::from_id(val).ok_or(NoticeKind::Invalid)?);
+            }
+            "embed_inputs" => match val {
+                "0" => self.embed_inputs = false,
+                "1" => self.embed_inputs = true,
+                _ => return Err(NoticeKind::Invalid),
+            },
+            k if ViewInputs::owns(k) => self.views.set(k, val)?,
+            _ => return Err(NoticeKind::UnknownParam),
+        }
+        Ok(())
+    }
+
+    /// Applies what depends on several parameters once all are read: the quick model, the
+    /// GPU list, the embed-only input strip and the vLLM budget.
+    fn apply_deferred(&mut self, later: Deferred, notices: &mut Vec<Notice>) {
+        if let Some(params) = later.quick_params {
+            self.model = ModelSource::Quick {
                 params,
-                dtype: quick_dtype.unwrap_or(Dtype::Bf16),
+                dtype: later.quick_dtype.unwrap_or(Dtype::Bf16),
             };
-        } else if quick_dtype.is_some() {
+        } else if later.quick_dtype.is_some() {
             notices.push(Notice::new("params", NoticeKind::Invalid));
         }
-        if gpu_seen && !gpus.is_empty() {
-            s.gpus = gpus;
+        if later.gpu_seen && !later.gpus.is_empty() {
+            self.gpus = later.gpus;
         }
         // The input strip only exists in embed mode; the full page always has its inputs.
-        if s.view == ViewMode::Full {
-            s.embed_inputs = true;
+        if self.view == ViewMode::Full {
+            self.embed_inputs = true;
         }
-        if rule_vllm == Some(true) {
-            // vLLM's defaults (`core::memory::DEFAULT_GPU_MEMORY_UTILIZATION`, block size 16).
-            s.budget = BudgetRule::Vllm {
-                gpu_memory_utilization: gmu.unwrap_or(0.9),
-                block_size: bs.unwrap_or(16),
+        if later.rule_vllm == Some(true) {
+            // vLLM's defaults.
+            self.budget = BudgetRule::Vllm {
+                gpu_memory_utilization: later.gmu.unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
+                block_size: later.bs.unwrap_or(DEFAULT_BLOCK_SIZE as u32),
             }
         }
-        (s, notices)
     }
 
     /// Makes catalog accelerator `id` the first compared GPU (the embeds' GPU select): moved
@@ -319,6 +303,54 @@ impl Scenario {
         }
         self.gpus = kept;
         notices
+    }
+}
+
+/// Cuts a query longer than [`MAX_QUERY_BYTES`] at a character boundary, with a notice.
+fn clip_query<'q>(query: &'q str, notices: &mut Vec<Notice>) -> &'q str {
+    if query.len() <= MAX_QUERY_BYTES {
+        return query;
+    }
+    notices.push(Notice::new("?", NoticeKind::QueryTooLong));
+    let mut end = MAX_QUERY_BYTES;
+    while end > 0 && !query.is_char_boundary(end) {
+        end -= 1;
+    }
+    query.get(..end).unwrap_or("")
+}
+
+/// Parameters that take effect together after the whole query is read (see
+/// `Scenario::apply_deferred`).
+#[derive(Default)]
+struct Deferred {
+    gpus: Vec<GpuChoice>,
+    gpu_seen: bool,
+    quick_params: Option<u64>,
+    quick_dtype: Option<Dtype>,
+    rule_vllm: Option<bool>,
+    gmu: Option<f64>,
+    bs: Option<u32>,
+}
+
+impl Deferred {
+    /// Reads the budget-rule parameters `rule`, `gmu` and `bs`.
+    fn read_budget_param(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        match key {
+            "rule" => match val {
+                "vllm" => self.rule_vllm = Some(true),
+                "textbook" => self.rule_vllm = Some(false),
+                _ => return Err(NoticeKind::Invalid),
+            },
+            "gmu" => match val.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= limits::GMU.0 && x <= limits::GMU.1 => {
+                    self.gmu = Some(x);
+                }
+                Ok(_) => return Err(NoticeKind::OutOfRange),
+                Err(_) => return Err(NoticeKind::Invalid),
+            },
+            _ => self.bs = u32::try_from(parse_u64_in(val, limits::BLOCK_SIZE)?).ok(),
+        }
+        Ok(())
     }
 }
 

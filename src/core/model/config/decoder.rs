@@ -10,9 +10,9 @@
 use super::reader::Reader;
 use super::{
     add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
-    Parts,
+    Core, Parts,
 };
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 
 /// Families handled here (besides `generic`).
@@ -59,36 +59,57 @@ pub(super) fn read_windows(
         None
     };
     if let Some(types) = r.str_list("layer_types", "layer_types")? {
-        if types.len() != n {
-            return Err(CalcError::BadValue {
-                key: "layer_types".into(),
-                found: Phrase::tr("fnd_list_of").val("n", types.len()),
-                expected: Phrase::tr("exp_one_per_layer").val("n", n),
-            });
-        }
-        let mut out = Vec::with_capacity(n);
-        for t in &types {
-            out.push(match t.as_str() {
-                "full_attention" | "attention" | "global" => None,
-                "sliding_attention" | "sliding_window" | "local" => {
-                    if sw.is_none() {
-                        r.warnings.push(Phrase::tr("wrn_sliding_without_window"));
-                    }
-                    sw
-                }
-                "chunked_attention" => chunk.or(sw),
-                other => {
-                    r.warnings.push(
-                        Phrase::tr("wrn_unknown_layer_type")
-                            .val("t", other.chars().take(40).collect::<String>()),
-                    );
-                    None
-                }
-            });
-        }
-        return Ok(out);
+        return windows_from_types(r, &types, n, sw, chunk);
     }
     let mut out = vec![None; n];
+    family_windows(r, fam, sw, chunk, &mut out)?;
+    Ok(out)
+}
+
+/// Reads the windows from an explicit `layer_types` list (one entry per layer).
+fn windows_from_types(
+    r: &mut Reader,
+    types: &[String],
+    n: usize,
+    sw: Option<u64>,
+    chunk: Option<u64>,
+) -> Result<Vec<Option<u64>>, CalcError> {
+    if types.len() != n {
+        return Err(CalcError::BadValue {
+            key: "layer_types".into(),
+            found: Phrase::tr("fnd_list_of").val("n", types.len()),
+            expected: Phrase::tr("exp_one_per_layer").val("n", n),
+        });
+    }
+    let mut out = Vec::with_capacity(n);
+    for t in types {
+        out.push(match t.as_str() {
+            "full_attention" | "attention" | "global" => None,
+            "sliding_attention" | "sliding_window" | "local" => {
+                if sw.is_none() {
+                    r.warnings.push(Phrase::tr("wrn_sliding_without_window"));
+                }
+                sw
+            }
+            "chunked_attention" => chunk.or(sw),
+            other => {
+                r.warnings
+                    .push(Phrase::tr("wrn_unknown_layer_type").val("t", shorten(other)));
+                None
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Sets the windows from the family's own layout when there is no `layer_types` list.
+fn family_windows(
+    r: &mut Reader,
+    fam: &str,
+    sw: Option<u64>,
+    chunk: Option<u64>,
+    out: &mut [Option<u64>],
+) -> Result<(), CalcError> {
     match fam {
         "llama" | "gpt_neox" | "deepseek" => {}
         "gemma2" => {
@@ -120,50 +141,10 @@ pub(super) fn read_windows(
                 }
             }
         }
-        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => {
-            let on = r.flag(
-                "use_sliding_window",
-                &["use_sliding_window"],
-                false,
-                "ldg_qwen_default_sliding_window_off",
-            )?;
-            if let (true, Some(w)) = (on, sw) {
-                let from = r.or0(
-                    "max_window_layers",
-                    &["max_window_layers"],
-                    0,
-                    "ldg_no_max_window_layers_every_layer_slides",
-                )?;
-                for (i, x) in out.iter_mut().enumerate() {
-                    if i as u64 >= from {
-                        *x = Some(w);
-                    }
-                }
-            }
-        }
+        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => qwen_windows(r, sw, out)?,
         "llama4" => {
             if let Some(c) = chunk {
-                let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
-                let interval = r.or(
-                    "no_rope_layer_interval",
-                    &["no_rope_layer_interval"],
-                    4,
-                    "ldg_llama_4_default_every_4th_layer_has",
-                )?;
-                for (i, x) in out.iter_mut().enumerate() {
-                    let rope = match nope.get(i) {
-                        Some(v) => *v != 0,
-                        None => !(i as u64 + 1).is_multiple_of(interval),
-                    };
-                    if rope {
-                        *x = Some(c);
-                    }
-                }
-                r.derived(
-                    "window_layers",
-                    "ℓ: RoPE",
-                    "ldg_llama_4_chunked_attention_rope_layers_attend",
-                );
+                llama4_windows(r, c, out)?;
             }
         }
         _ => {
@@ -177,9 +158,61 @@ pub(super) fn read_windows(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
+/// Qwen: `use_sliding_window` turns the window on for layers from `max_window_layers` on.
+fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Result<(), CalcError> {
+    let on = r.flag(
+        "use_sliding_window",
+        &["use_sliding_window"],
+        false,
+        "ldg_qwen_default_sliding_window_off",
+    )?;
+    if let (true, Some(w)) = (on, sw) {
+        let from = r.or0(
+            "max_window_layers",
+            &["max_window_layers"],
+            0,
+            "ldg_no_max_window_layers_every_layer_slides",
+        )?;
+        for (i, x) in out.iter_mut().enumerate() {
+            if i as u64 >= from {
+                *x = Some(w);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Llama 4: the RoPE layers (from `no_rope_layers`, else all but every
+/// `no_rope_layer_interval`-th) attend in chunks of `c`.
+fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(), CalcError> {
+    let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
+    let interval = r.or(
+        "no_rope_layer_interval",
+        &["no_rope_layer_interval"],
+        4,
+        "ldg_llama_4_default_every_4th_layer_has",
+    )?;
+    for (i, x) in out.iter_mut().enumerate() {
+        let rope = match nope.get(i) {
+            Some(v) => *v != 0,
+            None => !(i as u64 + 1).is_multiple_of(interval),
+        };
+        if rope {
+            *x = Some(c);
+        }
+    }
+    r.derived(
+        "window_layers",
+        "ℓ: RoPE",
+        "ldg_llama_4_chunked_attention_rope_layers_attend",
+    );
+    Ok(())
+}
+
+/// Reads the MoE shape (`None` for a dense model); the MoE families must have experts.
 fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
     let experts = r.opt(
         "experts",
@@ -252,12 +285,21 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     }))
 }
 
-/// Builds a Llama-style decoder.
-pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
-    let c = read_core(r, fam)?;
-    let (h, hd) = (c.h, c.hd);
-    let tie = read_tie(r, fam.starts_with("gemma"), fam)?;
-    let (qkv_bias, o_bias) = match fam {
+/// The per-layer options of a Llama-style decoder besides its core sizes.
+struct LayerOpts {
+    qkv_bias: bool,
+    o_bias: bool,
+    qk_norm: bool,
+    sinks: bool,
+    norms_per_layer: u64,
+    mlp_bias: bool,
+    dense_inter: u64,
+}
+
+/// Reads the attention biases: q/k/v only for Qwen2, `attention_bias` (default on for
+/// gpt-oss, off otherwise) for the rest.
+fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcError> {
+    Ok(match fam {
         "qwen2" | "qwen2_moe" => {
             r.derived(
                 "attention_bias",
@@ -284,7 +326,31 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             )?;
             (b, b)
         }
-    };
+    })
+}
+
+/// Reads the dense MLP width (`intermediate_size_mlp` for Llama 4), default `4·h`.
+fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError> {
+    if fam == "llama4" {
+        r.or(
+            "intermediate_size_mlp",
+            &["intermediate_size_mlp"],
+            mul("ovf_intermediate", &[4, h])?,
+            "ldg_no_intermediate_size_mlp_4_x_hidden",
+        )
+    } else {
+        r.or(
+            "intermediate_size",
+            &["intermediate_size", "ffn_dim", "n_inner"],
+            mul("ovf_intermediate", &[4, h])?,
+            "ldg_no_intermediate_size_4_x_hidden_size",
+        )
+    }
+}
+
+/// Reads the per-layer options: biases, q/k norms, norms per layer, sinks, the dense width.
+fn read_layer_opts(r: &mut Reader, fam: &str, h: u64, hd: u64) -> Result<LayerOpts, CalcError> {
+    let (qkv_bias, o_bias) = read_attention_bias(r, fam)?;
     let qk_norm = matches!(fam, "qwen3" | "qwen3_moe" | "gemma3");
     if qk_norm {
         r.derived("qk_norm", 2 * hd, "ldg_q_norm_and_k_norm_rmsnorm_weights");
@@ -314,25 +380,21 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             "ldg_default_no_mlp_biases",
         )?
     };
-    let dense_inter = if fam == "llama4" {
-        r.or(
-            "intermediate_size_mlp",
-            &["intermediate_size_mlp"],
-            mul("ovf_intermediate", &[4, h])?,
-            "ldg_no_intermediate_size_mlp_4_x_hidden",
-        )?
-    } else {
-        r.or(
-            "intermediate_size",
-            &["intermediate_size", "ffn_dim", "n_inner"],
-            mul("ovf_intermediate", &[4, h])?,
-            "ldg_no_intermediate_size_4_x_hidden_size",
-        )?
-    };
-    let moe = read_moe(r, fam, h)?;
-    let windows = read_windows(r, fam, c.n_layers)?;
+    let dense_inter = read_dense_inter(r, fam, h)?;
+    Ok(LayerOpts {
+        qkv_bias,
+        o_bias,
+        qk_norm,
+        sinks,
+        norms_per_layer,
+        mlp_bias,
+        dense_inter,
+    })
+}
 
-    // Which layers are MoE.
+/// Reads which layers are MoE: the `mlp_only_layers` list (Qwen MoE) and the MoE step
+/// (`decoder_sparse_step`, or Llama 4's `interleave_moe_layer_step`).
+fn read_moe_layers(r: &mut Reader, fam: &str, has_moe: bool) -> Result<(Vec<u64>, u64), CalcError> {
     let mlp_only = if matches!(fam, "qwen2_moe" | "qwen3_moe") {
         r.u64_list("mlp_only_layers", "mlp_only_layers")?
     } else {
@@ -345,7 +407,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             1,
             "ldg_every_layer_is_moe",
         )?,
-        "llama4" if moe.is_some() => r.or(
+        "llama4" if has_moe => r.or(
             "interleave_moe_layer_step",
             &["interleave_moe_layer_step"],
             1,
@@ -353,59 +415,83 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         )?,
         _ => 1,
     };
+    Ok((mlp_only, step))
+}
+
+/// Adds one MoE feed-forward (router, routed experts, optional shared expert and its gate).
+fn add_moe_ffn(acc: &mut Acc, m: &Moe, h: u64) -> Result<Ffn, CalcError> {
+    acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
+    if m.router_bias {
+        acc.add(Comp::Router, m.experts)?;
+    }
+    let per_lin = mul("ovf_expert_params", &[3, h, m.inter])?;
+    let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
+    acc.lin(
+        Comp::Experts,
+        mul("ovf_expert_params", &[m.experts, per_lin])?,
+    )?;
+    acc.add(
+        Comp::Experts,
+        mul("ovf_expert_params", &[m.experts, per_bias])?,
+    )?;
+    acc.skip(mul(
+        "ovf_expert_params",
+        &[m.experts - m.top_k, per_lin + per_bias],
+    )?)?;
+    if m.shared_inter > 0 {
+        add_mlp(acc, Comp::Mlp, h, m.shared_inter, true, false)?;
+        if m.shared_gate {
+            acc.add(Comp::Router, h)?;
+        }
+    }
+    Ok(Ffn::Moe {
+        experts: m.experts,
+        top_k: m.top_k,
+        expert_intermediate: m.inter,
+        shared_experts: u64::from(m.shared_inter > 0),
+        shared_intermediate: m.shared_inter,
+        gated: true,
+    })
+}
+
+/// Adds one layer's attention (with q/k norms and sinks) and its norms.
+fn add_attention_block(acc: &mut Acc, c: &Core, o: &LayerOpts) -> Result<(), CalcError> {
+    let (h, hd) = (c.h, c.hd);
+    add_attention(acc, h, c.heads, c.kv, hd, hd, o.qkv_bias, o.o_bias)?;
+    if o.qk_norm {
+        acc.add(Comp::Attn, 2 * hd)?;
+    }
+    if o.sinks {
+        acc.add(Comp::Attn, c.heads)?;
+    }
+    acc.add(
+        Comp::Norms,
+        mul("ovf_norm_params", &[o.norms_per_layer, h])?,
+    )
+}
+
+/// Builds a Llama-style decoder.
+pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    let c = read_core(r, fam)?;
+    let (h, hd) = (c.h, c.hd);
+    let tie = read_tie(r, fam.starts_with("gemma"), fam)?;
+    let o = read_layer_opts(r, fam, h, hd)?;
+    let moe = read_moe(r, fam, h)?;
+    let windows = read_windows(r, fam, c.n_layers)?;
+    let (mlp_only, step) = read_moe_layers(r, fam, moe.is_some())?;
 
     let mut acc = Acc::default();
     let mut layers = Vec::with_capacity(windows.len());
     for (i, window) in windows.iter().enumerate() {
-        add_attention(&mut acc, h, c.heads, c.kv, hd, hd, qkv_bias, o_bias)?;
-        if qk_norm {
-            acc.add(Comp::Attn, 2 * hd)?;
-        }
-        if sinks {
-            acc.add(Comp::Attn, c.heads)?;
-        }
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[norms_per_layer, h])?)?;
+        add_attention_block(&mut acc, &c, &o)?;
         let i64_ = i as u64;
         let is_moe = moe.is_some() && !mlp_only.contains(&i64_) && (i64_ + 1).is_multiple_of(step);
         let ffn = match (&moe, is_moe) {
-            (Some(m), true) => {
-                acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
-                if m.router_bias {
-                    acc.add(Comp::Router, m.experts)?;
-                }
-                let per_lin = mul("ovf_expert_params", &[3, h, m.inter])?;
-                let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
-                acc.lin(
-                    Comp::Experts,
-                    mul("ovf_expert_params", &[m.experts, per_lin])?,
-                )?;
-                acc.add(
-                    Comp::Experts,
-                    mul("ovf_expert_params", &[m.experts, per_bias])?,
-                )?;
-                acc.skip(mul(
-                    "ovf_expert_params",
-                    &[m.experts - m.top_k, per_lin + per_bias],
-                )?)?;
-                if m.shared_inter > 0 {
-                    add_mlp(&mut acc, Comp::Mlp, h, m.shared_inter, true, false)?;
-                    if m.shared_gate {
-                        acc.add(Comp::Router, h)?;
-                    }
-                }
-                Ffn::Moe {
-                    experts: m.experts,
-                    top_k: m.top_k,
-                    expert_intermediate: m.inter,
-                    shared_experts: u64::from(m.shared_inter > 0),
-                    shared_intermediate: m.shared_inter,
-                    gated: true,
-                }
-            }
+            (Some(m), true) => add_moe_ffn(&mut acc, m, h)?,
             _ => {
-                add_mlp(&mut acc, Comp::Mlp, h, dense_inter, true, mlp_bias)?;
+                add_mlp(&mut acc, Comp::Mlp, h, o.dense_inter, true, o.mlp_bias)?;
                 Ffn::Dense {
-                    intermediate: dense_inter,
+                    intermediate: o.dense_inter,
                     gated: true,
                 }
             }

@@ -15,8 +15,11 @@ use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::{Ffn, Layer, Mixer};
 
+/// The sizes read from the config.
 struct Dims {
     h: u64,
+    n_layers: u64,
+    vocab: u64,
     heads: u64,
     q_lora: Option<u64>,
     kv_lora: u64,
@@ -28,6 +31,8 @@ struct Dims {
     experts: u64,
     shared: u64,
     top_k: u64,
+    first_dense: u64,
+    freq: u64,
     corr_bias: bool,
 }
 
@@ -79,8 +84,85 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
     }
 }
 
-/// Builds a DeepSeek-V2/V3 model.
-pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+/// The routed-expert settings of a DeepSeekMoE model (all zero for a dense one).
+struct Routing {
+    moe_inter: u64,
+    shared: u64,
+    top_k: u64,
+    first_dense: u64,
+    freq: u64,
+    corr_bias: bool,
+}
+
+/// Reads the MoE settings when `experts > 0`: expert width, shared experts, top-k, the dense
+/// prefix, the MoE layer frequency, and whether the router has a correction bias.
+fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, CalcError> {
+    if experts == 0 {
+        return Ok(Routing {
+            moe_inter: 0,
+            shared: 0,
+            top_k: 0,
+            first_dense: 0,
+            freq: 1,
+            corr_bias: false,
+        });
+    }
+    let moe_inter = r.req(
+        "expert_intermediate",
+        &["moe_intermediate_size"],
+        "why_size_experts",
+    )?;
+    let shared = r.or0(
+        "shared_experts",
+        &["n_shared_experts"],
+        0,
+        "ldg_no_n_shared_experts_none",
+    )?;
+    let top_k = r.req(
+        "experts_per_token",
+        &["num_experts_per_tok"],
+        "why_count_active_experts",
+    )?;
+    if top_k > experts {
+        return Err(CalcError::BadValue {
+            key: "num_experts_per_tok".into(),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+        });
+    }
+    let first = r.or0(
+        "first_k_dense_replace",
+        &["first_k_dense_replace"],
+        0,
+        "ldg_no_first_k_dense_replace_every_layer",
+    )?;
+    let freq = r.or(
+        "moe_layer_freq",
+        &["moe_layer_freq"],
+        1,
+        "ldg_no_moe_layer_freq_every_layer_after",
+    )?;
+    let method = r.string(&["topk_method"]).map(|(_, s)| s.to_string());
+    let corr = method.as_deref() == Some("noaux_tc") || (fam == "deepseek_v3" && method.is_none());
+    if corr {
+        r.derived(
+            "e_score_correction_bias",
+            experts,
+            "ldg_topk_method_noaux_tc_one_routing_bias",
+        );
+    }
+    Ok(Routing {
+        moe_inter,
+        shared,
+        top_k,
+        first_dense: first,
+        freq,
+        corr_bias: corr,
+    })
+}
+
+/// Reads the MLA and model sizes, then the routing (through [`read_routing`]).
+fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
     let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
     let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
     let heads = r.req(
@@ -116,56 +198,62 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         0,
         "ldg_no_n_routed_experts_dense_model",
     )?;
-    let (moe_inter, shared, top_k, first_dense, freq, corr_bias) = if experts > 0 {
-        let moe_inter = r.req(
-            "expert_intermediate",
-            &["moe_intermediate_size"],
-            "why_size_experts",
-        )?;
-        let shared = r.or0(
-            "shared_experts",
-            &["n_shared_experts"],
-            0,
-            "ldg_no_n_shared_experts_none",
-        )?;
-        let top_k = r.req(
-            "experts_per_token",
-            &["num_experts_per_tok"],
-            "why_count_active_experts",
-        )?;
-        if top_k > experts {
-            return Err(CalcError::BadValue {
-                key: "num_experts_per_tok".into(),
-                found: Phrase::verbatim(top_k.to_string()),
-                expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
-            });
-        }
-        let first = r.or0(
-            "first_k_dense_replace",
-            &["first_k_dense_replace"],
-            0,
-            "ldg_no_first_k_dense_replace_every_layer",
-        )?;
-        let freq = r.or(
-            "moe_layer_freq",
-            &["moe_layer_freq"],
-            1,
-            "ldg_no_moe_layer_freq_every_layer_after",
-        )?;
-        let method = r.string(&["topk_method"]).map(|(_, s)| s.to_string());
-        let corr =
-            method.as_deref() == Some("noaux_tc") || (fam == "deepseek_v3" && method.is_none());
-        if corr {
-            r.derived(
-                "e_score_correction_bias",
-                experts,
-                "ldg_topk_method_noaux_tc_one_routing_bias",
-            );
-        }
-        (moe_inter, shared, top_k, first, freq, corr)
-    } else {
-        (0, 0, 0, 0, 1, false)
-    };
+    let rt = read_routing(r, fam, experts)?;
+    Ok(Dims {
+        h,
+        n_layers: n,
+        vocab,
+        heads,
+        q_lora,
+        kv_lora,
+        nope,
+        rope,
+        v,
+        inter,
+        moe_inter: rt.moe_inter,
+        experts,
+        shared: rt.shared,
+        top_k: rt.top_k,
+        first_dense: rt.first_dense,
+        freq: rt.freq,
+        corr_bias: rt.corr_bias,
+    })
+}
+
+/// Adds the multi-token-prediction layers to `other` (their linear and inactive expert
+/// parameters too), with a ledger entry and a warning naming their size.
+fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), CalcError> {
+    let h = d.h;
+    let mut m = Acc::default();
+    for _ in 0..mtp {
+        layer(&mut m, d, d.experts > 0)?;
+        m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
+        m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
+    }
+    let mb = &m.b;
+    acc.add(Comp::Other, mb.total)?;
+    acc.b.linear = add("ovf_param_count", &[acc.b.linear, mb.linear])?;
+    acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
+    acc.skip(m.inactive)?;
+    let main = acc.b.total.saturating_sub(mb.total);
+    r.derived(
+        "mtp_parameters",
+        mb.total,
+        "ldg_num_nextn_predict_layers_multi_token_predict",
+    );
+    r.warnings.push(
+        Phrase::tr("wrn_mtp_layers")
+            .val("mtp", mtp)
+            .val("params", crate::core::base::derivation::group(mb.total))
+            .val("main", crate::core::base::derivation::group(main)),
+    );
+    Ok(())
+}
+
+/// Builds a DeepSeek-V2/V3 model.
+pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    let d = read_dims(r, fam)?;
+    let (h, vocab) = (d.h, d.vocab);
     if r.flag(
         "attention_bias",
         &["attention_bias"],
@@ -181,34 +269,19 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         "ldg_no_num_nextn_predict_layers_no_multi",
     )?;
     let tie = read_tie(r, false, fam)?;
-    let d = Dims {
-        h,
-        heads,
-        q_lora,
-        kv_lora,
-        nope,
-        rope,
-        v,
-        inter,
-        moe_inter,
-        experts,
-        shared,
-        top_k,
-        corr_bias,
-    };
 
     let mut acc = Acc::default();
     let mixer = Mixer::Mla {
-        num_heads: heads,
-        kv_lora_rank: kv_lora,
-        q_lora_rank: q_lora,
-        qk_nope_head_dim: nope,
-        qk_rope_head_dim: rope,
-        v_head_dim: v,
+        num_heads: d.heads,
+        kv_lora_rank: d.kv_lora,
+        q_lora_rank: d.q_lora,
+        qk_nope_head_dim: d.nope,
+        qk_rope_head_dim: d.rope,
+        v_head_dim: d.v,
     };
     let mut layers = Vec::new();
-    for i in 0..n {
-        let moe = experts > 0 && i >= first_dense && i.is_multiple_of(freq);
+    for i in 0..d.n_layers {
+        let moe = d.experts > 0 && i >= d.first_dense && i.is_multiple_of(d.freq);
         let ffn = layer(&mut acc, &d, moe)?;
         layers.push(Layer {
             mixer: mixer.clone(),
@@ -218,29 +291,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     if mtp > 0 {
-        let mut m = Acc::default();
-        for _ in 0..mtp {
-            layer(&mut m, &d, experts > 0)?;
-            m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
-            m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
-        }
-        let mb = &m.b;
-        acc.add(Comp::Other, mb.total)?;
-        acc.b.linear = add("ovf_param_count", &[acc.b.linear, mb.linear])?;
-        acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
-        acc.skip(m.inactive)?;
-        let main = acc.b.total.saturating_sub(mb.total);
-        r.derived(
-            "mtp_parameters",
-            mb.total,
-            "ldg_num_nextn_predict_layers_multi_token_predict",
-        );
-        r.warnings.push(
-            Phrase::tr("wrn_mtp_layers")
-                .val("mtp", mtp)
-                .val("params", crate::core::base::derivation::group(mb.total))
-                .val("main", crate::core::base::derivation::group(main)),
-        );
+        add_mtp(r, &mut acc, &d, mtp)?;
     }
     let max_pos = read_max_pos(r)?;
     // The MTP layer's checkpoint holds its own embed_tokens and shared_head.head copies.

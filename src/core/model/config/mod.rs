@@ -23,7 +23,7 @@ pub mod reader;
 mod ssm;
 
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::Bytes;
 use crate::core::model::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
 use reader::Reader;
@@ -455,7 +455,7 @@ fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
                 Ok(d)
             }
             Err(_) => {
-                let shown: String = s.chars().take(40).collect();
+                let shown = shorten(s);
                 r.warnings.push(
                     Phrase::tr("wrn_unknown_dtype")
                         .val("k", k)

@@ -16,9 +16,9 @@
 
 use super::reader::Reader;
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::{LedgerSource, WeightFormat};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A plain (unquantized) format: every parameter in `d`.
 pub fn plain(d: Dtype) -> WeightFormat {
@@ -78,6 +78,126 @@ fn group(g: Option<i64>, default: u64) -> Option<u64> {
     }
 }
 
+/// `fp8`: 1-byte elements, an fp32 scale per `weight_block_size` block when it has two
+/// positive sides.
+fn fp8(q: &Map<String, Value>, f: &mut WeightFormat) {
+    f.dtype = Dtype::Fp8;
+    if let Some(Value::Array(b)) = q.get("weight_block_size") {
+        let dims: Vec<i64> = b
+            .iter()
+            .filter_map(|x| num(Some(x)))
+            .filter(|x| *x > 0)
+            .collect();
+        let prod = dims.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64));
+        if let (2, Some(p)) = (dims.len(), prod) {
+            f.group_size = Some(p);
+            f.scale_bits = 32;
+        }
+    }
+}
+
+/// `awq` / `gptq`: `bits`-wide integers, an fp16 scale and a zero point per `group_size`.
+fn awq_gptq(
+    r: &mut Reader,
+    q: &Map<String, Value>,
+    method: &str,
+    f: &mut WeightFormat,
+) -> Result<(), CalcError> {
+    let bits = num(q.get("bits").or_else(|| q.get("w_bit"))).unwrap_or(4);
+    f.dtype = bits_dtype(r, bits, false, "quantization_config.bits")?;
+    f.group_size = group(
+        num(q.get("group_size").or_else(|| q.get("q_group_size"))),
+        128,
+    );
+    f.scale_bits = 16;
+    f.zero_point = if method == "awq" {
+        q.get("zero_point").and_then(Value::as_bool).unwrap_or(true)
+    } else {
+        true
+    };
+    Ok(())
+}
+
+/// `bitsandbytes`: nf4 with an absmax per 64 (8-bit when double-quantized), else int8.
+fn bitsandbytes(q: &Map<String, Value>, f: &mut WeightFormat) {
+    if q.get("load_in_4bit").and_then(Value::as_bool) == Some(true) {
+        f.dtype = Dtype::Int4;
+        f.group_size = Some(64);
+        f.scale_bits = if q.get("bnb_4bit_use_double_quant").and_then(Value::as_bool) == Some(true)
+        {
+            8
+        } else {
+            32
+        };
+    } else {
+        f.dtype = Dtype::Int8;
+    }
+}
+
+/// `mxfp4`: fp4 with an 8-bit scale per 32; routed experts only for gpt-oss or when the
+/// attention is left unconverted.
+fn mxfp4(q: &Map<String, Value>, fam: &str, f: &mut WeightFormat) {
+    f.dtype = Dtype::Fp4;
+    f.group_size = Some(32);
+    f.scale_bits = 8;
+    let not_conv = q
+        .get("modules_to_not_convert")
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    f.experts_only = fam == "gpt_oss" || not_conv.contains("self_attn");
+}
+
+/// `compressed-tensors`: the first config group's weights (`num_bits`, `type`, `group_size`,
+/// `symmetric`); `nvfp4` formats are fp4 with an fp8 scale per 16.
+fn compressed_tensors(
+    r: &mut Reader,
+    q: &Map<String, Value>,
+    f: &mut WeightFormat,
+) -> Result<(), CalcError> {
+    let fmt = q.get("format").and_then(Value::as_str).unwrap_or("");
+    let w = q
+        .get("config_groups")
+        .and_then(Value::as_object)
+        .and_then(|g| g.values().next())
+        .and_then(|g| g.get("weights"));
+    let bits = num(w.and_then(|w| w.get("num_bits"))).unwrap_or(8);
+    let float = w.and_then(|w| w.get("type")).and_then(Value::as_str) == Some("float");
+    f.dtype = bits_dtype(
+        r,
+        bits,
+        float,
+        "quantization_config.config_groups.weights.num_bits",
+    )?;
+    if fmt.contains("nvfp4") {
+        f.dtype = Dtype::Fp4;
+        f.group_size = Some(16);
+        f.scale_bits = 8;
+    } else {
+        f.group_size = num(w.and_then(|w| w.get("group_size")))
+            .filter(|g| *g > 0)
+            .map(|g| g as u64);
+        f.scale_bits = if f.group_size.is_some() { 16 } else { 0 };
+        f.zero_point = w.and_then(|w| w.get("symmetric")).and_then(Value::as_bool) == Some(false);
+    }
+    Ok(())
+}
+
+/// `modelopt`: `quant_algo` NVFP4 (fp4, fp8 scale per 16) or FP8.
+fn modelopt(q: &Map<String, Value>, f: &mut WeightFormat) {
+    let algo = q
+        .get("quant_algo")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    if algo.contains("NVFP4") {
+        f.dtype = Dtype::Fp4;
+        f.group_size = Some(16);
+        f.scale_bits = 8;
+    } else if algo.contains("FP8") {
+        f.dtype = Dtype::Fp8;
+    }
+}
+
 /// Reads `quantization_config` (top level) into a [`WeightFormat`] over `base`.
 pub fn weight_format_from(
     r: &mut Reader,
@@ -99,105 +219,15 @@ pub fn weight_format_from(
     let mut f = plain(base);
     f.method = method.clone();
     match method.as_str() {
-        "fp8" => {
-            f.dtype = Dtype::Fp8;
-            if let Some(Value::Array(b)) = q.get("weight_block_size") {
-                let dims: Vec<i64> = b
-                    .iter()
-                    .filter_map(|x| num(Some(x)))
-                    .filter(|x| *x > 0)
-                    .collect();
-                let prod = dims.iter().try_fold(1u64, |a, &x| a.checked_mul(x as u64));
-                if let (2, Some(p)) = (dims.len(), prod) {
-                    f.group_size = Some(p);
-                    f.scale_bits = 32;
-                }
-            }
-        }
-        "awq" | "gptq" => {
-            let bits = num(q.get("bits").or_else(|| q.get("w_bit"))).unwrap_or(4);
-            f.dtype = bits_dtype(r, bits, false, "quantization_config.bits")?;
-            f.group_size = group(
-                num(q.get("group_size").or_else(|| q.get("q_group_size"))),
-                128,
-            );
-            f.scale_bits = 16;
-            f.zero_point = if method == "awq" {
-                q.get("zero_point").and_then(Value::as_bool).unwrap_or(true)
-            } else {
-                true
-            };
-        }
-        "bitsandbytes" => {
-            if q.get("load_in_4bit").and_then(Value::as_bool) == Some(true) {
-                f.dtype = Dtype::Int4;
-                f.group_size = Some(64);
-                f.scale_bits =
-                    if q.get("bnb_4bit_use_double_quant").and_then(Value::as_bool) == Some(true) {
-                        8
-                    } else {
-                        32
-                    };
-            } else {
-                f.dtype = Dtype::Int8;
-            }
-        }
-        "mxfp4" => {
-            f.dtype = Dtype::Fp4;
-            f.group_size = Some(32);
-            f.scale_bits = 8;
-            let not_conv = q
-                .get("modules_to_not_convert")
-                .map(|v| v.to_string())
-                .unwrap_or_default();
-            f.experts_only = fam == "gpt_oss" || not_conv.contains("self_attn");
-        }
-        "compressed-tensors" | "compressed_tensors" => {
-            let fmt = q.get("format").and_then(Value::as_str).unwrap_or("");
-            let w = q
-                .get("config_groups")
-                .and_then(Value::as_object)
-                .and_then(|g| g.values().next())
-                .and_then(|g| g.get("weights"));
-            let bits = num(w.and_then(|w| w.get("num_bits"))).unwrap_or(8);
-            let float = w.and_then(|w| w.get("type")).and_then(Value::as_str) == Some("float");
-            f.dtype = bits_dtype(
-                r,
-                bits,
-                float,
-                "quantization_config.config_groups.weights.num_bits",
-            )?;
-            if fmt.contains("nvfp4") {
-                f.dtype = Dtype::Fp4;
-                f.group_size = Some(16);
-                f.scale_bits = 8;
-            } else {
-                f.group_size = num(w.and_then(|w| w.get("group_size")))
-                    .filter(|g| *g > 0)
-                    .map(|g| g as u64);
-                f.scale_bits = if f.group_size.is_some() { 16 } else { 0 };
-                f.zero_point =
-                    w.and_then(|w| w.get("symmetric")).and_then(Value::as_bool) == Some(false);
-            }
-        }
-        "modelopt" => {
-            let algo = q
-                .get("quant_algo")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_ascii_uppercase();
-            if algo.contains("NVFP4") {
-                f.dtype = Dtype::Fp4;
-                f.group_size = Some(16);
-                f.scale_bits = 8;
-            } else if algo.contains("FP8") {
-                f.dtype = Dtype::Fp8;
-            }
-        }
+        "fp8" => fp8(q, &mut f),
+        "awq" | "gptq" => awq_gptq(r, q, &method, &mut f)?,
+        "bitsandbytes" => bitsandbytes(q, &mut f),
+        "mxfp4" => mxfp4(q, fam, &mut f),
+        "compressed-tensors" | "compressed_tensors" => compressed_tensors(r, q, &mut f)?,
+        "modelopt" => modelopt(q, &mut f),
         other => {
-            r.warnings.push(
-                Phrase::tr("wrn_quant_method").val("m", other.chars().take(40).collect::<String>()),
-            );
+            r.warnings
+                .push(Phrase::tr("wrn_quant_method").val("m", shorten(other)));
             f.method = "unknown".into();
             return Ok(f);
         }

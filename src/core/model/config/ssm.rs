@@ -153,13 +153,31 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
     })
 }
 
-/// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP), one
-/// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
-/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::ModelDesc).
-pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+/// Nemotron-H's sizes besides the layer pattern.
+struct NemotronH {
+    h: u64,
+    tie: bool,
+    /// Mamba-2 inner width `H_m·P`.
+    d: u64,
+    /// conv1d channels `D + 2gN`.
+    conv_dim: u64,
+    heads: u64,
+    kv: u64,
+    hd: u64,
+    inter: u64,
+    mh: u64,
+    mp: u64,
+    n: u64,
+    g: u64,
+    k: u64,
+    proj_bias: bool,
+    conv_bias: bool,
+    attn_bias: bool,
+    mlp_bias: bool,
+}
+
+/// Reads `hybrid_override_pattern`, which must have one character per layer.
+fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
     let pattern = r
         .string(&["hybrid_override_pattern"])
         .map(|(_, s)| s.to_string())
@@ -179,6 +197,12 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
         &pattern,
         crate::core::model::LedgerSource::Key("hybrid_override_pattern".into()),
     );
+    Ok(pattern)
+}
+
+/// Reads Nemotron-H's attention, MLP and Mamba-2 sizes and biases (after the pattern), then
+/// the tie, and computes the Mamba-2 inner and conv widths.
+fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
     let heads = r.req(
         "num_attention_heads",
         &["num_attention_heads"],
@@ -235,90 +259,143 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
     let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
+    Ok(NemotronH {
+        h,
+        tie,
+        d,
+        conv_dim,
+        heads,
+        kv,
+        hd,
+        inter,
+        mh,
+        mp,
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+        attn_bias,
+        mlp_bias,
+    })
+}
+
+/// Adds one Mamba-2 mixer (`M` in the pattern) and returns its mixer description.
+fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
+    let w = "ovf_ssm_params";
+    let (h, mh, mp, n, g, k) = (m.h, m.mh, m.mp, m.n, m.g, m.k);
+    let (d, conv_dim) = (m.d, m.conv_dim);
+    acc.lin(
+        Comp::Ssm,
+        mul(
+            w,
+            &[h, add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?],
+        )?,
+    )?;
+    if m.proj_bias {
+        acc.add(
+            Comp::Ssm,
+            add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?,
+        )?;
+    }
+    acc.add(Comp::Ssm, mul(w, &[conv_dim, k])?)?;
+    if m.conv_bias {
+        acc.add(Comp::Ssm, conv_dim)?;
+    }
+    acc.add(Comp::Ssm, mul(w, &[3, mh])?)?; // dt_bias, A_log, D
+    acc.add(Comp::Ssm, d)?; // gated RMSNorm
+    acc.lin(Comp::Ssm, mul(w, &[d, h])?)?;
+    if m.proj_bias {
+        acc.add(Comp::Ssm, h)?;
+    }
+    let state = add(
+        w,
+        &[
+            mul(w, &[k.saturating_sub(1), conv_dim])?,
+            mul(w, &[mh, mp, n])?,
+        ],
+    )?;
+    Ok(Mixer::Ssm {
+        state_elems: state,
+        d_inner: d,
+        d_state: n,
+    })
+}
+
+/// Adds one pattern character's block (with its RMSNorm) to `layers`: a Mamba-2 or attention
+/// layer, or an MLP attached to the preceding mixer (a layer of its own if there is none free).
+fn nemotron_block(
+    acc: &mut Acc,
+    m: &NemotronH,
+    c: char,
+    layers: &mut Vec<Layer>,
+) -> Result<(), CalcError> {
+    acc.add(Comp::Norms, m.h)?;
+    match c {
+        'M' => {
+            let mixer = mamba2(acc, m)?;
+            layers.push(Layer {
+                mixer,
+                ffn: Ffn::None,
+            });
+        }
+        '*' => {
+            let (h, hd) = (m.h, m.hd);
+            add_attention(acc, h, m.heads, m.kv, hd, hd, m.attn_bias, m.attn_bias)?;
+            layers.push(Layer {
+                mixer: Mixer::Attention {
+                    num_heads: m.heads,
+                    kv_heads: m.kv,
+                    head_dim: hd,
+                    v_head_dim: hd,
+                    window: None,
+                },
+                ffn: Ffn::None,
+            });
+        }
+        '-' => {
+            add_mlp(acc, Comp::Mlp, m.h, m.inter, false, m.mlp_bias)?;
+            let ffn = Ffn::Dense {
+                intermediate: m.inter,
+                gated: false,
+            };
+            match layers.last_mut() {
+                Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
+                _ => layers.push(Layer {
+                    mixer: Mixer::Ssm {
+                        state_elems: 0,
+                        d_inner: 0,
+                        d_state: 0,
+                    },
+                    ffn,
+                }),
+            }
+        }
+        other => {
+            return Err(CalcError::BadValue {
+                key: "hybrid_override_pattern".into(),
+                found: Phrase::tr("fnd_char").val("c", other),
+                expected: Phrase::tr("exp_hybrid_chars"),
+            })
+        }
+    }
+    Ok(())
+}
+
+/// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP), one
+/// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
+/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::ModelDesc).
+pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let pattern = read_pattern(r, nl)?;
+    let m = read_nemotron_h(r, h)?;
+    let tie = m.tie;
     let mut acc = Acc::default();
     let mut layers: Vec<Layer> = Vec::new();
     for c in pattern.chars() {
-        acc.add(Comp::Norms, h)?;
-        match c {
-            'M' => {
-                acc.lin(
-                    Comp::Ssm,
-                    mul(
-                        w,
-                        &[h, add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?],
-                    )?,
-                )?;
-                if proj_bias {
-                    acc.add(
-                        Comp::Ssm,
-                        add(w, &[mul(w, &[2, d])?, mul(w, &[2, g, n])?, mh])?,
-                    )?;
-                }
-                acc.add(Comp::Ssm, mul(w, &[conv_dim, k])?)?;
-                if conv_bias {
-                    acc.add(Comp::Ssm, conv_dim)?;
-                }
-                acc.add(Comp::Ssm, mul(w, &[3, mh])?)?; // dt_bias, A_log, D
-                acc.add(Comp::Ssm, d)?; // gated RMSNorm
-                acc.lin(Comp::Ssm, mul(w, &[d, h])?)?;
-                if proj_bias {
-                    acc.add(Comp::Ssm, h)?;
-                }
-                let state = add(
-                    w,
-                    &[
-                        mul(w, &[k.saturating_sub(1), conv_dim])?,
-                        mul(w, &[mh, mp, n])?,
-                    ],
-                )?;
-                layers.push(Layer {
-                    mixer: Mixer::Ssm {
-                        state_elems: state,
-                        d_inner: d,
-                        d_state: n,
-                    },
-                    ffn: Ffn::None,
-                });
-            }
-            '*' => {
-                add_attention(&mut acc, h, heads, kv, hd, hd, attn_bias, attn_bias)?;
-                layers.push(Layer {
-                    mixer: Mixer::Attention {
-                        num_heads: heads,
-                        kv_heads: kv,
-                        head_dim: hd,
-                        v_head_dim: hd,
-                        window: None,
-                    },
-                    ffn: Ffn::None,
-                });
-            }
-            '-' => {
-                add_mlp(&mut acc, Comp::Mlp, h, inter, false, mlp_bias)?;
-                let ffn = Ffn::Dense {
-                    intermediate: inter,
-                    gated: false,
-                };
-                match layers.last_mut() {
-                    Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
-                    _ => layers.push(Layer {
-                        mixer: Mixer::Ssm {
-                            state_elems: 0,
-                            d_inner: 0,
-                            d_state: 0,
-                        },
-                        ffn,
-                    }),
-                }
-            }
-            other => {
-                return Err(CalcError::BadValue {
-                    key: "hybrid_override_pattern".into(),
-                    found: Phrase::tr("fnd_char").val("c", other),
-                    expected: Phrase::tr("exp_hybrid_chars"),
-                })
-            }
-        }
+        nemotron_block(&mut acc, &m, c, &mut layers)?;
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
@@ -334,28 +411,18 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     })
 }
 
-/// Jamba: layer i is attention when `i % attn_layer_period == attn_layer_offset`, otherwise
-/// Mamba (with dt/B/C layernorms); its feed-forward is MoE when
-/// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
-/// layer, final norm.
-pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
-    let heads = r.req(
-        "num_attention_heads",
-        &["num_attention_heads"],
-        "why_size_attention",
-    )?;
-    let kv = r.or(
-        "kv_heads",
-        &["num_key_value_heads"],
-        heads,
-        "ldg_no_num_key_value_heads_equal_to",
-    )?;
-    check_kv(heads, kv)?;
-    let hd = read_head_dim(r, h, heads)?;
-    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+/// Jamba's layout: which layers are attention and which are MoE, and the experts.
+struct JambaLayout {
+    ap: u64,
+    ao: u64,
+    ep: u64,
+    eo: u64,
+    experts: u64,
+    top_k: u64,
+}
+
+/// Reads Jamba's attention and expert periods and offsets, and its expert counts.
+fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
     let ap = r.or(
         "attn_layer_period",
         &["attn_layer_period"],
@@ -399,6 +466,19 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
             expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
         });
     }
+    Ok(JambaLayout {
+        ap,
+        ao,
+        ep,
+        eo,
+        experts,
+        top_k,
+    })
+}
+
+/// Reads Jamba's Mamba settings (state size, conv kernel, expand, dt rank, biases), then the
+/// tie; returns the Mamba mixer (`D = expand·h`) and the tie.
+fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError> {
     let n = r.or(
         "mamba_d_state",
         &["mamba_d_state"],
@@ -441,6 +521,40 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         conv_bias,
         inner_norms: true,
     };
+    Ok((cfg, tie))
+}
+
+/// Jamba: layer i is attention when `i % attn_layer_period == attn_layer_offset`, otherwise
+/// Mamba (with dt/B/C layernorms); its feed-forward is MoE when
+/// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
+/// layer, final norm.
+pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let heads = r.req(
+        "num_attention_heads",
+        &["num_attention_heads"],
+        "why_size_attention",
+    )?;
+    let kv = r.or(
+        "kv_heads",
+        &["num_key_value_heads"],
+        heads,
+        "ldg_no_num_key_value_heads_equal_to",
+    )?;
+    check_kv(heads, kv)?;
+    let hd = read_head_dim(r, h, heads)?;
+    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+    let JambaLayout {
+        ap,
+        ao,
+        ep,
+        eo,
+        experts,
+        top_k,
+    } = read_jamba_layout(r)?;
+    let (cfg, tie) = read_jamba_mamba(r, h)?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..nl {
