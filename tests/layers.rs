@@ -8,8 +8,9 @@
 //!    `scenario` ← `present` (each layer imports only the layers it stands on);
 //! 2. the core naming `ui`, `charts` or `cli`; `charts` naming `ui` or `cli`; `cli` naming `ui`;
 //! 3. an import cycle between core modules, or between UI files;
-//! 4. the UI, the charts or the CLI reaching past a layer's face into its private modules
-//!    (only modules declared `pub` are reachable, which the compiler checks already).
+//! 4. the UI, the charts or the CLI reaching past a layer's face: they name
+//!    `crate::core::<layer>::<Item>` (the items each layer's `mod.rs` re-exports), never a
+//!    module inside a layer (`crate::core::calc::perf::…`).
 //!
 //! Test modules may import upward (a formula's test may parse a config): only the code that
 //! ships is held to the order.
@@ -368,6 +369,21 @@ fn violations(mods: &[Module]) -> Vec<String> {
             }
         }
     }
+    for (from, tos) in &g {
+        if from.first().is_some_and(|f| f != "core") {
+            for to in tos
+                .iter()
+                .filter(|t| t.first().is_some_and(|f| f == "core") && t.len() > 2)
+            {
+                out.push(format!(
+                    "{} reaches {} past the {} layer's face",
+                    from.join("::"),
+                    to.join("::"),
+                    to[1]
+                ));
+            }
+        }
+    }
     for group in ["core", "ui"] {
         for cycle in cycles(&g, group) {
             out.push(format!("import cycle in {group}: {}", cycle.join(" -> ")));
@@ -565,6 +581,15 @@ fn the_checker_catches_planted_violations() {
     let v = violations(&m);
     assert!(
         v.iter().any(|s| s.starts_with("import cycle in ui")),
+        "{v:?}"
+    );
+
+    // The UI reaching past a layer's face into one of its modules.
+    let mut m = clean();
+    m[6] = module("ui::a", "ui/a.rs", "use crate::core::calc::kv::per_token;");
+    let v = violations(&m);
+    assert!(
+        v.iter().any(|s| s.contains("past the calc layer's face")),
         "{v:?}"
     );
 

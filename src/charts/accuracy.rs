@@ -7,8 +7,8 @@ use super::{
     draw_legend, marker, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Marker,
     Swatch, Theme,
 };
-use crate::core::base::units::fmt_sig;
-use crate::core::present::views::AccuracyScatter;
+use crate::core::base::fmt_sig;
+use crate::core::present::AccuracyScatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -108,7 +108,7 @@ pub fn draw<DB: DrawingBackend>(
     let mut hits = HitMap::default();
     // Training rows first, held-out rows on top.
     let mut order: Vec<_> = data.points.iter().enumerate().collect();
-    crate::core::base::order::sort_by(&mut order, &|a, b| a.1.test.cmp(&b.1.test));
+    crate::core::base::sort_by(&mut order, &|a, b| a.1.test.cmp(&b.1.test));
     for (i, p) in order {
         let at = px(p.measured, p.predicted);
         let (m, col) = if p.test {
@@ -182,9 +182,9 @@ impl Chart for AccuracyScatter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::base::i18n::Lang;
-    use crate::core::calc::calibration::{accuracy_table, Metric};
-    use crate::core::present::views::accuracy_scatter;
+    use crate::core::base::Lang;
+    use crate::core::calc::{accuracy_table, Metric};
+    use crate::core::present::accuracy_scatter;
 
     #[test]
     fn renders_to_svg_with_one_region_per_row() {

@@ -186,7 +186,7 @@ pub fn fmt_tokens(v: f64) -> String {
     } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}k", n >> 10)
     } else {
-        crate::core::base::derivation::group(n)
+        crate::core::base::group(n)
     }
 }
 
@@ -202,16 +202,16 @@ pub fn fmt_si(v: f64) -> String {
     ];
     for (s, p) in P {
         if v.abs() >= *s {
-            return format!("{} {p}", crate::core::base::units::fmt_sig(v / s));
+            return format!("{} {p}", crate::core::base::fmt_sig(v / s));
         }
     }
-    crate::core::base::units::fmt_sig(v)
+    crate::core::base::fmt_sig(v)
 }
 
 /// Decade labels for intensity axes: 0.001 … 0.1, 1, 10, …, 1,000,000, then 1e7….
 pub fn fmt_decade(v: f64) -> String {
     if (1.0..1e7).contains(&v) {
-        crate::core::base::derivation::group(v.round() as u64)
+        crate::core::base::group(v.round() as u64)
     } else if (1e-3..1.0).contains(&v) {
         let s = format!("{v:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -223,14 +223,14 @@ pub fn fmt_decade(v: f64) -> String {
 /// Plain number with thousands separators for linear axes (integers) or up to 2 decimals.
 pub fn fmt_plain(v: f64) -> String {
     if v.fract().abs() < 1e-9 && v.abs() < 1e15 {
-        let s = crate::core::base::derivation::group(v.abs().round() as u64);
+        let s = crate::core::base::group(v.abs().round() as u64);
         if v < 0.0 {
             format!("−{s}")
         } else {
             s
         }
     } else {
-        crate::core::base::units::fmt_sig(v)
+        crate::core::base::fmt_sig(v)
     }
 }
 
@@ -490,7 +490,7 @@ pub fn dash_segments(pts: &[(i32, i32)], on: f64, off: f64) -> Vec<Vec<(i32, i32
 /// within [lo, hi] where possible. Returns new positions in the input order.
 pub fn spread(ys: &[i32], gap: i32, lo: i32, hi: i32) -> Vec<i32> {
     let key = |i: usize| ys.get(i).copied().unwrap_or(0);
-    let idx = crate::core::base::order::order_by(ys.len(), &|a, b| key(a).cmp(&key(b)));
+    let idx = crate::core::base::order_by(ys.len(), &|a, b| key(a).cmp(&key(b)));
     let mut placed: Vec<i32> = idx
         .iter()
         .map(|i| ys.get(*i).copied().unwrap_or(0))

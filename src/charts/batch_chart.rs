@@ -7,8 +7,8 @@ use super::{
     draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
-use crate::core::base::derivation::group;
-use crate::core::present::series::{BatchLine, BatchPoint, BatchSeries};
+use crate::core::base::group;
+use crate::core::present::{BatchLine, BatchPoint, BatchSeries};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};

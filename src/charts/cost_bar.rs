@@ -3,7 +3,7 @@
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
 use super::{fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Theme};
-use crate::core::present::series::{CostBar, CostBars, CostMetric};
+use crate::core::present::{CostBar, CostBars, CostMetric};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

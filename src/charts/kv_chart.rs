@@ -7,9 +7,9 @@ use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
-use crate::core::base::derivation::group;
-use crate::core::base::units::{Bytes, GIB};
-use crate::core::present::series::KvSeries;
+use crate::core::base::group;
+use crate::core::base::{Bytes, GIB};
+use crate::core::present::KvSeries;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -7,8 +7,8 @@ use super::{
     draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
-use crate::core::base::units::fmt_sig;
-use crate::core::present::series::{LatencyThroughput, LtCurve, LtPoint};
+use crate::core::base::fmt_sig;
+use crate::core::present::{LatencyThroughput, LtCurve, LtPoint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};

@@ -6,8 +6,8 @@ use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
-use crate::core::base::units::{Bytes, GIB};
-use crate::core::present::series::{MemoryBar, MemoryBars};
+use crate::core::base::{Bytes, GIB};
+use crate::core::present::{MemoryBar, MemoryBars};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

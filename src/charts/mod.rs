@@ -20,7 +20,7 @@ pub mod theme;
 
 pub use theme::Theme;
 
-use crate::core::base::i18n::{tr, Lang};
+use crate::core::base::{tr, Lang};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -118,7 +118,7 @@ pub struct DataTable {
 
 macro_rules! labels {
     ($($field:ident),* $(,)?) => {
-        /// Already-translated chart strings (from [`crate::core::base::i18n::tr`]); each field is the
+        /// Already-translated chart strings (from [`crate::core::base::tr`]); each field is the
         /// translation of the key `chart_<field>`.
         #[derive(Debug, Clone, PartialEq)]
         pub struct Labels {
@@ -434,7 +434,7 @@ fn draw_svg<'a, DB: DrawingBackend + 'a, C: Chart>(
 
 /// Tooltip / table number helpers shared by the charts.
 pub mod fmt {
-    use crate::core::base::units::{fmt_sig, Bytes};
+    use crate::core::base::{fmt_sig, Bytes};
 
     /// "8 GiB (8.59 GB)": both units, binary first.
     pub fn bytes(b: Bytes) -> String {
@@ -465,10 +465,7 @@ mod tests {
     #[test]
     fn every_label_key_is_translated() {
         for k in Labels::KEYS {
-            assert!(
-                crate::core::base::i18n::has(k),
-                "missing translation key {k}"
-            );
+            assert!(crate::core::base::has(k), "missing translation key {k}");
         }
         let ko = Labels::new(Lang::Ko);
         assert_ne!(ko.weights, Labels::new(Lang::En).weights);

@@ -7,8 +7,8 @@ use super::{
     draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
-use crate::core::base::units::fmt_sig;
-use crate::core::present::views::PlanCostChart;
+use crate::core::base::fmt_sig;
+use crate::core::present::PlanCostChart;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -173,10 +173,10 @@ impl Chart for PlanCostChart {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::base::i18n::Lang;
-    use crate::core::hardware::catalog::Catalog;
-    use crate::core::present::report::model_of;
-    use crate::core::present::views::planner_view;
+    use crate::core::base::Lang;
+    use crate::core::hardware::Catalog;
+    use crate::core::present::model_of;
+    use crate::core::present::planner_view;
     use crate::core::scenario::{GpuChoice, Scenario};
 
     #[test]

@@ -7,8 +7,8 @@ use super::{
     draw_legend, fmt, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
-use crate::core::base::units::fmt_sig;
-use crate::core::present::series::{Bound, Phase, RooflineData, WorkPoint};
+use crate::core::base::fmt_sig;
+use crate::core::present::{Bound, Phase, RooflineData, WorkPoint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -314,7 +314,7 @@ fn draw_points<DB: DrawingBackend>(
 ) -> Result<Vec<DrawnPoint>, DrawError> {
     let mut at_points = Vec::with_capacity(data.points.len());
     let mut order: Vec<&WorkPoint> = data.points.iter().collect();
-    crate::core::base::order::sort_by(&mut order, &|a, b| {
+    crate::core::base::sort_by(&mut order, &|a, b| {
         (a.phase == Phase::Reference).cmp(&(b.phase == Phase::Reference))
     });
     for p in order {

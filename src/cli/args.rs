@@ -1,6 +1,6 @@
 //! A small, strict `--flag value` parser (no external dependency).
 
-use crate::core::base::error::CalcError;
+use crate::core::base::CalcError;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use thiserror::Error;
@@ -25,7 +25,7 @@ pub enum CliError {
 }
 
 /// User input as quoted in messages: its first 40 characters (the core's one rule).
-pub(crate) use crate::core::base::error::shorten as short;
+pub(crate) use crate::core::base::shorten as short;
 
 /// A failure writing to stdout as a `CliError` ("cannot read stdout: …", as ever).
 pub(crate) fn stdout_error(e: impl Display) -> CliError {

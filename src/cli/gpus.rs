@@ -6,9 +6,9 @@
 //! saying which. A bad `--gpu` id exits 2 with "did you mean".
 
 use super::{write_json, write_text, Args, CliError};
-use crate::core::base::dtype::Dtype;
-use crate::core::base::units::fmt_sig;
-use crate::core::hardware::catalog::{Accelerator, Catalog, Peaks};
+use crate::core::base::fmt_sig;
+use crate::core::base::Dtype;
+use crate::core::hardware::{Accelerator, Catalog, Peaks};
 use serde_json::{json, Map, Value};
 use std::io::Write;
 
@@ -98,9 +98,9 @@ fn opt_sig(v: Option<f64>) -> String {
 
 fn peak_cell(a: &Accelerator, d: Dtype) -> String {
     match a.peak(d) {
-        crate::core::hardware::catalog::Peak::Dense(f) => format!("{}", round_tflops(f.tflops())),
-        crate::core::hardware::catalog::Peak::NotSupported => "n/s".to_string(),
-        crate::core::hardware::catalog::Peak::NotPublished => "—".to_string(),
+        crate::core::hardware::Peak::Dense(f) => format!("{}", round_tflops(f.tflops())),
+        crate::core::hardware::Peak::NotSupported => "n/s".to_string(),
+        crate::core::hardware::Peak::NotPublished => "—".to_string(),
     }
 }
 

@@ -7,14 +7,15 @@
 
 use super::args::short;
 use super::{write_json, write_text, Args, CliError};
-use crate::core::base::dtype::Dtype;
-use crate::core::base::units::{fmt_sig, BytesPerSecond};
-use crate::core::calc::loading::{
-    self, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, Storage,
+use crate::core::base::Dtype;
+use crate::core::base::{fmt_sig, BytesPerSecond};
+use crate::core::calc::Efficiencies;
+use crate::core::calc::{
+    load_time, offload, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, StageKind,
+    Storage, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY,
 };
-use crate::core::calc::perf::Efficiencies;
-use crate::core::hardware::catalog::Catalog;
-use crate::core::model::config::parse_model_text;
+use crate::core::hardware::Catalog;
+use crate::core::model::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -68,7 +69,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         .map(BytesPerSecond::from_gbps);
     let link_efficiency = args
         .f64_opt("link-eff", 0.01, 1.0)?
-        .unwrap_or(loading::HOST_LINK_EFFICIENCY);
+        .unwrap_or(HOST_LINK_EFFICIENCY);
     let inp = LoadInputs {
         storage_bandwidth: storage_bw,
         host_link,
@@ -78,10 +79,10 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         overlap: !sequential(args)?,
         engine_startup_s: args
             .f64_opt("startup-s", 0.0, 3600.0)?
-            .unwrap_or(loading::ENGINE_STARTUP_S),
+            .unwrap_or(ENGINE_STARTUP_S),
         weights_dtype,
     };
-    let l = loading::load_time(&model, gpu, &inp)?;
+    let l = load_time(&model, gpu, &inp)?;
     let off_inp = OffloadInputs {
         batch: args.u64_opt("batch")?.unwrap_or(1),
         input_len: args.u64_opt("input-len")?.unwrap_or(1024),
@@ -92,7 +93,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         host_link,
         link_efficiency,
     };
-    let off = loading::offload(&model, gpu, &off_inp, &Efficiencies::default())?;
+    let off = offload(&model, gpu, &off_inp, &Efficiencies::default())?;
     if args.flag("json") {
         return write_json(out, &to_json(&l, &off, &storage_id));
     }
@@ -157,7 +158,7 @@ fn render(model: &str, l: &LoadReport, o: &OffloadReport, storage_id: &str) -> S
         fmt_sig(l.storage.seconds.0),
         l.storage.bytes.fmt_gb(),
         fmt_sig(l.storage.bandwidth.gbps()),
-        if l.slowest == loading::StageKind::Storage {
+        if l.slowest == StageKind::Storage {
             "  ← slowest"
         } else {
             ""
@@ -169,7 +170,7 @@ fn render(model: &str, l: &LoadReport, o: &OffloadReport, storage_id: &str) -> S
         l.bytes_per_gpu.fmt_gb(),
         fmt_sig(l.host_to_gpu.bandwidth.gbps()),
         l.host_link.label(),
-        if l.slowest == loading::StageKind::HostToGpu {
+        if l.slowest == StageKind::HostToGpu {
             "  ← slowest"
         } else {
             ""

@@ -16,11 +16,14 @@
 
 use super::args::stdout_error;
 use super::{write_json, Args, CliError};
-use crate::core::base::derivation::{group, Derivation};
-use crate::core::base::dtype::Dtype;
-use crate::core::calc::{kv, weights};
-use crate::core::model::config::parse_model_text;
-use crate::core::model::quick;
+use crate::core::base::Dtype;
+use crate::core::base::{group, Derivation};
+use crate::core::calc::{
+    checkpoint, default_kv_dtype, per_sequence, per_token, state_bytes, with_dtype, KvBytes,
+    WeightBytes,
+};
+use crate::core::model::parse_model_text;
+use crate::core::model::{parse_param_count, quick_model};
 use crate::core::model::{ModelDesc, ModelOrigin};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -37,11 +40,11 @@ fn dtype_opt(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
 
 struct Out {
     m: ModelDesc,
-    w: weights::WeightBytes,
+    w: WeightBytes,
     kv_dtype: Dtype,
     context: u64,
     tp: u64,
-    kv: Option<(kv::KvBytes, kv::KvBytes, kv::KvBytes)>,
+    kv: Option<(KvBytes, KvBytes, KvBytes)>,
     weights_dtype: Option<Dtype>,
 }
 
@@ -62,20 +65,18 @@ fn compute(args: &Args) -> Result<Out, CliError> {
             ))
         }
         (Some(_), None) => parse_model_text(&args.read_file("config")?)?,
-        (None, Some(p)) => {
-            quick::quick_model(quick::parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16))
-        }
+        (None, Some(p)) => quick_model(parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16)),
     };
     let w = match wd {
-        Some(d) => weights::with_dtype(&m, d, tp)?,
-        None => weights::checkpoint(&m, tp)?,
+        Some(d) => with_dtype(&m, d, tp)?,
+        None => checkpoint(&m, tp)?,
     };
-    let kv_dtype = kd.unwrap_or_else(|| kv::default_kv_dtype(&m));
+    let kv_dtype = kd.unwrap_or_else(|| default_kv_dtype(&m));
     let kv = if m.origin == ModelOrigin::Config {
         Some((
-            kv::per_token(&m, kv_dtype, tp)?,
-            kv::per_sequence(&m, kv_dtype, tp, context)?,
-            kv::state_bytes(&m, kv::default_kv_dtype(&m), tp)?,
+            per_token(&m, kv_dtype, tp)?,
+            per_sequence(&m, kv_dtype, tp, context)?,
+            state_bytes(&m, default_kv_dtype(&m), tp)?,
         ))
     } else {
         None

@@ -14,16 +14,16 @@
 
 use super::args::short;
 use super::{write_json, write_serialized, write_text, Args, CliError};
-use crate::core::base::dtype::Dtype;
-use crate::core::base::i18n::Lang;
-use crate::core::base::units::fmt_sig;
-use crate::core::calc::calibration::{self, range_for, Metric};
-use crate::core::calc::perf::{
+use crate::core::base::fmt_sig;
+use crate::core::base::Dtype;
+use crate::core::base::Lang;
+use crate::core::calc::{accuracy_table, range_for, render_stats, Metric};
+use crate::core::calc::{
     evaluate, tp_sweep, DecodeContext, Efficiencies, PassTime, PerfNote, PerfReport, TpRow,
     Workload,
 };
-use crate::core::hardware::catalog::Catalog;
-use crate::core::model::config::parse_model_text;
+use crate::core::hardware::Catalog;
+use crate::core::model::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -288,7 +288,7 @@ fn render(r: &PerfReport, model: &str) -> String {
 }
 
 fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let r = calibration::accuracy_table();
+    let r = accuracy_table();
     if args.flag("json") {
         return write_serialized(out, &r);
     }
@@ -298,6 +298,6 @@ fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         r.total_rows,
         r.skipped.len()
     );
-    s.push_str(&calibration::render_stats(&r));
+    s.push_str(&render_stats(&r));
     write_text(out, &s)
 }

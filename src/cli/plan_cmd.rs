@@ -16,15 +16,15 @@
 
 use super::args::short;
 use super::{write_json, write_serialized, write_text, Args, CliError};
-use crate::core::base::dtype::Dtype;
-use crate::core::base::units::fmt_sig;
-use crate::core::calc::capacity::{
-    self, Bucket, Candidate, Family, LargestReport, PerfTiming, Plan, PlanInputs, PlanOption,
-    Targets, Traffic,
+use crate::core::base::fmt_sig;
+use crate::core::base::Dtype;
+use crate::core::calc::Efficiencies;
+use crate::core::calc::{
+    cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, PerfTiming,
+    Plan, PlanInputs, PlanOption, Targets, Traffic,
 };
-use crate::core::calc::perf::Efficiencies;
-use crate::core::hardware::catalog::Catalog;
-use crate::core::model::config::parse_model_text;
+use crate::core::hardware::Catalog;
+use crate::core::model::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -184,9 +184,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         weights_dtype: dtype(args, "weights-dtype")?,
         kv_dtype: dtype(args, "kv-dtype")?,
     };
-    let p = capacity::plan(&inp, Catalog::builtin(), &timing)?;
+    let p = plan(&inp, Catalog::builtin(), &timing)?;
     if let Some(n) = args.u64_opt("curve")? {
-        let c = capacity::cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
+        let c = cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
         return write_serialized(out, &c);
     }
     if args.flag("json") {
@@ -207,7 +207,7 @@ fn run_largest(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     let family = Family::parse(args.require("family")?)?;
     let inp = inputs(args)?;
-    let r = capacity::largest_in_family(
+    let r = largest_in_family(
         family,
         &inp,
         Catalog::builtin(),

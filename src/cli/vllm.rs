@@ -17,17 +17,17 @@
 
 use super::args::stdout_error;
 use super::{write_json, Args, CliError};
-use crate::core::base::derivation::{Derivation, Source};
-use crate::core::base::dtype::Dtype;
-use crate::core::base::units::Bytes;
-use crate::core::calc::memory::{
+use crate::core::base::Bytes;
+use crate::core::base::Dtype;
+use crate::core::base::{Derivation, Source};
+use crate::core::calc::{
     activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
     weights_per_gpu, ActivationParams, KvProfile, Paging, VllmBudget, VllmInputs,
     DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
-use crate::core::calc::{kv, weights};
-use crate::core::hardware::catalog::Catalog;
-use crate::core::model::config::parse_model_text;
+use crate::core::calc::{checkpoint, default_kv_dtype};
+use crate::core::hardware::Catalog;
+use crate::core::model::parse_model_text;
 use crate::core::model::ModelDesc;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -89,7 +89,7 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
     };
     let kv_dtype = match args.get("kv-dtype") {
         Some(s) => Dtype::parse(s)?,
-        None => kv::default_kv_dtype(model),
+        None => default_kv_dtype(model),
     };
     Ok(Options {
         tp,
@@ -133,7 +133,7 @@ fn weights_term(
     Ok(match gib_opt(args, "weights-gib")? {
         Some(w) => (w, Source::User("weights_gib".into())),
         None => {
-            let whole = weights::checkpoint(model, 1)?;
+            let whole = checkpoint(model, 1)?;
             let (w, d) = weights_per_gpu(model, whole.total, tp)?;
             derivations.push(whole.derivation);
             derivations.push(d);

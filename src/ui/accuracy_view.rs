@@ -2,8 +2,8 @@
 //! (`core::calibration::accuracy_table`): a predicted-vs-measured scatter per metric, and the
 //! median and 90th-percentile error per metric on the training and held-out rows.
 
-use crate::core::calc::calibration::{accuracy_table, AccuracyReport, Metric};
-use crate::core::present::views::{
+use crate::core::calc::{accuracy_table, AccuracyReport, Metric};
+use crate::core::present::{
     accuracy_scatter, accuracy_stats, metric_key, AccStatRow, AccuracyScatter,
 };
 use crate::ui::chart_canvas::ChartCanvas;

@@ -40,7 +40,7 @@ pub fn App() -> impl IntoView {
         }
         // Remembers the choice and writes the resolved "light"/"dark" into data-theme.
         crate::ui::state::store_theme(theme);
-        document().set_title(crate::core::base::i18n::tr(lang, "app_title"));
+        document().set_title(crate::core::base::tr(lang, "app_title"));
     });
 
     // A memo, so the page is rebuilt only when the view mode itself changes (not on every

@@ -15,7 +15,7 @@
 
 use crate::charts::either::Either;
 use crate::charts::{render_svg_via, Chart, DrawError, HitMap, Labels, Theme};
-use crate::core::base::i18n::{tr, Lang};
+use crate::core::base::{tr, Lang};
 use crate::ui::in_view::{in_view, on_screen};
 use crate::ui::keep_alive::keep_observer;
 use leptos::html::{Canvas, Div};
@@ -104,7 +104,7 @@ impl HiDpiCanvas {
     fn draw_texts(&mut self) {
         let mut texts = std::mem::take(&mut self.texts);
         // core::order: the project's one (stable) sort, so no sort code is compiled for this.
-        crate::core::base::order::sort_by(&mut texts, &|a, b| {
+        crate::core::base::sort_by(&mut texts, &|a, b| {
             (&a.font, &a.color).cmp(&(&b.font, &b.color))
         });
         let (mut color, mut baseline, mut align) = ("", "", "");

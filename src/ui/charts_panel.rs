@@ -2,9 +2,9 @@
 //! [`ChartCanvas`] from series prepared in core (`Report::memory_bars`, …), with a short
 //! explanation beside it.
 
-use crate::core::present::explain::Section;
-use crate::core::present::report::Report;
-use crate::core::present::series::{BatchSeries, CostBars, CostMetric, KvSeries, MemoryBars};
+use crate::core::present::Report;
+use crate::core::present::Section;
+use crate::core::present::{BatchSeries, CostBars, CostMetric, KvSeries, MemoryBars};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};

@@ -1,6 +1,6 @@
 //! The custom-accelerator form: name, memory, bandwidth, peak, price.
 
-use crate::core::hardware::catalog::CustomAccelerator;
+use crate::core::hardware::CustomAccelerator;
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
@@ -37,13 +37,13 @@ pub fn CustomGpuForm() -> impl IntoView {
                 return Ok(None);
             }
             t.parse::<f64>().map(Some).map_err(|_| {
-                crate::core::base::error::CalcError::BadValue {
+                crate::core::base::CalcError::BadValue {
                     key: field.to_string(),
-                    found: crate::core::base::error::Phrase::verbatim(format!(
+                    found: crate::core::base::Phrase::verbatim(format!(
                         "\"{}\"",
                         t.chars().take(20).collect::<String>()
                     )),
-                    expected: crate::core::base::error::Phrase::tr("exp_a_number"),
+                    expected: crate::core::base::Phrase::tr("exp_a_number"),
                 }
                 .message(lang)
             })

@@ -1,7 +1,7 @@
 //! A precision select (weights or KV cache), shared by the workload panel and the embeds'
 //! input strip.
 
-use crate::core::base::dtype::Dtype;
+use crate::core::base::Dtype;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
 

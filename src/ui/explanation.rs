@@ -1,7 +1,7 @@
 //! The explanation beside a section: what it shows and why, in the chapter's terms, with the
-//! live numbers of the current report (text from [`crate::core::present::explain`]).
+//! live numbers of the current report (text from [`crate::core::present::explain_section`]).
 
-use crate::core::present::explain::{explain, Section};
+use crate::core::present::{explain_section, Section};
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::state::use_app;
 use leptos::html::Div;
@@ -25,7 +25,7 @@ pub fn Explanation(
         state.outcome.with(|o| {
             o.report
                 .as_ref()
-                .map(|r| explain(section, r, lang))
+                .map(|r| explain_section(section, r, lang))
                 .unwrap_or_default()
         })
     });

@@ -2,8 +2,8 @@
 //! printing (with `style/print.css`). Files are made in the page (Blob + object URL + a
 //! temporary `<a download>`): nothing is sent anywhere.
 
-use crate::core::present::export::{to_csv, to_json};
-use crate::core::present::report::Report;
+use crate::core::present::Report;
+use crate::core::present::{to_csv, to_json};
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 use std::time::Duration;

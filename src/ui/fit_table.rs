@@ -1,12 +1,12 @@
 //! "Does it fit?": per GPU, the memory split and verdict, what would fit, and the cost per
 //! request across the compared GPUs.
 
-use crate::core::base::derivation::Derivation;
-use crate::core::base::i18n::{tr, Lang};
-use crate::core::base::units::Bytes;
-use crate::core::calc::memory::Suggestion;
-use crate::core::present::report::{GpuReport, Report, Verdict};
-use crate::core::present::series::MemoryBar;
+use crate::core::base::Bytes;
+use crate::core::base::Derivation;
+use crate::core::base::{tr, Lang};
+use crate::core::calc::Suggestion;
+use crate::core::present::MemoryBar;
+use crate::core::present::{GpuReport, Report, Verdict};
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
 use crate::ui::state::use_app;

@@ -1,7 +1,7 @@
 //! A labelled decimal input (efficiencies, prices, rates, targets) with its unit.
 
-use crate::core::base::i18n::tr;
-use crate::core::base::units::fmt_sig;
+use crate::core::base::fmt_sig;
+use crate::core::base::tr;
 use crate::core::scenario::parse_f64_range;
 use crate::core::scenario::NoticeKind;
 use crate::ui::state::use_app;

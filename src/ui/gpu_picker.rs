@@ -1,8 +1,8 @@
 //! The GPU panel: a searchable picker over the catalog (up to four GPUs side by side), the
 //! tensor-parallel degree with its interconnect, and the custom-accelerator form.
 
-use crate::core::base::i18n::Lang;
-use crate::core::hardware::catalog::{Accelerator, Catalog, InterconnectPreset, Link};
+use crate::core::base::Lang;
+use crate::core::hardware::{Accelerator, Catalog, InterconnectPreset, Link};
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
 use crate::ui::custom_gpu_form::CustomGpuForm;
 use crate::ui::state::{use_app, AppState, History};
@@ -155,7 +155,7 @@ fn GpuSearch() -> impl IntoView {
             })
             .collect();
         if list.is_empty() {
-            view! { <li class="muted">{crate::core::base::i18n::tr(lang, "gpu_no_match")}</li> }
+            view! { <li class="muted">{crate::core::base::tr(lang, "gpu_no_match")}</li> }
                 .into_any()
         } else {
             list.into_view().into_any()
@@ -187,7 +187,7 @@ fn gpu_facts(state: AppState, lang: Lang, a: &Accelerator) -> String {
         .price
         .as_ref()
         .map(|p| format!("${}/h", num_symbols(state).sig(p.usd_per_hour)))
-        .unwrap_or_else(|| crate::core::base::i18n::tr(lang, "gpu_price_unknown").to_string());
+        .unwrap_or_else(|| crate::core::base::tr(lang, "gpu_price_unknown").to_string());
     format!(
         "{} · {} GB/s · {}",
         a.capacity().fmt_gib(),

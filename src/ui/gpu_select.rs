@@ -1,7 +1,7 @@
 //! A compact GPU select for the embeds' input strip: it swaps the first compared GPU for
 //! another catalog accelerator (the full page's picker searches and compares up to four).
 
-use crate::core::hardware::catalog::Catalog;
+use crate::core::hardware::Catalog;
 use crate::core::scenario::GpuChoice;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;

@@ -1,7 +1,7 @@
 //! The page header: title, language toggle, theme toggle (the copy-link button is in the
 //! export bar).
 
-use crate::core::base::i18n::Lang;
+use crate::core::base::Lang;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
 

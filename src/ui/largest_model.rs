@@ -4,11 +4,11 @@
 //! replica and cost per million tokens, the largest that meets the targets highlighted, and one
 //! sentence from the live numbers (the chapter: a well-served 32B or 70B can replace an 8B).
 
-use crate::core::base::derivation::group;
-use crate::core::base::units::NumberSymbols;
-use crate::core::calc::capacity::Family;
-use crate::core::hardware::catalog::Catalog;
-use crate::core::present::views::{largest_view, LargestRow, LargestView};
+use crate::core::base::group;
+use crate::core::base::NumberSymbols;
+use crate::core::calc::Family;
+use crate::core::hardware::Catalog;
+use crate::core::present::{largest_view, LargestRow, LargestView};
 use crate::core::scenario::Scenario;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::{use_app, History};

@@ -1,7 +1,7 @@
 //! "Show the math": a derivation rendered as formula, substituted values, result and inputs.
 
-use crate::core::base::derivation::{Derivation, Source};
-use crate::core::base::i18n::{has, tr, Lang};
+use crate::core::base::{has, tr, Lang};
+use crate::core::base::{Derivation, Source};
 use crate::ui::state::use_app;
 use crate::ui::view_common::display_if;
 use leptos::prelude::*;

@@ -1,9 +1,9 @@
 //! The matmul explorer: M, N, K inputs (and the textbook's examples one click away) place a
 //! half-precision matmul on the roofline and show intensity = M·N·K / (M·K + K·N + M·N).
 
-use crate::core::calc::roofline::Matmul;
-use crate::core::present::series::{RooflineData, MATMUL_PRESETS};
-use crate::core::present::views::{matmul_view, MatmulView};
+use crate::core::calc::Matmul;
+use crate::core::present::{matmul_view, MatmulView};
+use crate::core::present::{RooflineData, MATMUL_PRESETS};
 use crate::core::scenario::MATMUL_DIM;
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::math_panel::MathPanel;

@@ -1,6 +1,6 @@
 //! The model as the calculator read it: name, architecture, layer count, assumption ledger.
 
-use crate::core::model::presets;
+use crate::core::model::preset;
 use crate::core::model::LedgerSource;
 use crate::core::scenario::ModelSource;
 use crate::ui::state::use_app;
@@ -17,7 +17,7 @@ pub fn ModelDetails() -> impl IntoView {
     // workload number does.
     let preset_name = Memo::new(move |_| {
         state.scenario.with(|s| match &s.model {
-            ModelSource::Preset(id) => presets::get(id).map(|p| p.label()),
+            ModelSource::Preset(id) => preset(id).map(|p| p.label()),
             _ => None,
         })
     });
@@ -25,7 +25,7 @@ pub fn ModelDetails() -> impl IntoView {
     move || {
         let lang = state.lang.get();
         let preset = preset_name.get();
-        let t = move |k: &str| crate::core::base::i18n::tr(lang, k);
+        let t = move |k: &str| crate::core::base::tr(lang, k);
         model.with(|m| {
             m.as_ref().map(|m| {
                 let ledger = m

@@ -1,8 +1,8 @@
 //! The model panel: a preset, a pasted / dropped / uploaded config, or a parameter count.
 
-use crate::core::base::dtype::Dtype;
-use crate::core::base::error::CalcError;
-use crate::core::model::config::parse_model_text;
+use crate::core::base::CalcError;
+use crate::core::base::Dtype;
+use crate::core::model::parse_model_text;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
 use crate::ui::model_details::ModelDetails;
 use crate::ui::preset_select::PresetSelect;
@@ -305,8 +305,8 @@ fn QuickFields(
                     <p class="field-error" role="alert" data-testid="quick-params-error">
                         {state
                             .tr(k)
-                            .replace("{min}", &crate::core::base::derivation::group(limits::PARAMS.0))
-                            .replace("{max}", &crate::core::base::derivation::group(limits::PARAMS.1))}
+                            .replace("{min}", &crate::core::base::group(limits::PARAMS.0))
+                            .replace("{max}", &crate::core::base::group(limits::PARAMS.1))}
                     </p>
                 })}
             </div>
@@ -347,7 +347,7 @@ fn ModelError(
         error.with(|e| {
             e.as_ref().map(|e| match e {
                 InputError::Calc(c) => c.message(lang),
-                InputError::Key(k) => crate::core::base::i18n::tr(lang, k).to_string(),
+                InputError::Key(k) => crate::core::base::tr(lang, k).to_string(),
             })
         })
     };

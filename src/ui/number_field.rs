@@ -1,6 +1,6 @@
 //! A whole-number input with its unit, a typed value and an optional slider.
 
-use crate::core::base::i18n::tr;
+use crate::core::base::tr;
 use crate::core::scenario::parse_count;
 use crate::ui::state::use_app;
 use crate::ui::view_common::num_symbols;

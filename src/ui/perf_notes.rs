@@ -1,6 +1,6 @@
 //! The notes of a performance result ([`PerfNote`]), said in the current language.
 
-use crate::core::calc::perf::PerfNote;
+use crate::core::calc::PerfNote;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 

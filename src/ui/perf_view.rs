@@ -4,14 +4,14 @@
 //! operating point; cost per million output tokens and per request (table and bar chart,
 //! prices editable) and tokens per joule at TDP (an upper-bound estimate).
 
-use crate::core::base::i18n::{has, tr, Lang};
-use crate::core::base::units::fmt_sig;
-use crate::core::calc::perf::{Efficiencies, Limit};
-use crate::core::present::explain::Section;
-use crate::core::present::series::{CostBars, LatencyThroughput, LtPoint};
-use crate::core::present::views::{
+use crate::core::base::fmt_sig;
+use crate::core::base::{has, tr, Lang};
+use crate::core::calc::{Efficiencies, Limit};
+use crate::core::present::Section;
+use crate::core::present::{
     cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, PerfRow, TpTable,
 };
+use crate::core::present::{CostBars, LatencyThroughput, LtPoint};
 use crate::core::scenario::{EffField, PRICE_RANGE};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;

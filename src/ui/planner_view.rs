@@ -3,12 +3,12 @@
 //! ranked by cost at the peak with the reason each one loses, cost against load, and what
 //! loading a replica and offloading weights or the KV cache cost. Inputs live in the URL.
 
-use crate::core::base::error::CalcError;
-use crate::core::base::i18n::Lang;
-use crate::core::calc::capacity::PlanOption;
-use crate::core::hardware::catalog::Catalog;
-use crate::core::present::explain::Section;
-use crate::core::present::views::{
+use crate::core::base::CalcError;
+use crate::core::base::Lang;
+use crate::core::calc::PlanOption;
+use crate::core::hardware::Catalog;
+use crate::core::present::Section;
+use crate::core::present::{
     planner_gpus_per_node, planner_view, PlanCostChart, PlanLoad, PlannerView as ViewData,
 };
 use crate::core::scenario::limits;
@@ -154,7 +154,7 @@ fn PlanControls() -> impl IntoView {
             .scenario
             .with(|s| s.views.plan.gpus_per_node.is_some())
     });
-    let (node_lo, node_hi) = crate::core::calc::capacity::GPUS_PER_NODE_RANGE;
+    let (node_lo, node_hi) = crate::core::calc::GPUS_PER_NODE_RANGE;
     let input_len = Signal::derive(move || state.scenario.with(|s| s.perf.input_len));
     let output_len = Signal::derive(move || state.scenario.with(|s| s.perf.output_len));
     view! {
@@ -351,10 +351,8 @@ fn load_row(state: AppState, lang: Lang, l: &PlanLoad) -> impl IntoView {
             fmt_num(num_symbols(state), r.load.0),
             fmt_num(num_symbols(state), r.cold_start.0),
             match r.slowest {
-                crate::core::calc::loading::StageKind::Storage => state.tr("load_storage_time"),
-                crate::core::calc::loading::StageKind::HostToGpu => {
-                    state.tr("load_host_to_gpu_time")
-                }
+                crate::core::calc::StageKind::Storage => state.tr("load_storage_time"),
+                crate::core::calc::StageKind::HostToGpu => state.tr("load_host_to_gpu_time"),
             }
             .to_string(),
         ),

@@ -1,7 +1,7 @@
 //! The preset-model select: a label and a `<select>` over the built-in presets, shared by the
 //! model panel and the embeds' input strip.
 
-use crate::core::model::presets;
+use crate::core::model::{all_presets, preset};
 use crate::core::scenario::ModelSource;
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
@@ -25,7 +25,7 @@ pub fn PresetSelect(
     };
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
-        if let Some(p) = presets::get(&id) {
+        if let Some(p) = preset(&id) {
             if let Some(cb) = on_pick {
                 cb.run(());
             }
@@ -37,7 +37,7 @@ pub fn PresetSelect(
     view! {
         <label for=id>{move || state.tr("model_preset_label")}</label>
         <select id=id data-testid=id prop:value=preset_value on:change=on_change>
-            {presets::all()
+            {all_presets()
                 .iter()
                 .map(|p| {
                     let id = p.id.clone();

@@ -3,10 +3,10 @@
 //! 1, batch and context sliders bound to the scenario (so the URL carries them), a readout of
 //! the decode point's intensity, and "Show the math" for any point.
 
-use crate::core::base::error::CalcError;
-use crate::core::present::explain::Section;
-use crate::core::present::series::RooflineData;
-use crate::core::present::views::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
+use crate::core::base::CalcError;
+use crate::core::present::RooflineData;
+use crate::core::present::Section;
+use crate::core::present::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
 use crate::core::scenario::limits;
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;

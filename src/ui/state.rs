@@ -1,12 +1,12 @@
 //! The app's shared state: the scenario (one signal), the report (one memo that keeps the last
 //! good result), the language, the theme and the notices; plus the URL and browser glue.
 
-use crate::core::base::error::CalcError;
-use crate::core::base::i18n::{tr, Lang};
-use crate::core::base::units::{Bytes, NumberSymbols};
-use crate::core::hardware::catalog::Catalog;
-use crate::core::model::presets;
-use crate::core::present::report::{evaluate, Report};
+use crate::core::base::CalcError;
+use crate::core::base::{tr, Lang};
+use crate::core::base::{Bytes, NumberSymbols};
+use crate::core::hardware::Catalog;
+use crate::core::model::preset;
+use crate::core::present::{evaluate, Report};
 use crate::core::scenario::{Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
@@ -383,7 +383,7 @@ fn read_location() -> (Scenario, Vec<Notice>) {
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
     let (mut s, mut notices) = Scenario::from_query(&search);
-    notices.extend(s.sanitize(Catalog::builtin(), |id| presets::get(id).is_some()));
+    notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
     (s, notices)
 }
 

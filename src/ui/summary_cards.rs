@@ -1,10 +1,10 @@
 //! Summary cards: parameters, weight memory, KV cache, max concurrency per GPU, vLLM's log.
 
-use crate::core::base::derivation::Derivation;
-use crate::core::base::i18n::tr;
-use crate::core::base::i18n::Lang;
-use crate::core::base::units::{fmt_eok, Bytes, NumberSymbols};
-use crate::core::present::report::Report;
+use crate::core::base::tr;
+use crate::core::base::Derivation;
+use crate::core::base::Lang;
+use crate::core::base::{fmt_eok, Bytes, NumberSymbols};
+use crate::core::present::Report;
 use crate::core::scenario::BudgetRule;
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;

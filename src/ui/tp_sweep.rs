@@ -3,8 +3,8 @@
 //! per user and in total, end-to-end latency and cost per million output tokens, with the
 //! scenario's degree marked and the notes of the rows under each table.
 
-use crate::core::calc::perf::{PerfReport, TpRow};
-use crate::core::present::views::TpTable;
+use crate::core::calc::{PerfReport, TpRow};
+use crate::core::present::TpTable;
 use crate::ui::perf_notes::PerfNotes;
 use crate::ui::state::use_app;
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, num_symbols};

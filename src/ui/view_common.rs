@@ -2,9 +2,9 @@
 //! memos of the model and the compared GPUs from the last good report, the resolved theme,
 //! and number formatting. No components here.
 
-use crate::core::base::units::NumberSymbols;
+use crate::core::base::NumberSymbols;
 use crate::core::model::ModelDesc;
-use crate::core::present::views::ViewGpu;
+use crate::core::present::ViewGpu;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::AppState;
 use leptos::prelude::*;

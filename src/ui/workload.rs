@@ -1,6 +1,6 @@
 //! The workload panel: context length, concurrency, precisions and the budget rule.
 
-use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::scenario::{limits, BudgetRule};
 use crate::ui::dtype_select::{DtypeSelect, DtypeTarget};
 use crate::ui::number_field::NumberField;

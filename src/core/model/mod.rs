@@ -12,3 +12,9 @@ pub mod presets;
 pub mod quick;
 
 pub use desc::*;
+
+// The face of this layer: what the UI, the charts and the CLI use (they name no module
+// inside a layer; `tests/layers.rs` checks it).
+pub use config::parse_model_text;
+pub use presets::{all as all_presets, get as preset};
+pub use quick::{parse_param_count, quick_model};

@@ -11,7 +11,7 @@
 use crate::core::base::csv;
 use crate::core::base::error::CalcError;
 use crate::core::model::config::parse_model_text;
-use crate::core::model::ModelDesc;
+use crate::core::model::desc::ModelDesc;
 use std::sync::OnceLock;
 
 /// The preset table: `data/presets/presets.csv` projected on [`APP_COLUMNS`].

@@ -3,7 +3,7 @@
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
-use crate::core::model::{
+use crate::core::model::desc::{
     LedgerEntry, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown, WeightFormat,
 };
 

@@ -10,3 +10,20 @@ pub mod export;
 pub mod report;
 pub mod series;
 pub mod views;
+
+// The face of this layer: what the UI, the charts and the CLI use (they name no module
+// inside a layer; `tests/layers.rs` checks it).
+pub use explain::{explain as explain_section, Section};
+pub use export::{to_csv, to_json};
+pub use report::{evaluate, model_of, GpuReport, Report, Verdict};
+pub use series::{
+    BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,
+    LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, Phase, RooflineData, WorkPoint,
+    MATMUL_PRESETS,
+};
+pub use views::{
+    accuracy_scatter, accuracy_stats, cost_bars, cost_rows, largest_view, latency_curves,
+    matmul_view, metric_key, perf_rows, planner_gpus_per_node, planner_view, roofline_view,
+    tp_tables, AccStatRow, AccuracyScatter, LargestRow, LargestView, MatmulView, OpsShown, PerfRow,
+    PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable, ViewGpu,
+};

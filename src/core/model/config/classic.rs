@@ -7,7 +7,7 @@ use super::{
     read_max_pos, read_tie, Acc, Comp, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
 
 fn mha_layers(
     n: u64,

@@ -13,7 +13,7 @@ use super::{
     Core, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
-use crate::core::model::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
 
 /// Families handled here (besides `generic`).
 pub(super) const KNOWN: &[&str] = &[

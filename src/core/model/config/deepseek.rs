@@ -13,7 +13,7 @@
 use super::reader::Reader;
 use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
 
 /// The sizes read from the config.
 struct Dims {

@@ -25,7 +25,7 @@ mod ssm;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::Bytes;
-use crate::core::model::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
+use crate::core::model::desc::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
 use reader::Reader;
 use serde_json::{Map, Value};
 

@@ -17,7 +17,7 @@
 use super::reader::Reader;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
-use crate::core::model::{LedgerSource, WeightFormat};
+use crate::core::model::desc::{LedgerSource, WeightFormat};
 use serde_json::{Map, Value};
 
 /// A plain (unquantized) format: every parameter in `d`.
@@ -255,7 +255,7 @@ pub fn weight_format_from(
 mod tests {
     use crate::core::base::dtype::Dtype;
     use crate::core::model::config::parse_model_text;
-    use crate::core::model::WeightFormat;
+    use crate::core::model::desc::WeightFormat;
 
     fn fmt_of(q: &str) -> Option<WeightFormat> {
         let text = format!(

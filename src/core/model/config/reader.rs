@@ -2,7 +2,7 @@
 
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::json::{non_finite, NonFinite};
-use crate::core::model::{LedgerEntry, LedgerSource};
+use crate::core::model::desc::{LedgerEntry, LedgerSource};
 use serde_json::{Map, Value};
 
 /// Largest size accepted for any dimension or count read from a config (2^40). Larger

@@ -14,7 +14,7 @@ use super::{
     read_tie, Acc, Comp, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
 use serde_json::Value;
 
 /// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉.
@@ -195,7 +195,7 @@ fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
     r.note(
         "hybrid_override_pattern",
         &pattern,
-        crate::core::model::LedgerSource::Key("hybrid_override_pattern".into()),
+        crate::core::model::desc::LedgerSource::Key("hybrid_override_pattern".into()),
     );
     Ok(pattern)
 }
@@ -384,7 +384,7 @@ fn nemotron_block(
 
 /// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP), one
 /// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
-/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::ModelDesc).
+/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
     let nl = r.layers(&["num_hidden_layers"])?;
