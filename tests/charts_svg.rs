@@ -14,8 +14,8 @@ use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::present::series::{
     batch_series, context_grid, kv_series, lt_curve, model_roofline, roofline, CostBar, CostBars,
-    CostMetric, GpuBudget, LatencyThroughput, MemoryBar, MemoryBars, Phase, RooflineDetail,
-    RooflineGpu, Workload, MATMUL_PRESETS,
+    CostMetric, GpuBudget, LatencyThroughput, MemoryBar, MemoryBars, PointKind, PointSpec,
+    RooflineDetail, RooflineGpu, MATMUL_PRESETS,
 };
 use plotters::prelude::SVGBackend;
 use std::path::PathBuf;
@@ -242,20 +242,22 @@ fn l40s_roofline(
     let (df, db) = decode(batch);
     let (d1f, d1b) = decode(1);
     // Prefill of 1,024 tokens: 2·P·s FLOPs; reads the weights once.
-    let prefill = Workload::measured(
+    let prefill = PointSpec::measured(
         "prefill",
-        Phase::Prefill,
+        PointKind::Prefill,
         Flops(2.0 * p * 1024.0),
         s.weights,
     );
     let mut w = vec![
-        Workload::at_intensity("210 FLOP/B", 210.0),
-        Workload::at_intensity("1,000 FLOP/B", 1000.0),
-        Workload::measured("decode", Phase::Decode, df, db).with_batch1(d1f, d1b),
+        PointSpec::at_intensity("210 FLOP/B", 210.0),
+        PointSpec::at_intensity("1,000 FLOP/B", 1000.0),
+        PointSpec::measured("decode", PointKind::Decode, df, db).with_batch1(d1f, d1b),
         prefill,
     ];
     if let Some(m) = MATMUL_PRESETS.get(1) {
-        w.push(llm_serving_calculator::core::present::series::Workload::matmul(&m.matmul, "4096³"));
+        w.push(
+            llm_serving_calculator::core::present::series::PointSpec::matmul(&m.matmul, "4096³"),
+        );
     }
     roofline(vec![RooflineGpu::from_accelerator(l40s)], Dtype::Bf16, &w)
 }

@@ -8,7 +8,7 @@ use super::{
     Theme,
 };
 use crate::core::base::fmt_sig;
-use crate::core::present::{Bound, Phase, RooflineData, WorkPoint};
+use crate::core::present::{Bound, PointKind, RooflineData, WorkPoint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -17,21 +17,21 @@ use plotters::style::text_anchor::{HPos, VPos};
 /// points (hover shows the rest).
 const MAX_NAMED_POINTS: usize = 8;
 
-fn phase_style(p: Phase, theme: &Theme) -> (Marker, RGBColor) {
+fn phase_style(p: PointKind, theme: &Theme) -> (Marker, RGBColor) {
     match p {
-        Phase::Prefill => (Marker::Square, theme.prefill),
-        Phase::Decode => (Marker::Circle, theme.decode),
-        Phase::Matmul => (Marker::Diamond, theme.matmul),
-        Phase::Reference => (Marker::Triangle, theme.reference),
+        PointKind::Prefill => (Marker::Square, theme.prefill),
+        PointKind::Decode => (Marker::Circle, theme.decode),
+        PointKind::Matmul => (Marker::Diamond, theme.matmul),
+        PointKind::Reference => (Marker::Triangle, theme.reference),
     }
 }
 
-fn phase_name(p: Phase, labels: &Labels) -> &'static str {
+fn phase_name(p: PointKind, labels: &Labels) -> &'static str {
     match p {
-        Phase::Prefill => labels.phase_prefill,
-        Phase::Decode => labels.phase_decode,
-        Phase::Matmul => labels.phase_matmul,
-        Phase::Reference => labels.phase_reference,
+        PointKind::Prefill => labels.phase_prefill,
+        PointKind::Decode => labels.phase_decode,
+        PointKind::Matmul => labels.phase_matmul,
+        PointKind::Reference => labels.phase_reference,
     }
 }
 
@@ -122,10 +122,10 @@ fn legend<DB: DrawingBackend>(
         .map(|(i, g)| (Swatch::Line(theme.gpu(i)), g.gpu.clone()))
         .collect();
     for ph in [
-        Phase::Prefill,
-        Phase::Decode,
-        Phase::Matmul,
-        Phase::Reference,
+        PointKind::Prefill,
+        PointKind::Decode,
+        PointKind::Matmul,
+        PointKind::Reference,
     ] {
         if data.points.iter().any(|p| p.phase == ph) {
             let (m, c) = phase_style(ph, theme);
@@ -315,7 +315,7 @@ fn draw_points<DB: DrawingBackend>(
     let mut at_points = Vec::with_capacity(data.points.len());
     let mut order: Vec<&WorkPoint> = data.points.iter().collect();
     crate::core::base::sort_by(&mut order, &|a, b| {
-        (a.phase == Phase::Reference).cmp(&(b.phase == Phase::Reference))
+        (a.phase == PointKind::Reference).cmp(&(b.phase == PointKind::Reference))
     });
     for p in order {
         let at = frame.px(p.intensity_flop_per_byte, p.attainable.0);

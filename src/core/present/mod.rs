@@ -18,7 +18,7 @@ pub use export::{to_csv, to_json};
 pub use report::{evaluate, model_of, GpuReport, Report, Verdict};
 pub use series::{
     BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,
-    LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, Phase, RooflineData, WorkPoint,
+    LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, PointKind, RooflineData, WorkPoint,
     MATMUL_PRESETS,
 };
 pub use views::{

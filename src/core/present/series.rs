@@ -461,7 +461,7 @@ impl RooflineGpu {
 /// What a workload point stands for, for colour and legend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Phase {
+pub enum PointKind {
     /// Prompt processing: many tokens at once.
     Prefill,
     /// One new token per request per step.
@@ -472,14 +472,14 @@ pub enum Phase {
     Reference,
 }
 
-impl Phase {
+impl PointKind {
     /// Translation key of the phase name.
     pub const fn label_key(self) -> &'static str {
         match self {
-            Phase::Prefill => "chart_phase_prefill",
-            Phase::Decode => "chart_phase_decode",
-            Phase::Matmul => "chart_phase_matmul",
-            Phase::Reference => "chart_phase_reference",
+            PointKind::Prefill => "chart_phase_prefill",
+            PointKind::Decode => "chart_phase_decode",
+            PointKind::Matmul => "chart_phase_matmul",
+            PointKind::Reference => "chart_phase_reference",
         }
     }
 }
@@ -489,8 +489,8 @@ impl Phase {
 pub struct WorkPoint {
     /// Operator or workload name as shown (`q_proj`, `decode`, `210 FLOP/B`).
     pub name: String,
-    /// Phase, for colour.
-    pub phase: Phase,
+    /// PointKind, for colour.
+    pub phase: PointKind,
     /// FLOPs of the operator, when known (reference points have none).
     pub flops: Option<Flops>,
     /// Bytes moved, when known.
@@ -514,7 +514,7 @@ pub struct WorkPoint {
 pub struct RooflineData {
     /// GPUs, each with its slope and ceilings.
     pub gpus: Vec<RooflineGpu>,
-    /// Workload points.
+    /// PointSpec points.
     pub points: Vec<WorkPoint>,
     /// Precision of the ceiling the points are placed under.
     pub compute_dtype: Option<Dtype>,
@@ -522,11 +522,11 @@ pub struct RooflineData {
 
 /// A workload before it is placed: name, phase, FLOPs and bytes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Workload {
+pub struct PointSpec {
     /// Name as shown.
     pub name: String,
-    /// Phase.
-    pub phase: Phase,
+    /// PointKind.
+    pub phase: PointKind,
     /// FLOPs and bytes moved; `None` for a reference point given by intensity.
     pub cost: Option<(Flops, Bytes)>,
     /// Intensity in FLOP/B (FLOPs / bytes when `cost` is given).
@@ -537,10 +537,15 @@ pub struct Workload {
     pub named: bool,
 }
 
-impl Workload {
+impl PointSpec {
     /// From FLOPs and bytes; intensity = FLOPs / bytes (0 when bytes is 0).
-    pub fn measured(name: impl Into<String>, phase: Phase, flops: Flops, bytes: Bytes) -> Workload {
-        Workload {
+    pub fn measured(
+        name: impl Into<String>,
+        phase: PointKind,
+        flops: Flops,
+        bytes: Bytes,
+    ) -> PointSpec {
+        PointSpec {
             name: name.into(),
             phase,
             cost: Some((flops, bytes)),
@@ -551,10 +556,10 @@ impl Workload {
     }
 
     /// A reference workload known only by its intensity.
-    pub fn at_intensity(name: impl Into<String>, intensity_flop_per_byte: f64) -> Workload {
-        Workload {
+    pub fn at_intensity(name: impl Into<String>, intensity_flop_per_byte: f64) -> PointSpec {
+        PointSpec {
             name: name.into(),
-            phase: Phase::Reference,
+            phase: PointKind::Reference,
             cost: None,
             intensity_flop_per_byte,
             batch1: None,
@@ -563,13 +568,13 @@ impl Workload {
     }
 
     /// Marks the point to be named on the chart even among many.
-    pub fn named(mut self) -> Workload {
+    pub fn named(mut self) -> PointSpec {
         self.named = true;
         self
     }
 
     /// Adds the batch-1 position of the same operator (the trail's start).
-    pub fn with_batch1(mut self, flops: Flops, bytes: Bytes) -> Workload {
+    pub fn with_batch1(mut self, flops: Flops, bytes: Bytes) -> PointSpec {
         self.batch1 = Some((flops, bytes));
         self
     }
@@ -587,7 +592,7 @@ pub fn intensity(flops: Flops, bytes: Bytes) -> f64 {
 /// Places workloads on the roofline of `gpus[0]` under the `dtype` ceiling (falling back to
 /// that GPU's lowest ceiling when `dtype` has none). Points with a non-finite or non-positive
 /// intensity are left out (they cannot sit on a log axis).
-pub fn roofline(gpus: Vec<RooflineGpu>, dtype: Dtype, workloads: &[Workload]) -> RooflineData {
+pub fn roofline(gpus: Vec<RooflineGpu>, dtype: Dtype, workloads: &[PointSpec]) -> RooflineData {
     let mut points = Vec::new();
     if let Some(g) = gpus.first() {
         let ceiling = g.ceiling(dtype).or_else(|| g.ceilings.first());
@@ -670,12 +675,12 @@ pub fn model_roofline(
         };
         let (ops, ops1) = (at(batch)?, at(1)?);
         let ph = match phase {
-            RPhase::Prefill => Phase::Prefill,
-            RPhase::Decode => Phase::Decode,
+            RPhase::Prefill => PointKind::Prefill,
+            RPhase::Decode => PointKind::Decode,
         };
         let (t, t1) = (total(&ops, phase), total(&ops1, phase));
         workloads.push(
-            Workload::measured(name(&t.name_key), ph, t.flops, t.bytes)
+            PointSpec::measured(name(&t.name_key), ph, t.flops, t.bytes)
                 .with_batch1(t1.flops, t1.bytes)
                 .named(),
         );
@@ -685,7 +690,7 @@ pub fn model_roofline(
                     Some(w) => format!("{} ({} {w})", name(&o.name_key), name(&t.name_key)),
                     None => name(&o.name_key),
                 };
-                let mut wl = Workload::measured(shown, ph, o.flops, o.bytes);
+                let mut wl = PointSpec::measured(shown, ph, o.flops, o.bytes);
                 if let Some(o1) = ops1.iter().find(|x| {
                     x.name_key == o.name_key && x.window == o.window && x.layers == o.layers
                 }) {
@@ -754,12 +759,12 @@ fn decade_ceil(v: f64) -> i32 {
 // Matmul explorer
 // ---------------------------------------------------------------------------------------------
 
-impl Workload {
+impl PointSpec {
     /// A matmul as a roofline point (half precision, as [`Matmul::bytes`] counts).
-    pub fn matmul(mm: &Matmul, name: impl Into<String>) -> Workload {
-        Workload {
+    pub fn matmul(mm: &Matmul, name: impl Into<String>) -> PointSpec {
+        PointSpec {
             name: name.into(),
-            phase: Phase::Matmul,
+            phase: PointKind::Matmul,
             cost: Some((mm.flops(), mm.bytes())),
             intensity_flop_per_byte: mm.intensity_flop_per_byte(),
             batch1: None,
@@ -1144,9 +1149,9 @@ mod tests {
     #[test]
     fn roofline_points_are_bounded_by_the_right_roof() {
         let w = [
-            Workload::at_intensity("210", 210.0),
-            Workload::at_intensity("1000", 1000.0),
-            Workload::at_intensity("bad", f64::NAN),
+            PointSpec::at_intensity("210", 210.0),
+            PointSpec::at_intensity("1000", 1000.0),
+            PointSpec::at_intensity("bad", f64::NAN),
         ];
         let r = roofline(vec![l40s()], Dtype::Bf16, &w);
         assert_eq!(r.points.len(), 2);

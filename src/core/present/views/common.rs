@@ -64,7 +64,7 @@ pub(super) fn perf_workload(s: &Scenario, batch: u64) -> perf::Workload {
 pub(super) fn place(
     mut rgpus: Vec<RooflineGpu>,
     dtype_for: impl Fn(usize) -> Dtype,
-    workloads: &[series::Workload],
+    workloads: &[series::PointSpec],
 ) -> (RooflineData, Option<usize>) {
     let Some(a) = rgpus.iter().position(|g| !g.ceilings.is_empty()) else {
         return (series::roofline(rgpus, Dtype::Bf16, workloads), None);

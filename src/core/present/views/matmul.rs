@@ -37,9 +37,9 @@ pub fn matmul_view(shape: Matmul, gpus: &[ViewGpu], lang: Lang) -> MatmulView {
         shape.k
     );
     let workloads = vec![
-        series::Workload::matmul(&shape, name),
-        series::Workload::at_intensity("210 FLOP/B", 210.0),
-        series::Workload::at_intensity("1,000 FLOP/B", 1000.0),
+        series::PointSpec::matmul(&shape, name),
+        series::PointSpec::at_intensity("210 FLOP/B", 210.0),
+        series::PointSpec::at_intensity("1,000 FLOP/B", 1000.0),
     ];
     let rgpus: Vec<RooflineGpu> = gpus
         .iter()

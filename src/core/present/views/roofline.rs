@@ -177,7 +177,7 @@ struct PhaseOps {
 }
 
 /// One point on the chart: the operator (or total), its batch-1 twin and its phase.
-type Placed = (OpCost, Option<OpCost>, series::Phase);
+type Placed = (OpCost, Option<OpCost>, series::PointKind);
 
 /// Runs `core::roofline::model_ops` for decode (at the context) and prefill (at the prompt),
 /// at the batch and, when it is larger than 1, at batch 1.
@@ -223,18 +223,26 @@ fn placed_points(ops: &PhaseOps, pre_t: OpCost, dec_t: OpCost, shown: OpsShown) 
         (
             pre_t,
             ops.pre1.as_ref().map(|v| rl::total(v, rl::Phase::Prefill)),
-            series::Phase::Prefill,
+            series::PointKind::Prefill,
         ),
         (
             dec_t,
             ops.dec1.as_ref().map(|v| rl::total(v, rl::Phase::Decode)),
-            series::Phase::Decode,
+            series::PointKind::Decode,
         ),
     ];
     let (chosen, chosen1, ph) = match shown {
-        OpsShown::None => (Vec::new(), None, series::Phase::Decode),
-        OpsShown::Decode => (ops.dec.clone(), ops.dec1.as_ref(), series::Phase::Decode),
-        OpsShown::Prefill => (ops.pre.clone(), ops.pre1.as_ref(), series::Phase::Prefill),
+        OpsShown::None => (Vec::new(), None, series::PointKind::Decode),
+        OpsShown::Decode => (
+            ops.dec.clone(),
+            ops.dec1.as_ref(),
+            series::PointKind::Decode,
+        ),
+        OpsShown::Prefill => (
+            ops.pre.clone(),
+            ops.pre1.as_ref(),
+            series::PointKind::Prefill,
+        ),
     };
     for (i, o) in chosen.into_iter().enumerate() {
         let b1 = chosen1
@@ -248,7 +256,7 @@ fn placed_points(ops: &PhaseOps, pre_t: OpCost, dec_t: OpCost, shown: OpsShown) 
 
 /// The chart's workloads and their names in `lang`, made unique (hover regions are keyed by
 /// name).
-fn named_workloads(placed: &[Placed], lang: Lang) -> (Vec<series::Workload>, Vec<String>) {
+fn named_workloads(placed: &[Placed], lang: Lang) -> (Vec<series::PointSpec>, Vec<String>) {
     let name_of = |o: &OpCost| -> String {
         let base = tr(lang, &o.name_key).to_string();
         match o.window {
@@ -267,7 +275,7 @@ fn named_workloads(placed: &[Placed], lang: Lang) -> (Vec<series::Workload>, Vec
             n += 1;
         }
         names.push(name.clone());
-        let mut w = series::Workload::measured(name, *phase, o.flops, o.bytes);
+        let mut w = series::PointSpec::measured(name, *phase, o.flops, o.bytes);
         if let Some(b) = b1 {
             w = w.with_batch1(b.flops, b.bytes);
         }
