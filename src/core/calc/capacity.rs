@@ -717,11 +717,10 @@ struct Row<'a> {
     crosses: bool,
 }
 
-fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, CalcError> {
-    let traffic = &inp.traffic;
-    let (_, mean_o) = traffic.mean_lengths();
-    let max_b = max_batch(t, r.gpu, r.tp, traffic)?;
-    let mut o = PlanOption {
+/// A row's option before any timing: identity, memory-bound batch cap and cold start, with
+/// every timing, fleet and cost figure unset.
+fn blank_option(r: &Row, t: &dyn Timing, max_b: u64) -> PlanOption {
+    PlanOption {
         gpu: r.gpu.id.clone(),
         gpu_name: r.gpu.name.clone(),
         tp: r.tp,
@@ -754,7 +753,75 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         meets_targets: false,
         reason: None,
         notes: Vec::new(),
+    }
+}
+
+/// Marks an option whose batch 1 misses a target: the reason (which target, unless the row
+/// crosses nodes), the limiting target and the note giving both times against their targets.
+fn mark_missed(o: &mut PlanOption, r: &Row, s: &StepTimes, targets: &Targets) {
+    let reason = if s.ttft.0 > targets.ttft.0 {
+        Reason::MissesTtft
+    } else {
+        Reason::MissesTpot
     };
+    o.reason = Some(if r.crosses {
+        Reason::CrossesNodes
+    } else {
+        reason
+    });
+    o.batch_limited_by = if reason == Reason::MissesTtft {
+        "ttft".into()
+    } else {
+        "tpot".into()
+    };
+    o.notes.push(
+        Phrase::tr("phr_plan_at_batch_one")
+            .val("ttft", fmt_sig(s.ttft.ms()))
+            .val("ttft_target", fmt_sig(targets.ttft.ms()))
+            .val("tpot", fmt_sig(s.tpot.ms()))
+            .val("tpot_target", fmt_sig(targets.tpot.ms())),
+    );
+}
+
+/// Fills the fleet of an option that meets the targets at batch `b`: per-replica throughput,
+/// concurrency, replicas, GPUs and nodes at the average and peak rates, headroom and costs.
+fn fill_fleet(o: &mut PlanOption, r: &Row, traffic: &Traffic, b: u64, mean_o: f64) {
+    let e2e = o.e2e.0;
+    let per = b as f64 / e2e;
+    o.requests_per_s_per_replica = per;
+    o.output_tokens_per_s_per_replica = b as f64 * mean_o / e2e;
+    let (avg, peak) = (traffic.avg_rate_rps, traffic.peak_rate_rps());
+    o.concurrency_avg = avg * e2e;
+    o.concurrency_peak = peak * e2e;
+    o.replicas_avg = replicas_for(avg, per);
+    o.replicas_peak = replicas_for(peak, per);
+    o.gpus_avg = o.replicas_avg.saturating_mul(r.tp);
+    o.gpus_peak = o.replicas_peak.saturating_mul(r.tp);
+    let gpn = u64::from(r.gpn.max(1));
+    o.nodes_peak = if r.tp <= gpn {
+        o.replicas_peak.div_ceil(gpn / r.tp)
+    } else {
+        o.replicas_peak.saturating_mul(r.tp.div_ceil(gpn))
+    };
+    o.headroom_avg = o.replicas_avg as f64 * per / avg - 1.0;
+    o.headroom_peak = o.replicas_peak as f64 * per / peak - 1.0;
+    if let Some(p) = r.price {
+        o.cost_per_hour_avg = Some(o.gpus_avg as f64 * p);
+        o.cost_per_hour_peak = Some(o.gpus_peak as f64 * p);
+        o.cost_per_month_peak = Some(o.gpus_peak as f64 * p * HOURS_PER_MONTH);
+        o.cost_per_month_avg = Some(o.gpus_avg as f64 * p * HOURS_PER_MONTH);
+        // Dollars per hour at the average provisioning over output tokens per hour served.
+        o.usd_per_million_tokens_avg = Some(o.gpus_avg as f64 * p / (avg * mean_o * 3600.0) * 1e6);
+    }
+}
+
+/// One plan option for a row: the memory-bound batch, the largest batch meeting the targets,
+/// its step times, and the fleet and costs it implies (or why the row fails).
+fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, CalcError> {
+    let traffic = &inp.traffic;
+    let (_, mean_o) = traffic.mean_lengths();
+    let max_b = max_batch(t, r.gpu, r.tp, traffic)?;
+    let mut o = blank_option(r, t, max_b);
     if r.crosses {
         o.notes.push(
             Phrase::tr("phr_plan_spans_nodes")
@@ -783,28 +850,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
     o.step_parts = s.parts;
     o.e2e = Seconds(s.ttft.0 + (mean_o - 1.0).max(0.0) * s.tpot.0);
     let Some(b) = batch else {
-        let reason = if s.ttft.0 > inp.targets.ttft.0 {
-            Reason::MissesTtft
-        } else {
-            Reason::MissesTpot
-        };
-        o.reason = Some(if r.crosses {
-            Reason::CrossesNodes
-        } else {
-            reason
-        });
-        o.batch_limited_by = if reason == Reason::MissesTtft {
-            "ttft".into()
-        } else {
-            "tpot".into()
-        };
-        o.notes.push(
-            Phrase::tr("phr_plan_at_batch_one")
-                .val("ttft", fmt_sig(s.ttft.ms()))
-                .val("ttft_target", fmt_sig(inp.targets.ttft.ms()))
-                .val("tpot", fmt_sig(s.tpot.ms()))
-                .val("tpot_target", fmt_sig(inp.targets.tpot.ms())),
-        );
+        mark_missed(&mut o, r, &s, &inp.targets);
         return Ok(o);
     };
     o.batch = b;
@@ -819,33 +865,7 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
             "ttft".into()
         }
     };
-    let e2e = o.e2e.0;
-    let per = b as f64 / e2e;
-    o.requests_per_s_per_replica = per;
-    o.output_tokens_per_s_per_replica = b as f64 * mean_o / e2e;
-    let (avg, peak) = (traffic.avg_rate_rps, traffic.peak_rate_rps());
-    o.concurrency_avg = avg * e2e;
-    o.concurrency_peak = peak * e2e;
-    o.replicas_avg = replicas_for(avg, per);
-    o.replicas_peak = replicas_for(peak, per);
-    o.gpus_avg = o.replicas_avg.saturating_mul(r.tp);
-    o.gpus_peak = o.replicas_peak.saturating_mul(r.tp);
-    let gpn = u64::from(r.gpn.max(1));
-    o.nodes_peak = if r.tp <= gpn {
-        o.replicas_peak.div_ceil(gpn / r.tp)
-    } else {
-        o.replicas_peak.saturating_mul(r.tp.div_ceil(gpn))
-    };
-    o.headroom_avg = o.replicas_avg as f64 * per / avg - 1.0;
-    o.headroom_peak = o.replicas_peak as f64 * per / peak - 1.0;
-    if let Some(p) = r.price {
-        o.cost_per_hour_avg = Some(o.gpus_avg as f64 * p);
-        o.cost_per_hour_peak = Some(o.gpus_peak as f64 * p);
-        o.cost_per_month_peak = Some(o.gpus_peak as f64 * p * HOURS_PER_MONTH);
-        o.cost_per_month_avg = Some(o.gpus_avg as f64 * p * HOURS_PER_MONTH);
-        // Dollars per hour at the average provisioning over output tokens per hour served.
-        o.usd_per_million_tokens_avg = Some(o.gpus_avg as f64 * p / (avg * mean_o * 3600.0) * 1e6);
-    }
+    fill_fleet(&mut o, r, traffic, b, mean_o);
     if r.crosses {
         o.reason = Some(Reason::CrossesNodes);
     }

@@ -623,19 +623,9 @@ pub struct OffloadReport {
     pub derivations: Vec<Derivation>,
 }
 
-/// What decode costs if the weights or the KV cache crossed the host link every step.
-///
-/// The on-GPU step is the performance model's TPOT (`core::perf`). Offloading moves one stream
-/// of bytes from HBM (`HBM × e_bw`) to the host link (`link × e_link`) and leaves the rest of
-/// the step unchanged: `tpot_offloaded = tpot + bytes × (1 / link_eff − 1 / hbm_eff)`. When the
-/// weights dominate the step (decode at small batch), the slowdown approaches the bandwidth
-/// ratio `HBM × e_bw / (link × e_link)`.
-pub fn offload(
-    m: &ModelDesc,
-    gpu: &Accelerator,
-    inp: &OffloadInputs,
-    eff: &Efficiencies,
-) -> Result<OffloadReport, CalcError> {
+/// Checks the offload inputs: the link efficiency first (a fraction in (0, 1]), then a given
+/// host-link bandwidth (finite and above zero).
+fn check_link_inputs(inp: &OffloadInputs) -> Result<(), CalcError> {
     let e = inp.link_efficiency;
     if !(e.is_finite() && e > 0.0 && e <= 1.0) {
         return Err(CalcError::out_of_range(
@@ -653,6 +643,63 @@ pub fn offload(
             ));
         }
     }
+    Ok(())
+}
+
+/// The derivation of the bandwidth ratio `(HBM × e_bw) / (link × e_link)`.
+fn ratio_derivation(
+    gpu: &Accelerator,
+    eff: &Efficiencies,
+    link_nominal: BytesPerSecond,
+    e: f64,
+    ratio: f64,
+) -> Derivation {
+    Derivation {
+        title_key: "offload_bandwidth_ratio".into(),
+        formula: "(HBM × e_bw) / (link × e_link)".into(),
+        substituted: format!(
+            "({} GB/s × {}) / ({} GB/s × {})",
+            fmt_sig(gpu.bandwidth.gbps()),
+            fmt_sig(eff.bandwidth),
+            fmt_sig(link_nominal.gbps()),
+            fmt_sig(e)
+        ),
+        result: format!("{}×", fmt_sig(ratio)),
+        terms: vec![
+            Term::num(
+                "HBM",
+                "term_bandwidth",
+                gpu.bandwidth.gbps(),
+                "GB/s",
+                Source::Catalog("bw_gbps".into()),
+            ),
+            Term::num(
+                "link",
+                "term_host_link",
+                link_nominal.gbps(),
+                "GB/s",
+                Source::Catalog("pcie_gen".into()),
+            ),
+        ],
+        notes: vec![],
+    }
+}
+
+/// What decode costs if the weights or the KV cache crossed the host link every step.
+///
+/// The on-GPU step is the performance model's TPOT (`core::perf`). Offloading moves one stream
+/// of bytes from HBM (`HBM × e_bw`) to the host link (`link × e_link`) and leaves the rest of
+/// the step unchanged: `tpot_offloaded = tpot + bytes × (1 / link_eff − 1 / hbm_eff)`. When the
+/// weights dominate the step (decode at small batch), the slowdown approaches the bandwidth
+/// ratio `HBM × e_bw / (link × e_link)`.
+pub fn offload(
+    m: &ModelDesc,
+    gpu: &Accelerator,
+    inp: &OffloadInputs,
+    eff: &Efficiencies,
+) -> Result<OffloadReport, CalcError> {
+    check_link_inputs(inp)?;
+    let e = inp.link_efficiency;
     let mut wl = Workload::new(inp.batch, inp.input_len, inp.output_len, inp.tp);
     wl.weights_dtype = inp.weights_dtype;
     wl.kv_dtype = inp.kv_dtype;
@@ -676,35 +723,7 @@ pub fn offload(
     let tkv = tpot + extra(kv);
     let ratio = hbm / link;
     let derivations = vec![
-        Derivation {
-            title_key: "offload_bandwidth_ratio".into(),
-            formula: "(HBM × e_bw) / (link × e_link)".into(),
-            substituted: format!(
-                "({} GB/s × {}) / ({} GB/s × {})",
-                fmt_sig(gpu.bandwidth.gbps()),
-                fmt_sig(eff.bandwidth),
-                fmt_sig(link_nominal.gbps()),
-                fmt_sig(e)
-            ),
-            result: format!("{}×", fmt_sig(ratio)),
-            terms: vec![
-                Term::num(
-                    "HBM",
-                    "term_bandwidth",
-                    gpu.bandwidth.gbps(),
-                    "GB/s",
-                    Source::Catalog("bw_gbps".into()),
-                ),
-                Term::num(
-                    "link",
-                    "term_host_link",
-                    link_nominal.gbps(),
-                    "GB/s",
-                    Source::Catalog("pcie_gen".into()),
-                ),
-            ],
-            notes: vec![],
-        },
+        ratio_derivation(gpu, eff, link_nominal, e, ratio),
         Derivation {
             title_key: "offload_weights_tpot".into(),
             formula: "TPOT + W × (1 / (link × e_link) − 1 / (HBM × e_bw))".into(),

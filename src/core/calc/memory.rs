@@ -376,24 +376,10 @@ impl ActivationParams {
     }
 }
 
-/// Estimated peak activation memory of one forward pass, per GPU, with its derivation.
-///
-/// `A = T × (2h + w_max) × b_act + R × V × 4`: over a chunk of `T = chunk_tokens` tokens, two
-/// hidden-size tensors live across the layer (the residual stream and its normed copy) plus the
-/// widest intermediate of any layer, `w_max`: gated MLP `3·I` (gate/up output `2·I` and the
-/// activated `I`), plain MLP `2·I`, attention `q + k + v + out` widths, MoE `top_k × 3·I_e` (+
-/// shared experts), SSM `4·d_inner`; widths per GPU (÷ TP). Then `R = min(logit_rows, T)` rows
-/// of logits at fp32 over the full vocabulary `V` (vLLM gathers them on every rank). The KV
-/// cache and weights are excluded (counted elsewhere). Checked against vLLM's logged activation
-/// peaks: Llama-3.1-8B profiled at 20,000 / 29,000 tokens estimates 2.03 / 2.89 GiB against
-/// logged 2.07 / 2.99 GiB (`tests/vllm_observations.rs`). For a model without layer data
-/// (quick mode) the estimate is 0 and a note says so.
-pub fn activation_estimate(
-    model: &ModelDesc,
-    ap: &ActivationParams,
-) -> Result<(Bytes, Derivation), CalcError> {
-    let tp = ap.tp.max(1);
-    let h = model.hidden_size;
+/// The widest intermediate of any layer per GPU, `w_max`, in elements per token: attention
+/// `q + k + v + out` widths, MLA's naive prefill widths, SSM `4·d_inner`, gated MLP `3·I`,
+/// plain MLP `2·I`, MoE `top_k × 3·I_e` (+ shared experts), each divided by `tp`.
+fn widest_intermediate(model: &ModelDesc, tp: u64) -> u64 {
     let mut w_max: u64 = 0;
     for l in &model.layers {
         let mix = match &l.mixer {
@@ -452,6 +438,28 @@ pub fn activation_estimate(
         };
         w_max = w_max.max(mix).max(ffn);
     }
+    w_max
+}
+
+/// Estimated peak activation memory of one forward pass, per GPU, with its derivation.
+///
+/// `A = T × (2h + w_max) × b_act + R × V × 4`: over a chunk of `T = chunk_tokens` tokens, two
+/// hidden-size tensors live across the layer (the residual stream and its normed copy) plus the
+/// widest intermediate of any layer, `w_max`: gated MLP `3·I` (gate/up output `2·I` and the
+/// activated `I`), plain MLP `2·I`, attention `q + k + v + out` widths, MoE `top_k × 3·I_e` (+
+/// shared experts), SSM `4·d_inner`; widths per GPU (÷ TP). Then `R = min(logit_rows, T)` rows
+/// of logits at fp32 over the full vocabulary `V` (vLLM gathers them on every rank). The KV
+/// cache and weights are excluded (counted elsewhere). Checked against vLLM's logged activation
+/// peaks: Llama-3.1-8B profiled at 20,000 / 29,000 tokens estimates 2.03 / 2.89 GiB against
+/// logged 2.07 / 2.99 GiB (`tests/vllm_observations.rs`). For a model without layer data
+/// (quick mode) the estimate is 0 and a note says so.
+pub fn activation_estimate(
+    model: &ModelDesc,
+    ap: &ActivationParams,
+) -> Result<(Bytes, Derivation), CalcError> {
+    let tp = ap.tp.max(1);
+    let h = model.hidden_size;
+    let w_max = widest_intermediate(model, tp);
     let width = h.saturating_mul(2).saturating_add(w_max);
     let per_tok = elems_to_bytes(width, ap.act.bits());
     let rows = ap.logit_rows.min(ap.chunk_tokens);
@@ -901,9 +909,9 @@ fn py_group(n: u64) -> String {
     group(n)
 }
 
-/// vLLM's rule. Errors for a utilization outside (0, 1], a zero block size or a zero
-/// `max_model_len`.
-pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcError> {
+/// Checks vLLM's inputs in order: the utilization in (0, 1], then a block size of at least 1,
+/// then a `max_model_len` of at least 1.
+fn check_vllm_inputs(inp: &VllmInputs) -> Result<(), CalcError> {
     let u = inp.gpu_memory_utilization;
     if !(u.is_finite() && u > 0.0 && u <= 1.0) {
         return Err(out_of_range(
@@ -926,11 +934,13 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             Phrase::tr("rng_whole_at_least_1"),
         ));
     }
-    let bs = inp.block_size;
-    let l = inp.max_model_len;
-    let requested = Bytes((inp.total_memory.0 as f64 * u) as u64);
-    let mut notes = Vec::new();
-    let available = match inp.available_kv_override {
+    Ok(())
+}
+
+/// Memory left for the KV cache: the override when given, else `requested − W − A − N`
+/// (0 when negative, with a note).
+fn available_kv(inp: &VllmInputs, requested: Bytes, notes: &mut Vec<String>) -> Bytes {
+    match inp.available_kv_override {
         Some(k) => k,
         None => {
             let need = inp.weights + inp.activation_peak + inp.non_torch;
@@ -939,14 +949,23 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             }
             requested - inp.weights - inp.activation_peak - inp.non_torch
         }
-    };
-
-    if kv.state_per_seq > Bytes::ZERO && kv.has_attention() {
-        // vLLM V1 pages recurrent state alongside attention (enlarging block_size to equal page
-        // sizes); that is not modelled: only the attention layers are paged here.
-        notes.push("note_vllm_state_not_paged".to_string());
     }
-    // Paging.
+}
+
+/// How the attention layers are paged: the scheme, layers per group, bytes per block and
+/// blocks one request of `max_model_len` needs.
+struct PageLayout {
+    paging: Paging,
+    group_size: u64,
+    bytes_per_block: Bytes,
+    blocks_per_request: u64,
+}
+
+/// The page layout of `kv`'s attention layers: none without attention, uniform (all layers
+/// in one group) without sliding layers or when page sizes differ, else vLLM V1's hybrid
+/// allocator ([`hybrid_layout`]).
+fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
     let attn = &kv.layers;
     let sliding = attn
         .iter()
@@ -954,76 +973,104 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
     let uniform_page = attn
         .first()
         .is_some_and(|f| attn.iter().all(|x| x.bytes_per_token == f.bytes_per_token));
-    let (paging, group_size, bytes_per_block, blocks_per_request) = if attn.is_empty() {
+    if attn.is_empty() {
         notes.push("note_vllm_no_attention".to_string());
-        (Paging::None, 0, Bytes::ZERO, 0)
+        PageLayout {
+            paging: Paging::None,
+            group_size: 0,
+            bytes_per_block: Bytes::ZERO,
+            blocks_per_request: 0,
+        }
     } else if !sliding || !uniform_page {
         if sliding {
             // vLLM falls back to full-attention paging when page sizes cannot be unified.
             notes.push("note_vllm_sliding_as_full".to_string());
         }
         let per_block = kv.per_token_all_layers() * bs;
-        (
-            Paging::Uniform,
-            attn.len() as u64,
-            per_block,
-            ceil_div(l, bs),
-        )
+        PageLayout {
+            paging: Paging::Uniform,
+            group_size: attn.len() as u64,
+            bytes_per_block: per_block,
+            blocks_per_request: ceil_div(l, bs),
+        }
     } else {
-        // Hybrid allocator: bucket layers by kind (full, or each distinct window).
-        let mut buckets: Vec<(KvLayerKind, u64)> = Vec::new();
-        for x in attn {
-            match buckets.iter_mut().find(|(k, _)| *k == x.kind) {
-                Some((_, c)) => *c += 1,
-                None => buckets.push((x.kind, 1)),
-            }
+        hybrid_layout(inp, attn, notes)
+    }
+}
+
+/// vLLM V1's hybrid layout: layers bucketed by kind (full, or each distinct window), groups
+/// of equal size sharing one block pool, sliding groups holding only their window.
+fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    // Hybrid allocator: bucket layers by kind (full, or each distinct window).
+    let mut buckets: Vec<(KvLayerKind, u64)> = Vec::new();
+    for x in attn {
+        match buckets.iter_mut().find(|(k, _)| *k == x.kind) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((x.kind, 1)),
         }
-        let min = buckets.iter().map(|b| b.1).min().unwrap_or(1).max(1);
-        let max = buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
-        let group_size = if (max as f64) < 1.5 * min as f64 {
-            max
-        } else {
-            min
-        };
-        let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
-        let mut need = 0u64;
-        for (k, c) in &buckets {
-            let groups = ceil_div(*c, group_size);
-            let per_group = match k {
-                KvLayerKind::Full => ceil_div(l, bs),
-                KvLayerKind::Sliding { window } => {
-                    let toks = window
-                        .saturating_sub(1)
-                        .saturating_add(inp.max_num_batched_tokens)
-                        .min(l);
-                    ceil_div(toks, bs).saturating_add(1)
-                }
-            };
-            need = need.saturating_add(groups.saturating_mul(per_group));
-        }
-        if buckets.iter().any(|(_, c)| c % group_size != 0) {
-            notes.push("note_vllm_padding_layers".to_string());
-        }
-        notes.push("note_vllm_hybrid".to_string());
-        (Paging::Hybrid, group_size, page * group_size, need)
+    }
+    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1).max(1);
+    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    let group_size = if (max as f64) < 1.5 * min as f64 {
+        max
+    } else {
+        min
     };
-    let blocks = floor_div(available, bytes_per_block);
-    let (tokens, conc) = match paging {
+    let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
+    let mut need = 0u64;
+    for (k, c) in &buckets {
+        let groups = ceil_div(*c, group_size);
+        let per_group = match k {
+            KvLayerKind::Full => ceil_div(l, bs),
+            KvLayerKind::Sliding { window } => {
+                let toks = window
+                    .saturating_sub(1)
+                    .saturating_add(inp.max_num_batched_tokens)
+                    .min(l);
+                ceil_div(toks, bs).saturating_add(1)
+            }
+        };
+        need = need.saturating_add(groups.saturating_mul(per_group));
+    }
+    if buckets.iter().any(|(_, c)| c % group_size != 0) {
+        notes.push("note_vllm_padding_layers".to_string());
+    }
+    notes.push("note_vllm_hybrid".to_string());
+    PageLayout {
+        paging: Paging::Hybrid,
+        group_size,
+        bytes_per_block: page * group_size,
+        blocks_per_request: need,
+    }
+}
+
+/// KV-cache tokens and maximum concurrency from the block count: `blocks × block_size` and
+/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid), 0 without
+/// paging.
+fn tokens_and_concurrency(inp: &VllmInputs, layout: &PageLayout, blocks: u64) -> (u64, f64) {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    match layout.paging {
         Paging::Uniform => {
             let t = blocks.saturating_mul(bs);
             (t, t as f64 / l as f64)
         }
         Paging::Hybrid => {
-            let c = if blocks_per_request == 0 {
+            let c = if layout.blocks_per_request == 0 {
                 0.0
             } else {
-                blocks as f64 / blocks_per_request as f64
+                blocks as f64 / layout.blocks_per_request as f64
             };
             ((c * l as f64) as u64, c)
         }
         Paging::None => (0, 0.0),
-    };
-    let fits = paging == Paging::None || blocks >= blocks_per_request;
+    }
+}
+
+/// The lines vLLM logs: available memory, blocks, cache tokens, concurrency, and the refusal
+/// when one request of `max_model_len` does not fit.
+fn vllm_log_lines(l: u64, available: Bytes, counts: &BlockCounts, fits: bool) -> Vec<String> {
+    let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
     let mut log_lines = vec![
         format!("Available KV cache memory: {:.2} GiB", available.gib()),
         format!("# GPU blocks: {blocks}"),
@@ -1039,9 +1086,21 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             "The model's max seq len ({l}) is larger than the maximum number of tokens that can be stored in KV cache ({tokens})."
         ));
     }
+    log_lines
+}
 
+/// Blocks, cache tokens and concurrency, as vLLM reports them.
+struct BlockCounts {
+    blocks: u64,
+    tokens: u64,
+    conc: f64,
+}
+
+/// The derivation of the available KV memory: the override, or `M × u − W − A − N`.
+fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
+    let u = inp.gpu_memory_utilization;
     let src_user = |k: &str| Source::User(k.to_string());
-    let d_avail = match inp.available_kv_override {
+    match inp.available_kv_override {
         Some(k) => Derivation {
             title_key: "vllm_available_kv".into(),
             formula: "KV_avail = K".into(),
@@ -1107,21 +1166,28 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             ],
             notes: vec!["note_vllm_gib".into()],
         },
-    };
-    let per_tok_group = if paging == Paging::Hybrid {
-        attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * group_size
+    }
+}
+
+/// The derivation of the bytes per block: `block_size` times the per-token bytes of one
+/// group (hybrid) or of all attention layers.
+fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout) -> Derivation {
+    let bs = inp.block_size;
+    let src_user = |k: &str| Source::User(k.to_string());
+    let per_tok_group = if layout.paging == Paging::Hybrid {
+        kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
     } else {
         kv.per_token_all_layers()
     };
-    let d_block = Derivation {
+    Derivation {
         title_key: "vllm_bytes_per_block".into(),
-        formula: if paging == Paging::Hybrid {
+        formula: if layout.paging == Paging::Hybrid {
             "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
         } else {
             "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
         },
         substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
-        result: bytes_result(bytes_per_block),
+        result: bytes_result(layout.bytes_per_block),
         terms: vec![
             Term::new(
                 "block_size",
@@ -1139,14 +1205,26 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             ),
         ],
         notes: vec!["note_vllm_mla_latent".into()],
-    };
+    }
+}
+
+/// The derivations of the block count, the cache tokens and the maximum concurrency.
+fn count_derivations(
+    inp: &VllmInputs,
+    layout: &PageLayout,
+    available: Bytes,
+    counts: &BlockCounts,
+) -> [Derivation; 3] {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
+    let hybrid = layout.paging == Paging::Hybrid;
     let d_blocks = Derivation {
         title_key: "vllm_num_gpu_blocks".into(),
         formula: "blocks = ⌊KV_avail / B_block⌋".into(),
         substituted: format!(
             "⌊{} B / {} B⌋",
             group(available.0),
-            group(bytes_per_block.0)
+            group(layout.bytes_per_block.0)
         ),
         result: format!("{} blocks", group(blocks)),
         terms: vec![],
@@ -1154,12 +1232,12 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
     };
     let d_tokens = Derivation {
         title_key: "vllm_kv_cache_tokens".into(),
-        formula: if paging == Paging::Hybrid {
+        formula: if hybrid {
             "tokens = ⌊X × L⌋".into()
         } else {
             "tokens = blocks × block_size".into()
         },
-        substituted: if paging == Paging::Hybrid {
+        substituted: if hybrid {
             format!("⌊{conc:.4} × {}⌋", group(l))
         } else {
             format!("{} × {}", group(blocks), bs)
@@ -1170,13 +1248,13 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
     };
     let d_conc = Derivation {
         title_key: "vllm_max_concurrency".into(),
-        formula: if paging == Paging::Hybrid {
+        formula: if hybrid {
             "X = blocks / Σ_groups blocks_per_request".into()
         } else {
             "X = tokens / L".into()
         },
-        substituted: if paging == Paging::Hybrid {
-            format!("{} / {}", group(blocks), group(blocks_per_request))
+        substituted: if hybrid {
+            format!("{} / {}", group(blocks), group(layout.blocks_per_request))
         } else {
             format!("{} / {}", group(tokens), group(l))
         },
@@ -1186,21 +1264,54 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
             "term_max_model_len",
             group(l),
             "tokens",
-            src_user("max_model_len"),
+            Source::User("max_model_len".to_string()),
         )],
         notes: vec![],
     };
+    [d_blocks, d_tokens, d_conc]
+}
+
+/// vLLM's rule. Errors for a utilization outside (0, 1], a zero block size or a zero
+/// `max_model_len`.
+pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcError> {
+    check_vllm_inputs(inp)?;
+    let u = inp.gpu_memory_utilization;
+    let l = inp.max_model_len;
+    let requested = Bytes((inp.total_memory.0 as f64 * u) as u64);
+    let mut notes = Vec::new();
+    let available = available_kv(inp, requested, &mut notes);
+
+    if kv.state_per_seq > Bytes::ZERO && kv.has_attention() {
+        // vLLM V1 pages recurrent state alongside attention (enlarging block_size to equal page
+        // sizes); that is not modelled: only the attention layers are paged here.
+        notes.push("note_vllm_state_not_paged".to_string());
+    }
+    // Paging.
+    let layout = page_layout(inp, kv, &mut notes);
+    let blocks = floor_div(available, layout.bytes_per_block);
+    let (tokens, conc) = tokens_and_concurrency(inp, &layout, blocks);
+    let counts = BlockCounts {
+        blocks,
+        tokens,
+        conc,
+    };
+    let fits = layout.paging == Paging::None || blocks >= layout.blocks_per_request;
+    let log_lines = vllm_log_lines(l, available, &counts, fits);
+
+    let d_avail = available_derivation(inp, available);
+    let d_block = block_bytes_derivation(inp, kv, &layout);
+    let [d_blocks, d_tokens, d_conc] = count_derivations(inp, &layout, available, &counts);
     Ok(VllmBudget {
         requested_memory: requested,
         available_kv: available,
-        bytes_per_block,
+        bytes_per_block: layout.bytes_per_block,
         num_gpu_blocks: blocks,
         kv_cache_tokens: tokens,
         max_concurrency: conc,
         fits_max_model_len: fits,
-        paging,
-        group_size,
-        blocks_per_request,
+        paging: layout.paging,
+        group_size: layout.group_size,
+        blocks_per_request: layout.blocks_per_request,
         log_lines,
         derivations: vec![d_avail, d_block, d_blocks, d_tokens, d_conc],
         notes,

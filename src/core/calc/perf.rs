@@ -1062,70 +1062,70 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
     }
 }
 
-fn derivations(d: &Deriv) -> Vec<Derivation> {
+/// The decode pass's derivation (TPOT) with the mean context `C` as an extra term.
+fn decode_derivation(d: &Deriv) -> Derivation {
+    let mut x = pass_derivation(d, d.decode, "perf_tpot", d.eff.compute_decode);
+    x.terms.push(term(
+        "C",
+        "term_context",
+        d.ctx as f64,
+        "tokens",
+        Source::Derived("I + O/2 (mean context)".into()),
+    ));
+    x
+}
+
+/// The derivation of the end-to-end latency, `TTFT + (O − 1) × TPOT`.
+fn e2e_derivation(d: &Deriv) -> Derivation {
     let o = d.wl.output_len as f64;
-    let mut v = vec![
-        pass_derivation(d, d.prefill, "perf_ttft", d.eff.compute_prefill),
-        {
-            let mut x = pass_derivation(d, d.decode, "perf_tpot", d.eff.compute_decode);
-            x.terms.push(term(
-                "C",
-                "term_context",
-                d.ctx as f64,
-                "tokens",
-                Source::Derived("I + O/2 (mean context)".into()),
-            ));
-            x
-        },
-        Derivation {
-            title_key: "perf_e2e_latency".into(),
-            formula: "TTFT + (O − 1) × TPOT".into(),
-            substituted: format!(
-                "{} ms + ({} − 1) × {} ms",
-                fmt_sig(d.prefill.total.ms()),
-                d.wl.output_len,
-                fmt_sig(d.decode.total.ms())
-            ),
-            result: format!("{} ms", fmt_sig(d.e2e.ms())),
-            terms: vec![term(
-                "O",
-                "term_output_len",
-                o,
-                "tokens",
-                Source::User("output_len".into()),
-            )],
-            notes: vec![],
-        },
-        Derivation {
-            title_key: "perf_output_tokens_per_s".into(),
-            formula: "B × O / e2e".into(),
-            substituted: format!(
-                "{} × {} / {} s",
-                d.wl.batch,
-                d.wl.output_len,
-                fmt_sig(d.e2e.0)
-            ),
-            result: format!("{} tokens/s", fmt_sig(d.total_tps)),
-            terms: vec![term(
-                "B",
-                "term_batch",
-                d.wl.batch as f64,
-                "",
-                Source::User("batch".into()),
-            )],
-            notes: vec![],
-        },
-    ];
-    v.push(Derivation {
-        title_key: "perf_tokens_per_s_per_user".into(),
-        formula: "1 / TPOT".into(),
-        substituted: format!("1 / {} s", fmt_sig(d.decode.total.0)),
-        result: format!("{} tokens/s", fmt_sig(1.0 / d.decode.total.0)),
-        terms: vec![],
+    Derivation {
+        title_key: "perf_e2e_latency".into(),
+        formula: "TTFT + (O − 1) × TPOT".into(),
+        substituted: format!(
+            "{} ms + ({} − 1) × {} ms",
+            fmt_sig(d.prefill.total.ms()),
+            d.wl.output_len,
+            fmt_sig(d.decode.total.ms())
+        ),
+        result: format!("{} ms", fmt_sig(d.e2e.ms())),
+        terms: vec![term(
+            "O",
+            "term_output_len",
+            o,
+            "tokens",
+            Source::User("output_len".into()),
+        )],
         notes: vec![],
-    });
+    }
+}
+
+/// The derivation of the output throughput, `B × O / e2e`.
+fn throughput_derivation(d: &Deriv) -> Derivation {
+    Derivation {
+        title_key: "perf_output_tokens_per_s".into(),
+        formula: "B × O / e2e".into(),
+        substituted: format!(
+            "{} × {} / {} s",
+            d.wl.batch,
+            d.wl.output_len,
+            fmt_sig(d.e2e.0)
+        ),
+        result: format!("{} tokens/s", fmt_sig(d.total_tps)),
+        terms: vec![term(
+            "B",
+            "term_batch",
+            d.wl.batch as f64,
+            "",
+            Source::User("batch".into()),
+        )],
+        notes: vec![],
+    }
+}
+
+/// The derivation of the largest batch that fits, `⌊(C × u − W_gpu) / KV_seq,gpu⌋`.
+fn max_batch_derivation(d: &Deriv) -> Derivation {
     let (usable, w, kv, b) = d.memory;
-    v.push(Derivation {
+    Derivation {
         title_key: "perf_max_batch".into(),
         formula: "⌊(C × u − W_gpu) / KV_seq,gpu⌋".into(),
         substituted: format!(
@@ -1152,9 +1152,13 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
             ),
         ],
         notes: vec![],
-    });
+    }
+}
+
+/// The derivation of the cost per million output tokens, when a price is known.
+fn cost_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(p), Some(c)) = (d.price, d.usd_per_million) {
-        v.push(Derivation {
+        Some(Derivation {
             title_key: "perf_usd_per_million_tokens".into(),
             formula: "price × tp / 3600 / (tokens/s) × 10^6".into(),
             substituted: format!(
@@ -1171,10 +1175,16 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
                 Source::Catalog("price_usd_per_hour".into()),
             )],
             notes: vec![],
-        });
+        })
+    } else {
+        None
     }
+}
+
+/// The derivation of tokens per joule at the TDP, when the TDP is known.
+fn energy_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(w), Some(t)) = (d.gpu.tdp_w, d.tpj) {
-        v.push(Derivation {
+        Some(Derivation {
             title_key: "perf_tokens_per_joule".into(),
             formula: "(tokens/s) / (TDP × tp)".into(),
             substituted: format!("{} / ({w} W × {})", fmt_sig(d.total_tps), d.wl.tp),
@@ -1187,8 +1197,32 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
                 Source::Catalog("tdp_w".into()),
             )],
             notes: vec!["note_tdp_upper_bound".into()],
-        });
+        })
+    } else {
+        None
     }
+}
+
+/// Every derivation of the performance model, in report order: TTFT, TPOT, e2e latency,
+/// output throughput, per-user rate, max batch, then cost and energy when known.
+fn derivations(d: &Deriv) -> Vec<Derivation> {
+    let mut v = vec![
+        pass_derivation(d, d.prefill, "perf_ttft", d.eff.compute_prefill),
+        decode_derivation(d),
+        e2e_derivation(d),
+        throughput_derivation(d),
+    ];
+    v.push(Derivation {
+        title_key: "perf_tokens_per_s_per_user".into(),
+        formula: "1 / TPOT".into(),
+        substituted: format!("1 / {} s", fmt_sig(d.decode.total.0)),
+        result: format!("{} tokens/s", fmt_sig(1.0 / d.decode.total.0)),
+        terms: vec![],
+        notes: vec![],
+    });
+    v.push(max_batch_derivation(d));
+    v.extend(cost_derivation(d));
+    v.extend(energy_derivation(d));
     v
 }
 

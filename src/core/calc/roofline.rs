@@ -475,6 +475,408 @@ pub fn expected_distinct_experts(e: u64, k: u64, tokens: f64) -> f64 {
     }
 }
 
+/// The quantities every operator of one layer's step shares: the phase, the batch `b`, the
+/// new tokens `t = b × s_new`, the hidden size, and the bits of activations, KV cache and
+/// linear weights.
+#[derive(Clone, Copy)]
+struct Step<'a> {
+    w: &'a Workload,
+    ph: Phase,
+    b: f64,
+    t: f64,
+    hf: f64,
+    act: f64,
+    kvb: f64,
+    lb: f64,
+}
+
+/// The GQA/MQA attention operators (`op_attn_q/k/v`, `op_attn_score`, `op_attn_av`,
+/// `op_attn_o`) for `(num_heads, kv_heads)` heads of `(head_dim, v_head_dim)` dims, after
+/// checking the heads split across `tp`.
+fn gqa_ops(
+    st: &Step,
+    tp: u64,
+    (num_heads, kv_heads): (u64, u64),
+    (head_dim, v_head_dim): (u64, u64),
+    window: Option<u64>,
+) -> Result<Vec<OpCost>, CalcError> {
+    let Step {
+        w,
+        ph,
+        b,
+        t,
+        hf,
+        act,
+        kvb,
+        lb,
+    } = *st;
+    let mut ops = Vec::new();
+    check_tp(num_heads, kv_heads, tp)?;
+    let hr = num_heads / tp;
+    let hkv = kv_heads_per_rank(kv_heads, tp);
+    let (d, dv) = (head_dim, v_head_dim);
+    ops.push(linear(
+        "op_attn_q",
+        ph,
+        t,
+        hf,
+        hr as f64 * d as f64,
+        lb,
+        act,
+    ));
+    ops.push(linear(
+        "op_attn_k",
+        ph,
+        t,
+        hf,
+        hkv as f64 * d as f64,
+        lb,
+        act,
+    ));
+    ops.push(linear(
+        "op_attn_v",
+        ph,
+        t,
+        hf,
+        hkv as f64 * dv as f64,
+        lb,
+        act,
+    ));
+    let pairs = attention_pairs(w, window);
+    let keys = keys_read(w, window);
+    let (hrf, hkvf, df, dvf) = (hr as f64, hkv as f64, d as f64, dv as f64);
+    let mut score = OpCost::new(
+        "op_attn_score",
+        ph,
+        b * hrf * pairs * (2.0 * df + 5.0),
+        Bytes::ZERO,
+        bits_to_bytes(t * hrf * df, act),
+        bits_to_bytes(b * keys * hkvf * df + t * hkvf * df, kvb),
+    );
+    score.window = window;
+    ops.push(score);
+    let mut av = OpCost::new(
+        "op_attn_av",
+        ph,
+        b * hrf * pairs * 2.0 * dvf,
+        Bytes::ZERO,
+        bits_to_bytes(t * hrf * dvf, act),
+        bits_to_bytes(b * keys * hkvf * dvf + t * hkvf * dvf, kvb),
+    );
+    av.window = window;
+    ops.push(av);
+    ops.push(linear(
+        "op_attn_o",
+        ph,
+        t,
+        hr as f64 * dv as f64,
+        hf,
+        lb,
+        act,
+    ));
+    Ok(ops)
+}
+
+/// MLA's `op_attn_score` and `op_attn_av` for `hr` heads per GPU: the naive form in prefill
+/// (q and k of `dqk` dims, v of `dv` dims), the absorbed form in decode (scores over the
+/// `latent = kv_lora_rank + qk_rope_head_dim` latent, read once for all heads).
+fn mla_score_av(st: &Step, hr: u64, dqk: f64, (r, rope, dv): (u64, u64, u64)) -> [OpCost; 2] {
+    let Step {
+        w,
+        ph,
+        b,
+        t,
+        act,
+        kvb,
+        ..
+    } = *st;
+    let pairs = attention_pairs(w, None);
+    let keys = keys_read(w, None);
+    let hrf = hr as f64;
+    let latent = r as f64 + rope as f64;
+    let (score, av) = match ph {
+        Phase::Prefill => (
+            OpCost::new(
+                "op_attn_score",
+                ph,
+                b * hrf * pairs * (2.0 * dqk + 5.0),
+                Bytes::ZERO,
+                bits_to_bytes(t * hrf * dqk * 2.0, act),
+                bits_to_bytes(t * latent, kvb),
+            ),
+            OpCost::new(
+                "op_attn_av",
+                ph,
+                b * hrf * pairs * 2.0 * dv as f64,
+                Bytes::ZERO,
+                bits_to_bytes(t * hrf * dv as f64 * 2.0, act),
+                Bytes::ZERO,
+            ),
+        ),
+        Phase::Decode => (
+            OpCost::new(
+                "op_attn_score",
+                ph,
+                b * hrf * pairs * (2.0 * latent + 5.0),
+                Bytes::ZERO,
+                bits_to_bytes(t * hrf * latent, act),
+                bits_to_bytes(b * keys * latent + t * latent, kvb),
+            ),
+            OpCost::new(
+                "op_attn_av",
+                ph,
+                b * hrf * pairs * 2.0 * r as f64,
+                Bytes::ZERO,
+                bits_to_bytes(t * hrf * r as f64, act),
+                Bytes::ZERO,
+            ),
+        ),
+    };
+    [score, av]
+}
+
+/// The MLA operators (`op_attn_q_a/q_b` or `op_attn_q`, `op_attn_kv_a/kv_b`, score, weighted
+/// sum, `op_attn_o`), after checking the heads split across `tp`; `dims` is
+/// `(kv_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim)`.
+fn mla_ops(
+    st: &Step,
+    tp: u64,
+    num_heads: u64,
+    q_lora_rank: Option<u64>,
+    dims: (u64, u64, u64, u64),
+) -> Result<Vec<OpCost>, CalcError> {
+    let Step {
+        ph, t, hf, act, lb, ..
+    } = *st;
+    let mut ops = Vec::new();
+    check_tp(num_heads, 0, tp)?;
+    let hr = num_heads / tp;
+    let (r, rope, nope, dv) = dims;
+    let dqk = nope as f64 + rope as f64;
+    match q_lora_rank {
+        Some(qr) => {
+            ops.push(linear("op_attn_q_a", ph, t, hf, qr as f64, lb, act));
+            ops.push(linear(
+                "op_attn_q_b",
+                ph,
+                t,
+                qr as f64,
+                hr as f64 * dqk,
+                lb,
+                act,
+            ));
+        }
+        None => ops.push(linear("op_attn_q", ph, t, hf, hr as f64 * dqk, lb, act)),
+    }
+    ops.push(linear(
+        "op_attn_kv_a",
+        ph,
+        t,
+        hf,
+        r as f64 + rope as f64,
+        lb,
+        act,
+    ));
+    ops.push(linear(
+        "op_attn_kv_b",
+        ph,
+        t,
+        r as f64,
+        hr as f64 * (nope as f64 + dv as f64),
+        lb,
+        act,
+    ));
+    ops.extend(mla_score_av(st, hr, dqk, (r, rope, dv)));
+    ops.push(linear(
+        "op_attn_o",
+        ph,
+        t,
+        hr as f64 * dv as f64,
+        hf,
+        lb,
+        act,
+    ));
+    Ok(ops)
+}
+
+/// The SSM operators: `op_ssm_in`, `op_ssm_scan` (~9 FLOP per inner channel per state
+/// element per token; decode reads and writes the recurrent state) and `op_ssm_out`.
+fn ssm_ops(st: &Step, tp: u64, state_elems: u64, d_inner: u64, d_state: u64) -> Vec<OpCost> {
+    let Step {
+        ph,
+        b,
+        t,
+        hf,
+        act,
+        kvb,
+        lb,
+        ..
+    } = *st;
+    let mut ops = Vec::new();
+    let di = d_inner.div_ceil(tp);
+    ops.push(linear("op_ssm_in", ph, t, hf, 2.0 * di as f64, lb, act));
+    let state = state_elems.div_ceil(tp) as f64;
+    // Prefill writes the final state once; decode reads and writes it every step.
+    let state_traffic = if ph == Phase::Decode {
+        2.0 * b * state
+    } else {
+        b * state
+    };
+    ops.push(OpCost::new(
+        "op_ssm_scan",
+        ph,
+        9.0 * t * di as f64 * d_state as f64,
+        Bytes::ZERO,
+        bits_to_bytes(2.0 * t * di as f64, act),
+        bits_to_bytes(state_traffic, kvb),
+    ));
+    ops.push(linear("op_ssm_out", ph, t, di as f64, hf, lb, act));
+    ops
+}
+
+/// The mixer's operators, by kind: GQA/MQA attention, MLA or SSM.
+fn mixer_ops(st: &Step, mixer: &Mixer, tp: u64) -> Result<Vec<OpCost>, CalcError> {
+    match mixer {
+        Mixer::Attention {
+            num_heads,
+            kv_heads,
+            head_dim,
+            v_head_dim,
+            window,
+        } => gqa_ops(
+            st,
+            tp,
+            (*num_heads, *kv_heads),
+            (*head_dim, *v_head_dim),
+            *window,
+        ),
+        Mixer::Mla {
+            num_heads,
+            kv_lora_rank,
+            q_lora_rank,
+            qk_nope_head_dim,
+            qk_rope_head_dim,
+            v_head_dim,
+        } => mla_ops(
+            st,
+            tp,
+            *num_heads,
+            *q_lora_rank,
+            (
+                *kv_lora_rank,
+                *qk_rope_head_dim,
+                *qk_nope_head_dim,
+                *v_head_dim,
+            ),
+        ),
+        Mixer::Ssm {
+            state_elems,
+            d_inner,
+            d_state,
+        } => Ok(ssm_ops(st, tp, *state_elems, *d_inner, *d_state)),
+    }
+}
+
+/// The MoE operators: `op_moe_router`, `op_moe_experts` (FLOPs of the `top_k` chosen
+/// experts, weight bytes of the expected distinct experts touched) and, with shared experts,
+/// `op_moe_shared`. `shared` is `(shared_experts, shared_intermediate)`.
+fn moe_ops(
+    st: &Step,
+    p: &Precisions,
+    tp: u64,
+    (experts, top_k, expert_intermediate): (u64, u64, u64),
+    (shared_experts, shared_intermediate): (u64, u64),
+    gated: bool,
+) -> Vec<OpCost> {
+    let Step {
+        ph, t, hf, act, lb, ..
+    } = *st;
+    let mut ops = Vec::new();
+    ops.push(linear(
+        "op_moe_router",
+        ph,
+        t,
+        hf,
+        experts as f64,
+        p.base_bits,
+        act,
+    ));
+    let m = if gated { 3.0 } else { 2.0 };
+    let ir = expert_intermediate.div_ceil(tp) as f64;
+    let k = top_k.min(experts) as f64;
+    let distinct = expected_distinct_experts(experts, top_k, t);
+    ops.push(OpCost::new(
+        "op_moe_experts",
+        ph,
+        2.0 * t * k * m * hf * ir,
+        bits_to_bytes(distinct * m * hf * ir, p.expert_bits),
+        bits_to_bytes(t * hf + t * k * (2.0 * hf + m * ir), act),
+        Bytes::ZERO,
+    ));
+    if shared_experts > 0 {
+        let is = shared_experts
+            .saturating_mul(shared_intermediate)
+            .div_ceil(tp) as f64;
+        ops.push(OpCost::new(
+            "op_moe_shared",
+            ph,
+            2.0 * t * m * hf * is,
+            bits_to_bytes(m * hf * is, lb),
+            bits_to_bytes(t * (2.0 * hf + m * is), act),
+            Bytes::ZERO,
+        ));
+    }
+    ops
+}
+
+/// The feed-forward operators: dense `op_mlp_gate_up` (gated) or `op_mlp_up`, then
+/// `op_mlp_down`; MoE ([`moe_ops`]); none for a layer without one.
+fn ffn_ops(st: &Step, ffn: &Ffn, p: &Precisions, tp: u64) -> Vec<OpCost> {
+    let Step {
+        ph, t, hf, act, lb, ..
+    } = *st;
+    let mut ops = Vec::new();
+    match ffn {
+        Ffn::Dense {
+            intermediate,
+            gated,
+        } => {
+            let ir = intermediate.div_ceil(tp);
+            if *gated {
+                ops.push(linear(
+                    "op_mlp_gate_up",
+                    ph,
+                    t,
+                    hf,
+                    2.0 * ir as f64,
+                    lb,
+                    act,
+                ));
+            } else {
+                ops.push(linear("op_mlp_up", ph, t, hf, ir as f64, lb, act));
+            }
+            ops.push(linear("op_mlp_down", ph, t, ir as f64, hf, lb, act));
+        }
+        Ffn::Moe {
+            experts,
+            top_k,
+            expert_intermediate,
+            shared_experts,
+            shared_intermediate,
+            gated,
+        } => ops.extend(moe_ops(
+            st,
+            p,
+            tp,
+            (*experts, *top_k, *expert_intermediate),
+            (*shared_experts, *shared_intermediate),
+            *gated,
+        )),
+        Ffn::None => {}
+    }
+    ops
+}
+
 /// The operators of decoder layer `index` for one step, per GPU at tensor-parallel degree
 /// `tp`. Operators: `op_norm` (2 RMS/LayerNorms, ~4 FLOP per element), `op_attn_q/k/v/o`
 /// (GQA/MQA shapes; MLA `op_attn_q_a/q_b/kv_a/kv_b`), `op_attn_score` (QKᵀ + softmax,
@@ -532,274 +934,18 @@ pub fn layer_ops(
         Bytes::ZERO,
     ));
 
-    match &layer.mixer {
-        Mixer::Attention {
-            num_heads,
-            kv_heads,
-            head_dim,
-            v_head_dim,
-            window,
-        } => {
-            check_tp(*num_heads, *kv_heads, tp)?;
-            let hr = num_heads / tp;
-            let hkv = kv_heads_per_rank(*kv_heads, tp);
-            let (d, dv) = (*head_dim, *v_head_dim);
-            ops.push(linear(
-                "op_attn_q",
-                ph,
-                t,
-                hf,
-                hr as f64 * d as f64,
-                lb,
-                act,
-            ));
-            ops.push(linear(
-                "op_attn_k",
-                ph,
-                t,
-                hf,
-                hkv as f64 * d as f64,
-                lb,
-                act,
-            ));
-            ops.push(linear(
-                "op_attn_v",
-                ph,
-                t,
-                hf,
-                hkv as f64 * dv as f64,
-                lb,
-                act,
-            ));
-            let pairs = attention_pairs(w, *window);
-            let keys = keys_read(w, *window);
-            let (hrf, hkvf, df, dvf) = (hr as f64, hkv as f64, d as f64, dv as f64);
-            let mut score = OpCost::new(
-                "op_attn_score",
-                ph,
-                b * hrf * pairs * (2.0 * df + 5.0),
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * df, act),
-                bits_to_bytes(b * keys * hkvf * df + t * hkvf * df, kvb),
-            );
-            score.window = *window;
-            ops.push(score);
-            let mut av = OpCost::new(
-                "op_attn_av",
-                ph,
-                b * hrf * pairs * 2.0 * dvf,
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * dvf, act),
-                bits_to_bytes(b * keys * hkvf * dvf + t * hkvf * dvf, kvb),
-            );
-            av.window = *window;
-            ops.push(av);
-            ops.push(linear(
-                "op_attn_o",
-                ph,
-                t,
-                hr as f64 * dv as f64,
-                hf,
-                lb,
-                act,
-            ));
-        }
-        Mixer::Mla {
-            num_heads,
-            kv_lora_rank,
-            q_lora_rank,
-            qk_nope_head_dim,
-            qk_rope_head_dim,
-            v_head_dim,
-        } => {
-            check_tp(*num_heads, 0, tp)?;
-            let hr = num_heads / tp;
-            let (r, rope, nope, dv) = (
-                *kv_lora_rank,
-                *qk_rope_head_dim,
-                *qk_nope_head_dim,
-                *v_head_dim,
-            );
-            let dqk = nope as f64 + rope as f64;
-            match q_lora_rank {
-                Some(qr) => {
-                    ops.push(linear("op_attn_q_a", ph, t, hf, *qr as f64, lb, act));
-                    ops.push(linear(
-                        "op_attn_q_b",
-                        ph,
-                        t,
-                        *qr as f64,
-                        hr as f64 * dqk,
-                        lb,
-                        act,
-                    ));
-                }
-                None => ops.push(linear("op_attn_q", ph, t, hf, hr as f64 * dqk, lb, act)),
-            }
-            ops.push(linear(
-                "op_attn_kv_a",
-                ph,
-                t,
-                hf,
-                r as f64 + rope as f64,
-                lb,
-                act,
-            ));
-            ops.push(linear(
-                "op_attn_kv_b",
-                ph,
-                t,
-                r as f64,
-                hr as f64 * (nope as f64 + dv as f64),
-                lb,
-                act,
-            ));
-            let pairs = attention_pairs(w, None);
-            let keys = keys_read(w, None);
-            let hrf = hr as f64;
-            let latent = r as f64 + rope as f64;
-            let (score, av) = match ph {
-                Phase::Prefill => (
-                    OpCost::new(
-                        "op_attn_score",
-                        ph,
-                        b * hrf * pairs * (2.0 * dqk + 5.0),
-                        Bytes::ZERO,
-                        bits_to_bytes(t * hrf * dqk * 2.0, act),
-                        bits_to_bytes(t * latent, kvb),
-                    ),
-                    OpCost::new(
-                        "op_attn_av",
-                        ph,
-                        b * hrf * pairs * 2.0 * dv as f64,
-                        Bytes::ZERO,
-                        bits_to_bytes(t * hrf * dv as f64 * 2.0, act),
-                        Bytes::ZERO,
-                    ),
-                ),
-                Phase::Decode => (
-                    OpCost::new(
-                        "op_attn_score",
-                        ph,
-                        b * hrf * pairs * (2.0 * latent + 5.0),
-                        Bytes::ZERO,
-                        bits_to_bytes(t * hrf * latent, act),
-                        bits_to_bytes(b * keys * latent + t * latent, kvb),
-                    ),
-                    OpCost::new(
-                        "op_attn_av",
-                        ph,
-                        b * hrf * pairs * 2.0 * r as f64,
-                        Bytes::ZERO,
-                        bits_to_bytes(t * hrf * r as f64, act),
-                        Bytes::ZERO,
-                    ),
-                ),
-            };
-            ops.push(score);
-            ops.push(av);
-            ops.push(linear(
-                "op_attn_o",
-                ph,
-                t,
-                hr as f64 * dv as f64,
-                hf,
-                lb,
-                act,
-            ));
-        }
-        Mixer::Ssm {
-            state_elems,
-            d_inner,
-            d_state,
-        } => {
-            let di = d_inner.div_ceil(tp);
-            ops.push(linear("op_ssm_in", ph, t, hf, 2.0 * di as f64, lb, act));
-            let state = state_elems.div_ceil(tp) as f64;
-            // Prefill writes the final state once; decode reads and writes it every step.
-            let state_traffic = if ph == Phase::Decode {
-                2.0 * b * state
-            } else {
-                b * state
-            };
-            ops.push(OpCost::new(
-                "op_ssm_scan",
-                ph,
-                9.0 * t * di as f64 * *d_state as f64,
-                Bytes::ZERO,
-                bits_to_bytes(2.0 * t * di as f64, act),
-                bits_to_bytes(state_traffic, kvb),
-            ));
-            ops.push(linear("op_ssm_out", ph, t, di as f64, hf, lb, act));
-        }
-    }
-
-    match &layer.ffn {
-        Ffn::Dense {
-            intermediate,
-            gated,
-        } => {
-            let ir = intermediate.div_ceil(tp);
-            if *gated {
-                ops.push(linear(
-                    "op_mlp_gate_up",
-                    ph,
-                    t,
-                    hf,
-                    2.0 * ir as f64,
-                    lb,
-                    act,
-                ));
-            } else {
-                ops.push(linear("op_mlp_up", ph, t, hf, ir as f64, lb, act));
-            }
-            ops.push(linear("op_mlp_down", ph, t, ir as f64, hf, lb, act));
-        }
-        Ffn::Moe {
-            experts,
-            top_k,
-            expert_intermediate,
-            shared_experts,
-            shared_intermediate,
-            gated,
-        } => {
-            ops.push(linear(
-                "op_moe_router",
-                ph,
-                t,
-                hf,
-                *experts as f64,
-                p.base_bits,
-                act,
-            ));
-            let m = if *gated { 3.0 } else { 2.0 };
-            let ir = expert_intermediate.div_ceil(tp) as f64;
-            let k = (*top_k).min(*experts) as f64;
-            let distinct = expected_distinct_experts(*experts, *top_k, t);
-            ops.push(OpCost::new(
-                "op_moe_experts",
-                ph,
-                2.0 * t * k * m * hf * ir,
-                bits_to_bytes(distinct * m * hf * ir, p.expert_bits),
-                bits_to_bytes(t * hf + t * k * (2.0 * hf + m * ir), act),
-                Bytes::ZERO,
-            ));
-            if *shared_experts > 0 {
-                let is = shared_experts
-                    .saturating_mul(*shared_intermediate)
-                    .div_ceil(tp) as f64;
-                ops.push(OpCost::new(
-                    "op_moe_shared",
-                    ph,
-                    2.0 * t * m * hf * is,
-                    bits_to_bytes(m * hf * is, lb),
-                    bits_to_bytes(t * (2.0 * hf + m * is), act),
-                    Bytes::ZERO,
-                ));
-            }
-        }
-        Ffn::None => {}
-    }
+    let st = Step {
+        w,
+        ph,
+        b,
+        t,
+        hf,
+        act,
+        kvb,
+        lb,
+    };
+    ops.extend(mixer_ops(&st, &layer.mixer, tp)?);
+    ops.extend(ffn_ops(&st, &layer.ffn, p, tp));
     Ok(ops)
 }
 

@@ -189,6 +189,154 @@ fn kv_replication_extra(m: &ModelDesc, tp: u64) -> Result<u64, CalcError> {
     Ok(extra)
 }
 
+/// Bytes one GPU holds under tensor parallelism `tp`: the quantized and other parameters
+/// split `tp` ways (rounded up), the replicated ones whole, plus the replicated K/V
+/// projection elements (`kv_extra`) at the quantized precision when the matrices are
+/// quantized, else at the base precision. `(q, repl, other)` is [`split`]'s result.
+fn per_gpu_bytes(
+    f: &WeightFormat,
+    tp: u64,
+    (q, repl, other): (u64, u64, u64),
+    kv_extra: u64,
+) -> Result<u64, CalcError> {
+    let (q_rank, other_rank) = if is_plain(f) || q == 0 {
+        (
+            q.div_ceil(tp),
+            add("ovf_params", &[other.div_ceil(tp), kv_extra])?,
+        )
+    } else {
+        (
+            add("ovf_params", &[q.div_ceil(tp), kv_extra])?,
+            other.div_ceil(tp),
+        )
+    };
+    bytes_of(q_rank, add("ovf_params", &[repl, other_rank])?, f)
+}
+
+/// The derivation of a plain format's bytes, `P × b`.
+fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Derivation {
+    let bits = f.dtype.bits();
+    Derivation {
+        title_key: "weights_bytes".into(),
+        formula: "P × b".into(),
+        substituted: format!(
+            "{} × {} B",
+            group(pt),
+            crate::core::base::units::fmt_sig(bits as f64 / 8.0)
+        ),
+        result: result_text(total),
+        terms: vec![
+            term("P", "term_params", group(pt), "", src_p),
+            term(
+                "b",
+                "term_bytes_per_param",
+                crate::core::base::units::fmt_sig(bits as f64 / 8.0),
+                "B",
+                Source::Derived(f.dtype.id().into()),
+            ),
+        ],
+        notes: vec![],
+    }
+}
+
+/// The derivation of a quantized format's bytes: quantized matrices at `bits` plus group
+/// scales (and zero points), the rest at the base precision.
+fn quantized_derivation(
+    f: &WeightFormat,
+    pt: u64,
+    q: u64,
+    total: u64,
+    src_p: Source,
+) -> Derivation {
+    let mut notes = Vec::new();
+    let g = f.group_size.unwrap_or(0);
+    let z = if f.zero_point { f.dtype.bits() } else { 0 };
+    let base_b = if f.base.bits() >= 16 {
+        f.base.bits()
+    } else {
+        16
+    } / 8;
+    if f.group_size.is_none() {
+        notes.push("note_scales_not_counted".to_string());
+    }
+    Derivation {
+        title_key: "weights_bytes".into(),
+        formula: if g > 0 {
+            "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
+        } else {
+            "⌈P_q × bits / 8⌉ + (P − P_q) × b_base".into()
+        },
+        substituted: if g > 0 {
+            format!(
+                "⌈{} × {} / 8⌉ + ⌈⌈{} / {g}⌉ × ({} + {z}) / 8⌉ + {} × {base_b}",
+                group(q),
+                f.dtype.bits(),
+                group(q),
+                f.scale_bits,
+                group(pt - q)
+            )
+        } else {
+            format!(
+                "⌈{} × {} / 8⌉ + {} × {base_b}",
+                group(q),
+                f.dtype.bits(),
+                group(pt - q)
+            )
+        },
+        result: result_text(total),
+        terms: vec![
+            term("P", "term_params", group(pt), "", src_p),
+            term(
+                "P_q",
+                "term_quantized_params",
+                group(q),
+                "",
+                Source::Derived(if f.experts_only {
+                    "ldg_routed_expert_matrices".into()
+                } else {
+                    "ldg_decoder_linear_matrices".into()
+                }),
+            ),
+            term(
+                "bits",
+                "term_bits",
+                f.dtype.bits().to_string(),
+                "bit",
+                Source::Derived(f.method.clone()),
+            ),
+            term(
+                "g",
+                "term_group_size",
+                g.to_string(),
+                "",
+                Source::Derived(f.method.clone()),
+            ),
+            term(
+                "s",
+                "term_scale_bits",
+                f.scale_bits.to_string(),
+                "bit",
+                Source::Derived(f.method.clone()),
+            ),
+            term(
+                "z",
+                "term_zero_point_bits",
+                z.to_string(),
+                "bit",
+                Source::Derived(f.method.clone()),
+            ),
+            term(
+                "b_base",
+                "term_bytes_per_param",
+                base_b.to_string(),
+                "B",
+                Source::Derived(f.base.id().into()),
+            ),
+        ],
+        notes,
+    }
+}
+
 /// Weight bytes in format `f`, total and per GPU under tensor parallelism `tp` (≥ 1).
 pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
     if tp == 0 {
@@ -202,133 +350,14 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     let total = bytes_of(q, add("ovf_params", &[repl, other])?, f)?;
     // K/V projections are replicated when tp exceeds the KV heads: one GPU holds one head.
     let kv_extra = kv_replication_extra(m, tp)?;
-    let (q_rank, other_rank) = if is_plain(f) || q == 0 {
-        (
-            q.div_ceil(tp),
-            add("ovf_params", &[other.div_ceil(tp), kv_extra])?,
-        )
-    } else {
-        (
-            add("ovf_params", &[q.div_ceil(tp), kv_extra])?,
-            other.div_ceil(tp),
-        )
-    };
-    let per_gpu = bytes_of(q_rank, add("ovf_params", &[repl, other_rank])?, f)?;
+    let per_gpu = per_gpu_bytes(f, tp, (q, repl, other), kv_extra)?;
     let pt = m.params.total;
     let src_p = Source::Derived("params_total".into());
-    let mut notes = Vec::new();
-    let d = if is_plain(f) {
-        let bits = f.dtype.bits();
-        Derivation {
-            title_key: "weights_bytes".into(),
-            formula: "P × b".into(),
-            substituted: format!(
-                "{} × {} B",
-                group(pt),
-                crate::core::base::units::fmt_sig(bits as f64 / 8.0)
-            ),
-            result: result_text(total),
-            terms: vec![
-                term("P", "term_params", group(pt), "", src_p),
-                term(
-                    "b",
-                    "term_bytes_per_param",
-                    crate::core::base::units::fmt_sig(bits as f64 / 8.0),
-                    "B",
-                    Source::Derived(f.dtype.id().into()),
-                ),
-            ],
-            notes: vec![],
-        }
+    let mut d = if is_plain(f) {
+        plain_derivation(f, pt, total, src_p)
     } else {
-        let g = f.group_size.unwrap_or(0);
-        let z = if f.zero_point { f.dtype.bits() } else { 0 };
-        let base_b = if f.base.bits() >= 16 {
-            f.base.bits()
-        } else {
-            16
-        } / 8;
-        if f.group_size.is_none() {
-            notes.push("note_scales_not_counted".to_string());
-        }
-        Derivation {
-            title_key: "weights_bytes".into(),
-            formula: if g > 0 {
-                "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
-            } else {
-                "⌈P_q × bits / 8⌉ + (P − P_q) × b_base".into()
-            },
-            substituted: if g > 0 {
-                format!(
-                    "⌈{} × {} / 8⌉ + ⌈⌈{} / {g}⌉ × ({} + {z}) / 8⌉ + {} × {base_b}",
-                    group(q),
-                    f.dtype.bits(),
-                    group(q),
-                    f.scale_bits,
-                    group(pt - q)
-                )
-            } else {
-                format!(
-                    "⌈{} × {} / 8⌉ + {} × {base_b}",
-                    group(q),
-                    f.dtype.bits(),
-                    group(pt - q)
-                )
-            },
-            result: result_text(total),
-            terms: vec![
-                term("P", "term_params", group(pt), "", src_p.clone()),
-                term(
-                    "P_q",
-                    "term_quantized_params",
-                    group(q),
-                    "",
-                    Source::Derived(if f.experts_only {
-                        "ldg_routed_expert_matrices".into()
-                    } else {
-                        "ldg_decoder_linear_matrices".into()
-                    }),
-                ),
-                term(
-                    "bits",
-                    "term_bits",
-                    f.dtype.bits().to_string(),
-                    "bit",
-                    Source::Derived(f.method.clone()),
-                ),
-                term(
-                    "g",
-                    "term_group_size",
-                    g.to_string(),
-                    "",
-                    Source::Derived(f.method.clone()),
-                ),
-                term(
-                    "s",
-                    "term_scale_bits",
-                    f.scale_bits.to_string(),
-                    "bit",
-                    Source::Derived(f.method.clone()),
-                ),
-                term(
-                    "z",
-                    "term_zero_point_bits",
-                    z.to_string(),
-                    "bit",
-                    Source::Derived(f.method.clone()),
-                ),
-                term(
-                    "b_base",
-                    "term_bytes_per_param",
-                    base_b.to_string(),
-                    "B",
-                    Source::Derived(f.base.id().into()),
-                ),
-            ],
-            notes,
-        }
+        quantized_derivation(f, pt, q, total, src_p)
     };
-    let mut d = d;
     if tp > 1 {
         d.notes.push("note_tp_weights".into());
         d.terms.push(term(
