@@ -12,7 +12,7 @@ use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::hardware::catalog::Catalog;
 use llm_serving_calculator::core::present::series::{
-    roofline, RooflineData, RooflineGpu, Workload,
+    roofline, PointSpec, RooflineData, RooflineGpu,
 };
 use llm_serving_calculator::ui::chart_canvas::ChartCanvas;
 use wasm_bindgen::JsCast;
@@ -26,8 +26,8 @@ fn data() -> RooflineData {
         .get("l40s")
         .map(RooflineGpu::from_accelerator);
     let w = [
-        Workload::at_intensity("210 FLOP/B", 210.0),
-        Workload::at_intensity("1,000 FLOP/B", 1000.0),
+        PointSpec::at_intensity("210 FLOP/B", 210.0),
+        PointSpec::at_intensity("1,000 FLOP/B", 1000.0),
     ];
     roofline(l40s.into_iter().collect(), Dtype::Bf16, &w)
 }

@@ -13,7 +13,7 @@ use llm_serving_calculator::core::calc::memory::{
     textbook_budget, textbook_for, KvProfile, TextbookInputs,
 };
 use llm_serving_calculator::core::calc::roofline::{
-    attainable, matmul, model_ops, ridge_point, total, Bound, Phase, Precisions, Workload,
+    attainable, matmul, model_ops, ridge_point, total, Bound, Pass, Phase, Precisions,
 };
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::hardware::catalog::{Catalog, InterconnectPreset, Peak};
@@ -171,7 +171,7 @@ fn s4_decode_rereads_all_weights() {
     let p = Precisions::uniform(Dtype::Fp16, Dtype::Fp16, Dtype::Fp16);
     let ops = model_ops(
         &m,
-        &Workload {
+        &Pass {
             phase: Phase::Decode,
             batch: 1,
             seq: 1024,
@@ -292,7 +292,7 @@ fn s5_whole_model_decode_is_about_1_flop_per_byte() {
     let t1 = total(
         &model_ops(
             &m,
-            &Workload {
+            &Pass {
                 phase: Phase::Decode,
                 batch: 1,
                 seq: 512,
@@ -308,7 +308,7 @@ fn s5_whole_model_decode_is_about_1_flop_per_byte() {
     let t64 = total(
         &model_ops(
             &m,
-            &Workload {
+            &Pass {
                 phase: Phase::Decode,
                 batch: 64,
                 seq: 512,
@@ -333,7 +333,7 @@ fn s5_prefill_flops_are_2_params_tokens_plus_attention() {
     let t = total(
         &model_ops(
             &m,
-            &Workload {
+            &Pass {
                 phase: Phase::Prefill,
                 batch: 1,
                 seq: 2048,

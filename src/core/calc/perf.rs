@@ -556,7 +556,7 @@ pub fn pass_work(
         Phase::Prefill => (wl.input_len, wl.batch as f64 * wl.input_len as f64),
         Phase::Decode => (ctx.saturating_add(1), wl.batch as f64),
     };
-    let rw = roofline::Workload {
+    let rw = roofline::Pass {
         phase,
         batch: wl.batch,
         seq,

@@ -280,7 +280,7 @@ pub enum Phase {
 /// One step of work: `batch` sequences; `seq` is the prompt length (prefill) or the context
 /// length including the new token (decode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Workload {
+pub struct Pass {
     /// Phase.
     pub phase: Phase,
     /// Sequences in the batch.
@@ -440,7 +440,7 @@ fn linear(
 
 /// (query, key) pairs per sequence per head: prefill `Σ_{i=1..S} min(i, W)` (causal), decode
 /// `min(C, W)`.
-fn attention_pairs(w: &Workload, window: Option<u64>) -> f64 {
+fn attention_pairs(w: &Pass, window: Option<u64>) -> f64 {
     let s = w.seq as f64;
     match (w.phase, window) {
         (Phase::Decode, None) => s,
@@ -455,7 +455,7 @@ fn attention_pairs(w: &Workload, window: Option<u64>) -> f64 {
 }
 
 /// Keys read per sequence from the cache (flash-attention model: each key once per step).
-fn keys_read(w: &Workload, window: Option<u64>) -> f64 {
+fn keys_read(w: &Pass, window: Option<u64>) -> f64 {
     let s = w.seq as f64;
     window.map_or(s, |win| s.min(win as f64))
 }
@@ -480,7 +480,7 @@ pub fn expected_distinct_experts(e: u64, k: u64, tokens: f64) -> f64 {
 /// linear weights.
 #[derive(Clone, Copy)]
 struct Step<'a> {
-    w: &'a Workload,
+    w: &'a Pass,
     ph: Phase,
     b: f64,
     t: f64,
@@ -893,7 +893,7 @@ fn ffn_ops(st: &Step, ffn: &Ffn, p: &Precisions, tp: u64) -> Vec<OpCost> {
 pub fn layer_ops(
     model: &ModelDesc,
     index: usize,
-    w: &Workload,
+    w: &Pass,
     p: &Precisions,
     tp: u64,
 ) -> Result<Vec<OpCost>, CalcError> {
@@ -949,7 +949,7 @@ pub fn layer_ops(
     Ok(ops)
 }
 
-fn check_workload(w: &Workload, tp: u64) -> Result<(), CalcError> {
+fn check_workload(w: &Pass, tp: u64) -> Result<(), CalcError> {
     let bad = |field: &str, v: u64| CalcError::OutOfRange {
         field: Phrase::verbatim(field),
         value: v.to_string(),
@@ -975,7 +975,7 @@ fn check_workload(w: &Workload, tp: u64) -> Result<(), CalcError> {
 /// The embedding lookup (a gather of `B·S·h` values) is left out.
 pub fn model_ops(
     model: &ModelDesc,
-    w: &Workload,
+    w: &Pass,
     p: &Precisions,
     tp: u64,
 ) -> Result<Vec<OpCost>, CalcError> {
@@ -1093,14 +1093,14 @@ mod tests {
 
     #[test]
     fn pairs_causal_and_window() {
-        let w = Workload {
+        let w = Pass {
             phase: Phase::Prefill,
             batch: 1,
             seq: 4,
         };
         assert_eq!(attention_pairs(&w, None), 10.0); // 1+2+3+4
         assert_eq!(attention_pairs(&w, Some(2)), 7.0); // 1+2+2+2
-        let d = Workload {
+        let d = Pass {
             phase: Phase::Decode,
             batch: 1,
             seq: 100,
@@ -1120,7 +1120,7 @@ mod tests {
             "../../../tests/fixtures/Qwen__Qwen3-30B-A3B.json"
         ));
         let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Workload {
+        let w = Pass {
             phase: Phase::Decode,
             batch: 1,
             seq: 1000,
@@ -1132,7 +1132,7 @@ mod tests {
             .expect("experts");
         assert_eq!(e.weight_bytes, Bytes(8 * 3 * 2048 * 768 * 2));
         // At batch 64 the expected distinct experts are 128 × (1 − (120/128)^64) ≈ 126.8.
-        let w64 = Workload { batch: 64, ..w };
+        let w64 = Pass { batch: 64, ..w };
         let ops = layer_ops(&m, 0, &w64, &p, 1).expect("ops");
         let e = ops
             .iter()
@@ -1151,7 +1151,7 @@ mod tests {
             "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
         ));
         let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Workload {
+        let w = Pass {
             phase: Phase::Decode,
             batch: 2,
             seq: 1000,
@@ -1169,7 +1169,7 @@ mod tests {
             "../../../tests/fixtures/google__gemma-2-9b-it.json"
         ));
         let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Workload {
+        let w = Pass {
             phase: Phase::Decode,
             batch: 1,
             seq: 8192,
@@ -1193,7 +1193,7 @@ mod tests {
             "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
         ));
         let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Workload {
+        let w = Pass {
             phase: Phase::Prefill,
             batch: 1,
             seq: 512,
@@ -1322,7 +1322,7 @@ mod tests {
                 m.hidden_size = h;
                 m.vocab_size = v;
                 m.layers = vec![Layer { mixer: mx, ffn: f }];
-                let w = Workload { phase: if dec { Phase::Decode } else { Phase::Prefill }, batch: b, seq: s };
+                let w = Pass { phase: if dec { Phase::Decode } else { Phase::Prefill }, batch: b, seq: s };
                 let p = Precisions::uniform(Dtype::Fp8, Dtype::Bf16, Dtype::Fp8);
                 if let Ok(ops) = model_ops(&m, &w, &p, tp) {
                     for o in &ops {
@@ -1342,7 +1342,7 @@ mod tests {
                     ffn: Ffn::Moe { experts: 64, top_k: 4, expert_intermediate: 1024, shared_experts: 0, shared_intermediate: 0, gated: true },
                 }];
                 let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-                let i = |b| total(&model_ops(&m, &Workload { phase: Phase::Decode, batch: b, seq: c }, &p, 1).expect("ops"), Phase::Decode).intensity;
+                let i = |b| total(&model_ops(&m, &Pass { phase: Phase::Decode, batch: b, seq: c }, &p, 1).expect("ops"), Phase::Decode).intensity;
                 prop_assert!(i(b + 1) >= i(b) * (1.0 - 1e-9));
             }
 

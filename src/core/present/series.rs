@@ -658,13 +658,13 @@ pub fn model_roofline(
     detail: RooflineDetail,
     name: impl Fn(&str) -> String,
 ) -> Result<RooflineData, crate::core::base::error::CalcError> {
-    use crate::core::calc::roofline::{model_ops, total, Phase as RPhase, Workload as RWorkload};
+    use crate::core::calc::roofline::{model_ops, total, Pass, Phase as RPhase};
     let mut workloads = Vec::new();
     for (phase, seq) in [(RPhase::Prefill, prompt), (RPhase::Decode, context)] {
         let at = |b: u64| {
             model_ops(
                 model,
-                &RWorkload {
+                &Pass {
                     phase,
                     batch: b,
                     seq,

@@ -189,7 +189,7 @@ fn phase_ops(m: &ModelDesc, p: &Precisions, lens: Lengths) -> Result<PhaseOps, C
         };
         rl::model_ops(
             m,
-            &rl::Workload {
+            &rl::Pass {
                 phase,
                 batch: b,
                 seq,
