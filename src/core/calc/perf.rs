@@ -966,13 +966,7 @@ fn term(symbol: &str, name_key: &str, value: f64, unit: &str, source: Source) ->
     } else {
         fmt_sig(value)
     };
-    Term {
-        symbol: symbol.into(),
-        name_key: name_key.into(),
-        value,
-        unit: unit.into(),
-        source,
-    }
+    Term::new(symbol, name_key, value, unit, source)
 }
 
 /// [`fmt_sig`], but a plain "0" for zero.

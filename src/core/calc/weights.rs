@@ -148,16 +148,6 @@ fn result_text(b: u64) -> String {
     )
 }
 
-fn term(symbol: &str, key: &str, value: String, unit: &str, source: Source) -> Term {
-    Term {
-        symbol: symbol.into(),
-        name_key: key.into(),
-        value,
-        unit: unit.into(),
-        source,
-    }
-}
-
 /// Extra K/V projection elements one GPU holds because KV heads are replicated when `tp`
 /// exceeds them: per such layer `h·(d_k + d_v)·max(1, K/t) − ⌈h·(d_k + d_v)·K / t⌉`.
 fn kv_replication_extra(m: &ModelDesc, tp: u64) -> Result<u64, CalcError> {
@@ -226,8 +216,8 @@ fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Der
         ),
         result: result_text(total),
         terms: vec![
-            term("P", "term_params", group(pt), "", src_p),
-            term(
+            Term::new("P", "term_params", group(pt), "", src_p),
+            Term::new(
                 "b",
                 "term_bytes_per_param",
                 crate::core::base::units::fmt_sig(bits as f64 / 8.0),
@@ -285,8 +275,8 @@ fn quantized_derivation(
         },
         result: result_text(total),
         terms: vec![
-            term("P", "term_params", group(pt), "", src_p),
-            term(
+            Term::new("P", "term_params", group(pt), "", src_p),
+            Term::new(
                 "P_q",
                 "term_quantized_params",
                 group(q),
@@ -297,35 +287,35 @@ fn quantized_derivation(
                     "ldg_decoder_linear_matrices".into()
                 }),
             ),
-            term(
+            Term::new(
                 "bits",
                 "term_bits",
                 f.dtype.bits().to_string(),
                 "bit",
                 Source::Derived(f.method.clone()),
             ),
-            term(
+            Term::new(
                 "g",
                 "term_group_size",
                 g.to_string(),
                 "",
                 Source::Derived(f.method.clone()),
             ),
-            term(
+            Term::new(
                 "s",
                 "term_scale_bits",
                 f.scale_bits.to_string(),
                 "bit",
                 Source::Derived(f.method.clone()),
             ),
-            term(
+            Term::new(
                 "z",
                 "term_zero_point_bits",
                 z.to_string(),
                 "bit",
                 Source::Derived(f.method.clone()),
             ),
-            term(
+            Term::new(
                 "b_base",
                 "term_bytes_per_param",
                 base_b.to_string(),
@@ -360,7 +350,7 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     };
     if tp > 1 {
         d.notes.push("note_tp_weights".into());
-        d.terms.push(term(
+        d.terms.push(Term::new(
             "t",
             "term_tp",
             tp.to_string(),
@@ -409,7 +399,7 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
             formula: "total_size".into(),
             substituted: group(b.0),
             result: result_text(b.0),
-            terms: vec![term(
+            terms: vec![Term::new(
                 "total_size",
                 "term_index_total_size",
                 group(b.0),
