@@ -1,4 +1,4 @@
-//! Fuzzes `core::config::parse_model_text` with config.json-like text (seeds: the real
+//! Fuzzes `core::model::config::parse_model_text` with config.json-like text (seeds: the real
 //! configs in data/presets/), checking the parsed model's invariants and the whole report.
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! Fuzzes the `model.safetensors.index.json` path of `core::config::parse_model_text`.
+//! Fuzzes the `model.safetensors.index.json` path of `core::model::config::parse_model_text`.
 //!
 //! Raw text (seeds: real-shaped indexes) and, when the first byte is odd, the rest of the
 //! input spliced in as the `metadata.total_size` token of an otherwise valid index, so the
