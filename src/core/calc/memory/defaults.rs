@@ -1,0 +1,22 @@
+//! vLLM's defaults that the budgets start from.
+
+use crate::core::base::units::{Bytes, GIB};
+
+/// vLLM's default `block_size` (tokens per KV-cache block) on CUDA.
+pub const DEFAULT_BLOCK_SIZE: u64 = 16;
+/// vLLM's default `gpu_memory_utilization`.
+pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.9;
+/// vLLM's default `max_num_seqs` for `vllm serve` on GPUs below 70 GiB (rows of logits the
+/// profiling run samples).
+pub const DEFAULT_MAX_NUM_SEQS: u64 = 256;
+
+/// vLLM's default `max_num_batched_tokens` (the prefill chunk its profiling run uses) for
+/// `vllm serve` with chunked prefill: 8,192 on GPUs with at least 70 GiB, 2,048 below
+/// (vLLM `EngineArgs._set_default_args`, V1 engine).
+pub fn default_max_num_batched_tokens(total_memory: Bytes) -> u64 {
+    if total_memory.0 >= 70 * GIB {
+        8192
+    } else {
+        2048
+    }
+}

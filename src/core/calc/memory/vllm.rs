@@ -1,0 +1,613 @@
+//! vLLM's budget: the KV memory left after weights, activations and non-torch memory, paged in
+//! blocks, and the lines vLLM logs.
+
+use super::helpers::{bytes_result, ceil_div, floor_div, gib_str, out_of_range};
+use super::kv_profile::{KvLayer, KvLayerKind, KvProfile};
+use crate::core::base::derivation::{group, Derivation, Source, Term};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::units::{Bytes, GIB};
+use serde::{Deserialize, Serialize};
+
+/// Inputs of vLLM's rule, per GPU, with where each came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VllmInputs {
+    /// Total GPU memory (vLLM's `total_gpu_memory`).
+    pub total_memory: Bytes,
+    /// Where the total came from.
+    pub total_source: Source,
+    /// `gpu_memory_utilization`, in (0, 1].
+    pub gpu_memory_utilization: f64,
+    /// Weights on this GPU.
+    pub weights: Bytes,
+    /// Where the weights came from.
+    pub weights_source: Source,
+    /// Peak activation memory of the profiling run.
+    pub activation_peak: Bytes,
+    /// Where the activation peak came from.
+    pub activation_source: Source,
+    /// Memory outside PyTorch's allocator (CUDA context, NCCL, cuBLAS workspaces).
+    pub non_torch: Bytes,
+    /// Where the non-torch figure came from.
+    pub non_torch_source: Source,
+    /// When set, the available KV memory directly (bypasses the subtraction).
+    pub available_kv_override: Option<Bytes>,
+    /// Tokens per block (vLLM `block_size`, default 16).
+    pub block_size: u64,
+    /// `max_model_len`.
+    pub max_model_len: u64,
+    /// `max_num_batched_tokens` (sliding-window layers keep `window − 1 + this` tokens).
+    pub max_num_batched_tokens: u64,
+}
+
+/// vLLM's non-torch memory estimate: 0.5 GiB on one GPU, 2 GiB with tensor parallelism (NCCL
+/// buffers). Coarse: vLLM logged 0.16–1.79 GiB at TP 1 and 3.58 GiB at TP 2
+/// (`vllm_observations.csv`); give the figure from your own log when you have it.
+pub fn non_torch_estimate(tp: u64) -> Bytes {
+    if tp > 1 {
+        Bytes::from_gib(2)
+    } else {
+        Bytes(GIB / 2)
+    }
+}
+
+/// How the cache was paged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Paging {
+    /// One group of all layers (all full attention, or layers treated as such):
+    /// tokens = blocks × block_size, concurrency = tokens / max_model_len (vLLM V0 and V1).
+    Uniform,
+    /// vLLM V1 hybrid allocator: full and sliding-window layers in equal-size groups sharing
+    /// one block pool; sliding groups hold only their window.
+    Hybrid,
+    /// No attention layer: no paged KV cache.
+    None,
+}
+
+/// vLLM's KV budget and what it logs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VllmBudget {
+    /// `total × gpu_memory_utilization`.
+    pub requested_memory: Bytes,
+    /// Memory left for the KV cache (0 when negative).
+    pub available_kv: Bytes,
+    /// Bytes of one block id across all layers that share it.
+    pub bytes_per_block: Bytes,
+    /// `num_gpu_blocks`.
+    pub num_gpu_blocks: u64,
+    /// "GPU KV cache size: N tokens".
+    pub kv_cache_tokens: u64,
+    /// "Maximum concurrency for L tokens per request: X×".
+    pub max_concurrency: f64,
+    /// Whether one request of `max_model_len` fits (vLLM refuses to start otherwise).
+    pub fits_max_model_len: bool,
+    /// Paging scheme used.
+    pub paging: Paging,
+    /// Layers per KV group (hybrid), else the number of attention layers.
+    pub group_size: u64,
+    /// Blocks one request of `max_model_len` needs.
+    pub blocks_per_request: u64,
+    /// The lines vLLM prints.
+    pub log_lines: Vec<String>,
+    /// Derivations: available KV, bytes per block, blocks, tokens, concurrency.
+    pub derivations: Vec<Derivation>,
+    /// Notes (translation keys).
+    pub notes: Vec<String>,
+}
+
+/// Formats an integer with thousands separators as Python's `f"{n:,}"`.
+fn py_group(n: u64) -> String {
+    group(n)
+}
+
+/// Checks vLLM's inputs in order: the utilization in (0, 1], then a block size of at least 1,
+/// then a `max_model_len` of at least 1.
+fn check_vllm_inputs(inp: &VllmInputs) -> Result<(), CalcError> {
+    let u = inp.gpu_memory_utilization;
+    if !(u.is_finite() && u > 0.0 && u <= 1.0) {
+        return Err(out_of_range(
+            "gpu_memory_utilization",
+            u,
+            Phrase::tr("rng_number_above0_at_most1"),
+        ));
+    }
+    if inp.block_size == 0 {
+        return Err(out_of_range(
+            "block_size",
+            0,
+            Phrase::tr("rng_whole_at_least_1"),
+        ));
+    }
+    if inp.max_model_len == 0 {
+        return Err(out_of_range(
+            "max_model_len",
+            0,
+            Phrase::tr("rng_whole_at_least_1"),
+        ));
+    }
+    Ok(())
+}
+
+/// Memory left for the KV cache: the override when given, else `requested − W − A − N`
+/// (0 when negative, with a note).
+fn available_kv(inp: &VllmInputs, requested: Bytes, notes: &mut Vec<String>) -> Bytes {
+    match inp.available_kv_override {
+        Some(k) => k,
+        None => {
+            let need = inp.weights + inp.activation_peak + inp.non_torch;
+            if need > requested {
+                notes.push("note_vllm_no_memory".to_string());
+            }
+            requested - inp.weights - inp.activation_peak - inp.non_torch
+        }
+    }
+}
+
+/// How the attention layers are paged: the scheme, layers per group, bytes per block and
+/// blocks one request of `max_model_len` needs.
+struct PageLayout {
+    paging: Paging,
+    group_size: u64,
+    bytes_per_block: Bytes,
+    blocks_per_request: u64,
+}
+
+/// The page layout of `kv`'s attention layers: none without attention, uniform (all layers
+/// in one group) without sliding layers or when page sizes differ, else vLLM V1's hybrid
+/// allocator ([`hybrid_layout`]).
+fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let attn = &kv.layers;
+    let sliding = attn
+        .iter()
+        .any(|x| matches!(x.kind, KvLayerKind::Sliding { .. }));
+    let uniform_page = attn
+        .first()
+        .is_some_and(|f| attn.iter().all(|x| x.bytes_per_token == f.bytes_per_token));
+    if attn.is_empty() {
+        notes.push("note_vllm_no_attention".to_string());
+        PageLayout {
+            paging: Paging::None,
+            group_size: 0,
+            bytes_per_block: Bytes::ZERO,
+            blocks_per_request: 0,
+        }
+    } else if !sliding || !uniform_page {
+        if sliding {
+            // vLLM falls back to full-attention paging when page sizes cannot be unified.
+            notes.push("note_vllm_sliding_as_full".to_string());
+        }
+        let per_block = kv.per_token_all_layers() * bs;
+        PageLayout {
+            paging: Paging::Uniform,
+            group_size: attn.len() as u64,
+            bytes_per_block: per_block,
+            blocks_per_request: ceil_div(l, bs),
+        }
+    } else {
+        hybrid_layout(inp, attn, notes)
+    }
+}
+
+/// vLLM V1's hybrid layout: layers bucketed by kind (full, or each distinct window), groups
+/// of equal size sharing one block pool, sliding groups holding only their window.
+fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    // Hybrid allocator: bucket layers by kind (full, or each distinct window).
+    let mut buckets: Vec<(KvLayerKind, u64)> = Vec::new();
+    for x in attn {
+        match buckets.iter_mut().find(|(k, _)| *k == x.kind) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((x.kind, 1)),
+        }
+    }
+    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1).max(1);
+    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
+    let group_size = if (max as f64) < 1.5 * min as f64 {
+        max
+    } else {
+        min
+    };
+    let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
+    let mut need = 0u64;
+    for (k, c) in &buckets {
+        let groups = ceil_div(*c, group_size);
+        let per_group = match k {
+            KvLayerKind::Full => ceil_div(l, bs),
+            KvLayerKind::Sliding { window } => {
+                let toks = window
+                    .saturating_sub(1)
+                    .saturating_add(inp.max_num_batched_tokens)
+                    .min(l);
+                ceil_div(toks, bs).saturating_add(1)
+            }
+        };
+        need = need.saturating_add(groups.saturating_mul(per_group));
+    }
+    if buckets.iter().any(|(_, c)| c % group_size != 0) {
+        notes.push("note_vllm_padding_layers".to_string());
+    }
+    notes.push("note_vllm_hybrid".to_string());
+    PageLayout {
+        paging: Paging::Hybrid,
+        group_size,
+        bytes_per_block: page * group_size,
+        blocks_per_request: need,
+    }
+}
+
+/// KV-cache tokens and maximum concurrency from the block count: `blocks × block_size` and
+/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid), 0 without
+/// paging.
+fn tokens_and_concurrency(inp: &VllmInputs, layout: &PageLayout, blocks: u64) -> (u64, f64) {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    match layout.paging {
+        Paging::Uniform => {
+            let t = blocks.saturating_mul(bs);
+            (t, t as f64 / l as f64)
+        }
+        Paging::Hybrid => {
+            let c = if layout.blocks_per_request == 0 {
+                0.0
+            } else {
+                blocks as f64 / layout.blocks_per_request as f64
+            };
+            ((c * l as f64) as u64, c)
+        }
+        Paging::None => (0, 0.0),
+    }
+}
+
+/// The lines vLLM logs: available memory, blocks, cache tokens, concurrency, and the refusal
+/// when one request of `max_model_len` does not fit.
+fn vllm_log_lines(l: u64, available: Bytes, counts: &BlockCounts, fits: bool) -> Vec<String> {
+    let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
+    let mut log_lines = vec![
+        format!("Available KV cache memory: {:.2} GiB", available.gib()),
+        format!("# GPU blocks: {blocks}"),
+        format!("GPU KV cache size: {} tokens", py_group(tokens)),
+        format!(
+            "Maximum concurrency for {} tokens per request: {:.2}x",
+            py_group(l),
+            conc
+        ),
+    ];
+    if !fits {
+        log_lines.push(format!(
+            "The model's max seq len ({l}) is larger than the maximum number of tokens that can be stored in KV cache ({tokens})."
+        ));
+    }
+    log_lines
+}
+
+/// Blocks, cache tokens and concurrency, as vLLM reports them.
+struct BlockCounts {
+    blocks: u64,
+    tokens: u64,
+    conc: f64,
+}
+
+/// The derivation of the available KV memory: the override, or `M × u − W − A − N`.
+fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
+    let u = inp.gpu_memory_utilization;
+    let src_user = |k: &str| Source::User(k.to_string());
+    match inp.available_kv_override {
+        Some(k) => Derivation {
+            title_key: "vllm_available_kv".into(),
+            formula: "KV_avail = K".into(),
+            substituted: format!("{} GiB", gib_str(k)),
+            result: format!("{:.2} GiB ({} B)", k.gib(), group(k.0)),
+            terms: vec![Term::new(
+                "K",
+                "term_available_kv",
+                gib_str(k),
+                "GiB",
+                src_user("available_kv_gib"),
+            )],
+            notes: vec![],
+        },
+        None => Derivation {
+            title_key: "vllm_available_kv".into(),
+            formula: "KV_avail = M × u − W − A − N".into(),
+            substituted: format!(
+                "{} GiB × {} − {} GiB − {} GiB − {} GiB",
+                gib_str(inp.total_memory),
+                u,
+                gib_str(inp.weights),
+                gib_str(inp.activation_peak),
+                gib_str(inp.non_torch)
+            ),
+            result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
+            terms: vec![
+                Term::new(
+                    "M",
+                    "term_total_gpu_memory",
+                    gib_str(inp.total_memory),
+                    "GiB",
+                    inp.total_source.clone(),
+                ),
+                Term::new(
+                    "u",
+                    "term_gpu_memory_utilization",
+                    u.to_string(),
+                    "",
+                    src_user("gpu_memory_utilization"),
+                ),
+                Term::new(
+                    "W",
+                    "term_weights",
+                    gib_str(inp.weights),
+                    "GiB",
+                    inp.weights_source.clone(),
+                ),
+                Term::new(
+                    "A",
+                    "term_activation_peak",
+                    gib_str(inp.activation_peak),
+                    "GiB",
+                    inp.activation_source.clone(),
+                ),
+                Term::new(
+                    "N",
+                    "term_non_torch",
+                    gib_str(inp.non_torch),
+                    "GiB",
+                    inp.non_torch_source.clone(),
+                ),
+            ],
+            notes: vec!["note_vllm_gib".into()],
+        },
+    }
+}
+
+/// The derivation of the bytes per block: `block_size` times the per-token bytes of one
+/// group (hybrid) or of all attention layers.
+fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout) -> Derivation {
+    let bs = inp.block_size;
+    let src_user = |k: &str| Source::User(k.to_string());
+    let per_tok_group = if layout.paging == Paging::Hybrid {
+        kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
+    } else {
+        kv.per_token_all_layers()
+    };
+    Derivation {
+        title_key: "vllm_bytes_per_block".into(),
+        formula: if layout.paging == Paging::Hybrid {
+            "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
+        } else {
+            "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
+        },
+        substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
+        result: bytes_result(layout.bytes_per_block),
+        terms: vec![
+            Term::new(
+                "block_size",
+                "term_block_size",
+                bs.to_string(),
+                "tokens",
+                src_user("block_size"),
+            ),
+            Term::new(
+                "Σ",
+                "term_kv_per_token_gpu",
+                group(per_tok_group.0),
+                "B",
+                Source::Derived("kv_per_token per GPU".into()),
+            ),
+        ],
+        notes: vec!["note_vllm_mla_latent".into()],
+    }
+}
+
+/// The derivations of the block count, the cache tokens and the maximum concurrency.
+fn count_derivations(
+    inp: &VllmInputs,
+    layout: &PageLayout,
+    available: Bytes,
+    counts: &BlockCounts,
+) -> [Derivation; 3] {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
+    let hybrid = layout.paging == Paging::Hybrid;
+    let d_blocks = Derivation {
+        title_key: "vllm_num_gpu_blocks".into(),
+        formula: "blocks = ⌊KV_avail / B_block⌋".into(),
+        substituted: format!(
+            "⌊{} B / {} B⌋",
+            group(available.0),
+            group(layout.bytes_per_block.0)
+        ),
+        result: format!("{} blocks", group(blocks)),
+        terms: vec![],
+        notes: vec![],
+    };
+    let d_tokens = Derivation {
+        title_key: "vllm_kv_cache_tokens".into(),
+        formula: if hybrid {
+            "tokens = ⌊X × L⌋".into()
+        } else {
+            "tokens = blocks × block_size".into()
+        },
+        substituted: if hybrid {
+            format!("⌊{conc:.4} × {}⌋", group(l))
+        } else {
+            format!("{} × {}", group(blocks), bs)
+        },
+        result: format!("{} tokens", group(tokens)),
+        terms: vec![],
+        notes: vec![],
+    };
+    let d_conc = Derivation {
+        title_key: "vllm_max_concurrency".into(),
+        formula: if hybrid {
+            "X = blocks / Σ_groups blocks_per_request".into()
+        } else {
+            "X = tokens / L".into()
+        },
+        substituted: if hybrid {
+            format!("{} / {}", group(blocks), group(layout.blocks_per_request))
+        } else {
+            format!("{} / {}", group(tokens), group(l))
+        },
+        result: format!("{conc:.2}×"),
+        terms: vec![Term::new(
+            "L",
+            "term_max_model_len",
+            group(l),
+            "tokens",
+            Source::User("max_model_len".to_string()),
+        )],
+        notes: vec![],
+    };
+    [d_blocks, d_tokens, d_conc]
+}
+
+/// vLLM's rule. Errors for a utilization outside (0, 1], a zero block size or a zero
+/// `max_model_len`.
+pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcError> {
+    check_vllm_inputs(inp)?;
+    let u = inp.gpu_memory_utilization;
+    let l = inp.max_model_len;
+    let requested = Bytes((inp.total_memory.0 as f64 * u) as u64);
+    let mut notes = Vec::new();
+    let available = available_kv(inp, requested, &mut notes);
+
+    if kv.state_per_seq > Bytes::ZERO && kv.has_attention() {
+        // vLLM V1 pages recurrent state alongside attention (enlarging block_size to equal page
+        // sizes); that is not modelled: only the attention layers are paged here.
+        notes.push("note_vllm_state_not_paged".to_string());
+    }
+    // Paging.
+    let layout = page_layout(inp, kv, &mut notes);
+    let blocks = floor_div(available, layout.bytes_per_block);
+    let (tokens, conc) = tokens_and_concurrency(inp, &layout, blocks);
+    let counts = BlockCounts {
+        blocks,
+        tokens,
+        conc,
+    };
+    let fits = layout.paging == Paging::None || blocks >= layout.blocks_per_request;
+    let log_lines = vllm_log_lines(l, available, &counts, fits);
+
+    let d_avail = available_derivation(inp, available);
+    let d_block = block_bytes_derivation(inp, kv, &layout);
+    let [d_blocks, d_tokens, d_conc] = count_derivations(inp, &layout, available, &counts);
+    Ok(VllmBudget {
+        requested_memory: requested,
+        available_kv: available,
+        bytes_per_block: layout.bytes_per_block,
+        num_gpu_blocks: blocks,
+        kv_cache_tokens: tokens,
+        max_concurrency: conc,
+        fits_max_model_len: fits,
+        paging: layout.paging,
+        group_size: layout.group_size,
+        blocks_per_request: layout.blocks_per_request,
+        log_lines,
+        derivations: vec![d_avail, d_block, d_blocks, d_tokens, d_conc],
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::base::units::MIB;
+
+    #[test]
+    fn vllm_uniform_blocks_tokens_concurrency() {
+        // Llama-3.1-8B: 32 layers × 8 KV heads × (128 + 128) × 2 B = 131,072 B/token;
+        // one block = 16 × 131,072 = 2 MiB. 3.8125 GiB / 2 MiB = 1,952 blocks;
+        // tokens = 1,952 × 16 = 31,232; concurrency at 20,000 = 1.5616.
+        let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
+        let inp = VllmInputs {
+            total_memory: Bytes::ZERO,
+            total_source: Source::User("t".into()),
+            gpu_memory_utilization: 0.9,
+            weights: Bytes::ZERO,
+            weights_source: Source::User("w".into()),
+            activation_peak: Bytes::ZERO,
+            activation_source: Source::User("a".into()),
+            non_torch: Bytes::ZERO,
+            non_torch_source: Source::User("n".into()),
+            available_kv_override: Some(Bytes(3 * GIB + 13 * GIB / 16)),
+            block_size: 16,
+            max_model_len: 20_000,
+            max_num_batched_tokens: 2048,
+        };
+        let b = vllm_budget(&inp, &kv).expect("valid");
+        assert_eq!(b.bytes_per_block, Bytes(2 * MIB));
+        assert_eq!(b.num_gpu_blocks, 1952);
+        assert_eq!(b.kv_cache_tokens, 1952 * 16);
+        assert!((b.max_concurrency - 31_232.0 / 20_000.0).abs() < 1e-12);
+        assert!(b
+            .log_lines
+            .contains(&"Maximum concurrency for 20,000 tokens per request: 1.56x".to_string()));
+        assert!(b
+            .log_lines
+            .contains(&"GPU KV cache size: 31,232 tokens".to_string()));
+    }
+
+    #[test]
+    fn vllm_hybrid_sliding_groups() {
+        // 12 full + 12 sliding (window 128) layers of 2,048 B/token (gpt-oss-20b shape):
+        // group size 12, page = 16 × 2,048 = 32 KiB, block id = 12 pages = 384 KiB.
+        // Per request at L = 8,192 with 2,048 batched tokens: full ⌈8192/16⌉ = 512 blocks,
+        // sliding ⌈min(127 + 2048, 8192)/16⌉ + 1 = 136 + 1 = 137; total 649.
+        let mut kv = KvProfile::default();
+        for i in 0..24 {
+            kv.layers.push(KvLayer {
+                kind: if i % 2 == 0 {
+                    KvLayerKind::Sliding { window: 128 }
+                } else {
+                    KvLayerKind::Full
+                },
+                bytes_per_token: Bytes(2048),
+            });
+        }
+        let inp = VllmInputs {
+            total_memory: Bytes::ZERO,
+            total_source: Source::User("t".into()),
+            gpu_memory_utilization: 0.9,
+            weights: Bytes::ZERO,
+            weights_source: Source::User("w".into()),
+            activation_peak: Bytes::ZERO,
+            activation_source: Source::User("a".into()),
+            non_torch: Bytes::ZERO,
+            non_torch_source: Source::User("n".into()),
+            available_kv_override: Some(Bytes::from_gib(10)),
+            block_size: 16,
+            max_model_len: 8192,
+            max_num_batched_tokens: 2048,
+        };
+        let b = vllm_budget(&inp, &kv).expect("valid");
+        assert_eq!(b.paging, Paging::Hybrid);
+        assert_eq!(b.group_size, 12);
+        assert_eq!(b.bytes_per_block, Bytes(12 * 16 * 2048));
+        assert_eq!(b.num_gpu_blocks, 10 * GIB / (12 * 16 * 2048));
+        assert_eq!(b.blocks_per_request, 512 + 137);
+    }
+
+    #[test]
+    fn bad_utilization_is_an_error() {
+        let kv = KvProfile::uniform(1, Bytes(1));
+        for u in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            let inp = VllmInputs {
+                total_memory: Bytes(1),
+                total_source: Source::User("t".into()),
+                gpu_memory_utilization: u,
+                weights: Bytes::ZERO,
+                weights_source: Source::User("w".into()),
+                activation_peak: Bytes::ZERO,
+                activation_source: Source::User("a".into()),
+                non_torch: Bytes::ZERO,
+                non_torch_source: Source::User("n".into()),
+                available_kv_override: None,
+                block_size: 16,
+                max_model_len: 1,
+                max_num_batched_tokens: 1,
+            };
+            assert!(vllm_budget(&inp, &kv).is_err());
+        }
+    }
+}
