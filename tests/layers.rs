@@ -232,14 +232,11 @@ fn named_paths(code: &str, me: &[String], is_dir_module: bool) -> Vec<Vec<String
                 let r = r.trim_start();
                 let r = r.strip_prefix("self::").unwrap_or(r);
                 let (paths, _) = parse_tree(r);
-                for p in paths {
+                // A file module's `use x::…` names a sibling only through `super::`; a bare
+                // name there is an external crate, so only a folder's mod.rs is read here.
+                for p in paths.into_iter().filter(|_| is_dir_module) {
                     if p.len() > 1 && !matches!(p[0].as_str(), "crate" | "super" | "std" | "core") {
                         let mut full = me.to_vec();
-                        if !is_dir_module {
-                            // A file module's `use x::…` names a sibling only through
-                            // `super::`; a bare name here is an external crate.
-                            continue;
-                        }
                         full.extend(p);
                         out.push(full);
                     }

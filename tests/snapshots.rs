@@ -117,32 +117,29 @@ fn cli_perf_every_preset() {
     });
 }
 
+/// The planner's traffic and targets, shared by `plan` for every preset and `plan --largest`.
+const TRAFFIC: &[&str] = &[
+    "--rate",
+    "5",
+    "--peak-multiplier",
+    "4",
+    "--input-len",
+    "1024",
+    "--output-len",
+    "256",
+    "--ttft-ms",
+    "2000",
+    "--tpot-ms",
+    "50",
+];
+
 #[test]
 fn cli_plan_every_preset() {
     each_preset("plan", |c| {
-        strings(&[
-            "--config",
-            c,
-            "--gpu",
-            "a10g",
-            "--gpu",
-            "l40s",
-            "--gpu",
-            "h100-sxm",
-            "--rate",
-            "5",
-            "--peak-multiplier",
-            "4",
-            "--input-len",
-            "1024",
-            "--output-len",
-            "256",
-            "--ttft-ms",
-            "2000",
-            "--tpot-ms",
-            "50",
-            "--json",
-        ])
+        let gpus = [
+            "--config", c, "--gpu", "a10g", "--gpu", "l40s", "--gpu", "h100-sxm",
+        ];
+        strings(&[&gpus[..], TRAFFIC, &["--json"]].concat())
     });
 }
 
@@ -165,13 +162,13 @@ fn cli_load_every_preset() {
 
 #[test]
 fn cli_single_commands() {
-    let cases: &[(&str, &[&str])] = &[
-        ("gpus", &["gpus", "--json"]),
-        ("gpus_text", &["gpus", "--gpu", "l40s"]),
-        ("perf_accuracy", &["perf", "--accuracy", "--json"]),
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("gpus", vec!["gpus", "--json"]),
+        ("gpus_text", vec!["gpus", "--gpu", "l40s"]),
+        ("perf_accuracy", vec!["perf", "--accuracy", "--json"]),
         (
             "model_params_7b",
-            &[
+            vec![
                 "model",
                 "--params",
                 "7B",
@@ -182,33 +179,23 @@ fn cli_single_commands() {
         ),
         (
             "plan_largest_qwen3",
-            &[
-                "plan",
-                "--largest",
-                "--family",
-                "qwen3",
-                "--gpu",
-                "h100-sxm",
-                "--rate",
-                "5",
-                "--peak-multiplier",
-                "4",
-                "--input-len",
-                "1024",
-                "--output-len",
-                "256",
-                "--ttft-ms",
-                "2000",
-                "--tpot-ms",
-                "50",
-                "--gpus-per-node",
-                "8",
-                "--json",
-            ],
+            [
+                &[
+                    "plan",
+                    "--largest",
+                    "--family",
+                    "qwen3",
+                    "--gpu",
+                    "h100-sxm",
+                ][..],
+                TRAFFIC,
+                &["--gpus-per-node", "8", "--json"][..],
+            ]
+            .concat(),
         ),
-        ("bad_command", &["nonsense"]),
+        ("bad_command", vec!["nonsense"]),
     ];
-    for (name, args) in cases {
+    for (name, args) in &cases {
         insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
             insta::assert_snapshot!(format!("cli__{name}"), run_cli(args));
         });
