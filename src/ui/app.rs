@@ -10,6 +10,7 @@ use crate::ui::header::Header;
 use crate::ui::in_view::LazySection;
 use crate::ui::model_input::ModelInput;
 use crate::ui::notice::NoticeBar;
+use crate::ui::section_index::SectionIndex;
 use crate::ui::state::{AppState, Outcome};
 use crate::ui::summary_cards::SummaryCards;
 use crate::ui::workload::Workload;
@@ -76,6 +77,7 @@ fn FullPage() -> impl IntoView {
             </section>
             <section class="results" aria-labelledby="results-title">
                 <h2 id="results-title" class="visually-hidden">{move || state.tr("ui_section_results")}</h2>
+                <SectionIndex />
                 {move || error().map(|m| view! {
                     <div class="calc-error" role="alert" data-testid="calc-error">
                         <p>{m}</p>

@@ -137,10 +137,10 @@ pub fn MathPanel(
                                 <dd><strong>{d.result.clone()}</strong></dd>
                             </dl>
                             {(!d.terms.is_empty()).then(|| view! {
-                                <table class="terms">
+                                <div class="table-scroll"><table class="terms">
                                     <caption>{tr(lang, "math_terms")}</caption>
                                     <tbody>{terms}</tbody>
-                                </table>
+                                </table></div>
                             })}
                             {(!d.notes.is_empty()).then(|| view! { <ul class="notes">{notes}</ul> })}
                         </div>

@@ -31,6 +31,7 @@ pub mod perf_view;
 pub mod planner_view;
 pub mod preset_select;
 pub mod roofline_view;
+pub mod section_index;
 pub mod state;
 pub mod summary_cards;
 pub mod tp_sweep;

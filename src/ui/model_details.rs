@@ -69,7 +69,7 @@ pub fn ModelDetails() -> impl IntoView {
                     })}
                     <details class="ledger" data-testid="model-ledger">
                         <summary>{t("model_ledger")}" ("{m.ledger.len()}")"</summary>
-                        <table>
+                        <div class="table-scroll"><table>
                             <thead>
                                 <tr>
                                     <th scope="col">{t("model_ledger_field")}</th>
@@ -78,7 +78,7 @@ pub fn ModelDetails() -> impl IntoView {
                                 </tr>
                             </thead>
                             <tbody>{ledger}</tbody>
-                        </table>
+                        </table></div>
                     </details>
                 }
             })

@@ -7,7 +7,7 @@ use crate::core::base::{Bytes, NumberSymbols};
 use crate::core::hardware::Catalog;
 use crate::core::model::preset;
 use crate::core::present::{evaluate, Report};
-use crate::core::scenario::{Notice, NoticeKind, Scenario};
+use crate::core::scenario::{coalesce, Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
 /// The evaluated scenario: the newest good report, and the error of the newest input if it
@@ -384,7 +384,7 @@ fn read_location() -> (Scenario, Vec<Notice>) {
         .unwrap_or_default();
     let (mut s, mut notices) = Scenario::from_query(&search);
     notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
-    (s, notices)
+    (s, coalesce(notices))
 }
 
 /// The browser's preferred language, English when it is neither Korean nor English.

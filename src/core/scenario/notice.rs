@@ -2,7 +2,7 @@
 //! back to its default; the notice names the parameter).
 
 use crate::core::base::error::shorten;
-use crate::core::base::i18n::{tr, Lang};
+use crate::core::base::i18n::{fill, tr, Lang};
 use serde::{Deserialize, Serialize};
 
 /// What went wrong with one URL parameter (the value was replaced by its default).
@@ -48,8 +48,15 @@ impl NoticeKind {
 pub struct Notice {
     /// The parameter's name (sanitised, at most 40 characters; untrusted text).
     pub param: String,
-    /// What happened.
+    /// What happened (the first occurrence's kind when the parameter came back several times).
     pub kind: NoticeKind,
+    /// How many times the parameter gave a notice (a garbled link may repeat one 80 times).
+    #[serde(default = "one")]
+    pub count: u32,
+}
+
+const fn one() -> u32 {
+    1
 }
 
 impl Notice {
@@ -62,13 +69,36 @@ impl Notice {
                     .collect::<String>(),
             ),
             kind,
+            count: 1,
         }
     }
 
-    /// The one-sentence message in `lang`.
+    /// The one-sentence message in `lang`, with the count when the parameter came back more
+    /// than once.
     pub fn message(&self, lang: Lang) -> String {
-        tr(lang, self.kind.key()).replace("{param}", &self.param)
+        let one = tr(lang, self.kind.key()).replace("{param}", &self.param);
+        if self.count > 1 {
+            fill(
+                tr(lang, "notice_repeated"),
+                &[("message", &one), ("count", &self.count.to_string())],
+            )
+        } else {
+            one
+        }
     }
+}
+
+/// At most one notice per parameter name, in the order of first appearance, each with the
+/// number of times its name came back (the kind is the first occurrence's).
+pub fn coalesce(notices: Vec<Notice>) -> Vec<Notice> {
+    let mut out: Vec<Notice> = Vec::with_capacity(notices.len().min(16));
+    for n in notices {
+        match out.iter_mut().find(|o| o.param == n.param) {
+            Some(o) => o.count = o.count.saturating_add(n.count),
+            None => out.push(n),
+        }
+    }
+    out
 }
 
 pub(super) fn in_range(n: u64, r: (u64, u64)) -> bool {

@@ -2,7 +2,7 @@
 //! back parameter by parameter (a bad one falls back to its default with a [`Notice`]).
 
 use super::choice::*;
-use super::notice::{in_range, parse_count, parse_u64_in, Notice, NoticeKind};
+use super::notice::{coalesce, in_range, parse_count, parse_u64_in, Notice, NoticeKind};
 use super::view_inputs::ViewInputs;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::i18n::Lang;
@@ -119,7 +119,7 @@ impl Scenario {
             }
         }
         s.apply_deferred(later, &mut notices);
-        (s, notices)
+        (s, coalesce(notices))
     }
 
     /// Reads one decoded parameter `key` = `val` (`raw` is the undecoded value, for `cfg`);
@@ -666,6 +666,30 @@ mod tests {
         let (s, notices) = Scenario::from_query(&big);
         assert_eq!(s.context_len, 2048);
         assert!(notices.iter().any(|n| n.kind == NoticeKind::QueryTooLong));
+    }
+
+    #[test]
+    fn repeated_bad_parameters_give_one_notice_each_with_a_count() {
+        // A garbled link: 80 copies of one bad parameter, 3 of an unknown one, one good value.
+        let mut q: Vec<String> = (0..80).map(|i| format!("ctx=bad{i}")).collect();
+        q.extend((0..3).map(|_| "zz=1".to_string()));
+        q.push("batch=8".into());
+        let (s, notices) = Scenario::from_query(&q.join("&"));
+        assert_eq!(s.perf.batch, 8);
+        let seen: Vec<(&str, u32)> = notices
+            .iter()
+            .map(|n| (n.param.as_str(), n.count))
+            .collect();
+        assert_eq!(seen, vec![("ctx", 80), ("zz", 3)]);
+        for lang in [Lang::En, Lang::Ko] {
+            let m = notices[0].message(lang);
+            assert!(m.contains("\"ctx\"") && m.contains("80"), "{m}");
+            assert!(!notices[1].message(lang).contains("{"), "{lang:?}");
+        }
+        // A single occurrence reads exactly as before (no count).
+        let (_, one) = Scenario::from_query("ctx=bad");
+        assert_eq!(one[0].count, 1);
+        assert!(!one[0].message(Lang::En).contains('×'));
     }
 
     #[test]
