@@ -221,14 +221,15 @@ export class Runner {
           pages.push(p);
           return p;
         },
-        /** Saves a full-page screenshot as artifacts/screenshots/<test>-<n>-<step>.png. */
-        screenshot: async (page, step) => {
+        /** Saves a full-page screenshot as artifacts/screenshots/<test>-<n>-<step>.png
+         * (`{ fullPage: false }`: what the window shows, for sticky and scrolled views). */
+        screenshot: async (page, step, { fullPage = true } = {}) => {
           shot += 1;
           const file = join(
             this.screenshotsDir,
             `${String(index).padStart(2, '0')}-${slug}-${shot}-${step}.png`,
           );
-          await page.screenshot({ path: file, fullPage: true, timeout: 15000 });
+          await page.screenshot({ path: file, fullPage, timeout: 15000 });
           return file;
         },
       };

@@ -69,11 +69,11 @@ export default function register(runner) {
         await byId(page, 'nav-model-title').click();
         await waitFor(() => inViewport(page, '#model-title'), 'the model input after "Inputs"');
       }
-      await screenshot(page, `layout-${width}-planner`);
+      await screenshot(page, `layout-${width}-planner`, { fullPage: false });
       // Every table inside its panel, and no sideways page scroll, all the way down.
       await byId(page, 'nav-perf-title').click();
       await waitFor(() => inViewport(page, '#perf-title'), 'the performance heading in view');
-      await screenshot(page, `layout-${width}-perf`);
+      await screenshot(page, `layout-${width}-perf`, { fullPage: false });
       const problems = await overflowProblems(page);
       check(problems.length === 0, `at ${width} px: ${problems.join('; ')}`);
       log(`${width} px: index jumps, inputs reachable, tables fit, no sideways scroll`);
@@ -94,7 +94,7 @@ export default function register(runner) {
     // The answer is on the first screen: the parameter count's box starts above the fold.
     const box = await byId(page, 'params-total').first().boundingBox();
     check(box && box.y + box.height <= 1000, `params-total below the first screen: ${JSON.stringify(box)}`);
-    await screenshot(page, 'notices-garbled-link');
+    await screenshot(page, 'notices-garbled-link', { fullPage: false });
     // "Show all" lists the eight parameter names, once each.
     await byId(page, 'notice-more').click();
     const all = await waitFor(async () => {
