@@ -9,6 +9,8 @@
 #                                   (without --locked: its own lockfile names a crate version
 #                                   the registry mirror lacks)
 #   chromium + chromium-driver      Debian packages (headless browser tests)
+#   fonts-noto-cjk                  Debian package: Hangul glyphs, so the Korean UI in the
+#                                   screenshots shows text, not boxes
 #   playwright-core, axe-core,      npm ci in e2e/ (wasm-opt comes from npm's binaryen 132:
 #   binaryen (wasm-opt)             Debian's wasm-opt 108 silently breaks the module)
 #
@@ -92,6 +94,10 @@ fi
 if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
     log "installing chromium and chromium-driver (apt)"
     apt_install chromium chromium-driver
+fi
+if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+    log "installing fonts-noto-cjk (apt)"
+    apt_install fonts-noto-cjk
 fi
 
 # --- Node.js tools (npm ci from the lockfile) ----------------------------------------------
