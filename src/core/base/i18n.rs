@@ -244,7 +244,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("notice_newer_version", "The link was made by a newer version (\"{param}\"); it was read as far as possible.", "더 새로운 버전에서 만든 링크입니다(\"{param}\"). 가능한 만큼 읽었습니다."),
     ("notice_query_too_long", "The link is too long; only its beginning was read (\"{param}\").", "링크가 너무 길어 앞부분만 읽었습니다(\"{param}\")."),
     ("notice_config_not_in_link", "The pasted config is too large for a link (over 8 KB), so the link leaves it out (\"{param}\").", "붙여 넣은 config가 링크에 담기에 너무 큽니다(8 KB 초과). 링크에는 포함하지 않습니다(\"{param}\")."),
-    ("notice_repeated", "{message} (×{count})", "{message} (×{count})"),
+    ("notice_repeated", "{count}×: {message}", "{count}회: {message}"),
     ("notice_show_all", "Show all {count}", "모두 보기({count}개)"),
     ("notice_show_fewer", "Show fewer", "줄여 보기"),
     ("nav_label", "Sections of the page", "페이지의 구역"),

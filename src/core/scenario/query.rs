@@ -689,7 +689,7 @@ mod tests {
         // A single occurrence reads exactly as before (no count).
         let (_, one) = Scenario::from_query("ctx=bad");
         assert_eq!(one[0].count, 1);
-        assert!(!one[0].message(Lang::En).contains('×'));
+        assert!(!one[0].message(Lang::En).contains("×"));
     }
 
     #[test]

@@ -296,16 +296,16 @@ mod tests {
         );
         let (s2, notices) = Scenario::from_query(&bad);
         assert_eq!(s2.views.plan, PlannerInputs::default());
-        let kinds: Vec<(&str, NoticeKind)> =
-            notices.iter().map(|n| (n.param.as_str(), n.kind)).collect();
+        // One notice per parameter name, with how many times it came (the first kind).
+        let kinds: Vec<(&str, NoticeKind, u32)> = notices
+            .iter()
+            .map(|n| (n.param.as_str(), n.kind, n.count))
+            .collect();
         assert_eq!(
             kinds,
             vec![
-                ("pl_node", NoticeKind::OutOfRange),
-                ("pl_node", NoticeKind::OutOfRange),
-                ("pl_node", NoticeKind::Invalid),
-                ("pl_fam", NoticeKind::Invalid),
-                ("pl_node", NoticeKind::Invalid),
+                ("pl_node", NoticeKind::OutOfRange, 4),
+                ("pl_fam", NoticeKind::Invalid, 1),
             ]
         );
         assert_eq!(parse_gpus_per_node(&lo.to_string()), Ok(lo));
