@@ -902,6 +902,11 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_tp_kv_heads_replicated", "one K and V head per GPU when TP exceeds the KV heads", "TP가 KV 헤드 수보다 클 때 GPU마다 K·V 헤드 하나"),
     ("ldg_tp_mla_replicated", "q_a_proj, kv_a_proj_with_mqa, q_a_layernorm, kv_a_layernorm (vLLM ReplicatedLinear)", "q_a_proj, kv_a_proj_with_mqa, q_a_layernorm, kv_a_layernorm (vLLM ReplicatedLinear)"),
     ("note_tp_index_residual", "The safetensors index's exact size exceeds (or falls short of) the per-class total by scales and tensors the config does not describe; that difference is split evenly across the GPUs.", "safetensors 인덱스의 정확한 크기와 부분별 합계의 차이(스케일, config에 없는 텐서)는 GPU들에 고르게 나눕니다."),
+    // --- capacity planner: lower-bound latencies ---
+    ("phr_plan_lower_bound", "{gpu} publishes no dense {dtype} peak, so compute is not timed: TTFT and TPOT here are lower bounds (prefill timed on bytes alone), and meeting the targets is not established.", "{gpu}는 {dtype}의 dense 최대 성능을 공개하지 않아 연산 시간을 넣지 못했습니다. 여기의 TTFT와 TPOT은 하한값(프리필을 바이트만으로 계산)이며, 목표를 만족하는지는 확인되지 않았습니다."),
+    ("phr_plan_best_lower_bound", "No option timed in full meets the targets: the best, {gpu} × TP {tp}, meets them only on lower-bound times (no published compute peak). Measure it, or enter a custom accelerator with a peak, before relying on it.", "연산 시간까지 계산된 선택지 중 목표를 만족하는 것이 없습니다. 최선인 {gpu} × TP {tp}도 하한값 기준으로만 목표를 만족합니다(공개된 연산 최대 성능 없음). 믿기 전에 실측하거나 최대 성능을 넣은 사용자 정의 가속기로 계산하세요."),
+    ("plan_reason_latency_lower_bound", "meets the targets only on lower-bound times (no published compute peak)", "하한값 기준으로만 목표를 만족함(공개된 연산 최대 성능 없음)"),
+    ("view_plan_lower_bound", "lower bound: no published compute peak", "하한값: 공개된 연산 최대 성능 없음"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -20,8 +20,8 @@ pub mod weights;
 // inside a layer; `tests/layers.rs` checks it).
 pub use calibration::{accuracy_table, range_for, render_stats, AccuracyReport, Metric};
 pub use capacity::{
-    cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, PerfTiming,
-    Plan, PlanInputs, PlanOption, Targets, Traffic, GPUS_PER_NODE_RANGE,
+    cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, LowerBound,
+    PerfTiming, Plan, PlanInputs, PlanOption, Reason, Targets, Traffic, GPUS_PER_NODE_RANGE,
 };
 pub use kv::{default_kv_dtype, per_sequence, per_token, state_bytes, KvBytes};
 pub use loading::{
