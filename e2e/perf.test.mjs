@@ -38,30 +38,30 @@ export default function register(runner) {
     await screenshot(page, 'tp-table');
   });
 
-  runner.test('perf: the A10G says its TTFT is a lower bound (no published peak), in English and Korean', async ({ open, server, screenshot, log }) => {
+  runner.test('perf: a GPU without a published peak (Apple M4 Max) says its TTFT is a lower bound, in English and Korean', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const seen = {};
     for (const lang of ['en', 'ko']) {
-      const page = await openAt(p, `${server.url}?embed=latency&batch=4&lang=${lang}`, 'perf-table');
-      const note = page.locator('[data-testid="perf-notes-a10g"] [data-note="no_peak"]');
+      const page = await openAt(p, `${server.url}?embed=latency&gpu=m4-max&gpu=l40s&batch=4&lang=${lang}`, 'perf-table');
+      const note = page.locator('[data-testid="perf-notes-m4-max"] [data-note="no_peak"]');
       await note.waitFor({ state: 'visible', timeout: 30000 });
       const text = await note.innerText();
       seen[lang] = text;
-      check(text.includes('NVIDIA A10G'), `${lang} note: ${text}`);
+      check(text.includes('Apple M4 Max'), `${lang} note: ${text}`);
       if (lang === 'en') check(/lower bound/.test(text), `en note: ${text}`);
       if (lang === 'ko') check(HANGUL.test(text) && text.includes('하한'), `ko note: ${text}`);
-      // Beside the A10G's TTFT, and not the L40S's (which publishes its peak).
-      await byId(page, 'perf-row-a10g').locator('[data-testid="ttft-lower-bound"]').waitFor({ state: 'visible', timeout: 5000 });
+      // Beside the M4 Max's TTFT, and not the L40S's (which publishes its peak).
+      await byId(page, 'perf-row-m4-max').locator('[data-testid="ttft-lower-bound"]').waitFor({ state: 'visible', timeout: 5000 });
       check((await page.locator('[data-testid="perf-row-l40s"] [data-testid="ttft-lower-bound"]').count()) === 0, 'the L40S TTFT is not a lower bound');
       check((await page.locator('[data-testid="perf-notes-l40s"]').count()) === 0, 'the L40S has no notes here');
       // The TP table shows it too.
-      await page.locator('[data-testid="tp-notes-a10g"] [data-note="no_peak"]').waitFor({ state: 'visible', timeout: 5000 });
-      check((await page.locator('[data-testid="tp-table-a10g"] [data-testid="tp-lower-bound"]').count()) > 0, 'TP table: A10G TTFT lower bound');
+      await page.locator('[data-testid="tp-notes-m4-max"] [data-note="no_peak"]').waitFor({ state: 'visible', timeout: 5000 });
+      check((await page.locator('[data-testid="tp-table-m4-max"] [data-testid="tp-lower-bound"]').count()) > 0, 'TP table: M4 Max TTFT lower bound');
       // The calibration range stays visible under each time.
-      const ttftCell = await byId(page, 'perf-row-a10g').locator('td').first().innerText();
-      check(/–/.test(ttftCell), `${lang}: no p10–p90 range under the A10G TTFT: ${ttftCell}`);
-      await byId(page, 'perf-notes-a10g').scrollIntoViewIfNeeded();
-      await screenshot(page, `a10g-note-${lang}`);
+      const ttftCell = await byId(page, 'perf-row-m4-max').locator('td').first().innerText();
+      check(/–/.test(ttftCell), `${lang}: no p10–p90 range under the M4 Max TTFT: ${ttftCell}`);
+      await byId(page, 'perf-notes-m4-max').scrollIntoViewIfNeeded();
+      await screenshot(page, `no-peak-note-${lang}`);
     }
     check(seen.en !== seen.ko, 'the note should change with the language');
     log(`en: ${seen.en}`);

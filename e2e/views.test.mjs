@@ -159,6 +159,22 @@ export default function register(runner) {
     allowFaviconRefetch(p);
   });
 
+  runner.test('planner: a GPU whose latency is only a lower bound is flagged in the verdict', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    for (const lang of ['en', 'ko']) {
+      const page = await openView(p, server, `?embed=planner&gpu=m4-max&lang=${lang}`, 'plan-table');
+      const row = page.locator('[data-testid="plan-table"] tbody tr[data-lower-bound="true"]').first();
+      await row.waitFor({ state: 'visible', timeout: 30000 });
+      check((await row.locator('[data-testid="plan-lower-bound"]').count()) > 0, `${lang}: the lower-bound mark beside the times`);
+      await page.locator('[data-testid="plan-best-lower-bound"]').waitFor({ state: 'visible', timeout: 5000 });
+      const notes = await byId(page, 'plan-notes').innerText();
+      if (lang === 'en') check(/lower-bound times/.test(notes) && notes.includes('Apple M4 Max'), `en plan notes: ${notes}`);
+      if (lang === 'ko') check(notes.includes('하한값') && notes.includes('Apple M4 Max'), `ko plan notes: ${notes}`);
+      log(`${lang}: ${notes.trim().split('\n')[0]}`);
+      await screenshot(page, `planner-lower-bound-${lang}`);
+    }
+  });
+
   runner.test('planner: largest model of a family and GPUs per node', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openView(p, server, '?embed=planner&gpu=h100-sxm&gpu=l40s', 'plan-largest-table');

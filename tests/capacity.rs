@@ -1236,3 +1236,186 @@ fn plan_notes_read_in_both_languages() {
         }
     }
 }
+
+/// Whether a note is the translated phrase `key`.
+fn has_key(n: &llm_serving_calculator::core::base::error::Phrase, key: &str) -> bool {
+    matches!(n, llm_serving_calculator::core::base::error::Phrase::Tr(k, _) if *k == key)
+}
+
+/// The builtin catalog with the A10G's published 16-bit peaks taken away (as the catalog had
+/// it before a third-party figure was added): a GPU whose latency is only a lower bound.
+fn catalog_without_a10g_peak() -> Catalog {
+    use llm_serving_calculator::core::hardware::catalog::Peak;
+    let mut c = Catalog {
+        accelerators: Catalog::builtin().accelerators.clone(),
+    };
+    for a in c.accelerators.iter_mut().filter(|a| a.id == "a10g") {
+        a.peaks.bf16 = Peak::NotPublished;
+        a.peaks.fp16 = Peak::NotPublished;
+    }
+    c
+}
+
+/// Issue 16's case: Llama-3.1-8B, 1,024-token prompts, TTFT ≤ 500 ms (TPOT ≤ 50 ms, 10 req/s,
+/// peak × 4) on the A10G and the L40S. The plan once read "best: A10G × 2 at batch 91" on an
+/// A10G whose prefill was timed on bytes alone. Now the A10G has a dense peak: nothing is a
+/// lower bound, and its TTFT includes compute (at least the bytes-only figure).
+#[test]
+fn the_issue_case_is_timed_in_full_or_says_it_is_not() {
+    let m = model("meta-llama__Meta-Llama-3.1-8B");
+    let inp = inputs(10.0, 4.0, &["a10g", "l40s"], 500.0, 50.0);
+    let t = PerfTiming::new(&m);
+    let p = capacity::plan(&inp, Catalog::builtin(), &t).unwrap_or_else(|e| panic!("{e}"));
+    assert!(p.best.is_some());
+    assert!(p.options.iter().all(|o| o.latency_lower_bound.is_none()));
+    assert_eq!(p.best_lower_bound(), None);
+    // The same A10G rows without its peak: every one flagged, and none faster than when timed
+    // in full (compute only adds time).
+    let bare = catalog_without_a10g_peak();
+    let q = capacity::options(&inp, &bare, &t).unwrap_or_else(|e| panic!("{e}"));
+    for o in q.options.iter().filter(|o| o.gpu == "a10g") {
+        assert_eq!(
+            o.latency_lower_bound,
+            Some(capacity::LowerBound::NoComputePeak { dtype: Dtype::Bf16 })
+        );
+        let full = p
+            .options
+            .iter()
+            .find(|x| x.gpu == "a10g" && x.tp == o.tp)
+            .map(|x| t.times(gpu("a10g"), x.tp, 1, 1024, 256));
+        let low = t.times(
+            bare.get("a10g").unwrap_or_else(|e| panic!("{e}")),
+            o.tp,
+            1,
+            1024,
+            256,
+        );
+        if let (Some(Ok(full)), Ok(low)) = (full, low) {
+            assert!(full.ttft.0 >= low.ttft.0, "TP {}", o.tp);
+        }
+        // So the batch meeting the targets is no larger once compute is timed.
+        let timed = p.options.iter().find(|x| x.gpu == "a10g" && x.tp == o.tp);
+        assert!(timed.is_some_and(|x| x.batch <= o.batch), "TP {}", o.tp);
+    }
+    // Ranked after every option timed in full that meets the targets; the best is timed in
+    // full whenever one meets them, and a flagged option never wins without saying so.
+    let first_flagged = q
+        .options
+        .iter()
+        .position(|o| o.latency_lower_bound.is_some());
+    let last_exact_viable = q.options.iter().rposition(|o| {
+        o.meets_targets && o.reason != Some(Reason::CrossesNodes) && o.latency_lower_bound.is_none()
+    });
+    if let (Some(f), Some(e)) = (first_flagged, last_exact_viable) {
+        assert!(e < f, "{e} < {f}");
+    }
+    match q.best_option() {
+        Some(b) if b.latency_lower_bound.is_some() => {
+            assert!(q
+                .notes
+                .iter()
+                .any(|n| has_key(n, "phr_plan_best_lower_bound")));
+        }
+        _ => assert!(q
+            .notes
+            .iter()
+            .all(|n| !has_key(n, "phr_plan_best_lower_bound"))),
+    }
+}
+
+/// A catalog with a GPU lacking a compute peak, as the only candidate: the plan's best is
+/// that GPU, and the verdict says its latency is a lower bound (typed flag, option note, plan
+/// note, in both languages; the CLI's text says it too).
+#[test]
+fn a_gpu_without_a_compute_peak_is_flagged_in_the_verdict() {
+    use llm_serving_calculator::core::base::i18n::Lang;
+    let m = model("meta-llama__Meta-Llama-3.1-8B");
+    let inp = inputs(10.0, 4.0, &["a10g"], 2000.0, 50.0);
+    let bare = catalog_without_a10g_peak();
+    let p = capacity::plan(&inp, &bare, &PerfTiming::new(&m)).unwrap_or_else(|e| panic!("{e}"));
+    let b = p.best_option().unwrap_or_else(|| panic!("no best"));
+    assert_eq!(b.gpu, "a10g");
+    let lb = p.best_lower_bound();
+    assert_eq!(
+        lb,
+        Some(capacity::LowerBound::NoComputePeak { dtype: Dtype::Bf16 })
+    );
+    assert!(b.notes.iter().any(|n| has_key(n, "phr_plan_lower_bound")));
+    let note = p
+        .notes
+        .iter()
+        .find(|n| has_key(n, "phr_plan_best_lower_bound"))
+        .unwrap_or_else(|| panic!("{:?}", p.notes));
+    let (en, ko) = (note.text(Lang::En), note.text(Lang::Ko));
+    assert!(
+        en.contains("NVIDIA A10G") && en.contains("lower-bound"),
+        "{en}"
+    );
+    assert!(ko.contains("NVIDIA A10G") && ko.contains("하한"), "{ko}");
+    // An option timed in full that meets the targets (the L40S) wins over a flagged one even
+    // when the flagged one is cheaper; the flagged one says why it lost.
+    let both = capacity::plan(
+        &inputs(10.0, 4.0, &["a10g", "l40s"], 2000.0, 50.0),
+        &bare,
+        &PerfTiming::new(&m),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let best = both.best_option().unwrap_or_else(|| panic!("no best"));
+    assert_eq!(best.latency_lower_bound, None);
+    for o in both
+        .options
+        .iter()
+        .filter(|o| o.gpu == "a10g" && o.meets_targets)
+    {
+        assert_eq!(o.reason, Some(Reason::LatencyLowerBound), "TP {}", o.tp);
+    }
+}
+
+/// The CLI's text and JSON carry the flag for the builtin catalog's GPUs without a compute
+/// peak (Apple M4 Max: no GPU TFLOPS published).
+#[test]
+fn the_cli_plan_shows_the_lower_bound() {
+    let cfg = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/presets/meta-llama__Meta-Llama-3.1-8B.json"
+    );
+    let args: Vec<String> = [
+        "plan",
+        "--config",
+        cfg,
+        "--gpu",
+        "m4-max",
+        "--price",
+        "1",
+        "--rate",
+        "1",
+        "--input-len",
+        "1024",
+        "--output-len",
+        "256",
+        "--ttft-ms",
+        "60000",
+        "--tpot-ms",
+        "1000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cli::run(&args, &mut out, &mut err);
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    assert!(
+        text.contains("warning: the best option's latency is only a lower bound"),
+        "{text}"
+    );
+    assert!(text.contains("publishes no dense bf16 peak"), "{text}");
+    let mut json_args = args.clone();
+    json_args.push("--json".into());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(cli::run(&json_args, &mut out, &mut err), 0);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v[0]["latency_lower_bound"]["kind"], "no_compute_peak");
+    assert_eq!(v[0]["latency_lower_bound"]["dtype"], "bf16");
+    assert!(v[0]["reason"].is_null());
+}

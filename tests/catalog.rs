@@ -254,8 +254,18 @@ fn not_supported_is_not_not_published() {
     for id in ["t4", "v100-sxm2-16gb", "v100-sxm2-32gb"] {
         assert_eq!(gpu(id).peak(Dtype::Bf16), Peak::NotSupported, "{id} bf16");
     }
-    // A10G: NVIDIA and AWS publish no tensor figures.
-    assert_eq!(gpu("a10g").peak(Dtype::Bf16), Peak::NotPublished);
+    // A10G: NVIDIA and AWS publish no tensor figures; the catalog carries a third-party dense
+    // 16-bit figure, named as such in its source, and nothing for the other precisions.
+    let a10g = gpu("a10g");
+    assert!(matches!(a10g.peak(Dtype::Bf16), Peak::Dense(_)));
+    assert_eq!(a10g.peak(Dtype::Bf16), a10g.peak(Dtype::Fp16));
+    assert!(a10g.source.contains("third-party") && a10g.notes.contains("DENSE"));
+    assert_eq!(a10g.peak(Dtype::Int8), Peak::NotPublished);
+    // Below the A10's dense datasheet figure (the A10G's tensor rate is lower), so never a
+    // sparse figure taken as dense.
+    assert!(a10g.peak_flops(Dtype::Bf16) < gpu("a10").peak_flops(Dtype::Bf16));
+    // Apple publishes no GPU TFLOPS.
+    assert_eq!(gpu("m4-max").peak(Dtype::Bf16), Peak::NotPublished);
     // FP6: B200 at the FP8 rate; MI355X at the FP4 rate; none on Hopper.
     assert_eq!(gpu("b200").peak(Dtype::Fp6), gpu("b200").peak(Dtype::Fp8));
     assert_eq!(

@@ -318,7 +318,7 @@ fn roofline_chart() {
 fn roofline_per_operator() {
     let s = setup();
     let cat = Catalog::builtin();
-    let gpus: Vec<&Accelerator> = ["l40s", "a10g"]
+    let gpus: Vec<&Accelerator> = ["l40s", "m4-max"]
         .iter()
         .filter_map(|id| cat.get(id).ok())
         .collect();
@@ -336,7 +336,7 @@ fn roofline_per_operator() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(data.gpus.len(), 2, "one roof per GPU");
-    // The A10G publishes no tensor FLOPS: a slope without ceilings.
+    // Apple publishes no GPU TFLOPS for the M4 Max: a slope without ceilings.
     assert!(data.gpus[1].ceilings.is_empty());
     let (_, hits) = render_all("roofline-operators", &data);
     // Every operator point can be hovered, with its trail start.

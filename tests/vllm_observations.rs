@@ -13,8 +13,7 @@ use llm_serving_calculator::core::base::derivation::Source;
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::units::Bytes;
 use llm_serving_calculator::core::calc::memory::{
-    activation_estimate, vllm_budget, weights_per_gpu, ActivationParams, KvProfile, VllmBudget,
-    VllmInputs,
+    activation_estimate, vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs,
 };
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::model::config::parse_model_text;
@@ -352,7 +351,7 @@ fn tp2_weight_shard_is_7_48_gib() {
     let m = parse_model_text(LLAMA31_8B).expect("config");
     let w = weights::checkpoint(&m, 1).expect("weights").total;
     assert_eq!(format!("{:.2}", w.gib()), "14.96");
-    let (w2, _) = weights_per_gpu(&m, w, 2).expect("tp 2");
+    let w2 = weights::checkpoint(&m, 2).expect("tp 2").per_gpu;
     assert_eq!(format!("{:.2}", w2.gib()), "7.48");
 }
 

@@ -3,7 +3,9 @@
 //! Text mode prints an aligned table (one row per chip), or every field of one chip with
 //! `--gpu`. JSON mode prints an array of objects in SI units (bytes, bytes/s, FLOP/s), with
 //! `null` peaks where a precision is not supported or not published and a `peak_status` map
-//! saying which. A bad `--gpu` id exits 2 with "did you mean".
+//! saying which; `watts_per_16bit_tflops` is `{"precision": "bf16" | "fp16",
+//! "watts_per_dense_tflops": W}` at the chip's own dense 16-bit precision (FP16 on T4 and V100,
+//! which have no BF16), or `null`. A bad `--gpu` id exits 2 with "did you mean".
 
 use super::{write_json, write_text, Args, CliError};
 use crate::core::base::fmt_sig;
@@ -73,7 +75,10 @@ pub fn to_json(a: &Accelerator) -> Value {
         },
         "pcie_gen": a.pcie_gen,
         "tdp_w": a.tdp_w,
-        "watts_per_bf16_tflops": a.watts_per_bf16_tflops(),
+        "watts_per_16bit_tflops": a.watts_per_16bit_tflops().map(|(d, w)| json!({
+            "precision": d.id(),
+            "watts_per_dense_tflops": w,
+        })),
         "watts_per_gb_per_s": a.watts_per_gbps(),
         "year": a.year,
         "price": a.price.as_ref().map(|p| json!({
@@ -210,11 +215,18 @@ fn detail(a: &Accelerator) -> String {
         ic.domain_size
     ));
     lines.push(format!(
-        "PCIe gen: {}; TDP: {} W; {} W per BF16 TFLOPS; {} W per GB/s; year {}",
+        "PCIe gen: {}; TDP: {} W; {}; {} W per GB/s; year {}",
         a.pcie_gen
             .map_or_else(|| "—".to_string(), |g| g.to_string()),
         opt(a.tdp_w),
-        opt_sig(a.watts_per_bf16_tflops()),
+        a.watts_per_16bit_tflops().map_or_else(
+            || "— W per dense 16-bit TFLOPS".to_string(),
+            |(d, w)| format!(
+                "{} W per dense {} TFLOPS",
+                fmt_sig(w),
+                d.id().to_uppercase()
+            )
+        ),
         opt_sig(a.watts_per_gbps()),
         a.year
     ));
@@ -284,10 +296,22 @@ mod tests {
         assert_eq!(a["peak_status"]["fp8"], "not_supported");
         let g = arr
             .iter()
-            .find(|o| o["id"] == "a10g")
+            .find(|o| o["id"] == "m4-max")
             .cloned()
             .unwrap_or(Value::Null);
         assert_eq!(g["peak_status"]["bf16"], "not_published");
+        assert!(g["watts_per_16bit_tflops"].is_null());
+        // The T4 has no BF16: its watts per TFLOPS are per FP16, and say so.
+        let t4 = arr
+            .iter()
+            .find(|o| o["id"] == "t4")
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(t4["watts_per_16bit_tflops"]["precision"], "fp16");
+        assert_eq!(
+            t4["watts_per_16bit_tflops"]["watts_per_dense_tflops"].as_f64(),
+            Some(70.0 / 65.0)
+        );
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! window), `kv_cache_bytes` (one sequence of `context` tokens, default 4096, windows applied),
 //! `state_bytes` (recurrent state of one sequence, 0 without SSM layers), all per GPU under
 //! `--tp`; `params` (breakdown), `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`,
-//! `context`, `tp`, `derivations`, `ledger`, `warnings`. Without an architecture (quick mode, a
+//! `context`, `tp`, `derivations` (`weights_per_gpu` under `--tp` above 1: what is split and
+//! what every GPU holds whole), `ledger`, `warnings`. Without an architecture (quick mode, a
 //! safetensors index) the KV and state fields are `null`.
 
 use super::args::stdout_error;
@@ -107,6 +108,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         };
         let mut derivs = serde_json::Map::new();
         derivs.insert("weights".into(), deriv(&o.w.derivation));
+        if o.tp > 1 {
+            derivs.insert("weights_per_gpu".into(), deriv(&o.w.per_gpu_derivation));
+        }
         if let Some((t, s, st)) = &o.kv {
             derivs.insert("kv_per_token".into(), deriv(&t.derivation));
             derivs.insert("kv_cache".into(), deriv(&s.derivation));

@@ -4,7 +4,9 @@
 //! [--curve N] [--json]`: GPUs and replicas for a request rate and its peak (`core::capacity`).
 //!
 //! JSON: an array with one entry per (GPU, TP) option, the best first, each loser with its
-//! `reason`. `--curve N` prints the cost-against-load series instead (N rates from 0 to 2 ×
+//! `reason`, and `latency_lower_bound` (`{"kind": "no_compute_peak", "dtype"}` or `null`) when
+//! its TTFT and TPOT are only lower bounds: such options rank after those timed in full, and a
+//! best option that is one is flagged in the text output and the plan's notes. `--curve N` prints the cost-against-load series instead (N rates from 0 to 2 ×
 //! peak). Impossible targets or inputs exit 2 with one sentence.
 //!
 //! `llmcalc plan --largest --family F --gpu ID … --rate R … --ttft-ms T --tpot-ms P [--json]`
@@ -260,7 +262,16 @@ fn render_largest(r: &LargestReport, inp: &PlanInputs) -> String {
             fmt_sig(v.params_total as f64 / 1e9),
             if v.fits { "yes" } else { "no" },
             if v.meets_targets { "yes" } else { "no" },
-            b.map_or("—".into(), |o| format!("{} × TP {}", o.gpu, o.tp)),
+            b.map_or("—".into(), |o| format!(
+                "{} × TP {}{}",
+                o.gpu,
+                o.tp,
+                if o.latency_lower_bound.is_some() {
+                    " (≥)"
+                } else {
+                    ""
+                }
+            )),
             b.map_or("—".into(), |o| fmt_sig(o.requests_per_s_per_replica)),
             dollars(b.and_then(|o| o.usd_per_million_tokens_avg)),
             if r.largest == Some(i) {
@@ -273,6 +284,11 @@ fn render_largest(r: &LargestReport, inp: &PlanInputs) -> String {
     for v in &r.verdicts {
         if let Some(w) = &v.why_not {
             s.push_str(&format!("{}: {w}\n", v.model));
+        }
+        if let Some(o) = v.best.as_ref() {
+            if let Some(lb) = o.latency_lower_bound {
+                s.push_str(&format!("{}: (≥) {}\n", v.model, lb.phrase(&o.gpu_name)));
+            }
         }
     }
     s
@@ -317,6 +333,7 @@ pub fn option_json(o: &PlanOption) -> Value {
         "headroom_peak": o.headroom_peak,
         "cold_start_s": o.cold_start.map(|c| c.0),
         "meets_targets": o.meets_targets,
+        "latency_lower_bound": o.latency_lower_bound,
         "reason": o.reason,
         "notes": o.notes,
     })
@@ -372,6 +389,12 @@ fn render(p: &Plan) -> String {
             b.nodes_peak,
             fmt_sig(b.headroom_peak * 100.0)
         ));
+        if let Some(lb) = p.best_lower_bound() {
+            s.push_str(&format!(
+                "warning: the best option's latency is only a lower bound: {}\n",
+                lb.phrase(&b.gpu_name)
+            ));
+        }
     }
     for n in &p.notes {
         s.push_str(&format!("note: {n}\n"));

@@ -22,8 +22,8 @@ use crate::core::base::Dtype;
 use crate::core::base::{Derivation, Source};
 use crate::core::calc::{
     activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
-    weights_per_gpu, ActivationParams, KvProfile, Paging, VllmBudget, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    ActivationParams, KvProfile, Paging, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
 use crate::core::calc::{checkpoint, default_kv_dtype};
 use crate::core::hardware::Catalog;
@@ -133,11 +133,10 @@ fn weights_term(
     Ok(match gib_opt(args, "weights-gib")? {
         Some(w) => (w, Source::User("weights_gib".into())),
         None => {
-            let whole = checkpoint(model, 1)?;
-            let (w, d) = weights_per_gpu(model, whole.total, tp)?;
-            derivations.push(whole.derivation);
-            derivations.push(d);
-            (w, Source::Derived("weights_per_gpu".into()))
+            let w = checkpoint(model, tp)?;
+            derivations.push(w.derivation);
+            derivations.push(w.per_gpu_derivation);
+            (w.per_gpu, Source::Derived("weights_per_gpu".into()))
         }
     })
 }

@@ -254,12 +254,17 @@ fn PlanTable(
 /// One option of the plan as a table row: `i` is its rank, `best` whether it is chosen.
 fn plan_row(state: AppState, i: usize, best: bool, o: PlanOption) -> impl IntoView {
     let reason = o.reason.map(|r| r.label_key());
+    // Times that are only lower bounds (no published compute peak) carry "≥" with the reason.
+    let lower = o.latency_lower_bound.is_some();
+    let bound = move || {
+        lower.then(|| view! { <abbr class="bad" data-testid="plan-lower-bound" title=move || state.tr("view_plan_lower_bound")>"≥ "</abbr> })
+    };
     view! {
-        <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string()>
+        <tr data-testid=format!("plan-row-{}-tp{}", o.gpu, o.tp) class:best=best data-rank=i.to_string() data-lower-bound=lower.to_string()>
             <th scope="row">{format!("{} × {}", o.gpu_name, o.tp)}</th>
             <td class="num">{num_symbols(state).group(o.batch)}" / "{num_symbols(state).group(o.max_batch_memory)}</td>
-            <td class="num">{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
-            <td class="num">{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
+            <td class="num">{bound()}{fmt_ms(num_symbols(state), o.ttft.ms())}</td>
+            <td class="num">{bound()}{fmt_ms(num_symbols(state), o.tpot.ms())}</td>
             <td class="num">{fmt_num(num_symbols(state), o.requests_per_s_per_replica)}</td>
             <td class="num">{o.replicas_avg.to_string()}" → "{o.replicas_peak.to_string()}</td>
             <td class="num">{num_symbols(state).group(o.gpus_peak)}</td>
@@ -268,6 +273,10 @@ fn plan_row(state: AppState, i: usize, best: bool, o: PlanOption) -> impl IntoVi
             <td data-testid="plan-reason">
                 {match reason {
                     Some(k) => view! { <span>{move || state.tr(k)}</span> }.into_any(),
+                    None if lower => view! {
+                        <strong class="good">{move || state.tr("view_plan_best")}</strong>
+                        " "<small class="bad" data-testid="plan-best-lower-bound">{move || state.tr("view_plan_lower_bound")}</small>
+                    }.into_any(),
                     None => view! { <strong class="good">{move || state.tr("view_plan_best")}</strong> }.into_any(),
                 }}
             </td>

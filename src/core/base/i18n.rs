@@ -201,7 +201,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("term_batch", "sequences in the batch", "배치의 시퀀스 수"),
     ("term_state_elems", "state elements per layer", "레이어당 상태 원소 수"),
     ("note_scales_not_counted", "One scale per tensor or channel is not counted (below 0.01 % of the bytes).", "텐서나 채널마다 하나인 스케일은 세지 않았습니다 (바이트의 0.01 % 미만)."),
-    ("note_tp_weights", "Per GPU: attention, MLP, experts, embeddings and lm_head are split across the GPUs; norms, routers and position embeddings are copied to each.", "GPU당: 어텐션, MLP, 전문가, 임베딩, lm_head는 GPU들에 나뉘고, 정규화·라우터·위치 임베딩은 GPU마다 복사됩니다."),
+    ("note_tp_weights", "Per GPU, as vLLM lays the model out: attention heads, MLP, experts, embeddings and lm_head (vocab-parallel) are split across the GPUs; norms, routers, position embeddings and MLA's down-projections (q_a_proj, kv_a_proj_with_mqa, with their norms) are copied to each, and so is one K and V head when there are fewer KV heads than GPUs. Each part keeps its own bytes per parameter.", "GPU당 (vLLM의 배치 방식): 어텐션 헤드, MLP, 전문가, 임베딩, lm_head(어휘 병렬)는 GPU들에 나뉘고, 정규화·라우터·위치 임베딩과 MLA의 하향 투영(q_a_proj, kv_a_proj_with_mqa 및 그 정규화)은 GPU마다 복사되며, KV 헤드가 GPU 수보다 적으면 K·V 헤드 하나도 복사됩니다. 각 부분은 자기 파라미터당 바이트를 유지합니다."),
     ("note_exact_index", "Exact stored bytes from the pasted model.safetensors.index.json.", "붙여 넣은 model.safetensors.index.json의 정확한 저장 바이트입니다."),
     ("note_kv_window_cap", "Sliding-window layers keep at most the window of tokens.", "슬라이딩 윈도 레이어는 윈도 크기만큼의 토큰만 보관합니다."),
     ("note_mla_no_x2", "MLA caches one latent per token (no separate K and V).", "MLA는 토큰마다 잠재 벡터 하나만 저장합니다 (K와 V를 따로 두지 않음)."),
@@ -338,7 +338,6 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("vllm_max_concurrency", "Maximum concurrency at max_model_len", "max_model_len 기준 최대 동시성"),
     ("roof_ridge_point", "Ridge point", "리지 포인트"),
     ("roof_matmul_intensity", "Matmul arithmetic intensity", "행렬곱 연산 강도"),
-    ("note_tp_weights_proportional", "Under tensor parallelism the stored bytes are split in proportion to the sharded and replicated parameters.", "텐서 병렬에서는 저장 바이트를 분할되는 파라미터와 복제되는 파라미터의 비율대로 나눕니다."),
     ("note_activation_unknown_arch", "Without the model's architecture the activation reserve is taken as 0; paste config.json to estimate it.", "모델 구조를 모르면 활성값 예비 메모리를 0으로 둡니다. config.json을 붙여 넣으면 추정합니다."),
     ("note_activation_estimate", "Estimate: one forward pass over a chunk of max_num_batched_tokens (residual, normed copy and the widest intermediate) plus fp32 logits for max_num_seqs rows.", "추정: max_num_batched_tokens 묶음 한 번의 순전파(잔차, 정규화 사본, 가장 넓은 중간 텐서)와 max_num_seqs 행의 fp32 로짓."),
     ("note_marketed_as_gib", "The marketed capacity is read as GiB, as vendors mean it (\"24 GB\" → 24 GiB).", "광고된 용량은 제조사 관례대로 GiB로 읽습니다 (\"24 GB\" → 24 GiB)."),
@@ -904,6 +903,22 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("phr_plan_tp_skipped", "TP {tp} skipped on {gpu}: {why}", "{gpu}의 TP {tp} 제외: {why}"),
     ("phr_plan_option_skipped", "{gpu} × TP {tp} skipped: {why}", "{gpu} × TP {tp} 제외: {why}"),
     ("phr_plan_cold_start", "One more replica of the best option takes about {s} s to come up (load from local NVMe + engine start-up): provision the peak ahead of the surge, or keep warm replicas.", "최선의 선택으로 레플리카를 하나 더 띄우는 데 약 {s}초가 걸립니다(로컬 NVMe에서 로드 + 엔진 시작). 급증에 앞서 피크만큼 미리 띄우거나 예비 레플리카를 켜 두세요."),
+    // --- weights per GPU under tensor parallelism (one rule) ---
+    ("term_params_sharded", "Parameters split across the GPUs", "GPU들에 나뉘는 파라미터"),
+    ("term_kv_heads_replicated", "Extra K/V parameters per GPU (a whole KV head when there are fewer KV heads than GPUs)", "GPU당 추가 K/V 파라미터 (KV 헤드가 GPU보다 적을 때 헤드 하나 전체)"),
+    ("term_mla_down_projections", "MLA down-projections and their norms (replicated)", "MLA 하향 투영과 그 정규화 (복제)"),
+    ("term_weights_class", "Weights by the per-class rule", "부분별 규칙에 따른 가중치"),
+    ("term_weights_class_gpu", "Weights per GPU by the per-class rule", "부분별 규칙에 따른 GPU당 가중치"),
+    ("ldg_tp_sharded_parts", "attention heads, MLP, experts, SSM projections, embeddings, lm_head", "어텐션 헤드, MLP, 전문가, SSM 투영, 임베딩, lm_head"),
+    ("ldg_tp_replicated_parts", "norms, routers, position embeddings, MLA down-projections and their norms", "정규화, 라우터, 위치 임베딩, MLA 하향 투영과 그 정규화"),
+    ("ldg_tp_kv_heads_replicated", "one K and V head per GPU when TP exceeds the KV heads", "TP가 KV 헤드 수보다 클 때 GPU마다 K·V 헤드 하나"),
+    ("ldg_tp_mla_replicated", "q_a_proj, kv_a_proj_with_mqa, q_a_layernorm, kv_a_layernorm (vLLM ReplicatedLinear)", "q_a_proj, kv_a_proj_with_mqa, q_a_layernorm, kv_a_layernorm (vLLM ReplicatedLinear)"),
+    ("note_tp_index_residual", "The safetensors index's exact size exceeds (or falls short of) the per-class total by scales and tensors the config does not describe; that difference is split evenly across the GPUs.", "safetensors 인덱스의 정확한 크기와 부분별 합계의 차이(스케일, config에 없는 텐서)는 GPU들에 고르게 나눕니다."),
+    // --- capacity planner: lower-bound latencies ---
+    ("phr_plan_lower_bound", "{gpu} publishes no dense {dtype} peak, so compute is not timed: TTFT and TPOT here are lower bounds (prefill timed on bytes alone), and meeting the targets is not established.", "{gpu}는 {dtype}의 dense 최대 성능을 공개하지 않아 연산 시간을 넣지 못했습니다. 여기의 TTFT와 TPOT은 하한값(프리필을 바이트만으로 계산)이며, 목표를 만족하는지는 확인되지 않았습니다."),
+    ("phr_plan_best_lower_bound", "No option timed in full meets the targets: the best, {gpu} × TP {tp}, meets them only on lower-bound times (no published compute peak). Measure it, or enter a custom accelerator with a peak, before relying on it.", "연산 시간까지 계산된 선택지 중 목표를 만족하는 것이 없습니다. 최선인 {gpu} × TP {tp}도 하한값 기준으로만 목표를 만족합니다(공개된 연산 최대 성능 없음). 믿기 전에 실측하거나 최대 성능을 넣은 사용자 정의 가속기로 계산하세요."),
+    ("plan_reason_latency_lower_bound", "meets the targets only on lower-bound times (no published compute peak)", "하한값 기준으로만 목표를 만족함(공개된 연산 최대 성능 없음)"),
+    ("view_plan_lower_bound", "lower bound: no published compute peak", "하한값: 공개된 연산 최대 성능 없음"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -314,6 +314,12 @@ pub trait Timing {
     fn cold_start(&self, _gpu: &Accelerator, _tp: u64) -> Option<Seconds> {
         None
     }
+    /// Why this model's times on `tp` GPUs of `gpu` are only lower bounds, when they are
+    /// (the accelerator publishes no dense peak at the compute precision, so compute is not
+    /// timed).
+    fn lower_bound(&self, _gpu: &Accelerator, _tp: u64) -> Option<LowerBound> {
+        None
+    }
     /// Memory of one replica on `tp` GPUs for one sequence of these lengths.
     fn memory(
         &self,
@@ -405,6 +411,12 @@ impl Timing for PerfTiming<'_> {
             .map(|r| r.cold_start)
     }
 
+    /// The performance model's own verdict ([`perf::untimed_compute`]).
+    fn lower_bound(&self, gpu: &Accelerator, tp: u64) -> Option<LowerBound> {
+        perf::untimed_compute(self.model, gpu, &self.workload(1, tp, 1, 1))
+            .map(|dtype| LowerBound::NoComputePeak { dtype })
+    }
+
     fn memory(
         &self,
         gpu: &Accelerator,
@@ -462,6 +474,31 @@ impl Timing for PerfTiming<'_> {
     }
 }
 
+/// Why an option's TTFT and TPOT are only lower bounds: it may meet the targets on paper
+/// and miss them in service. Such options rank after those timed in full, and a plan whose
+/// best option is one says so ([`Plan::best_lower_bound`], the note `phr_plan_best_lower_bound`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LowerBound {
+    /// The accelerator publishes no dense peak at the compute precision (`dtype`): compute is
+    /// not timed, so prefill (TTFT) is timed on bytes alone.
+    NoComputePeak {
+        /// The compute precision without a dense peak.
+        dtype: Dtype,
+    },
+}
+
+impl LowerBound {
+    /// The sentence saying why, for the option on `gpu`.
+    pub fn phrase(self, gpu: &str) -> Phrase {
+        match self {
+            LowerBound::NoComputePeak { dtype } => Phrase::tr("phr_plan_lower_bound")
+                .val("gpu", gpu)
+                .val("dtype", dtype.id()),
+        }
+    }
+}
+
 /// Why an option is not the one to pick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -478,6 +515,9 @@ pub enum Reason {
     CrossesNodes,
     /// Meets the targets but has no price to compare.
     NoPrice,
+    /// Meets the targets only on lower-bound times ([`LowerBound`]) while an option timed in
+    /// full also meets them.
+    LatencyLowerBound,
 }
 
 impl Reason {
@@ -490,6 +530,7 @@ impl Reason {
             Reason::MoreExpensive => "more_expensive",
             Reason::CrossesNodes => "crosses_nodes",
             Reason::NoPrice => "no_price",
+            Reason::LatencyLowerBound => "latency_lower_bound",
         }
     }
 
@@ -502,6 +543,7 @@ impl Reason {
             Reason::MoreExpensive => "plan_reason_more_expensive",
             Reason::CrossesNodes => "plan_reason_crosses_nodes",
             Reason::NoPrice => "plan_reason_no_price",
+            Reason::LatencyLowerBound => "plan_reason_latency_lower_bound",
         }
     }
 }
@@ -570,6 +612,10 @@ pub struct PlanOption {
     pub cold_start: Option<Seconds>,
     /// Whether a batch within memory meets both latency targets.
     pub meets_targets: bool,
+    /// Set when TTFT and TPOT are only lower bounds (then `meets_targets` is not established;
+    /// a miss still is).
+    #[serde(default)]
+    pub latency_lower_bound: Option<LowerBound>,
     /// Why this option is not the pick (`None` for the best option).
     pub reason: Option<Reason>,
     /// Notes, in either UI language (English in the CLI's JSON).
@@ -606,6 +652,12 @@ impl Plan {
     /// The best option, if any.
     pub fn best_option(&self) -> Option<&PlanOption> {
         self.best.and_then(|i| self.options.get(i))
+    }
+
+    /// Why the best option's latency is only a lower bound, when it is (no option timed in
+    /// full meets the targets); the plan's notes then say so.
+    pub fn best_lower_bound(&self) -> Option<LowerBound> {
+        self.best_option().and_then(|o| o.latency_lower_bound)
     }
 }
 
@@ -751,6 +803,7 @@ fn blank_option(r: &Row, t: &dyn Timing, max_b: u64) -> PlanOption {
         headroom_peak: 0.0,
         cold_start: t.cold_start(r.gpu, r.tp),
         meets_targets: false,
+        latency_lower_bound: None,
         reason: None,
         notes: Vec::new(),
     }
@@ -845,6 +898,10 @@ fn option_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Result<PlanOption, C
         return Ok(o);
     }
     let (batch, s) = best_batch(t, r.gpu, r.tp, max_b, traffic, &inp.targets)?;
+    o.latency_lower_bound = t.lower_bound(r.gpu, r.tp);
+    if let Some(lb) = o.latency_lower_bound {
+        o.notes.push(lb.phrase(&r.gpu.name));
+    }
     o.ttft = s.ttft;
     o.tpot = s.tpot;
     o.step_parts = s.parts;
@@ -985,6 +1042,16 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     let best = rows
         .iter()
         .position(|o| o.meets_targets && o.reason.is_none());
+    if let Some(o) = best
+        .and_then(|i| rows.get(i))
+        .filter(|o| o.latency_lower_bound.is_some())
+    {
+        notes.push(
+            Phrase::tr("phr_plan_best_lower_bound")
+                .val("gpu", &o.gpu_name)
+                .val("tp", o.tp),
+        );
+    }
     if let Some(c) = best.and_then(|i| rows.get(i)).and_then(|o| o.cold_start) {
         notes.push(Phrase::tr("phr_plan_cold_start").val("s", fmt_sig(c.0)));
     }
@@ -1011,19 +1078,23 @@ fn viable(o: &PlanOption) -> bool {
     o.meets_targets && o.reason != Some(Reason::CrossesNodes)
 }
 
-/// Sorts rows (viable by cost at peak, unpriced after priced, then the rest) and assigns
-/// `MoreExpensive` / `NoPrice` to viable rows other than the first.
+/// Sorts rows (viable and timed in full by cost at peak, unpriced after priced; then viable
+/// on lower-bound times only, likewise; then the rest) and assigns `MoreExpensive` / `NoPrice`
+/// / `LatencyLowerBound` to viable rows other than the first. The best is thus timed in full
+/// whenever such an option meets the targets.
 fn rank(rows: &mut [PlanOption]) {
     let key = |o: &PlanOption| {
-        let group = if viable(o) {
+        let group = if viable(o) && o.latency_lower_bound.is_none() {
             0
-        } else if o.meets_targets {
+        } else if viable(o) {
             1
+        } else if o.meets_targets {
+            2
         } else {
             match o.reason {
-                Some(Reason::CrossesNodes) => 2,
-                Some(Reason::MissesTpot) | Some(Reason::MissesTtft) => 3,
-                _ => 4,
+                Some(Reason::CrossesNodes) => 3,
+                Some(Reason::MissesTpot) | Some(Reason::MissesTtft) => 4,
+                _ => 5,
             }
         };
         (
@@ -1046,6 +1117,8 @@ fn rank(rows: &mut [PlanOption]) {
         if first {
             o.reason = None;
             first = false;
+        } else if o.latency_lower_bound.is_some() {
+            o.reason = Some(Reason::LatencyLowerBound);
         } else {
             o.reason = Some(if o.cost_per_hour_peak.is_some() {
                 Reason::MoreExpensive

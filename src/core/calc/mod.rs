@@ -20,8 +20,8 @@ pub mod weights;
 // inside a layer; `tests/layers.rs` checks it).
 pub use calibration::{accuracy_table, range_for, render_stats, AccuracyReport, Metric};
 pub use capacity::{
-    cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, PerfTiming,
-    Plan, PlanInputs, PlanOption, Targets, Traffic, GPUS_PER_NODE_RANGE,
+    cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, LowerBound,
+    PerfTiming, Plan, PlanInputs, PlanOption, Reason, Targets, Traffic, GPUS_PER_NODE_RANGE,
 };
 pub use kv::{default_kv_dtype, per_sequence, per_token, state_bytes, KvBytes};
 pub use loading::{
@@ -30,8 +30,8 @@ pub use loading::{
 };
 pub use memory::{
     activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
-    weights_per_gpu, ActivationParams, KvProfile, Paging, Suggestion, VllmBudget, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    ActivationParams, KvProfile, Paging, Suggestion, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
 pub use perf::{
     evaluate, tp_sweep, DecodeContext, Efficiencies, Limit, PassTime, PerfNote, PerfReport, TpRow,

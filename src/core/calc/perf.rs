@@ -655,6 +655,19 @@ pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
 /// rule, [`crate::core::calc::tp::check_model`].
 pub use crate::core::calc::tp::check_model as check_model_tp;
 
+/// The compute precision whose dense peak `gpu` lacks when the model's compute is not timed
+/// on it ([`PerfNote::NoPeak`]: TTFT and compute-bound times are then lower bounds), else
+/// `None`. The same rule as [`evaluate`]'s notes, for callers that only need the verdict (the
+/// capacity planner).
+pub fn untimed_compute(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> Option<Dtype> {
+    let (_, fmt) = sizes(m, wl);
+    let (_, notes) = hardware(gpu, fmt.dtype, wl.tp).ok()?;
+    notes.into_iter().find_map(|n| match n {
+        PerfNote::NoPeak { dtype, .. } => Some(dtype),
+        _ => None,
+    })
+}
+
 /// The checks every timing starts with (workload, efficiencies, a model with layers or a
 /// parameter count, whole heads per GPU), then the hardware figures and their notes.
 fn timed_hardware(

@@ -17,16 +17,22 @@
 //! * Chosen precisions ([`format_for`]): int4 = 4 bits + fp16 scale + 4-bit zero point per
 //!   128 (AWQ style); fp4 = MXFP4 (4 bits + 8-bit e8m0 scale per 32); fp6 = MXFP6 (8-bit
 //!   scale per 32); fp8/int8 = 1 B, per-tensor scale not counted.
-//! * Tensor parallelism of degree `t` (vLLM's layout): attention heads, MLP and expert
-//!   matrices, embeddings and lm_head (vocab-parallel) are split `t` ways (rounded up); norms,
-//!   routers and learned position embeddings are replicated on every GPU; when `t` exceeds
-//!   the KV heads, each GPU also holds a whole K and V head (replicated, as vLLM does).
+//! * Tensor parallelism of degree `t` ([`per_gpu`], the one rule for every caller: the vLLM
+//!   budget, the report, performance, loading, the planner and `llmcalc model --tp`): the
+//!   degree is checked by [`crate::core::calc::tp::check_model`]; attention heads, MLP and
+//!   expert matrices, embeddings and lm_head (vocab-parallel) are split `t` ways (rounded up);
+//!   norms, routers, learned position embeddings and MLA's down-projections (`q_a_proj`,
+//!   `kv_a_proj_with_mqa`, with their norms) are replicated on every GPU; when `t` exceeds the
+//!   KV heads, each GPU also holds a whole K and V head. Each class keeps its bytes per
+//!   element. A safetensors index's exact size adds its surplus over the class rule split
+//!   evenly.
 
 use crate::core::base::checked::{add, mul};
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
-use crate::core::base::error::{CalcError, Phrase};
-use crate::core::base::units::Bytes;
+use crate::core::base::error::CalcError;
+use crate::core::base::units::{fmt_sig, Bytes};
+use crate::core::calc::tp::check_model;
 use crate::core::model::{Mixer, ModelDesc, WeightFormat};
 
 /// Weight bytes, total and per GPU, with the derivation of the total.
@@ -38,8 +44,11 @@ pub struct WeightBytes {
     pub per_gpu: Bytes,
     /// Tensor-parallel degree used for `per_gpu`.
     pub tp: u64,
-    /// Formula, substituted values and result.
+    /// Formula, substituted values and result of `total`.
     pub derivation: Derivation,
+    /// How `per_gpu` follows from the parameters: what is split across the GPUs and what
+    /// each holds whole ([`per_gpu`]).
+    pub per_gpu_derivation: Derivation,
 }
 
 /// The storage format assumed for a chosen precision `d` (see the module docs); `base` is
@@ -148,59 +157,222 @@ fn result_text(b: u64) -> String {
     )
 }
 
-/// Extra K/V projection elements one GPU holds because KV heads are replicated when `tp`
-/// exceeds them: per such layer `h·(d_k + d_v)·max(1, K/t) − ⌈h·(d_k + d_v)·K / t⌉`.
-fn kv_replication_extra(m: &ModelDesc, tp: u64) -> Result<u64, CalcError> {
-    let mut extra = 0u64;
-    for l in &m.layers {
-        if let Mixer::Attention {
-            kv_heads,
-            head_dim,
-            v_head_dim,
-            ..
-        } = l.mixer
-        {
-            if kv_heads < tp {
-                let per_head = mul(
-                    "ovf_kv_projection",
-                    &[
-                        m.hidden_size,
-                        add("ovf_kv_projection", &[head_dim, v_head_dim])?,
-                    ],
-                )?;
-                let split = mul("ovf_kv_projection", &[per_head, kv_heads])?.div_ceil(tp);
-                extra = add(
-                    "ovf_kv_projection",
-                    &[extra, per_head.saturating_sub(split)],
-                )?;
-            }
-        }
-    }
-    Ok(extra)
+/// Parameters one GPU holds beyond an even `1/tp` share under tensor parallelism, as vLLM
+/// lays the model out (see [`per_gpu`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Replicated {
+    /// MLA down-projections `q_a_proj` (`h·r_q`) and `kv_a_proj_with_mqa` (`h·(r_kv + d_rope)`):
+    /// linear weight matrices, replicated (`ReplicatedLinear` / fused `qkv_a_proj` with TP
+    /// disabled).
+    mla_linear: u64,
+    /// Their layer norms `q_a_layernorm` (`r_q`) and `kv_a_layernorm` (`r_kv`).
+    mla_norms: u64,
+    /// Extra K/V projection elements when `tp` exceeds the KV heads: per such layer
+    /// `h·(d_k + d_v) − ⌈h·(d_k + d_v)·K / tp⌉` (each GPU holds one whole K and V head).
+    kv_extra: u64,
 }
 
-/// Bytes one GPU holds under tensor parallelism `tp`: the quantized and other parameters
-/// split `tp` ways (rounded up), the replicated ones whole, plus the replicated K/V
-/// projection elements (`kv_extra`) at the quantized precision when the matrices are
-/// quantized, else at the base precision. `(q, repl, other)` is [`split`]'s result.
-fn per_gpu_bytes(
+/// What one GPU holds whole, beyond its share (see [`Replicated`]).
+fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
+    let o = "ovf_params";
+    let h = m.hidden_size;
+    let mut r = Replicated::default();
+    for l in &m.layers {
+        match l.mixer {
+            Mixer::Attention {
+                kv_heads,
+                head_dim,
+                v_head_dim,
+                ..
+            } if kv_heads < tp => {
+                let per_head = mul("ovf_kv_projection", &[h, add(o, &[head_dim, v_head_dim])?])?;
+                let share = mul("ovf_kv_projection", &[per_head, kv_heads])?.div_ceil(tp);
+                r.kv_extra = add(o, &[r.kv_extra, per_head.saturating_sub(share)])?;
+            }
+            Mixer::Mla {
+                kv_lora_rank,
+                q_lora_rank,
+                qk_rope_head_dim,
+                ..
+            } if tp > 1 => {
+                let kv_a = mul(o, &[h, add(o, &[kv_lora_rank, qk_rope_head_dim])?])?;
+                let q_a = mul(o, &[h, q_lora_rank.unwrap_or(0)])?;
+                r.mla_linear = add(o, &[r.mla_linear, kv_a, q_a])?;
+                r.mla_norms = add(o, &[r.mla_norms, kv_lora_rank, q_lora_rank.unwrap_or(0)])?;
+            }
+            _ => {}
+        }
+    }
+    Ok(r)
+}
+
+/// One GPU's parameters by storage class: each class's sharded elements (split `tp` ways,
+/// rounded up) and the elements held whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Share {
+    /// Sharded quantized elements `S_q` (the decoder matrices at the format's bits).
+    q_sharded: u64,
+    /// Quantized elements held whole `R_q` (MLA down-projections, extra K/V heads, when
+    /// attention is quantized).
+    q_whole: u64,
+    /// Sharded other elements `S_o` (at the base precision).
+    o_sharded: u64,
+    /// Other elements held whole `R_o` (norms, routers, position embeddings, MLA norms, and the
+    /// MLA down-projections and extra K/V heads when attention is not quantized).
+    o_whole: u64,
+    /// What was replicated, for the derivation's terms.
+    repl: Replicated,
+}
+
+impl Share {
+    /// Quantized elements on one GPU: `⌈S_q / tp⌉ + R_q`.
+    fn q(&self, tp: u64) -> Result<u64, CalcError> {
+        add("ovf_params", &[self.q_sharded.div_ceil(tp), self.q_whole])
+    }
+    /// Other elements on one GPU: `⌈S_o / tp⌉ + R_o`.
+    fn rest(&self, tp: u64) -> Result<u64, CalcError> {
+        add("ovf_params", &[self.o_sharded.div_ceil(tp), self.o_whole])
+    }
+}
+
+/// One GPU's share of the parameters in format `f` under tensor parallelism `tp`, the
+/// replicated parts kept in their own storage class: MLA down-projections are quantized with
+/// the decoder matrices, their norms are not; the extra K/V heads are quantized only when
+/// attention is.
+fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
+    let o = "ovf_params";
+    let (q, repl, other) = split(m, f);
+    let r = replicated(m, tp)?;
+    // Attention matrices are in the quantized class unless the format is plain or only the
+    // routed experts are quantized.
+    let attn_q = !is_plain(f) && !f.experts_only && q > 0;
+    let (q_whole, o_whole) = if attn_q {
+        (r.mla_linear.min(q), r.mla_norms.min(other))
+    } else {
+        (0, add(o, &[r.mla_linear, r.mla_norms])?.min(other))
+    };
+    let (kv_q, kv_o) = if attn_q {
+        (r.kv_extra, 0)
+    } else {
+        (0, r.kv_extra)
+    };
+    Ok(Share {
+        q_sharded: q - q_whole,
+        q_whole: add(o, &[q_whole, kv_q])?,
+        o_sharded: other - o_whole,
+        o_whole: add(o, &[o_whole, repl, kv_o])?,
+        repl: r,
+    })
+}
+
+/// The one rule for a GPU's share of the weights, as vLLM lays a model out under tensor
+/// parallelism of degree `tp` (`ColumnParallelLinear`, `RowParallelLinear`,
+/// `QKVParallelLinear`, `VocabParallelEmbedding`/`ParallelLMHead`, `FusedMoE`):
+///
+/// * split `tp` ways (rounded up): attention heads (q/k/v/o, MLA's `q_b_proj`/`kv_b_proj`,
+///   per-head sinks), dense MLPs and shared experts, every routed expert's matrices, SSM
+///   projections, the token embedding and lm_head (vocab-parallel);
+/// * held whole on every GPU: norms, MoE routers (`gate`, with DeepSeek's correction bias),
+///   learned position embeddings, MLA's down-projections `q_a_proj` and `kv_a_proj_with_mqa`
+///   (`ReplicatedLinear`, or the fused `qkv_a_proj` with TP disabled) with their layer norms;
+/// * when `tp` exceeds a layer's KV heads, one whole K and V head per GPU.
+///
+/// Each class keeps its own bytes per element (gpt-oss's MXFP4 experts, its bf16 attention).
+/// The degree is checked first by the one TP rule ([`check_model`]). Not modelled (under
+/// 0.01 % of the bytes): per-head q/k norms (Qwen3, Gemma 3) and row-parallel output biases,
+/// which vLLM also replicates, and the vocabulary padding to a multiple of 64.
+pub fn per_gpu(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<(Bytes, Derivation), CalcError> {
+    check_model(m, tp)?;
+    let s = share(m, f, tp)?;
+    let bytes = bytes_of(s.q(tp)?, s.rest(tp)?, f)?;
+    Ok((Bytes(bytes), share_derivation(f, tp, &s, bytes)?))
+}
+
+/// The derivation of [`per_gpu`]: each class's share and what is replicated.
+fn share_derivation(
     f: &WeightFormat,
     tp: u64,
-    (q, repl, other): (u64, u64, u64),
-    kv_extra: u64,
-) -> Result<u64, CalcError> {
-    let (q_rank, other_rank) = if is_plain(f) || q == 0 {
+    s: &Share,
+    bytes: u64,
+) -> Result<Derivation, CalcError> {
+    let whole = add("ovf_params", &[s.q_whole, s.o_whole])?.saturating_sub(s.repl.kv_extra);
+    let base_b = fmt_sig(
+        if is_plain(f) {
+            f.dtype.bits()
+        } else {
+            f.base.bits().max(16)
+        } as f64
+            / 8.0,
+    );
+    let (formula, substituted) = if is_plain(f) {
         (
-            q.div_ceil(tp),
-            add("ovf_params", &[other.div_ceil(tp), kv_extra])?,
+            "W_gpu = (⌈S / TP⌉ + R + X) × b".to_string(),
+            format!(
+                "(⌈{} / {tp}⌉ + {} + {}) × {base_b} B",
+                group(s.o_sharded),
+                group(whole),
+                group(s.repl.kv_extra)
+            ),
         )
     } else {
         (
-            add("ovf_params", &[q.div_ceil(tp), kv_extra])?,
-            other.div_ceil(tp),
+            "W_gpu = Q(⌈S_q / TP⌉ + R_q) + (⌈S_o / TP⌉ + R_o) × b_base".to_string(),
+            format!(
+                "Q(⌈{} / {tp}⌉ + {}) + (⌈{} / {tp}⌉ + {}) × {base_b} B",
+                group(s.q_sharded),
+                group(s.q_whole),
+                group(s.o_sharded),
+                group(s.o_whole)
+            ),
         )
     };
-    bytes_of(q_rank, add("ovf_params", &[repl, other_rank])?, f)
+    let mut terms = vec![
+        Term::new(
+            "TP",
+            "term_tp",
+            tp.to_string(),
+            "",
+            Source::User("tp".into()),
+        ),
+        Term::new(
+            "S",
+            "term_params_sharded",
+            group(add("ovf_params", &[s.q_sharded, s.o_sharded])?),
+            "",
+            Source::Derived("ldg_tp_sharded_parts".into()),
+        ),
+        Term::new(
+            "R",
+            "term_params_replicated",
+            group(whole),
+            "",
+            Source::Derived("ldg_tp_replicated_parts".into()),
+        ),
+        Term::new(
+            "X",
+            "term_kv_heads_replicated",
+            group(s.repl.kv_extra),
+            "",
+            Source::Derived("ldg_tp_kv_heads_replicated".into()),
+        ),
+    ];
+    if s.repl.mla_linear > 0 {
+        terms.push(Term::new(
+            "R_mla",
+            "term_mla_down_projections",
+            group(add("ovf_params", &[s.repl.mla_linear, s.repl.mla_norms])?),
+            "",
+            Source::Derived("ldg_tp_mla_replicated".into()),
+        ));
+    }
+    Ok(Derivation {
+        title_key: "mem_weights_per_gpu".into(),
+        formula,
+        substituted,
+        result: result_text(bytes),
+        terms,
+        notes: vec!["note_tp_weights".into()],
+    })
 }
 
 /// The derivation of a plain format's bytes, `P × b`.
@@ -327,42 +499,25 @@ fn quantized_derivation(
     }
 }
 
-/// Weight bytes in format `f`, total and per GPU under tensor parallelism `tp` (≥ 1).
+/// Weight bytes in format `f`, total and per GPU under tensor parallelism `tp` (≥ 1, checked
+/// by the one TP rule; the share from [`per_gpu`]).
 pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
-    if tp == 0 {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("tp"),
-            value: "0".into(),
-            range: Phrase::tr("rng_at_least_1"),
-        });
-    }
     let (q, repl, other) = split(m, f);
     let total = bytes_of(q, add("ovf_params", &[repl, other])?, f)?;
-    // K/V projections are replicated when tp exceeds the KV heads: one GPU holds one head.
-    let kv_extra = kv_replication_extra(m, tp)?;
-    let per_gpu = per_gpu_bytes(f, tp, (q, repl, other), kv_extra)?;
+    let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
     let pt = m.params.total;
     let src_p = Source::Derived("params_total".into());
-    let mut d = if is_plain(f) {
+    let derivation = if is_plain(f) {
         plain_derivation(f, pt, total, src_p)
     } else {
         quantized_derivation(f, pt, q, total, src_p)
     };
-    if tp > 1 {
-        d.notes.push("note_tp_weights".into());
-        d.terms.push(Term::new(
-            "t",
-            "term_tp",
-            tp.to_string(),
-            "",
-            Source::User("tp".into()),
-        ));
-    }
     Ok(WeightBytes {
         total: Bytes(total),
-        per_gpu: Bytes(per_gpu),
+        per_gpu,
         tp,
-        derivation: d,
+        derivation,
+        per_gpu_derivation,
     })
 }
 
@@ -386,36 +541,81 @@ pub fn with_dtype(m: &ModelDesc, d: Dtype, tp: u64) -> Result<WeightBytes, CalcE
 /// safetensors index when known (split evenly across `tp`, rounded up), else the model's own
 /// [`WeightFormat`].
 pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
-    if let Some(b) = m.exact_weight_bytes {
-        if tp == 0 {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim("tp"),
-                value: "0".into(),
-                range: Phrase::tr("rng_at_least_1"),
-            });
-        }
-        let d = Derivation {
-            title_key: "weights_bytes".into(),
-            formula: "total_size".into(),
-            substituted: group(b.0),
-            result: result_text(b.0),
-            terms: vec![Term::new(
-                "total_size",
-                "term_index_total_size",
-                group(b.0),
-                "B",
-                Source::ConfigKey("metadata.total_size".into()),
-            )],
-            notes: vec!["note_exact_index".into()],
-        };
-        return Ok(WeightBytes {
-            total: b,
-            per_gpu: Bytes(b.0.div_ceil(tp)),
-            tp,
-            derivation: d,
-        });
-    }
-    with_format(m, &m.weights, tp)
+    let class = with_format(m, &m.weights, tp)?;
+    let Some(b) = m.exact_weight_bytes else {
+        return Ok(class);
+    };
+    let d = Derivation {
+        title_key: "weights_bytes".into(),
+        formula: "total_size".into(),
+        substituted: group(b.0),
+        result: result_text(b.0),
+        terms: vec![Term::new(
+            "total_size",
+            "term_index_total_size",
+            group(b.0),
+            "B",
+            Source::ConfigKey("metadata.total_size".into()),
+        )],
+        notes: vec!["note_exact_index".into()],
+    };
+    let (per_gpu, per_gpu_derivation) = index_share(b, &class);
+    Ok(WeightBytes {
+        total: b,
+        per_gpu,
+        tp,
+        derivation: d,
+        per_gpu_derivation,
+    })
+}
+
+/// One GPU's share of an index's exact `total_size` `W`: the class rule's share plus the
+/// bytes the index holds beyond the class rule's total (block scales, tensors the config does
+/// not describe), split evenly: `W_gpu = W_class,gpu + (W − W_class) / TP` (rounded up).
+fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) {
+    let tp = class.tp.max(1);
+    let residual = i128::from(b.0) - i128::from(class.total.0);
+    let spread = if residual >= 0 {
+        residual.div_euclid(i128::from(tp)) + i128::from(residual.rem_euclid(i128::from(tp)) > 0)
+    } else {
+        -((-residual).div_euclid(i128::from(tp)))
+    };
+    let gpu = (i128::from(class.per_gpu.0) + spread).clamp(0, i128::from(b.0));
+    let per_gpu = Bytes(u64::try_from(gpu).unwrap_or(b.0));
+    let mut d = class.per_gpu_derivation.clone();
+    d.formula = "W_gpu = W_class,gpu + (W − W_class) / TP".into();
+    d.substituted = format!(
+        "{} B + ({} B − {} B) / {tp}",
+        group(class.per_gpu.0),
+        group(b.0),
+        group(class.total.0)
+    );
+    d.result = result_text(per_gpu.0);
+    d.terms.extend([
+        Term::new(
+            "W",
+            "term_index_total_size",
+            group(b.0),
+            "B",
+            Source::ConfigKey("metadata.total_size".into()),
+        ),
+        Term::new(
+            "W_class",
+            "term_weights_class",
+            group(class.total.0),
+            "B",
+            Source::Derived("weights_bytes".into()),
+        ),
+        Term::new(
+            "W_class,gpu",
+            "term_weights_class_gpu",
+            group(class.per_gpu.0),
+            "B",
+            Source::Derived("mem_weights_per_gpu".into()),
+        ),
+    ]);
+    d.notes.push("note_tp_index_residual".into());
+    (per_gpu, d)
 }
 
 #[cfg(test)]
@@ -513,5 +713,119 @@ mod tests {
             with_dtype(&mqa, Dtype::Bf16, 2).map(|w| w.per_gpu.0).ok(),
             Some(want)
         );
+    }
+
+    fn preset(text: &str) -> ModelDesc {
+        parse_model_text(text).unwrap_or_else(|e| panic!("preset parses: {e}"))
+    }
+
+    /// Llama-3.1-8B at TP 16 (8 KV heads): each GPU holds 1 K and 1 V head instead of 1/2:
+    /// extra per layer = 4,096 × (128 + 128) − 8 × 4,096 × 256 / 16 = 524,288 params.
+    /// Per GPU = ⌈(P − norms) / 16⌉ + norms + 32 × 524,288, norms = 65 × 4,096, 2 B each.
+    #[test]
+    fn kv_heads_beyond_tp_are_replicated() {
+        let m = preset(include_str!(
+            "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
+        ));
+        let p = m.params.total;
+        assert_eq!(p, 8_030_261_248);
+        let norms = 65 * 4096;
+        let per_gpu = (p - norms).div_ceil(16) + norms + 32 * 524_288;
+        assert_eq!(
+            with_dtype(&m, Dtype::Bf16, 16).map(|w| w.per_gpu).ok(),
+            Some(Bytes(2 * per_gpu))
+        );
+    }
+
+    /// The one TP rule refuses a degree that does not divide the heads, with its sentence.
+    #[test]
+    fn the_tp_rule_is_checked() {
+        let Some(m) = llama2() else {
+            panic!("config did not parse")
+        };
+        assert_eq!(
+            with_dtype(&m, Dtype::Bf16, 3).err(),
+            crate::core::calc::tp::check_model(&m, 3).err()
+        );
+        assert!(matches!(
+            checkpoint(&m, 3),
+            Err(CalcError::TpDoesNotDivide { tp: 3, heads: 32 })
+        ));
+        assert!(checkpoint(&m, 0).is_err());
+    }
+
+    /// DeepSeek-V3 at TP 8, bf16: every GPU holds the MLA down-projections whole, as vLLM's
+    /// `ReplicatedLinear` does. From the config (h 7,168, q_lora_rank 1,536, kv_lora_rank 512,
+    /// qk_rope_head_dim 64, 61 layers): per layer q_a 7,168 × 1,536, kv_a 7,168 × (512 + 64)
+    /// and their norms 1,536 + 512, in all 15,140,864 params, 923,592,704 over 61 layers. With
+    /// the norms and routers, R = that + norms + routers, one GPU holds ⌈(P − R) / 8⌉ + R.
+    #[test]
+    fn mla_down_projections_are_replicated() {
+        let m = preset(include_str!(
+            "../../../data/presets/deepseek-ai__DeepSeek-V3.json"
+        ));
+        let (h, rq, rkv, rope, layers) = (7168u64, 1536u64, 512u64, 64u64, 61u64);
+        let mla = layers * (h * rq + h * (rkv + rope) + rq + rkv);
+        assert_eq!(mla, 923_592_704);
+        let r = mla + m.params.norms + m.params.router;
+        let p = m.params.total;
+        let want = 2 * ((p - r).div_ceil(8) + r);
+        let w = with_dtype(&m, Dtype::Bf16, 8).ok();
+        assert_eq!(w.as_ref().map(|w| w.per_gpu.0), Some(want));
+        // Against an even split of all but norms and routers: 7/8 of the MLA bytes more.
+        let even = 2
+            * ((p - m.params.norms - m.params.router).div_ceil(8)
+                + m.params.norms
+                + m.params.router);
+        let extra = w.map_or(0, |w| w.per_gpu.0) - even;
+        assert!(extra.abs_diff(2 * mla * 7 / 8) <= 2, "{extra}");
+        // The derivation names what is replicated.
+        let d = with_dtype(&m, Dtype::Bf16, 8)
+            .map(|w| w.per_gpu_derivation)
+            .ok();
+        assert!(
+            d.as_ref().is_some_and(|d| d
+                .terms
+                .iter()
+                .any(|t| t.name_key == "term_mla_down_projections" && t.value == group(mla))),
+            "{d:?}"
+        );
+        // At TP 1 nothing is replicated: the share is the whole.
+        let w1 = with_dtype(&m, Dtype::Bf16, 1).ok();
+        assert_eq!(w1.as_ref().map(|w| w.per_gpu), w1.as_ref().map(|w| w.total));
+    }
+
+    /// gpt-oss (MXFP4 routed experts, bf16 everything else): each class keeps its bytes per
+    /// element, so `tp` shares overshoot the total by the replicated bf16 parts copied
+    /// `tp − 1` more times (norms and routers, 2 B each), up to rounding (a few bytes per class).
+    #[test]
+    fn mixed_formats_keep_their_bytes_per_class() {
+        let m = preset(include_str!(
+            "../../../data/presets/openai__gpt-oss-120b.json"
+        ));
+        assert!(m.weights.experts_only, "{:?}", m.weights);
+        for tp in [2u64, 4, 8] {
+            let w = checkpoint(&m, tp).unwrap_or_else(|e| panic!("tp {tp}: {e}"));
+            let repl = 2 * (m.params.norms + m.params.router);
+            let over = (w.per_gpu.0 * tp).saturating_sub(w.total.0);
+            let want = (tp - 1) * repl;
+            assert!(
+                over >= want && over - want <= 4 * tp,
+                "tp {tp}: {over} vs {want}"
+            );
+        }
+    }
+
+    /// A safetensors index's exact size: the shares add up to it (plus the replicated parts
+    /// copied once more per GPU), and at TP 1 the share is the exact size.
+    #[test]
+    fn index_size_is_split_with_the_class_rule() {
+        let text = r#"{"metadata":{"total_size":16060522496},"weight_map":{"a":"x"}}"#;
+        let m = preset(text);
+        let b = m.exact_weight_bytes.map_or(0, |b| b.0);
+        assert_eq!(b, 16_060_522_496);
+        assert_eq!(checkpoint(&m, 1).map(|w| w.per_gpu.0).ok(), Some(b));
+        let w4 = checkpoint(&m, 4).map(|w| w.per_gpu.0).ok();
+        assert!(w4.is_some_and(|w| w * 4 >= b && w * 4 - b < 16), "{w4:?}");
     }
 }

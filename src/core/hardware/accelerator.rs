@@ -248,12 +248,17 @@ impl Accelerator {
         }
     }
 
-    /// Watts per dense 16-bit TFLOPS: TDP ÷ BF16 TFLOPS (FP16 where BF16 is unsupported,
-    /// as on T4 and V100). `None` without a TDP or a 16-bit peak.
-    pub fn watts_per_bf16_tflops(&self) -> Option<f64> {
-        let (d, _) = self.compute_precision(Dtype::Bf16, Dtype::Bf16);
-        let t = self.peak_flops(d)?.tflops();
-        self.tdp_w.filter(|_| t > 0.0).map(|w| w / t)
+    /// Watts per dense 16-bit TFLOPS at the chip's own 16-bit precision, with that precision:
+    /// TDP ÷ BF16 TFLOPS, or ÷ FP16 TFLOPS on a chip without a dense BF16 peak (T4, V100 have
+    /// no BF16). The figure is always per a precision the chip has a dense peak for, never
+    /// named after one it lacks. `None` without a TDP or a dense 16-bit peak.
+    pub fn watts_per_16bit_tflops(&self) -> Option<(Dtype, f64)> {
+        let (d, t) = [Dtype::Bf16, Dtype::Fp16].into_iter().find_map(|d| {
+            self.peak_flops(d)
+                .map(|f| (d, f.tflops()))
+                .filter(|(_, t)| t.is_finite() && *t > 0.0)
+        })?;
+        self.tdp_w.map(|w| (d, w / t))
     }
 
     /// Watts per GB/s of memory bandwidth: TDP ÷ decimal GB/s. `None` without a TDP.

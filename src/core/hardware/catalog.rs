@@ -555,8 +555,8 @@ mod tests {
             n.map(|n| n.reason),
             Some(PrecisionReason::SameWidthSubstitute)
         );
-        // A10G: nothing published → kept, with a note that says so.
-        let (d, n) = gpu("a10g").compute_precision(Dtype::Bf16, Dtype::Bf16);
+        // Apple M4 Max: nothing published → kept, with a note that says so.
+        let (d, n) = gpu("m4-max").compute_precision(Dtype::Bf16, Dtype::Bf16);
         assert_eq!(d, Dtype::Bf16);
         assert_eq!(n.map(|n| n.reason), Some(PrecisionReason::NoPublishedPeak));
         let msg = n.map(|n| n.message(Lang::En)).unwrap_or_default();
@@ -567,14 +567,54 @@ mod tests {
     fn watts_per_figures() {
         // H100 SXM: 700 W / 989.5 TFLOPS = 0.7074 W/TFLOPS; 700 W / 3,350 GB/s = 0.2090 W per GB/s.
         let h = gpu("h100-sxm");
-        let w = h.watts_per_bf16_tflops().unwrap_or(0.0);
-        assert!((w - 700.0 / 989.5).abs() < 1e-9, "{w}");
+        let w = h.watts_per_16bit_tflops();
+        assert!(
+            w.is_some_and(|(d, w)| d == Dtype::Bf16 && (w - 700.0 / 989.5).abs() < 1e-9),
+            "{w:?}"
+        );
         let g = h.watts_per_gbps().unwrap_or(0.0);
         assert!((g - 700.0 / 3350.0).abs() < 1e-9, "{g}");
-        // V100 has no BF16: FP16 125 TFLOPS, 300 W → 2.4.
-        assert_eq!(gpu("v100").watts_per_bf16_tflops(), Some(300.0 / 125.0));
+        // V100 and T4 have no BF16: the figure is per FP16 (V100: 300 W / 125 = 2.4; T4:
+        // 70 W / 65), named so.
+        assert_eq!(
+            gpu("v100").watts_per_16bit_tflops(),
+            Some((Dtype::Fp16, 300.0 / 125.0))
+        );
+        assert_eq!(
+            gpu("t4").watts_per_16bit_tflops(),
+            Some((Dtype::Fp16, 70.0 / 65.0))
+        );
         // TPU v5e publishes no power.
         assert_eq!(gpu("tpu-v5e").watts_per_gbps(), None);
+    }
+
+    /// No accelerator reports a per-precision figure for a precision it lacks: the watts per
+    /// TFLOPS and every ridge point are only given at a precision with a dense peak, and a
+    /// chip that lacks BF16 (its peak `not_supported`) reports no BF16 figure of any kind.
+    #[test]
+    fn per_precision_figures_only_for_precisions_the_chip_has() {
+        for a in &Catalog::builtin().accelerators {
+            if let Some((d, w)) = a.watts_per_16bit_tflops() {
+                assert!(
+                    matches!(a.peak(d), Peak::Dense(_)),
+                    "{}: W per {d} TFLOPS without a dense {d} peak",
+                    a.id
+                );
+                assert!(w.is_finite() && w > 0.0, "{}: {w}", a.id);
+                if a.peak(Dtype::Bf16) == Peak::NotSupported {
+                    assert_ne!(d, Dtype::Bf16, "{}", a.id);
+                }
+            }
+            for d in Dtype::ALL {
+                if a.ridge(*d).is_some() {
+                    assert!(
+                        matches!(a.peak(*d), Peak::Dense(_)),
+                        "{}: a {d} ridge without a dense {d} peak",
+                        a.id
+                    );
+                }
+            }
+        }
     }
 
     #[test]

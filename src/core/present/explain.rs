@@ -135,7 +135,7 @@ pub fn parts(section: Section, r: &Report) -> Vec<Part> {
         Section::Fit => fit(r, g),
         Section::Kv => kv(r, g),
         Section::Batch => batch(r, g),
-        // The first GPU with a published peak (the A10G has none), else the first GPU.
+        // The first GPU with a published peak (an Apple GPU has none), else the first GPU.
         Section::Roofline => roofline(
             r,
             r.gpus
@@ -677,8 +677,16 @@ mod tests {
             .unwrap_or(0.0);
         let roof = explain(Section::Roofline, &r2, Lang::Ko).join(" ");
         assert!(roof.contains(&group(ridge.round() as u64)), "{roof}");
-        // With the A10G first (no published peak), the L40S's ridge is explained.
-        let roof = explain(Section::Roofline, &r, Lang::En).join(" ");
+        // With a GPU without a published peak first (Apple M4 Max), the L40S's ridge is
+        // explained.
+        let r3 = report(&Scenario {
+            gpus: vec![
+                GpuChoice::Catalog("m4-max".into()),
+                GpuChoice::Catalog("l40s".into()),
+            ],
+            ..Scenario::default()
+        });
+        let roof = explain(Section::Roofline, &r3, Lang::En).join(" ");
         assert!(roof.contains(&group(ridge.round() as u64)), "{roof}");
         assert!(roof.contains(&l.name), "{roof}");
         // Cost: the comparison's ratios are the report's prices and requests.

@@ -20,8 +20,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::Tokens;
 use crate::core::base::units::{fmt_sig, Bytes};
 use crate::core::calc::memory::{
-    self, non_torch_estimate, textbook_for, weights_per_gpu, what_would_fit, KvProfile, Suggestion,
-    VllmInputs,
+    self, non_torch_estimate, textbook_for, what_would_fit, KvProfile, Suggestion, VllmInputs,
 };
 use crate::core::calc::{kv, weights};
 use crate::core::hardware::catalog::{Accelerator, Catalog};
@@ -208,16 +207,6 @@ pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
     }
 }
 
-/// Weight bytes of the whole model at `dtype` (`None` = the checkpoint's own format), from
-/// [`weights::with_dtype`] / [`weights::checkpoint`] (group scales and experts-only
-/// quantization included).
-fn weight_bytes(m: &ModelDesc, dtype: Option<Dtype>) -> Result<(Bytes, Derivation), CalcError> {
-    let w = weights::chosen(m, dtype, 1)?;
-    let mut d = w.derivation;
-    d.title_key = "weights_bytes".into();
-    Ok((w.total, d))
-}
-
 fn bytes_result(b: Bytes) -> String {
     format!("{} B = {} = {}", group(b.0), b.fmt_gb(), b.fmt_gib())
 }
@@ -316,7 +305,11 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
     let tp = u64::from(s.tp.max(1));
     let weight_dtype = s.weight_dtype.unwrap_or(model.weights.dtype);
     let kv_dtype = s.kv_dtype.unwrap_or_else(|| kv::default_kv_dtype(&model));
-    let (weights, d_weights) = weight_bytes(&model, s.weight_dtype)?;
+    // Weight bytes at the chosen precision (`None` = the checkpoint's own format), whole and
+    // per GPU of the replica: the one rule of `weights` (group scales, experts-only
+    // quantization, replicated parts, the TP check).
+    let w = weights::chosen(&model, s.weight_dtype, tp)?;
+    let weights = w.total;
     let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
     let per_gpu_profile = KvProfile::from_model(&model, kv_dtype, tp)?;
     let kv_per_token = whole.per_token_all_layers();
@@ -335,7 +328,7 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
     };
     let d_kv_req = kv_request_derivation(kv_per_token, kv_per_request, ctx);
     let d_kv_total = kv_total_derivation(kv_per_request, kv_total, s.concurrency);
-    let (gpus, gpu_errors) = gpu_reports(s, &model, catalog, weights, &per_gpu_profile, tp);
+    let (gpus, gpu_errors) = gpu_reports(s, &model, catalog, &w, &per_gpu_profile);
     let cheapest = cheapest_index(&gpus);
 
     Ok(Report {
@@ -351,7 +344,7 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
         gpus,
         cheapest,
         gpu_errors,
-        derivations: vec![d_params, d_weights, d_kv_token, d_kv_req, d_kv_total],
+        derivations: vec![d_params, w.derivation, d_kv_token, d_kv_req, d_kv_total],
         kv_profile: per_gpu_profile,
         model,
     })
@@ -439,15 +432,14 @@ fn gpu_reports(
     s: &Scenario,
     model: &ModelDesc,
     catalog: &Catalog,
-    weights: Bytes,
+    weights: &weights::WeightBytes,
     profile: &KvProfile,
-    tp: u64,
 ) -> (Vec<GpuReport>, Vec<(String, CalcError)>) {
     let mut gpus = Vec::new();
     let mut gpu_errors = Vec::new();
     for (i, g) in s.gpus.iter().enumerate() {
         let key = g.key(i);
-        match gpu_report(s, model, g, catalog, weights, profile, key.clone(), tp) {
+        match gpu_report(s, model, g, catalog, weights, profile, key.clone()) {
             Ok(r) => gpus.push(r),
             Err(e) => gpu_errors.push((key, e)),
         }
@@ -470,14 +462,14 @@ fn gpu_report(
     model: &ModelDesc,
     g: &GpuChoice,
     catalog: &Catalog,
-    weights: Bytes,
+    weights: &weights::WeightBytes,
     profile: &KvProfile,
     key: String,
-    tp: u64,
 ) -> Result<GpuReport, CalcError> {
     let acc = accelerator_of(g, catalog)?;
     let ctx = s.context_len.max(1);
-    let (w_gpu, d_wgpu) = weights_per_gpu(model, weights, tp)?;
+    let tp = weights.tp;
+    let (w_gpu, d_wgpu) = (weights.per_gpu, weights.per_gpu_derivation.clone());
     let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
     let vin = vllm_inputs(s.budget, &acc, w_gpu, inp.activation_reserve, tp, ctx);
     let vb = memory::vllm_budget(&vin, profile)?;
@@ -607,11 +599,7 @@ fn verdict_of(weights_fit: bool, requests: u64, concurrency: u64, bar: &MemoryBa
 fn smaller_weights(model: &ModelDesc, tp: u64) -> Vec<(Dtype, Bytes)> {
     [Dtype::Fp8, Dtype::Int4]
         .iter()
-        .filter_map(|d| {
-            let (w, _) = weight_bytes(model, Some(*d)).ok()?;
-            let (wg, _) = weights_per_gpu(model, w, tp).ok()?;
-            Some((*d, wg))
-        })
+        .filter_map(|d| Some((*d, weights::chosen(model, Some(*d), tp).ok()?.per_gpu)))
         .collect()
 }
 
@@ -676,6 +664,52 @@ mod tests {
         assert_eq!(got, vec![("a10g", 5, 4), ("l40s", 17, 16)]);
         // Cost per request: the L40S is cheaper per request slot.
         assert_eq!(r.cheapest, Some(1));
+    }
+
+    /// One rule for a GPU's share of the weights: the report's memory bar and vLLM budget, the
+    /// performance model and loading all hold the same bytes per GPU (DeepSeek-V3 at TP 8, with
+    /// MLA's replicated down-projections; gpt-oss at TP 2, MXFP4 experts and bf16 attention;
+    /// Llama-3.1-70B at fp8, TP 4).
+    #[test]
+    fn every_caller_holds_the_same_weights_per_gpu() {
+        use crate::core::calc::{loading, perf};
+        for (preset, tp, wd) in [
+            ("deepseek-ai__DeepSeek-V3", 8u32, None),
+            ("openai__gpt-oss-120b", 2, None),
+            ("meta-llama__Meta-Llama-3.1-70B", 4, Some(Dtype::Fp8)),
+        ] {
+            let s = Scenario {
+                model: ModelSource::Preset(preset.into()),
+                gpus: vec![GpuChoice::Catalog("h200".into())],
+                tp,
+                weight_dtype: wd,
+                ..Scenario::default()
+            };
+            let r = eval(&s);
+            let m = &r.model;
+            let tp = u64::from(tp);
+            let rule = weights::chosen(m, wd, tp).map(|w| w.per_gpu).ok();
+            assert_eq!(Some(r.gpus[0].bar.weights), rule, "{preset}: report");
+            let wl = perf::Workload {
+                weights_dtype: wd,
+                ..perf::Workload::new(1, 128, 16, tp)
+            };
+            let perf_w = perf::weight_bytes_per_gpu(m, &wl);
+            assert_eq!(rule.map(|b| b.0 as f64), Some(perf_w), "{preset}: perf");
+            let inp = loading::LoadInputs {
+                tp,
+                weights_dtype: wd,
+                ..loading::LoadInputs::default()
+            };
+            let load = loading::load_time(m, &r.gpus[0].accelerator, &inp).map(|l| l.bytes_per_gpu);
+            assert_eq!(load.ok(), rule, "{preset}: loading");
+            // The derivation shown beside the bar is the rule's own.
+            let shown = r.gpus[0]
+                .derivations
+                .iter()
+                .find(|d| d.title_key == "mem_weights_per_gpu");
+            assert!(shown.is_some_and(|d| d.notes.contains(&"note_tp_weights".to_string())));
+        }
     }
 
     #[test]

@@ -31,8 +31,8 @@
 //! All byte arithmetic is integer and saturating or checked: no input can panic, overflow or
 //! produce NaN.
 //!
-//! The parts: vLLM's defaults (`defaults`), small shared helpers (`helpers`), one GPU's share
-//! of the weights under tensor parallelism (`weights_per_gpu`), the per-GPU KV profile
+//! The parts: vLLM's defaults (`defaults`), small shared helpers (`helpers`), the per-GPU KV
+//! profile
 //! (`kv_profile`), the activation reserve (`activation`), the textbook's budget (`textbook`),
 //! vLLM's budget (`vllm`) and the memory of serving a batch (`serving`).
 
@@ -43,7 +43,6 @@ mod kv_profile;
 mod serving;
 mod textbook;
 mod vllm;
-mod weights_per_gpu;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, ActivationParams};
@@ -58,7 +57,6 @@ pub use textbook::{
     TextbookInputs,
 };
 pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs};
-pub use weights_per_gpu::weights_per_gpu;
 
 #[cfg(test)]
 mod tests {
@@ -135,7 +133,7 @@ mod tests {
                 let ap = ActivationParams { chunk_tokens: chunk, logit_rows: 256, act: Dtype::Bf16, tp };
                 let _ = activation_estimate(&m, &ap);
                 let _ = KvProfile::from_model(&m, Dtype::Fp8, tp);
-                let _ = weights_per_gpu(&m, Bytes(params), tp);
+                let _ = crate::core::calc::weights::checkpoint(&m, tp);
             }
         }
     }

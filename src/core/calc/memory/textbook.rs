@@ -240,7 +240,7 @@ pub fn textbook_for(
 
 /// [`textbook_for`] on one GPU of a tensor-parallel group of `tp`: the activation reserve is
 /// estimated with per-GPU widths (heads and intermediate ÷ TP). `weights` and `profile` must
-/// already be per GPU ([`weights_per_gpu`], [`KvProfile::from_model`] with the same `tp`).
+/// already be per GPU ([`crate::core::calc::weights::per_gpu`], [`KvProfile::from_model`] with the same `tp`).
 pub fn textbook_for_tp(
     model: &ModelDesc,
     acc: &Accelerator,

@@ -101,6 +101,17 @@ pub(super) mod test_util {
         }
     }
 
+    /// The first GPU of `g` with its 16-bit dense peaks taken away: an accelerator that
+    /// publishes no compute peak (as the A10G did before a third-party figure was added).
+    pub fn without_16bit_peak(mut g: Vec<ViewGpu>) -> Vec<ViewGpu> {
+        use crate::core::hardware::catalog::Peak;
+        if let Some(first) = g.first_mut() {
+            first.accelerator.peaks.bf16 = Peak::NotPublished;
+            first.accelerator.peaks.fp16 = Peak::NotPublished;
+        }
+        g
+    }
+
     /// Catalog GPUs by id, one concurrent request each.
     pub fn gpus(ids: &[&str]) -> Vec<ViewGpu> {
         ids.iter()

@@ -240,12 +240,15 @@ mod tests {
 
     #[test]
     fn tp_tables_per_gpu_with_notes() {
-        // Default scenario (its TP), on the A10G and the L40S: one table each, the scenario's
-        // degree marked once, and the A10G's "no published peak" note under its table only.
+        // Default scenario (its TP), on an A10G without a compute peak and the L40S: one table
+        // each, the scenario's degree marked once, and the "no published peak" note under the
+        // A10G's table only.
         let mut s = Scenario::default();
         s.perf.batch = 2;
         let m = model(&s);
-        let g = gpus(&["a10g", "l40s"]);
+        let g = crate::core::present::views::common::test_util::without_16bit_peak(gpus(&[
+            "a10g", "l40s",
+        ]));
         let t = tp_tables(&m, &s, &g);
         assert_eq!(
             t.iter().map(|x| x.key.as_str()).collect::<Vec<_>>(),

@@ -356,8 +356,11 @@ mod tests {
         assert!(v32.data.points.iter().all(|p| p.batch1.is_some()));
         assert!(v1.data.points.iter().all(|p| p.batch1.is_none()));
         // Decode ops shown: the decode total plus its operators, all decode-coloured.
-        // The A10G publishes no 16-bit peak: with it first, points sit under the L40S.
-        let ga = gpus(&["a10g", "l40s"]);
+        // A GPU without a 16-bit peak (an A10G with it taken away): with it first, points sit
+        // under the L40S.
+        let ga = crate::core::present::views::common::test_util::without_16bit_peak(gpus(&[
+            "a10g", "l40s",
+        ]));
         let va = roofline_view(&m, &s, &ga, OpsShown::Decode, Lang::En)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(va.data.points.len(), v32.data.points.len());
