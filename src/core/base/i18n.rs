@@ -892,6 +892,16 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("phr_plan_tp_skipped", "TP {tp} skipped on {gpu}: {why}", "{gpu}의 TP {tp} 제외: {why}"),
     ("phr_plan_option_skipped", "{gpu} × TP {tp} skipped: {why}", "{gpu} × TP {tp} 제외: {why}"),
     ("phr_plan_cold_start", "One more replica of the best option takes about {s} s to come up (load from local NVMe + engine start-up): provision the peak ahead of the surge, or keep warm replicas.", "최선의 선택으로 레플리카를 하나 더 띄우는 데 약 {s}초가 걸립니다(로컬 NVMe에서 로드 + 엔진 시작). 급증에 앞서 피크만큼 미리 띄우거나 예비 레플리카를 켜 두세요."),
+    // --- serving simulator (issue 17) ---
+    ("rng_sim_rate", "a number of requests per second above 0 (or inf for all at once)", "0보다 큰 초당 요청 수 (모두 한꺼번에 보내려면 inf)"),
+    ("rng_sim_prefix_hit", "a share from 0 up to (not including) 1", "0 이상 1 미만의 비율"),
+    ("rng_sim_context", "at most {max} tokens (max_model_len {len} and the KV cache of this GPU)", "최대 {max} 토큰 (max_model_len {len}과 이 GPU의 KV 캐시 한도)"),
+    ("exp_sim_range_order", "ranges whose lowest value is not above the highest", "최솟값이 최댓값보다 크지 않은 범위"),
+    ("exp_sim_same_ops", "the same attention operators at every context length", "모든 컨텍스트 길이에서 같은 어텐션 연산자"),
+    ("exp_sim_kv_blocks", "at least one KV block: the weights leave no memory for the KV cache; lower the precision, raise gpu_memory_utilization or use more GPUs", "KV 블록 1개 이상: 가중치가 KV 캐시 메모리를 남기지 않습니다. 정밀도를 낮추거나 gpu_memory_utilization을 올리거나 GPU를 늘리세요"),
+    ("why_sim_max_model_len", "know the longest request (give max_model_len)", "가장 긴 요청 길이를 알기 위해 (max_model_len을 입력하세요)"),
+    ("sim_note_capped", "{asked} requests asked for; the simulation runs the first {cap}.", "요청 {asked}개가 지정되었지만 시뮬레이션은 처음 {cap}개만 실행합니다."),
+    ("sim_note_partial", "The simulation stopped after {steps} engine steps (its time budget): the statistics cover only the requests finished so far.", "시뮬레이션이 엔진 스텝 {steps}회에서 멈췄습니다(시간 예산). 통계는 지금까지 끝난 요청만 포함합니다."),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -656,8 +656,9 @@ pub fn max_batch_for(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> u64 {
 pub use crate::core::calc::tp::check_model as check_model_tp;
 
 /// The checks every timing starts with (workload, efficiencies, a model with layers or a
-/// parameter count, whole heads per GPU), then the hardware figures and their notes.
-fn timed_hardware(
+/// parameter count, whole heads per GPU), then the hardware figures and their notes (also the
+/// start of the serving simulator's step timing, `core::sim::step_time`).
+pub fn timed_hardware(
     m: &ModelDesc,
     gpu: &Accelerator,
     wl: &Workload,
