@@ -3,12 +3,12 @@
 //! SXM with ShareGPT-like lengths. Reports only, never asserts.
 //! Run: `cargo run --release --example bench_sim`.
 
+use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     sweep, Arrival, Budget, EngineConfig, Lengths, Replica, WorkloadSpec,
 };
-use llm_serving_calculator::core::calc::Efficiencies;
 use std::time::Instant;
 
 fn main() {
@@ -24,7 +24,10 @@ fn main() {
     let eff = Efficiencies::default();
     println!("bench_sim: Qwen3-8B on H100 SXM, ShareGPT-like lengths, vLLM defaults");
     for (label, arrival) in [
-        ("10,000 requests, Poisson 20 req/s", Arrival::Poisson { rate: 20.0 }),
+        (
+            "10,000 requests, Poisson 20 req/s",
+            Arrival::Poisson { rate: 20.0 },
+        ),
         ("10,000 requests, all at once     ", Arrival::AllAtOnce),
     ] {
         let wl = WorkloadSpec {

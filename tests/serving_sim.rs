@@ -70,11 +70,21 @@ fn a_lone_request_equals_the_static_batch_one_model() {
     let rel = |a: f64, b: f64| (a - b).abs() / b;
     assert_eq!(r.completed, 30);
     assert_eq!(r.max_batch, 1);
-    assert!(rel(r.ttft_ms.median, s.ttft.ms()) < 1e-3, "{} vs {}", r.ttft_ms.median, s.ttft.ms());
+    assert!(
+        rel(r.ttft_ms.median, s.ttft.ms()) < 1e-3,
+        "{} vs {}",
+        r.ttft_ms.median,
+        s.ttft.ms()
+    );
     assert!(rel(r.ttft_ms.p99, s.ttft.ms()) < 1e-3);
     // The static TPOT is one step at context I + O/2; the simulated mean over the steps at
     // I+1 … I+O−1 differs by the half-token rounding only.
-    assert!(rel(r.tpot_ms.median, s.tpot.ms()) < 2e-3, "{} vs {}", r.tpot_ms.median, s.tpot.ms());
+    assert!(
+        rel(r.tpot_ms.median, s.tpot.ms()) < 2e-3,
+        "{} vs {}",
+        r.tpot_ms.median,
+        s.tpot.ms()
+    );
     assert!(rel(r.e2el_ms.median, s.e2e.ms()) < 2e-3);
     assert_eq!(r.queue_ms.p99, 0.0);
     assert_accounted(&r);
@@ -84,8 +94,13 @@ fn a_lone_request_equals_the_static_batch_one_model() {
 #[test]
 fn latency_rises_with_rate_beyond_the_knee() {
     let model = qwen8b();
-    let mut rep = Replica::new(&model, h100(), &EngineConfig::default(), &Efficiencies::default())
-        .expect("replica");
+    let mut rep = Replica::new(
+        &model,
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica");
     let wl = WorkloadSpec {
         lengths: Lengths::ShareGpt,
         num_requests: 1500,
@@ -99,8 +114,18 @@ fn latency_rises_with_rate_beyond_the_knee() {
     for w in s.points.windows(2) {
         let (a, b) = (&w[0].result, &w[1].result);
         assert!(w[1].saturated);
-        assert!(b.ttft_ms.median >= a.ttft_ms.median, "{} {}", a.ttft_ms.median, b.ttft_ms.median);
-        assert!(b.ttft_ms.p99 >= a.ttft_ms.p99, "{} {}", a.ttft_ms.p99, b.ttft_ms.p99);
+        assert!(
+            b.ttft_ms.median >= a.ttft_ms.median,
+            "{} {}",
+            a.ttft_ms.median,
+            b.ttft_ms.median
+        );
+        assert!(
+            b.ttft_ms.p99 >= a.ttft_ms.p99,
+            "{} {}",
+            a.ttft_ms.p99,
+            b.ttft_ms.p99
+        );
         assert!(b.queue_ms.mean >= a.queue_ms.mean);
     }
     // Below the knee the latency stays near its floor: at half the saturation rate the
@@ -115,8 +140,13 @@ fn latency_rises_with_rate_beyond_the_knee() {
 #[test]
 fn the_sweep_finds_the_highest_rate_meeting_targets() {
     let model = qwen8b();
-    let mut rep = Replica::new(&model, h100(), &EngineConfig::default(), &Efficiencies::default())
-        .expect("replica");
+    let mut rep = Replica::new(
+        &model,
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica");
     let wl = WorkloadSpec {
         lengths: Lengths::ShareGpt,
         num_requests: 800,
@@ -126,7 +156,14 @@ fn the_sweep_finds_the_highest_rate_meeting_targets() {
         ttft_ms: 500.0,
         tpot_ms: 50.0,
     };
-    let s = sweep(&mut rep, &wl, &[1.0, 5.0, 1000.0], Some(slo), Budget::default()).expect("sweep");
+    let s = sweep(
+        &mut rep,
+        &wl,
+        &[1.0, 5.0, 1000.0],
+        Some(slo),
+        Budget::default(),
+    )
+    .expect("sweep");
     assert_eq!(s.max_rate_meeting_targets, Some(5.0));
     let g = |i: usize| s.points[i].result.goodput.expect("goodput");
     assert!(g(0) > 0.95 && g(2) < g(0), "{} {}", g(0), g(2));

@@ -14,9 +14,9 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
-    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs,
-    non_torch_estimate, vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
+    vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::{chosen, format_for};

@@ -9,9 +9,9 @@ use crate::core::model::ModelDesc;
 use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo};
 use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::core::sim::scheduler::Engine;
-use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
 use crate::core::sim::stats::{dist, dist_weighted};
 use crate::core::sim::step_time::StepModel;
+use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
 
 /// One replica ready to run workloads: the resolved engine and its step model, built once
 /// and reused by every run (the rates of a sweep, say).
@@ -165,7 +165,13 @@ fn assemble(
         output_throughput: per_s(c.output_tokens as f64),
         total_token_throughput: per_s((c.input_tokens + c.output_tokens) as f64),
         request_goodput: good.map(per_s),
-        goodput: good.map(|g| if completed > 0 { g / completed as f64 } else { 0.0 }),
+        goodput: good.map(|g| {
+            if completed > 0 {
+                g / completed as f64
+            } else {
+                0.0
+            }
+        }),
         ttft_ms: dist(&c.ttft_ms),
         tpot_ms: dist(&c.tpot_ms),
         itl_ms: dist_weighted(&mut c.itl_ms),

@@ -131,7 +131,10 @@ impl SimResult {
             ("duration".into(), self.duration_s),
             ("completed".into(), self.completed as f64),
             ("total_input_tokens".into(), self.total_input_tokens as f64),
-            ("total_output_tokens".into(), self.total_output_tokens as f64),
+            (
+                "total_output_tokens".into(),
+                self.total_output_tokens as f64,
+            ),
             ("request_throughput".into(), self.request_throughput),
             ("output_throughput".into(), self.output_throughput),
             ("total_token_throughput".into(), self.total_token_throughput),

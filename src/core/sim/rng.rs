@@ -137,7 +137,10 @@ mod tests {
         };
         let e: Vec<f64> = (0..n).map(|_| r.exp1()).collect();
         let (m, v) = moments(&e);
-        assert!((m - 1.0).abs() < 0.02 && (v - 1.0).abs() < 0.05, "exp {m} {v}");
+        assert!(
+            (m - 1.0).abs() < 0.02 && (v - 1.0).abs() < 0.05,
+            "exp {m} {v}"
+        );
         for k in [0.25, 1.0, 4.0] {
             let g: Vec<f64> = (0..n).map(|_| r.gamma(k)).collect();
             let (m, v) = moments(&g);

@@ -437,8 +437,10 @@ impl<'a> Engine<'a> {
         self.collector.flush_step(now - self.step_start_s);
         if finished > 0 {
             let reqs = &self.reqs;
-            self.running
-                .retain(|&id| reqs.get(id as usize).is_some_and(|r| r.phase != Phase::Done));
+            self.running.retain(|&id| {
+                reqs.get(id as usize)
+                    .is_some_and(|r| r.phase != Phase::Done)
+            });
             for _ in 0..finished {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 if let Some(next) = self.client_queue.pop_front() {

@@ -135,7 +135,7 @@ impl Series {
 
     /// Offers one step's state; kept every `stride` steps.
     pub fn record(&mut self, t_s: f64, batch: u64, waiting: u64, kv_occupancy: f64) {
-        let keep = self.counter % self.stride.max(1) == 0;
+        let keep = self.counter.is_multiple_of(self.stride.max(1));
         self.counter += 1;
         if !keep {
             return;

@@ -231,7 +231,10 @@ impl StepModel {
         };
         let (a1, a2, al, q1, q2) = (attn(&d1), attn(&d2), attn(&dl), attn(&p1), attn(&p2));
         let n = a1.len();
-        if [a2.len(), al.len(), q1.len(), q2.len()].iter().any(|&k| k != n) {
+        if [a2.len(), al.len(), q1.len(), q2.len()]
+            .iter()
+            .any(|&k| k != n)
+        {
             return Err(CalcError::BadValue {
                 key: "attention operators".into(),
                 found: Phrase::verbatim(format!("{n}")),
@@ -270,9 +273,7 @@ impl StepModel {
             });
         }
         let moe = model.layers.iter().find_map(|l| match l.ffn {
-            Ffn::Moe {
-                experts, top_k, ..
-            } => Some((experts, top_k)),
+            Ffn::Moe { experts, top_k, .. } => Some((experts, top_k)),
             _ => None,
         });
         Ok(StepModel {
@@ -404,7 +405,9 @@ impl StepModel {
         wl.batch = n.max(1);
         let w = pass_work(model, &wl, Phase::Decode, 0)?;
         let part = |phase: Phase, keep: fn(&str) -> bool| {
-            time_pass(&select(&w, phase, keep), &self.hw, &self.eff, wl.tp).ops.0
+            time_pass(&select(&w, phase, keep), &self.hw, &self.eff, wl.tp)
+                .ops
+                .0
         };
         Ok([
             part(Phase::Decode, is_linear),
@@ -420,8 +423,8 @@ mod tests {
     use super::*;
     use crate::core::calc::perf::evaluate;
     use crate::core::hardware::Catalog;
-    use crate::core::model::presets;
     use crate::core::model::parse_model_text;
+    use crate::core::model::presets;
 
     fn model(id: &str) -> ModelDesc {
         let p = presets::get(id).expect("preset");
@@ -438,7 +441,11 @@ mod tests {
             ("Qwen__Qwen3-8B", "h100-sxm", 1),
             ("openai__gpt-oss-20b", "h100-sxm", 1),
             ("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 4),
-            ("deepseek-ai__DeepSeek-Coder-V2-Lite-Base", "a100-sxm-80gb", 1),
+            (
+                "deepseek-ai__DeepSeek-Coder-V2-Lite-Base",
+                "a100-sxm-80gb",
+                1,
+            ),
         ] {
             let m = model(id);
             let g = cat.get(gpu).expect("gpu");
@@ -455,8 +462,16 @@ mod tests {
             s.add_decode(wl.decode_context() + 1);
             let tpot = s.finish(1, 1);
             let rel = |a: f64, b: f64| (a - b).abs() / b;
-            assert!(rel(ttft, r.ttft.0) < 1e-6, "{id}: ttft {ttft} vs {}", r.ttft.0);
-            assert!(rel(tpot, r.tpot.0) < 1e-6, "{id}: tpot {tpot} vs {}", r.tpot.0);
+            assert!(
+                rel(ttft, r.ttft.0) < 1e-6,
+                "{id}: ttft {ttft} vs {}",
+                r.ttft.0
+            );
+            assert!(
+                rel(tpot, r.tpot.0) < 1e-6,
+                "{id}: tpot {tpot} vs {}",
+                r.tpot.0
+            );
         }
     }
 
@@ -480,7 +495,11 @@ mod tests {
         }
         let many = s.finish(64, 64);
         assert!(many > one && many < 8.0 * one, "{one} {many}");
-        for id in ["Qwen__Qwen3-8B", "Qwen__Qwen3-30B-A3B", "openai__gpt-oss-20b"] {
+        for id in [
+            "Qwen__Qwen3-8B",
+            "Qwen__Qwen3-30B-A3B",
+            "openai__gpt-oss-20b",
+        ] {
             let m = model(id);
             let mut s = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
             for n in [3u64, 37, 300, 1000, 4000, 8191] {

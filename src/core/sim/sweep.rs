@@ -9,9 +9,9 @@
 
 use crate::core::base::error::CalcError;
 use crate::core::sim::config::{Budget, Slo};
+use crate::core::sim::replica::Replica;
 use crate::core::sim::result::SimResult;
 use crate::core::sim::workload::{Arrival, WorkloadSpec};
-use crate::core::sim::replica::Replica;
 use serde::{Deserialize, Serialize};
 
 /// Most rates in one sweep.
@@ -69,7 +69,9 @@ pub fn sweep(
         let result = rep.run(&w, slo, budget)?;
         partial |= result.partial;
         let meets_targets = slo.map(|s| {
-            result.completed > 0 && result.ttft_ms.p99 <= s.ttft_ms && result.tpot_ms.p99 <= s.tpot_ms
+            result.completed > 0
+                && result.ttft_ms.p99 <= s.ttft_ms
+                && result.tpot_ms.p99 <= s.tpot_ms
         });
         points.push(SweepPoint {
             rate,

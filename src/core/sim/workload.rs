@@ -351,9 +351,7 @@ impl WorkloadSpec {
             });
             t += match self.arrival {
                 Arrival::Poisson { rate } => rng.exp1() / rate,
-                Arrival::Gamma { rate, burstiness } => {
-                    rng.gamma(burstiness) / (rate * burstiness)
-                }
+                Arrival::Gamma { rate, burstiness } => rng.gamma(burstiness) / (rate * burstiness),
                 Arrival::AllAtOnce => 0.0,
             };
         }
@@ -383,7 +381,10 @@ mod tests {
         for (k, cv) in [(1.0, 1.0), (0.25, 2.0), (4.0, 0.5)] {
             let g = spec(
                 Arrival::from_rate(5.0, k),
-                Lengths::Fixed { input: 8, output: 8 },
+                Lengths::Fixed {
+                    input: 8,
+                    output: 8,
+                },
                 50_000,
             )
             .generate()
@@ -411,10 +412,10 @@ mod tests {
         let mo = g.requests.iter().map(|r| r.output as f64).sum::<f64>() / n;
         assert!((mi - 217.4).abs() < 217.4 * 0.03, "mean input {mi}");
         assert!((mo - 201.4).abs() < 201.4 * 0.03, "mean output {mo}");
-        assert!(g
-            .requests
-            .iter()
-            .all(|r| r.input >= 4 && r.input <= 1024 && r.output >= 4 && r.input + r.output <= 2048));
+        assert!(g.requests.iter().all(|r| r.input >= 4
+            && r.input <= 1024
+            && r.output >= 4
+            && r.input + r.output <= 2048));
     }
 
     #[test]
@@ -423,13 +424,23 @@ mod tests {
             let s = spec(Arrival::Poisson { rate }, Lengths::ShareGpt, 10);
             assert!(s.generate().is_err(), "rate {rate}");
         }
-        let s = spec(Arrival::AllAtOnce, Lengths::Fixed { input: 0, output: 1 }, 10);
+        let s = spec(
+            Arrival::AllAtOnce,
+            Lengths::Fixed {
+                input: 0,
+                output: 1,
+            },
+            10,
+        );
         assert!(s.generate().is_err());
         let s = spec(Arrival::AllAtOnce, Lengths::List { pairs: vec![] }, 10);
         assert!(s.generate().is_err());
         let g = spec(
             Arrival::AllAtOnce,
-            Lengths::Fixed { input: 1, output: 1 },
+            Lengths::Fixed {
+                input: 1,
+                output: 1,
+            },
             MAX_REQUESTS + 5,
         )
         .generate()
