@@ -15,8 +15,8 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
     activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
-    vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION,
+    vllm_budget, ActivationParams, KvLayerKind, KvProfile, Paging, VllmBudget, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::{chosen, format_for};
@@ -83,10 +83,71 @@ pub struct Resolved {
     pub max_model_len: u64,
     /// KV blocks available to requests.
     pub num_gpu_blocks: u64,
+    /// The block groups one request draws from the pool (vLLM V1's KV-cache groups): one
+    /// full-attention group for a uniform cache; under the hybrid allocator, one per
+    /// `group_size` layers of each kind, sliding groups holding only their window.
+    pub groups: Vec<BlockGroup>,
     /// Prefix-cache hit share.
     pub prefix_hit: f64,
-    /// vLLM's budget (absent with `num_gpu_blocks_override`).
-    pub budget: Option<VllmBudget>,
+    /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given).
+    pub budget: VllmBudget,
+}
+
+/// Block groups of one kind: `count` groups, each needing `⌈tokens / block_size⌉` blocks per
+/// request (full attention) or only those of its window (sliding: `⌈(W − 1 + new) /
+/// block_size⌉ + 1` at most, as vLLM's sliding-window manager keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockGroup {
+    /// Groups of this kind.
+    pub count: u64,
+    /// Sliding window, tokens (`None` = full attention).
+    pub window: Option<u64>,
+}
+
+impl BlockGroup {
+    /// Blocks one group holds for a request of `tokens` tokens, `new` of them computed in
+    /// the current step.
+    pub fn blocks(&self, tokens: u64, new: u64, block_size: u64) -> u64 {
+        let all = tokens.div_ceil(block_size.max(1));
+        match self.window {
+            None => all,
+            Some(w) => all.min(
+                w.saturating_sub(1)
+                    .saturating_add(new)
+                    .div_ceil(block_size.max(1))
+                    .saturating_add(1),
+            ),
+        }
+    }
+}
+
+/// The groups of a cache: the hybrid allocator's buckets (by kind) split in groups of
+/// `group_size` layers, or one full group.
+fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
+    if budget.paging != Paging::Hybrid || budget.group_size == 0 {
+        return vec![BlockGroup {
+            count: 1,
+            window: None,
+        }];
+    }
+    let mut buckets: Vec<(Option<u64>, u64)> = Vec::new();
+    for l in &profile.layers {
+        let w = match l.kind {
+            KvLayerKind::Full => None,
+            KvLayerKind::Sliding { window } => Some(window),
+        };
+        match buckets.iter_mut().find(|(k, _)| *k == w) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((w, 1)),
+        }
+    }
+    buckets
+        .into_iter()
+        .map(|(window, c)| BlockGroup {
+            count: c.div_ceil(budget.group_size),
+            window,
+        })
+        .collect()
 }
 
 fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
@@ -144,12 +205,11 @@ impl EngineConfig {
                 })
             }
         };
-        let (blocks, budget) = match self.num_gpu_blocks_override {
-            Some(b) => (whole("num_gpu_blocks_override", b, 1, u64::MAX)?, None),
-            None => {
-                let b = self.budget(model, total, (tp, mnbt, seqs, block_size, mml))?;
-                (b.num_gpu_blocks, Some(b))
-            }
+        let (budget, profile) = self.budget(model, total, (tp, mnbt, seqs, block_size, mml))?;
+        let groups = block_groups(&profile, &budget);
+        let blocks = match self.num_gpu_blocks_override {
+            Some(b) => whole("num_gpu_blocks_override", b, 1, u64::MAX)?,
+            None => budget.num_gpu_blocks,
         };
         Ok(Resolved {
             max_num_seqs: seqs,
@@ -157,6 +217,7 @@ impl EngineConfig {
             block_size,
             max_model_len: mml,
             num_gpu_blocks: blocks,
+            groups,
             prefix_hit: p,
             budget,
         })
@@ -169,7 +230,7 @@ impl EngineConfig {
         model: &ModelDesc,
         total: crate::core::base::units::Bytes,
         (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
-    ) -> Result<VllmBudget, CalcError> {
+    ) -> Result<(VllmBudget, KvProfile), CalcError> {
         let weights = chosen(model, self.weights_dtype, tp)?.per_gpu;
         let base = model.weights.base;
         let fmt_base = match self.weights_dtype {
@@ -208,7 +269,7 @@ impl EngineConfig {
             max_num_batched_tokens: mnbt,
         };
         let profile = KvProfile::from_model(model, kv, tp)?;
-        vllm_budget(&inp, &profile)
+        Ok((vllm_budget(&inp, &profile)?, profile))
     }
 }
 

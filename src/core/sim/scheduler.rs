@@ -237,11 +237,20 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Blocks request `r` needs beyond those it holds to hold `tokens` tokens.
-    fn blocks_needed(&self, r: &Req, tokens: u64) -> u64 {
-        tokens
-            .div_ceil(self.cfg.block_size)
-            .saturating_sub(r.blocks)
+    /// Blocks a request of `tokens` tokens holds across the cache's groups, `new` of them
+    /// computed this step.
+    fn blocks_for(&self, tokens: u64, new: u64) -> u64 {
+        let bs = self.cfg.block_size;
+        self.cfg
+            .groups
+            .iter()
+            .map(|g| g.count.saturating_mul(g.blocks(tokens, new, bs)))
+            .sum()
+    }
+
+    /// Blocks request `r` needs beyond those it holds to compute `k` more tokens.
+    fn blocks_needed(&self, r: &Req, k: u64) -> u64 {
+        self.blocks_for(r.computed + k, k).saturating_sub(r.blocks)
     }
 
     fn preempt_last(&mut self) -> Option<u32> {
@@ -275,7 +284,7 @@ impl<'a> Engine<'a> {
                 i += 1;
                 continue;
             }
-            let need = self.blocks_needed(&r, r.computed + k);
+            let need = self.blocks_needed(&r, k);
             let mut fits = need <= self.free_blocks;
             while !fits {
                 preempted = true;
@@ -319,7 +328,7 @@ impl<'a> Engine<'a> {
                 r.computed = hit.min(r.input.saturating_sub(1));
             }
             let k = r.tokens().saturating_sub(r.computed).min(budget);
-            let need = self.blocks_needed(&r, r.computed + k);
+            let need = self.blocks_needed(&r, k);
             if need > self.free_blocks || k == 0 {
                 break;
             }
@@ -401,6 +410,18 @@ impl<'a> Engine<'a> {
             r.computed += k;
             if r.computed < r.tokens() {
                 continue;
+            }
+            // Sliding-window groups release the blocks that left the window.
+            let keep = self.cfg.groups.iter().fold(0u64, |acc, g| {
+                acc.saturating_add(g.count.saturating_mul(g.blocks(
+                    r.computed,
+                    0,
+                    self.cfg.block_size,
+                )))
+            });
+            if keep < r.blocks {
+                self.free_blocks += r.blocks - keep;
+                r.blocks = keep;
             }
             r.generated += 1;
             let contiguous = r.last_s == self.step_start_s;
