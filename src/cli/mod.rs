@@ -9,6 +9,7 @@ mod load_cmd;
 mod model;
 mod perf;
 mod plan_cmd;
+mod simulate;
 mod vllm;
 
 pub use args::{Args, CliError};
@@ -34,6 +35,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("plan", "GPUs and replicas for a request rate and its peak"),
     ("load", "model load time from storage to GPU memory"),
+    (
+        "simulate",
+        "one vLLM replica under load: TTFT, TPOT, ITL, E2EL percentiles, throughput, saturation",
+    ),
 ];
 
 /// Runs the CLI with `args` (without the program name); returns the exit status.
@@ -74,6 +79,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("plan", plan_cmd::run),
     ("load", load_cmd::run),
     ("vllm", vllm::run),
+    ("simulate", simulate::run),
 ];
 
 fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
