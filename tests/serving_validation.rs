@@ -152,25 +152,10 @@ fn sharegpt_scaled(n: u64, input: f64, output: f64) -> Lengths {
     }
 }
 
-/// Why a row is not mapped, or its case.
-fn map_row(line: usize, f: &BTreeMap<&str, &str>) -> Result<Case, String> {
+/// The engine flags a row states (in its columns and its notes), else vLLM's defaults.
+fn engine_of(f: &BTreeMap<&str, &str>, wd: Option<Dtype>) -> EngineConfig {
     let get = |k: &str| f.get(k).copied().unwrap_or("");
     let notes = get("notes");
-    let engine_name = get("engine");
-    if engine_name != "vLLM" {
-        return Err(format!("engine {engine_name}: the simulator models vLLM"));
-    }
-    if notes.contains("PIPELINE PARALLEL") || get("weights_dtype").contains("EAGLE") {
-        return Err("pipeline parallel or speculative decoding".into());
-    }
-    if notes.contains("chunked prefill not enabled") {
-        return Err("vLLM V0 without chunked prefill (prefill-only steps): not modelled".into());
-    }
-    let (model, wd) = map_model(get("model")).ok_or(format!("model {}", get("model")))?;
-    let gpu = map_gpu(get("gpu")).ok_or(format!("GPU {}", get("gpu")))?;
-    let n: u64 = get("num_prompts")
-        .parse()
-        .map_err(|_| "no num_prompts".to_string())?;
     let mut e = EngineConfig {
         tp: get("tp").parse().unwrap_or(1),
         weights_dtype: wd,
@@ -203,6 +188,29 @@ fn map_row(line: usize, f: &BTreeMap<&str, &str>) -> Result<Case, String> {
     if notes.contains("max running seqs 256") {
         e.max_num_seqs = Some(256);
     }
+    e
+}
+
+/// Why a row is not mapped, or its case.
+fn map_row(line: usize, f: &BTreeMap<&str, &str>) -> Result<Case, String> {
+    let get = |k: &str| f.get(k).copied().unwrap_or("");
+    let notes = get("notes");
+    let engine_name = get("engine");
+    if engine_name != "vLLM" {
+        return Err(format!("engine {engine_name}: the simulator models vLLM"));
+    }
+    if notes.contains("PIPELINE PARALLEL") || get("weights_dtype").contains("EAGLE") {
+        return Err("pipeline parallel or speculative decoding".into());
+    }
+    if notes.contains("chunked prefill not enabled") {
+        return Err("vLLM V0 without chunked prefill (prefill-only steps): not modelled".into());
+    }
+    let (model, wd) = map_model(get("model")).ok_or(format!("model {}", get("model")))?;
+    let gpu = map_gpu(get("gpu")).ok_or(format!("GPU {}", get("gpu")))?;
+    let n: u64 = get("num_prompts")
+        .parse()
+        .map_err(|_| "no num_prompts".to_string())?;
+    let e = engine_of(f, wd);
     let dataset = get("dataset").to_ascii_lowercase();
     let input: f64 = get("input_len").parse().unwrap_or(0.0);
     let output_col: f64 = get("output_len").parse().unwrap_or(0.0);

@@ -242,6 +242,30 @@ fn cli_single_commands() {
                 "-1",
             ],
         ),
+        (
+            "calibrate_vllm_summary",
+            vec![
+                "calibrate",
+                "--bench",
+                "tests/fixtures/bench/vllm_bench_summary.txt",
+                "--config",
+                "data/presets/Qwen__Qwen3-8B.json",
+                "--gpu",
+                "h100-sxm",
+            ],
+        ),
+        (
+            "calibrate_unknown_format",
+            vec![
+                "calibrate",
+                "--bench",
+                "tests/fixtures/SOURCES.md",
+                "--config",
+                "data/presets/Qwen__Qwen3-8B.json",
+                "--gpu",
+                "h100-sxm",
+            ],
+        ),
         ("bad_command", vec!["nonsense"]),
     ];
     for (name, args) in &cases {

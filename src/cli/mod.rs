@@ -4,6 +4,7 @@
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
 
 mod args;
+mod calibrate;
 mod gpus;
 mod load_cmd;
 mod model;
@@ -38,6 +39,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "simulate",
         "one vLLM replica under load: TTFT, TPOT, ITL, E2EL percentiles, throughput, saturation",
+    ),
+    (
+        "calibrate",
+        "a vllm bench serve result beside the simulator's prediction for the same setup",
     ),
 ];
 
@@ -80,6 +85,7 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("load", load_cmd::run),
     ("vllm", vllm::run),
     ("simulate", simulate::run),
+    ("calibrate", calibrate::run),
 ];
 
 fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
@@ -119,7 +125,7 @@ fn write_text(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
 pub fn usage() -> String {
     let mut s = String::from("usage: llmcalc <command> [options] [--json]\n\ncommands:\n");
     for (c, d) in COMMANDS {
-        s.push_str(&format!("  {c:<6} {d}\n"));
+        s.push_str(&format!("  {c:<9} {d}\n"));
     }
     s
 }

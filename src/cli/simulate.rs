@@ -153,7 +153,7 @@ fn goodput(args: &Args) -> Result<Option<Slo>, CliError> {
 }
 
 /// The engine flags.
-fn engine(args: &Args) -> Result<EngineConfig, CliError> {
+pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
     let mut e = EngineConfig {
         tp: args.u64_opt("tp")?.unwrap_or(1),
         max_num_seqs: args.u64_opt("max-num-seqs")?,
@@ -257,7 +257,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
-fn num(v: f64) -> Value {
+pub(super) fn num(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
 }
 

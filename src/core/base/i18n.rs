@@ -901,6 +901,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("exp_sim_kv_blocks", "at least one KV block: the weights leave no memory for the KV cache; lower the precision, raise gpu_memory_utilization or use more GPUs", "KV 블록 1개 이상: 가중치가 KV 캐시 메모리를 남기지 않습니다. 정밀도를 낮추거나 gpu_memory_utilization을 올리거나 GPU를 늘리세요"),
     ("why_sim_max_model_len", "know the longest request (give max_model_len)", "가장 긴 요청 길이를 알기 위해 (max_model_len을 입력하세요)"),
     ("sim_note_capped", "{asked} requests asked for; the simulation runs the first {cap}.", "요청 {asked}개가 지정되었지만 시뮬레이션은 처음 {cap}개만 실행합니다."),
+    ("exp_sim_bench_format", "the text summary that vllm bench serve (or benchmark_serving.py) prints, from \"Serving Benchmark Result\" to its last line, or its JSON result file (--save-result)", "vllm bench serve(또는 benchmark_serving.py)가 출력하는 텍스트 요약(\"Serving Benchmark Result\"부터 마지막 줄까지) 또는 JSON 결과 파일(--save-result)"),
     ("sim_note_partial", "The simulation stopped after {steps} engine steps (its time budget): the statistics cover only the requests finished so far.", "시뮬레이션이 엔진 스텝 {steps}회에서 멈췄습니다(시간 예산). 통계는 지금까지 끝난 요청만 포함합니다."),
 ];
 

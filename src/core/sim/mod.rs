@@ -30,6 +30,7 @@
 //! Layer 5 of the core (between `calc` and `scenario`): imports `base`, `model`, `hardware`
 //! and `calc`; never the scenario or anything that presents.
 
+pub mod bench;
 pub mod config;
 pub mod replica;
 pub mod result;
@@ -40,6 +41,7 @@ pub mod step_time;
 pub mod sweep;
 pub mod workload;
 
+pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_MAX_STEPS};
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult};

@@ -132,6 +132,8 @@ pub(crate) struct Engine<'a> {
     /// (request, new tokens) of the step in flight.
     scheduled: Vec<(u32, u64)>,
     busy: bool,
+    /// The cache is one full-attention group (the fast path of block accounting).
+    uniform: bool,
     step_start_s: f64,
     pub steps: u64,
     pub preemptions: u64,
@@ -166,6 +168,11 @@ impl<'a> Engine<'a> {
             free_blocks: cfg.num_gpu_blocks,
             scheduled: Vec::with_capacity(n.min(4096)),
             busy: false,
+            uniform: cfg.groups.len() == 1
+                && cfg
+                    .groups
+                    .first()
+                    .is_some_and(|g| g.count == 1 && g.window.is_none()),
             step_start_s: 0.0,
             steps: 0,
             preemptions: 0,
@@ -250,7 +257,17 @@ impl<'a> Engine<'a> {
 
     /// Blocks request `r` needs beyond those it holds to compute `k` more tokens.
     fn blocks_needed(&self, r: &Req, k: u64) -> u64 {
-        self.blocks_for(r.computed + k, k).saturating_sub(r.blocks)
+        let tokens = r.computed + k;
+        if self.uniform {
+            // One full-attention group: only a token past the last block needs a new one.
+            let have = r.blocks * self.cfg.block_size;
+            return if tokens <= have {
+                0
+            } else {
+                (tokens - have).div_ceil(self.cfg.block_size)
+            };
+        }
+        self.blocks_for(tokens, k).saturating_sub(r.blocks)
     }
 
     fn preempt_last(&mut self) -> Option<u32> {
@@ -412,13 +429,17 @@ impl<'a> Engine<'a> {
                 continue;
             }
             // Sliding-window groups release the blocks that left the window.
-            let keep = self.cfg.groups.iter().fold(0u64, |acc, g| {
-                acc.saturating_add(g.count.saturating_mul(g.blocks(
-                    r.computed,
-                    0,
-                    self.cfg.block_size,
-                )))
-            });
+            let keep = if self.uniform {
+                r.blocks
+            } else {
+                self.cfg.groups.iter().fold(0u64, |acc, g| {
+                    acc.saturating_add(g.count.saturating_mul(g.blocks(
+                        r.computed,
+                        0,
+                        self.cfg.block_size,
+                    )))
+                })
+            };
             if keep < r.blocks {
                 self.free_blocks += r.blocks - keep;
                 r.blocks = keep;
