@@ -7,7 +7,7 @@ use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    sweep, Arrival, Budget, EngineConfig, Lengths, Replica, WorkloadSpec,
+    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, WorkloadSpec,
 };
 use std::time::Instant;
 
@@ -65,7 +65,7 @@ fn main() {
     let Ok(mut rep) = Replica::new(&model, gpu, &EngineConfig::default(), &eff) else {
         return;
     };
-    match sweep(&mut rep, &wl, &rates, None, Budget::default()) {
+    match sweep_rates(&mut rep, &wl, &rates, None, Budget::default()) {
         Ok(s) => println!(
             "sweep 12 rates x 2,000 requests (+1 saturation run)  {:8.1} ms  saturation {:.2} req/s",
             start.elapsed().as_secs_f64() * 1e3,

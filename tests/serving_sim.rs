@@ -8,8 +8,8 @@ use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
 use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
 use llm_serving_calculator::core::sim::{
-    simulate, sweep, Arrival, Budget, EngineConfig, Lengths, Replica, SimConfig, SimResult, Slo,
-    WorkloadSpec,
+    simulate, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimConfig, SimResult,
+    Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
 
@@ -106,11 +106,11 @@ fn latency_rises_with_rate_beyond_the_knee() {
         num_requests: 1500,
         ..WorkloadSpec::default()
     };
-    let probe = sweep(&mut rep, &wl, &[], None, Budget::default()).expect("sweep");
+    let probe = sweep_rates(&mut rep, &wl, &[], None, Budget::default()).expect("sweep");
     let sat = probe.saturation_rate;
     assert!(sat > 0.0);
     let rates: Vec<f64> = [1.1, 1.4, 2.0, 3.0].iter().map(|f| f * sat).collect();
-    let s = sweep(&mut rep, &wl, &rates, None, Budget::default()).expect("sweep");
+    let s = sweep_rates(&mut rep, &wl, &rates, None, Budget::default()).expect("sweep");
     for w in s.points.windows(2) {
         let (a, b) = (&w[0].result, &w[1].result);
         assert!(w[1].saturated);
@@ -130,7 +130,7 @@ fn latency_rises_with_rate_beyond_the_knee() {
     }
     // Below the knee the latency stays near its floor: at half the saturation rate the
     // median TTFT is a small fraction of the overloaded one.
-    let low = sweep(&mut rep, &wl, &[0.5 * sat], None, Budget::default()).expect("sweep");
+    let low = sweep_rates(&mut rep, &wl, &[0.5 * sat], None, Budget::default()).expect("sweep");
     let last = s.points.last().expect("points");
     assert!(low.points[0].result.ttft_ms.median * 10.0 < last.result.ttft_ms.median);
 }
@@ -156,7 +156,7 @@ fn the_sweep_finds_the_highest_rate_meeting_targets() {
         ttft_ms: 500.0,
         tpot_ms: 50.0,
     };
-    let s = sweep(
+    let s = sweep_rates(
         &mut rep,
         &wl,
         &[1.0, 5.0, 1000.0],

@@ -26,7 +26,7 @@ use crate::core::calc::Efficiencies;
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
-    sweep, Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, Slo, SweepResult,
+    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, Slo, SweepResult,
     WorkloadSpec,
 };
 use serde_json::{json, Map, Value};
@@ -242,7 +242,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
                 "--sweep takes 1 to {MAX_SWEEP_RATES} rates separated by commas"
             )));
         }
-        let s = sweep(&mut rep, &wl, &rates, slo, Budget::default())?;
+        let s = sweep_rates(&mut rep, &wl, &rates, slo, Budget::default())?;
         return if args.flag("json") {
             write_json(out, &sweep_json(&s))
         } else {

@@ -8,7 +8,8 @@
 //! generator [`rng`]), the engine's knobs resolved on a GPU ([`config`]: defaults and the KV
 //! blocks of `core::memory::vllm_budget`), the time of one step from the existing performance
 //! model ([`step_time`]), vLLM V1's scheduler ([`scheduler`]), the statistics ([`stats`],
-//! [`result`]) and rate sweeps ([`sweep`]). `docs/SERVING_SIMULATOR.md` states the method and
+//! [`result`]), rate sweeps ([`sweep`]) and reading a `vllm bench serve` result to compare a
+//! run with ([`bench`]). `docs/SERVING_SIMULATOR.md` states the method and
 //! its measured error.
 //!
 //! ```
@@ -46,5 +47,5 @@ pub use config::{Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_MAX_STE
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult};
 pub use stats::{Dist, Point, Series};
-pub use sweep::{sweep, SweepPoint, SweepResult};
+pub use sweep::{sweep_rates, SweepPoint, SweepResult};
 pub use workload::{Arrival, Lengths, WorkloadSpec, MAX_REQUESTS, SHAREGPT};

@@ -45,7 +45,7 @@ pub struct SweepResult {
 
 /// Runs `base` at every rate (its arrival's burstiness kept; all at once for an infinite
 /// rate), and once all at once for the saturation rate.
-pub fn sweep(
+pub fn sweep_rates(
     rep: &mut Replica,
     base: &WorkloadSpec,
     rates: &[f64],
