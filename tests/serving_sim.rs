@@ -243,6 +243,22 @@ fn bad_input_is_refused() {
     };
     cfg.engine.prefix_hit = 1.5;
     assert!(simulate(&qwen8b(), h100(), &cfg).is_err());
+    // A sliding-window model pages a full and a sliding group: 1,510 tokens need 95 blocks in
+    // each, 190 in all, more than a pool of 100 (which would hold 1,600 tokens of one group).
+    let oss = parse_model_text(preset("openai__gpt-oss-20b").expect("preset").json).expect("model");
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 1500,
+            output: 10,
+        },
+        3,
+    );
+    cfg.engine.num_gpu_blocks_override = Some(100);
+    let e = simulate(&oss, h100(), &cfg).expect_err("does not fit the pool");
+    assert!(e.to_string().contains("1510"), "{e}");
+    cfg.engine.num_gpu_blocks_override = Some(200);
+    assert_eq!(simulate(&oss, h100(), &cfg).expect("fits").completed, 3);
 }
 
 proptest! {

@@ -96,9 +96,7 @@ impl Replica {
     /// Every request must fit the context and the KV cache on its own.
     fn check_lengths(&self, reqs: &[Request]) -> Result<(), CalcError> {
         let r = &self.resolved;
-        let cap_tokens = r
-            .max_model_len
-            .min(r.num_gpu_blocks.saturating_mul(r.block_size));
+        let cap_tokens = token_cap(r);
         if let Some(q) = reqs.iter().find(|q| q.input + q.output > cap_tokens) {
             return Err(CalcError::OutOfRange {
                 field: Phrase::verbatim("input_len + output_len"),
@@ -110,6 +108,30 @@ impl Replica {
         }
         Ok(())
     }
+}
+
+/// The longest request (tokens) the context and the KV cache admit on their own: at most
+/// `max_model_len`, and the blocks of every group for it (its last step computing one
+/// `max_num_batched_tokens` chunk) within the pool. Blocks grow with the length, so a binary
+/// search finds it.
+fn token_cap(r: &Resolved) -> u64 {
+    let blocks = |t: u64| -> u64 {
+        let new = t.min(r.max_num_batched_tokens);
+        r.groups
+            .iter()
+            .map(|g| g.count.saturating_mul(g.blocks(t, new, r.block_size)))
+            .fold(0u64, u64::saturating_add)
+    };
+    let (mut lo, mut hi) = (0u64, r.max_model_len);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if blocks(mid) <= r.num_gpu_blocks {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
 }
 
 /// Simulates `cfg` for `model` on `gpu` (a [`Replica`] built and run once).
