@@ -14,6 +14,8 @@
 #   bench-paint    node bench/paint.mjs     input-to-paint in the page (report only)
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top (report only)
 #   bench-core     cargo run --release --example bench_core   core evaluation time (report only)
+#   bench-sim      cargo run --release --example bench_sim    serving simulator: 10,000 requests
+#                    and a 12-rate x 2,000-request sweep (report only)
 #   e2e            node e2e/run.mjs         end-to-end tests, headless Chromium, dist/ served
 #                                           under a sub-path
 #
@@ -186,6 +188,7 @@ else
     skip bench-paint-top "needs the release build"
 fi
 stage bench-core plain 1200 cargo run --quiet --release --example bench_core
+stage bench-sim plain 1200 cargo run --quiet --release --example bench_sim
 if [ "$built" = "1" ]; then
     E2E_TIMEOUT_MS=1500000 stage e2e counted 1800 node e2e/run.mjs --dist dist --artifacts artifacts
 elif [ -z "$only" ] || [[ "$only" == *",e2e,"* ]]; then

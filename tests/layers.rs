@@ -5,7 +5,7 @@
 //! the module file it reaches, and fails on:
 //!
 //! 1. an import against the core's layer order: `base` ← `model`, `hardware` ← `calc` ←
-//!    `scenario` ← `present` (each layer imports only the layers it stands on);
+//!    `sim` ← `scenario` ← `present` (each layer imports only the layers it stands on);
 //! 2. the core naming `ui`, `charts` or `cli`; `charts` naming `ui` or `cli`; `cli` naming `ui`;
 //! 3. an import cycle between core modules, or between UI files;
 //! 4. the UI, the charts or the CLI reaching past a layer's face: they name
@@ -26,10 +26,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &["base"]),
     ("hardware", &["base"]),
     ("calc", &["base", "model", "hardware"]),
-    ("scenario", &["base", "model", "hardware", "calc"]),
+    ("sim", &["base", "model", "hardware", "calc"]),
+    ("scenario", &["base", "model", "hardware", "calc", "sim"]),
     (
         "present",
-        &["base", "model", "hardware", "calc", "scenario"],
+        &["base", "model", "hardware", "calc", "sim", "scenario"],
     ),
 ];
 

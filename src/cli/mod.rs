@@ -4,11 +4,13 @@
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
 
 mod args;
+mod calibrate;
 mod gpus;
 mod load_cmd;
 mod model;
 mod perf;
 mod plan_cmd;
+mod simulate;
 mod vllm;
 
 pub use args::{Args, CliError};
@@ -34,6 +36,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     ("plan", "GPUs and replicas for a request rate and its peak"),
     ("load", "model load time from storage to GPU memory"),
+    (
+        "simulate",
+        "one vLLM replica under load: TTFT, TPOT, ITL, E2EL percentiles, throughput, saturation",
+    ),
+    (
+        "calibrate",
+        "a vllm bench serve result beside the simulator's prediction for the same setup",
+    ),
 ];
 
 /// Runs the CLI with `args` (without the program name); returns the exit status.
@@ -74,6 +84,8 @@ const HANDLERS: &[(&str, Handler)] = &[
     ("plan", plan_cmd::run),
     ("load", load_cmd::run),
     ("vllm", vllm::run),
+    ("simulate", simulate::run),
+    ("calibrate", calibrate::run),
 ];
 
 fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
@@ -113,7 +125,7 @@ fn write_text(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
 pub fn usage() -> String {
     let mut s = String::from("usage: llmcalc <command> [options] [--json]\n\ncommands:\n");
     for (c, d) in COMMANDS {
-        s.push_str(&format!("  {c:<6} {d}\n"));
+        s.push_str(&format!("  {c:<9} {d}\n"));
     }
     s
 }

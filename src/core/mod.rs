@@ -6,7 +6,7 @@
 //!
 //! # Layers
 //!
-//! The core is six layers, each a folder; a layer imports only the layers listed before it
+//! The core is seven layers, each a folder; a layer imports only the layers listed before it
 //! (`tests/layers.rs` reads every `use` and fails on an import against this order, and on any
 //! import cycle between core modules):
 //!
@@ -17,8 +17,10 @@
 //! 3. [`hardware`]: the accelerator catalog, custom accelerators, interconnects.
 //! 4. [`calc`]: every formula: KV cache, weights, memory budgets, roofline, performance,
 //!    loading, capacity, calibration.
-//! 5. [`scenario`]: what the user chose, as plain data, and its URL form.
-//! 6. [`present`]: the report, chart series, view data, explanations and exports.
+//! 5. [`sim`]: the serving simulator: one vLLM engine replica under load (continuous
+//!    batching, paged KV blocks, preemption), timed by `calc`'s performance model.
+//! 6. [`scenario`]: what the user chose, as plain data, and its URL form.
+//! 7. [`present`]: the report, chart series, view data, explanations and exports.
 //!
 //! `ui`, `charts` and `cli` sit above the core.
 
@@ -28,3 +30,4 @@ pub mod hardware;
 pub mod model;
 pub mod present;
 pub mod scenario;
+pub mod sim;

@@ -919,6 +919,17 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("phr_plan_best_lower_bound", "No option timed in full meets the targets: the best, {gpu} × TP {tp}, meets them only on lower-bound times (no published compute peak). Measure it, or enter a custom accelerator with a peak, before relying on it.", "연산 시간까지 계산된 선택지 중 목표를 만족하는 것이 없습니다. 최선인 {gpu} × TP {tp}도 하한값 기준으로만 목표를 만족합니다(공개된 연산 최대 성능 없음). 믿기 전에 실측하거나 최대 성능을 넣은 사용자 정의 가속기로 계산하세요."),
     ("plan_reason_latency_lower_bound", "meets the targets only on lower-bound times (no published compute peak)", "하한값 기준으로만 목표를 만족함(공개된 연산 최대 성능 없음)"),
     ("view_plan_lower_bound", "lower bound: no published compute peak", "하한값: 공개된 연산 최대 성능 없음"),
+    // --- serving simulator (issue 17) ---
+    ("rng_sim_rate", "a number of requests per second above 0 (or inf for all at once)", "0보다 큰 초당 요청 수 (모두 한꺼번에 보내려면 inf)"),
+    ("rng_sim_prefix_hit", "a share from 0 up to (not including) 1", "0 이상 1 미만의 비율"),
+    ("rng_sim_context", "at most {max} tokens (max_model_len {len} and the KV cache of this GPU)", "최대 {max} 토큰 (max_model_len {len}과 이 GPU의 KV 캐시 한도)"),
+    ("exp_sim_range_order", "ranges whose lowest value is not above the highest", "최솟값이 최댓값보다 크지 않은 범위"),
+    ("exp_sim_same_ops", "the same attention operators at every context length", "모든 컨텍스트 길이에서 같은 어텐션 연산자"),
+    ("exp_sim_kv_blocks", "at least one KV block: the weights leave no memory for the KV cache; lower the precision, raise gpu_memory_utilization or use more GPUs", "KV 블록 1개 이상: 가중치가 KV 캐시 메모리를 남기지 않습니다. 정밀도를 낮추거나 gpu_memory_utilization을 올리거나 GPU를 늘리세요"),
+    ("why_sim_max_model_len", "know the longest request (give max_model_len)", "가장 긴 요청 길이를 알기 위해 (max_model_len을 입력하세요)"),
+    ("sim_note_capped", "{asked} requests asked for; the simulation runs the first {cap}.", "요청 {asked}개가 지정되었지만 시뮬레이션은 처음 {cap}개만 실행합니다."),
+    ("exp_sim_bench_format", "the text summary that vllm bench serve (or benchmark_serving.py) prints, from \"Serving Benchmark Result\" to its last line, or its JSON result file (--save-result)", "vllm bench serve(또는 benchmark_serving.py)가 출력하는 텍스트 요약(\"Serving Benchmark Result\"부터 마지막 줄까지) 또는 JSON 결과 파일(--save-result)"),
+    ("sim_note_partial", "The simulation stopped after {steps} engine steps (its time budget): the statistics cover only the requests finished so far.", "시뮬레이션이 엔진 스텝 {steps}회에서 멈췄습니다(시간 예산). 통계는 지금까지 끝난 요청만 포함합니다."),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -29,9 +29,9 @@ pub use loading::{
     Storage, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY,
 };
 pub use memory::{
-    activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
-    ActivationParams, KvProfile, Paging, Suggestion, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
+    vllm_budget, ActivationParams, KvProfile, Paging, Suggestion, VllmBudget, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
 pub use perf::{
     evaluate, tp_sweep, DecodeContext, Efficiencies, Limit, PassTime, PerfNote, PerfReport, TpRow,

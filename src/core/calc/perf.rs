@@ -669,8 +669,9 @@ pub fn untimed_compute(m: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> Optio
 }
 
 /// The checks every timing starts with (workload, efficiencies, a model with layers or a
-/// parameter count, whole heads per GPU), then the hardware figures and their notes.
-fn timed_hardware(
+/// parameter count, whole heads per GPU), then the hardware figures and their notes (also the
+/// start of the serving simulator's step timing, `core::sim::step_time`).
+pub fn timed_hardware(
     m: &ModelDesc,
     gpu: &Accelerator,
     wl: &Workload,

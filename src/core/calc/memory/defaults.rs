@@ -20,3 +20,14 @@ pub fn default_max_num_batched_tokens(total_memory: Bytes) -> u64 {
         2048
     }
 }
+
+/// vLLM's default `max_num_seqs` for `vllm serve` (V1 engine): 1,024 on GPUs with at least
+/// 70 GiB, 256 below (vLLM `EngineArgs._set_default_args`, the same rule and threshold as
+/// [`default_max_num_batched_tokens`]). [`DEFAULT_MAX_NUM_SEQS`] is the smaller figure.
+pub fn default_max_num_seqs(total_memory: Bytes) -> u64 {
+    if total_memory.0 >= 70 * GIB {
+        1024
+    } else {
+        DEFAULT_MAX_NUM_SEQS
+    }
+}

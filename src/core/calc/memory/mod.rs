@@ -47,8 +47,8 @@ mod vllm;
 pub use crate::core::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, ActivationParams};
 pub use defaults::{
-    default_max_num_batched_tokens, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
-    DEFAULT_MAX_NUM_SEQS,
+    default_max_num_batched_tokens, default_max_num_seqs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
 };
 pub use kv_profile::{KvLayer, KvLayerKind, KvProfile};
 pub use serving::serving_memory;

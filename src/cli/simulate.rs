@@ -1,0 +1,475 @@
+//! `llmcalc simulate --config F --gpu ID [--tp N] --rate R|inf [--max-concurrency C]
+//! [--num-requests N] [--input-len I --output-len O | --lengths FILE | --dataset sharegpt]
+//! [--max-num-seqs S] [--max-num-batched-tokens T] [--block-size 16]
+//! [--gpu-memory-utilization 0.9] [--weights-dtype D] [--kv-dtype D] [--prefix-hit F]
+//! [--burstiness B] [--seed N] [--sweep R1,R2,...] [--goodput ttft:MS,tpot:MS] [--json]`:
+//! one vLLM engine replica under load, simulated (`core::sim`).
+//!
+//! The flags are `vllm serve`'s and `vllm bench serve`'s: `--rate` is `--request-rate`
+//! (`inf` sends every request at once), `--burstiness` is the gamma shape of the gaps (1 =
+//! Poisson, below 1 burstier; coefficient of variation `1/√B`), `--goodput` the targets of
+//! goodput. Without lengths the default is vLLM bench's `random` dataset, 1,024 in / 128 out.
+//! `--lengths FILE` reads one `input output` pair per line (commas or spaces; `#` comments).
+//!
+//! Text output follows `vllm bench serve`'s summary, then the simulator's own figures. JSON
+//! keys are those of vLLM's result file (`completed`, `request_throughput`,
+//! `output_throughput`, `mean_ttft_ms`, `median_ttft_ms`, `p99_ttft_ms`, … for ttft, tpot,
+//! itl and e2el) plus `preemptions`, `goodput`, `partial`, `notes` and, with `--sweep`,
+//! `saturation_rate` and one object per rate in `points`. Bad input exits 2 with one
+//! sentence.
+
+use super::args::short;
+use super::{write_json, write_text, Args, CliError};
+use crate::core::base::Dtype;
+use crate::core::base::Lang;
+use crate::core::calc::Efficiencies;
+use crate::core::hardware::Catalog;
+use crate::core::model::parse_model_text;
+use crate::core::sim::{
+    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, Slo, SweepResult,
+    WorkloadSpec,
+};
+use serde_json::{json, Map, Value};
+use std::io::Write;
+
+/// Most rates one `--sweep` takes.
+const MAX_SWEEP_RATES: usize = 64;
+/// Most pairs a `--lengths` file may hold.
+const MAX_LENGTH_PAIRS: usize = 1_000_000;
+
+/// The request rate: a positive number or `inf`.
+fn rate_value(s: &str, flag: &str) -> Result<f64, CliError> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("inf") {
+        return Ok(f64::INFINITY);
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1.0e9 => Ok(v),
+        _ => Err(CliError::Usage(format!(
+            "--{flag} must be a number of requests per second above 0 (or inf), not \"{}\"",
+            short(s)
+        ))),
+    }
+}
+
+/// Reads `--lengths FILE`: one `input output` pair per line.
+fn lengths_file(args: &Args) -> Result<Lengths, CliError> {
+    let text = args.read_file("lengths")?;
+    let mut pairs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let nums: Vec<&str> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let parsed: Vec<u64> = nums.iter().filter_map(|s| s.parse().ok()).collect();
+        match parsed.as_slice() {
+            [a, b] if nums.len() == 2 && *a > 0 && *b > 0 => pairs.push((*a, *b)),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "--lengths line {} must be two whole numbers above 0 (input and output tokens), not \"{}\"",
+                    i + 1,
+                    short(line)
+                )))
+            }
+        }
+        if pairs.len() > MAX_LENGTH_PAIRS {
+            return Err(CliError::Usage(format!(
+                "--lengths holds more than {MAX_LENGTH_PAIRS} pairs"
+            )));
+        }
+    }
+    if pairs.is_empty() {
+        return Err(CliError::Usage(
+            "--lengths holds no input/output pair".into(),
+        ));
+    }
+    Ok(Lengths::List { pairs })
+}
+
+/// The lengths: fixed, a file, or the ShareGPT-like distribution (one choice).
+fn lengths(args: &Args) -> Result<Lengths, CliError> {
+    let fixed = args.get("input-len").is_some() || args.get("output-len").is_some();
+    let chosen = [
+        fixed,
+        args.get("lengths").is_some(),
+        args.get("dataset").is_some(),
+    ];
+    if chosen.iter().filter(|c| **c).count() > 1 {
+        return Err(CliError::Usage(
+            "give one of --input-len/--output-len, --lengths or --dataset".into(),
+        ));
+    }
+    if let Some(d) = args.get("dataset") {
+        return if d.eq_ignore_ascii_case("sharegpt") {
+            Ok(Lengths::ShareGpt)
+        } else {
+            Err(CliError::Usage(format!(
+                "--dataset must be \"sharegpt\", not \"{}\"",
+                short(d)
+            )))
+        };
+    }
+    if args.get("lengths").is_some() {
+        return lengths_file(args);
+    }
+    Ok(Lengths::Fixed {
+        input: args.u64_opt("input-len")?.unwrap_or(1024),
+        output: args.u64_opt("output-len")?.unwrap_or(128),
+    })
+}
+
+/// `--goodput ttft:MS,tpot:MS` (vLLM's `--goodput` keys; spaces also separate).
+fn goodput(args: &Args) -> Result<Option<Slo>, CliError> {
+    let Some(s) = args.get("goodput") else {
+        return Ok(None);
+    };
+    let bad = || {
+        CliError::Usage(format!(
+            "--goodput must be \"ttft:MS,tpot:MS\" with positive milliseconds, not \"{}\"",
+            short(s)
+        ))
+    };
+    let (mut ttft, mut tpot) = (f64::INFINITY, f64::INFINITY);
+    for part in s.split([',', ' ']).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once(':').ok_or_else(bad)?;
+        let v: f64 = v.trim().parse().map_err(|_| bad())?;
+        if !(v.is_finite() && v > 0.0) {
+            return Err(bad());
+        }
+        match k.trim() {
+            "ttft" => ttft = v,
+            "tpot" => tpot = v,
+            _ => return Err(bad()),
+        }
+    }
+    Ok(Some(Slo {
+        ttft_ms: ttft,
+        tpot_ms: tpot,
+    }))
+}
+
+/// The engine flags.
+pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
+    let mut e = EngineConfig {
+        tp: args.u64_opt("tp")?.unwrap_or(1),
+        max_num_seqs: args.u64_opt("max-num-seqs")?,
+        max_num_batched_tokens: args.u64_opt("max-num-batched-tokens")?,
+        max_model_len: args.u64_opt("max-model-len")?,
+        weights_dtype: args.get("weights-dtype").map(Dtype::parse).transpose()?,
+        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+        ..EngineConfig::default()
+    };
+    if let Some(b) = args.u64_opt("block-size")? {
+        e.block_size = b;
+    }
+    if let Some(u) = args.f64_opt("gpu-memory-utilization", 0.0, 1.0)? {
+        if u <= 0.0 {
+            return Err(CliError::Usage(
+                "--gpu-memory-utilization must be above 0 and at most 1".into(),
+            ));
+        }
+        e.gpu_memory_utilization = u;
+    }
+    if let Some(p) = args.f64_opt("prefix-hit", 0.0, 1.0)? {
+        if p >= 1.0 {
+            return Err(CliError::Usage(
+                "--prefix-hit must be a share from 0 up to (not including) 1".into(),
+            ));
+        }
+        e.prefix_hit = p;
+    }
+    Ok(e)
+}
+
+/// The offered load (the rate is set by the caller for sweeps).
+fn workload(args: &Args, rate: f64) -> Result<WorkloadSpec, CliError> {
+    let burstiness = args.f64_opt("burstiness", 0.0, 1.0e6)?.unwrap_or(1.0);
+    if burstiness <= 0.0 {
+        return Err(CliError::Usage("--burstiness must be above 0".into()));
+    }
+    let seed = match args.get("seed") {
+        None => 0,
+        Some(s) => s.trim().parse::<u64>().map_err(|_| {
+            CliError::Usage(format!(
+                "--seed must be a whole number, not \"{}\"",
+                short(s)
+            ))
+        })?,
+    };
+    Ok(WorkloadSpec {
+        arrival: Arrival::from_rate(rate, burstiness),
+        max_concurrency: args.u64_opt("max-concurrency")?,
+        lengths: lengths(args)?,
+        num_requests: args.u64_opt("num-requests")?.unwrap_or(1000),
+        warmup: 0,
+        seed,
+    })
+}
+
+/// Runs `llmcalc simulate`.
+pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    let model = parse_model_text(&args.read_file("config")?)?;
+    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
+    let engine = engine(args)?;
+    let slo = goodput(args)?;
+    let rates: Option<Vec<f64>> = args
+        .get("sweep")
+        .map(|s| {
+            s.split(',')
+                .filter(|p| !p.trim().is_empty())
+                .map(|p| rate_value(p, "sweep"))
+                .collect::<Result<Vec<f64>, CliError>>()
+        })
+        .transpose()?;
+    let rate = match (args.get("rate"), &rates) {
+        (Some(r), _) => rate_value(r, "rate")?,
+        (None, Some(_)) => f64::INFINITY,
+        (None, None) => {
+            return Err(CliError::Usage(
+                "--rate is required (a number or inf)".into(),
+            ))
+        }
+    };
+    let wl = workload(args, rate)?;
+    let mut rep = Replica::new(&model, gpu, &engine, &Efficiencies::default())?;
+    if let Some(rates) = rates {
+        if rates.is_empty() || rates.len() > MAX_SWEEP_RATES {
+            return Err(CliError::Usage(format!(
+                "--sweep takes 1 to {MAX_SWEEP_RATES} rates separated by commas"
+            )));
+        }
+        let s = sweep_rates(&mut rep, &wl, &rates, slo, Budget::default())?;
+        return if args.flag("json") {
+            write_json(out, &sweep_json(&s))
+        } else {
+            write_text(out, &sweep_text(&s))
+        };
+    }
+    let r = rep.run(&wl, slo, Budget::default())?;
+    if args.flag("json") {
+        write_json(out, &result_json(&r, rate, wl.max_concurrency))
+    } else {
+        write_text(out, &result_text(&r, rate))
+    }
+}
+
+pub(super) fn num(v: f64) -> Value {
+    serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn rate_json(rate: f64) -> Value {
+    if rate.is_finite() {
+        num(rate)
+    } else {
+        Value::String("inf".into())
+    }
+}
+
+/// One run as a JSON object with vLLM's keys.
+pub fn result_json(r: &SimResult, rate: f64, max_concurrency: Option<u64>) -> Value {
+    let mut m = Map::new();
+    m.insert("request_rate".into(), rate_json(rate));
+    m.insert("max_concurrency".into(), json!(max_concurrency));
+    m.insert("num_prompts".into(), json!(r.num_prompts));
+    for (k, v) in r.vllm_fields() {
+        let value = match k.as_str() {
+            "completed" | "total_input_tokens" | "total_output_tokens" | "preemptions" => {
+                json!(v as u64)
+            }
+            _ => num(v),
+        };
+        m.insert(k, value);
+    }
+    m.insert("goodput".into(), r.goodput.map_or(Value::Null, num));
+    m.insert("partial".into(), json!(r.partial));
+    m.insert("mean_batch".into(), num(r.mean_batch));
+    m.insert("max_batch".into(), json!(r.max_batch));
+    m.insert("peak_kv_occupancy".into(), num(r.peak_kv_occupancy));
+    m.insert("engine".into(), json!(r.engine));
+    m.insert(
+        "notes".into(),
+        json!(r
+            .notes
+            .iter()
+            .map(|n| n.message(Lang::En))
+            .collect::<Vec<_>>()),
+    );
+    Value::Object(m)
+}
+
+fn sweep_json(s: &SweepResult) -> Value {
+    json!({
+        "saturation_rate": num(s.saturation_rate),
+        "max_rate_meeting_targets": s.max_rate_meeting_targets,
+        "partial": s.partial,
+        "points": s.points.iter().map(|p| {
+            let mut v = result_json(&p.result, p.rate, None);
+            if let Value::Object(m) = &mut v {
+                m.insert("saturated".into(), json!(p.saturated));
+                m.insert("meets_targets".into(), json!(p.meets_targets));
+            }
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+fn line(s: &mut String, label: &str, v: impl std::fmt::Display) {
+    s.push_str(&format!("{label:<40} {v}\n"));
+}
+
+fn section(s: &mut String, title: &str) {
+    s.push_str(&format!("{title:-^50}\n"));
+}
+
+/// `vllm bench serve`'s summary of one run, then the simulator's own figures.
+fn result_text(r: &SimResult, rate: f64) -> String {
+    let mut s = String::new();
+    s.push_str(&format!("{:=^50}\n", " Serving Benchmark Result "));
+    line(&mut s, "Successful requests:", r.completed);
+    line(
+        &mut s,
+        "Request rate configured (RPS):",
+        if rate.is_finite() {
+            format!("{rate:.2}")
+        } else {
+            "inf".into()
+        },
+    );
+    line(
+        &mut s,
+        "Benchmark duration (s):",
+        format!("{:.2}", r.duration_s),
+    );
+    line(&mut s, "Total input tokens:", r.total_input_tokens);
+    line(&mut s, "Total generated tokens:", r.total_output_tokens);
+    line(
+        &mut s,
+        "Request throughput (req/s):",
+        format!("{:.2}", r.request_throughput),
+    );
+    if let Some(g) = r.request_goodput {
+        line(&mut s, "Request goodput (req/s):", format!("{g:.2}"));
+    }
+    line(
+        &mut s,
+        "Output token throughput (tok/s):",
+        format!("{:.2}", r.output_throughput),
+    );
+    line(
+        &mut s,
+        "Total Token throughput (tok/s):",
+        format!("{:.2}", r.total_token_throughput),
+    );
+    for (title, short, d) in [
+        ("Time to First Token", "TTFT", &r.ttft_ms),
+        (
+            "Time per Output Token (excl. 1st token)",
+            "TPOT",
+            &r.tpot_ms,
+        ),
+        ("Inter-token Latency", "ITL", &r.itl_ms),
+        ("End-to-end Latency", "E2EL", &r.e2el_ms),
+    ] {
+        section(&mut s, title);
+        line(
+            &mut s,
+            &format!("Mean {short} (ms):"),
+            format!("{:.2}", d.mean),
+        );
+        line(
+            &mut s,
+            &format!("Median {short} (ms):"),
+            format!("{:.2}", d.median),
+        );
+        line(
+            &mut s,
+            &format!("P90 {short} (ms):"),
+            format!("{:.2}", d.p90),
+        );
+        line(
+            &mut s,
+            &format!("P99 {short} (ms):"),
+            format!("{:.2}", d.p99),
+        );
+    }
+    section(&mut s, "Simulator");
+    line(&mut s, "Preemptions:", r.preemptions);
+    line(
+        &mut s,
+        "Mean queueing delay (ms):",
+        format!("{:.2}", r.queue_ms.mean),
+    );
+    line(
+        &mut s,
+        "P99 queueing delay (ms):",
+        format!("{:.2}", r.queue_ms.p99),
+    );
+    line(
+        &mut s,
+        "Mean batch (running requests):",
+        format!("{:.1}", r.mean_batch),
+    );
+    line(
+        &mut s,
+        "Peak KV-block occupancy:",
+        format!("{:.1}%", r.peak_kv_occupancy * 100.0),
+    );
+    if let Some(g) = r.goodput {
+        line(
+            &mut s,
+            "Goodput (share meeting targets):",
+            format!("{:.1}%", g * 100.0),
+        );
+    }
+    line(
+        &mut s,
+        "KV blocks / max_num_seqs / max_num_batched_tokens:",
+        format!(
+            "{} / {} / {}",
+            r.engine.num_gpu_blocks, r.engine.max_num_seqs, r.engine.max_num_batched_tokens
+        ),
+    );
+    s.push_str(&format!("{:=^50}\n", ""));
+    for n in &r.notes {
+        s.push_str(&format!("note: {}\n", n.message(Lang::En)));
+    }
+    s
+}
+
+fn sweep_text(sw: &SweepResult) -> String {
+    let mut s = format!(
+        "saturation rate {:.2} req/s (the throughput with the queue never empty)\n",
+        sw.saturation_rate
+    );
+    if let Some(r) = sw.max_rate_meeting_targets {
+        s.push_str(&format!(
+            "highest swept rate meeting the targets at P99: {r} req/s\n"
+        ));
+    }
+    s.push_str(&format!(
+        "{:>9} {:>9} {:>10} {:>10} {:>9} {:>9} {:>8}  {}\n",
+        "rate", "req/s", "p50 TTFT", "p99 TTFT", "p50 TPOT", "p99 TPOT", "preempt", ""
+    ));
+    for p in &sw.points {
+        let r = &p.result;
+        s.push_str(&format!(
+            "{:>9.2} {:>9.2} {:>10.1} {:>10.1} {:>9.2} {:>9.2} {:>8}  {}\n",
+            p.rate,
+            r.request_throughput,
+            r.ttft_ms.median,
+            r.ttft_ms.p99,
+            r.tpot_ms.median,
+            r.tpot_ms.p99,
+            r.preemptions,
+            if p.saturated { "saturated" } else { "" }
+        ));
+    }
+    if sw.partial {
+        s.push_str("note: a run stopped at its step budget; its figures are partial\n");
+    }
+    s
+}

@@ -1,0 +1,317 @@
+//! The engine's knobs, named as vLLM names them, and what they resolve to on one GPU.
+//!
+//! Defaults are vLLM's for `vllm serve` (V1): `max_num_seqs` 1,024 / 256 and
+//! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
+//! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), `block_size` 16,
+//! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings`.
+//! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`): total memory ×
+//! utilization − weights − the activation peak of a `max_num_batched_tokens` chunk −
+//! non-torch memory, paged in blocks; `num_gpu_blocks_override` (vLLM's flag of that name)
+//! replaces it, for a run whose log states the figure.
+
+use crate::core::base::derivation::Source;
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::calc::kv::auto_kv_dtype;
+use crate::core::calc::memory::{
+    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
+    vllm_budget, ActivationParams, KvLayerKind, KvProfile, Paging, VllmBudget, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+};
+use crate::core::calc::perf::{Efficiencies, Workload};
+use crate::core::calc::weights::{chosen, format_for};
+use crate::core::hardware::Accelerator;
+use crate::core::model::ModelDesc;
+use serde::{Deserialize, Serialize};
+
+/// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
+pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
+
+/// vLLM's engine flags that shape scheduling (`None` = vLLM's default for the GPU).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    /// Tensor-parallel size.
+    pub tp: u64,
+    /// `--max-num-seqs`: most requests running at once.
+    pub max_num_seqs: Option<u64>,
+    /// `--max-num-batched-tokens`: the per-step token budget.
+    pub max_num_batched_tokens: Option<u64>,
+    /// `--block-size`: tokens per KV block.
+    pub block_size: u64,
+    /// `--gpu-memory-utilization`, in (0, 1].
+    pub gpu_memory_utilization: f64,
+    /// `--max-model-len` (`None` = the config's `max_position_embeddings`).
+    pub max_model_len: Option<u64>,
+    /// `--num-gpu-blocks-override`.
+    pub num_gpu_blocks_override: Option<u64>,
+    /// Weight precision (`None` = the checkpoint's).
+    pub weights_dtype: Option<Dtype>,
+    /// `--kv-cache-dtype` (`None` = auto: the model's 16-bit precision).
+    pub kv_dtype: Option<Dtype>,
+    /// Share of each prompt found in the prefix cache, in [0, 1): that share (whole blocks)
+    /// skips its prefill.
+    pub prefix_hit: f64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            tp: 1,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            block_size: DEFAULT_BLOCK_SIZE,
+            gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+            max_model_len: None,
+            num_gpu_blocks_override: None,
+            weights_dtype: None,
+            kv_dtype: None,
+            prefix_hit: 0.0,
+        }
+    }
+}
+
+/// The knobs resolved on one GPU: every figure the scheduler reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resolved {
+    /// `max_num_seqs`.
+    pub max_num_seqs: u64,
+    /// `max_num_batched_tokens`.
+    pub max_num_batched_tokens: u64,
+    /// `block_size`.
+    pub block_size: u64,
+    /// `max_model_len`.
+    pub max_model_len: u64,
+    /// KV blocks available to requests.
+    pub num_gpu_blocks: u64,
+    /// The block groups one request draws from the pool (vLLM V1's KV-cache groups): one
+    /// full-attention group for a uniform cache; under the hybrid allocator, one per
+    /// `group_size` layers of each kind, sliding groups holding only their window.
+    pub groups: Vec<BlockGroup>,
+    /// Prefix-cache hit share.
+    pub prefix_hit: f64,
+    /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given).
+    pub budget: VllmBudget,
+}
+
+/// Block groups of one kind: `count` groups, each needing `⌈tokens / block_size⌉` blocks per
+/// request (full attention) or only those of its window (sliding: `⌈(W − 1 + new) /
+/// block_size⌉ + 1` at most, as vLLM's sliding-window manager keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockGroup {
+    /// Groups of this kind.
+    pub count: u64,
+    /// Sliding window, tokens (`None` = full attention).
+    pub window: Option<u64>,
+}
+
+impl BlockGroup {
+    /// Blocks one group holds for a request of `tokens` tokens, `new` of them computed in
+    /// the current step.
+    pub fn blocks(&self, tokens: u64, new: u64, block_size: u64) -> u64 {
+        let all = tokens.div_ceil(block_size.max(1));
+        match self.window {
+            None => all,
+            Some(w) => all.min(
+                w.saturating_sub(1)
+                    .saturating_add(new)
+                    .div_ceil(block_size.max(1))
+                    .saturating_add(1),
+            ),
+        }
+    }
+}
+
+/// The groups of a cache: the hybrid allocator's buckets (by kind) split in groups of
+/// `group_size` layers, or one full group.
+fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
+    if budget.paging != Paging::Hybrid || budget.group_size == 0 {
+        return vec![BlockGroup {
+            count: 1,
+            window: None,
+        }];
+    }
+    let mut buckets: Vec<(Option<u64>, u64)> = Vec::new();
+    for l in &profile.layers {
+        let w = match l.kind {
+            KvLayerKind::Full => None,
+            KvLayerKind::Sliding { window } => Some(window),
+        };
+        match buckets.iter_mut().find(|(k, _)| *k == w) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((w, 1)),
+        }
+    }
+    buckets
+        .into_iter()
+        .map(|(window, c)| BlockGroup {
+            count: c.div_ceil(budget.group_size),
+            window,
+        })
+        .collect()
+}
+
+fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
+    if v < lo || v > hi {
+        return Err(CalcError::OutOfRange {
+            field: Phrase::verbatim(field),
+            value: v.to_string(),
+            range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
+        });
+    }
+    Ok(v)
+}
+
+impl EngineConfig {
+    /// The workload of the performance model: TP and precisions.
+    pub fn perf_workload(&self) -> Workload {
+        let mut wl = Workload::new(1, 1, 1, self.tp);
+        wl.weights_dtype = self.weights_dtype;
+        wl.kv_dtype = self.kv_dtype;
+        wl
+    }
+
+    /// Resolves the defaults and the KV blocks for `model` on `gpu`.
+    pub fn resolve(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
+        let total = gpu.capacity();
+        let tp = whole("tp", self.tp, 1, 1024)?;
+        let seqs = whole(
+            "max_num_seqs",
+            self.max_num_seqs.unwrap_or(default_max_num_seqs(total)),
+            1,
+            MAX_ENGINE_KNOB,
+        )?;
+        let mnbt = whole(
+            "max_num_batched_tokens",
+            self.max_num_batched_tokens
+                .unwrap_or(default_max_num_batched_tokens(total)),
+            1,
+            MAX_ENGINE_KNOB,
+        )?;
+        let block_size = whole("block_size", self.block_size, 1, 4096)?;
+        let p = self.prefix_hit;
+        if !(p.is_finite() && (0.0..1.0).contains(&p)) {
+            return Err(CalcError::out_of_range(
+                Phrase::verbatim("prefix_hit"),
+                p,
+                Phrase::tr("rng_sim_prefix_hit"),
+            ));
+        }
+        let mml = match self.max_model_len.or(model.max_position_embeddings) {
+            Some(l) => whole("max_model_len", l, 1, u64::MAX)?,
+            None => {
+                return Err(CalcError::MissingKey {
+                    key: "max_position_embeddings".into(),
+                    why: Phrase::tr("why_sim_max_model_len"),
+                })
+            }
+        };
+        let (budget, profile) = self.budget(model, total, (tp, mnbt, seqs, block_size, mml))?;
+        let groups = block_groups(&profile, &budget);
+        let blocks = match self.num_gpu_blocks_override {
+            Some(b) => whole("num_gpu_blocks_override", b, 1, u64::MAX)?,
+            None => budget.num_gpu_blocks,
+        };
+        Ok(Resolved {
+            max_num_seqs: seqs,
+            max_num_batched_tokens: mnbt,
+            block_size,
+            max_model_len: mml,
+            num_gpu_blocks: blocks,
+            groups,
+            prefix_hit: p,
+            budget,
+        })
+    }
+
+    /// vLLM's budget with the documented estimates (weights of the chosen precision sharded
+    /// by TP, the activation peak of one chunk, the non-torch estimate).
+    fn budget(
+        &self,
+        model: &ModelDesc,
+        total: crate::core::base::units::Bytes,
+        (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
+    ) -> Result<(VllmBudget, KvProfile), CalcError> {
+        let weights = chosen(model, self.weights_dtype, tp)?.per_gpu;
+        let base = model.weights.base;
+        let fmt_base = match self.weights_dtype {
+            Some(d) => format_for(d, base).base,
+            None => base,
+        };
+        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
+        let act = if base.bits() >= 16 && base != Dtype::Fp32 {
+            base
+        } else {
+            Dtype::Bf16
+        };
+        let (activation, _) = activation_estimate(
+            model,
+            &ActivationParams {
+                chunk_tokens: mnbt,
+                logit_rows: seqs,
+                act,
+                tp,
+            },
+        )?;
+        let util = self.gpu_memory_utilization;
+        let inp = VllmInputs {
+            total_memory: total,
+            total_source: Source::Catalog("memory".into()),
+            gpu_memory_utilization: util,
+            weights,
+            weights_source: Source::Derived("weights_per_gpu".into()),
+            activation_peak: activation,
+            activation_source: Source::Derived("mem_activation_estimate".into()),
+            non_torch: non_torch_estimate(tp),
+            non_torch_source: Source::Default("non_torch_estimate".into()),
+            available_kv_override: None,
+            block_size,
+            max_model_len: mml,
+            max_num_batched_tokens: mnbt,
+        };
+        let profile = KvProfile::from_model(model, kv, tp)?;
+        Ok((vllm_budget(&inp, &profile)?, profile))
+    }
+}
+
+/// Stops a run that would take too long: it ends with the statistics so far, marked partial.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Most engine steps simulated.
+    pub max_steps: u64,
+}
+
+/// The default budget: 2,000,000 steps (about a second natively; the speed benchmark
+/// `examples/bench_sim.rs` measures it).
+pub const DEFAULT_MAX_STEPS: u64 = 2_000_000;
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+/// Latency targets of goodput (vLLM bench `--goodput ttft:MS tpot:MS`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Slo {
+    /// Time-to-first-token target, milliseconds.
+    pub ttft_ms: f64,
+    /// Time-per-output-token target, milliseconds.
+    pub tpot_ms: f64,
+}
+
+/// Everything one simulation reads besides the model and the GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SimConfig {
+    /// The engine's flags.
+    pub engine: EngineConfig,
+    /// The offered load.
+    pub workload: crate::core::sim::workload::WorkloadSpec,
+    /// The performance model's efficiencies (default: the fitted ones).
+    pub efficiencies: Efficiencies,
+    /// Goodput targets.
+    pub slo: Option<Slo>,
+    /// When to stop early.
+    pub budget: Budget,
+}

@@ -1,0 +1,226 @@
+//! One replica ready to run workloads ([`Replica`]) and the one-call entry point
+//! ([`simulate`]): resolve the engine, build the step model, generate the requests, check
+//! they fit, run the scheduler, assemble the statistics.
+
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::calc::perf::Efficiencies;
+use crate::core::hardware::Accelerator;
+use crate::core::model::ModelDesc;
+use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo};
+use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
+use crate::core::sim::scheduler::Engine;
+use crate::core::sim::stats::{dist, dist_weighted};
+use crate::core::sim::step_time::StepModel;
+use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
+
+/// One replica ready to run workloads: the resolved engine and its step model, built once
+/// and reused by every run (the rates of a sweep, say).
+#[derive(Debug, Clone)]
+pub struct Replica {
+    resolved: Resolved,
+    steps: StepModel,
+}
+
+impl Replica {
+    /// Resolves the engine's knobs and KV blocks for `model` on `gpu` and builds the step
+    /// model.
+    pub fn new(
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        engine: &EngineConfig,
+        eff: &Efficiencies,
+    ) -> Result<Replica, CalcError> {
+        let resolved = engine.resolve(model, gpu)?;
+        if resolved.num_gpu_blocks == 0 {
+            return Err(CalcError::BadValue {
+                key: "num_gpu_blocks".into(),
+                found: Phrase::verbatim("0"),
+                expected: Phrase::tr("exp_sim_kv_blocks"),
+            });
+        }
+        let steps = StepModel::new(
+            model,
+            gpu,
+            &engine.perf_workload(),
+            eff,
+            resolved.max_model_len,
+        )?;
+        Ok(Replica { resolved, steps })
+    }
+
+    /// The engine figures in use.
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+
+    /// Simulates one benchmark of `wl`.
+    pub fn run(
+        &mut self,
+        wl: &WorkloadSpec,
+        slo: Option<Slo>,
+        budget: Budget,
+    ) -> Result<SimResult, CalcError> {
+        let generated = wl.generate()?;
+        self.check_lengths(&generated.requests)?;
+        let mut notes: Vec<SimNote> = self
+            .steps
+            .notes()
+            .iter()
+            .cloned()
+            .map(|note| SimNote::Perf { note })
+            .collect();
+        if let Some(asked) = generated.capped_from {
+            notes.push(SimNote::RequestsCapped {
+                asked,
+                cap: MAX_REQUESTS,
+            });
+        }
+        let resolved = self.resolved.clone();
+        let mut engine = Engine::new(
+            &resolved,
+            &mut self.steps,
+            &generated.requests,
+            wl.max_concurrency,
+            wl.warmup,
+        );
+        engine.run(&budget)?;
+        let partial = engine.partial || engine.stalled;
+        if partial {
+            notes.push(SimNote::Partial {
+                steps: engine.steps,
+            });
+        }
+        Ok(assemble(&mut engine, &resolved, wl, slo, partial, notes))
+    }
+
+    /// Every request must fit the context and the KV cache on its own.
+    fn check_lengths(&self, reqs: &[Request]) -> Result<(), CalcError> {
+        let r = &self.resolved;
+        let cap_tokens = token_cap(r);
+        if let Some(q) = reqs.iter().find(|q| q.input + q.output > cap_tokens) {
+            return Err(CalcError::OutOfRange {
+                field: Phrase::verbatim("input_len + output_len"),
+                value: (q.input + q.output).to_string(),
+                range: Phrase::tr("rng_sim_context")
+                    .val("max", cap_tokens)
+                    .val("len", r.max_model_len),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The longest request (tokens) the context and the KV cache admit on their own: at most
+/// `max_model_len`, and the blocks of every group for it (its last step computing one
+/// `max_num_batched_tokens` chunk) within the pool. Blocks grow with the length, so a binary
+/// search finds it.
+fn token_cap(r: &Resolved) -> u64 {
+    let blocks = |t: u64| -> u64 {
+        let new = t.min(r.max_num_batched_tokens);
+        r.groups
+            .iter()
+            .map(|g| g.count.saturating_mul(g.blocks(t, new, r.block_size)))
+            .fold(0u64, u64::saturating_add)
+    };
+    let (mut lo, mut hi) = (0u64, r.max_model_len);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if blocks(mid) <= r.num_gpu_blocks {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    lo
+}
+
+/// Simulates `cfg` for `model` on `gpu` (a [`Replica`] built and run once).
+pub fn simulate(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    cfg: &SimConfig,
+) -> Result<SimResult, CalcError> {
+    let mut rep = Replica::new(model, gpu, &cfg.engine, &cfg.efficiencies)?;
+    rep.run(&cfg.workload, cfg.slo, cfg.budget)
+}
+
+fn assemble(
+    e: &mut Engine,
+    resolved: &Resolved,
+    wl: &WorkloadSpec,
+    slo: Option<Slo>,
+    partial: bool,
+    notes: Vec<SimNote>,
+) -> SimResult {
+    let warm = usize::try_from(wl.warmup).unwrap_or(usize::MAX);
+    let measured = e.reqs.get(warm..).unwrap_or(&[]);
+    let first_send = measured
+        .iter()
+        .map(|r| r.send_s)
+        .filter(|t| !t.is_nan())
+        .fold(f64::INFINITY, f64::min);
+    let (running, waiting, not_sent) = e.left();
+    let completed_all = e.reqs.iter().filter(|r| !r.done_s.is_nan()).count() as u64;
+    let c = &mut e.collector;
+    let completed = c.ttft_ms.len() as u64;
+    let end = if partial { e.now } else { c.last_done_s };
+    let duration = if first_send.is_finite() {
+        (end - first_send).max(0.0)
+    } else {
+        0.0
+    };
+    let per_s = |x: f64| if duration > 0.0 { x / duration } else { 0.0 };
+    let good = slo.map(|s| {
+        c.per_request
+            .iter()
+            .filter(|(ttft, tpot)| *ttft <= s.ttft_ms && *tpot <= s.tpot_ms)
+            .count() as f64
+    });
+    SimResult {
+        num_prompts: measured.len() as u64,
+        completed,
+        partial,
+        duration_s: duration,
+        total_input_tokens: c.input_tokens,
+        total_output_tokens: c.output_tokens,
+        request_throughput: per_s(completed as f64),
+        output_throughput: per_s(c.output_tokens as f64),
+        total_token_throughput: per_s((c.input_tokens + c.output_tokens) as f64),
+        request_goodput: good.map(per_s),
+        goodput: good.map(|g| {
+            if completed > 0 {
+                g / completed as f64
+            } else {
+                0.0
+            }
+        }),
+        ttft_ms: dist(&c.ttft_ms),
+        tpot_ms: dist(&c.tpot_ms),
+        itl_ms: dist_weighted(&mut c.itl_ms),
+        e2el_ms: dist(&c.e2el_ms),
+        queue_ms: dist(&c.queue_ms),
+        preemptions: e.preemptions,
+        steps: e.steps,
+        mean_batch: if c.steps > 0 {
+            c.batch_sum / c.steps as f64
+        } else {
+            0.0
+        },
+        max_batch: c.max_batch,
+        peak_kv_occupancy: c.max_blocks_used as f64 / resolved.num_gpu_blocks.max(1) as f64,
+        running_at_end: running,
+        waiting_at_end: waiting,
+        not_sent_at_end: not_sent,
+        completed_all,
+        generated: e.reqs.len() as u64,
+        series: std::mem::take(&mut e.series),
+        engine: EngineUsed {
+            max_num_seqs: resolved.max_num_seqs,
+            max_num_batched_tokens: resolved.max_num_batched_tokens,
+            block_size: resolved.block_size,
+            max_model_len: resolved.max_model_len,
+            num_gpu_blocks: resolved.num_gpu_blocks,
+        },
+        notes,
+    }
+}

@@ -1,0 +1,508 @@
+//! One engine replica under load: a discrete-event simulation of vLLM V1's scheduler.
+//!
+//! Events (request ready to send, engine step start, engine step end) sit in a binary heap
+//! ordered by time, then kind (arrivals at an instant are seen before a step starting at that
+//! instant), then insertion order, so a run is deterministic. Each step, as vLLM's
+//! `v1/core/sched/scheduler.py` `schedule()` does:
+//!
+//! 1. **Running requests first**, in admission order, each asking for its missing tokens (1
+//!    for a decode; the rest of a prompt, or of a recomputation, for a prefill), capped by
+//!    the token budget left (`max_num_batched_tokens`: chunked prefill). Each needs KV blocks
+//!    for its new tokens (`⌈(computed + new) / block_size⌉` minus those it holds); when the
+//!    free pool is short, the **last** running request is preempted (its blocks freed, its
+//!    computed tokens reset to 0: recomputation, vLLM V1's only mode) and put at the front of
+//!    the waiting queue, until the blocks suffice or the request itself is the one preempted.
+//! 2. **Then waiting requests**, first come first served, while budget is left, fewer than
+//!    `max_num_seqs` run, and the blocks for their first chunk are free (admission stops at
+//!    the first that does not fit); none are admitted in a step that preempted. On its first
+//!    admission a request skips the prefix-cache hit share of its prompt (whole blocks, at
+//!    least one token left to compute).
+//! 3. The step's time comes from [`StepModel`]; at its end every request whose computed
+//!    tokens reach its length samples one token (the first is its TTFT), and a request with
+//!    all its output tokens finishes and frees its blocks.
+//!
+//! Per step the work is proportional to the running batch; nothing is allocated per token.
+
+use crate::core::base::error::CalcError;
+use crate::core::sim::config::{Budget, Resolved};
+use crate::core::sim::stats::{Collector, Finished, Series};
+use crate::core::sim::step_time::StepModel;
+use crate::core::sim::workload::Request;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    NotSent,
+    Waiting,
+    Running,
+    Done,
+}
+
+/// One request's progress.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Req {
+    pub input: u64,
+    pub output: u64,
+    /// Tokens whose KV is in the cache.
+    computed: u64,
+    /// Output tokens produced so far.
+    pub generated: u64,
+    blocks: u64,
+    pub send_s: f64,
+    pub first_s: f64,
+    pub last_s: f64,
+    pub done_s: f64,
+    pub scheduled_s: f64,
+    pub preemptions: u32,
+    phase: Phase,
+    hit_applied: bool,
+}
+
+impl Req {
+    fn new(r: &Request) -> Req {
+        Req {
+            input: r.input,
+            output: r.output,
+            computed: 0,
+            generated: 0,
+            blocks: 0,
+            send_s: f64::NAN,
+            first_s: f64::NAN,
+            last_s: f64::NAN,
+            done_s: f64::NAN,
+            scheduled_s: f64::NAN,
+            preemptions: 0,
+            phase: Phase::NotSent,
+            hit_applied: false,
+        }
+    }
+
+    /// Tokens that exist: the prompt and the output so far.
+    fn tokens(&self) -> u64 {
+        self.input + self.generated
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// Request `i` becomes ready to send (ordered first at an instant).
+    Ready(u32),
+    /// The engine looks for work.
+    StepStart,
+    /// The running step ends.
+    StepEnd,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Event {
+    /// Seconds as IEEE bits (times are ≥ 0, so the bits order as the values).
+    t: u64,
+    kind: Kind,
+    seq: u64,
+}
+
+impl Ord for Event {
+    fn cmp(&self, o: &Self) -> Ordering {
+        let rank = |k: &Kind| u8::from(!matches!(k, Kind::Ready(_)));
+        (self.t, rank(&self.kind), self.seq).cmp(&(o.t, rank(&o.kind), o.seq))
+    }
+}
+
+impl PartialOrd for Event {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// The simulation's state.
+pub(crate) struct Engine<'a> {
+    cfg: &'a Resolved,
+    steps_model: &'a mut StepModel,
+    pub reqs: Vec<Req>,
+    ready_times: Vec<f64>,
+    max_concurrency: u64,
+    heap: BinaryHeap<Reverse<Event>>,
+    seq: u64,
+    waiting: VecDeque<u32>,
+    running: Vec<u32>,
+    client_queue: VecDeque<u32>,
+    in_flight: u64,
+    free_blocks: u64,
+    /// (request, new tokens) of the step in flight.
+    scheduled: Vec<(u32, u64)>,
+    busy: bool,
+    /// The cache is one full-attention group (the fast path of block accounting).
+    uniform: bool,
+    step_start_s: f64,
+    pub steps: u64,
+    pub preemptions: u64,
+    pub collector: Collector,
+    pub series: Series,
+    pub now: f64,
+    pub partial: bool,
+    pub stalled: bool,
+}
+
+impl<'a> Engine<'a> {
+    pub fn new(
+        cfg: &'a Resolved,
+        steps_model: &'a mut StepModel,
+        requests: &[Request],
+        max_concurrency: Option<u64>,
+        warmup: u64,
+    ) -> Engine<'a> {
+        let n = requests.len();
+        Engine {
+            cfg,
+            steps_model,
+            reqs: requests.iter().map(Req::new).collect(),
+            ready_times: requests.iter().map(|r| r.ready_s).collect(),
+            max_concurrency: max_concurrency.unwrap_or(u64::MAX),
+            heap: BinaryHeap::with_capacity(8),
+            seq: 0,
+            waiting: VecDeque::with_capacity(n),
+            running: Vec::with_capacity(usize::try_from(cfg.max_num_seqs).unwrap_or(256).min(n)),
+            client_queue: VecDeque::new(),
+            in_flight: 0,
+            free_blocks: cfg.num_gpu_blocks,
+            scheduled: Vec::with_capacity(n.min(4096)),
+            busy: false,
+            uniform: cfg.groups.len() == 1
+                && cfg
+                    .groups
+                    .first()
+                    .is_some_and(|g| g.count == 1 && g.window.is_none()),
+            step_start_s: 0.0,
+            steps: 0,
+            preemptions: 0,
+            collector: Collector::new(n, warmup),
+            series: Series::new(),
+            now: 0.0,
+            partial: false,
+            stalled: false,
+        }
+    }
+
+    fn push(&mut self, t: f64, kind: Kind) {
+        self.seq += 1;
+        self.heap.push(Reverse(Event {
+            t: t.max(0.0).to_bits(),
+            kind,
+            seq: self.seq,
+        }));
+    }
+
+    /// Runs until every request is done, the budget is spent, or the engine stalls.
+    pub fn run(&mut self, budget: &Budget) -> Result<(), CalcError> {
+        if let Some(&t) = self.ready_times.first() {
+            self.push(t, Kind::Ready(0));
+        }
+        while let Some(Reverse(ev)) = self.heap.pop() {
+            self.now = f64::from_bits(ev.t);
+            match ev.kind {
+                Kind::Ready(i) => self.on_ready(i),
+                Kind::StepStart => {
+                    if self.steps >= budget.max_steps {
+                        self.partial = true;
+                        break;
+                    }
+                    self.on_step_start()?;
+                }
+                Kind::StepEnd => self.on_step_end(),
+            }
+        }
+        Ok(())
+    }
+
+    fn wake(&mut self) {
+        if !self.busy {
+            self.busy = true;
+            self.push(self.now, Kind::StepStart);
+        }
+    }
+
+    fn on_ready(&mut self, i: u32) {
+        let next = i as usize + 1;
+        if let Some(&t) = self.ready_times.get(next) {
+            self.push(t, Kind::Ready(next as u32));
+        }
+        if self.in_flight < self.max_concurrency {
+            self.send(i);
+        } else {
+            self.client_queue.push_back(i);
+        }
+    }
+
+    fn send(&mut self, i: u32) {
+        if let Some(r) = self.reqs.get_mut(i as usize) {
+            r.send_s = self.now;
+            r.phase = Phase::Waiting;
+            self.waiting.push_back(i);
+            self.in_flight += 1;
+            self.wake();
+        }
+    }
+
+    /// Blocks a request of `tokens` tokens holds across the cache's groups, `new` of them
+    /// computed this step.
+    fn blocks_for(&self, tokens: u64, new: u64) -> u64 {
+        let bs = self.cfg.block_size;
+        self.cfg
+            .groups
+            .iter()
+            .map(|g| g.count.saturating_mul(g.blocks(tokens, new, bs)))
+            .sum()
+    }
+
+    /// Blocks request `r` needs beyond those it holds to compute `k` more tokens.
+    fn blocks_needed(&self, r: &Req, k: u64) -> u64 {
+        let tokens = r.computed + k;
+        if self.uniform {
+            // One full-attention group: only a token past the last block needs a new one.
+            let have = r.blocks * self.cfg.block_size;
+            return if tokens <= have {
+                0
+            } else {
+                (tokens - have).div_ceil(self.cfg.block_size)
+            };
+        }
+        self.blocks_for(tokens, k).saturating_sub(r.blocks)
+    }
+
+    fn preempt_last(&mut self) -> Option<u32> {
+        let v = self.running.pop()?;
+        if let Some(r) = self.reqs.get_mut(v as usize) {
+            self.free_blocks += r.blocks;
+            r.blocks = 0;
+            r.computed = 0;
+            r.phase = Phase::Waiting;
+            r.preemptions += 1;
+        }
+        self.preemptions += 1;
+        self.waiting.push_front(v);
+        Some(v)
+    }
+
+    /// Step 1: running requests, preempting from the back when blocks run out. Returns the
+    /// token budget left and whether anything was preempted.
+    fn schedule_running(&mut self, mut budget: u64) -> (u64, bool) {
+        let mut preempted = false;
+        let mut i = 0;
+        while i < self.running.len() && budget > 0 {
+            let Some(&id) = self.running.get(i) else {
+                break;
+            };
+            let Some(r) = self.reqs.get(id as usize).copied() else {
+                break;
+            };
+            let k = r.tokens().saturating_sub(r.computed).min(budget);
+            if k == 0 {
+                i += 1;
+                continue;
+            }
+            let need = self.blocks_needed(&r, k);
+            let mut fits = need <= self.free_blocks;
+            while !fits {
+                preempted = true;
+                match self.preempt_last() {
+                    Some(v) if v == id => break,
+                    Some(_) => fits = need <= self.free_blocks,
+                    None => break,
+                }
+            }
+            if !fits {
+                break;
+            }
+            self.take(id, need, k);
+            budget -= k;
+            i += 1;
+        }
+        (budget, preempted)
+    }
+
+    fn take(&mut self, id: u32, blocks: u64, k: u64) {
+        self.free_blocks -= blocks;
+        if let Some(r) = self.reqs.get_mut(id as usize) {
+            r.blocks += blocks;
+        }
+        self.scheduled.push((id, k));
+    }
+
+    /// Step 2: admit waiting requests while budget, seats and blocks last.
+    fn schedule_waiting(&mut self, mut budget: u64) {
+        while budget > 0 && (self.running.len() as u64) < self.cfg.max_num_seqs {
+            let Some(&id) = self.waiting.front() else {
+                break;
+            };
+            let Some(mut r) = self.reqs.get(id as usize).copied() else {
+                break;
+            };
+            if !r.hit_applied {
+                r.hit_applied = true;
+                let bs = self.cfg.block_size;
+                let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
+                r.computed = hit.min(r.input.saturating_sub(1));
+            }
+            let k = r.tokens().saturating_sub(r.computed).min(budget);
+            let need = self.blocks_needed(&r, k);
+            if need > self.free_blocks || k == 0 {
+                break;
+            }
+            self.waiting.pop_front();
+            r.phase = Phase::Running;
+            if r.scheduled_s.is_nan() {
+                r.scheduled_s = self.now;
+            }
+            if let Some(slot) = self.reqs.get_mut(id as usize) {
+                *slot = r;
+            }
+            self.running.push(id);
+            self.take(id, need, k);
+            budget -= k;
+        }
+    }
+
+    fn on_step_start(&mut self) -> Result<(), CalcError> {
+        self.scheduled.clear();
+        let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
+        if !preempted {
+            self.schedule_waiting(budget);
+        }
+        if self.scheduled.is_empty() {
+            self.busy = false;
+            // Work left that cannot be scheduled with nothing running cannot progress.
+            self.stalled = !self.waiting.is_empty() && self.running.is_empty();
+            return Ok(());
+        }
+        let dt = self.time_step();
+        self.steps += 1;
+        self.step_start_s = self.now;
+        let used = self.cfg.num_gpu_blocks - self.free_blocks;
+        self.series.record(
+            self.now,
+            self.running.len() as u64,
+            self.waiting.len() as u64,
+            used as f64 / self.cfg.num_gpu_blocks.max(1) as f64,
+        );
+        self.collector.step(dt, self.running.len() as u64, used);
+        self.push(self.now + dt, Kind::StepEnd);
+        Ok(())
+    }
+
+    fn time_step(&mut self) -> f64 {
+        let sm = &mut *self.steps_model;
+        sm.begin();
+        let (mut tokens, mut sampled) = (0u64, 0u64);
+        for &(id, k) in &self.scheduled {
+            let Some(r) = self.reqs.get(id as usize) else {
+                continue;
+            };
+            tokens += k;
+            if r.computed + k >= r.tokens() {
+                sampled += 1;
+            }
+            if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
+                sm.add_decode(r.computed + 1);
+            } else {
+                sm.add_prefill(r.computed, k);
+            }
+        }
+        sm.finish(tokens, sampled)
+    }
+
+    fn on_step_end(&mut self) {
+        let now = self.now;
+        let mut finished = 0u64;
+        for idx in 0..self.scheduled.len() {
+            let Some(&(id, k)) = self.scheduled.get(idx) else {
+                break;
+            };
+            let Some(r) = self.reqs.get_mut(id as usize) else {
+                continue;
+            };
+            if r.phase != Phase::Running {
+                continue;
+            }
+            r.computed += k;
+            if r.computed < r.tokens() {
+                continue;
+            }
+            // Sliding-window groups release the blocks that left the window.
+            let keep = if self.uniform {
+                r.blocks
+            } else {
+                self.cfg.groups.iter().fold(0u64, |acc, g| {
+                    acc.saturating_add(g.count.saturating_mul(g.blocks(
+                        r.computed,
+                        0,
+                        self.cfg.block_size,
+                    )))
+                })
+            };
+            if keep < r.blocks {
+                self.free_blocks += r.blocks - keep;
+                r.blocks = keep;
+            }
+            r.generated += 1;
+            let contiguous = r.last_s == self.step_start_s;
+            let first = r.first_s.is_nan();
+            let gap = now - r.last_s;
+            if first {
+                r.first_s = now;
+            }
+            r.last_s = now;
+            let done = r.generated >= r.output;
+            if done {
+                r.phase = Phase::Done;
+                r.done_s = now;
+                self.free_blocks += r.blocks;
+                r.blocks = 0;
+                finished += 1;
+            }
+            if !first {
+                self.collector.itl(id as usize, gap, contiguous);
+            }
+            if done {
+                let f = Finished {
+                    input: r.input,
+                    output: r.output,
+                    generated: r.generated,
+                    send_s: r.send_s,
+                    first_s: r.first_s,
+                    done_s: r.done_s,
+                    scheduled_s: r.scheduled_s,
+                };
+                self.collector.finish(id as usize, &f);
+            }
+        }
+        self.collector.flush_step(now - self.step_start_s);
+        if finished > 0 {
+            let reqs = &self.reqs;
+            self.running.retain(|&id| {
+                reqs.get(id as usize)
+                    .is_some_and(|r| r.phase != Phase::Done)
+            });
+            for _ in 0..finished {
+                self.in_flight = self.in_flight.saturating_sub(1);
+                if let Some(next) = self.client_queue.pop_front() {
+                    self.send(next);
+                }
+            }
+        }
+        self.busy = false;
+        if !self.running.is_empty() || !self.waiting.is_empty() {
+            self.wake();
+        }
+    }
+
+    /// (running, waiting, not yet sent) at the end.
+    pub fn left(&self) -> (u64, u64, u64) {
+        let count = |p: Phase| self.reqs.iter().filter(|r| r.phase == p).count() as u64;
+        (
+            count(Phase::Running),
+            count(Phase::Waiting),
+            count(Phase::NotSent),
+        )
+    }
+}

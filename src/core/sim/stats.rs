@@ -1,0 +1,275 @@
+//! The statistics of a run, named as `vllm bench serve` names them, and the time series only a
+//! simulator can show.
+//!
+//! Definitions (vLLM `benchmarks/serve.py`, `calculate_metrics`): TTFT is from sending a
+//! request to its first token; TPOT of a request is `(e2el − ttft) / (output − 1)` (requests
+//! of one output token have none); ITL is every gap between consecutive tokens of a request
+//! (all requests pooled); E2EL is from sending to the last token. Percentiles are numpy's
+//! default (linear interpolation between order statistics); "median" is P50. Throughputs
+//! divide by the benchmark's duration (first send to last completion of the measured
+//! requests). Goodput counts requests meeting every target (vLLM `--goodput`); here both the
+//! share (`goodput`) and the rate (`request_goodput`, req/s, vLLM's figure) are given.
+//!
+//! Queueing delay (send → first scheduled), preemptions, batch size and KV-block occupancy
+//! over time are the simulator's own. The series keeps at most [`MAX_POINTS`] points: every
+//! step while there is room, then every second, fourth, … (the stride doubles and the kept
+//! points are thinned), so it covers the whole run in bounded memory.
+
+use serde::{Deserialize, Serialize};
+
+/// Most points kept in the time series.
+pub const MAX_POINTS: usize = 512;
+
+/// Mean, median, standard deviation, P90 and P99 of one statistic, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Dist {
+    /// Mean.
+    pub mean: f64,
+    /// Median (P50).
+    pub median: f64,
+    /// Standard deviation (population, as numpy's `std`).
+    pub std: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+/// numpy's default percentile (`q` in 0–100) of values sorted ascending, each with a weight
+/// (the number of times it occurs): the order statistics at `⌊q/100 × (N − 1)⌋` and the next,
+/// linearly interpolated. Empty input gives NaN.
+pub fn weighted_percentile(sorted: &[(f64, u64)], q: f64) -> f64 {
+    let n: u64 = sorted.iter().map(|(_, w)| *w).sum();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let pos = q / 100.0 * (n - 1) as f64;
+    let lo = pos.floor() as u64;
+    let frac = pos - lo as f64;
+    let at = |rank: u64| {
+        let mut seen = 0u64;
+        for (v, w) in sorted {
+            seen += w;
+            if rank < seen {
+                return *v;
+            }
+        }
+        sorted.last().map_or(f64::NAN, |(v, _)| *v)
+    };
+    let a = at(lo);
+    if frac == 0.0 {
+        a
+    } else {
+        a + (at(lo + 1) - a) * frac
+    }
+}
+
+/// The [`Dist`] of weighted samples, in the samples' unit.
+pub fn dist_weighted(samples: &mut [(f64, u64)]) -> Dist {
+    samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n: u64 = samples.iter().map(|(_, w)| *w).sum();
+    if n == 0 {
+        return Dist {
+            mean: f64::NAN,
+            median: f64::NAN,
+            std: f64::NAN,
+            p90: f64::NAN,
+            p99: f64::NAN,
+        };
+    }
+    let nf = n as f64;
+    let mean = samples.iter().map(|(v, w)| v * *w as f64).sum::<f64>() / nf;
+    let var = samples
+        .iter()
+        .map(|(v, w)| (v - mean) * (v - mean) * *w as f64)
+        .sum::<f64>()
+        / nf;
+    Dist {
+        mean,
+        median: weighted_percentile(samples, 50.0),
+        std: var.sqrt(),
+        p90: weighted_percentile(samples, 90.0),
+        p99: weighted_percentile(samples, 99.0),
+    }
+}
+
+/// The [`Dist`] of plain samples.
+pub fn dist(values: &[f64]) -> Dist {
+    let mut w: Vec<(f64, u64)> = values.iter().map(|v| (*v, 1)).collect();
+    dist_weighted(&mut w)
+}
+
+/// One point of the time series.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Seconds from the start.
+    pub t_s: f64,
+    /// Requests running (the batch).
+    pub batch: u64,
+    /// Requests waiting in the engine's queue.
+    pub waiting: u64,
+    /// Share of the KV blocks in use, 0–1.
+    pub kv_occupancy: f64,
+}
+
+/// The downsampled time series.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Series {
+    /// Points in time order.
+    pub points: Vec<Point>,
+    /// Steps between kept points.
+    pub stride: u64,
+    #[serde(skip)]
+    counter: u64,
+}
+
+impl Series {
+    /// An empty series keeping every step.
+    pub fn new() -> Series {
+        Series {
+            points: Vec::with_capacity(MAX_POINTS),
+            stride: 1,
+            counter: 0,
+        }
+    }
+
+    /// Offers one step's state; kept every `stride` steps.
+    pub fn record(&mut self, t_s: f64, batch: u64, waiting: u64, kv_occupancy: f64) {
+        let keep = self.counter.is_multiple_of(self.stride.max(1));
+        self.counter += 1;
+        if !keep {
+            return;
+        }
+        if self.points.len() >= MAX_POINTS {
+            let mut i = 0;
+            self.points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride = self.stride.saturating_mul(2);
+        }
+        self.points.push(Point {
+            t_s,
+            batch,
+            waiting,
+            kv_occupancy,
+        });
+    }
+}
+
+/// A finished request's figures (times in seconds from the start).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finished {
+    /// Prompt tokens.
+    pub input: u64,
+    /// Output tokens asked for.
+    pub output: u64,
+    /// Output tokens produced.
+    pub generated: u64,
+    /// Sent.
+    pub send_s: f64,
+    /// First token.
+    pub first_s: f64,
+    /// Last token.
+    pub done_s: f64,
+    /// First scheduled.
+    pub scheduled_s: f64,
+}
+
+/// Per-request and per-step figures gathered during a run (measured requests only).
+#[derive(Debug, Clone, Default)]
+pub struct Collector {
+    warmup: u64,
+    pub ttft_ms: Vec<f64>,
+    pub tpot_ms: Vec<f64>,
+    pub e2el_ms: Vec<f64>,
+    pub queue_ms: Vec<f64>,
+    /// (gap in ms, count): one entry per step for the tokens right after the previous step,
+    /// one per other gap.
+    pub itl_ms: Vec<(f64, u64)>,
+    contiguous: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub first_send_s: f64,
+    pub last_done_s: f64,
+    /// (ttft ms, tpot ms) per completed measured request, for goodput.
+    pub per_request: Vec<(f64, f64)>,
+    pub batch_sum: f64,
+    pub steps: u64,
+    pub max_batch: u64,
+    pub max_blocks_used: u64,
+}
+
+impl Collector {
+    /// A collector for `n` requests, the first `warmup` of them not measured.
+    pub fn new(n: usize, warmup: u64) -> Collector {
+        Collector {
+            warmup,
+            ttft_ms: Vec::with_capacity(n),
+            tpot_ms: Vec::with_capacity(n),
+            e2el_ms: Vec::with_capacity(n),
+            queue_ms: Vec::with_capacity(n),
+            per_request: Vec::with_capacity(n),
+            first_send_s: f64::INFINITY,
+            last_done_s: 0.0,
+            ..Collector::default()
+        }
+    }
+
+    fn measured(&self, id: usize) -> bool {
+        id as u64 >= self.warmup
+    }
+
+    /// One step of `dt` seconds with `batch` running and `blocks` in use.
+    pub fn step(&mut self, _dt: f64, batch: u64, blocks: u64) {
+        self.steps += 1;
+        self.batch_sum += batch as f64;
+        self.max_batch = self.max_batch.max(batch);
+        self.max_blocks_used = self.max_blocks_used.max(blocks);
+    }
+
+    /// A token of request `id`, `gap` seconds after its previous one; `contiguous` when the
+    /// previous token came at the end of the step before (the gap is then this step's time).
+    pub fn itl(&mut self, id: usize, gap: f64, contiguous: bool) {
+        if !self.measured(id) {
+            return;
+        }
+        if contiguous {
+            self.contiguous += 1;
+        } else {
+            self.itl_ms.push((gap * 1e3, 1));
+        }
+    }
+
+    /// Ends a step of `dt` seconds: its contiguous tokens become one weighted ITL entry.
+    pub fn flush_step(&mut self, dt: f64) {
+        if self.contiguous > 0 {
+            self.itl_ms.push((dt * 1e3, self.contiguous));
+            self.contiguous = 0;
+        }
+    }
+
+    /// Request `id` finished.
+    pub fn finish(&mut self, id: usize, r: &Finished) {
+        if !self.measured(id) {
+            return;
+        }
+        let ttft = (r.first_s - r.send_s) * 1e3;
+        let e2el = (r.done_s - r.send_s) * 1e3;
+        self.ttft_ms.push(ttft);
+        self.e2el_ms.push(e2el);
+        let tpot = if r.output > 1 {
+            let t = (e2el - ttft) / (r.output - 1) as f64;
+            self.tpot_ms.push(t);
+            t
+        } else {
+            0.0
+        };
+        self.per_request.push((ttft, tpot));
+        self.queue_ms.push((r.scheduled_s - r.send_s) * 1e3);
+        self.input_tokens += r.input;
+        self.output_tokens += r.generated;
+        self.first_send_s = self.first_send_s.min(r.send_s);
+        self.last_done_s = self.last_done_s.max(r.done_s);
+    }
+}

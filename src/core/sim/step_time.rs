@@ -1,0 +1,519 @@
+//! The time of one engine step (one forward pass of a continuous batch), from the existing
+//! performance model: the operators of `core::roofline::model_ops` timed on the roofline with
+//! the fitted efficiencies by `core::perf::time_pass`. No constant of its own.
+//!
+//! A vLLM V1 step runs `d` decode tokens (one per running request, each attending to its own
+//! context) and `p` prefill tokens (chunks of prompts, each attending to its request's earlier
+//! tokens) as one pass over `T = d + p` tokens:
+//!
+//! ```text
+//! step = linear(T) + head(S) + attention_decode + attention_prefill + all-reduces(T) + overhead
+//! ```
+//!
+//! - `linear(T)`: every operator that is not attention and not the output head (norms, the
+//!   q/k/v/o projections, the MLP or the routed experts) for `T` tokens: the weights are read
+//!   once for the whole step, which is what makes batching pay.
+//! - `head(S)`: the final norm and the lm_head for the `S` requests that sample a token this
+//!   step (vLLM computes logits only for those positions).
+//! - attention: per attention operator, FLOPs and bytes are linear in the keys each query
+//!   attends to (capped at the layer's sliding window) and in the new tokens; the decode part
+//!   (all decodes together, decode compute efficiency) and the prefill part (all chunks
+//!   together, prefill compute efficiency) are each timed as one operator. The per-key and
+//!   per-token coefficients are read from the model's own operators at contexts 1 and 2, so a
+//!   step of one request equals the static model's pass exactly.
+//! - all-reduces: `core::perf::allreduce_time` of the step's `T × hidden` activations, twice
+//!   per layer under tensor parallelism.
+//! - overhead: the fitted fixed time of a prefill pass when the step holds prompt tokens, else
+//!   that of a decode step (`Efficiencies::prefill_overhead_s`, `step_overhead_s`).
+//!
+//! Compute efficiency: a step holding prompt tokens runs its linear operators at the prefill
+//! efficiency, a decode-only step at the decode one (the two fitted values differ by 3%).
+//!
+//! Speed: every operator's FLOPs and bytes are affine in the step's token count (a linear
+//! layer does `2·T·din·dout` FLOPs and reads its weights once plus `T` rows of activations),
+//! except the routed experts, whose weight bytes follow the expected number of distinct
+//! experts touched (`core::roofline::expected_distinct_experts`). The coefficients are read
+//! once from the operator list at 1 and 2 tokens; a step then updates the operators' FLOPs
+//! and bytes in place and calls `time_pass`: O(operators + running requests), no allocation,
+//! and exactly the operator list's figures at every token count.
+//!
+//! Approximations (stated in `docs/SERVING_SIMULATOR.md`): MLA prefill chunks are timed with
+//! the per-key bytes of the absorbed (decode) form; SSM layers' per-sequence state traffic is
+//! counted per token for prompt tokens.
+
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::calc::perf::{
+    allreduce_time, pass_work, time_pass, timed_hardware, Efficiencies, Hardware, PassWork,
+    PerfNote, Phase, Workload,
+};
+use crate::core::calc::roofline::expected_distinct_experts;
+use crate::core::hardware::Accelerator;
+use crate::core::model::{Ffn, ModelDesc};
+
+const ATTN_OPS: [&str; 2] = ["op_attn_score", "op_attn_av"];
+const HEAD_OPS: [&str; 2] = ["op_final_norm", "op_lm_head"];
+
+/// One attention operator's linear coefficients (summed over the layers it stands for).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AttnCoef {
+    /// Sliding window, tokens (`None` = full attention).
+    window: Option<u64>,
+    /// Decode FLOPs per attended key.
+    flops_per_key: f64,
+    /// Decode FLOPs per new token not proportional to keys.
+    flops_per_token: f64,
+    /// Prefill FLOPs per (query, key) pair.
+    flops_per_pair: f64,
+    /// KV bytes per key read.
+    bytes_per_key: f64,
+    /// Bytes per new token (its activations and its own K/V).
+    bytes_per_token: f64,
+}
+
+/// Per-operator sums of one step being built.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct AttnSums {
+    decode_keys: f64,
+    prefill_pairs: f64,
+    prefill_keys: f64,
+}
+
+/// One token-proportional operator: FLOPs and bytes at `T` tokens are
+/// `flops0 + flops1·T` and `bytes0 + bytes1·T`, plus, for routed experts, `expert_bytes ×
+/// distinct(T)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TokenCoef {
+    flops0: f64,
+    flops1: f64,
+    bytes0: f64,
+    bytes1: f64,
+    expert_bytes: f64,
+}
+
+/// Expected distinct experts for `t` tokens: `(experts, top_k)` of the model's MoE layers.
+fn distinct(moe: Option<(u64, u64)>, t: f64) -> f64 {
+    moe.map_or(0.0, |(e, k)| expected_distinct_experts(e, k, t))
+}
+
+/// Coefficients of the operators `keep` selects, from the operator lists at 1 and 2 tokens.
+fn token_coefs(
+    w1: &PassWork,
+    w2: &PassWork,
+    keep: fn(&str) -> bool,
+    moe: Option<(u64, u64)>,
+) -> Vec<TokenCoef> {
+    w1.ops
+        .iter()
+        .zip(&w2.ops)
+        .filter(|(a, _)| keep(&a.name))
+        .map(|(a, b)| {
+            let flops1 = b.flops.0 - a.flops.0;
+            if a.name == "op_moe_experts" && moe.is_some() {
+                // bytes(T) = U·distinct(T) + a·T, solved from T = 1 and 2.
+                let (d1, d2) = (distinct(moe, 1.0), distinct(moe, 2.0));
+                let den = 2.0 * d1 - d2;
+                let u = if den.abs() > 0.0 {
+                    (2.0 * a.bytes - b.bytes) / den
+                } else {
+                    0.0
+                };
+                TokenCoef {
+                    flops0: a.flops.0 - flops1,
+                    flops1,
+                    bytes0: 0.0,
+                    bytes1: a.bytes - u * d1,
+                    expert_bytes: u,
+                }
+            } else {
+                let bytes1 = b.bytes - a.bytes;
+                TokenCoef {
+                    flops0: a.flops.0 - flops1,
+                    flops1,
+                    bytes0: a.bytes - bytes1,
+                    bytes1,
+                    expert_bytes: 0.0,
+                }
+            }
+        })
+        .collect()
+}
+
+/// A pass of the selected operators (attention, linear or head), to be updated in place.
+fn select(from: &PassWork, phase: Phase, keep: fn(&str) -> bool) -> PassWork {
+    PassWork {
+        phase,
+        ops: from.ops.iter().filter(|o| keep(&o.name)).cloned().collect(),
+        allreduces: 0,
+        allreduce_bytes: 0.0,
+        layers: from.layers,
+    }
+}
+
+/// Times engine steps for one model, accelerator, TP degree and precision.
+#[derive(Debug, Clone)]
+pub struct StepModel {
+    wl: Workload,
+    hw: Hardware,
+    eff: Efficiencies,
+    notes: Vec<PerfNote>,
+    coefs: Vec<AttnCoef>,
+    sums: Vec<AttnSums>,
+    decode_work: PassWork,
+    prefill_work: PassWork,
+    linear: Vec<TokenCoef>,
+    linear_work: PassWork,
+    head: Vec<TokenCoef>,
+    head_work: PassWork,
+    moe: Option<(u64, u64)>,
+    allreduces: u64,
+    allreduce_bytes_per_token: f64,
+    decodes: f64,
+    prefill_tokens: f64,
+}
+
+fn is_attn(name: &str) -> bool {
+    ATTN_OPS.contains(&name)
+}
+
+fn is_head(name: &str) -> bool {
+    HEAD_OPS.contains(&name)
+}
+
+fn is_linear(name: &str) -> bool {
+    !is_attn(name) && !is_head(name)
+}
+
+/// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
+fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
+    match window {
+        Some(w) if (w as f64) < x => {
+            let w = w as f64;
+            w * (w + 1.0) / 2.0 + (x - w) * w
+        }
+        _ => x * (x + 1.0) / 2.0,
+    }
+}
+
+fn capped(x: f64, window: Option<u64>) -> f64 {
+    window.map_or(x, |w| x.min(w as f64))
+}
+
+impl StepModel {
+    /// Builds the step model. `wl` gives the TP degree and precisions (its batch and lengths
+    /// are ignored); `max_context` is the longest context a request can reach (used to find
+    /// each attention layer's sliding window).
+    pub fn new(
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        wl: &Workload,
+        eff: &Efficiencies,
+        max_context: u64,
+    ) -> Result<StepModel, CalcError> {
+        let mut wl = *wl;
+        wl.batch = 1;
+        wl.input_len = 1;
+        wl.output_len = 1;
+        let (hw, notes) = timed_hardware(model, gpu, &wl, eff)?;
+        let probe = |phase: Phase, len: u64| -> Result<PassWork, CalcError> {
+            let mut w = wl;
+            w.input_len = len;
+            pass_work(model, &w, phase, len.saturating_sub(1))
+        };
+        let (d1, d2) = (probe(Phase::Decode, 1)?, probe(Phase::Decode, 2)?);
+        let dl = probe(Phase::Decode, max_context.max(2))?;
+        let (p1, p2) = (probe(Phase::Prefill, 1)?, probe(Phase::Prefill, 2)?);
+        let attn = |w: &PassWork| -> Vec<(f64, f64)> {
+            w.ops
+                .iter()
+                .filter(|o| is_attn(&o.name))
+                .map(|o| (o.flops.0, o.bytes))
+                .collect()
+        };
+        let (a1, a2, al, q1, q2) = (attn(&d1), attn(&d2), attn(&dl), attn(&p1), attn(&p2));
+        let n = a1.len();
+        if [a2.len(), al.len(), q1.len(), q2.len()]
+            .iter()
+            .any(|&k| k != n)
+        {
+            return Err(CalcError::BadValue {
+                key: "attention operators".into(),
+                found: Phrase::verbatim(format!("{n}")),
+                expected: Phrase::tr("exp_sim_same_ops"),
+            });
+        }
+        let lmax = max_context.max(2) as f64;
+        let mut coefs = Vec::with_capacity(n);
+        for i in 0..n {
+            let (f1, b1) = a1[i];
+            let (f2, b2) = a2[i];
+            let fpk = f2 - f1;
+            let ftok = f1 - fpk;
+            let (fl, _) = al[i];
+            // Decode at context L − 1 attends to min(L, W) keys: fewer means a window.
+            let keys_at_l = if fpk > 0.0 { (fl - ftok) / fpk } else { lmax };
+            let window = (keys_at_l < lmax - 0.5).then(|| keys_at_l.round().max(1.0) as u64);
+            coefs.push(AttnCoef {
+                window,
+                flops_per_key: fpk,
+                flops_per_token: ftok,
+                flops_per_pair: (q2[i].0 - q1[i].0) / 2.0,
+                bytes_per_key: b2 - b1,
+                bytes_per_token: b1 - (b2 - b1),
+            });
+        }
+        let mut two = wl;
+        two.batch = 2;
+        let t2 = pass_work(model, &two, Phase::Decode, 0)?;
+        if t2.ops.len() != d1.ops.len() || t2.ops.iter().zip(&d1.ops).any(|(a, b)| a.name != b.name)
+        {
+            return Err(CalcError::BadValue {
+                key: "operators".into(),
+                found: Phrase::verbatim(format!("{} / {}", d1.ops.len(), t2.ops.len())),
+                expected: Phrase::tr("exp_sim_same_ops"),
+            });
+        }
+        let moe = model.layers.iter().find_map(|l| match l.ffn {
+            Ffn::Moe { experts, top_k, .. } => Some((experts, top_k)),
+            _ => None,
+        });
+        Ok(StepModel {
+            wl,
+            hw,
+            eff: *eff,
+            notes,
+            sums: vec![AttnSums::default(); n],
+            coefs,
+            decode_work: select(&d1, Phase::Decode, is_attn),
+            prefill_work: select(&d1, Phase::Prefill, is_attn),
+            linear: token_coefs(&d1, &t2, is_linear, moe),
+            linear_work: select(&d1, Phase::Decode, is_linear),
+            head: token_coefs(&d1, &t2, is_head, moe),
+            head_work: select(&d1, Phase::Decode, is_head),
+            moe,
+            allreduces: d1.allreduces,
+            allreduce_bytes_per_token: d1.allreduce_bytes,
+            decodes: 0.0,
+            prefill_tokens: 0.0,
+        })
+    }
+
+    /// The notes of the hardware resolution (precision fallbacks, no published peak, …).
+    pub fn notes(&self) -> &[PerfNote] {
+        &self.notes
+    }
+
+    /// The efficiencies used.
+    pub fn efficiencies(&self) -> &Efficiencies {
+        &self.eff
+    }
+
+    /// Starts a new step.
+    pub fn begin(&mut self) {
+        for s in &mut self.sums {
+            *s = AttnSums::default();
+        }
+        self.decodes = 0.0;
+        self.prefill_tokens = 0.0;
+    }
+
+    /// Adds one decode token whose query attends to `keys` tokens (its context including
+    /// itself).
+    pub fn add_decode(&mut self, keys: u64) {
+        let k = keys as f64;
+        for (s, c) in self.sums.iter_mut().zip(&self.coefs) {
+            s.decode_keys += capped(k, c.window);
+        }
+        self.decodes += 1.0;
+    }
+
+    /// Adds a prefill chunk of `n` tokens after `computed` tokens already in the cache.
+    pub fn add_prefill(&mut self, computed: u64, n: u64) {
+        let (c, end) = (computed as f64, (computed + n) as f64);
+        for (s, co) in self.sums.iter_mut().zip(&self.coefs) {
+            s.prefill_pairs += pairs_upto(end, co.window) - pairs_upto(c, co.window);
+            s.prefill_keys += capped(end, co.window);
+        }
+        self.prefill_tokens += n as f64;
+    }
+
+    /// The step's time, seconds: `tokens` new tokens in all, `sampled` of the requests
+    /// sampling a token.
+    pub fn finish(&mut self, tokens: u64, sampled: u64) -> f64 {
+        let prefill = self.prefill_tokens > 0.0;
+        let phase = if prefill {
+            Phase::Prefill
+        } else {
+            Phase::Decode
+        };
+        let linear = self.token_ops(tokens, phase, false);
+        let head = self.token_ops(sampled, phase, true);
+        for (i, (s, c)) in self.sums.iter().zip(&self.coefs).enumerate() {
+            if let Some(op) = self.decode_work.ops.get_mut(i) {
+                op.flops.0 = c.flops_per_key * s.decode_keys + c.flops_per_token * self.decodes;
+                op.bytes = c.bytes_per_key * s.decode_keys + c.bytes_per_token * self.decodes;
+            }
+            if let Some(op) = self.prefill_work.ops.get_mut(i) {
+                op.flops.0 = c.flops_per_pair * s.prefill_pairs;
+                op.bytes =
+                    c.bytes_per_key * s.prefill_keys + c.bytes_per_token * self.prefill_tokens;
+            }
+        }
+        let tp = self.wl.tp;
+        let attn = time_pass(&self.decode_work, &self.hw, &self.eff, tp).ops.0
+            + time_pass(&self.prefill_work, &self.hw, &self.eff, tp).ops.0;
+        let comm = self.allreduces as f64
+            * allreduce_time(
+                self.allreduce_bytes_per_token * tokens as f64,
+                tp,
+                self.hw.link_one_way,
+                &self.eff,
+            );
+        let overhead = if prefill {
+            self.eff.prefill_overhead_s
+        } else {
+            self.eff.step_overhead_s
+        };
+        linear + head + attn + comm + overhead
+    }
+
+    /// Time of the linear (or head) operators for `n` tokens at `phase`, seconds.
+    fn token_ops(&mut self, n: u64, phase: Phase, head: bool) -> f64 {
+        if n == 0 {
+            return 0.0;
+        }
+        let t = n as f64;
+        let d = distinct(self.moe, t);
+        let (coefs, work) = if head {
+            (&self.head, &mut self.head_work)
+        } else {
+            (&self.linear, &mut self.linear_work)
+        };
+        work.phase = phase;
+        for (op, c) in work.ops.iter_mut().zip(coefs) {
+            op.flops.0 = c.flops0 + c.flops1 * t;
+            op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d;
+        }
+        time_pass(work, &self.hw, &self.eff, self.wl.tp).ops.0
+    }
+
+    /// Linear and head operator times for `n` tokens straight from the operator list (the
+    /// reference the coefficients are tested against): linear decode, linear prefill, head
+    /// decode, head prefill.
+    #[cfg(test)]
+    fn evaluate(&self, model: &ModelDesc, n: u64) -> Result<[f64; 4], CalcError> {
+        let mut wl = self.wl;
+        wl.batch = n.max(1);
+        let w = pass_work(model, &wl, Phase::Decode, 0)?;
+        let part = |phase: Phase, keep: fn(&str) -> bool| {
+            time_pass(&select(&w, phase, keep), &self.hw, &self.eff, wl.tp)
+                .ops
+                .0
+        };
+        Ok([
+            part(Phase::Decode, is_linear),
+            part(Phase::Prefill, is_linear),
+            part(Phase::Decode, is_head),
+            part(Phase::Prefill, is_head),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::calc::perf::evaluate;
+    use crate::core::hardware::Catalog;
+    use crate::core::model::parse_model_text;
+    use crate::core::model::presets;
+
+    fn model(id: &str) -> ModelDesc {
+        let p = presets::get(id).expect("preset");
+        parse_model_text(p.json).expect("parses")
+    }
+
+    /// One request alone: the prefill step equals the static TTFT and a decode step at
+    /// context `I + O/2` equals the static TPOT (same operators, same efficiencies), for a
+    /// dense model, a sliding-window MoE and tensor parallelism.
+    #[test]
+    fn one_request_equals_the_static_model() {
+        let cat = Catalog::builtin();
+        for (id, gpu, tp) in [
+            ("Qwen__Qwen3-8B", "h100-sxm", 1),
+            ("openai__gpt-oss-20b", "h100-sxm", 1),
+            ("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 4),
+            (
+                "deepseek-ai__DeepSeek-Coder-V2-Lite-Base",
+                "a100-sxm-80gb",
+                1,
+            ),
+        ] {
+            let m = model(id);
+            let g = cat.get(gpu).expect("gpu");
+            let (i, o) = (3000u64, 400u64);
+            let wl = Workload::new(1, i, o, tp);
+            let eff = Efficiencies::default();
+            let r = evaluate(&m, g, &wl, &eff, None).expect("static");
+            let mut s = StepModel::new(&m, g, &wl, &eff, 8192).expect("step model");
+            s.begin();
+            s.add_prefill(0, i);
+            let ttft = s.finish(i, 1);
+            s.begin();
+            // The static decode step reads `ctx + 1` keys at ctx = I + O/2.
+            s.add_decode(wl.decode_context() + 1);
+            let tpot = s.finish(1, 1);
+            let rel = |a: f64, b: f64| (a - b).abs() / b;
+            assert!(
+                rel(ttft, r.ttft.0) < 1e-6,
+                "{id}: ttft {ttft} vs {}",
+                r.ttft.0
+            );
+            assert!(
+                rel(tpot, r.tpot.0) < 1e-6,
+                "{id}: tpot {tpot} vs {}",
+                r.tpot.0
+            );
+        }
+    }
+
+    /// Batching pays: 64 decodes in one step take far less than 64 single steps, and more
+    /// than one; and the coefficients reproduce the operator list at any token count (dense
+    /// and MoE).
+    #[test]
+    fn batching_and_interpolation() {
+        let cat = Catalog::builtin();
+        let m = model("Qwen__Qwen3-8B");
+        let g = cat.get("h100-sxm").expect("gpu");
+        let wl = Workload::new(1, 1, 1, 1);
+        let eff = Efficiencies::default();
+        let mut s = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
+        s.begin();
+        s.add_decode(1000);
+        let one = s.finish(1, 1);
+        s.begin();
+        for _ in 0..64 {
+            s.add_decode(1000);
+        }
+        let many = s.finish(64, 64);
+        assert!(many > one && many < 8.0 * one, "{one} {many}");
+        for id in [
+            "Qwen__Qwen3-8B",
+            "Qwen__Qwen3-30B-A3B",
+            "openai__gpt-oss-20b",
+        ] {
+            let m = model(id);
+            let mut s = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
+            for n in [3u64, 37, 300, 1000, 4000, 8191] {
+                let exact = s.evaluate(&m, n).unwrap();
+                let got = [
+                    s.token_ops(n, Phase::Decode, false),
+                    s.token_ops(n, Phase::Prefill, false),
+                    s.token_ops(n, Phase::Decode, true),
+                    s.token_ops(n, Phase::Prefill, true),
+                ];
+                for (a, b) in got.iter().zip(exact) {
+                    assert!((a - b).abs() <= 1e-8 * b, "{id} n={n}: {a} vs {b}");
+                }
+            }
+        }
+    }
+}

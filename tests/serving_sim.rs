@@ -1,0 +1,287 @@
+//! Properties of the serving simulator (`core::sim`) that must hold whatever the
+//! calibration: a lone request equals the static batch-1 model; throughput never exceeds the
+//! offered rate; latencies rise with the rate beyond saturation; every request is accounted
+//! for (finished, running, waiting or not yet sent), also when the step budget stops a run;
+//! a seed fixes the run; KV pressure preempts; bad input is refused with a sentence.
+
+use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
+use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
+use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::sim::{
+    simulate, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimConfig, SimResult,
+    Slo, WorkloadSpec,
+};
+use proptest::prelude::*;
+
+fn qwen8b() -> ModelDesc {
+    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
+}
+
+fn h100() -> &'static Accelerator {
+    Catalog::builtin().get("h100-sxm").expect("gpu")
+}
+
+fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
+    SimConfig {
+        workload: WorkloadSpec {
+            arrival,
+            lengths,
+            num_requests: n,
+            ..WorkloadSpec::default()
+        },
+        ..SimConfig::default()
+    }
+}
+
+fn run(cfg: &SimConfig) -> SimResult {
+    simulate(&qwen8b(), h100(), cfg).expect("simulates")
+}
+
+#[track_caller]
+fn assert_accounted(r: &SimResult) {
+    assert_eq!(
+        r.completed_all + r.running_at_end + r.waiting_at_end + r.not_sent_at_end,
+        r.generated,
+        "every request is finished, running, waiting or not yet sent: {r:?}"
+    );
+}
+
+/// At 0.02 req/s (a request every 50 s, each served in under 2 s) every request is alone:
+/// TTFT is the static prefill and TPOT the static decode step at the mean context.
+#[test]
+fn a_lone_request_equals_the_static_batch_one_model() {
+    let (i, o) = (1000u64, 200u64);
+    let r = run(&config(
+        Arrival::Poisson { rate: 0.02 },
+        Lengths::Fixed {
+            input: i,
+            output: o,
+        },
+        30,
+    ));
+    let s = evaluate(
+        &qwen8b(),
+        h100(),
+        &Workload::new(1, i, o, 1),
+        &Efficiencies::default(),
+        None,
+    )
+    .expect("static");
+    let rel = |a: f64, b: f64| (a - b).abs() / b;
+    assert_eq!(r.completed, 30);
+    assert_eq!(r.max_batch, 1);
+    assert!(
+        rel(r.ttft_ms.median, s.ttft.ms()) < 1e-3,
+        "{} vs {}",
+        r.ttft_ms.median,
+        s.ttft.ms()
+    );
+    assert!(rel(r.ttft_ms.p99, s.ttft.ms()) < 1e-3);
+    // The static TPOT is one step at context I + O/2; the simulated mean over the steps at
+    // I+1 … I+O−1 differs by the half-token rounding only.
+    assert!(
+        rel(r.tpot_ms.median, s.tpot.ms()) < 2e-3,
+        "{} vs {}",
+        r.tpot_ms.median,
+        s.tpot.ms()
+    );
+    assert!(rel(r.e2el_ms.median, s.e2e.ms()) < 2e-3);
+    assert_eq!(r.queue_ms.p99, 0.0);
+    assert_accounted(&r);
+}
+
+/// Beyond the saturation rate, P50 and P99 TTFT and the queueing delay grow with the rate.
+#[test]
+fn latency_rises_with_rate_beyond_the_knee() {
+    let model = qwen8b();
+    let mut rep = Replica::new(
+        &model,
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica");
+    let wl = WorkloadSpec {
+        lengths: Lengths::ShareGpt,
+        num_requests: 1500,
+        ..WorkloadSpec::default()
+    };
+    let probe = sweep_rates(&mut rep, &wl, &[], None, Budget::default()).expect("sweep");
+    let sat = probe.saturation_rate;
+    assert!(sat > 0.0);
+    let rates: Vec<f64> = [1.1, 1.4, 2.0, 3.0].iter().map(|f| f * sat).collect();
+    let s = sweep_rates(&mut rep, &wl, &rates, None, Budget::default()).expect("sweep");
+    for w in s.points.windows(2) {
+        let (a, b) = (&w[0].result, &w[1].result);
+        assert!(w[1].saturated);
+        assert!(
+            b.ttft_ms.median >= a.ttft_ms.median,
+            "{} {}",
+            a.ttft_ms.median,
+            b.ttft_ms.median
+        );
+        assert!(
+            b.ttft_ms.p99 >= a.ttft_ms.p99,
+            "{} {}",
+            a.ttft_ms.p99,
+            b.ttft_ms.p99
+        );
+        assert!(b.queue_ms.mean >= a.queue_ms.mean);
+    }
+    // Below the knee the latency stays near its floor: at half the saturation rate the
+    // median TTFT is a small fraction of the overloaded one.
+    let low = sweep_rates(&mut rep, &wl, &[0.5 * sat], None, Budget::default()).expect("sweep");
+    let last = s.points.last().expect("points");
+    assert!(low.points[0].result.ttft_ms.median * 10.0 < last.result.ttft_ms.median);
+}
+
+/// Goodput and the highest rate meeting the targets: a target met at a low rate and missed
+/// beyond saturation.
+#[test]
+fn the_sweep_finds_the_highest_rate_meeting_targets() {
+    let model = qwen8b();
+    let mut rep = Replica::new(
+        &model,
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica");
+    let wl = WorkloadSpec {
+        lengths: Lengths::ShareGpt,
+        num_requests: 800,
+        ..WorkloadSpec::default()
+    };
+    let slo = Slo {
+        ttft_ms: 500.0,
+        tpot_ms: 50.0,
+    };
+    let s = sweep_rates(
+        &mut rep,
+        &wl,
+        &[1.0, 5.0, 1000.0],
+        Some(slo),
+        Budget::default(),
+    )
+    .expect("sweep");
+    assert_eq!(s.max_rate_meeting_targets, Some(5.0));
+    let g = |i: usize| s.points[i].result.goodput.expect("goodput");
+    assert!(g(0) > 0.95 && g(2) < g(0), "{} {}", g(0), g(2));
+}
+
+/// A small KV cache forces preemptions; every request still finishes, and the KV occupancy
+/// never exceeds the pool.
+#[test]
+fn kv_pressure_preempts_and_everything_finishes() {
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 300,
+            output: 600,
+        },
+        200,
+    );
+    cfg.engine.num_gpu_blocks_override = Some(600); // 9,600 tokens: ~10 requests at full length
+    let r = run(&cfg);
+    assert!(r.preemptions > 0);
+    assert_eq!(r.completed, 200);
+    assert!(r.peak_kv_occupancy <= 1.0 && r.peak_kv_occupancy > 0.9);
+    assert!(r.series.points.iter().all(|p| p.kv_occupancy <= 1.0));
+    assert_accounted(&r);
+}
+
+/// The step budget stops a run: partial, noted, and still every request accounted for.
+#[test]
+fn the_budget_stops_a_run_with_a_partial_result() {
+    let mut cfg = config(Arrival::Poisson { rate: 50.0 }, Lengths::ShareGpt, 3000);
+    cfg.budget = Budget { max_steps: 500 };
+    let r = run(&cfg);
+    assert!(r.partial);
+    assert_eq!(r.steps, 500);
+    assert!(r.completed < 3000);
+    assert!(!r.notes.is_empty());
+    assert_accounted(&r);
+}
+
+/// Fixed clients (max concurrency) and warm-up.
+#[test]
+fn clients_and_warmup() {
+    let mut cfg = config(Arrival::AllAtOnce, Lengths::ShareGpt, 120);
+    cfg.workload.max_concurrency = Some(4);
+    cfg.workload.warmup = 20;
+    let r = run(&cfg);
+    assert_eq!(r.max_batch, 4);
+    assert_eq!(r.num_prompts, 100);
+    assert_eq!(r.completed, 100);
+    assert_eq!(r, run(&cfg), "a seed fixes the run");
+    let mut other = cfg.clone();
+    other.workload.seed = 9;
+    assert_ne!(r.ttft_ms, run(&other).ttft_ms);
+}
+
+/// Bad input gets an error (a sentence), never a panic.
+#[test]
+fn bad_input_is_refused() {
+    for rate in [0.0, -3.0, f64::NAN] {
+        let cfg = config(Arrival::Poisson { rate }, Lengths::ShareGpt, 10);
+        let e = simulate(&qwen8b(), h100(), &cfg).expect_err("bad rate");
+        assert!(e.to_string().contains("request_rate"), "{e}");
+    }
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 50_000,
+            output: 10,
+        },
+        10,
+    );
+    let e = simulate(&qwen8b(), h100(), &cfg).expect_err("too long");
+    assert!(e.to_string().contains("50010"), "{e}");
+    cfg.workload.lengths = Lengths::Fixed {
+        input: 10,
+        output: 10,
+    };
+    cfg.engine.prefix_hit = 1.5;
+    assert!(simulate(&qwen8b(), h100(), &cfg).is_err());
+    // A sliding-window model pages a full and a sliding group: 1,510 tokens need 95 blocks in
+    // each, 190 in all, more than a pool of 100 (which would hold 1,600 tokens of one group).
+    let oss = parse_model_text(preset("openai__gpt-oss-20b").expect("preset").json).expect("model");
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 1500,
+            output: 10,
+        },
+        3,
+    );
+    cfg.engine.num_gpu_blocks_override = Some(100);
+    let e = simulate(&oss, h100(), &cfg).expect_err("does not fit the pool");
+    assert!(e.to_string().contains("1510"), "{e}");
+    cfg.engine.num_gpu_blocks_override = Some(200);
+    assert_eq!(simulate(&oss, h100(), &cfg).expect("fits").completed, 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Completed requests per second never exceed the rate they were sent at (the realised
+    /// rate of the drawn arrivals), and every request is accounted for.
+    #[test]
+    fn throughput_never_exceeds_the_offered_rate(
+        rate in 0.2f64..60.0,
+        burst in prop::sample::select(vec![0.3f64, 1.0, 3.0]),
+        seed in 0u64..1000,
+        hit in prop::sample::select(vec![0.0f64, 0.5]),
+    ) {
+        let mut cfg = config(Arrival::from_rate(rate, burst), Lengths::ShareGpt, 300);
+        cfg.workload.seed = seed;
+        cfg.engine.prefix_hit = hit;
+        let r = run(&cfg);
+        let reqs = cfg.workload.generate().expect("draws").requests;
+        let span = reqs.last().expect("some").ready_s - reqs[0].ready_s;
+        let offered = reqs.len() as f64 / span;
+        prop_assert!(r.request_throughput <= offered, "{} > {}", r.request_throughput, offered);
+        prop_assert_eq!(r.completed, 300);
+        assert_accounted(&r);
+    }
+}
