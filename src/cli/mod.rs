@@ -5,6 +5,7 @@
 
 mod args;
 mod gpus;
+mod hub_fetch;
 mod load_cmd;
 mod model;
 mod perf;
