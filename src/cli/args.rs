@@ -22,6 +22,9 @@ pub enum CliError {
     /// The core rejected the input.
     #[error("{0}")]
     Calc(#[from] CalcError),
+    /// Fetching from the Hugging Face Hub failed (`model --hf`).
+    #[error("{0}")]
+    Hub(#[from] crate::core::model::HubError),
 }
 
 /// User input as quoted in messages: its first 40 characters (the core's one rule).

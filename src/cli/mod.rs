@@ -6,6 +6,7 @@
 mod args;
 mod calibrate;
 mod gpus;
+mod hub_fetch;
 mod load_cmd;
 mod model;
 mod perf;

@@ -5,7 +5,11 @@
 //! ```text
 //! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N] [--json]
 //! llmcalc model --params 7B [--weights-dtype bf16] [--json]
+//! llmcalc model --hf ORG/NAME [--hf-timeout SECONDS] [--context L] … [--json]
 //! ```
+//! `--hf` fetches the config from huggingface.co (or `HF_ENDPOINT`) and adds the Hub's count
+//! beside ours: `hub_id`, `hub_params_total`, `hub_params_source`, `hub_params_by_dtype`,
+//! `hub_params_difference`, `hub_explanation`, `hub_note` (see `hub_fetch.rs`).
 //! JSON fields (integers are bytes or counts): `params_total`, `params_active`, `weights_bytes`
 //! (whole model), `weights_bytes_per_gpu`, `kv_bytes_per_token` (all attention layers, no
 //! window), `kv_cache_bytes` (one sequence of `context` tokens, default 4096, windows applied),
@@ -16,6 +20,7 @@
 //! safetensors index) the KV and state fields are `null`.
 
 use super::args::stdout_error;
+use super::hub_fetch;
 use super::{write_json, Args, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::{group, Derivation};
@@ -47,6 +52,7 @@ struct Out {
     tp: u64,
     kv: Option<(KvBytes, KvBytes, KvBytes)>,
     weights_dtype: Option<Dtype>,
+    hub: Option<hub_fetch::Fetched>,
 }
 
 fn compute(args: &Args) -> Result<Out, CliError> {
@@ -54,20 +60,7 @@ fn compute(args: &Args) -> Result<Out, CliError> {
     let context = args.u64_opt("context")?.unwrap_or(DEFAULT_CONTEXT);
     let wd = dtype_opt(args, "weights-dtype")?;
     let kd = dtype_opt(args, "kv-dtype")?;
-    let m = match (args.get("config"), args.get("params")) {
-        (Some(_), Some(_)) => {
-            return Err(CliError::Usage(
-                "give either --config FILE or --params COUNT, not both".into(),
-            ))
-        }
-        (None, None) => {
-            return Err(CliError::Usage(
-                "--config FILE (or --params COUNT for quick mode) is required".into(),
-            ))
-        }
-        (Some(_), None) => parse_model_text(&args.read_file("config")?)?,
-        (None, Some(p)) => quick_model(parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16)),
-    };
+    let (m, hub) = source(args, wd)?;
     let w = match wd {
         Some(d) => with_dtype(&m, d, tp)?,
         None => checkpoint(&m, tp)?,
@@ -90,7 +83,40 @@ fn compute(args: &Args) -> Result<Out, CliError> {
         tp,
         kv,
         weights_dtype: wd,
+        hub,
     })
+}
+
+/// The model from exactly one of `--config FILE`, `--params COUNT` or `--hf ORG/NAME`.
+fn source(
+    args: &Args,
+    wd: Option<Dtype>,
+) -> Result<(ModelDesc, Option<hub_fetch::Fetched>), CliError> {
+    let given = ["config", "params", "hf"]
+        .iter()
+        .filter(|k| args.get(k).is_some())
+        .count();
+    if given > 1 {
+        return Err(CliError::Usage(
+            "give one of --config FILE, --params COUNT or --hf ORG/NAME".into(),
+        ));
+    }
+    if let Some(id) = args.get("hf") {
+        let f = hub_fetch::fetch(args, id)?;
+        return Ok((f.model.clone(), Some(f)));
+    }
+    match args.get("params") {
+        Some(p) => Ok((
+            quick_model(parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16)),
+            None,
+        )),
+        None if args.get("config").is_some() => {
+            Ok((parse_model_text(&args.read_file("config")?)?, None))
+        }
+        None => Err(CliError::Usage(
+            "--config FILE (or --params COUNT for quick mode, or --hf ORG/NAME) is required".into(),
+        )),
+    }
 }
 
 fn deriv(d: &Derivation) -> Value {
@@ -116,7 +142,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             derivs.insert("kv_cache".into(), deriv(&s.derivation));
             derivs.insert("state".into(), deriv(&st.derivation));
         }
-        let v = json!({
+        let mut v = json!({
             "name": m.name,
             "model_type": m.model_type,
             "origin": m.origin,
@@ -137,6 +163,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "ledger": m.ledger,
             "warnings": m.warnings,
         });
+        if let (Some(f), Some(map)) = (&o.hub, v.as_object_mut()) {
+            hub_fetch::json_keys(f, map);
+        }
         return write_json(out, &v);
     }
     writeln!(out, "{} ({})", m.name, m.model_type).map_err(stdout_error)?;
@@ -147,6 +176,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         group(m.params.active)
     )
     .map_err(stdout_error)?;
+    if let Some(f) = &o.hub {
+        hub_fetch::write_text(f, out)?;
+    }
     let d = &o.w.derivation;
     writeln!(
         out,
@@ -276,6 +308,10 @@ mod tests {
             vec!["model", "--params", "7B", "--weights-dtype", "fp7"],
             vec!["model", "--config", "/dev/null"],
             vec!["model", "--params", "7B", "--tp", "0"],
+            // Refused before any request is made: two sources, a bad id, a bad timeout.
+            vec!["model", "--hf", "org/name", "--params", "7B"],
+            vec!["model", "--hf", "../../etc/passwd"],
+            vec!["model", "--hf", "org/name", "--hf-timeout", "0"],
         ] {
             let (code, out, err) = run_args(&a);
             assert_eq!(code, 2, "{a:?}");

@@ -16,6 +16,7 @@ pub mod float_field;
 pub mod gpu_picker;
 pub mod gpu_select;
 pub mod header;
+pub mod hub_fetch;
 pub mod in_view;
 pub mod keep_alive;
 pub mod largest_model;

@@ -1,9 +1,11 @@
-//! The model panel: a preset, a pasted / dropped / uploaded config, or a parameter count.
+//! The model panel: a preset, a pasted / dropped / uploaded config (or one fetched from the
+//! Hugging Face Hub on request: [`HubFetch`]), or a parameter count.
 
 use crate::core::base::CalcError;
 use crate::core::base::Dtype;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
+use crate::ui::hub_fetch::HubFetch;
 use crate::ui::model_details::ModelDetails;
 use crate::ui::preset_select::PresetSelect;
 use crate::ui::state::{use_app, AppState, History};
@@ -219,6 +221,7 @@ fn PasteZone(
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
+            <HubFetch on_config=Callback::new(move |t: String| apply_text(state, text, error, t)) />
             <label for="model-paste">{move || state.tr("model_paste_label")}</label>
             <textarea
                 id="model-paste"

@@ -8,6 +8,7 @@
 
 pub mod config;
 pub mod desc;
+pub mod hub;
 pub mod presets;
 pub mod quick;
 
@@ -16,5 +17,10 @@ pub use desc::*;
 // The face of this layer: what the UI, the charts and the CLI use (they name no module
 // inside a layer; `tests/layers.rs` checks it).
 pub use config::parse_model_text;
+pub use hub::{
+    compare as compare_hub_count, endpoint_override, loopback_endpoint, read_api, read_config,
+    read_index, Comparison, CountSource, HubCount, HubError, HubFile, ModelId, HUB_ORIGIN,
+    TIMEOUT_S as HUB_TIMEOUT_S,
+};
 pub use presets::{all as all_presets, get as preset};
 pub use quick::{parse_param_count, quick_model};
