@@ -3,21 +3,25 @@
 //! parameter count (quick mode).
 //!
 //! ```text
-//! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N] [--json]
+//! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N]
+//!                [--include-mtp] [--json]
 //! llmcalc model --params 7B [--weights-dtype bf16] [--json]
 //! ```
 //! JSON fields (integers are bytes or counts): `params_total`, `params_active`, `weights_bytes`
 //! (whole model), `weights_bytes_per_gpu`, `kv_bytes_per_token` (all attention layers, no
 //! window), `kv_cache_bytes` (one sequence of `context` tokens, default 4096, windows applied),
 //! `state_bytes` (recurrent state of one sequence, 0 without SSM layers), all per GPU under
-//! `--tp`; `params` (breakdown), `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`,
+//! `--tp`; `params_language_model`, `params_vision` (vision/audio towers), `params_mtp`
+//! (multi-token-prediction modules as stored; `params_total` is the checkpoint's count, all
+//! three included), `include_mtp` (whether weights count the MTP modules: vLLM skips them
+//! unless speculative decoding uses them; `--include-mtp` counts them); `params` (breakdown), `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`,
 //! `context`, `tp`, `derivations`, `ledger`, `warnings`. Without an architecture (quick mode, a
 //! safetensors index) the KV and state fields are `null`.
 
 use super::args::stdout_error;
 use super::{write_json, Args, CliError};
-use crate::core::base::Dtype;
 use crate::core::base::{group, Derivation};
+use crate::core::base::{Dtype, Lang};
 use crate::core::calc::{
     checkpoint, default_kv_dtype, per_sequence, per_token, state_bytes, with_dtype, KvBytes,
     WeightBytes,
@@ -67,6 +71,8 @@ fn compute(args: &Args) -> Result<Out, CliError> {
         (Some(_), None) => parse_model_text(&args.read_file("config")?)?,
         (None, Some(p)) => quick_model(parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16)),
     };
+    let mut m = m;
+    m.load_mtp = args.flag("include-mtp");
     let w = match wd {
         Some(d) => with_dtype(&m, d, tp)?,
         None => checkpoint(&m, tp)?,
@@ -118,6 +124,10 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "origin": m.origin,
             "params_total": m.params.total,
             "params_active": m.params.active,
+            "params_language_model": m.params.language_model,
+            "params_vision": m.params.vision,
+            "params_mtp": m.params.mtp,
+            "include_mtp": m.load_mtp,
             "params": m.params,
             "weights_bytes": o.w.total.0,
             "weights_bytes_per_gpu": o.w.per_gpu.0,
@@ -143,6 +153,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         group(m.params.active)
     )
     .map_err(stdout_error)?;
+    for line in m.param_parts() {
+        writeln!(out, "  {}", line.text(Lang::En)).map_err(stdout_error)?;
+    }
     let d = &o.w.derivation;
     writeln!(
         out,
@@ -193,6 +206,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             crate::core::model::LedgerSource::Key(k) => format!("key {k}"),
             crate::core::model::LedgerSource::Default(w) => format!("default: {w}"),
             crate::core::model::LedgerSource::Derived(w) => format!("derived: {w}"),
+            crate::core::model::LedgerSource::ClassDefault(w) => format!("class default: {w}"),
         };
         writeln!(out, "  {} = {} ({src})", l.field, l.value).map_err(stdout_error)?;
     }

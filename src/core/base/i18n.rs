@@ -892,6 +892,20 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("phr_plan_tp_skipped", "TP {tp} skipped on {gpu}: {why}", "{gpu}의 TP {tp} 제외: {why}"),
     ("phr_plan_option_skipped", "{gpu} × TP {tp} skipped: {why}", "{gpu} × TP {tp} 제외: {why}"),
     ("phr_plan_cold_start", "One more replica of the best option takes about {s} s to come up (load from local NVMe + engine start-up): provision the peak ahead of the surge, or keep warm replicas.", "최선의 선택으로 레플리카를 하나 더 띄우는 데 약 {s}초가 걸립니다(로컬 NVMe에서 로드 + 엔진 시작). 급증에 앞서 피크만큼 미리 띄우거나 예비 레플리카를 켜 두세요."),
+    // --- config class defaults, totals, new families (issue 16) ---
+    ("ledger_class_default", "class default", "클래스 기본값"),
+    ("ldg_class_default", "{key}: default of {class} (transformers {version})", "{key}: {class}의 기본값 (transformers {version})"),
+    ("ldg_language_model_part", "the config nests its language model under {part}", "config가 언어 모델을 {part} 아래에 둠"),
+    ("wrn_nested_disagree", "The top level and {part} disagree: {pairs}. The values in {part} were used, as transformers uses them.", "최상위와 {part}의 값이 서로 다릅니다: {pairs}. transformers처럼 {part}의 값을 썼습니다."),
+    ("ldg_mtp_modules_stored", "multi-token-prediction modules as the checkpoint stores them (decoder layer, projections, norms, and their own embedding and head copies): part of params_total, not of the language model", "체크포인트에 저장된 다중 토큰 예측(MTP) 모듈 (디코더 레이어, 사영, 정규화, 자체 임베딩·헤드 복사본): params_total에는 들고 언어 모델에는 들지 않음"),
+    ("ldg_mtp_not_loaded", "vLLM skips the MTP module unless speculative decoding uses it, so weights memory leaves it out; include it with --include-mtp (CLI) or mtp=1 (URL)", "vLLM은 추측 디코딩에 쓰지 않는 한 MTP 모듈을 불러오지 않으므로 가중치 메모리에서 뺌; 포함하려면 --include-mtp (CLI) 또는 mtp=1 (URL)"),
+    ("wrn_mtp_stored", "The checkpoint stores {mtp} multi-token-prediction module(s): {params} parameters with their own embedding and head copies. Checkpoint {total} = main model {main} + MTP {params}. Serving engines load them only for speculative decoding.", "체크포인트에 다중 토큰 예측(MTP) 모듈이 {mtp}개 저장되어 있습니다: 자체 임베딩·헤드 복사본을 포함해 파라미터 {params}개. 체크포인트 {total} = 본 모델 {main} + MTP {params}. 서빙 엔진은 추측 디코딩에만 이 모듈을 불러옵니다."),
+    ("card_include_mtp", "load the MTP module (speculative decoding with MTP)", "MTP 모듈 불러오기 (MTP 추측 디코딩)"),
+    ("prm_language_model", "language model: {n}", "언어 모델: {n}"),
+    ("prm_vision", "vision/audio tower with its projector: {n} (loaded on the GPU)", "비전/오디오 타워와 프로젝터: {n} (GPU에 올라감)"),
+    ("prm_mtp_skipped", "multi-token prediction (MTP) modules: {n} (in the checkpoint; vLLM skips them unless speculative decoding uses them: not in weights memory)", "다중 토큰 예측(MTP) 모듈: {n} (체크포인트에 있음; vLLM은 추측 디코딩에 쓰지 않으면 불러오지 않음: 가중치 메모리에서 뺌)"),
+    ("prm_mtp_loaded", "multi-token prediction (MTP) modules: {n} (loaded for speculative decoding: in weights memory)", "다중 토큰 예측(MTP) 모듈: {n} (추측 디코딩용으로 불러옴: 가중치 메모리에 포함)"),
+    ("wrn_unknown_type_guessed", "model_type \"{mt}\" is not one this calculator knows; it was read as a generic Llama-style decoder, guessing {keys} (check the ledger).", "model_type \"{mt}\"는 이 계산기가 모르는 종류입니다. 일반적인 Llama 방식 디코더로 읽었고 {keys} 값을 추정했습니다 (가정 기록을 확인하세요)."),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -107,7 +107,7 @@ fn is_plain(f: &WeightFormat) -> bool {
 
 /// Splits the parameters into (quantized, replicated, other) for format `f`.
 fn split(m: &ModelDesc, f: &WeightFormat) -> (u64, u64, u64) {
-    let p = &m.params;
+    let p = &m.loaded_params();
     let q = if is_plain(f) {
         0
     } else if f.experts_only {
@@ -341,7 +341,7 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     // K/V projections are replicated when tp exceeds the KV heads: one GPU holds one head.
     let kv_extra = kv_replication_extra(m, tp)?;
     let per_gpu = per_gpu_bytes(f, tp, (q, repl, other), kv_extra)?;
-    let pt = m.params.total;
+    let pt = m.loaded_params().total;
     let src_p = Source::Derived("params_total".into());
     let mut d = if is_plain(f) {
         plain_derivation(f, pt, total, src_p)

@@ -18,6 +18,7 @@
 mod classic;
 mod decoder;
 mod deepseek;
+pub mod defaults;
 mod quant;
 pub mod reader;
 mod ssm;
@@ -93,9 +94,36 @@ impl Acc {
         Ok(())
     }
 
-    /// The breakdown with `active` filled in.
+    /// Adds a vision/audio tower (with its projector) of `n` parameters to `other`.
+    pub fn tower(&mut self, n: u64) -> Result<(), CalcError> {
+        self.add(Comp::Other, n)?;
+        self.b.vision = add("ovf_param_count", &[self.b.vision, n])?;
+        self.skip(n)
+    }
+
+    /// Adds multi-token-prediction modules (built in their own accumulator `m`, plus `copies`
+    /// parameters of embedding/head copies) to `other`; none of it is active in the main model.
+    pub fn mtp(&mut self, m: &Acc, copies: u64) -> Result<(), CalcError> {
+        let n = add("ovf_mtp_params", &[m.b.total, copies])?;
+        self.add(Comp::Other, n)?;
+        let b = &mut self.b;
+        b.mtp = add("ovf_param_count", &[b.mtp, n])?;
+        b.linear = add("ovf_param_count", &[b.linear, m.b.linear])?;
+        b.expert_linear = add("ovf_param_count", &[b.expert_linear, m.b.expert_linear])?;
+        b.mtp_linear = add("ovf_param_count", &[b.mtp_linear, m.b.linear])?;
+        b.mtp_expert_linear = add("ovf_param_count", &[b.mtp_expert_linear, m.b.expert_linear])?;
+        self.skip(n)
+    }
+
+    /// The breakdown with `active` (the language model's, per token) and `language_model`
+    /// filled in.
     pub fn finish(mut self) -> ParamBreakdown {
         self.b.active = self.b.total.saturating_sub(self.inactive);
+        self.b.language_model = self
+            .b
+            .total
+            .saturating_sub(self.b.vision)
+            .saturating_sub(self.b.mtp);
         self.b
     }
 }
@@ -172,7 +200,8 @@ pub(crate) struct Parts {
 /// patch conv `3·p²·v + v`, positions `(image/p)²·v`, per layer two LayerNorms `4v`, q/k/v/o
 /// with biases `4v² + 4v`, MLP `2·v·I + I + v`; post LayerNorm `2v`; projector `v·h + v`.
 fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, CalcError> {
-    let mut v = Reader::new(vc, vc);
+    let class = defaults::class_for("siglip_vision_model");
+    let mut v = Reader::new(vc, vc).with_classes(class, None);
     let vh = v.req("vision.hidden_size", &["hidden_size"], "why_size_vision")?;
     let vi = v.req(
         "vision.intermediate_size",
@@ -219,6 +248,21 @@ fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, C
         "ldg_siglip_vision_tower_gemma_3_projector_counte",
     );
     Ok(total)
+}
+
+/// Counts the vision tower of a multimodal config (with its projector into the language
+/// model of width `text_h`), `None` for a tower this calculator does not know.
+fn vision_tower(
+    r: &mut Reader,
+    vc: &Map<String, Value>,
+    fam: &str,
+    text_h: u64,
+) -> Result<Option<u64>, CalcError> {
+    let vt = type_of(vc);
+    Ok(match (fam, vt.as_str()) {
+        ("gemma3", "siglip_vision_model" | "") => Some(siglip(r, vc, text_h)?),
+        _ => None,
+    })
 }
 
 /// Parses pasted text: a `model.safetensors.index.json` (it has `weight_map` or
@@ -305,6 +349,7 @@ fn from_index(
         exact_weight_bytes: exact,
         ledger: r.ledger,
         warnings: r.warnings,
+        load_mtp: false,
     })
 }
 
@@ -320,24 +365,90 @@ fn family(mt: &str) -> &str {
     }
 }
 
-fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
-    let text = root.get("text_config").and_then(Value::as_object);
-    let primary = text.unwrap_or(root);
-    let mut r = Reader::new(primary, root);
-    if text.is_some() {
-        r.derived(
-            "language_model",
-            "text_config",
-            "ldg_the_config_nests_its_language_model_under",
+/// The nested parts that hold the language model, in the order they are looked for.
+const TEXT_PARTS: &[&str] = &["text_config", "llm_config", "language_config"];
+
+/// Keys whose values must agree when both the top level and the language-model part give them.
+const SHARED_KEYS: &[&str] = &[
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "intermediate_size",
+    "vocab_size",
+    "head_dim",
+];
+
+/// A warning naming the keys on which the top level and the nested part `part` disagree.
+fn disagreements(
+    r: &mut Reader,
+    part: &str,
+    primary: &Map<String, Value>,
+    root: &Map<String, Value>,
+) {
+    let mut pairs = Vec::new();
+    for k in SHARED_KEYS {
+        if let (Some(a), Some(b)) = (primary.get(*k), root.get(*k)) {
+            if !a.is_null() && !b.is_null() && a != b {
+                pairs.push(Phrase::verbatim(format!(
+                    "{part}.{k} = {} ≠ {k} = {}",
+                    reader::short(a).text(crate::core::base::i18n::Lang::En),
+                    reader::short(b).text(crate::core::base::i18n::Lang::En)
+                )));
+            }
+        }
+    }
+    if !pairs.is_empty() {
+        r.warnings.push(
+            Phrase::tr("wrn_nested_disagree")
+                .val("part", part)
+                .sub("pairs", Phrase::List(pairs)),
         );
     }
-    let mt_raw = primary
-        .get("model_type")
+}
+
+/// The language-model part of a config (`text_config`, …) and its name, if nested.
+fn text_part(root: &Map<String, Value>) -> Option<(&'static str, &Map<String, Value>)> {
+    TEXT_PARTS
+        .iter()
+        .find_map(|p| root.get(*p).and_then(Value::as_object).map(|o| (*p, o)))
+}
+
+/// The lowercase `model_type` of an object (at most 64 characters).
+fn type_of(o: &Map<String, Value>) -> String {
+    o.get("model_type")
         .and_then(Value::as_str)
-        .or_else(|| root.get("model_type").and_then(Value::as_str))
         .unwrap_or("")
-        .to_ascii_lowercase();
-    let mt: String = mt_raw.chars().take(64).collect();
+        .to_ascii_lowercase()
+        .chars()
+        .take(64)
+        .collect()
+}
+
+fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
+    let text = text_part(root);
+    let primary = text.map_or(root, |(_, t)| t);
+    let root_type = type_of(root);
+    let root_class = defaults::class_for(&root_type);
+    let primary_class = match text {
+        Some((part, t)) => {
+            defaults::class_for(&type_of(t)).or_else(|| defaults::nested(root_class, part))
+        }
+        None => root_class,
+    };
+    let mut r = Reader::new(primary, root).with_classes(primary_class, root_class);
+    if let Some((part, _)) = text {
+        r.note(
+            "language_model",
+            part,
+            LedgerSource::Derived(Phrase::tr("ldg_language_model_part").val("part", part)),
+        );
+        disagreements(&mut r, part, primary, root);
+    }
+    let mt = match type_of(primary) {
+        t if t.is_empty() => root_type.clone(),
+        t => t,
+    };
     let fam = family(&mt).to_string();
     if mt.is_empty() {
         r.default_note(
@@ -367,11 +478,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
                         .push(Phrase::tr("wrn_unknown_type_mla").val("mt", &mt));
                     deepseek::build(&mut r, "deepseek_v3")?
                 } else {
-                    r.warnings.push(
-                        Phrase::tr("wrn_unknown_type_generic")
-                            .val("mt", if mt.is_empty() { "(none)" } else { &mt }),
-                    );
-                    decoder::build(&mut r, "generic")?
+                    generic(&mut r, &mt)?
                 }
             } else {
                 decoder::build(&mut r, f)?
@@ -396,15 +503,15 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
 
     let mut acc = parts.acc;
     if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
-        let vt = vc.get("model_type").and_then(Value::as_str).unwrap_or("");
-        if fam == "gemma3" && vt == "siglip_vision_model" {
-            let n = siglip(&mut r, vc, parts.hidden)?;
-            acc.add(Comp::Other, n)?;
-        } else {
-            r.warnings.push(Phrase::tr("wrn_vision_not_counted"));
+        match vision_tower(&mut r, vc, &fam, parts.hidden)? {
+            Some(n) => acc.tower(n)?,
+            None => r.warnings.push(Phrase::tr("wrn_vision_not_counted")),
         }
     }
     let params = acc.finish();
+    if params.mtp > 0 {
+        r.default_note("mtp_loaded", false, "ldg_mtp_not_loaded");
+    }
     if parts.stored_twice > 0 {
         let stored = params.total.saturating_add(parts.stored_twice);
         r.derived(
@@ -443,7 +550,31 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         exact_weight_bytes: None,
         ledger: r.ledger,
         warnings: r.warnings,
+        load_mtp: false,
     })
+}
+
+/// Reads an unknown `model_type` as a generic decoder, warning with the keys it guessed (the
+/// ledger lines that no key and no class gave).
+fn generic(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
+    let before = r.ledger.len();
+    let parts = decoder::build(r, "generic")?;
+    let guessed: Vec<Phrase> = r
+        .ledger
+        .iter()
+        .skip(before)
+        .filter(|e| matches!(e.source, LedgerSource::Default(_)))
+        .map(|e| Phrase::verbatim(format!("{} = {}", e.field, e.value)))
+        .collect();
+    let shown = if mt.is_empty() { "(none)" } else { mt };
+    r.warnings.push(if guessed.is_empty() {
+        Phrase::tr("wrn_unknown_type_generic").val("mt", shown)
+    } else {
+        Phrase::tr("wrn_unknown_type_guessed")
+            .val("mt", shown)
+            .sub("keys", Phrase::List(guessed))
+    });
+    Ok(parts)
 }
 
 /// The checkpoint precision from `torch_dtype` / `dtype`.
