@@ -221,34 +221,14 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
     })
 }
 
-/// Adds the multi-token-prediction modules to `other` as the checkpoint stores them: per
-/// module one decoder layer, enorm, hnorm, eh_proj `2h·h`, shared_head.norm, and its own
-/// copies of the embedding and the output head (`2·V·h`); a ledger entry and a warning name
-/// the main model's count beside the checkpoint's.
+/// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
+/// [`super::add_mtp_modules`]).
 fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), CalcError> {
-    let h = d.h;
     let mut m = Acc::default();
     for _ in 0..mtp {
         layer(&mut m, d, d.experts > 0)?;
-        m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
-        m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
     }
-    let copies = mul("ovf_stored_params", &[mtp, 2, d.vocab, h])?;
-    let main = acc.b.total;
-    acc.mtp(&m, copies)?;
-    let stored = acc.b.mtp;
-    r.derived("mtp_parameters", stored, "ldg_mtp_modules_stored");
-    r.warnings.push(
-        Phrase::tr("wrn_mtp_stored")
-            .val("mtp", mtp)
-            .val("params", crate::core::base::derivation::group(stored))
-            .val("main", crate::core::base::derivation::group(main))
-            .val(
-                "total",
-                crate::core::base::derivation::group(main.saturating_add(stored)),
-            ),
-    );
-    Ok(())
+    super::add_mtp_modules(r, acc, m, mtp, d.vocab, d.h)
 }
 
 /// Builds a DeepSeek-V2/V3 model.

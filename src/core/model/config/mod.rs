@@ -22,6 +22,7 @@ pub mod defaults;
 mod quant;
 pub mod reader;
 mod ssm;
+mod vision;
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
@@ -183,6 +184,40 @@ pub(crate) fn add_mlp(
     Ok(())
 }
 
+/// Adds `mtp` multi-token-prediction modules to `other` as the checkpoint stores them (DeepSeek-V3,
+/// GLM-4.5): their decoder layers (already in `m`), and per module enorm, hnorm,
+/// shared_head.norm (`3h`), eh_proj (`2h·h`) and its own copies of the embedding and the
+/// output head (`2·V·h`); a ledger entry and a warning name the main model's count beside
+/// the checkpoint's.
+pub(crate) fn add_mtp_modules(
+    r: &mut Reader,
+    acc: &mut Acc,
+    mut m: Acc,
+    mtp: u64,
+    vocab: u64,
+    h: u64,
+) -> Result<(), CalcError> {
+    let w = "ovf_mtp_params";
+    m.add(Comp::Other, mul(w, &[mtp, 3, h])?)?;
+    m.add(Comp::Other, mul(w, &[mtp, 2, h, h])?)?;
+    let copies = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
+    let main = acc.b.total;
+    acc.mtp(&m, copies)?;
+    let stored = acc.b.mtp;
+    r.derived("mtp_parameters", stored, "ldg_mtp_modules_stored");
+    r.warnings.push(
+        Phrase::tr("wrn_mtp_stored")
+            .val("mtp", mtp)
+            .val("params", crate::core::base::derivation::group(stored))
+            .val("main", crate::core::base::derivation::group(main))
+            .val(
+                "total",
+                crate::core::base::derivation::group(main.saturating_add(stored)),
+            ),
+    );
+    Ok(())
+}
+
 /// What a family builder hands back.
 pub(crate) struct Parts {
     pub layers: Vec<Layer>,
@@ -196,71 +231,24 @@ pub(crate) struct Parts {
     pub stored_twice: u64,
 }
 
-/// A SigLIP vision tower (Gemma-3) and the Gemma-3 projector, counted in `other`:
-/// patch conv `3·p²·v + v`, positions `(image/p)²·v`, per layer two LayerNorms `4v`, q/k/v/o
-/// with biases `4v² + 4v`, MLP `2·v·I + I + v`; post LayerNorm `2v`; projector `v·h + v`.
-fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, CalcError> {
-    let class = defaults::class_for("siglip_vision_model");
-    let mut v = Reader::new(vc, vc).with_classes(class, None);
-    let vh = v.req("vision.hidden_size", &["hidden_size"], "why_size_vision")?;
-    let vi = v.req(
-        "vision.intermediate_size",
-        &["intermediate_size"],
-        "why_size_vision",
-    )?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = v.req("vision.patch_size", &["patch_size"], "why_size_vision")?;
-    let image = v.req("vision.image_size", &["image_size"], "why_size_vision")?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
-    let w = "ovf_vision_params";
-    let per_layer = add(
-        w,
-        &[
-            mul(w, &[4, vh, vh])?,
-            mul(w, &[8, vh])?,
-            mul(w, &[2, vh, vi])?,
-            vi,
-            vh,
-        ],
-    )?;
-    let side = image / patch;
-    let total = add(
-        w,
-        &[
-            mul(w, &[vl, per_layer])?,
-            mul(w, &[ch, patch, patch, vh])?,
-            vh,
-            mul(w, &[side, side, vh])?,
-            mul(w, &[2, vh])?,
-            mul(w, &[vh, text_h])?,
-            vh,
-        ],
-    )?;
-    r.ledger.extend(v.ledger);
-    r.derived(
-        "vision_parameters",
-        total,
-        "ldg_siglip_vision_tower_gemma_3_projector_counte",
-    );
-    Ok(total)
-}
-
 /// Counts the vision tower of a multimodal config (with its projector into the language
 /// model of width `text_h`), `None` for a tower this calculator does not know.
 fn vision_tower(
     r: &mut Reader,
     vc: &Map<String, Value>,
+    root_type: &str,
     fam: &str,
     text_h: u64,
 ) -> Result<Option<u64>, CalcError> {
     let vt = type_of(vc);
-    Ok(match (fam, vt.as_str()) {
-        ("gemma3", "siglip_vision_model" | "") => Some(siglip(r, vc, text_h)?),
+    let class = defaults::nested(defaults::class_for(root_type), "vision_config")
+        .or_else(|| defaults::class_for(&vt));
+    Ok(match (root_type, fam, vt.as_str()) {
+        (_, "gemma3", "siglip_vision_model" | "") => Some(vision::siglip(r, vc, text_h)?),
+        ("qwen2_5_vl", _, _) => Some(vision::qwen_vl(r, vc, class, false)?),
+        ("qwen3_vl" | "qwen3_vl_moe", _, _) => Some(vision::qwen_vl(r, vc, class, true)?),
+        ("mistral3", _, "pixtral" | "") => Some(vision::pixtral(r, vc, class, text_h)?),
+        ("llama4", _, _) => Some(vision::llama4(r, vc, class, text_h)?),
         _ => None,
     })
 }
@@ -360,7 +348,12 @@ fn family(mt: &str) -> &str {
         "gemma3_text" => "gemma3",
         "llama4_text" => "llama4",
         "phi4" => "phi3",
-        "qwen2_vl" | "qwen2_5_vl" => "qwen2",
+        "qwen2_vl" | "qwen2_5_vl" | "qwen2_vl_text" | "qwen2_5_vl_text" => "qwen2",
+        "qwen3_vl_text" | "qwen3_vl" => "qwen3",
+        "qwen3_vl_moe_text" | "qwen3_vl_moe" => "qwen3_moe",
+        "olmo3" => "olmo2",
+        "granitemoeshared" => "granitemoe",
+        "kanana" | "smollm" => "llama",
         other => other,
     }
 }
@@ -503,7 +496,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
 
     let mut acc = parts.acc;
     if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
-        match vision_tower(&mut r, vc, &fam, parts.hidden)? {
+        match vision_tower(&mut r, vc, &root_type, &fam, parts.hidden)? {
             Some(n) => acc.tower(n)?,
             None => r.warnings.push(Phrase::tr("wrn_vision_not_counted")),
         }
