@@ -219,12 +219,15 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         true,
         "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
-    let inter = r.or(
-        "intermediate_size",
-        &["ffn_hidden_size"],
-        mul("ovf_intermediate", &[4, h])?,
-        "ldg_no_ffn_hidden_size_4_x_hidden",
-    )?;
+    // FalconConfig's ffn_hidden_size defaults to null: the model then uses 4 × hidden_size.
+    let inter = match r.opt("intermediate_size", &["ffn_hidden_size"])? {
+        Some(i) => i,
+        None => {
+            let i = mul("ovf_intermediate", &[4, h])?;
+            r.derived("intermediate_size", i, "ldg_no_ffn_hidden_size_4_x_hidden");
+            i
+        }
+    };
     let tie = read_tie(r, true, "falcon")?;
     let lns_per_layer = if new_arch {
         r.or(

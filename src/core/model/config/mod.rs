@@ -19,6 +19,7 @@ mod classic;
 mod decoder;
 mod deepseek;
 pub mod defaults;
+mod others;
 mod quant;
 pub mod reader;
 mod ssm;
@@ -453,31 +454,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
     }
 
-    let parts = match fam.as_str() {
-        "gpt2" => classic::gpt2(&mut r)?,
-        "opt" => classic::opt(&mut r)?,
-        "falcon" => classic::falcon(&mut r, &mt)?,
-        "gpt_neox" => classic::gpt_neox(&mut r)?,
-        "bloom" => classic::bloom(&mut r)?,
-        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(&mut r, &fam)?,
-        "mamba" => ssm::mamba(&mut r)?,
-        "nemotron_h" => ssm::nemotron_h(&mut r)?,
-        "jamba" => ssm::jamba(&mut r)?,
-        f => {
-            let known = decoder::KNOWN.contains(&f);
-            if !known {
-                if r.find(&["kv_lora_rank"]).is_some() {
-                    r.warnings
-                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", &mt));
-                    deepseek::build(&mut r, "deepseek_v3")?
-                } else {
-                    generic(&mut r, &mt)?
-                }
-            } else {
-                decoder::build(&mut r, f)?
-            }
-        }
-    };
+    let parts = build_family(&mut r, &fam, &mt)?;
 
     let base = base_dtype(&mut r, &fam)?;
     let weights = quant::weight_format_from(&mut r, base, &fam)?;
@@ -544,6 +521,41 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         ledger: r.ledger,
         warnings: r.warnings,
         load_mtp: false,
+    })
+}
+
+/// Reads the language model of family `fam` (`mt` as written, for the warnings).
+fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError> {
+    Ok(match fam {
+        "gpt2" => classic::gpt2(r)?,
+        "opt" => classic::opt(r)?,
+        "falcon" => classic::falcon(r, mt)?,
+        "gpt_neox" => classic::gpt_neox(r)?,
+        "bloom" => classic::bloom(r)?,
+        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(r, fam)?,
+        "mamba" => ssm::mamba(r)?,
+        "mamba2" => ssm::mamba2_model(r)?,
+        "dbrx" => others::dbrx(r)?,
+        "granitemoehybrid" => ssm::granite_hybrid(r)?,
+        "qwen3_next" => ssm::qwen3_next(r)?,
+        "mpt" => others::mpt(r)?,
+        "gptj" => others::gptj(r)?,
+        "nemotron_h" => ssm::nemotron_h(r)?,
+        "jamba" => ssm::jamba(r)?,
+        f => {
+            let known = decoder::KNOWN.contains(&f);
+            if !known {
+                if r.find(&["kv_lora_rank"]).is_some() {
+                    r.warnings
+                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
+                    deepseek::build(r, "deepseek_v3")?
+                } else {
+                    generic(r, mt)?
+                }
+            } else {
+                decoder::build(r, f)?
+            }
+        }
     })
 }
 
@@ -709,6 +721,21 @@ pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
 
 /// Reads `tie_word_embeddings` with the family default.
 pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool, CalcError> {
+    // Neither part states it and the two classes disagree (Mistral3Config ties, MistralConfig
+    // does not; Qwen3VLMoeConfig does not, its text class does): transformers 4.x followed the
+    // text class, 5.x follows the top level. The published checkpoints store the head, so
+    // the untied reading is taken.
+    let k = "tie_word_embeddings";
+    if r.find(&[k]).is_none() {
+        let ds = r.class_defaults(k);
+        let untied = ds.iter().find(|(_, v)| v.as_bool() == Some(false));
+        if ds.len() > 1 && ds.iter().any(|(_, v)| v.as_bool() == Some(true)) {
+            if let Some((c, _)) = untied {
+                r.note_class_default(k, false, k, c);
+                return Ok(false);
+            }
+        }
+    }
     let why = Phrase::tr(if default {
         "ldg_tie_default"
     } else {

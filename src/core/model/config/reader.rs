@@ -129,6 +129,26 @@ impl<'a> Reader<'a> {
         None
     }
 
+    /// The class defaults of `key` (primary class first), non-null ones only.
+    pub fn class_defaults(&self, key: &str) -> Vec<(&'static ClassDefaults, &'static Value)> {
+        self.classes
+            .iter()
+            .flatten()
+            .filter_map(|c| c.default_of(key).filter(|v| !v.is_null()).map(|v| (*c, v)))
+            .collect()
+    }
+
+    /// Records `value` as the class default of `key` in `class`.
+    pub fn note_class_default(
+        &mut self,
+        field: &str,
+        value: impl ToString,
+        key: &str,
+        class: &ClassDefaults,
+    ) {
+        self.note(field, value, Self::source_of(key, Some(class)));
+    }
+
     /// The ledger source of a value found by [`Reader::lookup`].
     fn source_of(k: &str, class: Option<&ClassDefaults>) -> LedgerSource {
         match class {
