@@ -122,3 +122,43 @@ fn memory_leaves_mtp_out_unless_asked() {
         .iter()
         .any(|e| e.field == "mtp_loaded" && matches!(e.source, LedgerSource::Default(_))));
 }
+
+#[test]
+fn nested_parts_that_disagree_are_named() {
+    // The top level says 4096, text_config says 2560: transformers builds the text model
+    // from text_config, and the user is told which keys disagree.
+    let text = GEMMA3_4B.replacen(
+        "\"model_type\": \"gemma3\",",
+        "\"model_type\": \"gemma3\", \"hidden_size\": 4096,",
+        1,
+    );
+    let m = model(&text);
+    assert_eq!(m.hidden_size, 2560);
+    let w: Vec<String> = m.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter()
+            .any(|s| s.contains("text_config.hidden_size = 2560")
+                && s.contains("hidden_size = 4096")),
+        "{w:?}"
+    );
+    // The same config without the contradiction has no such sentence.
+    assert!(!model(GEMMA3_4B)
+        .warnings
+        .iter()
+        .any(|p| p.to_string().contains("disagree")));
+}
+
+#[test]
+fn an_unknown_model_type_names_the_keys_it_guessed() {
+    let m = model(
+        r#"{"model_type":"brand_new","hidden_size":512,"num_hidden_layers":2,
+        "num_attention_heads":8,"vocab_size":1000}"#,
+    );
+    let w: Vec<String> = m.warnings.iter().map(ToString::to_string).collect();
+    // No intermediate_size: the generic reader guesses 4 × hidden and says so.
+    assert!(
+        w.iter()
+            .any(|s| s.contains("brand_new") && s.contains("intermediate_size = 2048")),
+        "{w:?}"
+    );
+}
