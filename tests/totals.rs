@@ -162,3 +162,35 @@ fn an_unknown_model_type_names_the_keys_it_guessed() {
         "{w:?}"
     );
 }
+
+#[test]
+fn llama_3_2_vision_counts_cross_attention_and_the_tiled_tower() {
+    // meta-llama/Llama-3.2-11B-Vision-Instruct: the Hub's safetensors count is 10,670,220,835.
+    // Its config differs from the 90B one (a real fixture) only in the text sizes, set here
+    // from the 11B model card: 40 layers of width 4096 (32 heads, 8 KV heads, MLP 14336),
+    // cross-attention at layers 3, 8, …, 38.
+    let text = include_str!("fixtures/corpus/meta-llama__Llama-3.2-90B-Vision-Instruct.json");
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    if let Some(t) = v
+        .get_mut("text_config")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        for (k, n) in [
+            ("hidden_size", 4096),
+            ("num_hidden_layers", 40),
+            ("num_attention_heads", 32),
+            ("num_key_value_heads", 8),
+            ("intermediate_size", 14336),
+        ] {
+            t.insert(k.into(), n.into());
+        }
+        t.insert(
+            "cross_attention_layers".into(),
+            serde_json::json!([3, 8, 13, 18, 23, 28, 33, 38]),
+        );
+    }
+    let m = model(&v.to_string());
+    assert_eq!(m.params.total, 10_670_220_835);
+    assert!(m.params.vision > 0);
+    assert_eq!(m.params.total, m.params.language_model + m.params.vision);
+}

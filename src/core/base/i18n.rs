@@ -902,6 +902,8 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("wrn_mtp_stored", "The checkpoint stores {mtp} multi-token-prediction module(s): {params} parameters with their own embedding and head copies. Checkpoint {total} = main model {main} + MTP {params}. Serving engines load them only for speculative decoding.", "체크포인트에 다중 토큰 예측(MTP) 모듈이 {mtp}개 저장되어 있습니다: 자체 임베딩·헤드 복사본을 포함해 파라미터 {params}개. 체크포인트 {total} = 본 모델 {main} + MTP {params}. 서빙 엔진은 추측 디코딩에만 이 모듈을 불러옵니다."),
     ("ldg_vision_tower_counted", "vision tower and its projector, counted in params.other and params.vision (loaded on the GPU with the model)", "비전 타워와 프로젝터, params.other와 params.vision에 셈 (모델과 함께 GPU에 올라감)"),
     ("ldg_mamba_head_dim_auto", "mamba_d_head is \"auto\": mamba_expand × hidden_size / mamba_n_heads", "mamba_d_head가 \"auto\": mamba_expand × hidden_size / mamba_n_heads"),
+    ("ldg_mllama_cross_layers", "cross-attention layers (to the image): q/k norms and two gates each beyond a self-attention layer", "(이미지로의) 교차 어텐션 레이어: 자기 어텐션 레이어보다 q/k 정규화와 게이트 둘이 더 있음"),
+    ("wrn_mllama_cross_kv", "{n} cross-attention layers attend to the image's tokens: their cache holds those tokens, not the text's; the KV figures count them like self-attention layers (an upper bound).", "교차 어텐션 레이어 {n}개는 이미지 토큰에 어텐션합니다: 그 캐시는 텍스트가 아니라 이미지 토큰을 담습니다. KV 수치는 이들을 자기 어텐션처럼 셉니다 (상한)."),
     ("ldg_default_no_qk_norm", "default: no q/k norms", "기본값: q/k 정규화 없음"),
     ("ldg_one_norm_parallel_block", "one LayerNorm per layer (attention and MLP run in parallel on it)", "레이어마다 LayerNorm 하나 (어텐션과 MLP가 병렬로 그 출력을 씀)"),
     ("ldg_layernorm_with_bias", "two LayerNorms per layer, each with a weight and a bias", "레이어마다 LayerNorm 둘, 각각 가중치와 편향"),

@@ -9,7 +9,7 @@
 
 use super::reader::Reader;
 use super::{
-    add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
+    add, add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
     Core, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
@@ -48,6 +48,7 @@ pub(super) const KNOWN: &[&str] = &[
     "phimoe",
     "minimax_m2",
     "hyperclovax",
+    "mllama",
 ];
 
 /// The MoE shape of a family.
@@ -668,11 +669,26 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let moe = read_moe(r, fam, h)?;
     let windows = read_windows(r, fam, c.n_layers)?;
     let moe_mask = read_moe_layers(r, fam, moe.is_some(), c.n_layers)?;
+    let cross = if fam == "mllama" {
+        r.u64_list("cross_attention_layers", "cross_attention_layers")?
+    } else {
+        Vec::new()
+    };
 
     let mut acc = Acc::default();
     let mut layers = Vec::with_capacity(windows.len());
     for (i, window) in windows.iter().enumerate() {
         add_attention_block(&mut acc, &c, &o)?;
+        if cross.contains(&(i as u64)) {
+            // Llama 3.2 Vision: a cross-attention layer has q/k norms and two tanh gates.
+            acc.add(
+                Comp::Attn,
+                add(
+                    "ovf_attention_params",
+                    &[mul("ovf_attention_params", &[2, hd])?, 2],
+                )?,
+            )?;
+        }
         let is_moe = moe_mask.get(i).copied().unwrap_or(false);
         let ffn = match (&moe, is_moe) {
             (Some(m), true) => add_moe_ffn(&mut acc, m, h)?,
@@ -697,6 +713,17 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     acc.add(Comp::Norms, mul("ovf_norm_params", &[o.final_norm, h])?)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    if !cross.is_empty() {
+        // MllamaTextModel's embedding has 8 rows beyond the vocabulary (image tokens).
+        acc.add(Comp::Emb, mul("ovf_embedding_params", &[8, h])?)?;
+        r.derived(
+            "cross_attention_layers",
+            cross.len(),
+            "ldg_mllama_cross_layers",
+        );
+        r.warnings
+            .push(Phrase::tr("wrn_mllama_cross_kv").val("n", cross.len()));
+    }
     if let (Some(m), "glm4_moe") = (&moe, fam) {
         let n = r.or0(
             "mtp_layers",

@@ -250,6 +250,7 @@ fn vision_tower(
         ("qwen3_vl" | "qwen3_vl_moe", _, _) => Some(vision::qwen_vl(r, vc, class, true)?),
         ("mistral3", _, "pixtral" | "") => Some(vision::pixtral(r, vc, class, text_h)?),
         ("llama4", _, _) => Some(vision::llama4(r, vc, class, text_h)?),
+        ("mllama", _, _) => Some(vision::mllama(r, vc, class, text_h)?),
         _ => None,
     })
 }
@@ -355,6 +356,7 @@ fn family(mt: &str) -> &str {
         "olmo3" => "olmo2",
         "granitemoeshared" => "granitemoe",
         "kanana" | "smollm" => "llama",
+        "mllama_text_model" => "mllama",
         other => other,
     }
 }

@@ -291,3 +291,72 @@ pub(super) fn llama4(
     r.derived("vision_parameters", total, "ldg_vision_tower_counted");
     Ok(total)
 }
+
+/// The aspect ratios of up to `tiles` tiles (`w·h ≤ tiles`), as MllamaVisionConfig derives
+/// `supported_aspect_ratios` when the config has none.
+fn aspect_ratios(tiles: u64) -> u64 {
+    (1..=tiles).map(|w| tiles / w).sum()
+}
+
+/// The Llama 3.2 Vision (mllama) tower: patch conv `C·p²·v`, class embedding `v`, gated
+/// positions `N·v + 1` (N = (image/p)² + 1) with tile embeddings `(R + 1)·T·N·v`, pre- and
+/// post-tile aspect-ratio embeddings `2·((R + 1)·T·v + 1)`, pre/post LayerNorms `4v`, local
+/// layers (q/k/v/o `4v²`, MLP `2·v·I + I + v`, two LayerNorms `4v`), global layers (the same
+/// plus two gates), and the projector `vision_output_dim·h + h`.
+pub(super) fn mllama(
+    r: &mut Reader,
+    vc: &Map<String, Value>,
+    class: Option<&'static ClassDefaults>,
+    text_h: u64,
+) -> Result<u64, CalcError> {
+    let mut v = reader(vc, class);
+    let vh = req(&mut v, "vision.hidden_size", &["hidden_size"])?;
+    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
+    let local = v.layers(&["num_hidden_layers"])?;
+    let global = req(&mut v, "vision.num_global_layers", &["num_global_layers"])?;
+    let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
+    let image = req(&mut v, "vision.image_size", &["image_size"])?;
+    let tiles = req(&mut v, "vision.max_num_tiles", &["max_num_tiles"])?;
+    let ch = v.or(
+        "vision.num_channels",
+        &["num_channels"],
+        3,
+        "ldg_siglip_default_3_channels",
+    )?;
+    let out = req(&mut v, "vision.vision_output_dim", &["vision_output_dim"])?;
+    let ratios = match vc.get("supported_aspect_ratios").and_then(Value::as_array) {
+        Some(a) => a.len() as u64,
+        None => aspect_ratios(tiles),
+    };
+    r.ledger.extend(v.ledger);
+    let side = image / patch;
+    let n = add(W, &[mul(W, &[side, side])?, 1])?;
+    let layer = add(
+        W,
+        &[
+            mul(W, &[4, vh, vh])?,
+            mul(W, &[2, vh, vi])?,
+            vi,
+            vh,
+            mul(W, &[4, vh])?,
+        ],
+    )?;
+    let total = add(
+        W,
+        &[
+            mul(W, &[ch, patch, patch, vh])?,
+            vh,
+            mul(W, &[n, vh])?,
+            1,
+            mul(W, &[ratios + 1, tiles, n, vh])?,
+            mul(W, &[2, add(W, &[mul(W, &[ratios + 1, tiles, vh])?, 1])?])?,
+            mul(W, &[4, vh])?,
+            mul(W, &[local, layer])?,
+            mul(W, &[global, add(W, &[layer, 2])?])?,
+            mul(W, &[out, text_h])?,
+            text_h,
+        ],
+    )?;
+    r.derived("vision_parameters", total, "ldg_vision_tower_counted");
+    Ok(total)
+}
