@@ -824,3 +824,16 @@ fn every_missing_key_reads_in_both_languages() {
     }
     assert!(parsed > 800, "only {parsed} variants parsed");
 }
+
+#[test]
+fn hyperclovax_peri_ln_adds_two_norms_per_layer() {
+    // HyperCLOVA X SEED Think (model_type hyperclovax) puts post_norm1/post_norm2 after the
+    // attention and MLP blocks (use_post_norm, true by HyperCLOVAXConfig's default).
+    let base = r#""model_type":"hyperclovax","hidden_size":512,"num_hidden_layers":3,
+        "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":1024,"vocab_size":1000"#;
+    let on = model(&format!("{{{base}}}"));
+    let off = model(&format!("{{{base},\"use_post_norm\":false}}"));
+    assert_eq!(on.params.total - off.params.total, 3 * 2 * 512);
+    let llama = model(&format!("{{{}}}", base.replace("hyperclovax", "llama")));
+    assert_eq!(off.params.total, llama.params.total);
+}

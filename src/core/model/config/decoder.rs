@@ -481,25 +481,34 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
     Ok(n)
 }
 
-/// Norm vectors per layer and for the final norm: Gemma 2/3 and GLM-4 four per layer, Cohere
+/// Norm vectors per layer and for the final norm: Gemma 2/3, GLM-4 and HyperCLOVA X four per layer, Cohere
 /// one (attention and MLP in parallel), LayerNorms with biases count twice (StarCoder2,
 /// Phi-3.5-MoE); two otherwise (EXAONE 4 and OLMo 2 put theirs after the blocks).
-fn norm_counts(r: &mut Reader, fam: &str) -> (u64, u64) {
+fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
+    // HyperCLOVA X (Peri-LN): post_norm1/post_norm2 after the blocks with `use_post_norm`.
+    let peri = fam == "hyperclovax"
+        && r.flag(
+            "use_post_norm",
+            &["use_post_norm"],
+            true,
+            "ldg_gemma_pre_post_norms",
+        )?;
     let (per_layer, fin, key) = match fam {
+        _ if peri => (4, 1, "ldg_gemma_pre_post_norms"),
         "gemma2" | "gemma3" | "glm4" => (4, 1, "ldg_gemma_pre_post_norms"),
         "cohere" | "cohere2" => (1, 1, "ldg_one_norm_parallel_block"),
         "starcoder2" | "phimoe" => (4, 2, "ldg_layernorm_with_bias"),
         _ => (2, 1, "ldg_input_and_post_attention_rmsnorm"),
     };
     r.derived("norms_per_layer", per_layer, key);
-    (per_layer, fin)
+    Ok((per_layer, fin))
 }
 
 /// Reads the per-layer options: biases, q/k norms, norms per layer, sinks, the dense width.
 fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, CalcError> {
     let (qkv_bias, o_bias) = read_attention_bias(r, fam)?;
     let qk_norm = read_qk_norm(r, fam, c)?;
-    let (norms_per_layer, final_norm) = norm_counts(r, fam);
+    let (norms_per_layer, final_norm) = norm_counts(r, fam)?;
     let sinks = fam == "gpt_oss";
     let mlp_bias = match fam {
         "gpt_oss" => false,
