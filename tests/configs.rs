@@ -324,18 +324,20 @@ fn deepseek_v3_mla_and_params() {
     );
     // Main model (without the MTP layer): the published 671,026,419,200 parameters.
     let b = &m.params;
-    assert_eq!(b.total - b.other, 671_026_419_200);
+    assert_eq!(b.language_model, 671_026_419_200);
+    assert_eq!(b.total, b.language_model + b.mtp);
     // The MTP layer in `other`: one MoE decoder layer + enorm, hnorm, shared_head.norm (3h)
     // + eh_proj (2h·h). Computed here from the shapes:
     let h: u64 = 7168;
     let attn = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h;
     let moe = 256 * h + 256 + 256 * 3 * h * 2048 + 3 * h * 2048 + 2 * h;
     let mtp = attn + moe + 3 * h + 2 * h * h;
-    assert_eq!(b.other, mtp);
     // With its own copies of the embedding and head (as the checkpoint stores them) the MTP
     // module is ≈ 13.46B: the "671B main + 14B MTP = 685B" of the model card.
     let stored_mtp = mtp + 2 * 129_280 * h;
-    assert_eq!((b.total - b.other + stored_mtp) / 1_000_000_000, 684);
+    assert_eq!(b.mtp, stored_mtp);
+    assert_eq!(b.other, stored_mtp);
+    assert_eq!(b.total / 1_000_000_000, 684);
     assert!(m
         .warnings
         .iter()
@@ -373,7 +375,13 @@ fn gemma3_multimodal_uses_text_config() {
     assert_eq!(m.hidden_size, 2560);
     // head_dim 256 from the config (not 2560 / 8 = 320).
     let per_layer = 2560 * 8 * 256 * 2 + 2560 * 4 * 256 * 2 + 2 * 256 + 4 * 2560 + 3 * 2560 * 10240;
-    assert_eq!(m.params.total, 34 * per_layer + 2560 + 262_208 * 2560);
+    assert_eq!(
+        m.params.language_model,
+        34 * per_layer + 2560 + 262_208 * 2560
+    );
+    // The vision tower (its patch and image sizes from SiglipVisionConfig's defaults) is
+    // counted beside it.
+    assert_eq!(m.params.total, m.params.language_model + m.params.vision);
     // Every 6th layer global, the rest capped at 1024 tokens.
     let globals = (0..34).filter(|i| (i + 1) % 6 == 0).count() as u64;
     let kv_layer = 2 * 4 * 256 * 2;
@@ -472,10 +480,22 @@ fn hostile_inputs() {
     assert!(matches!(err("{"), CalcError::InvalidJson { .. }));
     // BOM + valid config parses.
     assert!(parse_model_text(&format!("\u{feff}{{{BASE},\"hidden_size\":512}}")).is_ok());
-    // Missing hidden size names the key.
+    // A missing hidden size with no class default (an unknown model_type) names the key.
+    let unknown = BASE.replace("\"llama\"", "\"brand_new\"");
     assert!(
-        matches!(err(&format!("{{{BASE}}}")), CalcError::MissingKey { key, .. } if key == "hidden_size")
+        matches!(err(&format!("{{{unknown}}}")), CalcError::MissingKey { key, .. } if key == "hidden_size")
     );
+    // For a known model_type, transformers fills it from the class (LlamaConfig's default,
+    // read from the compiled-in table, not written here), and the ledger says so.
+    let llama = llm_serving_calculator::core::model::config::defaults::class_for("llama")
+        .and_then(|c| c.default_of("hidden_size"))
+        .and_then(serde_json::Value::as_u64);
+    let filled = parse_model_text(&format!("{{{BASE}}}")).map(|m| (m.hidden_size, m.ledger));
+    let (h, ledger) = filled.unwrap_or_default();
+    assert_eq!(Some(h), llama);
+    assert!(ledger.iter().any(|e| e.field == "hidden_size"
+        && matches!(&e.source, llm_serving_calculator::core::model::LedgerSource::ClassDefault(p)
+            if p.to_string().contains("LlamaConfig"))));
     // Infinity / NaN where a size is needed: a clear error naming the key.
     for bad in ["Infinity", "-Infinity", "NaN"] {
         let e = err(&format!("{{{BASE},\"hidden_size\":{bad}}}"));
@@ -605,7 +625,8 @@ fn preset_configs_match_published_counts() {
             .ledger
             .iter()
             .find(|l| l.field == "stored_parameters")
-            .and_then(|l| l.value.parse::<u64>().ok());
+            .and_then(|l| l.value.parse::<u64>().ok())
+            .or((m.params.mtp > 0).then_some(m.params.total));
         if file.contains("DeepSeek-V3") || file.contains("DeepSeek-R1") {
             // HF totals count stored tensors: the MTP layer with its own embedding and head
             // copies (R1: 684,489,845,504), and for V3 also the fp32 128×128 block scales of
@@ -626,8 +647,7 @@ fn preset_configs_match_published_counts() {
             };
             assert_eq!(stored, Some(want), "{file}: stored parameters");
             assert_eq!(
-                m.params.total - m.params.other,
-                671_026_419_200,
+                m.params.language_model, 671_026_419_200,
                 "{file}: main model"
             );
         } else {
@@ -803,4 +823,17 @@ fn every_missing_key_reads_in_both_languages() {
         }
     }
     assert!(parsed > 800, "only {parsed} variants parsed");
+}
+
+#[test]
+fn hyperclovax_peri_ln_adds_two_norms_per_layer() {
+    // HyperCLOVA X SEED Think (model_type hyperclovax) puts post_norm1/post_norm2 after the
+    // attention and MLP blocks (use_post_norm, true by HyperCLOVAXConfig's default).
+    let base = r#""model_type":"hyperclovax","hidden_size":512,"num_hidden_layers":3,
+        "num_attention_heads":8,"num_key_value_heads":2,"intermediate_size":1024,"vocab_size":1000"#;
+    let on = model(&format!("{{{base}}}"));
+    let off = model(&format!("{{{base},\"use_post_norm\":false}}"));
+    assert_eq!(on.params.total - off.params.total, 3 * 2 * 512);
+    let llama = model(&format!("{{{}}}", base.replace("hyperclovax", "llama")));
+    assert_eq!(off.params.total, llama.params.total);
 }

@@ -440,6 +440,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     embed_inputs: view == ViewMode::Full || b % 2 == 0,
                     view,
                     views: Default::default(),
+                    include_mtp: b % 3 == 0,
                 }
             },
         )

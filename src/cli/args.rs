@@ -51,7 +51,14 @@ pub struct Args {
 }
 
 /// Switches that take no value.
-const SWITCHES: &[&str] = &["json", "help", "accuracy", "tp-sweep", "largest"];
+const SWITCHES: &[&str] = &[
+    "json",
+    "help",
+    "accuracy",
+    "tp-sweep",
+    "largest",
+    "include-mtp",
+];
 
 impl Args {
     /// Parses `--key value`, `--key=value` and bare switches.

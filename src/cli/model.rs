@@ -3,7 +3,8 @@
 //! parameter count (quick mode).
 //!
 //! ```text
-//! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N] [--json]
+//! llmcalc model --config FILE [--context L] [--kv-dtype D] [--weights-dtype D] [--tp N]
+//!                [--include-mtp] [--json]
 //! llmcalc model --params 7B [--weights-dtype bf16] [--json]
 //! llmcalc model --hf ORG/NAME [--hf-timeout SECONDS] [--context L] … [--json]
 //! ```
@@ -14,16 +15,20 @@
 //! (whole model), `weights_bytes_per_gpu`, `kv_bytes_per_token` (all attention layers, no
 //! window), `kv_cache_bytes` (one sequence of `context` tokens, default 4096, windows applied),
 //! `state_bytes` (recurrent state of one sequence, 0 without SSM layers), all per GPU under
-//! `--tp`; `params` (breakdown), `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`,
-//! `context`, `tp`, `derivations` (`weights_per_gpu` under `--tp` above 1: what is split and
-//! what every GPU holds whole), `ledger`, `warnings`. Without an architecture (quick mode, a
+//! `--tp`; `params_language_model`, `params_vision` (vision/audio towers), `params_mtp`
+//! (multi-token-prediction modules as stored; `params_total` is the checkpoint's count, all
+//! three included), `include_mtp` (whether weights count the MTP modules: vLLM skips them
+//! unless speculative decoding uses them; `--include-mtp` counts them); `params` (breakdown),
+//! `name`, `model_type`, `origin`, `weights_format`, `kv_dtype`, `context`, `tp`,
+//! `derivations` (`weights_per_gpu` under `--tp` above 1: what is split and what every GPU
+//! holds whole), `ledger`, `warnings`. Without an architecture (quick mode, a
 //! safetensors index) the KV and state fields are `null`.
 
 use super::args::stdout_error;
 use super::hub_fetch;
 use super::{write_json, Args, CliError};
-use crate::core::base::Dtype;
 use crate::core::base::{group, Derivation};
+use crate::core::base::{Dtype, Lang};
 use crate::core::calc::{
     checkpoint, default_kv_dtype, per_sequence, per_token, state_bytes, with_dtype, KvBytes,
     WeightBytes,
@@ -60,7 +65,8 @@ fn compute(args: &Args) -> Result<Out, CliError> {
     let context = args.u64_opt("context")?.unwrap_or(DEFAULT_CONTEXT);
     let wd = dtype_opt(args, "weights-dtype")?;
     let kd = dtype_opt(args, "kv-dtype")?;
-    let (m, hub) = source(args, wd)?;
+    let (mut m, hub) = source(args, wd)?;
+    m.load_mtp = args.flag("include-mtp");
     let w = match wd {
         Some(d) => with_dtype(&m, d, tp)?,
         None => checkpoint(&m, tp)?,
@@ -148,6 +154,10 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "origin": m.origin,
             "params_total": m.params.total,
             "params_active": m.params.active,
+            "params_language_model": m.params.language_model,
+            "params_vision": m.params.vision,
+            "params_mtp": m.params.mtp,
+            "include_mtp": m.load_mtp,
             "params": m.params,
             "weights_bytes": o.w.total.0,
             "weights_bytes_per_gpu": o.w.per_gpu.0,
@@ -176,6 +186,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         group(m.params.active)
     )
     .map_err(stdout_error)?;
+    for line in m.param_parts() {
+        writeln!(out, "  {}", line.text(Lang::En)).map_err(stdout_error)?;
+    }
     if let Some(f) = &o.hub {
         hub_fetch::write_text(f, out)?;
     }
@@ -229,6 +242,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             crate::core::model::LedgerSource::Key(k) => format!("key {k}"),
             crate::core::model::LedgerSource::Default(w) => format!("default: {w}"),
             crate::core::model::LedgerSource::Derived(w) => format!("derived: {w}"),
+            crate::core::model::LedgerSource::ClassDefault(w) => format!("class default: {w}"),
         };
         writeln!(out, "  {} = {} ({src})", l.field, l.value).map_err(stdout_error)?;
     }

@@ -36,6 +36,9 @@ pub fn ModelDetails() -> impl IntoView {
                             LedgerSource::Key(k) => (t("ledger_key"), k.clone()),
                             LedgerSource::Default(w) => (t("ledger_default"), w.text(lang)),
                             LedgerSource::Derived(h) => (t("ledger_derived"), h.text(lang)),
+                            LedgerSource::ClassDefault(c) => {
+                                (t("ledger_class_default"), c.text(lang))
+                            }
                         };
                         view! {
                             <tr>

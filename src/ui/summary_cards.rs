@@ -8,7 +8,7 @@ use crate::core::present::Report;
 use crate::core::scenario::BudgetRule;
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
-use crate::ui::state::{fmt_bytes_both, use_app};
+use crate::ui::state::{fmt_bytes_both, use_app, History};
 use crate::ui::view_common::display_if;
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -28,6 +28,11 @@ struct CardsText {
     params_eok: String,
     /// The active parameters of a mixture of experts ("" when all are active).
     params_active: String,
+    /// The language model, vision tower and MTP lines (empty when the total is all language
+    /// model).
+    params_parts: Vec<String>,
+    /// Whether the checkpoint has MTP modules (the "load them" switch is shown).
+    has_mtp: bool,
     weights: String,
     weight_dtype: String,
     kv_token: String,
@@ -108,6 +113,8 @@ impl CardsText {
             } else {
                 String::new()
             },
+            params_parts: r.model.param_parts().iter().map(|p| p.text(lang)).collect(),
+            has_mtp: p.mtp > 0,
             weights: fmt_bytes_both(nf, r.weights),
             weight_dtype: r.weight_dtype.id().to_string(),
             kv_token: fmt_mib_exact(nf, r.kv_per_token),
@@ -200,6 +207,7 @@ pub fn SummaryCards() -> impl IntoView {
     // Memos: the optional lines are built when they appear, not on every change.
     let has_eok = Memo::new(move |_| c.with(|c| !c.params_eok.is_empty()));
     let has_active = Memo::new(move |_| c.with(|c| !c.params_active.is_empty()));
+    let has_mtp = Memo::new(move |_| c.with(|c| c.has_mtp));
     // A card of one number: title, the number, the line under it and its math.
     let card = move |title: &'static str,
                      testid: &'static str,
@@ -228,6 +236,23 @@ pub fn SummaryCards() -> impl IntoView {
                     <p class="card-sub">
                         <span data-testid="params-active">{text(|c| c.params_active.clone())}</span>" "{t("card_params_active")}
                     </p>
+                })}
+                {move || c.with(|c| c.params_parts.clone()).into_iter().map(|l| view! {
+                    <p class="card-sub" data-testid="params-part">{l}</p>
+                }).collect_view()}
+                {move || has_mtp.get().then(|| view! {
+                    <label class="card-sub">
+                        <input
+                            type="checkbox"
+                            data-testid="include-mtp"
+                            prop:checked=move || state.scenario.with(|s| s.include_mtp)
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                state.edit(History::Push, |s| s.include_mtp = on);
+                            }
+                        />
+                        " "{t("card_include_mtp")}
+                    </label>
                 })}
                 <MathPanel derivation=math(0) testid="math-params" />
             </article>

@@ -175,6 +175,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
             total,
             active: total,
             linear: attn + mlp,
+            language_model: total,
             ..ParamBreakdown::default()
         },
         weights: WeightFormat {
@@ -189,6 +190,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
         exact_weight_bytes: None,
         ledger: Vec::new(),
         warnings: Vec::new(),
+        load_mtp: false,
     }
 }
 

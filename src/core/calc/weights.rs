@@ -116,7 +116,7 @@ fn is_plain(f: &WeightFormat) -> bool {
 
 /// Splits the parameters into (quantized, replicated, other) for format `f`.
 fn split(m: &ModelDesc, f: &WeightFormat) -> (u64, u64, u64) {
-    let p = &m.params;
+    let p = &m.loaded_params();
     let q = if is_plain(f) {
         0
     } else if f.experts_only {
@@ -505,7 +505,7 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     let (q, repl, other) = split(m, f);
     let total = bytes_of(q, add("ovf_params", &[repl, other])?, f)?;
     let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
-    let pt = m.params.total;
+    let pt = m.loaded_params().total;
     let src_p = Source::Derived("params_total".into());
     let derivation = if is_plain(f) {
         plain_derivation(f, pt, total, src_p)
@@ -767,16 +767,16 @@ mod tests {
         let (h, rq, rkv, rope, layers) = (7168u64, 1536u64, 512u64, 64u64, 61u64);
         let mla = layers * (h * rq + h * (rkv + rope) + rq + rkv);
         assert_eq!(mla, 923_592_704);
-        let r = mla + m.params.norms + m.params.router;
-        let p = m.params.total;
+        // What vLLM loads: the checkpoint without the MTP module (skipped unless speculative
+        // decoding uses it).
+        let lp = m.loaded_params();
+        let r = mla + lp.norms + lp.router;
+        let p = lp.total;
         let want = 2 * ((p - r).div_ceil(8) + r);
         let w = with_dtype(&m, Dtype::Bf16, 8).ok();
         assert_eq!(w.as_ref().map(|w| w.per_gpu.0), Some(want));
         // Against an even split of all but norms and routers: 7/8 of the MLA bytes more.
-        let even = 2
-            * ((p - m.params.norms - m.params.router).div_ceil(8)
-                + m.params.norms
-                + m.params.router);
+        let even = 2 * ((p - lp.norms - lp.router).div_ceil(8) + lp.norms + lp.router);
         let extra = w.map_or(0, |w| w.per_gpu.0) - even;
         assert!(extra.abs_diff(2 * mla * 7 / 8) <= 2, "{extra}");
         // The derivation names what is replicated.

@@ -58,6 +58,44 @@ pub struct ParamBreakdown {
     /// The routed-expert part of `linear` (what gpt-oss stores in MXFP4).
     #[serde(default)]
     pub expert_linear: u64,
+    /// The language model alone (decoder, embeddings, head): `total − vision − mtp`, the
+    /// figure most model cards name.
+    #[serde(default)]
+    pub language_model: u64,
+    /// Vision (and audio) towers with their projectors, in `other` and in `total`: a serving
+    /// engine loads them on the GPU with the language model.
+    #[serde(default)]
+    pub vision: u64,
+    /// Multi-token-prediction modules as the checkpoint stores them (their own embedding and
+    /// head copies included), in `other` and in `total`. Serving engines skip them unless
+    /// speculative decoding uses them (see [`ModelDesc::load_mtp`]).
+    #[serde(default)]
+    pub mtp: u64,
+    /// The part of `linear` inside the MTP modules.
+    #[serde(default)]
+    pub mtp_linear: u64,
+    /// The part of `expert_linear` inside the MTP modules.
+    #[serde(default)]
+    pub mtp_expert_linear: u64,
+}
+
+impl ParamBreakdown {
+    /// The counts a serving engine loads: without the MTP modules unless `with_mtp`
+    /// (`total`, `other`, `linear`, `expert_linear` reduced by their MTP parts).
+    #[must_use]
+    pub fn loaded(&self, with_mtp: bool) -> ParamBreakdown {
+        let mut p = self.clone();
+        if !with_mtp && p.mtp > 0 {
+            p.total = p.total.saturating_sub(p.mtp);
+            p.other = p.other.saturating_sub(p.mtp);
+            p.linear = p.linear.saturating_sub(p.mtp_linear);
+            p.expert_linear = p.expert_linear.saturating_sub(p.mtp_expert_linear);
+            p.mtp = 0;
+            p.mtp_linear = 0;
+            p.mtp_expert_linear = 0;
+        }
+        p
+    }
 }
 
 /// The token mixer of one layer.
@@ -152,6 +190,9 @@ pub enum LedgerSource {
     Default(Phrase),
     /// Computed from other fields (how; serialized in English).
     Derived(Phrase),
+    /// Not in the config: the default of its transformers configuration class ("default of
+    /// Gemma3TextConfig (transformers 5.24.0)"; serialized in English).
+    ClassDefault(Phrase),
 }
 
 /// One line of the assumption ledger.
@@ -232,4 +273,42 @@ pub struct ModelDesc {
     /// Warnings for the user (unknown model_type read as generic, …), in either language;
     /// serialized as the English sentences.
     pub warnings: Vec<Phrase>,
+    /// Whether the serving engine loads the multi-token-prediction modules (speculative
+    /// decoding with MTP). vLLM skips them otherwise, so weights memory leaves them out unless
+    /// the scenario (`mtp=1`, `--include-mtp`) sets this.
+    #[serde(default)]
+    pub load_mtp: bool,
+}
+
+impl ModelDesc {
+    /// The parameters the serving engine loads ([`ParamBreakdown::loaded`] with
+    /// [`ModelDesc::load_mtp`]).
+    pub fn loaded_params(&self) -> ParamBreakdown {
+        self.params.loaded(self.load_mtp)
+    }
+
+    /// The lines that split `params.total` (the checkpoint's count) into the language model,
+    /// the vision/audio tower and the MTP modules, saying which are in weights memory; none
+    /// when the total is the language model alone.
+    pub fn param_parts(&self) -> Vec<Phrase> {
+        use crate::core::base::derivation::group;
+        let p = &self.params;
+        if p.vision == 0 && p.mtp == 0 {
+            return Vec::new();
+        }
+        let line = |k: &'static str, n: u64| Phrase::tr(k).val("n", group(n));
+        let mut v = vec![line("prm_language_model", p.language_model)];
+        if p.vision > 0 {
+            v.push(line("prm_vision", p.vision));
+        }
+        if p.mtp > 0 {
+            let k = if self.load_mtp {
+                "prm_mtp_loaded"
+            } else {
+                "prm_mtp_skipped"
+            };
+            v.push(line(k, p.mtp));
+        }
+        v
+    }
 }

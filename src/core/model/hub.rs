@@ -777,8 +777,10 @@ mod tests {
             matches!(&e, Err(HubError::Malformed { detail, .. }) if *detail == Phrase::tr("phr_hub_not_a_config")),
             "{e:?}"
         );
-        // The parser's own sentence is kept (a config that lacks a key it needs).
-        let e = read_config(&m, 200, r#"{"model_type": "llama"}"#).map_err(|e| e.message(Lang::En));
+        // The parser's own sentence is kept (a config that lacks a key it needs: a family
+        // with no transformers class, so no class default fills it).
+        let e = read_config(&m, 200, r#"{"model_type": "no_such_family"}"#)
+            .map_err(|e| e.message(Lang::En));
         assert!(
             e.as_ref()
                 .is_err_and(|t| t.contains("config.json") && t.len() > 40),

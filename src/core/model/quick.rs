@@ -145,6 +145,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
             active: params,
             other: params,
             linear: params,
+            language_model: params,
             ..ParamBreakdown::default()
         },
         weights: WeightFormat {
@@ -163,6 +164,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         exact_weight_bytes: None,
         ledger,
         warnings: Vec::new(),
+        load_mtp: false,
     }
 }
 

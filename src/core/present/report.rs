@@ -301,7 +301,8 @@ fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Accelerator, CalcE
 /// TP that does not divide the heads); a single bad GPU is reported in
 /// [`Report::gpu_errors`] and the others are still evaluated.
 pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
-    let model = model_of(&s.model)?;
+    let mut model = model_of(&s.model)?;
+    model.load_mtp = s.include_mtp;
     let tp = u64::from(s.tp.max(1));
     let weight_dtype = s.weight_dtype.unwrap_or(model.weights.dtype);
     let kv_dtype = s.kv_dtype.unwrap_or_else(|| kv::default_kv_dtype(&model));

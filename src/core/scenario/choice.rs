@@ -198,6 +198,10 @@ pub struct Scenario {
     /// Inputs of the analysis views (efficiencies, prices, matmul, planner); own URL keys.
     #[serde(default)]
     pub views: ViewInputs,
+    /// Whether the serving engine loads the model's multi-token-prediction modules
+    /// (speculative decoding with MTP; `mtp=1`). vLLM skips them otherwise.
+    #[serde(default)]
+    pub include_mtp: bool,
 }
 
 impl Default for Scenario {
@@ -220,6 +224,7 @@ impl Default for Scenario {
             view: ViewMode::Full,
             embed_inputs: true,
             views: ViewInputs::default(),
+            include_mtp: false,
         }
     }
 }

@@ -71,6 +71,9 @@ impl Scenario {
         if let Some(k) = self.kv_dtype {
             q.push(format!("kvd={}", k.id()));
         }
+        if self.include_mtp {
+            q.push("mtp=1".to_string());
+        }
         if let BudgetRule::Vllm {
             gpu_memory_utilization,
             block_size,
@@ -206,6 +209,11 @@ impl Scenario {
                 self.weight_dtype = Some(Dtype::parse(val).map_err(|_| NoticeKind::Invalid)?);
             }
             "kvd" => self.kv_dtype = Some(Dtype::parse(val).map_err(|_| NoticeKind::Invalid)?),
+            "mtp" => match val {
+                "0" => self.include_mtp = false,
+                "1" => self.include_mtp = true,
+                _ => return Err(NoticeKind::Invalid),
+            },
             "in" => self.perf.input_len = parse_u64_in(val, limits::PERF_LEN)?,
             "out" => self.perf.output_len = parse_u64_in(val, limits::PERF_LEN)?,
             "batch" => self.perf.batch = parse_u64_in(val, limits::BATCH)?,
@@ -525,6 +533,7 @@ mod tests {
             lang: Some(Lang::Ko),
             view: ViewMode::Embed(EmbedWidget::Roofline),
             embed_inputs: false,
+            include_mtp: true,
             views: ViewInputs::default(),
         };
         round_trip(&s);

@@ -48,12 +48,15 @@ fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
 pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "gpt2")?;
     let h = c.h;
-    let inter = r.or(
-        "intermediate_size",
-        &["n_inner", "intermediate_size"],
-        mul("ovf_intermediate", &[4, h])?,
-        "ldg_n_inner_is_null_4_x_n",
-    )?;
+    // GPT2Config's n_inner defaults to null: the model then uses 4 × n_embd.
+    let inter = match r.opt("intermediate_size", &["n_inner", "intermediate_size"])? {
+        Some(i) => i,
+        None => {
+            let i = mul("ovf_intermediate", &[4, h])?;
+            r.derived("intermediate_size", i, "ldg_n_inner_is_null_4_x_n");
+            i
+        }
+    };
     let pos = r.req(
         "n_positions",
         &["n_positions", "max_position_embeddings", "n_ctx"],
@@ -216,12 +219,15 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         true,
         "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
-    let inter = r.or(
-        "intermediate_size",
-        &["ffn_hidden_size"],
-        mul("ovf_intermediate", &[4, h])?,
-        "ldg_no_ffn_hidden_size_4_x_hidden",
-    )?;
+    // FalconConfig's ffn_hidden_size defaults to null: the model then uses 4 × hidden_size.
+    let inter = match r.opt("intermediate_size", &["ffn_hidden_size"])? {
+        Some(i) => i,
+        None => {
+            let i = mul("ovf_intermediate", &[4, h])?;
+            r.derived("intermediate_size", i, "ldg_no_ffn_hidden_size_4_x_hidden");
+            i
+        }
+    };
     let tie = read_tie(r, true, "falcon")?;
     let lns_per_layer = if new_arch {
         r.or(

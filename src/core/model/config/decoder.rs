@@ -9,7 +9,7 @@
 
 use super::reader::Reader;
 use super::{
-    add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
+    add, add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
     Core, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
@@ -30,6 +30,25 @@ pub(super) const KNOWN: &[&str] = &[
     "phi3",
     "gpt_oss",
     "llama4",
+    "exaone",
+    "exaone4",
+    "smollm3",
+    "granite",
+    "granitemoe",
+    "olmo2",
+    "cohere",
+    "cohere2",
+    "starcoder2",
+    "internlm2",
+    "internlm3",
+    "ernie4_5",
+    "ernie4_5_moe",
+    "glm4",
+    "glm4_moe",
+    "phimoe",
+    "minimax_m2",
+    "hyperclovax",
+    "mllama",
 ];
 
 /// The MoE shape of a family.
@@ -216,10 +235,18 @@ fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(),
 fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
     let experts = r.opt(
         "experts",
-        &["num_local_experts", "num_experts", "n_routed_experts"],
+        &[
+            "num_local_experts",
+            "num_experts",
+            "n_routed_experts",
+            "moe_num_experts",
+        ],
     )?;
     let Some(experts) = experts else {
-        if matches!(fam, "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss") {
+        if matches!(
+            fam,
+            "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss" | "phimoe" | "granitemoe"
+        ) {
             return Err(CalcError::MissingKey {
                 key: "num_experts".into(),
                 why: Phrase::tr("why_count_experts"),
@@ -233,6 +260,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
             "num_experts_per_tok",
             "experts_per_token",
             "moe_topk",
+            "moe_k",
             "top_k",
         ],
         "why_count_active_experts",
@@ -245,7 +273,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         });
     }
     let inter = match fam {
-        "mixtral" | "gpt_oss" | "llama4" => r.req(
+        "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" => r.req(
             "expert_intermediate",
             &["intermediate_size"],
             "why_size_experts",
@@ -270,9 +298,36 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
             true,
         ),
         "llama4" => (inter, false),
+        "glm4_moe" | "ernie4_5_moe" => {
+            let n = r.or0(
+                "shared_experts",
+                &["n_shared_experts", "moe_num_shared_experts"],
+                0,
+                "ldg_no_shared_expert",
+            )?;
+            (mul("ovf_shared_expert", &[n, inter])?, false)
+        }
+        "granitemoe" => (
+            r.or0(
+                "shared_intermediate",
+                &["shared_intermediate_size"],
+                0,
+                "ldg_no_shared_expert",
+            )?,
+            false,
+        ),
         _ => (0, false),
     };
     let gpt = fam == "gpt_oss";
+    // GLM-4.5, ERNIE 4.5 and MiniMax-M2 route with a per-expert correction bias.
+    let corr = matches!(fam, "glm4_moe" | "ernie4_5_moe" | "minimax_m2");
+    if corr {
+        r.derived(
+            "e_score_correction_bias",
+            experts,
+            "ldg_topk_method_noaux_tc_one_routing_bias",
+        );
+    }
     let _ = h;
     Ok(Some(Moe {
         experts,
@@ -280,7 +335,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         inter,
         shared_inter,
         shared_gate,
-        router_bias: gpt,
+        router_bias: gpt || corr,
         expert_bias: gpt,
     }))
 }
@@ -289,11 +344,18 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
 struct LayerOpts {
     qkv_bias: bool,
     o_bias: bool,
-    qk_norm: bool,
+    /// Elements of the q/k norms per layer (0 = none).
+    qk_norm: u64,
     sinks: bool,
+    /// Norm weight vectors of width `h` per layer (a LayerNorm with a bias counts 2).
     norms_per_layer: u64,
+    /// The same for the final norm.
+    final_norm: u64,
     mlp_bias: bool,
+    gated: bool,
     dense_inter: u64,
+    /// The output head has a bias (`V`, Phi-3.5-MoE).
+    lm_head_bias: bool,
 }
 
 /// Reads the attention biases: q/k/v only for Qwen2, `attention_bias` (default on for
@@ -316,6 +378,47 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
                 "ldg_gpt_oss_default_attention_biases",
             )?;
             (b, b)
+        }
+        // GLM-4: `attention_bias` puts biases on q, k, v only (o_proj has none).
+        "glm4" | "glm4_moe" => {
+            let b = r.flag(
+                "attention_bias",
+                &["attention_bias"],
+                false,
+                "ldg_default_no_attention_biases",
+            )?;
+            (b, false)
+        }
+        // StarCoder2 and ERNIE 4.5: one `use_bias` for every projection.
+        "starcoder2" | "ernie4_5" | "ernie4_5_moe" => {
+            let b = r.flag(
+                "use_bias",
+                &["use_bias"],
+                false,
+                "ldg_default_no_attention_biases",
+            )?;
+            (b, b)
+        }
+        // InternLM2: one `bias` for every projection.
+        "internlm2" => {
+            let b = r.flag("bias", &["bias"], false, "ldg_default_no_attention_biases")?;
+            (b, b)
+        }
+        // InternLM3: q/k/v follow `qkv_bias`, o_proj (and the MLP) `bias`.
+        "internlm3" => {
+            let q = r.flag(
+                "attention_bias",
+                &["qkv_bias", "attention_bias"],
+                false,
+                "ldg_default_no_attention_biases",
+            )?;
+            let o = r.flag(
+                "mlp_bias",
+                &["bias", "mlp_bias"],
+                false,
+                "ldg_default_no_mlp_biases",
+            )?;
+            (q, o)
         }
         _ => {
             let b = r.flag(
@@ -348,74 +451,170 @@ fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError>
     }
 }
 
-/// Reads the per-layer options: biases, q/k norms, norms per layer, sinks, the dense width.
-fn read_layer_opts(r: &mut Reader, fam: &str, h: u64, hd: u64) -> Result<LayerOpts, CalcError> {
-    let (qkv_bias, o_bias) = read_attention_bias(r, fam)?;
-    let qk_norm = matches!(fam, "qwen3" | "qwen3_moe" | "gemma3");
-    if qk_norm {
-        r.derived("qk_norm", 2 * hd, "ldg_q_norm_and_k_norm_rmsnorm_weights");
-    }
-    let norms_per_layer: u64 = if matches!(fam, "gemma2" | "gemma3") {
-        4
-    } else {
-        2
+/// The q/k norm elements per layer: per head (`2·d`: Qwen3, Gemma 3, EXAONE 4, GLM-4.5 with
+/// `use_qk_norm`) or over all heads (`(H + K)·d`: OLMo 2, MiniMax-M2, Cohere with
+/// `use_qk_norm`).
+fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
+    let per_head = 2 * c.hd;
+    let full = (c.heads + c.kv) * c.hd;
+    let n = match fam {
+        "qwen3" | "qwen3_moe" | "gemma3" | "exaone4" => per_head,
+        "olmo2" => full,
+        "glm4_moe" | "cohere" | "cohere2" | "minimax_m2" => {
+            let on = r.flag(
+                "use_qk_norm",
+                &["use_qk_norm"],
+                fam == "minimax_m2",
+                "ldg_default_no_qk_norm",
+            )?;
+            match (on, fam) {
+                (false, _) => 0,
+                (true, "glm4_moe") => per_head,
+                (true, _) => full,
+            }
+        }
+        _ => 0,
     };
-    r.derived(
-        "norms_per_layer",
-        norms_per_layer,
-        if norms_per_layer == 4 {
-            "ldg_gemma_pre_post_norms"
-        } else {
-            "ldg_input_and_post_attention_rmsnorm"
-        },
-    );
+    if n > 0 {
+        r.derived("qk_norm", n, "ldg_q_norm_and_k_norm_rmsnorm_weights");
+    }
+    Ok(n)
+}
+
+/// Norm vectors per layer and for the final norm: Gemma 2/3, GLM-4 and HyperCLOVA X four per layer, Cohere
+/// one (attention and MLP in parallel), LayerNorms with biases count twice (StarCoder2,
+/// Phi-3.5-MoE); two otherwise (EXAONE 4 and OLMo 2 put theirs after the blocks).
+fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
+    // HyperCLOVA X (Peri-LN): post_norm1/post_norm2 after the blocks with `use_post_norm`.
+    let peri = fam == "hyperclovax"
+        && r.flag(
+            "use_post_norm",
+            &["use_post_norm"],
+            true,
+            "ldg_gemma_pre_post_norms",
+        )?;
+    let (per_layer, fin, key) = match fam {
+        _ if peri => (4, 1, "ldg_gemma_pre_post_norms"),
+        "gemma2" | "gemma3" | "glm4" => (4, 1, "ldg_gemma_pre_post_norms"),
+        "cohere" | "cohere2" => (1, 1, "ldg_one_norm_parallel_block"),
+        "starcoder2" | "phimoe" => (4, 2, "ldg_layernorm_with_bias"),
+        _ => (2, 1, "ldg_input_and_post_attention_rmsnorm"),
+    };
+    r.derived("norms_per_layer", per_layer, key);
+    Ok((per_layer, fin))
+}
+
+/// Reads the per-layer options: biases, q/k norms, norms per layer, sinks, the dense width.
+fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, CalcError> {
+    let (qkv_bias, o_bias) = read_attention_bias(r, fam)?;
+    let qk_norm = read_qk_norm(r, fam, c)?;
+    let (norms_per_layer, final_norm) = norm_counts(r, fam)?;
     let sinks = fam == "gpt_oss";
-    let mlp_bias = if fam == "gpt_oss" {
-        false
-    } else {
-        r.flag(
+    let mlp_bias = match fam {
+        "gpt_oss" => false,
+        "starcoder2" | "ernie4_5" | "ernie4_5_moe" | "internlm2" => qkv_bias,
+        "internlm3" => o_bias,
+        _ => r.flag(
             "mlp_bias",
             &["mlp_bias"],
             false,
             "ldg_default_no_mlp_biases",
-        )?
+        )?,
     };
-    let dense_inter = read_dense_inter(r, fam, h)?;
+    let gated = fam != "starcoder2";
+    if !gated {
+        r.derived("mlp_gated", false, "ldg_plain_mlp_c_fc_c_proj");
+    }
+    let lm_head_bias = fam == "phimoe"
+        && r.flag(
+            "lm_head_bias",
+            &["lm_head_bias"],
+            false,
+            "ldg_default_no_lm_head_bias",
+        )?;
+    let dense_inter = read_dense_inter(r, fam, c.h)?;
     Ok(LayerOpts {
         qkv_bias,
         o_bias,
         qk_norm,
         sinks,
         norms_per_layer,
+        final_norm,
         mlp_bias,
+        gated,
         dense_inter,
+        lm_head_bias,
     })
 }
 
-/// Reads which layers are MoE: the `mlp_only_layers` list (Qwen MoE) and the MoE step
-/// (`decoder_sparse_step`, or Llama 4's `interleave_moe_layer_step`).
-fn read_moe_layers(r: &mut Reader, fam: &str, has_moe: bool) -> Result<(Vec<u64>, u64), CalcError> {
-    let mlp_only = if matches!(fam, "qwen2_moe" | "qwen3_moe") {
-        r.u64_list("mlp_only_layers", "mlp_only_layers")?
-    } else {
-        Vec::new()
-    };
-    let step = match fam {
-        "qwen2_moe" | "qwen3_moe" => r.or(
-            "decoder_sparse_step",
-            &["decoder_sparse_step"],
-            1,
-            "ldg_every_layer_is_moe",
-        )?,
-        "llama4" if has_moe => r.or(
-            "interleave_moe_layer_step",
-            &["interleave_moe_layer_step"],
-            1,
-            "ldg_every_layer_is_moe",
-        )?,
-        _ => 1,
-    };
-    Ok((mlp_only, step))
+/// Reads which layers are MoE: the `mlp_only_layers` list (Qwen MoE), the MoE step
+/// (`decoder_sparse_step`, or Llama 4's `interleave_moe_layer_step`), GLM-4.5's dense prefix
+/// (`first_k_dense_replace`) and ERNIE 4.5's MoE range (`moe_layer_start_index` …
+/// `moe_layer_end_index`, every `moe_layer_interval`-th).
+fn read_moe_layers(
+    r: &mut Reader,
+    fam: &str,
+    has_moe: bool,
+    n: u64,
+) -> Result<Vec<bool>, CalcError> {
+    let mut mask: Vec<bool> = (0..n).map(|_| has_moe).collect();
+    if !has_moe {
+        return Ok(mask);
+    }
+    match fam {
+        "qwen2_moe" | "qwen3_moe" | "llama4" => {
+            let mlp_only = if fam == "llama4" {
+                Vec::new()
+            } else {
+                r.u64_list("mlp_only_layers", "mlp_only_layers")?
+            };
+            let keys: &[&'static str] = if fam == "llama4" {
+                &["interleave_moe_layer_step"]
+            } else {
+                &["decoder_sparse_step"]
+            };
+            let step = r.or(keys[0], keys, 1, "ldg_every_layer_is_moe")?;
+            for (i, m) in (0..n).zip(mask.iter_mut()) {
+                *m = !mlp_only.contains(&i) && (i + 1).is_multiple_of(step);
+            }
+        }
+        "glm4_moe" => {
+            let first = r.or0(
+                "first_k_dense_replace",
+                &["first_k_dense_replace"],
+                0,
+                "ldg_no_first_k_dense_replace_every_layer",
+            )?;
+            for (i, m) in (0..n).zip(mask.iter_mut()) {
+                *m = i >= first;
+            }
+        }
+        "ernie4_5_moe" => {
+            let start = r.or0(
+                "moe_layer_start_index",
+                &["moe_layer_start_index"],
+                0,
+                "ldg_every_layer_is_moe",
+            )?;
+            let end = r.or0(
+                "moe_layer_end_index",
+                &["moe_layer_end_index"],
+                n.saturating_sub(1),
+                "ldg_every_layer_is_moe",
+            )?;
+            let every = r.or(
+                "moe_layer_interval",
+                &["moe_layer_interval"],
+                1,
+                "ldg_every_layer_is_moe",
+            )?;
+            for (i, m) in (0..n).zip(mask.iter_mut()) {
+                *m = i >= start && i <= end && (i - start).is_multiple_of(every);
+            }
+        }
+        _ => {}
+    }
+    Ok(mask)
 }
 
 /// Adds one MoE feed-forward (router, routed experts, optional shared expert and its gate).
@@ -458,8 +657,8 @@ fn add_moe_ffn(acc: &mut Acc, m: &Moe, h: u64) -> Result<Ffn, CalcError> {
 fn add_attention_block(acc: &mut Acc, c: &Core, o: &LayerOpts) -> Result<(), CalcError> {
     let (h, hd) = (c.h, c.hd);
     add_attention(acc, h, c.heads, c.kv, hd, hd, o.qkv_bias, o.o_bias)?;
-    if o.qk_norm {
-        acc.add(Comp::Attn, 2 * hd)?;
+    if o.qk_norm > 0 {
+        acc.add(Comp::Attn, o.qk_norm)?;
     }
     if o.sinks {
         acc.add(Comp::Attn, c.heads)?;
@@ -475,24 +674,38 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let c = read_core(r, fam)?;
     let (h, hd) = (c.h, c.hd);
     let tie = read_tie(r, fam.starts_with("gemma"), fam)?;
-    let o = read_layer_opts(r, fam, h, hd)?;
+    let o = read_layer_opts(r, fam, &c)?;
     let moe = read_moe(r, fam, h)?;
     let windows = read_windows(r, fam, c.n_layers)?;
-    let (mlp_only, step) = read_moe_layers(r, fam, moe.is_some())?;
+    let moe_mask = read_moe_layers(r, fam, moe.is_some(), c.n_layers)?;
+    let cross = if fam == "mllama" {
+        r.u64_list("cross_attention_layers", "cross_attention_layers")?
+    } else {
+        Vec::new()
+    };
 
     let mut acc = Acc::default();
     let mut layers = Vec::with_capacity(windows.len());
     for (i, window) in windows.iter().enumerate() {
         add_attention_block(&mut acc, &c, &o)?;
-        let i64_ = i as u64;
-        let is_moe = moe.is_some() && !mlp_only.contains(&i64_) && (i64_ + 1).is_multiple_of(step);
+        if cross.contains(&(i as u64)) {
+            // Llama 3.2 Vision: a cross-attention layer has q/k norms and two tanh gates.
+            acc.add(
+                Comp::Attn,
+                add(
+                    "ovf_attention_params",
+                    &[mul("ovf_attention_params", &[2, hd])?, 2],
+                )?,
+            )?;
+        }
+        let is_moe = moe_mask.get(i).copied().unwrap_or(false);
         let ffn = match (&moe, is_moe) {
             (Some(m), true) => add_moe_ffn(&mut acc, m, h)?,
             _ => {
-                add_mlp(&mut acc, Comp::Mlp, h, o.dense_inter, true, o.mlp_bias)?;
+                add_mlp(&mut acc, Comp::Mlp, h, o.dense_inter, o.gated, o.mlp_bias)?;
                 Ffn::Dense {
                     intermediate: o.dense_inter,
-                    gated: true,
+                    gated: o.gated,
                 }
             }
         };
@@ -507,8 +720,38 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             ffn,
         });
     }
-    acc.add(Comp::Norms, h)?;
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[o.final_norm, h])?)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    if !cross.is_empty() {
+        // MllamaTextModel's embedding has 8 rows beyond the vocabulary (image tokens).
+        acc.add(Comp::Emb, mul("ovf_embedding_params", &[8, h])?)?;
+        r.derived(
+            "cross_attention_layers",
+            cross.len(),
+            "ldg_mllama_cross_layers",
+        );
+        r.warnings
+            .push(Phrase::tr("wrn_mllama_cross_kv").val("n", cross.len()));
+    }
+    if let (Some(m), "glm4_moe") = (&moe, fam) {
+        let n = r.or0(
+            "mtp_layers",
+            &["num_nextn_predict_layers"],
+            0,
+            "ldg_no_num_nextn_predict_layers_no_multi",
+        )?;
+        if n > 0 {
+            let mut mt = Acc::default();
+            for _ in 0..n {
+                add_attention_block(&mut mt, &c, &o)?;
+                add_moe_ffn(&mut mt, m, h)?;
+            }
+            super::add_mtp_modules(r, &mut acc, mt, n, c.vocab, h)?;
+        }
+    }
+    if o.lm_head_bias {
+        acc.add(Comp::LmHead, c.vocab)?;
+    }
     let max_pos = read_max_pos(r)?;
     Ok(Parts {
         layers,

@@ -5,10 +5,11 @@
 //! kv_a_layernorm `r_kv`, kv_b_proj `r_kv·H·(d_nope + d_v)`, o_proj `H·d_v·h`.
 //! Layers before `first_k_dense_replace` (and off `moe_layer_freq`) are dense (`3·h·I`); the
 //! others have a router `E·h` (+ `E` correction bias with `topk_method = noaux_tc`), routed
-//! experts `E·3·h·I_e` and shared experts `3·h·(n_shared·I_e)`. Multi-token-prediction layers
-//! (`num_nextn_predict_layers`) are counted in `other` (one MoE decoder layer + enorm + hnorm +
-//! eh_proj `2h·h` + shared_head.norm each; their embedding and head are shared with the main
-//! model, as in the DeepSeek-V3 report, so are not counted again).
+//! experts `E·3·h·I_e` and shared experts `3·h·(n_shared·I_e)`. Multi-token-prediction modules
+//! (`num_nextn_predict_layers`) are counted in `other` and `mtp` as the checkpoint stores them:
+//! one MoE decoder layer + enorm + hnorm + eh_proj `2h·h` + shared_head.norm each, plus their
+//! own copies of the embedding and head `2·V·h` (the model card's 671B is the main model; the
+//! Hub's 684,489,830,400 is the checkpoint).
 
 use super::reader::Reader;
 use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
@@ -220,34 +221,14 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
     })
 }
 
-/// Adds the multi-token-prediction layers to `other` (their linear and inactive expert
-/// parameters too), with a ledger entry and a warning naming their size.
+/// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
+/// [`super::add_mtp_modules`]).
 fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), CalcError> {
-    let h = d.h;
     let mut m = Acc::default();
     for _ in 0..mtp {
         layer(&mut m, d, d.experts > 0)?;
-        m.add(Comp::Other, mul("ovf_mtp_params", &[3, h])?)?; // enorm, hnorm, shared_head.norm
-        m.add(Comp::Other, mul("ovf_mtp_params", &[2, h, h])?)?; // eh_proj (bf16 in the fp8 checkpoint)
     }
-    let mb = &m.b;
-    acc.add(Comp::Other, mb.total)?;
-    acc.b.linear = add("ovf_param_count", &[acc.b.linear, mb.linear])?;
-    acc.b.expert_linear = add("ovf_param_count", &[acc.b.expert_linear, mb.expert_linear])?;
-    acc.skip(m.inactive)?;
-    let main = acc.b.total.saturating_sub(mb.total);
-    r.derived(
-        "mtp_parameters",
-        mb.total,
-        "ldg_num_nextn_predict_layers_multi_token_predict",
-    );
-    r.warnings.push(
-        Phrase::tr("wrn_mtp_layers")
-            .val("mtp", mtp)
-            .val("params", crate::core::base::derivation::group(mb.total))
-            .val("main", crate::core::base::derivation::group(main)),
-    );
-    Ok(())
+    super::add_mtp_modules(r, acc, m, mtp, d.vocab, d.h)
 }
 
 /// Builds a DeepSeek-V2/V3 model.
@@ -294,8 +275,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         add_mtp(r, &mut acc, &d, mtp)?;
     }
     let max_pos = read_max_pos(r)?;
-    // The MTP layer's checkpoint holds its own embed_tokens and shared_head.head copies.
-    let stored_twice = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
+    let stored_twice = 0;
     Ok(Parts {
         layers,
         acc,

@@ -18,9 +18,12 @@
 mod classic;
 mod decoder;
 mod deepseek;
+pub mod defaults;
+mod others;
 mod quant;
 pub mod reader;
 mod ssm;
+mod vision;
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
@@ -93,9 +96,36 @@ impl Acc {
         Ok(())
     }
 
-    /// The breakdown with `active` filled in.
+    /// Adds a vision/audio tower (with its projector) of `n` parameters to `other`.
+    pub fn tower(&mut self, n: u64) -> Result<(), CalcError> {
+        self.add(Comp::Other, n)?;
+        self.b.vision = add("ovf_param_count", &[self.b.vision, n])?;
+        self.skip(n)
+    }
+
+    /// Adds multi-token-prediction modules (built in their own accumulator `m`, plus `copies`
+    /// parameters of embedding/head copies) to `other`; none of it is active in the main model.
+    pub fn mtp(&mut self, m: &Acc, copies: u64) -> Result<(), CalcError> {
+        let n = add("ovf_mtp_params", &[m.b.total, copies])?;
+        self.add(Comp::Other, n)?;
+        let b = &mut self.b;
+        b.mtp = add("ovf_param_count", &[b.mtp, n])?;
+        b.linear = add("ovf_param_count", &[b.linear, m.b.linear])?;
+        b.expert_linear = add("ovf_param_count", &[b.expert_linear, m.b.expert_linear])?;
+        b.mtp_linear = add("ovf_param_count", &[b.mtp_linear, m.b.linear])?;
+        b.mtp_expert_linear = add("ovf_param_count", &[b.mtp_expert_linear, m.b.expert_linear])?;
+        self.skip(n)
+    }
+
+    /// The breakdown with `active` (the language model's, per token) and `language_model`
+    /// filled in.
     pub fn finish(mut self) -> ParamBreakdown {
         self.b.active = self.b.total.saturating_sub(self.inactive);
+        self.b.language_model = self
+            .b
+            .total
+            .saturating_sub(self.b.vision)
+            .saturating_sub(self.b.mtp);
         self.b
     }
 }
@@ -155,6 +185,40 @@ pub(crate) fn add_mlp(
     Ok(())
 }
 
+/// Adds `mtp` multi-token-prediction modules to `other` as the checkpoint stores them (DeepSeek-V3,
+/// GLM-4.5): their decoder layers (already in `m`), and per module enorm, hnorm,
+/// shared_head.norm (`3h`), eh_proj (`2h·h`) and its own copies of the embedding and the
+/// output head (`2·V·h`); a ledger entry and a warning name the main model's count beside
+/// the checkpoint's.
+pub(crate) fn add_mtp_modules(
+    r: &mut Reader,
+    acc: &mut Acc,
+    mut m: Acc,
+    mtp: u64,
+    vocab: u64,
+    h: u64,
+) -> Result<(), CalcError> {
+    let w = "ovf_mtp_params";
+    m.add(Comp::Other, mul(w, &[mtp, 3, h])?)?;
+    m.add(Comp::Other, mul(w, &[mtp, 2, h, h])?)?;
+    let copies = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
+    let main = acc.b.total;
+    acc.mtp(&m, copies)?;
+    let stored = acc.b.mtp;
+    r.derived("mtp_parameters", stored, "ldg_mtp_modules_stored");
+    r.warnings.push(
+        Phrase::tr("wrn_mtp_stored")
+            .val("mtp", mtp)
+            .val("params", crate::core::base::derivation::group(stored))
+            .val("main", crate::core::base::derivation::group(main))
+            .val(
+                "total",
+                crate::core::base::derivation::group(main.saturating_add(stored)),
+            ),
+    );
+    Ok(())
+}
+
 /// What a family builder hands back.
 pub(crate) struct Parts {
     pub layers: Vec<Layer>,
@@ -168,57 +232,27 @@ pub(crate) struct Parts {
     pub stored_twice: u64,
 }
 
-/// A SigLIP vision tower (Gemma-3) and the Gemma-3 projector, counted in `other`:
-/// patch conv `3·p²·v + v`, positions `(image/p)²·v`, per layer two LayerNorms `4v`, q/k/v/o
-/// with biases `4v² + 4v`, MLP `2·v·I + I + v`; post LayerNorm `2v`; projector `v·h + v`.
-fn siglip(r: &mut Reader, vc: &Map<String, Value>, text_h: u64) -> Result<u64, CalcError> {
-    let mut v = Reader::new(vc, vc);
-    let vh = v.req("vision.hidden_size", &["hidden_size"], "why_size_vision")?;
-    let vi = v.req(
-        "vision.intermediate_size",
-        &["intermediate_size"],
-        "why_size_vision",
-    )?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = v.req("vision.patch_size", &["patch_size"], "why_size_vision")?;
-    let image = v.req("vision.image_size", &["image_size"], "why_size_vision")?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
-    let w = "ovf_vision_params";
-    let per_layer = add(
-        w,
-        &[
-            mul(w, &[4, vh, vh])?,
-            mul(w, &[8, vh])?,
-            mul(w, &[2, vh, vi])?,
-            vi,
-            vh,
-        ],
-    )?;
-    let side = image / patch;
-    let total = add(
-        w,
-        &[
-            mul(w, &[vl, per_layer])?,
-            mul(w, &[ch, patch, patch, vh])?,
-            vh,
-            mul(w, &[side, side, vh])?,
-            mul(w, &[2, vh])?,
-            mul(w, &[vh, text_h])?,
-            vh,
-        ],
-    )?;
-    r.ledger.extend(v.ledger);
-    r.derived(
-        "vision_parameters",
-        total,
-        "ldg_siglip_vision_tower_gemma_3_projector_counte",
-    );
-    Ok(total)
+/// Counts the vision tower of a multimodal config (with its projector into the language
+/// model of width `text_h`), `None` for a tower this calculator does not know.
+fn vision_tower(
+    r: &mut Reader,
+    vc: &Map<String, Value>,
+    root_type: &str,
+    fam: &str,
+    text_h: u64,
+) -> Result<Option<u64>, CalcError> {
+    let vt = type_of(vc);
+    let class = defaults::nested(defaults::class_for(root_type), "vision_config")
+        .or_else(|| defaults::class_for(&vt));
+    Ok(match (root_type, fam, vt.as_str()) {
+        (_, "gemma3", "siglip_vision_model" | "") => Some(vision::siglip(r, vc, text_h)?),
+        ("qwen2_5_vl", _, _) => Some(vision::qwen_vl(r, vc, class, false)?),
+        ("qwen3_vl" | "qwen3_vl_moe", _, _) => Some(vision::qwen_vl(r, vc, class, true)?),
+        ("mistral3", _, "pixtral" | "") => Some(vision::pixtral(r, vc, class, text_h)?),
+        ("llama4", _, _) => Some(vision::llama4(r, vc, class, text_h)?),
+        ("mllama", _, _) => Some(vision::mllama(r, vc, class, text_h)?),
+        _ => None,
+    })
 }
 
 /// Parses pasted text: a `model.safetensors.index.json` (it has `weight_map` or
@@ -305,6 +339,7 @@ fn from_index(
         exact_weight_bytes: exact,
         ledger: r.ledger,
         warnings: r.warnings,
+        load_mtp: false,
     })
 }
 
@@ -315,29 +350,101 @@ fn family(mt: &str) -> &str {
         "gemma3_text" => "gemma3",
         "llama4_text" => "llama4",
         "phi4" => "phi3",
-        "qwen2_vl" | "qwen2_5_vl" => "qwen2",
+        "qwen2_vl" | "qwen2_5_vl" | "qwen2_vl_text" | "qwen2_5_vl_text" => "qwen2",
+        "qwen3_vl_text" | "qwen3_vl" => "qwen3",
+        "qwen3_vl_moe_text" | "qwen3_vl_moe" => "qwen3_moe",
+        "olmo3" => "olmo2",
+        "granitemoeshared" => "granitemoe",
+        "kanana" | "smollm" => "llama",
+        "mllama_text_model" => "mllama",
         other => other,
     }
 }
 
-fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
-    let text = root.get("text_config").and_then(Value::as_object);
-    let primary = text.unwrap_or(root);
-    let mut r = Reader::new(primary, root);
-    if text.is_some() {
-        r.derived(
-            "language_model",
-            "text_config",
-            "ldg_the_config_nests_its_language_model_under",
+/// The nested parts that hold the language model, in the order they are looked for.
+const TEXT_PARTS: &[&str] = &["text_config", "llm_config", "language_config"];
+
+/// Keys whose values must agree when both the top level and the language-model part give them.
+const SHARED_KEYS: &[&str] = &[
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "intermediate_size",
+    "vocab_size",
+    "head_dim",
+];
+
+/// A warning naming the keys on which the top level and the nested part `part` disagree.
+fn disagreements(
+    r: &mut Reader,
+    part: &str,
+    primary: &Map<String, Value>,
+    root: &Map<String, Value>,
+) {
+    let mut pairs = Vec::new();
+    for k in SHARED_KEYS {
+        if let (Some(a), Some(b)) = (primary.get(*k), root.get(*k)) {
+            if !a.is_null() && !b.is_null() && a != b {
+                pairs.push(Phrase::verbatim(format!(
+                    "{part}.{k} = {} ≠ {k} = {}",
+                    reader::short(a).text(crate::core::base::i18n::Lang::En),
+                    reader::short(b).text(crate::core::base::i18n::Lang::En)
+                )));
+            }
+        }
+    }
+    if !pairs.is_empty() {
+        r.warnings.push(
+            Phrase::tr("wrn_nested_disagree")
+                .val("part", part)
+                .sub("pairs", Phrase::List(pairs)),
         );
     }
-    let mt_raw = primary
-        .get("model_type")
+}
+
+/// The language-model part of a config (`text_config`, …) and its name, if nested.
+fn text_part(root: &Map<String, Value>) -> Option<(&'static str, &Map<String, Value>)> {
+    TEXT_PARTS
+        .iter()
+        .find_map(|p| root.get(*p).and_then(Value::as_object).map(|o| (*p, o)))
+}
+
+/// The lowercase `model_type` of an object (at most 64 characters).
+fn type_of(o: &Map<String, Value>) -> String {
+    o.get("model_type")
         .and_then(Value::as_str)
-        .or_else(|| root.get("model_type").and_then(Value::as_str))
         .unwrap_or("")
-        .to_ascii_lowercase();
-    let mt: String = mt_raw.chars().take(64).collect();
+        .to_ascii_lowercase()
+        .chars()
+        .take(64)
+        .collect()
+}
+
+fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
+    let text = text_part(root);
+    let primary = text.map_or(root, |(_, t)| t);
+    let root_type = type_of(root);
+    let root_class = defaults::class_for(&root_type);
+    let primary_class = match text {
+        Some((part, t)) => {
+            defaults::class_for(&type_of(t)).or_else(|| defaults::nested(root_class, part))
+        }
+        None => root_class,
+    };
+    let mut r = Reader::new(primary, root).with_classes(primary_class, root_class);
+    if let Some((part, _)) = text {
+        r.note(
+            "language_model",
+            part,
+            LedgerSource::Derived(Phrase::tr("ldg_language_model_part").val("part", part)),
+        );
+        disagreements(&mut r, part, primary, root);
+    }
+    let mt = match type_of(primary) {
+        t if t.is_empty() => root_type.clone(),
+        t => t,
+    };
     let fam = family(&mt).to_string();
     if mt.is_empty() {
         r.default_note(
@@ -349,35 +456,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
     }
 
-    let parts = match fam.as_str() {
-        "gpt2" => classic::gpt2(&mut r)?,
-        "opt" => classic::opt(&mut r)?,
-        "falcon" => classic::falcon(&mut r, &mt)?,
-        "gpt_neox" => classic::gpt_neox(&mut r)?,
-        "bloom" => classic::bloom(&mut r)?,
-        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(&mut r, &fam)?,
-        "mamba" => ssm::mamba(&mut r)?,
-        "nemotron_h" => ssm::nemotron_h(&mut r)?,
-        "jamba" => ssm::jamba(&mut r)?,
-        f => {
-            let known = decoder::KNOWN.contains(&f);
-            if !known {
-                if r.find(&["kv_lora_rank"]).is_some() {
-                    r.warnings
-                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", &mt));
-                    deepseek::build(&mut r, "deepseek_v3")?
-                } else {
-                    r.warnings.push(
-                        Phrase::tr("wrn_unknown_type_generic")
-                            .val("mt", if mt.is_empty() { "(none)" } else { &mt }),
-                    );
-                    decoder::build(&mut r, "generic")?
-                }
-            } else {
-                decoder::build(&mut r, f)?
-            }
-        }
-    };
+    let parts = build_family(&mut r, &fam, &mt)?;
 
     let base = base_dtype(&mut r, &fam)?;
     let weights = quant::weight_format_from(&mut r, base, &fam)?;
@@ -396,15 +475,15 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
 
     let mut acc = parts.acc;
     if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
-        let vt = vc.get("model_type").and_then(Value::as_str).unwrap_or("");
-        if fam == "gemma3" && vt == "siglip_vision_model" {
-            let n = siglip(&mut r, vc, parts.hidden)?;
-            acc.add(Comp::Other, n)?;
-        } else {
-            r.warnings.push(Phrase::tr("wrn_vision_not_counted"));
+        match vision_tower(&mut r, vc, &root_type, &fam, parts.hidden)? {
+            Some(n) => acc.tower(n)?,
+            None => r.warnings.push(Phrase::tr("wrn_vision_not_counted")),
         }
     }
     let params = acc.finish();
+    if params.mtp > 0 {
+        r.default_note("mtp_loaded", false, "ldg_mtp_not_loaded");
+    }
     if parts.stored_twice > 0 {
         let stored = params.total.saturating_add(parts.stored_twice);
         r.derived(
@@ -443,7 +522,66 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         exact_weight_bytes: None,
         ledger: r.ledger,
         warnings: r.warnings,
+        load_mtp: false,
     })
+}
+
+/// Reads the language model of family `fam` (`mt` as written, for the warnings).
+fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError> {
+    Ok(match fam {
+        "gpt2" => classic::gpt2(r)?,
+        "opt" => classic::opt(r)?,
+        "falcon" => classic::falcon(r, mt)?,
+        "gpt_neox" => classic::gpt_neox(r)?,
+        "bloom" => classic::bloom(r)?,
+        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(r, fam)?,
+        "mamba" => ssm::mamba(r)?,
+        "mamba2" => ssm::mamba2_model(r)?,
+        "dbrx" => others::dbrx(r)?,
+        "granitemoehybrid" => ssm::granite_hybrid(r)?,
+        "qwen3_next" => ssm::qwen3_next(r)?,
+        "mpt" => others::mpt(r)?,
+        "gptj" => others::gptj(r)?,
+        "nemotron_h" => ssm::nemotron_h(r)?,
+        "jamba" => ssm::jamba(r)?,
+        f => {
+            let known = decoder::KNOWN.contains(&f);
+            if !known {
+                if r.find(&["kv_lora_rank"]).is_some() {
+                    r.warnings
+                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
+                    deepseek::build(r, "deepseek_v3")?
+                } else {
+                    generic(r, mt)?
+                }
+            } else {
+                decoder::build(r, f)?
+            }
+        }
+    })
+}
+
+/// Reads an unknown `model_type` as a generic decoder, warning with the keys it guessed (the
+/// ledger lines that no key and no class gave).
+fn generic(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
+    let before = r.ledger.len();
+    let parts = decoder::build(r, "generic")?;
+    let guessed: Vec<Phrase> = r
+        .ledger
+        .iter()
+        .skip(before)
+        .filter(|e| matches!(e.source, LedgerSource::Default(_)))
+        .map(|e| Phrase::verbatim(format!("{} = {}", e.field, e.value)))
+        .collect();
+    let shown = if mt.is_empty() { "(none)" } else { mt };
+    r.warnings.push(if guessed.is_empty() {
+        Phrase::tr("wrn_unknown_type_generic").val("mt", shown)
+    } else {
+        Phrase::tr("wrn_unknown_type_guessed")
+            .val("mt", shown)
+            .sub("keys", Phrase::List(guessed))
+    });
+    Ok(parts)
 }
 
 /// The checkpoint precision from `torch_dtype` / `dtype`.
@@ -585,6 +723,21 @@ pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
 
 /// Reads `tie_word_embeddings` with the family default.
 pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool, CalcError> {
+    // Neither part states it and the two classes disagree (Mistral3Config ties, MistralConfig
+    // does not; Qwen3VLMoeConfig does not, its text class does): transformers 4.x followed the
+    // text class, 5.x follows the top level. The published checkpoints store the head, so
+    // the untied reading is taken.
+    let k = "tie_word_embeddings";
+    if r.find(&[k]).is_none() {
+        let ds = r.class_defaults(k);
+        let untied = ds.iter().find(|(_, v)| v.as_bool() == Some(false));
+        if ds.len() > 1 && ds.iter().any(|(_, v)| v.as_bool() == Some(true)) {
+            if let Some((c, _)) = untied {
+                r.note_class_default(k, false, k, c);
+                return Ok(false);
+            }
+        }
+    }
     let why = Phrase::tr(if default {
         "ldg_tie_default"
     } else {

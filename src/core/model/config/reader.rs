@@ -1,5 +1,6 @@
 //! Reading config keys with aliases, validation and an assumption ledger.
 
+use super::defaults::ClassDefaults;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::json::{non_finite, NonFinite};
 use crate::core::model::desc::{LedgerEntry, LedgerSource};
@@ -13,10 +14,13 @@ pub const MAX_DIM: u64 = 1 << 40;
 pub const MAX_LAYERS: u64 = 1 << 16;
 
 /// Reads keys from the language-model object (`text_config` when present) and falls back to
-/// the top-level object; records every read and every default in the ledger.
+/// the top-level object, then to the transformers class defaults of either (see
+/// [`super::defaults`]); records every read and every default in the ledger.
 pub struct Reader<'a> {
     primary: &'a Map<String, Value>,
     root: &'a Map<String, Value>,
+    /// The configuration classes of the primary and the top-level object, if known.
+    classes: [Option<&'static ClassDefaults>; 2],
     /// The assumption ledger so far.
     pub ledger: Vec<LedgerEntry>,
     /// Warnings so far.
@@ -44,15 +48,50 @@ impl<'a> Reader<'a> {
         Reader {
             primary,
             root,
+            classes: [None, None],
             ledger: Vec::new(),
             warnings: Vec::new(),
         }
     }
 
-    /// The first of `keys` present with a non-null value, and the spelling found.
-    pub fn find(&self, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
-        for obj in [self.primary, self.root] {
+    /// The same reader with the configuration classes of the primary and the top-level object
+    /// (their defaults fill missing keys, their aliases add spellings).
+    #[must_use]
+    pub fn with_classes(
+        mut self,
+        primary: Option<&'static ClassDefaults>,
+        root: Option<&'static ClassDefaults>,
+    ) -> Self {
+        self.classes = [primary, root];
+        self
+    }
+
+    /// The class of the primary object, if known.
+    pub fn primary_class(&self) -> Option<&'static ClassDefaults> {
+        self.classes[0]
+    }
+
+    /// Every spelling of `keys`: the given ones, then the classes' aliases of each.
+    fn spellings(&self, keys: &[&'static str]) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = keys.to_vec();
+        for c in self.classes.iter().flatten() {
             for k in keys {
+                for s in c.spellings_of(k) {
+                    if !out.contains(&s) {
+                        out.push(s);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The first of `keys` (or a class alias of one) present with a non-null value, and the
+    /// spelling found.
+    pub fn find(&self, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+        let all = self.spellings(keys);
+        for obj in [self.primary, self.root] {
+            for k in &all {
                 if let Some(v) = obj.get(*k) {
                     if !v.is_null() {
                         return Some((k, v));
@@ -61,6 +100,66 @@ impl<'a> Reader<'a> {
             }
         }
         None
+    }
+
+    /// As [`Reader::find`], falling back to the class default of the first spelling that has
+    /// one (primary class first). An explicit `null` in the config, or a `null` class default,
+    /// means "no value": the family derives it.
+    pub fn lookup(
+        &self,
+        keys: &[&'static str],
+    ) -> Option<(&'static str, &'a Value, Option<&'static ClassDefaults>)> {
+        if let Some((k, v)) = self.find(keys) {
+            return Some((k, v, None));
+        }
+        let all = self.spellings(keys);
+        let explicit_null = [self.primary, self.root]
+            .iter()
+            .any(|o| all.iter().any(|k| o.get(*k).is_some_and(Value::is_null)));
+        if explicit_null {
+            return None;
+        }
+        for c in self.classes.iter().flatten() {
+            for k in &all {
+                if let Some(v) = c.default_of(k) {
+                    return (!v.is_null()).then_some((k, v, Some(*c)));
+                }
+            }
+        }
+        None
+    }
+
+    /// The class defaults of `key` (primary class first), non-null ones only.
+    pub fn class_defaults(&self, key: &str) -> Vec<(&'static ClassDefaults, &'static Value)> {
+        self.classes
+            .iter()
+            .flatten()
+            .filter_map(|c| c.default_of(key).filter(|v| !v.is_null()).map(|v| (*c, v)))
+            .collect()
+    }
+
+    /// Records `value` as the class default of `key` in `class`.
+    pub fn note_class_default(
+        &mut self,
+        field: &str,
+        value: impl ToString,
+        key: &str,
+        class: &ClassDefaults,
+    ) {
+        self.note(field, value, Self::source_of(key, Some(class)));
+    }
+
+    /// The ledger source of a value found by [`Reader::lookup`].
+    fn source_of(k: &str, class: Option<&ClassDefaults>) -> LedgerSource {
+        match class {
+            None => LedgerSource::Key(k.to_string()),
+            Some(c) => LedgerSource::ClassDefault(
+                Phrase::tr("ldg_class_default")
+                    .val("key", k)
+                    .val("class", &c.class)
+                    .val("version", &c.version),
+            ),
+        }
     }
 
     /// Adds a ledger line.
@@ -139,11 +238,11 @@ impl<'a> Reader<'a> {
         keys: &[&'static str],
         min: u64,
     ) -> Result<Option<u64>, CalcError> {
-        match self.find(keys) {
+        match self.lookup(keys) {
             None => Ok(None),
-            Some((k, v)) => {
+            Some((k, v, class)) => {
                 let n = Self::to_u64(k, v, min)?;
-                self.note(field, n, LedgerSource::Key(k.to_string()));
+                self.note(field, n, Self::source_of(k, class));
                 Ok(Some(n))
             }
         }
@@ -221,8 +320,8 @@ impl<'a> Reader<'a> {
     /// A limit such as a window or a context length: `null`, absent or `Infinity` mean
     /// "no limit" (`None`).
     pub fn limit(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
-        match self.find(keys) {
-            Some((k, v)) if non_finite(v) == Some(NonFinite::PosInf) => {
+        match self.lookup(keys) {
+            Some((k, v, _)) if non_finite(v) == Some(NonFinite::PosInf) => {
                 self.note(field, "∞ (Infinity)", LedgerSource::Key(k.to_string()));
                 Ok(None)
             }
@@ -249,12 +348,12 @@ impl<'a> Reader<'a> {
         default: bool,
         why: Phrase,
     ) -> Result<bool, CalcError> {
-        match self.find(keys) {
-            Some((k, Value::Bool(b))) => {
-                self.note(field, b, LedgerSource::Key(k.to_string()));
+        match self.lookup(keys) {
+            Some((k, Value::Bool(b), class)) => {
+                self.note(field, b, Self::source_of(k, class));
                 Ok(*b)
             }
-            Some((k, v)) => Err(CalcError::BadValue {
+            Some((k, v, _)) => Err(CalcError::BadValue {
                 key: k.to_string(),
                 found: short(v),
                 expected: Phrase::tr("exp_true_false"),

@@ -322,6 +322,384 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
     })
 }
 
+/// Mamba-2 (`Mamba2ForCausalLM`): embeddings, per layer an RMSNorm and a Mamba-2 mixer
+/// (`num_heads × head_dim` inner width, `n_groups`, `state_size`, `conv_kernel`), a final
+/// norm and the head unless tied.
+pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["hidden_size", "d_model"], "why_size_model")?;
+    let nl = r.layers(&["num_hidden_layers", "n_layer"])?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let mh = r.req("mamba_num_heads", &["num_heads"], "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", &["head_dim"], "why_size_mamba2")?;
+    let n = r.req("ssm_state_size", &["state_size"], "why_size_mamba2")?;
+    let g = r.req("n_groups", &["n_groups"], "why_size_mamba2")?;
+    let k = r.req("conv_kernel", &["conv_kernel"], "why_size_mamba2")?;
+    let proj_bias = r.flag(
+        "use_bias",
+        &["use_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "ldg_conv_bias")?;
+    let tie = read_tie(r, false, "mamba2")?;
+    let w = "ovf_ssm_params";
+    let d = mul(w, &[mh, mp])?;
+    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
+    let m = NemotronH {
+        h,
+        tie,
+        d,
+        conv_dim,
+        heads: 1,
+        kv: 1,
+        hd: 1,
+        inter: 0,
+        mh,
+        mp,
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+        attn_bias: false,
+        mlp_bias: false,
+    };
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        acc.add(Comp::Norms, h)?;
+        let mixer = mamba2(&mut acc, &m)?;
+        layers.push(Layer {
+            mixer,
+            ffn: Ffn::None,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos: None,
+        stored_twice: 0,
+    })
+}
+
+/// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
+fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
+    let mh = r.req("mamba_num_heads", &["mamba_n_heads"], "why_size_mamba2")?;
+    let expand = r.req("mamba_expand", &["mamba_expand"], "why_size_mamba2")?;
+    let mp = match r.find(&["mamba_d_head"]) {
+        Some((_, v)) if v.is_number() => {
+            r.req("mamba_head_dim", &["mamba_d_head"], "why_size_mamba2")?
+        }
+        _ => {
+            let d = mul("ovf_ssm_params", &[expand, h])? / mh.max(1);
+            r.derived("mamba_head_dim", d, "ldg_mamba_head_dim_auto");
+            d
+        }
+    };
+    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
+    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
+    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
+    let proj_bias = r.flag(
+        "mamba_proj_bias",
+        &["mamba_proj_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    let w = "ovf_ssm_params";
+    let d = mul(w, &[mh, mp])?;
+    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
+    Ok(NemotronH {
+        h,
+        tie,
+        d,
+        conv_dim,
+        heads: 1,
+        kv: 1,
+        hd: 1,
+        inter: 0,
+        mh,
+        mp,
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+        attn_bias: false,
+        mlp_bias: false,
+    })
+}
+
+/// Granite 4.0-H (`granitemoehybrid`): per layer two RMSNorms, a Mamba-2 or an attention
+/// mixer (`layer_types`), a MoE (router `E·h`, experts `3·E·I·h`) when there are experts,
+/// and a shared gated MLP `3·h·S`; final norm; embeddings (tied in the published configs).
+pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "granitemoehybrid")?;
+    let h = c.h;
+    let tie = read_tie(r, false, "granitemoehybrid")?;
+    let types = r
+        .str_list("layer_types", "layer_types")?
+        .ok_or_else(|| CalcError::MissingKey {
+            key: "layer_types".into(),
+            why: Phrase::tr("why_layer_kinds"),
+        })?;
+    if types.len() as u64 != c.n_layers {
+        return Err(CalcError::BadValue {
+            key: "layer_types".into(),
+            found: Phrase::tr("fnd_list_of").val("n", types.len()),
+            expected: Phrase::tr("exp_one_per_layer").val("n", c.n_layers),
+        });
+    }
+    let m = read_granite_mamba(r, h, tie)?;
+    let attn_bias = r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        false,
+        "ldg_no_attention_biases",
+    )?;
+    let experts = r.or0("experts", &["num_local_experts"], 0, "ldg_no_shared_expert")?;
+    let top_k = if experts > 0 {
+        r.req(
+            "experts_per_token",
+            &["num_experts_per_tok"],
+            "why_count_active_experts",
+        )?
+        .min(experts)
+    } else {
+        0
+    };
+    let inter = r.req(
+        "expert_intermediate",
+        &["intermediate_size"],
+        "why_size_experts",
+    )?;
+    let shared = r.or0(
+        "shared_intermediate",
+        &["shared_intermediate_size"],
+        0,
+        "ldg_no_shared_expert",
+    )?;
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for t in &types {
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        let mixer = if t == "attention" {
+            add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, attn_bias, attn_bias)?;
+            Mixer::Attention {
+                num_heads: c.heads,
+                kv_heads: c.kv,
+                head_dim: c.hd,
+                v_head_dim: c.hd,
+                window: None,
+            }
+        } else {
+            mamba2(&mut acc, &m)?
+        };
+        let ffn = if experts > 0 {
+            acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+            let per = mul("ovf_expert_params", &[3, h, inter])?;
+            acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+            acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
+            Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate: inter,
+                shared_experts: u64::from(shared > 0),
+                shared_intermediate: shared,
+                gated: true,
+            }
+        } else {
+            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
+            Ffn::Dense {
+                intermediate: shared,
+                gated: true,
+            }
+        };
+        layers.push(Layer { mixer, ffn });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// One Gated DeltaNet (linear attention) mixer of Qwen3-Next: in_proj_qkvz
+/// `h·(2·K_h·d_k + 2·V_h·d_v)`, in_proj_ba `h·2V_h`, depthwise conv `(2·K_h·d_k + V_h·d_v)·k`,
+/// dt_bias and A_log `2V_h`, gated RMSNorm `d_v`, out_proj `V_h·d_v·h`. Its state (what vLLM
+/// allocates per sequence instead of KV): conv `(k − 1)·conv_dim` + recurrent `V_h·d_k·d_v`.
+fn gated_delta_net(acc: &mut Acc, h: u64, g: &Gdn) -> Result<Mixer, CalcError> {
+    let w = "ovf_ssm_params";
+    let key = mul(w, &[g.kh, g.dk])?;
+    let value = mul(w, &[g.vh, g.dv])?;
+    let conv_dim = add(w, &[mul(w, &[2, key])?, value])?;
+    acc.lin(
+        Comp::Ssm,
+        mul(
+            w,
+            &[h, add(w, &[mul(w, &[2, key])?, mul(w, &[2, value])?])?],
+        )?,
+    )?;
+    acc.lin(Comp::Ssm, mul(w, &[h, 2, g.vh])?)?;
+    acc.add(Comp::Ssm, mul(w, &[conv_dim, g.k])?)?;
+    acc.add(Comp::Ssm, add(w, &[mul(w, &[2, g.vh])?, g.dv])?)?;
+    acc.lin(Comp::Ssm, mul(w, &[value, h])?)?;
+    let state = add(
+        w,
+        &[
+            mul(w, &[g.k.saturating_sub(1), conv_dim])?,
+            mul(w, &[g.vh, g.dk, g.dv])?,
+        ],
+    )?;
+    Ok(Mixer::Ssm {
+        state_elems: state,
+        d_inner: value,
+        d_state: g.dk,
+    })
+}
+
+/// The Gated DeltaNet sizes of Qwen3-Next.
+struct Gdn {
+    kh: u64,
+    vh: u64,
+    dk: u64,
+    dv: u64,
+    k: u64,
+}
+
+/// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention (q_proj
+/// doubled for the gate, q/k norms `2d`), the others Gated DeltaNet; every layer a MoE
+/// (router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and its gate `h`) and two
+/// RMSNorms; final norm, embeddings, head. The checkpoint's MTP module is not described by
+/// the config and is not counted.
+pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "qwen3_next")?;
+    let h = c.h;
+    let tie = read_tie(r, false, "qwen3_next")?;
+    let interval = r.or(
+        "full_attention_interval",
+        &["full_attention_interval"],
+        4,
+        "ldg_every_layer_is_moe",
+    )?;
+    let g = Gdn {
+        kh: r.req(
+            "linear_num_key_heads",
+            &["linear_num_key_heads"],
+            "why_size_mamba2",
+        )?,
+        vh: r.req(
+            "linear_num_value_heads",
+            &["linear_num_value_heads"],
+            "why_size_mamba2",
+        )?,
+        dk: r.req(
+            "linear_key_head_dim",
+            &["linear_key_head_dim"],
+            "why_size_mamba2",
+        )?,
+        dv: r.req(
+            "linear_value_head_dim",
+            &["linear_value_head_dim"],
+            "why_size_mamba2",
+        )?,
+        k: r.req(
+            "linear_conv_kernel_dim",
+            &["linear_conv_kernel_dim"],
+            "why_size_mamba2",
+        )?,
+    };
+    let experts = r.req("experts", &["num_experts"], "why_count_experts")?;
+    let top_k = r
+        .req(
+            "experts_per_token",
+            &["num_experts_per_tok"],
+            "why_count_active_experts",
+        )?
+        .min(experts);
+    let inter = r.req(
+        "expert_intermediate",
+        &["moe_intermediate_size"],
+        "why_size_experts",
+    )?;
+    let shared = r.or0(
+        "shared_intermediate",
+        &["shared_expert_intermediate_size"],
+        0,
+        "ldg_no_shared_expert",
+    )?;
+    let types = r.str_list("layer_types", "layer_types")?;
+    let w = "ovf_attention_params";
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for i in 0..c.n_layers {
+        let full = match types.as_ref().and_then(|t| t.get(i as usize)) {
+            Some(t) => t == "full_attention",
+            None => (i + 1).is_multiple_of(interval),
+        };
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        let mixer = if full {
+            acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
+            acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
+            acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
+            acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
+            Mixer::Attention {
+                num_heads: c.heads,
+                kv_heads: c.kv,
+                head_dim: c.hd,
+                v_head_dim: c.hd,
+                window: None,
+            }
+        } else {
+            gated_delta_net(&mut acc, h, &g)?
+        };
+        acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+        let per = mul("ovf_expert_params", &[3, h, inter])?;
+        acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+        acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+        if shared > 0 {
+            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
+            acc.add(Comp::Router, h)?;
+        }
+        layers.push(Layer {
+            mixer,
+            ffn: Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate: inter,
+                shared_experts: u64::from(shared > 0),
+                shared_intermediate: shared,
+                gated: true,
+            },
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab: c.vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
 /// Adds one pattern character's block (with its RMSNorm) to `layers`: a Mamba-2 or attention
 /// layer, or an MLP attached to the preceding mixer (a layer of its own if there is none free).
 fn nemotron_block(

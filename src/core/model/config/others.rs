@@ -1,0 +1,224 @@
+//! Families with their own layouts: DBRX (fine-grained MoE, sizes nested in `attn_config` /
+//! `ffn_config`), MPT (ALiBi, no biases) and GPT-J (parallel block, partial rotary).
+//!
+//! - DBRX: per block two LayerNorms without bias `2h`, Wqkv `h·(h + 2·K·d)`, out_proj `h²`,
+//!   router `E·h`, experts w1/v1/w2 `3·E·I·h`; final norm `h`; untied head.
+//! - MPT: per block two LayerNorms `2h` (with `no_bias`), Wqkv `3h²`, out_proj `h²`, MLP
+//!   `2·h·(r·h)`; final norm `h`; tied head; no position parameters (ALiBi).
+//! - GPT-J: per block one LayerNorm `2h`, q/k/v/out `4h²` (no bias), fc_in/fc_out
+//!   `2·h·I + I + h`; final LayerNorm `2h`; head `V·h + V` (with a bias).
+
+use super::defaults::nested;
+use super::reader::Reader;
+use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
+use serde_json::{Map, Value};
+
+fn attention_layer(heads: u64, kv: u64, hd: u64, ffn: Ffn) -> Layer {
+    Layer {
+        mixer: Mixer::Attention {
+            num_heads: heads,
+            kv_heads: kv,
+            head_dim: hd,
+            v_head_dim: hd,
+            window: None,
+        },
+        ffn,
+    }
+}
+
+/// `hidden / heads`, refusing a split that does not divide.
+fn head_dim(h: u64, heads: u64) -> Result<u64, CalcError> {
+    if heads == 0 || !h.is_multiple_of(heads) {
+        return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
+    }
+    Ok(h / heads)
+}
+
+/// A nested part (`attn_config`) as an object (empty when absent).
+fn part<'a>(
+    root: &'a Map<String, Value>,
+    key: &str,
+    empty: &'a Map<String, Value>,
+) -> &'a Map<String, Value> {
+    root.get(key).and_then(Value::as_object).unwrap_or(empty)
+}
+
+/// DBRX.
+pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["d_model", "hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["n_layers", "num_hidden_layers"])?;
+    let heads = r.req("num_attention_heads", &["n_heads"], "why_size_attention")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let tie = read_tie(r, false, "dbrx")?;
+    let root = r.root();
+    let empty = Map::new();
+    let class = r.primary_class();
+    let mut a = Reader::new(part(root, "attn_config", &empty), root)
+        .with_classes(nested(class, "attn_config"), None);
+    let kv = a.req("kv_heads", &["kv_n_heads"], "why_size_attention")?;
+    let mut f = Reader::new(part(root, "ffn_config", &empty), root)
+        .with_classes(nested(class, "ffn_config"), None);
+    let inter = f.req(
+        "expert_intermediate",
+        &["ffn_hidden_size"],
+        "why_size_experts",
+    )?;
+    let experts = f.req("experts", &["moe_num_experts"], "why_count_experts")?;
+    let top_k = f.req(
+        "experts_per_token",
+        &["moe_top_k"],
+        "why_count_active_experts",
+    )?;
+    r.ledger.extend(a.ledger);
+    r.ledger.extend(f.ledger);
+    if top_k > experts {
+        return Err(CalcError::BadValue {
+            key: "moe_top_k".into(),
+            found: Phrase::verbatim(top_k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+        });
+    }
+    let hd = head_dim(h, heads)?;
+    let w = "ovf_attention_params";
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.lin(
+            Comp::Attn,
+            mul(w, &[h, add(w, &[h, mul(w, &[2, kv, hd])?])?])?,
+        )?;
+        acc.lin(Comp::Attn, mul(w, &[h, h])?)?;
+        acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+        let per = mul("ovf_expert_params", &[3, h, inter])?;
+        acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+        acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+        layers.push(attention_layer(
+            heads,
+            kv,
+            hd,
+            Ffn::Moe {
+                experts,
+                top_k,
+                expert_intermediate: inter,
+                shared_experts: 0,
+                shared_intermediate: 0,
+                gated: true,
+            },
+        ));
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// MPT.
+pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["d_model", "hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["n_layers", "num_hidden_layers"])?;
+    let heads = r.req("num_attention_heads", &["n_heads"], "why_size_attention")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let ratio = r.or(
+        "expansion_ratio",
+        &["expansion_ratio"],
+        4,
+        "ldg_no_intermediate_size_4_x_hidden_size",
+    )?;
+    let no_bias = r.flag("no_bias", &["no_bias"], true, "ldg_default_no_mlp_biases")?;
+    let tie = read_tie(r, true, "mpt")?;
+    let hd = head_dim(h, heads)?;
+    let inter = mul("ovf_intermediate", &[ratio, h])?;
+    let bias = !no_bias;
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        let norm = if bias { 4 } else { 2 };
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[norm, h])?)?;
+        super::add_attention(&mut acc, h, heads, heads, hd, hd, bias, bias)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        layers.push(attention_layer(
+            heads,
+            heads,
+            hd,
+            Ffn::Dense {
+                intermediate: inter,
+                gated: false,
+            },
+        ));
+    }
+    acc.add(Comp::Norms, if bias { 2 * h } else { h })?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    r.derived(
+        "position_embeddings",
+        0,
+        "ldg_bloom_uses_alibi_no_position_parameters",
+    );
+    let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}
+
+/// GPT-J.
+pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
+    let h = r.req("hidden_size", &["n_embd", "hidden_size"], "why_size_model")?;
+    let nl = r.layers(&["n_layer", "num_hidden_layers"])?;
+    let heads = r.req("num_attention_heads", &["n_head"], "why_size_attention")?;
+    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let inter = match r.opt("intermediate_size", &["n_inner"])? {
+        Some(i) => i,
+        None => {
+            let i = mul("ovf_intermediate", &[4, h])?;
+            r.derived("intermediate_size", i, "ldg_n_inner_is_null_4_x_n");
+            i
+        }
+    };
+    let tie = read_tie(r, false, "gptj")?;
+    let hd = head_dim(h, heads)?;
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        super::add_attention(&mut acc, h, heads, heads, hd, hd, false, false)?;
+        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+        layers.push(attention_layer(
+            heads,
+            heads,
+            hd,
+            Ffn::Dense {
+                intermediate: inter,
+                gated: false,
+            },
+        ));
+    }
+    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    acc.add(Comp::LmHead, vocab)?; // lm_head bias
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts {
+        layers,
+        acc,
+        hidden: h,
+        vocab,
+        tie,
+        max_pos,
+        stored_twice: 0,
+    })
+}

@@ -1,0 +1,196 @@
+//! Totals a user can check against a published figure: the checkpoint's count (`params_total`,
+//! as the Hub counts the safetensors), the language model alone, the vision tower and the
+//! multi-token-prediction modules, for the three cases of issue 16, and the memory rule for
+//! MTP (vLLM skips it unless speculative decoding uses it).
+//!
+//! The configs are the published `config.json` files as their model pages give them (keys
+//! equal to a class default are omitted there; the parser fills them from
+//! `data/config_defaults.csv`). The expected figures are published ones, not our output.
+
+use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::model::config::parse_model_text;
+use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
+
+/// google/gemma-3-4b-it `config.json` (the text config names 4 keys; Gemma3TextConfig gives
+/// heads, KV heads, head_dim and the vocabulary).
+const GEMMA3_4B: &str = r#"{
+  "architectures": ["Gemma3ForConditionalGeneration"],
+  "boi_token_index": 255999, "eoi_token_index": 256000, "eos_token_id": [1, 106],
+  "image_token_index": 262144, "initializer_range": 0.02, "mm_tokens_per_image": 256,
+  "model_type": "gemma3",
+  "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
+    "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+    "sliding_window": 1024},
+  "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
+  "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+    "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+    "patch_size": 14, "vision_use_head": false}
+}"#;
+
+/// bigscience/bloom-560m `config.json` (BLOOM spells the width `n_embed`, the depth `n_layer`).
+const BLOOM_560M: &str = r#"{
+  "apply_residual_connection_post_layernorm": false, "architectures": ["BloomForCausalLM"],
+  "attention_dropout": 0.0, "attention_softmax_in_fp32": true, "bias_dropout_fusion": true,
+  "bos_token_id": 1, "eos_token_id": 2, "hidden_dropout": 0.0, "hidden_size": 1024,
+  "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "masked_softmax_fusion": true,
+  "model_type": "bloom", "n_head": 16, "n_inner": null, "n_layer": 24, "offset_alibi": 100,
+  "pad_token_id": 3, "pretraining_tp": 1, "skip_bias_add": true, "skip_bias_add_qkv": false,
+  "slow_but_exact": false, "transformers_version": "4.26.0", "unk_token_id": 0,
+  "use_cache": true, "vocab_size": 250880
+}"#;
+
+#[track_caller]
+fn model(text: &str) -> ModelDesc {
+    match parse_model_text(text) {
+        Ok(m) => m,
+        Err(e) => panic!("did not parse: {e}"),
+    }
+}
+
+fn class_default_fields(m: &ModelDesc) -> Vec<&str> {
+    m.ledger
+        .iter()
+        .filter(|e| matches!(e.source, LedgerSource::ClassDefault(_)))
+        .map(|e| e.field.as_str())
+        .collect()
+}
+
+#[test]
+fn gemma3_4b_is_the_hub_count_with_its_vision_tower() {
+    // Hub (safetensors) count of google/gemma-3-4b-it: 4,300,079,472 ("4B").
+    let m = model(GEMMA3_4B);
+    assert_eq!(m.params.total, 4_300_079_472);
+    assert_eq!(
+        m.params.language_model + m.params.vision,
+        m.params.total,
+        "the lines add up"
+    );
+    assert!(m.params.vision > 0 && m.params.mtp == 0);
+    let filled = class_default_fields(&m);
+    for k in ["num_attention_heads", "kv_heads", "head_dim", "vocab_size"] {
+        assert!(filled.contains(&k), "{k} from Gemma3TextConfig: {filled:?}");
+    }
+    // The tower is loaded: bf16 weights are 2 bytes for every stored parameter.
+    let w = weights::checkpoint(&m, 1).map(|w| w.total.0).ok();
+    assert_eq!(w, Some(2 * m.params.total));
+}
+
+#[test]
+fn bloom_560m_reads_its_own_spellings() {
+    // Hub count of bigscience/bloom-560m: 559,214,592.
+    let m = model(BLOOM_560M);
+    assert_eq!(m.params.total, 559_214_592);
+    assert_eq!(m.params.language_model, m.params.total);
+    // The same config with BLOOM's historical spelling of the width (`n_embed`, which
+    // BloomConfig accepts) gives the same count.
+    let n_embed = BLOOM_560M.replace("\"hidden_size\"", "\"n_embed\"");
+    assert_eq!(model(&n_embed).params, m.params);
+}
+
+#[test]
+fn deepseek_v3_main_model_and_checkpoint() {
+    let text = include_str!("../data/presets/deepseek-ai__DeepSeek-V3.json");
+    let m = model(text);
+    // The model card's 671B main model, exactly as DeepSeek's report counts it.
+    assert_eq!(m.params.language_model, 671_026_419_200);
+    // The checkpoint also stores the MTP module with its own embedding and head (2·V·h).
+    let mtp_copies = 2 * 129_280 * 7_168;
+    assert!(m.params.mtp > mtp_copies);
+    assert_eq!(m.params.total, m.params.language_model + m.params.mtp);
+    // The Hub's safetensors count of deepseek-ai/DeepSeek-R1 (the same architecture and
+    // config), 684,489,845,504 (data/presets/presets.csv); V3's own Hub figure,
+    // 684,531,386,000, adds the 41,540,496 fp32 block-scale elements of its fp8 weights.
+    assert_eq!(m.params.total, 684_489_845_504);
+    assert_eq!(m.params.total + 41_540_496, 684_531_386_000);
+}
+
+#[test]
+fn memory_leaves_mtp_out_unless_asked() {
+    let mut m = model(include_str!(
+        "../data/presets/deepseek-ai__DeepSeek-V3.json"
+    ));
+    let without = weights::checkpoint(&m, 1).map(|w| w.total.0).unwrap_or(0);
+    m.load_mtp = true;
+    let with = weights::checkpoint(&m, 1).map(|w| w.total.0).unwrap_or(0);
+    assert!(with > without);
+    // The MTP module is fp8 in its linear layers and bf16 elsewhere: at least one byte per
+    // parameter, at most two.
+    let d = with - without;
+    assert!(d >= m.params.mtp && d <= 2 * m.params.mtp, "{d}");
+    assert!(m
+        .ledger
+        .iter()
+        .any(|e| e.field == "mtp_loaded" && matches!(e.source, LedgerSource::Default(_))));
+}
+
+#[test]
+fn nested_parts_that_disagree_are_named() {
+    // The top level says 4096, text_config says 2560: transformers builds the text model
+    // from text_config, and the user is told which keys disagree.
+    let text = GEMMA3_4B.replacen(
+        "\"model_type\": \"gemma3\",",
+        "\"model_type\": \"gemma3\", \"hidden_size\": 4096,",
+        1,
+    );
+    let m = model(&text);
+    assert_eq!(m.hidden_size, 2560);
+    let w: Vec<String> = m.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        w.iter()
+            .any(|s| s.contains("text_config.hidden_size = 2560")
+                && s.contains("hidden_size = 4096")),
+        "{w:?}"
+    );
+    // The same config without the contradiction has no such sentence.
+    assert!(!model(GEMMA3_4B)
+        .warnings
+        .iter()
+        .any(|p| p.to_string().contains("disagree")));
+}
+
+#[test]
+fn an_unknown_model_type_names_the_keys_it_guessed() {
+    let m = model(
+        r#"{"model_type":"brand_new","hidden_size":512,"num_hidden_layers":2,
+        "num_attention_heads":8,"vocab_size":1000}"#,
+    );
+    let w: Vec<String> = m.warnings.iter().map(ToString::to_string).collect();
+    // No intermediate_size: the generic reader guesses 4 × hidden and says so.
+    assert!(
+        w.iter()
+            .any(|s| s.contains("brand_new") && s.contains("intermediate_size = 2048")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn llama_3_2_vision_counts_cross_attention_and_the_tiled_tower() {
+    // meta-llama/Llama-3.2-11B-Vision-Instruct: the Hub's safetensors count is 10,670,220,835.
+    // Its config differs from the 90B one (a real fixture) only in the text sizes, set here
+    // from the 11B model card: 40 layers of width 4096 (32 heads, 8 KV heads, MLP 14336),
+    // cross-attention at layers 3, 8, …, 38.
+    let text = include_str!("fixtures/corpus/meta-llama__Llama-3.2-90B-Vision-Instruct.json");
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    if let Some(t) = v
+        .get_mut("text_config")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        for (k, n) in [
+            ("hidden_size", 4096),
+            ("num_hidden_layers", 40),
+            ("num_attention_heads", 32),
+            ("num_key_value_heads", 8),
+            ("intermediate_size", 14336),
+        ] {
+            t.insert(k.into(), n.into());
+        }
+        t.insert(
+            "cross_attention_layers".into(),
+            serde_json::json!([3, 8, 13, 18, 23, 28, 33, 38]),
+        );
+    }
+    let m = model(&v.to_string());
+    assert_eq!(m.params.total, 10_670_220_835);
+    assert!(m.params.vision > 0);
+    assert_eq!(m.params.total, m.params.language_model + m.params.vision);
+}
