@@ -244,8 +244,14 @@ export default function register(runner) {
         const c = el && (el.tagName === 'CANVAS' ? el : el.querySelector('canvas'));
         return c ? c.toDataURL().length + ':' + c.toDataURL().slice(-64) : null;
       }, id);
-    const before = await fingerprint('chart-memory');
-    check(before, 'chart-memory not found');
+    // The chart in sight (charts draw only on screen; the sticky input column scrolls on its
+    // own, so typing in it no longer scrolls the page down to the charts).
+    await byId(page, 'chart-memory').scrollIntoViewIfNeeded();
+    const before = await waitFor(async () => {
+      const f = await fingerprint('chart-memory');
+      await new Promise((r) => setTimeout(r, 300));
+      return f && f === (await fingerprint('chart-memory')) ? f : null;
+    }, 'chart-memory drawn and settled');
     await setValue(page, 'context-len', 16384);
     await waitFor(async () => (await fingerprint('chart-memory')) !== before, 'chart-memory to redraw after changing context-len');
   });

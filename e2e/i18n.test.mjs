@@ -115,7 +115,7 @@ export default function register(runner) {
       // A text where a number belongs: what was found and what is allowed.
       ['{"model_type":"llama","hidden_size":"wide","num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}', /텍스트 "wide"/, /the text|whole number/],
       // No vocab_size: why the key is needed.
-      ['{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008}', /임베딩 크기를 정하는 데 필요합니다/, /size the embeddings/],
+      ['{"model_type":"my_custom_lm","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":11008}', /임베딩 크기를 정하는 데 필요합니다/, /size the embeddings/],
     ];
     for (const [i, [text, want, english]] of cases.entries()) {
       await pasteConfig(page, text);

@@ -137,7 +137,7 @@ pub fn MathPanel(
                                 <dd><strong>{d.result.clone()}</strong></dd>
                             </dl>
                             {(!d.terms.is_empty()).then(|| view! {
-                                <div class="table-scroll"><table class="terms">
+                                <div class="table-scroll" tabindex="0"><table class="terms">
                                     <caption>{tr(lang, "math_terms")}</caption>
                                     <tbody>{terms}</tbody>
                                 </table></div>

@@ -72,7 +72,7 @@ pub fn ModelDetails() -> impl IntoView {
                     })}
                     <details class="ledger" data-testid="model-ledger">
                         <summary>{t("model_ledger")}" ("{m.ledger.len()}")"</summary>
-                        <div class="table-scroll"><table>
+                        <div class="table-scroll" tabindex="0"><table>
                             <thead>
                                 <tr>
                                     <th scope="col">{t("model_ledger_field")}</th>
