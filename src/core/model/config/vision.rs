@@ -36,6 +36,26 @@ fn req(v: &mut Reader, field: &str, keys: &[&'static str]) -> Result<u64, CalcEr
     v.req(field, keys, "why_size_vision")
 }
 
+/// The four sizes every ViT tower states, read in this order (the ledger's order): width,
+/// MLP width, layers, patch size.
+fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
+    let vh = req(v, "vision.hidden_size", &["hidden_size"])?;
+    let vi = req(v, "vision.intermediate_size", &["intermediate_size"])?;
+    let vl = v.layers(&["num_hidden_layers"])?;
+    let patch = req(v, "vision.patch_size", &["patch_size"])?;
+    Ok((vh, vi, vl, patch))
+}
+
+/// The image channels (3 unless the config says otherwise).
+fn channels(v: &mut Reader) -> Result<u64, CalcError> {
+    v.or(
+        "vision.num_channels",
+        &["num_channels"],
+        3,
+        "ldg_siglip_default_3_channels",
+    )
+}
+
 /// SigLIP (Gemma 3) and the Gemma 3 projector into a language model of width `text_h`.
 pub(super) fn siglip(
     r: &mut Reader,
@@ -43,17 +63,9 @@ pub(super) fn siglip(
     text_h: u64,
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class_for("siglip_vision_model"));
-    let vh = req(&mut v, "vision.hidden_size", &["hidden_size"])?;
-    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
+    let (vh, vi, vl, patch) = tower(&mut v)?;
     let image = req(&mut v, "vision.image_size", &["image_size"])?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
+    let ch = channels(&mut v)?;
     let per_layer = add(
         W,
         &[
@@ -179,16 +191,8 @@ pub(super) fn pixtral(
     text_h: u64,
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", &["hidden_size"])?;
-    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
+    let (vh, vi, vl, patch) = tower(&mut v)?;
+    let ch = channels(&mut v)?;
     r.ledger.extend(v.ledger);
     let m = r.req(
         "spatial_merge_size",
@@ -240,17 +244,9 @@ pub(super) fn llama4(
     text_h: u64,
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", &["hidden_size"])?;
-    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
+    let (vh, vi, vl, patch) = tower(&mut v)?;
     let image = req(&mut v, "vision.image_size", &["image_size"])?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
+    let ch = channels(&mut v)?;
     let p_in = req(
         &mut v,
         "vision.projector_input_dim",
@@ -317,12 +313,7 @@ pub(super) fn mllama(
     let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
     let image = req(&mut v, "vision.image_size", &["image_size"])?;
     let tiles = req(&mut v, "vision.max_num_tiles", &["max_num_tiles"])?;
-    let ch = v.or(
-        "vision.num_channels",
-        &["num_channels"],
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
+    let ch = channels(&mut v)?;
     let out = req(&mut v, "vision.vision_output_dim", &["vision_output_dim"])?;
     let ratios = match vc.get("supported_aspect_ratios").and_then(Value::as_array) {
         Some(a) => a.len() as u64,
