@@ -33,6 +33,17 @@ fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
     }
 }
 
+/// Qwen3-8B on one H100 with vLLM's defaults and the fitted efficiencies.
+fn qwen8b_replica() -> Replica {
+    Replica::new(
+        &qwen8b(),
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica")
+}
+
 fn run(cfg: &SimConfig) -> SimResult {
     simulate(&qwen8b(), h100(), cfg).expect("simulates")
 }
@@ -93,14 +104,7 @@ fn a_lone_request_equals_the_static_batch_one_model() {
 /// Beyond the saturation rate, P50 and P99 TTFT and the queueing delay grow with the rate.
 #[test]
 fn latency_rises_with_rate_beyond_the_knee() {
-    let model = qwen8b();
-    let mut rep = Replica::new(
-        &model,
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica");
+    let mut rep = qwen8b_replica();
     let wl = WorkloadSpec {
         lengths: Lengths::ShareGpt,
         num_requests: 1500,
@@ -139,14 +143,7 @@ fn latency_rises_with_rate_beyond_the_knee() {
 /// beyond saturation.
 #[test]
 fn the_sweep_finds_the_highest_rate_meeting_targets() {
-    let model = qwen8b();
-    let mut rep = Replica::new(
-        &model,
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica");
+    let mut rep = qwen8b_replica();
     let wl = WorkloadSpec {
         lengths: Lengths::ShareGpt,
         num_requests: 800,
