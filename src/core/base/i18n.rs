@@ -986,6 +986,11 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("prm_mtp_skipped", "multi-token prediction (MTP) modules: {n} (in the checkpoint; vLLM skips them unless speculative decoding uses them: not in weights memory)", "다중 토큰 예측(MTP) 모듈: {n} (체크포인트에 있음; vLLM은 추측 디코딩에 쓰지 않으면 불러오지 않음: 가중치 메모리에서 뺌)"),
     ("prm_mtp_loaded", "multi-token prediction (MTP) modules: {n} (loaded for speculative decoding: in weights memory)", "다중 토큰 예측(MTP) 모듈: {n} (추측 디코딩용으로 불러옴: 가중치 메모리에 포함)"),
     ("wrn_unknown_type_guessed", "model_type \"{mt}\" is not one this calculator knows; it was read as a generic Llama-style decoder, guessing {keys} (check the ledger).", "model_type \"{mt}\"는 이 계산기가 모르는 종류입니다. 일반적인 Llama 방식 디코더로 읽었고 {keys} 값을 추정했습니다 (가정 기록을 확인하세요)."),
+    // --- bring your own benchmark: efficiency fit (issue 17 part 7) ---
+    ("exp_fit_bench", "a benchmark that states a TPOT or ITL (median or mean) and a TTFT, each above 0, so that the decode and prefill efficiencies can be fitted", "효율을 맞추려면 TPOT 또는 ITL(중앙값 또는 평균)과 TTFT가 0보다 크게 적힌 벤치마크여야 합니다"),
+    ("fit_found_no_tpot", "a result with no TPOT or ITL above 0", "0보다 큰 TPOT이나 ITL이 없는 결과"),
+    ("fit_found_no_ttft", "a result with no TTFT above 0", "0보다 큰 TTFT가 없는 결과"),
+    ("fit_found_unmatched", "a result whose fitted statistic the simulation cannot produce (no request finished)", "시뮬레이션이 맞출 통계를 만들지 못하는 결과(끝난 요청 없음)"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

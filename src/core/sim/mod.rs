@@ -8,8 +8,8 @@
 //! generator [`rng`]), the engine's knobs resolved on a GPU ([`config`]: defaults and the KV
 //! blocks of `core::memory::vllm_budget`), the time of one step from the existing performance
 //! model ([`step_time`]), vLLM V1's scheduler ([`scheduler`]), the statistics ([`stats`],
-//! [`result`]), rate sweeps ([`sweep`]) and reading a `vllm bench serve` result to compare a
-//! run with ([`bench`]). `docs/SERVING_SIMULATOR.md` states the method and
+//! [`result`]), rate sweeps ([`sweep`]), reading a `vllm bench serve` result to compare a
+//! run with ([`bench`]) and fitting the efficiencies to it ([`fit`]). `docs/SERVING_SIMULATOR.md` states the method and
 //! its measured error.
 //!
 //! ```
@@ -33,6 +33,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod fit;
 pub mod replica;
 pub mod result;
 pub mod rng;
@@ -44,6 +45,7 @@ pub mod workload;
 
 pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_MAX_STEPS};
+pub use fit::{fit_bench, FitResult, FittedKnob, Knob};
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult};
 pub use stats::{Dist, Point, Series};

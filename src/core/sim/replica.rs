@@ -53,6 +53,11 @@ impl Replica {
         &self.resolved
     }
 
+    /// The step model (the time of one engine step).
+    pub fn step_model(&self) -> &StepModel {
+        &self.steps
+    }
+
     /// Simulates one benchmark of `wl`.
     pub fn run(
         &mut self,
