@@ -275,6 +275,30 @@ fn cli_single_commands() {
     }
 }
 
+/// `calibrate --fit`: the fitted efficiencies, the errors before and after, the link.
+#[test]
+fn cli_calibrate_fit() {
+    let common = [
+        "calibrate",
+        "--bench",
+        "tests/fixtures/bench/vllm_bench_summary.txt",
+        "--config",
+        "data/presets/Qwen__Qwen3-8B.json",
+        "--gpu",
+        "h100-sxm",
+        "--fit",
+    ];
+    let json: Vec<&str> = common.iter().copied().chain(["--json"]).collect();
+    for (name, args) in [
+        ("calibrate_fit_text", common.to_vec()),
+        ("calibrate_fit_json", json),
+    ] {
+        insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
+            insta::assert_snapshot!(format!("cli__{name}"), run_cli(&args));
+        });
+    }
+}
+
 /// App scenarios as links would give them.
 const SCENARIOS: &[(&str, &str)] = &[
     ("default", ""),

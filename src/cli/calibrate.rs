@@ -1,5 +1,5 @@
 //! `llmcalc calibrate --bench FILE --config F --gpu ID [--tp N] [engine flags of simulate]
-//! [--seed N] [--json]`: reads what `vllm bench serve` reported (its text summary or its JSON
+//! [--seed N] [--fit] [--json]`: reads what `vllm bench serve` reported (its text summary or its JSON
 //! result file, `core::sim::parse_bench`), simulates the same setup (rate, concurrency cap,
 //! burstiness, request count, lengths) on the given model, GPU and engine flags, and shows
 //! every measured statistic beside the predicted one with the relative error.
@@ -7,13 +7,22 @@
 //! JSON: `setup` (what was read), `comparisons` (`key`, `measured`, `predicted`,
 //! `relative_error`, vLLM's keys), `predicted` (the whole simulated result, as `simulate
 //! --json`). A file in neither format exits 2 with one sentence saying what is expected.
+//!
+//! `--fit` also fits the efficiencies to the benchmark (`core::sim::fit_bench`: the decode
+//! efficiency to its TPOT, the prefill one to its TTFT) and adds `fitted` to the JSON:
+//! `efficiencies` (every field after the fit), `knobs` (`name`, `statistic`, `before`,
+//! `after`, `at_bound`), `errors` (per statistic: `measured`, `relative_error_before`,
+//! `relative_error_after`), `simulations`, and `url_params` (the link parameters that
+//! reproduce the fit in the app). A benchmark with no TPOT/ITL or TTFT exits 2 with a
+//! sentence. Without `--fit` the output is unchanged.
 
 use super::simulate::{engine, num, result_json};
 use super::{write_json, write_text, Args, CliError};
 use crate::core::calc::Efficiencies;
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
-use crate::core::sim::{parse_bench, Budget, Comparison, Lengths, Replica};
+use crate::core::scenario::ViewInputs;
+use crate::core::sim::{fit_bench, parse_bench, Budget, Comparison, FitResult, Lengths, Replica};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -28,13 +37,25 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let mut rep = Replica::new(&model, gpu, &e, &Efficiencies::default())?;
     let r = rep.run(&wl, None, Budget::default())?;
     let cmp = bench.compare(&r);
+    let fit = if args.flag("fit") {
+        Some(fit_bench(
+            &model,
+            gpu,
+            &e,
+            &bench,
+            &Efficiencies::default(),
+            seed,
+        )?)
+    } else {
+        None
+    };
     let lengths = match &bench.lengths {
         Lengths::Fixed { input, output } => format!("fixed {input} in / {output} out (the means)"),
         Lengths::List { pairs } => format!("{} per-request pairs", pairs.len()),
         _ => String::new(),
     };
     if args.flag("json") {
-        let v = json!({
+        let mut v = json!({
             "setup": {
                 "request_rate": if bench.request_rate.is_finite() { num(bench.request_rate) } else { json!("inf") },
                 "max_concurrency": bench.max_concurrency,
@@ -51,18 +72,92 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             })).collect::<Vec<Value>>(),
             "predicted": result_json(&r, bench.request_rate, bench.max_concurrency),
         });
+        if let (Some(f), Some(obj)) = (&fit, v.as_object_mut()) {
+            obj.insert("fitted".into(), fitted_json(f));
+        }
         return write_json(out, &v);
     }
-    write_text(
-        out,
-        &render(
-            &bench.request_rate,
-            bench.max_concurrency,
-            &lengths,
-            bench.num_prompts,
-            &cmp,
-        ),
-    )
+    let mut text = render(
+        &bench.request_rate,
+        bench.max_concurrency,
+        &lengths,
+        bench.num_prompts,
+        &cmp,
+    );
+    if let Some(f) = &fit {
+        text.push_str(&render_fit(f));
+    }
+    write_text(out, &text)
+}
+
+/// The link parameters of the fitted efficiencies (those that differ from the defaults).
+fn url_params(f: &FitResult) -> String {
+    let v = ViewInputs {
+        eff: f.efficiencies,
+        ..ViewInputs::default()
+    };
+    v.query_parts().join("&")
+}
+
+/// Per statistic: the relative error before and after the fit.
+fn error_pairs(f: &FitResult) -> Vec<(&Comparison, f64)> {
+    f.before
+        .iter()
+        .filter_map(|b| {
+            let a = f.after.iter().find(|a| a.key == b.key)?;
+            Some((b, a.relative_error))
+        })
+        .collect()
+}
+
+fn fitted_json(f: &FitResult) -> Value {
+    json!({
+        "efficiencies": serde_json::to_value(f.efficiencies).unwrap_or(Value::Null),
+        "knobs": f.knobs.iter().map(|k| json!({
+            "name": k.knob.field(),
+            "statistic": k.statistic,
+            "before": num(k.before),
+            "after": num(k.after),
+            "at_bound": k.at_bound,
+        })).collect::<Vec<Value>>(),
+        "errors": error_pairs(f).into_iter().map(|(b, after)| json!({
+            "key": b.key,
+            "measured": num(b.measured),
+            "relative_error_before": num(b.relative_error),
+            "relative_error_after": num(after),
+        })).collect::<Vec<Value>>(),
+        "simulations": f.simulations,
+        "url_params": url_params(f),
+    })
+}
+
+fn render_fit(f: &FitResult) -> String {
+    let mut s = format!("\nfitted efficiencies ({} simulations):\n", f.simulations);
+    for k in &f.knobs {
+        s.push_str(&format!(
+            "  {:<20} {:>10.4} -> {:<10.4} to {}{}\n",
+            k.knob.field(),
+            k.before,
+            k.after,
+            k.statistic,
+            if k.at_bound { " (at its bound)" } else { "" }
+        ));
+    }
+    s.push_str(&format!(
+        "{:<26} {:>14} {:>8} {:>8}\n",
+        "statistic", "measured", "before", "after"
+    ));
+    for (b, after) in error_pairs(f) {
+        s.push_str(&format!(
+            "{:<26} {:>14.2} {:>+7.0}% {:>+7.0}%\n",
+            b.key,
+            b.measured,
+            b.relative_error * 100.0,
+            after * 100.0
+        ));
+    }
+    s.push_str(&format!("link parameters: {}\n", url_params(f)));
+    s
 }
 
 fn render(rate: &f64, conc: Option<u64>, lengths: &str, n: u64, cmp: &[Comparison]) -> String {

@@ -13,8 +13,8 @@
 //!   terms in the model's own decode step at the benchmark's mean context and concurrency:
 //!   `bandwidth` for every model whose weights take longer to read than the fixed 1.2 ms,
 //!   `step_overhead_s` for very small ones.
-//! - prefill (TTFT): the first token costs a prefill pass, `prompt FLOPs / compute efficiency
-//!   + prefill overhead` (plus any queueing, which the simulation itself produces). The fit
+//! - prefill (TTFT): the first token costs a prefill pass, `prompt FLOPs / compute
+//!   efficiency + prefill overhead` (plus any queueing, which the simulation produces). The fit
 //!   moves `compute_prefill` or `prefill_overhead_s`, whichever is the larger term of the
 //!   model's prefill pass of the mean prompt.
 //!
@@ -449,14 +449,6 @@ mod tests {
 
     fn h100() -> &'static Accelerator {
         Catalog::builtin().get("h100-sxm").unwrap()
-    }
-
-    fn knob_stat(r: &SimResult, key: &str) -> f64 {
-        r.vllm_fields()
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| *v)
-            .unwrap()
     }
 
     /// A benchmark measured on the simulator itself with efficiencies `truth`.
