@@ -393,3 +393,92 @@ pub fn view_inputs_from_query(query: &str) -> ViewInputs {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Reads link parameters, each of which must be accepted.
+    fn read(q: &str) -> ViewInputs {
+        let mut back = ViewInputs::default();
+        for pair in q.split('&').filter(|p| !p.is_empty()) {
+            let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
+            assert_eq!(back.set(k, val), Ok(()), "{pair}");
+        }
+        back
+    }
+
+    proptest! {
+        /// Any efficiencies in range, set as the app's fields and the link set them (display
+        /// units), survive the link exactly, and the defaults write nothing.
+        #[test]
+        fn efficiencies_round_trip_through_the_link(
+            cp in 0.01f64..=1.0, cd in 0.01f64..=1.0, bw in 0.01f64..=1.0, ic in 0.01f64..=1.0,
+            so in 0.0f64..=10_000.0, po in 0.0f64..=10_000.0, ar in 0.0f64..=10_000.0,
+            which in 0u8..128,
+        ) {
+            let mut v = ViewInputs::default();
+            let picked = [cp, cd, bw, ic, so, po, ar];
+            for (i, f) in EffField::ALL.iter().enumerate() {
+                if which & (1 << i) != 0 {
+                    f.set(&mut v.eff, picked[i]);
+                }
+            }
+            let q = v.query_parts().join("&");
+            let changed = EffField::ALL
+                .iter()
+                .filter(|f| f.get(&v.eff).to_bits() != f.get(&Efficiencies::default()).to_bits())
+                .count();
+            prop_assert_eq!(q.matches('=').count(), changed, "{}", q);
+            prop_assert_eq!(read(&q), v, "{}", q);
+        }
+
+        /// Overheads in seconds as a fit returns them: the link keeps them to within a few
+        /// units in the last place (the link writes milliseconds, and not every f64 of seconds
+        /// is some f64 of milliseconds / 1000; about 2% are not), and from then on it is exact.
+        #[test]
+        fn fitted_overheads_in_seconds_survive_the_link(
+            so in 0.0f64..=10.0, po in 0.0f64..=10.0, ar in 0.0f64..=10.0,
+        ) {
+            let mut v = ViewInputs::default();
+            v.eff.step_overhead_s = so;
+            v.eff.prefill_overhead_s = po;
+            v.eff.allreduce_latency_s = ar;
+            let once = read(&v.query_parts().join("&"));
+            for (a, b) in [
+                (once.eff.step_overhead_s, so),
+                (once.eff.prefill_overhead_s, po),
+                (once.eff.allreduce_latency_s, ar),
+            ] {
+                prop_assert!((a - b).abs() <= 8.0 * f64::EPSILON * b, "{} vs {}", a, b);
+            }
+            prop_assert_eq!(read(&once.query_parts().join("&")), once);
+        }
+
+        /// A bad value (not a number, NaN, ≤ 0 or > 1 for a fraction, negative or beyond 10 s
+        /// for an overhead) is refused and keeps the default.
+        #[test]
+        fn bad_efficiency_values_keep_the_default(
+            i in 0usize..7,
+            bad in prop_oneof![
+                Just("NaN".to_string()), Just("inf".to_string()), Just("abc".to_string()),
+                Just(String::new()), (-1e6f64..=0.0).prop_map(|x| x.to_string()),
+            ],
+        ) {
+            let f = EffField::ALL[i];
+            let mut v = ViewInputs::default();
+            prop_assert!(v.set(f.query_key(), &bad).is_err());
+            prop_assert_eq!(v, ViewInputs::default());
+        }
+    }
+
+    #[test]
+    fn a_fraction_above_one_is_out_of_range() {
+        for f in EffField::ALL.iter().filter(|f| f.range().1 == 1.0) {
+            let mut v = ViewInputs::default();
+            assert_eq!(v.set(f.query_key(), "1.0001"), Err(NoticeKind::OutOfRange));
+            assert_eq!(v.set(f.query_key(), "1"), Ok(()));
+        }
+    }
+}
