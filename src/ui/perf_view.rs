@@ -9,7 +9,8 @@ use crate::core::base::{has, tr, Lang};
 use crate::core::calc::{Efficiencies, Limit};
 use crate::core::present::Section;
 use crate::core::present::{
-    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, PerfRow, TpTable,
+    cost_bars, cost_rows, custom_efficiencies_note, latency_curves, perf_rows, tp_tables, PerfRow,
+    TpTable,
 };
 use crate::core::present::{CostBars, LatencyThroughput, LtPoint};
 use crate::core::scenario::{EffField, PRICE_RANGE};
@@ -142,6 +143,12 @@ pub fn PerfView(
                         .replace("{tp}", &s.tp.to_string())
                 })
             }}</p>
+            {move || {
+                state
+                    .scenario
+                    .with(|s| custom_efficiencies_note(s, state.lang.get()))
+                    .map(|n| view! { <p class="notice" data-testid="perf-eff-custom">{n}</p> })
+            }}
             {show_latency.then(|| view! { <EffFields /> })}
             {show_latency.then(|| view! { <LatencySection rows=rows tps=tps curves=curves dark=dark /> })}
             {show_cost.then(|| view! { <CostSection crows=crows bars=bars dark=dark /> })}

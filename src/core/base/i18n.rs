@@ -991,6 +991,8 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("fit_found_no_tpot", "a result with no TPOT or ITL above 0", "0보다 큰 TPOT이나 ITL이 없는 결과"),
     ("fit_found_no_ttft", "a result with no TTFT above 0", "0보다 큰 TTFT가 없는 결과"),
     ("fit_found_unmatched", "a result whose fitted statistic the simulation cannot produce (no request finished)", "시뮬레이션이 맞출 통계를 만들지 못하는 결과(끝난 요청 없음)"),
+    ("view_perf_eff_custom", "Fitted or edited efficiencies are in use (carried by this link), not the calibration defaults: {list}. Every latency, throughput and cost in this section uses them; the ranges shown are those of the defaults.", "보정 기본값이 아니라 맞추거나 수정한 효율(이 링크에 담김)을 쓰고 있습니다: {list}. 이 절의 모든 지연 시간, 처리량, 비용은 이 값을 씁니다. 표시된 범위는 기본값의 것입니다."),
+    ("view_perf_eff_custom_item", "{label} {value} (default {default})", "{label} {value} (기본값 {default})"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -22,8 +22,9 @@ pub use series::{
     MATMUL_PRESETS,
 };
 pub use views::{
-    accuracy_scatter, accuracy_stats, cost_bars, cost_rows, largest_view, latency_curves,
-    matmul_view, metric_key, perf_rows, planner_gpus_per_node, planner_view, roofline_view,
-    tp_tables, AccStatRow, AccuracyScatter, LargestRow, LargestView, MatmulView, OpsShown, PerfRow,
-    PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable, ViewGpu,
+    accuracy_scatter, accuracy_stats, cost_bars, cost_rows, custom_efficiencies_note, largest_view,
+    latency_curves, matmul_view, metric_key, perf_rows, planner_gpus_per_node, planner_view,
+    roofline_view, tp_tables, AccStatRow, AccuracyScatter, LargestRow, LargestView, MatmulView,
+    OpsShown, PerfRow, PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable,
+    ViewGpu,
 };

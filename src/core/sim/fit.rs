@@ -611,6 +611,10 @@ mod tests {
                         .unwrap()
                 };
                 let (before, after) = (err(&fit.before), err(&fit.after));
+                eprintln!(
+                    "line {}: {} |error| {before:.4} -> {after:.4}",
+                    r.line, k.statistic
+                );
                 assert!(
                     after < before || after <= FIT_TOLERANCE.exp() - 1.0,
                     "line {}: {} {before} -> {after} ({:?})",

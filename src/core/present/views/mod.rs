@@ -27,7 +27,8 @@ pub use common::{weight_format, ViewGpu};
 pub use largest::{largest_view, LargestRow, LargestView};
 pub use matmul::{matmul_view, MatmulView};
 pub use perf::{
-    cost_bars, cost_rows, latency_curves, perf_rows, tp_tables, PerfRow, TpTable, CURVE_MAX_BATCH,
+    cost_bars, cost_rows, custom_efficiencies_note, latency_curves, perf_rows, tp_tables, PerfRow,
+    TpTable, CURVE_MAX_BATCH,
 };
 pub use planner::{
     plan_inputs, planner_gpus_per_node, planner_view, PlanCostChart, PlanCostSeries, PlanLoad,
@@ -62,6 +63,37 @@ mod tests {
         assert_eq!(view_inputs_from_query(&q), s.views);
         // Defaults add nothing to the link.
         assert_eq!(ViewInputs::default().query_parts(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_perf_section_says_when_fitted_efficiencies_are_in_use() {
+        use crate::core::base::i18n::{tr, Lang};
+        use crate::core::present::views::custom_efficiencies_note;
+        assert_eq!(
+            custom_efficiencies_note(&Scenario::default(), Lang::En),
+            None
+        );
+        // A link as `llmcalc calibrate --fit` prints it.
+        let (s, notices) = Scenario::from_query("e_cp=0.39&e_bw=0.59&e_so=0.9");
+        assert!(notices.is_empty(), "{notices:?}");
+        for lang in [Lang::En, Lang::Ko] {
+            let note = custom_efficiencies_note(&s, lang).unwrap();
+            for k in [
+                "view_eff_compute_prefill",
+                "view_eff_bandwidth",
+                "view_eff_step_overhead",
+            ] {
+                assert!(note.contains(tr(lang, k)), "{note}");
+            }
+            assert!(
+                !note.contains(tr(lang, "view_eff_compute_decode")),
+                "{note}"
+            );
+            let d = Efficiencies::default();
+            for v in ["0.39", "0.59", "0.9 ms", &format!("{}", d.bandwidth)] {
+                assert!(note.contains(v), "{v}: {note}");
+            }
+        }
     }
 
     #[test]

@@ -3,12 +3,14 @@
 
 use super::common::{perf_workload, ViewGpu};
 use crate::core::base::error::CalcError;
+use crate::core::base::i18n::{tr, Lang};
+use crate::core::base::units::fmt_sig;
 use crate::core::base::units::Seconds;
 use crate::core::calc::calibration::{self, Metric};
 use crate::core::calc::perf::{self, PerfReport};
 use crate::core::model::ModelDesc;
 use crate::core::present::series::{self, CostBar, CostBars, CostMetric, LatencyThroughput};
-use crate::core::scenario::Scenario;
+use crate::core::scenario::{EffField, Scenario};
 
 /// The performance model for one compared GPU at the scenario's TP degree.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +36,33 @@ pub struct PerfRow {
     pub tpot_range_ms: (f64, f64),
     /// End-to-end latency range, ms.
     pub e2e_range_ms: (f64, f64),
+}
+
+/// The sentence the performance section shows when its efficiencies are not the calibration
+/// defaults (a link carrying a benchmark fit, or an edit): every changed efficiency with its
+/// value and its default. `None` at the defaults.
+pub fn custom_efficiencies_note(s: &Scenario, lang: Lang) -> Option<String> {
+    let d = crate::core::calc::perf::Efficiencies::default();
+    let items: Vec<String> = EffField::ALL
+        .iter()
+        .filter(|f| f.get(&s.views.eff).to_bits() != f.get(&d).to_bits())
+        .map(|f| {
+            let unit = if f.unit_key() == "view_unit_ms" {
+                format!(" {}", tr(lang, "view_unit_ms"))
+            } else {
+                String::new()
+            };
+            tr(lang, "view_perf_eff_custom_item")
+                .replace("{label}", tr(lang, f.label_key()))
+                .replace(
+                    "{value}",
+                    &format!("{}{unit}", fmt_sig(f.get(&s.views.eff))),
+                )
+                .replace("{default}", &format!("{}{unit}", fmt_sig(f.get(&d))))
+        })
+        .collect();
+    (!items.is_empty())
+        .then(|| tr(lang, "view_perf_eff_custom").replace("{list}", &items.join("; ")))
 }
 
 /// The performance model for every compared GPU at the scenario's batch (the operating point).
