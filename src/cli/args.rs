@@ -58,6 +58,7 @@ const SWITCHES: &[&str] = &[
     "tp-sweep",
     "largest",
     "include-mtp",
+    "simulate",
 ];
 
 impl Args {
