@@ -8,8 +8,12 @@
 
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::Efficiencies;
+use llm_serving_calculator::core::calc::{
+    plan, Bucket, Candidate, PerfTiming, PlanInputs, Targets, Traffic,
+};
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
 use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::present::{plan_lengths, simulated_plan, SimPlanSettings};
 use llm_serving_calculator::core::sim::{
     simulate_fleet, size_fleet, Arrival, Budget, EngineConfig, Lengths, Replica, Router, SimResult,
     Slo, WorkloadSpec,
@@ -329,4 +333,96 @@ fn bad_input_gets_a_sentence_in_both_languages() {
             "no Hangul: {ko}"
         );
     }
+}
+
+/// The planner's simulated sizing keeps the analytic counts of the plan beside its own, and
+/// its counts meet the targets while one fewer does not (re-simulated here).
+#[test]
+fn the_planner_shows_both_counts_and_why_fewer_fails() {
+    let m = qwen8b();
+    let inp = PlanInputs {
+        traffic: Traffic::mean(40.0, 3.0, 1024, 256),
+        targets: Targets::from_ms(500.0, 30.0),
+        candidates: vec![Candidate::new("h100-sxm")],
+    };
+    let p = plan(&inp, Catalog::builtin(), &PerfTiming::new(&m)).expect("plan");
+    let best = p.best_option().expect("best").clone();
+    let mut set = SimPlanSettings {
+        router: Router::LeastLoaded,
+        ..SimPlanSettings::default()
+    };
+    set.workload.num_requests = 300;
+    let s = simulated_plan(&m, &p, &inp, Catalog::builtin(), &set).expect("simulated");
+    assert_eq!(
+        (s.analytic_replicas_avg, s.analytic_replicas_peak),
+        (best.replicas_avg, best.replicas_peak)
+    );
+    assert_eq!(s.derivations.len(), 2);
+    let rep = Replica::new(
+        &m,
+        h100(),
+        &EngineConfig {
+            tp: best.tp,
+            ..EngineConfig::default()
+        },
+        &Efficiencies::default(),
+    )
+    .expect("replica");
+    let slo = Slo {
+        ttft_ms: 500.0,
+        tpot_ms: 30.0,
+    };
+    for sizing in [&s.average, &s.peak] {
+        let n = sizing.replicas.expect("found");
+        let mut wl = set.workload.clone();
+        wl.lengths = Lengths::Fixed {
+            input: 1024,
+            output: 256,
+        };
+        wl.arrival = Arrival::Poisson {
+            rate: sizing.rate_rps,
+        };
+        let run = |k| {
+            simulate_fleet(
+                &rep,
+                k,
+                Router::LeastLoaded,
+                &wl,
+                Some(slo),
+                Budget::default(),
+            )
+        };
+        assert!(meets(&run(n).expect("n"), slo), "{sizing:?}");
+        if n > 1 {
+            assert!(!meets(&run(n - 1).expect("n-1"), slo), "{sizing:?}");
+        }
+    }
+    assert!(s.peak.rate_rps > s.average.rate_rps);
+}
+
+/// Several buckets become a list in which each holds its share, spread evenly.
+#[test]
+fn plan_lengths_keep_the_shares() {
+    let b = |i, o, share| Bucket {
+        input_len: i,
+        output_len: o,
+        share,
+    };
+    let Lengths::List { pairs } = plan_lengths(&[b(100, 10, 0.7), b(2000, 200, 0.3)]) else {
+        panic!("a list");
+    };
+    assert_eq!(pairs.len(), 100);
+    let long = pairs.iter().filter(|p| p.0 == 2000).count();
+    assert_eq!(long, 30);
+    // Spread: every window of 10 holds 3 long requests.
+    assert!(pairs
+        .chunks(10)
+        .all(|c| c.iter().filter(|p| p.0 == 2000).count() == 3));
+    assert_eq!(
+        plan_lengths(&[b(5, 6, 1.0)]),
+        Lengths::Fixed {
+            input: 5,
+            output: 6
+        }
+    );
 }

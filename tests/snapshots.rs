@@ -266,6 +266,66 @@ fn cli_single_commands() {
                 "h100-sxm",
             ],
         ),
+        (
+            "plan_simulated_least_loaded",
+            [&[
+                "plan",
+                "--config",
+                "data/presets/Qwen__Qwen3-8B.json",
+                "--gpu",
+                "h100-sxm",
+                "--rate",
+                "40",
+                "--peak-multiplier",
+                "3",
+                "--input-len",
+                "1024",
+                "--output-len",
+                "256",
+                "--ttft-ms",
+                "500",
+                "--tpot-ms",
+                "30",
+                "--simulate",
+                "--router",
+                "least-loaded",
+                "--num-requests",
+                "400",
+            ][..]]
+            .concat(),
+        ),
+        (
+            "plan_simulated_json",
+            [
+                &[
+                    "plan",
+                    "--config",
+                    "data/presets/Qwen__Qwen3-8B.json",
+                    "--gpu",
+                    "h100-sxm",
+                    "--gpu",
+                    "l40s",
+                ][..],
+                TRAFFIC,
+                &["--simulate", "--num-requests", "300", "--json"][..],
+            ]
+            .concat(),
+        ),
+        (
+            "plan_simulated_bad_router",
+            [
+                &[
+                    "plan",
+                    "--config",
+                    "data/presets/Qwen__Qwen3-8B.json",
+                    "--gpu",
+                    "h100-sxm",
+                ][..],
+                TRAFFIC,
+                &["--simulate", "--router", "random"][..],
+            ]
+            .concat(),
+        ),
         ("bad_command", vec!["nonsense"]),
     ];
     for (name, args) in &cases {

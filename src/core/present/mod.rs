@@ -27,4 +27,4 @@ pub use views::{
     tp_tables, AccStatRow, AccuracyScatter, LargestRow, LargestView, MatmulView, OpsShown, PerfRow,
     PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable, ViewGpu,
 };
-pub use views::{simulated_plan, SimPlanSettings, SimulatedPlan};
+pub use views::{plan_lengths, simulated_plan, SimPlanSettings, SimulatedPlan};
