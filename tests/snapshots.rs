@@ -266,6 +266,24 @@ fn cli_single_commands() {
                 "h100-sxm",
             ],
         ),
+        ("bad_command", vec!["nonsense"]),
+    ];
+    snap_cli(&cases);
+}
+
+fn snap_cli(cases: &[(&str, Vec<&str>)]) {
+    for (name, args) in cases {
+        insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
+            insta::assert_snapshot!(format!("cli__{name}"), run_cli(args));
+        });
+    }
+}
+
+/// `plan --simulate`: the best option re-sized on simulated P99s (text with least-loaded,
+/// JSON with round-robin), and a bad router.
+#[test]
+fn cli_plan_simulated() {
+    let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "plan_simulated_least_loaded",
             [&[
@@ -326,13 +344,8 @@ fn cli_single_commands() {
             ]
             .concat(),
         ),
-        ("bad_command", vec!["nonsense"]),
     ];
-    for (name, args) in &cases {
-        insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
-            insta::assert_snapshot!(format!("cli__{name}"), run_cli(args));
-        });
-    }
+    snap_cli(&cases);
 }
 
 /// App scenarios as links would give them.
