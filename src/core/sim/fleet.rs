@@ -7,10 +7,10 @@
 //!   requests (given to it and not finished: queued or running) at that instant; ties go to
 //!   the first such replica after the one chosen last, so an idle fleet is served in turn.
 //!
-//! Every replica is one [`Engine`](crate::core::sim::scheduler) with its own event heap. Between
+//! Every replica is one `Engine` (`scheduler.rs`) with its own event heap. Between
 //! two arrivals the replicas do not interact, so the fleet advances each one through its
-//! events before the next arrival's instant ([`Engine::advance`]), routes the request on the
-//! loads at that instant, and gives it to the chosen replica ([`Engine::inject`]); the
+//! events before the next arrival's instant (`Engine::advance`), routes the request on the
+//! loads at that instant, and gives it to the chosen replica (`Engine::inject`); the
 //! replicas thus move in one event time order as far as the router can see. After the last
 //! arrival each replica runs to its end. A request arriving at the instant a step ends is
 //! seen first, as inside one engine, so round-robin over one replica is the single-replica

@@ -9,7 +9,7 @@
 //! targets, and `N − 1` was simulated and misses them (unless `N = 1`): both are returned
 //! with their P99s, so the reader sees why fewer does not suffice. The halving assumes that
 //! more replicas never raise the P99s at a fixed total rate, which holds on the cases
-//! tested (`tests/serving_sim.rs`) but is not a theorem for a finite random run; the
+//! tested (`tests/serving_fleet.rs`) but is not a theorem for a finite random run; the
 //! returned pair is checked whatever. A run stopped by its step budget (`partial`) does not
 //! count as meeting the targets. At most [`MAX_SEARCH_RUNS`] simulations per search.
 
