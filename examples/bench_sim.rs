@@ -1,13 +1,16 @@
 //! Serving-simulator speed, native: one run of 10,000 requests and a sweep of 12 rates ×
 //! 2,000 requests (what the app's "Serving under load" section runs), Qwen3-8B on one H100
-//! SXM with ShareGPT-like lengths. Reports only, never asserts.
+//! SXM with ShareGPT-like lengths; and one planner search on simulated tails (the smallest
+//! fleet meeting P99 targets, least-loaded router, 2,000 requests per run, from a deliberately
+//! poor first guess of 1 replica). Reports only, never asserts.
 //! Run: `cargo run --release --example bench_sim`.
 
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, WorkloadSpec,
+    size_fleet, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, Router, Slo,
+    WorkloadSpec,
 };
 use std::time::Instant;
 
@@ -72,5 +75,21 @@ fn main() {
             s.saturation_rate
         ),
         Err(e) => eprintln!("bench_sim: {e}"),
+    }
+    let slo = Slo {
+        ttft_ms: 500.0,
+        tpot_ms: 30.0,
+    };
+    for (rate, guess) in [(100.0, 1u64), (400.0, 1), (400.0, 20)] {
+        let start = Instant::now();
+        match size_fleet(&rep, Router::LeastLoaded, &wl, rate, slo, guess, Budget::default()) {
+            Ok(s) => println!(
+                "planner search {rate:>5} req/s from {guess:>2} replica(s)  {:8.1} ms  {} runs  replicas {:?}",
+                start.elapsed().as_secs_f64() * 1e3,
+                s.tried.len(),
+                s.replicas
+            ),
+            Err(e) => eprintln!("bench_sim: {e}"),
+        }
     }
 }

@@ -268,7 +268,11 @@ fn cli_single_commands() {
         ),
         ("bad_command", vec!["nonsense"]),
     ];
-    for (name, args) in &cases {
+    snap_cli(&cases);
+}
+
+fn snap_cli(cases: &[(&str, Vec<&str>)]) {
+    for (name, args) in cases {
         insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
             insta::assert_snapshot!(format!("cli__{name}"), run_cli(args));
         });
@@ -297,6 +301,75 @@ fn cli_calibrate_fit() {
             insta::assert_snapshot!(format!("cli__{name}"), run_cli(&args));
         });
     }
+}
+
+/// `plan --simulate`: the best option re-sized on simulated P99s (text with least-loaded,
+/// JSON with round-robin), and a bad router.
+#[test]
+fn cli_plan_simulated() {
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "plan_simulated_least_loaded",
+            [&[
+                "plan",
+                "--config",
+                "data/presets/Qwen__Qwen3-8B.json",
+                "--gpu",
+                "h100-sxm",
+                "--rate",
+                "40",
+                "--peak-multiplier",
+                "3",
+                "--input-len",
+                "1024",
+                "--output-len",
+                "256",
+                "--ttft-ms",
+                "500",
+                "--tpot-ms",
+                "30",
+                "--simulate",
+                "--router",
+                "least-loaded",
+                "--num-requests",
+                "400",
+            ][..]]
+            .concat(),
+        ),
+        (
+            "plan_simulated_json",
+            [
+                &[
+                    "plan",
+                    "--config",
+                    "data/presets/Qwen__Qwen3-8B.json",
+                    "--gpu",
+                    "h100-sxm",
+                    "--gpu",
+                    "l40s",
+                ][..],
+                TRAFFIC,
+                &["--simulate", "--num-requests", "300", "--json"][..],
+            ]
+            .concat(),
+        ),
+        (
+            "plan_simulated_bad_router",
+            [
+                &[
+                    "plan",
+                    "--config",
+                    "data/presets/Qwen__Qwen3-8B.json",
+                    "--gpu",
+                    "h100-sxm",
+                ][..],
+                TRAFFIC,
+                &["--simulate", "--router", "random"][..],
+            ]
+            .concat(),
+        ),
+    ];
+    snap_cli(&cases);
 }
 
 /// App scenarios as links would give them.

@@ -59,6 +59,7 @@ const SWITCHES: &[&str] = &[
     "largest",
     "include-mtp",
     "fit",
+    "simulate",
 ];
 
 impl Args {

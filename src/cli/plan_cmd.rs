@@ -9,6 +9,20 @@
 //! best option that is one is flagged in the text output and the plan's notes. `--curve N` prints the cost-against-load series instead (N rates from 0 to 2 ×
 //! peak). Impossible targets or inputs exit 2 with one sentence.
 //!
+//! `--simulate [--router round-robin|least-loaded] [--num-requests N] [--seed N]
+//! [--burstiness B] [--max-num-seqs S] [--max-num-batched-tokens T] [--block-size 16]
+//! [--gpu-memory-utilization 0.9] [--max-model-len L] [--prefix-hit F]` (the engine flags as
+//! in `simulate`) re-sizes the best option's replicas on simulated P99s (`core::sim::sizing`:
+//! a fleet behind the router, the smallest count meeting P99 TTFT and P99 TPOT, searched from
+//! the Little's-law count). The JSON's best option (the first entry) then carries a
+//! `simulated` object: `{"gpu", "tp", "router", "targets": {"p99_ttft_ms", "p99_tpot_ms"},
+//! "num_requests", "seed", "average": S, "peak": S, "notes": [sentences]}`, each `S` being
+//! `{"rate", "analytic_replicas", "replicas" (null when capped), "capped" (null or
+//! {"kind": "replicas"|"runs", "max"}), "partial", "at_replicas": T, "one_fewer": T, "tried":
+//! [T]}` and each `T` `{"replicas", "p99_ttft_ms", "p99_tpot_ms", "goodput", "completed",
+//! "partial", "meets_targets"}` (or null). The text output adds one line per rate. Without
+//! `--simulate` the output is as before.
+//!
 //! `llmcalc plan --largest --family F --gpu ID … --rate R … --ttft-ms T --tpot-ms P [--json]`
 //! (no `--config`): "largest model that meets the target" over the sizes of a family (`qwen3`,
 //! `llama3`, `qwen2.5`, `llama2`, `qwen3-moe`, `mixtral`, `gpt-oss`) on the same candidates,
@@ -26,7 +40,9 @@ use crate::core::calc::{
     Plan, PlanInputs, PlanOption, Targets, Traffic,
 };
 use crate::core::hardware::Catalog;
-use crate::core::model::parse_model_text;
+use crate::core::model::{parse_model_text, ModelDesc};
+use crate::core::present::{simulated_plan, SimPlanSettings, SimulatedPlan};
+use crate::core::sim::{Budget, FleetSizing, FleetTails, Router};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -191,13 +207,117 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         let c = cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
         return write_serialized(out, &c);
     }
+    let sim = if args.flag("simulate") {
+        Some(simulate(args, &model, &p, &inp)?)
+    } else {
+        None
+    };
     if args.flag("json") {
-        return write_json(
-            out,
-            &Value::Array(p.options.iter().map(option_json).collect()),
-        );
+        let mut opts: Vec<Value> = p.options.iter().map(option_json).collect();
+        if let (Some(s), Some(Value::Object(m))) = (&sim, p.best.and_then(|i| opts.get_mut(i))) {
+            m.insert("simulated".into(), simulated_json(s));
+        }
+        return write_json(out, &Value::Array(opts));
     }
-    write_text(out, &render(&p))
+    let mut text = render(&p);
+    if let Some(s) = &sim {
+        text.push_str(&render_simulated(s));
+    }
+    write_text(out, &text)
+}
+
+/// `--simulate`: the best option re-sized on simulated P99s.
+fn simulate(
+    args: &Args,
+    model: &ModelDesc,
+    p: &Plan,
+    inp: &PlanInputs,
+) -> Result<SimulatedPlan, CliError> {
+    for k in ["lengths", "dataset", "max-concurrency", "tp", "sweep"] {
+        if args.get(k).is_some() {
+            return Err(CliError::Usage(format!(
+                "plan --simulate takes its lengths, rate and TP from the plan; drop --{k}"
+            )));
+        }
+    }
+    let router = match args.get("router") {
+        Some(r) => Router::parse(r)?,
+        None => Router::default(),
+    };
+    let set = SimPlanSettings {
+        router,
+        engine: super::simulate::engine(args)?,
+        workload: super::simulate::workload(args, 1.0)?,
+        efficiencies: Efficiencies::default(),
+        budget: Budget::default(),
+    };
+    Ok(simulated_plan(model, p, inp, Catalog::builtin(), &set)?)
+}
+
+fn tails_json(t: Option<&FleetTails>) -> Value {
+    t.map_or(Value::Null, |t| {
+        json!({
+            "replicas": t.replicas,
+            "p99_ttft_ms": num(t.p99_ttft_ms),
+            "p99_tpot_ms": num(t.p99_tpot_ms),
+            "goodput": num(t.goodput),
+            "completed": t.completed,
+            "partial": t.partial,
+            "meets_targets": t.meets_targets,
+        })
+    })
+}
+
+fn sizing_json(s: &FleetSizing, analytic: u64) -> Value {
+    json!({
+        "rate": num(s.rate_rps),
+        "analytic_replicas": analytic,
+        "replicas": s.replicas,
+        "capped": s.capped,
+        "partial": s.partial,
+        "at_replicas": tails_json(s.at_count.as_ref()),
+        "one_fewer": tails_json(s.one_fewer.as_ref()),
+        "tried": s.tried.iter().map(|t| tails_json(Some(t))).collect::<Vec<_>>(),
+    })
+}
+
+/// The `simulated` object of the best option (keys in the module doc).
+pub fn simulated_json(s: &SimulatedPlan) -> Value {
+    json!({
+        "gpu": s.gpu,
+        "tp": s.tp,
+        "router": s.router.id(),
+        "targets": {"p99_ttft_ms": num(s.targets.ttft_ms), "p99_tpot_ms": num(s.targets.tpot_ms)},
+        "num_requests": s.num_requests,
+        "seed": s.seed,
+        "average": sizing_json(&s.average, s.analytic_replicas_avg),
+        "peak": sizing_json(&s.peak, s.analytic_replicas_peak),
+        "notes": s.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })
+}
+
+fn render_simulated(s: &SimulatedPlan) -> String {
+    let mut t = format!(
+        "\nsimulated: {} × TP {} behind a {} router, {} requests per run (seed {}), P99 targets TTFT ≤ {} ms, TPOT ≤ {} ms\n",
+        s.gpu_name,
+        s.tp,
+        s.router.id(),
+        s.num_requests,
+        s.seed,
+        fmt_sig(s.targets.ttft_ms),
+        fmt_sig(s.targets.tpot_ms)
+    );
+    for (label, d) in ["average", "peak"].iter().zip(&s.derivations) {
+        t.push_str(&format!("{label}: {}", d.result));
+        if !d.substituted.is_empty() {
+            t.push_str(&format!(" — {}", d.substituted));
+        }
+        t.push('\n');
+    }
+    for n in &s.notes {
+        t.push_str(&format!("note: {n}\n"));
+    }
+    t
 }
 
 /// Runs `--largest --family F`.

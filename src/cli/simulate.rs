@@ -186,7 +186,7 @@ pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
 }
 
 /// The offered load (the rate is set by the caller for sweeps).
-fn workload(args: &Args, rate: f64) -> Result<WorkloadSpec, CliError> {
+pub(super) fn workload(args: &Args, rate: f64) -> Result<WorkloadSpec, CliError> {
     let burstiness = args.f64_opt("burstiness", 0.0, 1.0e6)?.unwrap_or(1.0);
     if burstiness <= 0.0 {
         return Err(CliError::Usage("--burstiness must be above 0".into()));

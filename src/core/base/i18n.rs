@@ -993,6 +993,25 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("fit_found_unmatched", "a result whose fitted statistic the simulation cannot produce (no request finished)", "시뮬레이션이 맞출 통계를 만들지 못하는 결과(끝난 요청 없음)"),
     ("view_perf_eff_custom", "Fitted or edited efficiencies are in use (carried by this link), not the calibration defaults: {list}. Every latency, throughput and cost in this section uses them; the ranges shown are those of the defaults.", "보정 기본값이 아니라 맞추거나 수정한 효율(이 링크에 담김)을 쓰고 있습니다: {list}. 이 절의 모든 지연 시간, 처리량, 비용은 이 값을 씁니다. 표시된 범위는 기본값의 것입니다."),
     ("view_perf_eff_custom_item", "{label} {value} (default {default})", "{label} {value} (기본값 {default})"),
+    // --- fleet simulation and the planner on simulated tails ---
+    ("exp_fleet_router", "round-robin or least-loaded", "round-robin 또는 least-loaded"),
+    ("fld_fleet_replicas", "replicas", "레플리카 수"),
+    ("exp_fleet_open_loop", "no concurrency cap: a fleet is fed an open arrival stream at a rate", "동시 요청 상한 없음: 플릿에는 요청률로 도착하는 열린 요청 흐름을 넣습니다"),
+    ("rng_fleet_rate", "a number of requests per second above 0 and at most {max}", "0 초과 {max} 이하의 초당 요청 수"),
+    ("rng_fleet_target", "a number of milliseconds above 0 and at most {max}", "0 초과 {max} 이하의 밀리초"),
+    ("exp_plan_sim_option", "a plan with a best option to simulate (no option meets the targets)", "시뮬레이션할 최선의 선택지가 있는 계획 (목표를 만족하는 선택지가 없음)"),
+    ("plan_sim_replicas_avg", "Replicas for the average rate, from simulated P99 latencies", "평균 요청률에 필요한 레플리카 수 (시뮬레이션한 P99 지연 기준)"),
+    ("plan_sim_replicas_peak", "Replicas for the peak rate, from simulated P99 latencies", "최대 요청률에 필요한 레플리카 수 (시뮬레이션한 P99 지연 기준)"),
+    ("term_plan_sim_rate", "request rate of the whole fleet", "플릿 전체의 요청률"),
+    ("term_plan_sim_guess", "replicas by Little's law (the first guess)", "리틀의 법칙으로 구한 레플리카 수 (첫 추정)"),
+    ("term_plan_sim_ttft", "P99 TTFT target", "P99 TTFT 목표"),
+    ("term_plan_sim_tpot", "P99 TPOT target", "P99 TPOT 목표"),
+    ("note_plan_sim_method", "N replicas behind the router are simulated at the total rate (one arrival stream, statistics pooled); the smallest N whose P99 TTFT and P99 TPOT meet the targets is kept, searched from Little's law's count (steps doubling, then halving), and N − 1 is shown missing them.", "라우터 뒤의 레플리카 N개를 전체 요청률로 시뮬레이션합니다 (도착 흐름 하나, 통계는 합산). P99 TTFT와 P99 TPOT이 목표를 만족하는 가장 작은 N을 리틀의 법칙 값에서 시작해 찾고 (간격을 두 배씩 늘린 뒤 반씩 줄임), N − 1에서는 목표를 놓치는 것을 보여 줍니다."),
+    ("plan_sim_capped_replicas", "The {which} search stopped at {max} replicas without meeting the targets at P99.", "{which} 탐색이 레플리카 {max}개에서 멈췄고 P99 목표를 만족하지 못했습니다."),
+    ("plan_sim_capped_runs", "The {which} search stopped after {max} simulations; {n} replicas is the smallest count found meeting the targets, perhaps not the smallest.", "{which} 탐색이 시뮬레이션 {max}번 뒤 멈췄습니다. 레플리카 {n}개는 찾은 것 중 목표를 만족하는 가장 작은 수이지만 최소가 아닐 수 있습니다."),
+    ("plan_sim_partial", "A {which} simulation hit its step budget: its P99s cover the requests finished by then, and it does not count as meeting the targets.", "{which} 시뮬레이션이 단계 예산에 도달했습니다. 그 P99는 그때까지 끝난 요청만 반영하며, 목표를 만족한 것으로 치지 않습니다."),
+    ("plan_sim_average", "average-rate", "평균 요청률"),
+    ("plan_sim_peak", "peak-rate", "최대 요청률"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -28,3 +28,4 @@ pub use views::{
     OpsShown, PerfRow, PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable,
     ViewGpu,
 };
+pub use views::{plan_lengths, simulated_plan, SimPlanSettings, SimulatedPlan};

@@ -8,8 +8,10 @@
 //! generator [`rng`]), the engine's knobs resolved on a GPU ([`config`]: defaults and the KV
 //! blocks of `core::memory::vllm_budget`), the time of one step from the existing performance
 //! model ([`step_time`]), vLLM V1's scheduler ([`scheduler`]), the statistics ([`stats`],
-//! [`result`]), rate sweeps ([`sweep`]), reading a `vllm bench serve` result to compare a
-//! run with ([`bench`]) and fitting the efficiencies to it ([`fit`]). `docs/SERVING_SIMULATOR.md` states the method and
+//! [`result`]), rate sweeps ([`sweep`]), a fleet of replicas behind a router ([`fleet`]),
+//! the smallest fleet meeting P99 targets ([`sizing`]), reading a `vllm bench serve` result
+//! to compare a run with ([`bench`]) and fitting the efficiencies to it ([`fit`]).
+//! `docs/SERVING_SIMULATOR.md` states the method and
 //! its measured error.
 //!
 //! ```
@@ -34,10 +36,12 @@
 pub mod bench;
 pub mod config;
 pub mod fit;
+pub mod fleet;
 pub mod replica;
 pub mod result;
 pub mod rng;
 pub mod scheduler;
+pub mod sizing;
 pub mod stats;
 pub mod step_time;
 pub mod sweep;
@@ -46,8 +50,10 @@ pub mod workload;
 pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_MAX_STEPS};
 pub use fit::{fit_bench, FitResult, FittedKnob, Knob};
+pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult};
+pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use stats::{Dist, Point, Series};
 pub use sweep::{sweep_rates, SweepPoint, SweepResult};
 pub use workload::{Arrival, Lengths, WorkloadSpec, MAX_REQUESTS, SHAREGPT};

@@ -8,7 +8,7 @@ use crate::core::hardware::Accelerator;
 use crate::core::model::ModelDesc;
 use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo};
 use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
-use crate::core::sim::scheduler::Engine;
+use crate::core::sim::scheduler::{Engine, Outcome};
 use crate::core::sim::stats::{dist, dist_weighted};
 use crate::core::sim::step_time::StepModel;
 use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
@@ -53,7 +53,7 @@ impl Replica {
         &self.resolved
     }
 
-    /// The step model (the time of one engine step).
+    /// The step model (the time of one engine step; a fleet clones one per replica).
     pub fn step_model(&self) -> &StepModel {
         &self.steps
     }
@@ -67,19 +67,7 @@ impl Replica {
     ) -> Result<SimResult, CalcError> {
         let generated = wl.generate()?;
         self.check_lengths(&generated.requests)?;
-        let mut notes: Vec<SimNote> = self
-            .steps
-            .notes()
-            .iter()
-            .cloned()
-            .map(|note| SimNote::Perf { note })
-            .collect();
-        if let Some(asked) = generated.capped_from {
-            notes.push(SimNote::RequestsCapped {
-                asked,
-                cap: MAX_REQUESTS,
-            });
-        }
+        let mut notes = self.run_notes(generated.capped_from);
         let resolved = self.resolved.clone();
         let mut engine = Engine::new(
             &resolved,
@@ -89,17 +77,36 @@ impl Replica {
             wl.warmup,
         );
         engine.run(&budget)?;
-        let partial = engine.partial || engine.stalled;
-        if partial {
+        let outcome = engine.outcome();
+        if outcome.partial {
             notes.push(SimNote::Partial {
-                steps: engine.steps,
+                steps: outcome.steps,
             });
         }
-        Ok(assemble(&mut engine, &resolved, wl, slo, partial, notes))
+        Ok(assemble(outcome, &resolved, slo, notes))
+    }
+
+    /// The notes every run of this replica carries (the performance model's), and the cap
+    /// on the request count when one was applied.
+    pub(crate) fn run_notes(&self, capped_from: Option<u64>) -> Vec<SimNote> {
+        let mut notes: Vec<SimNote> = self
+            .steps
+            .notes()
+            .iter()
+            .cloned()
+            .map(|note| SimNote::Perf { note })
+            .collect();
+        if let Some(asked) = capped_from {
+            notes.push(SimNote::RequestsCapped {
+                asked,
+                cap: MAX_REQUESTS,
+            });
+        }
+        notes
     }
 
     /// Every request must fit the context and the KV cache on its own.
-    fn check_lengths(&self, reqs: &[Request]) -> Result<(), CalcError> {
+    pub(crate) fn check_lengths(&self, reqs: &[Request]) -> Result<(), CalcError> {
         let r = &self.resolved;
         let cap_tokens = token_cap(r);
         if let Some(q) = reqs.iter().find(|q| q.input + q.output > cap_tokens) {
@@ -149,28 +156,19 @@ pub fn simulate(
     rep.run(&cfg.workload, cfg.slo, cfg.budget)
 }
 
-fn assemble(
-    e: &mut Engine,
+/// The statistics of a run (one engine's outcome or a fleet's pooled one).
+pub(crate) fn assemble(
+    mut o: Outcome,
     resolved: &Resolved,
-    wl: &WorkloadSpec,
     slo: Option<Slo>,
-    partial: bool,
     notes: Vec<SimNote>,
 ) -> SimResult {
-    let warm = usize::try_from(wl.warmup).unwrap_or(usize::MAX);
-    let measured = e.reqs.get(warm..).unwrap_or(&[]);
-    let first_send = measured
-        .iter()
-        .map(|r| r.send_s)
-        .filter(|t| !t.is_nan())
-        .fold(f64::INFINITY, f64::min);
-    let (running, waiting, not_sent) = e.left();
-    let completed_all = e.reqs.iter().filter(|r| !r.done_s.is_nan()).count() as u64;
-    let c = &mut e.collector;
+    let partial = o.partial;
+    let c = &mut o.collector;
     let completed = c.ttft_ms.len() as u64;
-    let end = if partial { e.now } else { c.last_done_s };
-    let duration = if first_send.is_finite() {
-        (end - first_send).max(0.0)
+    let end = if partial { o.now } else { c.last_done_s };
+    let duration = if o.first_send_s.is_finite() {
+        (end - o.first_send_s).max(0.0)
     } else {
         0.0
     };
@@ -182,7 +180,7 @@ fn assemble(
             .count() as f64
     });
     SimResult {
-        num_prompts: measured.len() as u64,
+        num_prompts: o.num_prompts,
         completed,
         partial,
         duration_s: duration,
@@ -204,8 +202,8 @@ fn assemble(
         itl_ms: dist_weighted(&mut c.itl_ms),
         e2el_ms: dist(&c.e2el_ms),
         queue_ms: dist(&c.queue_ms),
-        preemptions: e.preemptions,
-        steps: e.steps,
+        preemptions: o.preemptions,
+        steps: o.steps,
         mean_batch: if c.steps > 0 {
             c.batch_sum / c.steps as f64
         } else {
@@ -213,12 +211,12 @@ fn assemble(
         },
         max_batch: c.max_batch,
         peak_kv_occupancy: c.max_blocks_used as f64 / resolved.num_gpu_blocks.max(1) as f64,
-        running_at_end: running,
-        waiting_at_end: waiting,
-        not_sent_at_end: not_sent,
-        completed_all,
-        generated: e.reqs.len() as u64,
-        series: std::mem::take(&mut e.series),
+        running_at_end: o.running,
+        waiting_at_end: o.waiting,
+        not_sent_at_end: o.not_sent,
+        completed_all: o.completed_all,
+        generated: o.generated,
+        series: std::mem::take(&mut o.series),
         engine: EngineUsed {
             max_num_seqs: resolved.max_num_seqs,
             max_num_batched_tokens: resolved.max_num_batched_tokens,

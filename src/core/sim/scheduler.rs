@@ -57,10 +57,12 @@ pub(crate) struct Req {
     pub preemptions: u32,
     phase: Phase,
     hit_applied: bool,
+    /// Counted in the statistics (not a warm-up request).
+    pub measured: bool,
 }
 
 impl Req {
-    fn new(r: &Request) -> Req {
+    fn new(r: &Request, measured: bool) -> Req {
         Req {
             input: r.input,
             output: r.output,
@@ -75,6 +77,7 @@ impl Req {
             preemptions: 0,
             phase: Phase::NotSent,
             hit_applied: false,
+            measured,
         }
     }
 
@@ -142,6 +145,11 @@ pub(crate) struct Engine<'a> {
     pub now: f64,
     pub partial: bool,
     pub stalled: bool,
+    /// Requests finished so far.
+    finished: u64,
+    /// Each request's arrival schedules the next one's (one benchmark's stream); a fleet's
+    /// router injects each request instead ([`Engine::inject`]).
+    chain: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -153,11 +161,30 @@ impl<'a> Engine<'a> {
         warmup: u64,
     ) -> Engine<'a> {
         let n = requests.len();
+        let mut e = Engine::empty(cfg, steps_model, n, max_concurrency);
+        e.reqs = requests
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Req::new(r, i as u64 >= warmup))
+            .collect();
+        e.ready_times = requests.iter().map(|r| r.ready_s).collect();
+        e.chain = true;
+        e
+    }
+
+    /// An engine with no requests yet, room for about `n`; a fleet's router gives it each of
+    /// its requests with [`Engine::inject`].
+    pub fn empty(
+        cfg: &'a Resolved,
+        steps_model: &'a mut StepModel,
+        n: usize,
+        max_concurrency: Option<u64>,
+    ) -> Engine<'a> {
         Engine {
             cfg,
             steps_model,
-            reqs: requests.iter().map(Req::new).collect(),
-            ready_times: requests.iter().map(|r| r.ready_s).collect(),
+            reqs: Vec::with_capacity(n),
+            ready_times: Vec::with_capacity(n),
             max_concurrency: max_concurrency.unwrap_or(u64::MAX),
             heap: BinaryHeap::with_capacity(8),
             seq: 0,
@@ -176,11 +203,13 @@ impl<'a> Engine<'a> {
             step_start_s: 0.0,
             steps: 0,
             preemptions: 0,
-            collector: Collector::new(n, warmup),
+            collector: Collector::new(n),
             series: Series::new(),
             now: 0.0,
             partial: false,
             stalled: false,
+            finished: 0,
+            chain: false,
         }
     }
 
@@ -198,21 +227,49 @@ impl<'a> Engine<'a> {
         if let Some(&t) = self.ready_times.first() {
             self.push(t, Kind::Ready(0));
         }
-        while let Some(Reverse(ev)) = self.heap.pop() {
+        self.advance(None, budget.max_steps)?;
+        Ok(())
+    }
+
+    /// Handles the events before `until` seconds (all of them when `None`), in time order;
+    /// stops at a step start once `max_steps` steps have run (then `partial` is set and
+    /// `true` returned). Events at `until` itself wait: a request arriving then is seen
+    /// first, as in one engine's own order.
+    pub fn advance(&mut self, until: Option<f64>, max_steps: u64) -> Result<bool, CalcError> {
+        let limit = until.map_or(u64::MAX, |t| t.max(0.0).to_bits());
+        while let Some(Reverse(ev)) = self.heap.peek().copied() {
+            if ev.t >= limit {
+                break;
+            }
+            self.heap.pop();
             self.now = f64::from_bits(ev.t);
             match ev.kind {
                 Kind::Ready(i) => self.on_ready(i),
                 Kind::StepStart => {
-                    if self.steps >= budget.max_steps {
+                    if self.steps >= max_steps {
                         self.partial = true;
-                        break;
+                        return Ok(true);
                     }
                     self.on_step_start()?;
                 }
                 Kind::StepEnd => self.on_step_end(),
             }
         }
-        Ok(())
+        Ok(false)
+    }
+
+    /// Gives the engine one request, ready at its `ready_s` (not before the events already
+    /// handled); `measured` when it counts in the statistics.
+    pub fn inject(&mut self, r: &Request, measured: bool) {
+        let i = self.reqs.len() as u32;
+        self.reqs.push(Req::new(r, measured));
+        self.ready_times.push(r.ready_s);
+        self.push(r.ready_s, Kind::Ready(i));
+    }
+
+    /// Requests given and not finished: the router's measure of load.
+    pub fn outstanding(&self) -> u64 {
+        (self.reqs.len() as u64).saturating_sub(self.finished)
     }
 
     fn wake(&mut self) {
@@ -224,7 +281,7 @@ impl<'a> Engine<'a> {
 
     fn on_ready(&mut self, i: u32) {
         let next = i as usize + 1;
-        if let Some(&t) = self.ready_times.get(next) {
+        if let (true, Some(&t)) = (self.chain, self.ready_times.get(next)) {
             self.push(t, Kind::Ready(next as u32));
         }
         if self.in_flight < self.max_concurrency {
@@ -461,7 +518,7 @@ impl<'a> Engine<'a> {
                 finished += 1;
             }
             if !first {
-                self.collector.itl(id as usize, gap, contiguous);
+                self.collector.itl(r.measured, gap, contiguous);
             }
             if done {
                 let f = Finished {
@@ -473,11 +530,12 @@ impl<'a> Engine<'a> {
                     done_s: r.done_s,
                     scheduled_s: r.scheduled_s,
                 };
-                self.collector.finish(id as usize, &f);
+                self.collector.finish(r.measured, &f);
             }
         }
         self.collector.flush_step(now - self.step_start_s);
         if finished > 0 {
+            self.finished += finished;
             let reqs = &self.reqs;
             self.running.retain(|&id| {
                 reqs.get(id as usize)
@@ -504,5 +562,73 @@ impl<'a> Engine<'a> {
             count(Phase::Waiting),
             count(Phase::NotSent),
         )
+    }
+
+    /// What the run leaves for the statistics (the collector and the series are moved out).
+    pub fn outcome(&mut self) -> Outcome {
+        let (running, waiting, not_sent) = self.left();
+        Outcome {
+            num_prompts: self.reqs.iter().filter(|r| r.measured).count() as u64,
+            first_send_s: self
+                .reqs
+                .iter()
+                .filter(|r| r.measured)
+                .map(|r| r.send_s)
+                .filter(|t| !t.is_nan())
+                .fold(f64::INFINITY, f64::min),
+            now: self.now,
+            running,
+            waiting,
+            not_sent,
+            completed_all: self.reqs.iter().filter(|r| !r.done_s.is_nan()).count() as u64,
+            generated: self.reqs.len() as u64,
+            preemptions: self.preemptions,
+            steps: self.steps,
+            partial: self.partial || self.stalled,
+            collector: std::mem::take(&mut self.collector),
+            series: std::mem::take(&mut self.series),
+        }
+    }
+}
+
+/// The figures one engine (or a fleet of them, pooled) leaves for the statistics.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Outcome {
+    /// Measured requests (warm-up excluded).
+    pub num_prompts: u64,
+    /// First send of a measured request, seconds (infinite when none was sent).
+    pub first_send_s: f64,
+    /// Time of the last event handled, seconds.
+    pub now: f64,
+    pub running: u64,
+    pub waiting: u64,
+    pub not_sent: u64,
+    /// Requests finished, warm-up included.
+    pub completed_all: u64,
+    /// Requests given to the engine.
+    pub generated: u64,
+    pub preemptions: u64,
+    pub steps: u64,
+    /// Stopped by the step budget or stalled.
+    pub partial: bool,
+    pub collector: Collector,
+    pub series: Series,
+}
+
+impl Outcome {
+    /// Pools another replica's outcome into this one (the series stays this one's).
+    pub fn absorb(&mut self, o: Outcome) {
+        self.num_prompts += o.num_prompts;
+        self.first_send_s = self.first_send_s.min(o.first_send_s);
+        self.now = self.now.max(o.now);
+        self.running += o.running;
+        self.waiting += o.waiting;
+        self.not_sent += o.not_sent;
+        self.completed_all += o.completed_all;
+        self.generated += o.generated;
+        self.preemptions += o.preemptions;
+        self.steps += o.steps;
+        self.partial |= o.partial;
+        self.collector.absorb(o.collector);
     }
 }

@@ -176,10 +176,10 @@ pub struct Finished {
     pub scheduled_s: f64,
 }
 
-/// Per-request and per-step figures gathered during a run (measured requests only).
+/// Per-request and per-step figures gathered during a run (measured requests only: the
+/// caller says which, so that a fleet can measure by the request's place in the whole stream).
 #[derive(Debug, Clone, Default)]
 pub struct Collector {
-    warmup: u64,
     pub ttft_ms: Vec<f64>,
     pub tpot_ms: Vec<f64>,
     pub e2el_ms: Vec<f64>,
@@ -201,10 +201,9 @@ pub struct Collector {
 }
 
 impl Collector {
-    /// A collector for `n` requests, the first `warmup` of them not measured.
-    pub fn new(n: usize, warmup: u64) -> Collector {
+    /// A collector for `n` requests.
+    pub fn new(n: usize) -> Collector {
         Collector {
-            warmup,
             ttft_ms: Vec::with_capacity(n),
             tpot_ms: Vec::with_capacity(n),
             e2el_ms: Vec::with_capacity(n),
@@ -216,10 +215,6 @@ impl Collector {
         }
     }
 
-    fn measured(&self, id: usize) -> bool {
-        id as u64 >= self.warmup
-    }
-
     /// One step of `dt` seconds with `batch` running and `blocks` in use.
     pub fn step(&mut self, _dt: f64, batch: u64, blocks: u64) {
         self.steps += 1;
@@ -228,10 +223,11 @@ impl Collector {
         self.max_blocks_used = self.max_blocks_used.max(blocks);
     }
 
-    /// A token of request `id`, `gap` seconds after its previous one; `contiguous` when the
-    /// previous token came at the end of the step before (the gap is then this step's time).
-    pub fn itl(&mut self, id: usize, gap: f64, contiguous: bool) {
-        if !self.measured(id) {
+    /// A token of a request (`measured`: not a warm-up one), `gap` seconds after its previous
+    /// one; `contiguous` when the previous token came at the end of the step before (the gap
+    /// is then this step's time).
+    pub fn itl(&mut self, measured: bool, gap: f64, contiguous: bool) {
+        if !measured {
             return;
         }
         if contiguous {
@@ -249,9 +245,9 @@ impl Collector {
         }
     }
 
-    /// Request `id` finished.
-    pub fn finish(&mut self, id: usize, r: &Finished) {
-        if !self.measured(id) {
+    /// A request finished (`measured`: not a warm-up one).
+    pub fn finish(&mut self, measured: bool, r: &Finished) {
+        if !measured {
             return;
         }
         let ttft = (r.first_s - r.send_s) * 1e3;
@@ -271,5 +267,25 @@ impl Collector {
         self.output_tokens += r.generated;
         self.first_send_s = self.first_send_s.min(r.send_s);
         self.last_done_s = self.last_done_s.max(r.done_s);
+    }
+
+    /// Adds another replica's figures to these (a fleet's pooled statistics: samples
+    /// concatenated, counts summed, extremes kept).
+    pub fn absorb(&mut self, o: Collector) {
+        self.ttft_ms.extend(o.ttft_ms);
+        self.tpot_ms.extend(o.tpot_ms);
+        self.e2el_ms.extend(o.e2el_ms);
+        self.queue_ms.extend(o.queue_ms);
+        self.itl_ms.extend(o.itl_ms);
+        self.per_request.extend(o.per_request);
+        self.contiguous += o.contiguous;
+        self.input_tokens += o.input_tokens;
+        self.output_tokens += o.output_tokens;
+        self.first_send_s = self.first_send_s.min(o.first_send_s);
+        self.last_done_s = self.last_done_s.max(o.last_done_s);
+        self.batch_sum += o.batch_sum;
+        self.steps += o.steps;
+        self.max_batch = self.max_batch.max(o.max_batch);
+        self.max_blocks_used = self.max_blocks_used.max(o.max_blocks_used);
     }
 }

@@ -9,7 +9,8 @@
 //! Formulas are those of `core::roofline` (intensity = FLOPs / bytes; attainable =
 //! min(peak, intensity × bandwidth)), `core::perf` (each operator costs max(FLOPs / (peak ×
 //! e_c), bytes / (bandwidth × e_bw))), `core::calibration` (ranges from the training
-//! residuals) and `core::capacity` (Little's law, replicas = ⌈rate / per-replica rate⌉).
+//! residuals) and `core::capacity` (Little's law, replicas = ⌈rate / per-replica rate⌉), with the
+//! replicas re-sized on simulated P99s by `core::sim::sizing` ([`simulated_plan`]).
 
 mod accuracy;
 mod common;
@@ -17,6 +18,7 @@ mod largest;
 mod matmul;
 mod perf;
 mod planner;
+mod planner_sim;
 mod roofline;
 
 pub use accuracy::{
@@ -34,6 +36,7 @@ pub use planner::{
     plan_inputs, planner_gpus_per_node, planner_view, PlanCostChart, PlanCostSeries, PlanLoad,
     PlannerView, PLAN_CHART_MAX_SERIES,
 };
+pub use planner_sim::{plan_lengths, simulated_plan, SimPlanSettings, SimulatedPlan};
 pub use roofline::{roofline_view, OpsShown, PointDetail, RooflineView};
 
 #[cfg(test)]
