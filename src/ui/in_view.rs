@@ -115,18 +115,23 @@ where
     })
 }
 
-/// A results section that works only while it can be seen (or once the inputs have settled):
+/// A results section that works only while it can be seen (or once the inputs have settled and
+/// the sections before it have caught up):
 /// provides that condition to the views inside ([`section_in_view`]).
 #[component]
 pub fn LazySection(children: Children) -> impl IntoView {
     let node: NodeRef<Div> = NodeRef::new();
     let visible = in_view(node);
     // Off screen, the section catches up once the inputs have settled: never on the path
-    // from an input to the next frame, and never left showing stale numbers for long.
-    let settled = crate::ui::state::use_app().settled;
+    // from an input to the next frame, and never left showing stale numbers for long. The
+    // sections catch up one per task (`AppState::caught_up`), so settling is never one long
+    // task doing the work of every section out of sight.
+    let state = crate::ui::state::use_app();
+    let index = state.next_section();
+    let caught_up = state.caught_up;
     // A memo, so the views inside hear only when the answer changes: an on-screen section is
     // not recomputed when the inputs merely settle.
-    let live = Memo::new(move |_| visible.get() || settled.get());
+    let live = Memo::new(move |_| visible.get() || caught_up.get() > index);
     provide_context(SectionInView(live.into()));
     view! { <div class="lazy-section" node_ref=node>{children()}</div> }
 }

@@ -6,8 +6,9 @@ use crate::core::base::{tr, Lang};
 use crate::core::base::{Bytes, NumberSymbols};
 use crate::core::hardware::Catalog;
 use crate::core::model::preset;
-use crate::core::present::{evaluate, Report};
-use crate::core::scenario::{coalesce, Notice, NoticeKind, Scenario};
+use crate::core::model::ModelDesc;
+use crate::core::present::{evaluate_model, model_of, Report};
+use crate::core::scenario::{coalesce, ModelSource, Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
 /// The evaluated scenario: the newest good report, and the error of the newest input if it
@@ -134,6 +135,46 @@ fn watch_system_theme(theme: RwSignal<Theme>, system_dark: RwSignal<bool>) {
     }
 }
 
+/// The scenario's model read from its source (a preset's config, pasted text, a quick size),
+/// kept with the source it was read from.
+struct ReadModel {
+    source: ModelSource,
+    model: Result<ModelDesc, CalcError>,
+}
+
+/// The model of the scenario, read again only when the model itself changes: an edit of the
+/// workload does not parse the config again.
+fn read_model_memo(scenario: RwSignal<Scenario>) -> Memo<ReadModel> {
+    Memo::new_owning(move |prev: Option<ReadModel>| {
+        scenario.with(|s| match prev {
+            Some(p) if p.source == s.model => (p, false),
+            _ => (
+                ReadModel {
+                    source: s.model.clone(),
+                    model: model_of(&s.model),
+                },
+                true,
+            ),
+        })
+    })
+}
+
+/// The language in effect: the scenario's choice, or the browser's. Every translated text on
+/// the page follows it, so it is behind a [`Selector`]: an edit of anything else in the
+/// scenario does not wake those hundreds of texts to check whether the language changed (a
+/// memo of the scenario would mark each of them on every keystroke); only a change of
+/// language does.
+fn lang_memo(scenario: RwSignal<Scenario>, browser: Lang) -> Memo<Lang> {
+    let choice = Selector::new(move || scenario.with(|s| s.lang).unwrap_or(browser));
+    Memo::new(move |_| {
+        Lang::ALL
+            .iter()
+            .copied()
+            .find(|l| choice.selected(l))
+            .unwrap_or(browser)
+    })
+}
+
 /// Everything the components share, provided as context. `Copy`: signals and memos only.
 #[derive(Debug, Clone, Copy)]
 pub struct AppState {
@@ -150,6 +191,13 @@ pub struct AppState {
     /// False while the user is changing inputs, true [`SETTLE_MS`] after the last change:
     /// sections off screen catch up then (ui::in_view), not on every keystroke or drag step.
     pub settled: RwSignal<bool>,
+    /// How many results sections (`ui::in_view::LazySection`, numbered in the order they are
+    /// made) have caught up since the inputs settled: off screen, they catch up one per task
+    /// (the first with the settling, each next one in a task of its own), so no single task
+    /// does the work of every section out of sight.
+    pub caught_up: RwSignal<u32>,
+    /// How many results sections there are (each takes the next number when it is made).
+    pub sections: StoredValue<u32>,
     /// Whether the system prefers dark (followed live, for "Auto").
     pub system_dark: RwSignal<bool>,
 }
@@ -160,8 +208,12 @@ impl AppState {
         let (scenario, notices) = read_location();
         let browser = browser_lang();
         let scenario = RwSignal::new(scenario);
+        let model = read_model_memo(scenario);
         let outcome = Memo::new_owning(move |prev: Option<Outcome>| {
-            let res = scenario.with(|s| evaluate(s, Catalog::builtin()));
+            let res = model.with(|m| match &m.model {
+                Ok(desc) => scenario.with(|s| evaluate_model(s, desc.clone(), Catalog::builtin())),
+                Err(e) => Err(e.clone()),
+            });
             let next = match res {
                 Ok(r) => Outcome {
                     report: Some(r),
@@ -174,7 +226,7 @@ impl AppState {
             };
             (next, true)
         });
-        let lang = Memo::new(move |_| scenario.with(|s| s.lang).unwrap_or(browser));
+        let lang = lang_memo(scenario, browser);
         let theme = RwSignal::new(stored_theme());
         let system_dark = RwSignal::new(system_prefers_dark());
         watch_system_theme(theme, system_dark);
@@ -186,6 +238,8 @@ impl AppState {
             theme,
             system_dark,
             settled: RwSignal::new(true),
+            caught_up: RwSignal::new(u32::MAX),
+            sections: StoredValue::new(0),
         }
     }
 
@@ -217,17 +271,36 @@ impl AppState {
         if self.settled.get_untracked() {
             self.settled.set(false);
         }
-        let settled = self.settled;
-        let timer = gloo::timers::callback::Timeout::new(SETTLE_MS, move || {
-            let _ = settled.try_set(true);
-        });
-        SETTLE_TIMER.with(|t| {
-            if let Ok(mut t) = t.try_borrow_mut() {
-                if let Some(old) = t.replace(timer) {
-                    old.cancel();
-                }
-            }
-        });
+        if self.caught_up.get_untracked() != 0 {
+            self.caught_up.set(0);
+        }
+        let this = *self;
+        set_settle_timer(gloo::timers::callback::Timeout::new(SETTLE_MS, move || {
+            let _ = this.settled.try_set(true);
+            this.catch_up(1);
+        }));
+    }
+
+    /// Lets the first `n` results sections catch up now, and the next one in a task of its own
+    /// (a new change cancels the rest: `unsettle`).
+    fn catch_up(self, n: u32) {
+        let _ = self.caught_up.try_set(n);
+        if self.sections.try_get_value().is_some_and(|count| n < count) {
+            set_settle_timer(gloo::timers::callback::Timeout::new(0, move || {
+                self.catch_up(n + 1);
+            }));
+        }
+    }
+
+    /// The number of a new results section (0 for the first), in the order they are made.
+    pub fn next_section(&self) -> u32 {
+        self.sections
+            .try_update_value(|n| {
+                let i = *n;
+                *n = n.saturating_add(1);
+                i
+            })
+            .unwrap_or(0)
     }
 
     /// Translates a key in the current language (reactive).
@@ -320,12 +393,23 @@ pub const URL_SETTLE_MS: u32 = 150;
 pub const SETTLE_MS: u32 = 250;
 
 thread_local! {
-    /// The timer that marks the inputs settled.
+    /// The timer that marks the inputs settled, then lets the sections catch up one by one.
     static SETTLE_TIMER: std::cell::RefCell<Option<gloo::timers::callback::Timeout>> =
         const { std::cell::RefCell::new(None) };
     /// The URL write waiting for a continuous edit to settle, and the state to write.
     static PENDING_URL: std::cell::RefCell<Option<(gloo::timers::callback::Timeout, AppState)>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// Makes `timer` the one settling step waiting (a step still waiting is cancelled).
+fn set_settle_timer(timer: gloo::timers::callback::Timeout) {
+    SETTLE_TIMER.with(|t| {
+        if let Ok(mut t) = t.try_borrow_mut() {
+            if let Some(old) = t.replace(timer) {
+                old.cancel();
+            }
+        }
+    });
 }
 
 /// Drops a pending URL write.

@@ -301,7 +301,16 @@ fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Accelerator, CalcE
 /// TP that does not divide the heads); a single bad GPU is reported in
 /// [`Report::gpu_errors`] and the others are still evaluated.
 pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
-    let mut model = model_of(&s.model)?;
+    evaluate_model(s, model_of(&s.model)?, catalog)
+}
+
+/// [`evaluate`] with the scenario's model already read (`model_of(&s.model)`): the app reads
+/// the model once per model change, not once per edit of the workload.
+pub fn evaluate_model(
+    s: &Scenario,
+    mut model: ModelDesc,
+    catalog: &Catalog,
+) -> Result<Report, CalcError> {
     model.load_mtp = s.include_mtp;
     let tp = u64::from(s.tp.max(1));
     let weight_dtype = s.weight_dtype.unwrap_or(model.weights.dtype);
