@@ -377,7 +377,7 @@ fn run_gpu(
         _ => (sweep.saturation_rate * AUTO_RATE_FRACTION).max(1e-3),
     };
     chosen_wl.arrival = Arrival::from_rate(chosen_rate, burstiness(v));
-    let chosen = rep.run(&chosen_wl, Some(slo), budget)?;
+    let mut chosen = rep.run(&chosen_wl, Some(slo), budget)?;
     let points = sweep
         .points
         .iter()
@@ -402,6 +402,8 @@ fn run_gpu(
             kv: p.kv_occupancy,
         })
         .collect();
+    // The series travels once, as `ServingGpu::series`.
+    chosen.series = Default::default();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
     let math = step_math(acc, &engine, step, rep.resolved().max_num_seqs);

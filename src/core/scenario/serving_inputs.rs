@@ -6,7 +6,6 @@
 //! default" / "automatic", so that one decimal field edits each of them.
 
 use super::notice::NoticeKind;
-use super::view_inputs::parse_f64_range;
 use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use serde::{Deserialize, Serialize};
 
@@ -341,7 +340,11 @@ impl ServingInputs {
     /// Reads one URL parameter (already percent-decoded); unchanged on error.
     pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
         if let Some(f) = ServField::ALL.iter().find(|f| f.query_key() == key) {
-            let x = parse_f64_range(val, (f64::MIN, f64::MAX))?;
+            let t = val.trim();
+            if t.is_empty() || t.len() > 40 {
+                return Err(NoticeKind::Invalid);
+            }
+            let x: f64 = t.parse().map_err(|_| NoticeKind::Invalid)?;
             let x = f.check(self, x)?;
             f.set(self, x);
             return Ok(());
