@@ -11,6 +11,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// One point: t (s), batch, waiting, KV occupancy (0–1).
+type Pt = (f64, f64, f64, f64);
+
 /// Draws the chart.
 pub fn draw<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -74,7 +77,7 @@ pub fn draw<DB: DrawingBackend>(
     let st = text_style(theme, 0.85, colors[2], Pos::new(HPos::Right, VPos::Bottom));
     area.draw_text(&data.y2_title, &st, (rect.right, rect.top - 2))
         .map_err(DrawError::backend)?;
-    let path = |f: &dyn Fn(&(f64, f64, f64, f64)) -> (f64, Scale)| -> Vec<(i32, i32)> {
+    let path = |f: &dyn Fn(&Pt) -> (f64, Scale)| -> Vec<(i32, i32)> {
         data.points
             .iter()
             .map(|p| {

@@ -65,13 +65,21 @@ pub fn ServingView() -> impl IntoView {
     let near = in_view(node);
     let query = Memo::new(move |_| state.scenario.with(sim_query));
     // Start on first approach; then every new (query, language) is a job.
+    // Scrolling in and out again sends nothing: only a new (query, language) is a new job.
+    let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);
     Effect::new(move |_| {
         let q = query.get();
-        let lang = state.lang.get();
-        if near.get() || sim_client::started() {
-            sim_client::start(sig);
-            sim_client::submit(sig, q, lang.code());
+        let lang = state.lang.get().code();
+        if !(near.get() || sim_client::started()) {
+            return;
         }
+        let key = Some((q.clone(), lang));
+        if last.with_value(|l| *l == key) {
+            return;
+        }
+        last.set_value(key);
+        sim_client::start(sig);
+        sim_client::submit(sig, q, lang);
     });
     let metric = RwSignal::new(LatencyMetric::Ttft);
     let t = move |k: &'static str| move || state.tr(k);
@@ -164,7 +172,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
         <Summary sig=sig />
         <div class="field">
             <label for="sv-metric">{t("sv_metric")}</label>
-            <select id="sv-metric" data-testid="sv-metric" on:change=on_metric>
+            <select id="sv-metric" on:change=on_metric>
                 {LatencyMetric::ALL.iter().map(|m| {
                     let m = *m;
                     view! { <option value=m.id() selected=move || metric.get() == m>{move || state.tr(m.label_key())}</option> }
@@ -182,7 +190,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
         </div>
         <div class="field">
             <label for="sv-gpu">{t("sv_series_gpu")}</label>
-            <select id="sv-gpu" data-testid="sv-gpu" on:change=on_gpu>
+            <select id="sv-gpu" on:change=on_gpu>
                 {move || names().into_iter().enumerate().map(|(i, n)| view! {
                     <option value=i.to_string() selected=move || gpu.get() == i>{n}</option>
                 }).collect_view()}

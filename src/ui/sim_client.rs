@@ -79,6 +79,7 @@ pub fn start(sig: SimSignals) {
         return;
     }
     sig.status.set(Status::Loading);
+    mark(START_MARK);
     let worker = match web_sys::Worker::new(WORKER_URL) {
         Ok(w) => w,
         Err(e) => {
@@ -173,7 +174,27 @@ fn pump(c: &mut Client) -> bool {
         return false;
     };
     c.busy = c.worker.post_message(&JsValue::from_str(&text)).is_ok();
+    if c.busy {
+        mark(SENT_MARK);
+    }
     c.busy
+}
+
+/// Performance marks for `bench/sim_worker.mjs`: a job sent; the worker started and ready.
+const SENT_MARK: &str = "llmcalc-sim-sent";
+const START_MARK: &str = "llmcalc-sim-start";
+
+fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// Measures from the newest mark `start` to now as `name` (a job: sent to shown).
+fn measure(name: &str, start: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.measure_with_start_mark(name, start);
+    }
 }
 
 fn on_reply(sig: SimSignals, text: &str) {
@@ -182,6 +203,7 @@ fn on_reply(sig: SimSignals, text: &str) {
     };
     let (id, outcome) = match reply {
         WorkerReply::Ready => {
+            measure("llmcalc-sim-ready", START_MARK);
             let sent = with_client(|c| {
                 c.ready = true;
                 pump(c)
@@ -215,6 +237,8 @@ fn on_reply(sig: SimSignals, text: &str) {
         Err(m) => sig.job_error.set(Some(m)),
     }
     sig.status.set(Status::Done);
+    // Sent to received, parsed and handed to the page (the charts draw in this task).
+    measure("llmcalc-sim-job", SENT_MARK);
 }
 
 fn with_client<T>(f: impl FnOnce(&mut Client) -> T) -> Option<T> {
