@@ -55,9 +55,11 @@ pub fn draw<DB: DrawingBackend>(
         title: &data.y_title,
     };
     let right_title_px = (theme.font_px * theme.font_scale * 4.0) as i32;
+    // Room above the plot for the right axis' title, clear of its "100%" label.
+    let title_room = (theme.font_px * theme.font_scale * 1.4) as i32;
     let rect = PlotRect {
         left: axis::left_margin(area, theme, &y_axis)?,
-        top: top + 8,
+        top: top + 8 + title_room,
         right: w - axis::right_pad(area, theme, &x_axis)?.max(right_title_px),
         bottom: h - axis::bottom_margin(theme),
     };
@@ -75,8 +77,12 @@ pub fn draw<DB: DrawingBackend>(
             .map_err(DrawError::backend)?;
     }
     let st = text_style(theme, 0.85, colors[2], Pos::new(HPos::Right, VPos::Bottom));
-    area.draw_text(&data.y2_title, &st, (rect.right, rect.top - 2))
-        .map_err(DrawError::backend)?;
+    area.draw_text(
+        &data.y2_title,
+        &st,
+        (rect.right + right_title_px, rect.top - title_room / 2 - 2),
+    )
+    .map_err(DrawError::backend)?;
     let path = |f: &dyn Fn(&Pt) -> (f64, Scale)| -> Vec<(i32, i32)> {
         data.points
             .iter()

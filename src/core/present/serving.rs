@@ -140,8 +140,9 @@ pub struct ServingGpu {
     pub points: Vec<RatePoint>,
     /// The chosen run's offered rate, req/s (infinite: all at once).
     pub chosen_rate: f64,
-    /// The chosen run.
-    pub chosen: SimResult,
+    /// The chosen run's `vllm bench serve` statistics, by vLLM's names ([`chosen_stats`]);
+    /// plain pairs, so that the page's main module never decodes a whole `SimResult`.
+    pub chosen: Vec<(String, f64)>,
     /// Its time series.
     pub series: Vec<SeriesPoint>,
     /// Any run stopped at its step budget.
@@ -377,7 +378,7 @@ fn run_gpu(
         _ => (sweep.saturation_rate * AUTO_RATE_FRACTION).max(1e-3),
     };
     chosen_wl.arrival = Arrival::from_rate(chosen_rate, burstiness(v));
-    let mut chosen = rep.run(&chosen_wl, Some(slo), budget)?;
+    let chosen = rep.run(&chosen_wl, Some(slo), budget)?;
     let points = sweep
         .points
         .iter()
@@ -402,8 +403,6 @@ fn run_gpu(
             kv: p.kv_occupancy,
         })
         .collect();
-    // The series travels once, as `ServingGpu::series`.
-    chosen.series = Default::default();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
     let math = step_math(acc, &engine, step, rep.resolved().max_num_seqs);
@@ -416,10 +415,34 @@ fn run_gpu(
         chosen_rate,
         partial: sweep.partial || chosen.partial,
         series,
-        chosen,
+        chosen: chosen_stats(&chosen),
         notes,
     };
     Ok((gpu, math))
+}
+
+/// The statistics the section's table shows, named as `vllm bench serve` names them (with
+/// their units in the name).
+pub fn chosen_stats(r: &SimResult) -> Vec<(String, f64)> {
+    [
+        ("completed", r.completed as f64),
+        ("request_throughput (req/s)", r.request_throughput),
+        ("output_throughput (tok/s)", r.output_throughput),
+        ("total_token_throughput (tok/s)", r.total_token_throughput),
+        ("median_ttft_ms", r.ttft_ms.median),
+        ("p99_ttft_ms", r.ttft_ms.p99),
+        ("median_tpot_ms", r.tpot_ms.median),
+        ("p99_tpot_ms", r.tpot_ms.p99),
+        ("median_itl_ms", r.itl_ms.median),
+        ("p99_itl_ms", r.itl_ms.p99),
+        ("median_e2el_ms", r.e2el_ms.median),
+        ("p99_e2el_ms", r.e2el_ms.p99),
+        ("mean_queue_ms", r.queue_ms.mean),
+        ("preemptions", r.preemptions as f64),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }
 
 /// One decode step's time at the analytic estimate's full batch, as a derivation.

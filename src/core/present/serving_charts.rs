@@ -180,28 +180,6 @@ pub fn stats_table(v: &ServingView, lang: Lang) -> (Vec<String>, Vec<Vec<String>
     let mut head = vec![tr(lang, "sv_stat").to_string()];
     head.extend(v.gpus.iter().map(|g| g.name.clone()));
     let f = |x: f64| fmt_sig(x);
-    type Row = (
-        &'static str,
-        fn(&crate::core::sim::result::SimResult) -> f64,
-    );
-    let rows: [Row; 14] = [
-        ("completed", |r| r.completed as f64),
-        ("request_throughput (req/s)", |r| r.request_throughput),
-        ("output_throughput (tok/s)", |r| r.output_throughput),
-        ("total_token_throughput (tok/s)", |r| {
-            r.total_token_throughput
-        }),
-        ("median_ttft_ms", |r| r.ttft_ms.median),
-        ("p99_ttft_ms", |r| r.ttft_ms.p99),
-        ("median_tpot_ms", |r| r.tpot_ms.median),
-        ("p99_tpot_ms", |r| r.tpot_ms.p99),
-        ("median_itl_ms", |r| r.itl_ms.median),
-        ("p99_itl_ms", |r| r.itl_ms.p99),
-        ("median_e2el_ms", |r| r.e2el_ms.median),
-        ("p99_e2el_ms", |r| r.e2el_ms.p99),
-        ("mean_queue_ms", |r| r.queue_ms.mean),
-        ("preemptions", |r| r.preemptions as f64),
-    ];
     let mut out = vec![{
         let mut r = vec![tr(lang, "sv_stat_rate").to_string()];
         r.extend(v.gpus.iter().map(|g| {
@@ -213,9 +191,19 @@ pub fn stats_table(v: &ServingView, lang: Lang) -> (Vec<String>, Vec<Vec<String>
         }));
         r
     }];
-    for (name, get) in rows {
+    let names: Vec<&str> = v
+        .gpus
+        .first()
+        .map(|g| g.chosen.iter().map(|(k, _)| k.as_str()).collect())
+        .unwrap_or_default();
+    for name in names {
         let mut r = vec![name.to_string()];
-        r.extend(v.gpus.iter().map(|g| f(get(&g.chosen))));
+        r.extend(v.gpus.iter().map(|g| {
+            g.chosen
+                .iter()
+                .find(|(k, _)| k == name)
+                .map_or_else(String::new, |(_, x)| f(*x))
+        }));
         out.push(r);
     }
     (head, out)
@@ -255,6 +243,12 @@ mod tests {
             .find(|r| r[0] == "completed")
             .cloned()
             .unwrap_or_default();
-        assert_eq!(completed[1], fmt_sig(first.chosen.completed as f64));
+        let done = first
+            .chosen
+            .iter()
+            .find(|(k, _)| k == "completed")
+            .map(|p| p.1);
+        assert_eq!(Some(completed[1].clone()), done.map(fmt_sig));
+        assert!(done.is_some_and(|d| d > 0.0));
     }
 }
