@@ -15,7 +15,8 @@ const SCOPE = new URL('./', self.location).href;
 
 // The serving simulator's worker files: Trunk names a worker after its binary and never hashes
 // it (src/ui/sim_client.rs), so these are fetched network-first (a new build brings its own
-// worker) and cached for offline use.
+// worker) and cached when first used (not at install: they load only when their section is
+// reached), so the section works offline once it has been seen.
 const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm'];
 
 function isWorkerFile(url) {
@@ -29,7 +30,7 @@ function sameOrigin(url) {
 
 /** Same-origin URLs named in index.html (href, src, data-js, data-wasm attributes). */
 function assetsOf(html) {
-  const urls = new Set([SCOPE, ...WORKER_FILES.map((f) => new URL(f, SCOPE).href)]);
+  const urls = new Set([SCOPE]);
   const re = /\b(?:href|src|data-js|data-wasm)\s*=\s*"([^"]+)"/g;
   let m;
   while ((m = re.exec(html)) !== null) {
