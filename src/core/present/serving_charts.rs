@@ -179,7 +179,14 @@ pub fn time_series_chart(v: &ServingView, index: usize, lang: Lang) -> TimeSerie
 pub fn stats_table(v: &ServingView, lang: Lang) -> (Vec<String>, Vec<Vec<String>>) {
     let mut head = vec![tr(lang, "sv_stat").to_string()];
     head.extend(v.gpus.iter().map(|g| g.name.clone()));
-    let f = |x: f64| fmt_sig(x);
+    // fmt_sig writes zero in scientific form; a count of none reads "0".
+    let f = |x: f64| {
+        if x == 0.0 {
+            "0".to_string()
+        } else {
+            fmt_sig(x)
+        }
+    };
     let mut out = vec![{
         let mut r = vec![tr(lang, "sv_stat_rate").to_string()];
         r.extend(v.gpus.iter().map(|g| {
@@ -250,5 +257,6 @@ mod tests {
             .map(|p| p.1);
         assert_eq!(Some(completed[1].clone()), done.map(fmt_sig));
         assert!(done.is_some_and(|d| d > 0.0));
+        assert!(rows.iter().flatten().all(|c| !c.contains("e0")), "{rows:?}");
     }
 }
