@@ -13,6 +13,17 @@
 const CACHE = 'llmcalc-v1';
 const SCOPE = new URL('./', self.location).href;
 
+// The serving simulator's worker files: Trunk names a worker after its binary and never hashes
+// it (src/ui/sim_client.rs), so these are fetched network-first (a new build brings its own
+// worker) and cached when first used (not at install: they load only when their section is
+// reached), so the section works offline once it has been seen.
+const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm'];
+
+function isWorkerFile(url) {
+  const path = new URL(url, self.location).pathname;
+  return WORKER_FILES.some((f) => path.endsWith('/' + f));
+}
+
 function sameOrigin(url) {
   return new URL(url, self.location).origin === self.location.origin;
 }
@@ -83,6 +94,23 @@ self.addEventListener('fetch', (event) => {
           return res;
         } catch (err) {
           const hit = await cached();
+          if (hit) return hit;
+          throw err;
+        }
+      })(),
+    );
+    return;
+  }
+  if (isWorkerFile(req.url)) {
+    event.respondWith(
+      (async () => {
+        const cache = await caches.open(CACHE);
+        try {
+          const res = await fetch(req, { cache: 'no-cache' });
+          if (res.ok && res.type === 'basic') await cache.put(req, res.clone());
+          return res;
+        } catch (err) {
+          const hit = await cache.match(req, { ignoreSearch: true });
           if (hit) return hit;
           throw err;
         }

@@ -15,6 +15,8 @@
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top (report only)
 #   bench-typing   node bench/typing.mjs    long tasks (over 50 ms) while typing, page scrolled to
 #                    the top, each section and the bottom (report only)
+#   bench-sim-worker node bench/sim_worker.mjs  the serving simulator's sweep in its Web Worker:
+#                    wall time and the longest main-thread task meanwhile (report only)
 #   bench-core     cargo run --release --example bench_core   core evaluation time (report only)
 #   bench-sim      cargo run --release --example bench_sim    serving simulator: 10,000 requests
 #                    and a 12-rate x 2,000-request sweep (report only)
@@ -185,11 +187,13 @@ if [ "$built" = "1" ]; then
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
     stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
     stage bench-typing plain 600 node bench/typing.mjs --dist dist
+    stage bench-sim-worker plain 600 node bench/sim_worker.mjs --dist dist
 else
     skip bench-size "needs the release build"
     skip bench-paint "needs the release build"
     skip bench-paint-top "needs the release build"
     skip bench-typing "needs the release build"
+    skip bench-sim-worker "needs the release build"
 fi
 stage bench-core plain 1200 cargo run --quiet --release --example bench_core
 stage bench-sim plain 1200 cargo run --quiet --release --example bench_sim

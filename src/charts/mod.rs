@@ -12,10 +12,12 @@ pub mod batch_chart;
 pub mod cost_bar;
 pub mod either;
 pub mod kv_chart;
+pub mod latency_rate;
 pub mod latency_throughput;
 pub mod memory_bar;
 pub mod plan_cost;
 pub mod roofline;
+pub mod serving_series;
 pub mod theme;
 
 pub use theme::Theme;

@@ -94,6 +94,8 @@ fn FullPage() -> impl IntoView {
                 <LazySection><crate::ui::perf_view::PerfView /></LazySection>
                 <LazySection><crate::ui::accuracy_view::AccuracyView /></LazySection>
                 <LazySection><crate::ui::planner_view::PlannerView /></LazySection>
+                // Computed in a Web Worker started when the section nears the screen.
+                <crate::ui::serving_view::ServingView />
             </section>
         </main>
         <footer class="footer">

@@ -20,6 +20,7 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("perf-title", "nav_perf"),
     ("accuracy-title", "nav_accuracy"),
     ("planner-title", "nav_planner"),
+    ("serving-title", "sv_nav"),
 ];
 
 /// How far below the top of the window a heading counts as "being read" (the sticky bar's

@@ -9,6 +9,8 @@ pub mod explain;
 pub mod export;
 pub mod report;
 pub mod series;
+pub mod serving;
+pub mod serving_charts;
 pub mod views;
 
 // The face of this layer: what the UI, the charts and the CLI use (they name no module
@@ -20,6 +22,13 @@ pub use series::{
     BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,
     LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, PointKind, RooflineData, WorkPoint,
     MATMUL_PRESETS,
+};
+pub use serving::{
+    run_job, run_job_json, RatePoint, ServingGpu, ServingJob, ServingView, WorkerReply,
+};
+pub use serving_charts::{
+    latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
+    LatencyRateSeries, TimeSeriesChart,
 };
 pub use views::{
     accuracy_scatter, accuracy_stats, cost_bars, cost_rows, custom_efficiencies_note, largest_view,

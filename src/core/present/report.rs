@@ -290,7 +290,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
     }
 }
 
-fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Accelerator, CalcError> {
+pub(crate) fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Accelerator, CalcError> {
     match g {
         GpuChoice::Catalog(id) => catalog.get(id).cloned(),
         GpuChoice::Custom(c) => c.validate(),

@@ -15,8 +15,10 @@
 mod choice;
 mod notice;
 mod query;
+mod serving_inputs;
 mod view_inputs;
 
 pub use choice::*;
 pub use notice::*;
+pub use serving_inputs::*;
 pub use view_inputs::*;

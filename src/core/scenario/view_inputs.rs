@@ -3,6 +3,7 @@
 //! ([`PlannerInputs`], [`PlanField`]), the matmul explorer's shape and price overrides.
 
 use super::notice::{parse_count, NoticeKind};
+use super::serving_inputs::ServingInputs;
 use crate::core::base::url::{pct_decode, pct_encode};
 use crate::core::calc::capacity::{self, Family};
 use crate::core::calc::perf::Efficiencies;
@@ -52,6 +53,8 @@ pub struct ViewInputs {
     pub plan: PlannerInputs,
     /// Price overrides, US dollars per GPU-hour, by GPU key (`a10g`, `custom-1`).
     pub prices: Vec<(String, f64)>,
+    /// "Serving under load": the engine's knobs and the offered load.
+    pub serving: ServingInputs,
 }
 
 /// Accepted range of each matmul dimension (inclusive).
@@ -289,10 +292,14 @@ impl ViewInputs {
             || PlanField::ALL.iter().any(|f| f.query_key() == key)
             || matches!(key, "pl_node" | "pl_fam")
             || matches!(key, "mm_m" | "mm_n" | "mm_k" | "price")
+            || ServingInputs::owns(key)
     }
 
     /// Reads one URL parameter (already percent-decoded); the value is left unchanged on error.
     pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        if ServingInputs::owns(key) {
+            return self.serving.set(key, val);
+        }
         if let Some(f) = EffField::ALL.iter().find(|f| f.query_key() == key) {
             let v = parse_f64_range(val, f.range())?;
             f.set(&mut self.eff, v);
@@ -363,6 +370,7 @@ impl ViewInputs {
         for (k, p) in &self.prices {
             q.push(format!("price={}", pct_encode(&format!("{k}:{p}"))));
         }
+        q.extend(self.serving.query_parts());
         q
     }
 

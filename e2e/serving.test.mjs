@@ -1,0 +1,119 @@
+// End-to-end checks of "Serving under load" (issue 17 part 5): the simulator runs in a Web
+// Worker loaded only when the section nears the screen; a sweep is drawn, the table shows
+// numbers, the knee is marked; an input change recomputes; a link restores the inputs; a bad
+// value gives a sentence and keeps the last good result.
+
+import { LAZY_WORKER_FILE } from './harness.mjs';
+import { byId, check, expectChartDrawn, openApp, readText, setValue, waitFor } from './app.mjs';
+
+// Fewer requests than the default 2,000 keep the suite quick; the bench (bench/sim_worker.mjs)
+// times the default.
+const SMALL = 'sv_n=600&sv_warm=50';
+
+const workerRequests = (p) => p.requests.filter((r) => LAZY_WORKER_FILE.test(r.url.split('?')[0]));
+
+/** Scrolls the section's heading into view. */
+async function scrollToServing(page) {
+  await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+}
+
+/** The statistics table's numeric cells, as numbers. */
+async function statNumbers(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="serving-stats"] td.num')].map((td) =>
+      Number(td.textContent.replace(/,/g, '')),
+    ),
+  );
+}
+
+/** Waits until the summary is shown and differs from `before`; returns it. */
+async function summaryAfter(page, before, what) {
+  return waitFor(async () => {
+    if ((await byId(page, 'serving-summary').count()) === 0) return null;
+    const t = await readText(page, 'serving-summary');
+    return t && t !== before && /\d/.test(t) ? t : null;
+  }, what, 60000, 200);
+}
+
+/** Moves the mouse over the rate chart until a tooltip matching `re` shows; its text or null. */
+async function hoverUntil(page, id, re) {
+  return page.evaluate(async ({ id, source }) => {
+    const re = new RegExp(source);
+    const fig = document.querySelector(`[data-testid="${id}"]`);
+    const canvas = fig.querySelector('canvas');
+    const r = canvas.getBoundingClientRect();
+    const settle = async () => {
+      for (let i = 0; i < 4; i += 1) await new Promise((ok) => queueMicrotask(ok));
+    };
+    for (let y = 2; y < r.height; y += 6) {
+      for (let x = 2; x < r.width; x += 2) {
+        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + x, clientY: r.top + y, bubbles: true }));
+        await settle();
+        const t = fig.querySelector('.chart-tooltip');
+        if (t && re.test(t.textContent)) return t.textContent;
+      }
+    }
+    return null;
+  }, { id, source: re.source });
+}
+
+export default function register(runner) {
+  runner.test('serving: the worker loads near the section, draws a sweep with the knee, recomputes on input, keeps the last result on a bad value', async ({ open, server, screenshot, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?gpu=h100-sxm&gpu=l40s&${SMALL}`);
+    check(workerRequests(p).length === 0, `the worker loaded before its section was near: ${JSON.stringify(workerRequests(p))}`);
+    check(await byId(page, 'serving-placeholder').count() === 1, 'no placeholder before the section is reached');
+    await scrollToServing(page);
+    const t0 = Date.now();
+    const first = await summaryAfter(page, '', 'the first sweep');
+    log(`first sweep shown after ${Date.now() - t0} ms: ${first.split('\n').join(' | ')}`);
+    check(/saturates at [\d.,]+ req\/s/.test(first), `summary without a saturation rate: ${first}`);
+    const nums = await statNumbers(page);
+    check(nums.length >= 2 * 15 && nums.every(Number.isFinite) && nums.some((n) => n > 0), `table numbers: ${nums}`);
+    await expectChartDrawn(page, 'chart-serving-rate');
+    await expectChartDrawn(page, 'chart-serving-series');
+    const knee = await hoverUntil(page, 'chart-serving-rate', 'saturation [\\d.,]+ req/s');
+    check(knee, 'no knee (saturation) marker found on the rate chart');
+    log(`knee tooltip: ${knee}`);
+    await byId(page, 'serving-view').scrollIntoViewIfNeeded();
+    await screenshot(page, 'serving-sweep', { fullPage: false });
+    await page.evaluate(() => document.querySelector('[data-testid="chart-serving-series"]')?.scrollIntoView());
+    await screenshot(page, 'serving-series', { fullPage: false });
+
+    // A smaller max_num_seqs lowers the capacity: the summary changes.
+    await scrollToServing(page);
+    await setValue(page, 'sv-mns', 8);
+    const second = await summaryAfter(page, first, 'a recomputed sweep after max_num_seqs = 8');
+    log(`after max_num_seqs 8: ${second.split('\n').join(' | ')}`);
+    check(page.url().includes('sv_mns=8'), `the URL does not carry sv_mns: ${page.url()}`);
+
+    // A bad value: a sentence beside the field, the result kept.
+    await setValue(page, 'sv-gmu', '1.7');
+    await waitFor(async () => (await byId(page, 'sv-gmu-error').count()) > 0 && (await readText(page, 'sv-gmu-error')).length > 0, 'the gpu_memory_utilization error');
+    await page.waitForTimeout(500);
+    check((await readText(page, 'serving-summary')) === second, 'the result changed after a bad value');
+    check(!page.url().includes('sv_gmu'), `a bad value reached the URL: ${page.url()}`);
+    const files = workerRequests(p).map((r) => r.url.split('/').pop());
+    log(`worker files: ${files.join(', ')}`);
+    for (const f of ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm']) {
+      const n = files.filter((x) => x === f).length;
+      check(n >= 1 && n <= 2, `${f} fetched ${n} times`);
+    }
+  }, { timeoutMs: 240000 });
+
+  runner.test('serving: a link restores the serving inputs, and a bad serving parameter gives a notice', async ({ open, server, screenshot }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7`);
+    const values = await page.evaluate(() =>
+      Object.fromEntries(['sv-mns', 'sv-arr', 'sv-cv', 'sv-ds', 'sv-n', 'sv-warm', 'sv-gmu'].map((id) => [id, document.querySelector(`[data-testid="${id}"]`)?.value])),
+    );
+    check(values['sv-mns'] === '32' && values['sv-arr'] === 'bursty' && values['sv-cv'] === '2', `restored: ${JSON.stringify(values)}`);
+    check(values['sv-ds'] === 'sharegpt' && values['sv-n'] === '400' && values['sv-warm'] === '10', `restored: ${JSON.stringify(values)}`);
+    check(values['sv-gmu'] === '0.9', `the bad sv_gmu was not left at its default: ${values['sv-gmu']}`);
+    const notices = await readText(page, 'notices');
+    check(/sv_gmu/.test(notices), `no notice names sv_gmu: ${notices}`);
+    await scrollToServing(page);
+    await summaryAfter(page, '', 'a sweep for the linked inputs');
+    await screenshot(page, 'serving-link', { fullPage: false });
+  }, { timeoutMs: 180000 });
+}

@@ -1,0 +1,73 @@
+//! The inputs of "Serving under load": the engine's knobs named as `vllm serve` names its flags
+//! (0 = vLLM's default where vLLM picks one per GPU), the arrivals and lengths as
+//! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
+//! sentence beside its field and is not used, so the last good result stays.
+
+use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
+use crate::ui::float_field::FloatField;
+use crate::ui::state::{use_app, History};
+use leptos::prelude::*;
+
+/// The serving inputs.
+#[component]
+pub fn ServingControls() -> impl IntoView {
+    let state = use_app();
+    let fields = ServField::ALL
+        .iter()
+        .map(|f| {
+            let f = *f;
+            view! {
+                <FloatField
+                    id=format!("sv-{}", f.query_key().trim_start_matches("sv_"))
+                    label_key=f.label_key()
+                    unit_key=f.unit_key()
+                    value=Signal::derive(move || state.scenario.with(|s| f.get(&s.views.serving)))
+                    range=f.range()
+                    on_commit=move |v: f64| {
+                        // Whole-number and warm-up checks beyond the range: a value that fails
+                        // them is not used (the field keeps the text; the result stays).
+                        let ok = state.scenario.with_untracked(|s| f.check(&s.views.serving, v));
+                        if let Ok(v) = ok {
+                            state.edit(History::Replace, |s| f.set(&mut s.views.serving, v));
+                        }
+                    }
+                />
+            }
+        })
+        .collect_view();
+    let arrival = Signal::derive(move || state.scenario.with(|s| s.views.serving.arrival));
+    let dataset = Signal::derive(move || state.scenario.with(|s| s.views.serving.dataset));
+    let on_arrival = move |ev: leptos::ev::Event| {
+        if let Some(k) = ArrivalKind::parse(&event_target_value(&ev)) {
+            state.edit(History::Push, |s| s.views.serving.arrival = k);
+        }
+    };
+    let on_dataset = move |ev: leptos::ev::Event| {
+        if let Some(k) = DatasetKind::parse(&event_target_value(&ev)) {
+            state.edit(History::Push, |s| s.views.serving.dataset = k);
+        }
+    };
+    view! {
+        <div class="view-controls serving-controls">
+            <div class="field">
+                <label for="sv-arr">{move || state.tr("sv_arrival")}</label>
+                <select id="sv-arr" data-testid="sv-arr" on:change=on_arrival>
+                    {ArrivalKind::ALL.iter().map(|k| {
+                        let k = *k;
+                        view! { <option value=k.id() selected=move || arrival.get() == k>{move || state.tr(k.label_key())}</option> }
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="sv-ds">{move || state.tr("sv_dataset")}</label>
+                <select id="sv-ds" data-testid="sv-ds" on:change=on_dataset>
+                    {DatasetKind::ALL.iter().map(|k| {
+                        let k = *k;
+                        view! { <option value=k.id() selected=move || dataset.get() == k>{move || state.tr(k.label_key())}</option> }
+                    }).collect_view()}
+                </select>
+            </div>
+            {fields}
+        </div>
+    }
+}

@@ -1,0 +1,290 @@
+//! "Serving under load" (issue 17): latency percentiles against request rate for the
+//! compared GPUs, one run's batch, queue and KV occupancy over time, `vllm bench serve`'s
+//! statistics at the chosen rate, and the math of one step.
+//!
+//! The simulation runs in a Web Worker (`ui::sim_client`), started when the section first
+//! comes near the screen: never on the first answer's path, and typing never waits for it.
+//! This module only prepares the charts from the worker's reply (`core::present`'s
+//! `serving_charts`); the main module never calls the simulator. Until the first reply a
+//! placeholder of the section's height says what is loading; if the worker cannot load, a
+//! sentence says so and the rest of the page keeps working.
+
+use crate::core::present::{
+    latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
+    ServingView as ViewData, TimeSeriesChart,
+};
+use crate::core::scenario::{PerfInputs, Scenario};
+use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::in_view::in_view;
+use crate::ui::math_panel::MathPanel;
+use crate::ui::serving_controls::ServingControls;
+use crate::ui::sim_client::{self, SimSignals, Status};
+use crate::ui::state::{use_app, AppState};
+use crate::ui::view_common::is_dark;
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
+/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep.
+fn sim_query(s: &Scenario) -> String {
+    let d = Scenario::default();
+    let mut views = d.views.clone();
+    views.eff = s.views.eff;
+    views.plan.ttft_ms = s.views.plan.ttft_ms;
+    views.plan.tpot_ms = s.views.plan.tpot_ms;
+    views.serving = s.views.serving;
+    Scenario {
+        model: s.model.clone(),
+        gpus: s.gpus.clone(),
+        tp: s.tp,
+        interconnect: s.interconnect,
+        weight_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        include_mtp: s.include_mtp,
+        perf: PerfInputs {
+            input_len: s.perf.input_len,
+            output_len: s.perf.output_len,
+            ..d.perf
+        },
+        views,
+        ..d
+    }
+    .to_query()
+}
+
+/// The section.
+#[component]
+pub fn ServingView() -> impl IntoView {
+    let state = use_app();
+    let sig = SimSignals {
+        status: RwSignal::new(Status::Idle),
+        view: RwSignal::new(None),
+        job_error: RwSignal::new(None),
+    };
+    let node: NodeRef<Div> = NodeRef::new();
+    let near = in_view(node);
+    let query = Memo::new(move |_| state.scenario.with(sim_query));
+    // Start on first approach; then every new (query, language) is a job.
+    // Scrolling in and out again sends nothing: only a new (query, language) is a new job.
+    let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);
+    Effect::new(move |_| {
+        let q = query.get();
+        let lang = state.lang.get().code();
+        if !(near.get() || sim_client::started()) {
+            return;
+        }
+        let key = Some((q.clone(), lang));
+        if last.with_value(|l| *l == key) {
+            return;
+        }
+        last.set_value(key);
+        sim_client::start(sig);
+        sim_client::submit(sig, q, lang);
+    });
+    let metric = RwSignal::new(LatencyMetric::Ttft);
+    let t = move |k: &'static str| move || state.tr(k);
+    view! {
+        <section class="panel view serving-view" aria-labelledby="serving-title" data-testid="serving-view">
+            <div node_ref=node>
+                <h2 id="serving-title">{t("sv_title")}</h2>
+            </div>
+            <p class="explain">{t("sv_explain")}</p>
+            <ServingControls />
+            <p class="muted">{t("sv_defaults")}</p>
+            <StatusLine sig=sig />
+            {move || if sig.view.with(Option::is_some) {
+                view! { <Results sig=sig metric=metric state=state /> }.into_any()
+            } else {
+                view! {
+                    <div class="serving-placeholder" data-testid="serving-placeholder">
+                        <p>{move || match sig.status.get() {
+                            Status::Failed(_) => String::new(),
+                            Status::Running => state.tr("sv_running").to_string(),
+                            _ => state.tr("sv_loading").to_string(),
+                        }}</p>
+                    </div>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// The worker's state in one line: failure, a job's error, or "recomputing".
+#[component]
+fn StatusLine(sig: SimSignals) -> impl IntoView {
+    let state = use_app();
+    view! {
+        <div role="status" class="serving-status" data-testid="serving-status">
+            {move || match sig.status.get() {
+                Status::Failed(why) => Some(view! {
+                    <p class="calc-error" data-testid="serving-failed">
+                        {state.tr("sv_worker_failed").replace("{why}", &why)}
+                    </p>
+                }.into_any()),
+                Status::Running if sig.view.with(Option::is_some) => Some(view! {
+                    <p class="muted" data-testid="serving-running">{state.tr("sv_stale")}</p>
+                }.into_any()),
+                _ => None,
+            }}
+            {move || sig.job_error.get().map(|m| view! {
+                <p class="calc-error" data-testid="serving-error">{m}</p>
+            })}
+        </div>
+    }
+}
+
+/// Summary sentences, both charts, the statistics table and the math.
+#[component]
+fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) -> impl IntoView {
+    let dark = is_dark(state);
+    let gpu = RwSignal::new(0_usize);
+    let rate_chart: Memo<LatencyRateChart> = Memo::new(move |_| {
+        let (m, lang) = (metric.get(), state.lang.get());
+        sig.view
+            .with(|v| v.as_ref().map(|v| latency_rate_chart(v, m, lang)))
+            .unwrap_or_default()
+    });
+    let series_chart: Memo<TimeSeriesChart> = Memo::new(move |_| {
+        let (g, lang) = (gpu.get(), state.lang.get());
+        sig.view
+            .with(|v| v.as_ref().map(|v| time_series_chart(v, g, lang)))
+            .unwrap_or_default()
+    });
+    let math = Signal::derive(move || sig.view.with(|v| v.as_ref().and_then(|v| v.math.clone())));
+    let names = move || -> Vec<String> {
+        sig.view.with(|v| {
+            v.as_ref()
+                .map(|v| v.gpus.iter().map(|g| g.name.clone()).collect())
+                .unwrap_or_default()
+        })
+    };
+    let on_metric = move |ev: leptos::ev::Event| {
+        let id = event_target_value(&ev);
+        if let Some(m) = LatencyMetric::ALL.iter().find(|m| m.id() == id) {
+            metric.set(*m);
+        }
+    };
+    let on_gpu = move |ev: leptos::ev::Event| {
+        gpu.set(event_target_value(&ev).parse().unwrap_or(0));
+    };
+    let t = move |k: &'static str| move || state.tr(k);
+    view! {
+        <Summary sig=sig />
+        <div class="field">
+            <label for="sv-metric">{t("sv_metric")}</label>
+            <select id="sv-metric" on:change=on_metric>
+                {LatencyMetric::ALL.iter().map(|m| {
+                    let m = *m;
+                    view! { <option value=m.id() selected=move || metric.get() == m>{move || state.tr(m.label_key())}</option> }
+                }).collect_view()}
+            </select>
+        </div>
+        <div class="chart-box">
+            <ChartCanvas<LatencyRateChart>
+                data=Signal::from(rate_chart)
+                lang=state.lang
+                dark=dark
+                title=Signal::derive(move || state.tr("sv_chart_rate_title").to_string())
+                test_id="chart-serving-rate"
+            />
+        </div>
+        <div class="field">
+            <label for="sv-gpu">{t("sv_series_gpu")}</label>
+            <select id="sv-gpu" on:change=on_gpu>
+                {move || names().into_iter().enumerate().map(|(i, n)| view! {
+                    <option value=i.to_string() selected=move || gpu.get() == i>{n}</option>
+                }).collect_view()}
+            </select>
+        </div>
+        <div class="chart-box">
+            <ChartCanvas<TimeSeriesChart>
+                data=Signal::from(series_chart)
+                lang=state.lang
+                dark=dark
+                title=Signal::derive(move || state.tr("sv_chart_series_title").to_string())
+                test_id="chart-serving-series"
+            />
+        </div>
+        <StatsTable sig=sig />
+        <MathPanel derivation=math testid="math-sv-step" />
+    }
+}
+
+/// One sentence per GPU: saturation, the analytic estimate, the highest rate meeting the
+/// targets; the GPUs that could not be simulated; a partial-run note.
+#[component]
+fn Summary(sig: SimSignals) -> impl IntoView {
+    let state = use_app();
+    let lines = move || -> Vec<String> {
+        let lang = state.lang.get();
+        sig.view.with(|v| {
+            let Some(v) = v else { return Vec::new() };
+            let mut out: Vec<String> = v
+                .gpus
+                .iter()
+                .map(|g| {
+                    let key = if g.max_rate_meeting_targets.is_some() {
+                        "sv_summary"
+                    } else {
+                        "sv_summary_none"
+                    };
+                    crate::core::base::tr(lang, key)
+                        .replace("{gpu}", &g.name)
+                        .replace("{sat}", &crate::core::base::fmt_sig(g.saturation_rate))
+                        .replace("{est}", &crate::core::base::fmt_sig(g.analytic_rate))
+                        .replace(
+                            "{ok}",
+                            &g.max_rate_meeting_targets
+                                .map(crate::core::base::fmt_sig)
+                                .unwrap_or_default(),
+                        )
+                })
+                .collect();
+            out.extend(v.errors.iter().map(|(g, e)| format!("{g}: {e}")));
+            if v.gpus.iter().any(|g| g.partial) {
+                out.push(crate::core::base::tr(lang, "sv_partial").to_string());
+            }
+            out.extend(v.gpus.iter().flat_map(|g| g.notes.iter().cloned()));
+            out.dedup();
+            out
+        })
+    };
+    view! {
+        <ul class="serving-summary" data-testid="serving-summary">
+            {move || lines().into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+        </ul>
+    }
+}
+
+/// `vllm bench serve`'s statistics at the chosen rate, one column per GPU.
+#[component]
+fn StatsTable(sig: SimSignals) -> impl IntoView {
+    let state = use_app();
+    let table = move || {
+        let lang = state.lang.get();
+        sig.view
+            .with(|v| v.as_ref().map(|v: &ViewData| stats_table(v, lang)))
+    };
+    view! {
+        <div class="table-scroll" tabindex="0">
+            <table class="serving-stats" data-testid="serving-stats">
+                <caption>{move || state.tr("sv_stats_title")}</caption>
+                {move || table().map(|(head, rows)| view! {
+                    <thead><tr>{head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {rows.into_iter().map(|r| {
+                            let mut cells = r.into_iter();
+                            let name = cells.next().unwrap_or_default();
+                            view! {
+                                <tr>
+                                    <th scope="row"><code>{name}</code></th>
+                                    {cells.map(|c| view! { <td class="num">{c}</td> }).collect_view()}
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                })}
+            </table>
+        </div>
+    }
+}
