@@ -4,14 +4,13 @@
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
 use super::{
-    draw_legend, marker, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Marker,
-    Swatch, Theme,
+    draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
+    Theme,
 };
 use crate::core::base::fmt_sig;
 use crate::core::present::AccuracyScatter;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Half-width of the shaded agreement band (25 %).
 const BAND: f64 = 0.25;
@@ -24,15 +23,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<HitMap, DrawError> {
     let (w, h) = prepare(area, theme)?;
     if data.points.is_empty() {
-        let s = text_style(
-            theme,
-            1.0,
-            theme.muted,
-            Pos::new(HPos::Center, VPos::Center),
-        );
-        area.draw_text(&data.empty_label, &s, (w / 2, h / 2))
-            .map_err(DrawError::backend)?;
-        return Ok(HitMap::default());
+        return super::draw_message(area, theme, &data.empty_label);
     }
     let legend = vec![
         (

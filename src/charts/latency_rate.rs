@@ -14,23 +14,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-fn empty<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    theme: &Theme,
-    label: &str,
-    (w, h): (i32, i32),
-) -> Result<HitMap, DrawError> {
-    let s = text_style(
-        theme,
-        1.0,
-        theme.muted,
-        Pos::new(HPos::Center, VPos::Center),
-    );
-    area.draw_text(label, &s, (w / 2, h / 2))
-        .map_err(DrawError::backend)?;
-    Ok(HitMap::default())
-}
-
 /// The latency range shown: decades around every finite positive P50 and P99 (and the
 /// target).
 fn y_range(data: &LatencyRateChart) -> Option<(i32, i32)> {
@@ -56,7 +39,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<HitMap, DrawError> {
     let (w, h) = prepare(area, theme)?;
     let Some((dlo, dhi)) = y_range(data) else {
-        return empty(area, theme, &data.empty_label, (w, h));
+        return super::draw_message(area, theme, &data.empty_label);
     };
     let mut legend: Vec<(Swatch, String)> = data
         .series

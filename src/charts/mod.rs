@@ -228,6 +228,15 @@ pub fn draw_empty<DB: DrawingBackend>(
     theme: &Theme,
     labels: &Labels,
 ) -> Result<HitMap, DrawError> {
+    draw_message(area, theme, labels.no_data)
+}
+
+/// Writes `text` (a chart's own "nothing to draw" sentence) in the middle of the area.
+pub fn draw_message<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    theme: &Theme,
+    text: &str,
+) -> Result<HitMap, DrawError> {
     let (w, h) = area.dim_in_pixel();
     let s = text_style(
         theme,
@@ -235,7 +244,7 @@ pub fn draw_empty<DB: DrawingBackend>(
         theme.muted,
         Pos::new(HPos::Center, VPos::Center),
     );
-    area.draw_text(labels.no_data, &s, (w as i32 / 2, h as i32 / 2))
+    area.draw_text(text, &s, (w as i32 / 2, h as i32 / 2))
         .map_err(DrawError::backend)?;
     Ok(HitMap::default())
 }

@@ -22,15 +22,7 @@ pub fn draw<DB: DrawingBackend>(
 ) -> Result<HitMap, DrawError> {
     let (w, h) = prepare(area, theme)?;
     if data.points.is_empty() {
-        let s = text_style(
-            theme,
-            1.0,
-            theme.muted,
-            Pos::new(HPos::Center, VPos::Center),
-        );
-        area.draw_text(&data.empty_label, &s, (w / 2, h / 2))
-            .map_err(DrawError::backend)?;
-        return Ok(HitMap::default());
+        return super::draw_message(area, theme, &data.empty_label);
     }
     let colors = [theme.gpu(0), theme.bad, theme.kv];
     let legend: Vec<(Swatch, String)> = vec![
