@@ -10,8 +10,9 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const dist = resolve(root, process.argv[2] || 'dist');
-// Issue 4's target for everything shipped, brotli-compressed.
-const TARGET_BROTLI_BYTES = 300 * 1000;
+// Issue 18's target for the bytes that must arrive before the first answer, brotli-compressed
+// (issue 4's 300 kB for everything shipped is retired: what may arrive later is not counted).
+const FIRST_ANSWER_BROTLI_BYTES = 250 * 1000;
 
 if (!existsSync(join(dist, 'index.html'))) {
   console.log(`bench size: ${dist}/index.html not found (build with trunk build --release first)`);
@@ -76,8 +77,11 @@ for (const [name, sel] of [
   console.log(`  ${`total ${name} (${t.files} files)`.padEnd(48)} ${kB(t.raw)} ${kB(t.gzip)} ${kB(t.brotli)}`);
 }
 const all = totals.all.brotli;
+// Everything but the on-demand worker is fetched before anything is computed today (sw.js only
+// after the first answer, so this is an upper bound of what the first answer waits for).
+const first = totals['page without the worker'].brotli;
 console.log(
-  `bench size: everything shipped ${(all / 1000).toFixed(1)} kB brotli; target <= ${TARGET_BROTLI_BYTES / 1000} kB: ${all <= TARGET_BROTLI_BYTES ? 'met' : 'NOT met'} (reported, not asserted)`,
+  `bench size: before the first answer at most ${(first / 1000).toFixed(1)} kB brotli (the page without the on-demand worker); issue 18 target <= ${FIRST_ANSWER_BROTLI_BYTES / 1000} kB: ${first <= FIRST_ANSWER_BROTLI_BYTES ? 'met' : 'NOT met'} (reported, not asserted); everything shipped ${(all / 1000).toFixed(1)} kB brotli`,
 );
 mkdirSync(join(root, 'artifacts'), { recursive: true });
 writeFileSync(join(root, 'artifacts', 'bench-size.json'), JSON.stringify({ dist, files: rows, totals }, null, 2));
