@@ -316,3 +316,31 @@ export async function openAt(p, url, testid) {
   p.markLoaded();
   return p.page;
 }
+
+/**
+ * Sweeps synthetic mouse moves over a chart's canvas (in the page, so it is quick) every `dx` ×
+ * `dy` pixels until a tooltip whose text matches the RegExp `re` shows; returns its text and
+ * the point, or null.
+ */
+export async function hoverUntil(page, id, re, { dx = 3, dy = 3 } = {}) {
+  if (!(re instanceof RegExp)) throw new Error(`hoverUntil wants a RegExp, got ${typeof re}`);
+  return page.evaluate(async ({ id, source, flags, dx, dy }) => {
+    const re = new RegExp(source, flags);
+    const fig = document.querySelector(`[data-testid="${id}"]`);
+    const canvas = fig.querySelector('canvas');
+    const r = canvas.getBoundingClientRect();
+    // Leptos updates the DOM from microtasks: a few hops after each move are enough.
+    const settle = async () => {
+      for (let i = 0; i < 4; i += 1) await new Promise((ok) => queueMicrotask(ok));
+    };
+    for (let y = 2; y < r.height; y += dy) {
+      for (let x = 2; x < r.width; x += dx) {
+        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + x, clientY: r.top + y, bubbles: true }));
+        await settle();
+        const t = fig.querySelector('.chart-tooltip');
+        if (t && re.test(t.textContent)) return { text: t.textContent, x: r.left + x, y: r.top + y };
+      }
+    }
+    return null;
+  }, { id, source: re.source, flags: re.flags, dx, dy });
+}

@@ -4,7 +4,7 @@
 // value gives a sentence and keeps the last good result.
 
 import { LAZY_WORKER_FILE } from './harness.mjs';
-import { byId, check, expectChartDrawn, openApp, readText, setValue, waitFor } from './app.mjs';
+import { byId, check, expectChartDrawn, hoverUntil, openApp, readText, setValue, waitFor } from './app.mjs';
 
 // Fewer requests than the default 2,000 keep the suite quick; the bench (bench/sim_worker.mjs)
 // times the default.
@@ -35,28 +35,6 @@ async function summaryAfter(page, before, what) {
   }, what, 60000, 200);
 }
 
-/** Moves the mouse over the rate chart until a tooltip matching `re` shows; its text or null. */
-async function hoverUntil(page, id, re) {
-  return page.evaluate(async ({ id, source }) => {
-    const re = new RegExp(source);
-    const fig = document.querySelector(`[data-testid="${id}"]`);
-    const canvas = fig.querySelector('canvas');
-    const r = canvas.getBoundingClientRect();
-    const settle = async () => {
-      for (let i = 0; i < 4; i += 1) await new Promise((ok) => queueMicrotask(ok));
-    };
-    for (let y = 2; y < r.height; y += 6) {
-      for (let x = 2; x < r.width; x += 2) {
-        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + x, clientY: r.top + y, bubbles: true }));
-        await settle();
-        const t = fig.querySelector('.chart-tooltip');
-        if (t && re.test(t.textContent)) return t.textContent;
-      }
-    }
-    return null;
-  }, { id, source: re.source });
-}
-
 export default function register(runner) {
   runner.test('serving: the worker loads near the section, draws a sweep with the knee, recomputes on input, keeps the last result on a bad value', async ({ open, server, screenshot, log }) => {
     const p = await open({ viewport: { width: 1400, height: 1000 } });
@@ -72,9 +50,9 @@ export default function register(runner) {
     check(nums.length >= 2 * 15 && nums.every(Number.isFinite) && nums.some((n) => n > 0), `table numbers: ${nums}`);
     await expectChartDrawn(page, 'chart-serving-rate');
     await expectChartDrawn(page, 'chart-serving-series');
-    const knee = await hoverUntil(page, 'chart-serving-rate', 'saturation [\\d.,]+ req/s');
+    const knee = await hoverUntil(page, 'chart-serving-rate', /saturation [\d.,]+ req\/s/, { dx: 2, dy: 6 });
     check(knee, 'no knee (saturation) marker found on the rate chart');
-    log(`knee tooltip: ${knee}`);
+    log(`knee tooltip: ${knee.text}`);
     await byId(page, 'serving-view').scrollIntoViewIfNeeded();
     await screenshot(page, 'serving-sweep', { fullPage: false });
     await page.evaluate(() => document.querySelector('[data-testid="chart-serving-series"]')?.scrollIntoView());

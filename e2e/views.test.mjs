@@ -1,7 +1,7 @@
 // End-to-end checks of the analysis views (issues 5 and 8): the interactive roofline, the
 // matmul explorer, the performance and cost view, "How accurate is this?" and the planner.
 
-import { byId, check, expectChartDrawn, openAt, readNumber, readText, setValue, waitFor } from './app.mjs';
+import { byId, check, expectChartDrawn, hoverUntil, openAt, readNumber, readText, setValue, waitFor } from './app.mjs';
 
 /** Opens `query` on the app and waits for the element `testid` (embed pages have no app-root). */
 function openView(p, server, query, testid) {
@@ -16,32 +16,6 @@ function openView(p, server, query, testid) {
 function allowFaviconRefetch(p) {
   const keep = p.problems.filter((m) => !/^network request after load: GET \S+\/favicon[-\w]*\.svg$/.test(m));
   p.problems.splice(0, p.problems.length, ...keep);
-}
-
-/**
- * Sweeps synthetic mouse moves over the chart's canvas (in the page, so it is quick) until a
- * tooltip whose text matches `re` shows; returns its text and the point, or null.
- */
-async function hoverUntil(page, id, re) {
-  return page.evaluate(async ({ id, source }) => {
-    const re = new RegExp(source);
-    const fig = document.querySelector(`[data-testid="${id}"]`);
-    const canvas = fig.querySelector('canvas');
-    const r = canvas.getBoundingClientRect();
-    // Leptos updates the DOM from microtasks: a few hops after each move are enough.
-    const settle = async () => {
-      for (let i = 0; i < 4; i += 1) await new Promise((ok) => queueMicrotask(ok));
-    };
-    for (let y = 2; y < r.height; y += 3) {
-      for (let x = 2; x < r.width; x += 3) {
-        canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: r.left + x, clientY: r.top + y, bubbles: true }));
-        await settle();
-        const t = fig.querySelector('.chart-tooltip');
-        if (t && re.test(t.textContent)) return { text: t.textContent, x: r.left + x, y: r.top + y };
-      }
-    }
-    return null;
-  }, { id, source: re.source });
 }
 
 export default function register(runner) {
