@@ -12,13 +12,9 @@
 //   node bench/paint_trace.mjs [--dist DIR] [--changes N] [--at charts|top|Y] [--out FILE]
 //       [--id TEST_ID --values A,B,C] [--profile] [--brief] [--top N]
 import { writeFileSync } from 'node:fs';
-import { closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
+import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
 const distDir = repoPath(arg('dist', 'dist'));
 const changes = Number(arg('changes', '40'));
 const at = arg('at', 'charts');

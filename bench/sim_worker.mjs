@@ -14,13 +14,9 @@
 //   'longtask' reports tasks over 50 ms; shorter ones are timed by a task probe that posts a
 //   message every frame and records the gaps between them).
 
-import { closeBrowser, launchBrowser, openPage, repoPath, startServer, withTimeout } from '../e2e/harness.mjs';
+import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer, withTimeout } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Number(arg('runs', '3'));
 

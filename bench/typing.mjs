@@ -15,13 +15,9 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { closeBrowser, launchBrowser, openPage, repoPath, startServer, withTimeout } from '../e2e/harness.mjs';
+import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer, withTimeout } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 
-function arg(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
-}
 const distDir = repoPath(arg('dist', 'dist'));
 const delay = Number(arg('delay', '60'));
 

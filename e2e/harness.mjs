@@ -282,6 +282,12 @@ export class Runner {
 }
 
 /** Absolute path from the repository root (this file lives in e2e/). */
+/** The value after `--name` on the command line (benchmarks' flags), or `fallback`. */
+export function arg(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && i + 1 < process.argv.length ? process.argv[i + 1] : fallback;
+}
+
 export function repoPath(...parts) {
   return resolve(new URL('..', import.meta.url).pathname, ...parts);
 }
