@@ -344,12 +344,15 @@ async function coldLoad(browser, server, profile, { scroll }) {
       };
     });
     const diffs = files.map((f) => f.clockDiffMs).filter((d) => d !== null);
+    const beforeEnds = files.filter((f) => f.phase === 'before').map((f) => f.endMs);
     return {
       firstAnswerMs: fa.painted,
       frameMs: fa.frame,
       domMs: fa.dom,
       fcpMs: fcp,
       domContentLoadedMs: fa.domContentLoaded,
+      // The last byte the answer waited for; what follows is compiling, starting and rendering.
+      lastByteMs: beforeEnds.length ? Math.max(...beforeEnds) : null,
       detail: fa.detail,
       clockCheckMs: diffs.length ? Math.max(...diffs.map(Math.abs)) : null,
       idleReached: idleOk,
@@ -453,6 +456,9 @@ function summarize(encoding, profileName, results) {
   const tag = `bench load: ${encoding}, ${profileName}:`;
   console.log(`${tag} first answer median ${msText(med)}, worst ${msText(worst)} over ${times.length} cold loads (${times.map((t) => t.toFixed(0)).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
   console.log(`${tag} first contentful paint median ${msText(median(results.map((r) => r.fcpMs ?? NaN)))}; answer in the DOM median ${msText(median(results.map((r) => r.domMs ?? NaN)))}, in a frame's callback median ${msText(median(results.map((r) => r.frameMs)))}`);
+  const lastByte = median(results.map((r) => r.lastByteMs));
+  const cpuPart = median(results.map((r) => (r.lastByteMs === null ? null : r.firstAnswerMs - r.lastByteMs)));
+  console.log(`${tag} last byte before the answer median ${msText(lastByte)}; from it to the answer median ${msText(cpuPart)} (compile, start, first render: the part a busy CPU inflates)`);
   const brNote = encoding === 'br' ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(before <= TARGET_BYTES_BROTLI)} (reported, not asserted)` : ' (the 250 kB target is for brotli)';
   console.log(`${tag} bytes before the first answer ${kB(before)} encoded bodies in ${beforeFiles} file(s), ${kB(beforeTransferred)} with headers${brNote}`);
   for (const phase of ['after, idle', 'after, scrolled']) {
