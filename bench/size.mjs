@@ -1,6 +1,7 @@
 // Shipped bytes of a built dist/: raw, gzip (level 9) and brotli (quality 11), per file and
 // per kind (wasm, js, html, css, other); the styles are inlined in index.html (Trunk.toml says why),
-// so they count under html. Reports only; never fails on the numbers.
+// so they count under html. Reports only; never fails on the numbers. What actually arrives
+// before the first answer, over the wire and when, is measured by bench/load.mjs.
 //
 //   node bench/size.mjs [DIST_DIR]      (default: dist)
 

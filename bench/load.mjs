@@ -1,0 +1,535 @@
+// Cold load to the first answer (issue 18 part 1): how long until the default model's parameter
+// count and every default GPU's fit verdict are painted, and how many bytes arrive before that,
+// in headless Chromium against the release dist/. Reports only; it fails only if it cannot
+// measure at all.
+//
+//   node bench/load.mjs [--dist DIR] [--runs N] [--encodings gzip,br,identity]
+//                       [--profiles loopback,10mbit] [--offline-runs N] [--scroll yes|no]
+//
+// The dist/ is served under the e2e sub-path by a small static server in this script that
+// compresses as static hosts do: `Content-Encoding: gzip` (level 9) or `br` (quality 11) for
+// text and wasm files when the browser accepts it, `application/wasm` for .wasm. Files are
+// compressed once at start, so the server's compression time is not part of a load.
+//
+// Each cold load: a new browser context (empty cache), HTTP cache disabled (CDP
+// Network.setCacheDisabled), service worker blocked, viewport 1400 x 1000. Profiles:
+// - loopback: no throttling;
+// - 10mbit: Chromium's network emulation (CDP Network.emulateNetworkConditions) at 10 Mbit/s
+//   down, 5 Mbit/s up, 40 ms latency. It throttles the page's own requests; requests a Web
+//   Worker makes itself are not throttled (they come after the first answer in any case).
+//
+// "First answer": params-total shows a number > 0 and every selected GPU (gpu-selected-<id>)
+// has a non-empty, visible verdict-<id> in the fit table. Timed in the page from navigation
+// start (performance.now(), whose origin is the navigation's start): an animation-frame loop
+// installed before the app starts checks the page every frame; the figure is the task after
+// the first frame whose callback saw the answer, i.e. after that frame's layout and paint.
+// Also kept: when the DOM first held it (MutationObserver) and that frame's callback time, and
+// printed beside it the browser's first contentful paint (its presentation time, raster and
+// compositing included; while the page shows nothing before the app mounts, that is the
+// answer's own frame reaching the screen, so it can come after the figure above).
+//
+// Bytes: every response of the load (page and workers), its encoded body bytes (what came over
+// the wire, without headers) and when it finished, split into those that finished before the
+// first answer and those after: while the page idles (a module loaded after the first paint)
+// and, in the first run of each profile, while the page is scrolled through to the bottom (a
+// module loaded when its section nears). Files are classified by when they arrived, not by name.
+// A file's end is taken from the page's Resource Timing when the page fetched it once (same
+// clock as the first answer), else from the request record (a worker's own fetches; that clock
+// was seen to differ from the page's by up to ~100 ms on a busy machine: clockDiffMs in the JSON).
+//
+// Offline second visit: service worker allowed, one load, wait until it is active and controls
+// the page (its install caches the app), network off, reload: does the first answer appear, how
+// fast, and which files the service worker answered.
+
+import { createServer } from 'node:http';
+import { readdirSync, readFileSync, statSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { extname, join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { SUB_PATH, arg, closeBrowser, launchBrowser, repoPath, sleep, withTimeout } from '../e2e/harness.mjs';
+
+const distDir = repoPath(arg('dist', 'dist'));
+const runs = Math.max(1, Number(arg('runs', '7')));
+const encodings = arg('encodings', 'gzip,br').split(',').filter(Boolean);
+const profileNames = arg('profiles', 'loopback,10mbit').split(',').filter(Boolean);
+const offlineRuns = Math.max(0, Number(arg('offline-runs', '3')));
+const scrollThrough = arg('scroll', 'yes') !== 'no';
+
+const VIEWPORT = { width: 1400, height: 1000 };
+// Issue 18's targets, printed beside the figures (reported, not asserted).
+const TARGET_BYTES_BROTLI = 250 * 1000;
+const PROFILES = {
+  loopback: { label: 'loopback, no throttling', conditions: null, targetMs: 300 },
+  '10mbit': {
+    label: '10 Mbit/s down, 5 Mbit/s up, 40 ms latency (Chromium network emulation)',
+    conditions: { offline: false, latency: 40, downloadThroughput: (10e6 / 8), uploadThroughput: (5e6 / 8) },
+    targetMs: 800,
+  },
+};
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.txt', '.webmanifest']);
+
+/** Every file of `dir`, keyed by its path under it, with its raw, gzip and brotli bodies. */
+function loadDist(dir) {
+  const files = new Map();
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) {
+        walk(path);
+        continue;
+      }
+      const raw = readFileSync(path);
+      const ext = extname(path);
+      const entry = { raw, type: MIME[ext] || 'application/octet-stream', compressible: COMPRESSIBLE.has(ext) };
+      if (entry.compressible) {
+        entry.gzip = gzipSync(raw, { level: 9 });
+        entry.br = brotliCompressSync(raw, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+        });
+      }
+      files.set(relative(dir, path).split('\\').join('/'), entry);
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/**
+ * A static server for `files` under SUB_PATH on 127.0.0.1; `server.encoding` (gzip, br or
+ * identity) is what it prefers for compressible files when the request accepts it.
+ */
+async function startStaticServer(files) {
+  const state = { encoding: 'gzip' };
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let rel = path.startsWith(SUB_PATH) ? path.slice(SUB_PATH.length) : null;
+    if (rel !== null && (rel === '' || rel.endsWith('/'))) rel += 'index.html';
+    const file = rel === null ? undefined : files.get(rel);
+    if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' });
+      res.end('not found');
+      return;
+    }
+    const accepts = String(req.headers['accept-encoding'] || '').split(',').map((s) => s.trim().split(';')[0]);
+    const enc = file.compressible && state.encoding !== 'identity' && accepts.includes(state.encoding) ? state.encoding : 'identity';
+    const body = enc === 'identity' ? file.raw : file[enc];
+    const headers = { 'Content-Type': file.type, 'Content-Length': body.length, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
+    if (enc !== 'identity') headers['Content-Encoding'] = enc;
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url: origin + SUB_PATH,
+    set encoding(e) {
+      state.encoding = e;
+    },
+    stop: () => new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    }),
+  };
+}
+
+// Installed before the app starts, in every document of the context.
+const FIRST_ANSWER_PROBE = () => {
+  const state = { dom: null, frame: null, painted: null, detail: null };
+  window.__firstAnswer = state;
+  // `visible`: also require a layout box (forces a layout: only done in the frame callback).
+  const read = (visible) => {
+    const shown = (el) => el && (!visible || el.getClientRects().length > 0);
+    const p = document.querySelector('[data-testid="params-total"]');
+    if (!shown(p)) return null;
+    const m = (p.textContent || '').replace(/\u00a0/g, ' ').match(/\d[\d,]*(\.\d+)?/);
+    if (!m || !(Number(m[0].replace(/,/g, '')) > 0)) return null;
+    const verdicts = new Map(
+      [...document.querySelectorAll('[data-testid^="verdict-"]')]
+        .filter((e) => shown(e) && (e.textContent || '').trim() !== '')
+        .map((e) => [e.getAttribute('data-testid').slice('verdict-'.length), e.textContent.trim()]),
+    );
+    const chips = [...document.querySelectorAll('[data-testid^="gpu-selected-"]')].map((e) => e.getAttribute('data-testid').slice('gpu-selected-'.length));
+    const gpus = chips.length ? chips : [...verdicts.keys()];
+    if (gpus.length === 0 || gpus.some((g) => !verdicts.has(g))) return null;
+    return { params: p.textContent.trim(), verdicts: gpus.map((g) => `${g}: ${verdicts.get(g)}`) };
+  };
+  const observer = new MutationObserver(() => {
+    if (state.dom === null && read(false)) {
+      state.dom = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+  const tick = () => {
+    const found = read(true);
+    if (!found) {
+      requestAnimationFrame(tick);
+      return;
+    }
+    state.frame = performance.now();
+    state.detail = found;
+    // A task posted from the frame's callback runs after that frame was rendered.
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      state.painted = performance.now();
+    };
+    ch.port2.postMessage(0);
+  };
+  requestAnimationFrame(tick);
+};
+
+/** Records every request of a context: start, end (epoch ms), encoded body bytes, encoding. */
+function recordRequests(context) {
+  const list = [];
+  const byRequest = new Map();
+  let lastActivity = Date.now();
+  context.on('request', (req) => {
+    const url = req.url();
+    if (url.startsWith('data:') || url.startsWith('blob:')) return;
+    const r = { url, done: false, failed: null };
+    byRequest.set(req, r);
+    list.push(r);
+    lastActivity = Date.now();
+  });
+  const finish = async (req, failure) => {
+    const r = byRequest.get(req);
+    if (!r) return;
+    const seenAt = Date.now();
+    lastActivity = seenAt;
+    try {
+      const res = await req.response();
+      const t = req.timing();
+      r.end = t.responseEnd >= 0 ? t.startTime + t.responseEnd : seenAt;
+      if (res) {
+        r.status = res.status();
+        r.encoding = res.headers()['content-encoding'] || 'identity';
+        r.fromServiceWorker = res.fromServiceWorker();
+      }
+      if (!failure) {
+        const s = await req.sizes();
+        r.body = s.responseBodySize;
+        r.transferred = s.responseBodySize + s.responseHeadersSize;
+      }
+    } catch (err) {
+      r.error = err.message;
+    }
+    r.failed = failure;
+    r.done = true;
+  };
+  context.on('requestfinished', (req) => finish(req, null));
+  context.on('requestfailed', (req) => finish(req, req.failure()?.errorText ?? 'failed'));
+  return {
+    list,
+    /** Waits until nothing has been requested or finished for `quietMs` (at most `maxMs`). */
+    async idle(quietMs, maxMs) {
+      const deadline = Date.now() + maxMs;
+      while (Date.now() < deadline) {
+        if (list.every((r) => r.done) && Date.now() - lastActivity >= quietMs) return true;
+        await sleep(50);
+      }
+      return false;
+    },
+  };
+}
+
+/** Waits for the first answer in the page; returns its times (ms from navigation start). */
+async function firstAnswer(page, timeoutMs) {
+  try {
+    await page.waitForFunction(() => window.__firstAnswer && window.__firstAnswer.painted !== null, null, { timeout: timeoutMs, polling: 50 });
+  } catch (err) {
+    // Say what the page showed instead, so a renamed test id or a broken start is told apart.
+    const seen = await page
+      .evaluate(() => ({
+        params: document.querySelector('[data-testid="params-total"]')?.textContent ?? '(no params-total)',
+        verdicts: [...document.querySelectorAll('[data-testid^="verdict-"]')].map((e) => `${e.getAttribute('data-testid')}="${e.textContent.trim()}"`),
+        gpus: document.querySelectorAll('[data-testid^="gpu-selected-"]').length,
+      }))
+      .catch(() => null);
+    throw new Error(`no first answer within ${timeoutMs} ms (${err.message.split('\n')[0]}); the page showed ${JSON.stringify(seen)}`);
+  }
+  return page.evaluate(() => ({
+    ...window.__firstAnswer,
+    timeOrigin: performance.timeOrigin,
+    domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null,
+  }));
+}
+
+/** Scrolls the page to the bottom in screen-sized steps, so sections load as they near. */
+async function scrollToBottom(page) {
+  await page.evaluate(async () => {
+    const step = Math.max(200, window.innerHeight * 0.8);
+    for (let y = 0; y < document.documentElement.scrollHeight; y += step) {
+      window.scrollTo(0, y);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    window.scrollTo(0, document.documentElement.scrollHeight);
+  });
+}
+
+const fileName = (url) => {
+  const path = url.split('?')[0];
+  return path.includes(SUB_PATH) ? path.slice(path.indexOf(SUB_PATH) + SUB_PATH.length) || '(index)' : path;
+};
+
+/** One cold load: new context, cache disabled, service worker blocked. */
+async function coldLoad(browser, server, profile, { scroll }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'block' });
+  try {
+    await context.addInitScript(FIRST_ANSWER_PROBE);
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (err) => problems.push(`uncaught exception: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(`console error: ${msg.text()}`);
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    if (profile.conditions) await cdp.send('Network.emulateNetworkConditions', profile.conditions);
+    const rec = recordRequests(context);
+    const slow = profile.conditions ? 3 : 1;
+    await page.goto(server.url, { waitUntil: 'commit', timeout: 30000 * slow });
+    const fa = await firstAnswer(page, 30000 * slow);
+    const idleOk = await rec.idle(1500, 15000 * slow);
+    const idleCount = rec.list.length;
+    // Read after the idle wait: the paint entry is added once the frame was presented.
+    const fcp = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null);
+    let scrolledOk = null;
+    if (scroll) {
+      await scrollToBottom(page);
+      scrolledOk = await rec.idle(1500, 30000 * slow);
+    }
+    // When the page itself fetched a file once, its Resource Timing entry gives the end on the
+    // page's own clock; other requests (a worker's, a repeated URL) keep the request record's.
+    const pageEnds = await page.evaluate(() =>
+      [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')].map((e) => [e.name, e.responseEnd]),
+    );
+    const endOnPage = (url) => {
+      const hits = pageEnds.filter(([name]) => name === url);
+      return hits.length === 1 && rec.list.filter((r) => r.url === url).length === 1 ? hits[0][1] : null;
+    };
+    const files = rec.list.map((r, i) => {
+      const onPage = endOnPage(r.url);
+      const endMs = onPage ?? (r.end !== undefined ? r.end - fa.timeOrigin : null);
+      return {
+        file: fileName(r.url),
+        status: r.status ?? null,
+        encoding: r.encoding ?? null,
+        body: r.body ?? 0,
+        transferred: r.transferred ?? 0,
+        endMs,
+        clock: onPage !== null ? 'page' : 'request',
+        // Request-record clock minus page clock, where both exist.
+        clockDiffMs: onPage !== null && r.end !== undefined ? r.end - fa.timeOrigin - onPage : null,
+        failed: r.failed,
+        phase: endMs !== null && endMs <= fa.painted ? 'before' : i < idleCount ? 'after, idle' : 'after, scrolled',
+      };
+    });
+    const diffs = files.map((f) => f.clockDiffMs).filter((d) => d !== null);
+    const beforeEnds = files.filter((f) => f.phase === 'before').map((f) => f.endMs);
+    return {
+      firstAnswerMs: fa.painted,
+      frameMs: fa.frame,
+      domMs: fa.dom,
+      fcpMs: fcp,
+      domContentLoadedMs: fa.domContentLoaded,
+      // The last byte the answer waited for; what follows is compiling, starting and rendering.
+      lastByteMs: beforeEnds.length ? Math.max(...beforeEnds) : null,
+      detail: fa.detail,
+      clockCheckMs: diffs.length ? Math.max(...diffs.map(Math.abs)) : null,
+      idleReached: idleOk,
+      scrolledIdleReached: scrolledOk,
+      files,
+      problems: [...new Set(problems)],
+    };
+  } finally {
+    await withTimeout(context.close(), 10000, 'closing a browser context').catch(() => {});
+  }
+}
+
+/** Offline second visit: load with the service worker, network off, reload. */
+async function offlineVisit(browser, server) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'allow' });
+  try {
+    await context.addInitScript(FIRST_ANSWER_PROBE);
+    const page = await context.newPage();
+    await page.goto(server.url, { waitUntil: 'commit', timeout: 30000 });
+    const online = await firstAnswer(page, 30000);
+    const sw = await withTimeout(
+      page.evaluate(async () => {
+        if (!('serviceWorker' in navigator)) return { registered: false, controlled: false };
+        const reg = await Promise.race([navigator.serviceWorker.ready, new Promise((r) => setTimeout(() => r(null), 15000))]);
+        if (!reg) return { registered: false, controlled: false };
+        if (!navigator.serviceWorker.controller) {
+          await Promise.race([
+            new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true })),
+            new Promise((r) => setTimeout(r, 10000)),
+          ]);
+        }
+        let cached = 0;
+        for (const name of await caches.keys()) cached += (await (await caches.open(name)).keys()).length;
+        return { registered: true, controlled: Boolean(navigator.serviceWorker.controller), cached };
+      }),
+      30000,
+      'the service worker to be ready',
+    );
+    const rec = recordRequests(context);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    // The HTTP cache is off: whatever answers offline is the service worker.
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await context.setOffline(true);
+    let offline;
+    try {
+      await page.reload({ waitUntil: 'commit', timeout: 20000 });
+      const fa = await firstAnswer(page, 20000);
+      await rec.idle(1000, 10000);
+      offline = { answered: true, firstAnswerMs: fa.painted, detail: fa.detail };
+    } catch (err) {
+      offline = { answered: false, error: err.message.split('\n')[0] };
+    }
+    await context.setOffline(false);
+    const files = rec.list.map((r) => ({ file: fileName(r.url), fromServiceWorker: Boolean(r.fromServiceWorker), failed: r.failed }));
+    return { onlineFirstAnswerMs: online.painted, sw, ...offline, files };
+  } finally {
+    await withTimeout(context.close(), 10000, 'closing a browser context').catch(() => {});
+  }
+}
+
+/** The median of the numbers in `xs` (null and NaN left out; null when none). */
+const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
+const msText = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(0)} ms`);
+const met = (ok) => (ok ? 'met' : 'NOT met');
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/** Bytes of a run's files by phase. */
+function byPhase(files) {
+  const out = {};
+  for (const f of files) {
+    const p = (out[f.phase] ||= { files: 0, body: 0, transferred: 0 });
+    p.files += 1;
+    p.body += f.body;
+    p.transferred += f.transferred;
+  }
+  return out;
+}
+
+function printFiles(files) {
+  for (const f of files) {
+    const state = f.failed ? `FAILED ${f.failed}` : `${f.status} ${f.encoding}`;
+    console.log(`    ${f.phase.padEnd(16)} ${msText(f.endMs).padStart(8)}  ${kB(f.body).padStart(9)}  ${f.file}  (${state})`);
+  }
+}
+
+function summarize(encoding, profileName, results) {
+  const profile = PROFILES[profileName];
+  const times = results.map((r) => r.firstAnswerMs);
+  const med = median(times);
+  const worst = Math.max(...times);
+  const phases = results.map((r) => byPhase(r.files));
+  const before = median(phases.map((p) => p.before?.body ?? 0));
+  const beforeTransferred = median(phases.map((p) => p.before?.transferred ?? 0));
+  const beforeFiles = phases[0].before?.files ?? 0;
+  const tag = `bench load: ${encoding}, ${profileName}:`;
+  console.log(`${tag} first answer median ${msText(med)}, worst ${msText(worst)} over ${times.length} cold loads (${times.map((t) => t.toFixed(0)).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
+  console.log(`${tag} first contentful paint median ${msText(median(results.map((r) => r.fcpMs ?? NaN)))}; answer in the DOM median ${msText(median(results.map((r) => r.domMs ?? NaN)))}, in a frame's callback median ${msText(median(results.map((r) => r.frameMs)))}`);
+  const lastByte = median(results.map((r) => r.lastByteMs));
+  const cpuPart = median(results.map((r) => (r.lastByteMs === null ? null : r.firstAnswerMs - r.lastByteMs)));
+  console.log(`${tag} last byte before the answer median ${msText(lastByte)}; from it to the answer median ${msText(cpuPart)} (compile, start, first render: the part a busy CPU inflates)`);
+  const brNote = encoding === 'br' ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(before <= TARGET_BYTES_BROTLI)} (reported, not asserted)` : ' (the 250 kB target is for brotli)';
+  console.log(`${tag} bytes before the first answer ${kB(before)} encoded bodies in ${beforeFiles} file(s), ${kB(beforeTransferred)} with headers${brNote}`);
+  for (const phase of ['after, idle', 'after, scrolled']) {
+    const p = phases[0][phase];
+    if (p) console.log(`${tag} arrived ${phase}: ${kB(p.body)} in ${p.files} file(s) (first run)`);
+  }
+  const varied = new Set(phases.map((p) => p.before?.body ?? 0)).size > 1;
+  if (varied) console.log(`${tag} note: the bytes before the first answer differed between runs (${phases.map((p) => kB(p.before?.body ?? 0)).join(', ')})`);
+  return { encoding, profile: profileName, label: profile.label, targetMs: profile.targetMs, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
+}
+
+let server;
+let browser;
+let code = 0;
+try {
+  if (!existsSync(join(distDir, 'index.html'))) throw new Error(`${distDir}/index.html not found: run \`trunk build --release\` first`);
+  for (const e of encodings) if (!['gzip', 'br', 'identity'].includes(e)) throw new Error(`unknown encoding ${e} (gzip, br, identity)`);
+  for (const p of profileNames) if (!PROFILES[p]) throw new Error(`unknown profile ${p} (${Object.keys(PROFILES).join(', ')})`);
+  const loadAtStart = load();
+  console.log(`bench load: machine load average ${loadAtStart} on ${cpus().length} CPU(s) at start; timings are noisy on a shared machine (kB = 1000 bytes)`);
+  const files = loadDist(distDir);
+  const shipped = { files: files.size, raw: 0, gzip: 0, br: 0 };
+  for (const f of files.values()) {
+    shipped.raw += f.raw.length;
+    shipped.gzip += (f.gzip || f.raw).length;
+    shipped.br += (f.br || f.raw).length;
+  }
+  console.log(`bench load: everything shipped in ${distDir}: ${shipped.files} files, ${kB(shipped.raw)} raw, ${kB(shipped.gzip)} gzip, ${kB(shipped.br)} brotli`);
+  server = await startStaticServer(files);
+  browser = await launchBrowser();
+  const summaries = [];
+  for (const encoding of encodings) {
+    server.encoding = encoding;
+    for (const profileName of profileNames) {
+      const profile = PROFILES[profileName];
+      console.log(`bench load: ${encoding}, ${profileName} (${profile.label}): ${runs} cold loads, cache disabled, service worker blocked`);
+      const results = [];
+      for (let i = 0; i < runs; i += 1) {
+        const r = await withTimeout(coldLoad(browser, server, profile, { scroll: scrollThrough && i === 0 }), 240000, `cold load ${i + 1}`);
+        results.push(r);
+        if (i === 0) {
+          console.log(`  first answer: params-total "${r.detail.params}", ${r.detail.verdicts.join('; ')}`);
+          printFiles(r.files);
+          if (r.problems.length) console.log(`  page problems: ${r.problems.slice(0, 5).join(' | ')}`);
+        }
+      }
+      summaries.push(summarize(encoding, profileName, results));
+    }
+  }
+  const offline = [];
+  if (offlineRuns > 0) {
+    server.encoding = encodings[0];
+    for (let i = 0; i < offlineRuns; i += 1) offline.push(await withTimeout(offlineVisit(browser, server), 120000, `offline visit ${i + 1}`));
+    const ok = offline.filter((o) => o.answered);
+    const o = offline[0];
+    console.log(`bench load: offline second visit (service worker ${o.sw.registered ? 'active' : 'NOT registered'}, controls the page: ${o.sw.controlled}, ${o.sw.cached ?? 0} cached entries): first answer ${ok.length ? `appeared in ${ok.length}/${offline.length} reloads, median ${msText(median(ok.map((x) => x.firstAnswerMs)))}` : `did NOT appear (${o.error})`} (reported, not asserted)`);
+    const served = o.files.filter((f) => f.fromServiceWorker).map((f) => f.file);
+    const failed = o.files.filter((f) => f.failed).map((f) => `${f.file} (${f.failed})`);
+    console.log(`bench load: offline reload: ${served.length} file(s) from the service worker (${served.join(', ')})${failed.length ? `; failed: ${failed.join(', ')}` : ''}`);
+  }
+  console.log(`bench load: machine load average ${load()} at the end (${loadAtStart} at start)`);
+  mkdirSync(repoPath('artifacts'), { recursive: true });
+  writeFileSync(
+    repoPath('artifacts', 'bench-load.json'),
+    JSON.stringify({ dist: distDir, viewport: VIEWPORT, loadavgStart: loadAtStart, loadavgEnd: load(), shipped, targets: { loopbackMs: 300, tenMbitMs: 800, bytesBeforeBrotli: TARGET_BYTES_BROTLI }, results: summaries, offline }, null, 2),
+  );
+} catch (err) {
+  console.log(`bench load: could not measure: ${err.message}`);
+  code = 1;
+} finally {
+  await closeBrowser(browser);
+  if (server) await server.stop();
+}
+process.exit(code);
