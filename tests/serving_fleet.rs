@@ -6,27 +6,21 @@
 //! one fewer does not (re-simulated here, not read from the search); bad input gets a
 //! sentence in English and Korean.
 
+mod common;
+
+use common::{h100, qwen8b};
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::calc::{
     plan, Bucket, Candidate, PerfTiming, PlanInputs, Targets, Traffic,
 };
-use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
-use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::present::{plan_lengths, simulated_plan, SimPlanSettings};
 use llm_serving_calculator::core::sim::{
     simulate_fleet, size_fleet, Arrival, Budget, EngineConfig, Lengths, Replica, Router, SimResult,
     Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
-
-fn qwen8b() -> ModelDesc {
-    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
-}
-
-fn h100() -> &'static Accelerator {
-    Catalog::builtin().get("h100-sxm").expect("gpu")
-}
 
 fn replica() -> Replica {
     Replica::new(
