@@ -206,7 +206,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     } else {
         heads
     };
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let bias = r.flag(
         "bias",
         &["bias"],

@@ -58,7 +58,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut a = Reader::new(part(root, "attn_config", &empty), root)
         .with_classes(nested(class, "attn_config"), None);
     let kv = a.req("kv_heads", &["kv_n_heads"], "why_size_attention")?;
-    super::check_kv(heads, kv)?;
+    super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
     let inter = f.req(

@@ -214,7 +214,7 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
     let inter = r.req(
         "intermediate_size",
@@ -921,7 +921,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
     let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
     let JambaLayout {
