@@ -1162,6 +1162,35 @@ mod tests {
     }
 
     #[test]
+    fn mla_down_projection_is_replicated_under_tp() {
+        // DeepSeek-V2-Lite: hidden 2048, kv_lora_rank 512 + rope 64. The latent
+        // down-projection kv_a_proj_with_mqa is a ReplicatedLinear in vLLM: every rank reads
+        // all 2048 × 576 × 2 B of it at any TP; the up-projection kv_b (16 heads × (128 + 128)
+        // out of 512) is column-parallel and halves with each doubling.
+        let m = parse(include_str!(
+            "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
+        ));
+        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
+        let w = Pass {
+            phase: Phase::Decode,
+            batch: 1,
+            seq: 100,
+        };
+        let wb = |tp: u64, key: &str| {
+            layer_ops(&m, 0, &w, &p, tp)
+                .expect("ops")
+                .into_iter()
+                .find(|o| o.name_key == key)
+                .map(|o| o.weight_bytes.0)
+                .expect("op")
+        };
+        for tp in [1, 2, 4, 8] {
+            assert_eq!(wb(tp, "op_attn_kv_a"), 2048 * 576 * 2, "TP {tp}");
+            assert_eq!(wb(tp, "op_attn_kv_b"), 512 * (16 / tp) * 256 * 2, "TP {tp}");
+        }
+    }
+
+    #[test]
     fn sliding_window_caps_decode_reads() {
         // gemma-2-9b alternates sliding (4,096) and full layers; at context 8,192 a sliding
         // layer reads half the keys of a full one.
