@@ -232,6 +232,28 @@ pub(crate) struct Parts {
     pub stored_twice: u64,
 }
 
+impl Parts {
+    /// The parts of a checkpoint that stores every parameter once.
+    pub(crate) fn new(
+        layers: Vec<Layer>,
+        acc: Acc,
+        hidden: u64,
+        vocab: u64,
+        tie: bool,
+        max_pos: Option<u64>,
+    ) -> Parts {
+        Parts {
+            layers,
+            acc,
+            hidden,
+            vocab,
+            tie,
+            max_pos,
+            stored_twice: 0,
+        }
+    }
+}
+
 /// Counts the vision tower of a multimodal config (with its projector into the language
 /// model of width `text_h`), `None` for a tower this calculator does not know.
 fn vision_tower(

@@ -113,15 +113,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// MPT.
@@ -166,15 +158,7 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
     let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// GPT-J.
@@ -213,13 +197,5 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     acc.add(Comp::LmHead, vocab)?; // lm_head bias
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
