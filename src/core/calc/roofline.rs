@@ -1170,20 +1170,12 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
         let w = Pass {
             phase: Phase::Decode,
             batch: 1,
             seq: 100,
         };
-        let wb = |tp: u64, key: &str| {
-            layer_ops(&m, 0, &w, &p, tp)
-                .expect("ops")
-                .into_iter()
-                .find(|o| o.name_key == key)
-                .map(|o| o.weight_bytes.0)
-                .expect("op")
-        };
+        let wb = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).weight_bytes.0;
         for tp in [1, 2, 4, 8] {
             assert_eq!(wb(tp, "op_attn_kv_a"), 2048 * 576 * 2, "TP {tp}");
             assert_eq!(wb(tp, "op_attn_kv_b"), 512 * (16 / tp) * 256 * 2, "TP {tp}");
@@ -1221,20 +1213,12 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
         let w = Pass {
             phase: Phase::Prefill,
             batch: 1,
             seq: 512,
         };
-        let f = |tp: u64, key: &str| {
-            layer_ops(&m, 0, &w, &p, tp)
-                .expect("ops")
-                .into_iter()
-                .find(|o| o.name_key == key)
-                .map(|o| o.flops.0)
-                .expect("op")
-        };
+        let f = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).flops.0;
         for key in [
             "op_attn_q",
             "op_attn_k",
@@ -1244,7 +1228,19 @@ mod tests {
         ] {
             assert!((f(1, key) / f(2, key) - 2.0).abs() < 1e-12, "{key}");
         }
+        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
         assert!(layer_ops(&m, 0, &w, &p, 3).is_err());
+    }
+
+    /// The operator `key` of layer 0 at TP `tp`, everything in bf16.
+    #[track_caller]
+    fn bf16_op(m: &ModelDesc, w: &Pass, tp: u64, key: &str) -> OpCost {
+        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
+        layer_ops(m, 0, w, &p, tp)
+            .expect("ops")
+            .into_iter()
+            .find(|o| o.name_key == key)
+            .expect("op")
     }
 
     #[test]
