@@ -1170,11 +1170,7 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
         ));
-        let w = Pass {
-            phase: Phase::Decode,
-            batch: 1,
-            seq: 100,
-        };
+        let w = pass(Phase::Decode, 1, 100);
         let wb = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).weight_bytes.0;
         for tp in [1, 2, 4, 8] {
             assert_eq!(wb(tp, "op_attn_kv_a"), 2048 * 576 * 2, "TP {tp}");
@@ -1213,11 +1209,7 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
         ));
-        let w = Pass {
-            phase: Phase::Prefill,
-            batch: 1,
-            seq: 512,
-        };
+        let w = pass(Phase::Prefill, 1, 512);
         let f = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).flops.0;
         for key in [
             "op_attn_q",
@@ -1230,6 +1222,11 @@ mod tests {
         }
         let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
         assert!(layer_ops(&m, 0, &w, &p, 3).is_err());
+    }
+
+    /// A pass of `batch` sequences of `seq` tokens.
+    fn pass(phase: Phase, batch: u64, seq: u64) -> Pass {
+        Pass { phase, batch, seq }
     }
 
     /// The operator `key` of layer 0 at TP `tp`, everything in bf16.
