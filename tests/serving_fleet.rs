@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{h100, qwen8b};
+use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::calc::{
@@ -21,16 +21,6 @@ use llm_serving_calculator::core::sim::{
     Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
-
-fn replica() -> Replica {
-    Replica::new(
-        &qwen8b(),
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica")
-}
 
 fn workload(arrival: Arrival, n: u64, seed: u64) -> WorkloadSpec {
     WorkloadSpec {
@@ -69,7 +59,7 @@ proptest! {
         warmup in 0u64..20,
         steps in prop::sample::select(vec![300u64, 2_000_000]),
     ) {
-        let mut rep = replica();
+        let mut rep = qwen8b_replica();
         let mut wl = workload(Arrival::from_rate(rate, burst), 120, seed);
         wl.warmup = warmup;
         let slo = Some(Slo { ttft_ms: 300.0, tpot_ms: 40.0 });
@@ -85,7 +75,7 @@ proptest! {
 /// Every request is accounted for in a fleet too, and the pooled statistics cover them all.
 #[test]
 fn a_fleet_accounts_for_every_request() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let wl = workload(Arrival::Poisson { rate: 30.0 }, 400, 3);
     for router in [Router::RoundRobin, Router::LeastLoaded] {
         let r = fleet(&rep, 3, router, &wl);
@@ -227,7 +217,7 @@ fn the_search_count_meets_and_one_fewer_fails() {
 /// A target no fleet meets is capped and said so.
 #[test]
 fn an_impossible_target_caps_the_search() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let base = workload(Arrival::Poisson { rate: 1.0 }, 100, 1);
     let slo = Slo {
         ttft_ms: 0.001,
@@ -250,7 +240,7 @@ fn an_impossible_target_caps_the_search() {
 /// Bad input gets one sentence, in English and in Korean.
 #[test]
 fn bad_input_gets_a_sentence_in_both_languages() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let base = workload(Arrival::Poisson { rate: 1.0 }, 100, 1);
     let good = Slo {
         ttft_ms: 500.0,

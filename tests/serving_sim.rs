@@ -6,12 +6,11 @@
 
 mod common;
 
-use common::{h100, qwen8b};
+use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    simulate, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimConfig, SimResult,
-    Slo, WorkloadSpec,
+    simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimResult, Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
 
@@ -25,17 +24,6 @@ fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
         },
         ..SimConfig::default()
     }
-}
-
-/// Qwen3-8B on one H100 with vLLM's defaults and the fitted efficiencies.
-fn qwen8b_replica() -> Replica {
-    Replica::new(
-        &qwen8b(),
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica")
 }
 
 fn run(cfg: &SimConfig) -> SimResult {

@@ -4,8 +4,10 @@
 #![allow(dead_code)]
 
 use llm_serving_calculator::cli;
+use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
 use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::sim::{EngineConfig, Replica};
 
 /// Qwen3-8B from its preset config.
 pub fn qwen8b() -> ModelDesc {
@@ -23,6 +25,17 @@ pub fn gpu(id: &str) -> &'static Accelerator {
 /// The H100 SXM from the built-in catalog.
 pub fn h100() -> &'static Accelerator {
     gpu("h100-sxm")
+}
+
+/// Qwen3-8B on one H100 with vLLM's defaults and the fitted efficiencies.
+pub fn qwen8b_replica() -> Replica {
+    Replica::new(
+        &qwen8b(),
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica")
 }
 
 /// Runs the CLI in-process: (exit status, stdout, stderr).
