@@ -3,6 +3,8 @@
 //! definitions (Little's law, ceil of rate over capacity, bytes over the slowest stage, the
 //! bandwidth ratio), or from a closed-form analytic timing model, never pasted from output.
 
+mod common;
+
 use llm_serving_calculator::cli;
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
@@ -26,9 +28,7 @@ fn model(id: &str) -> ModelDesc {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn gpu(id: &str) -> &'static Accelerator {
-    Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"))
-}
+use common::{gpu, traffic};
 
 fn inputs(rate: f64, peak: f64, gpus: &[&str], ttft_ms: f64, tpot_ms: f64) -> PlanInputs {
     PlanInputs {
@@ -503,42 +503,15 @@ fn offloaded_decode_is_slower_by_about_hbm_over_the_host_link() {
     }
 }
 
-#[track_caller]
-fn run(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&args, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
+use common::run_cli as run;
 
 const LLAMA8B: &str = "data/presets/meta-llama__Meta-Llama-3.1-8B.json";
 
 fn plan_args<'a>(rate: &'a str, tpot: &'a str) -> Vec<&'a str> {
-    vec![
-        "plan",
-        "--config",
-        LLAMA8B,
-        "--gpu",
-        "l40s",
-        "--gpu",
-        "h100-sxm",
-        "--rate",
-        rate,
-        "--peak-multiplier",
-        "4",
-        "--input-len",
-        "1024",
-        "--output-len",
-        "256",
-        "--ttft-ms",
-        "2000",
-        "--tpot-ms",
-        tpot,
-    ]
+    let head = [
+        "plan", "--config", LLAMA8B, "--gpu", "l40s", "--gpu", "h100-sxm",
+    ];
+    [&head[..], &traffic(rate, tpot)].concat()
 }
 
 #[test]
@@ -989,26 +962,8 @@ fn options_beyond_the_node_are_flagged_as_crossing_nodes() {
 #[test]
 fn cli_plan_largest_reports_each_size() {
     let args = |family: &'static str, tpot: &'static str| -> Vec<&'static str> {
-        vec![
-            "plan",
-            "--largest",
-            "--family",
-            family,
-            "--gpu",
-            "h100-sxm",
-            "--rate",
-            "5",
-            "--peak-multiplier",
-            "4",
-            "--input-len",
-            "1024",
-            "--output-len",
-            "256",
-            "--ttft-ms",
-            "2000",
-            "--tpot-ms",
-            tpot,
-        ]
+        let head = ["plan", "--largest", "--family", family, "--gpu", "h100-sxm"];
+        [&head[..], &traffic("5", tpot)].concat()
     };
     let mut a = args("llama3", "50");
     a.push("--json");

@@ -4,6 +4,8 @@
 //! and `accelerators-notes.md`; vendor tables print 2:4-sparse tensor figures marked "*", which
 //! the catalog halves.
 
+mod common;
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::units::{BytesPerSecond, MIB};
@@ -16,13 +18,7 @@ fn cat() -> &'static Catalog {
     Catalog::builtin()
 }
 
-#[track_caller]
-fn gpu(id: &str) -> &'static Accelerator {
-    match cat().get(id) {
-        Ok(a) => a,
-        Err(e) => panic!("{id}: {e}"),
-    }
-}
+use common::gpu;
 
 #[track_caller]
 fn tflops(a: &Accelerator, d: Dtype) -> f64 {

@@ -837,3 +837,32 @@ fn hyperclovax_peri_ln_adds_two_norms_per_layer() {
     let llama = model(&format!("{{{}}}", base.replace("hyperclovax", "llama")));
     assert_eq!(off.params.total, llama.params.total);
 }
+
+/// A KV-head count that does not divide the heads is refused naming the key the config used:
+/// DBRX keeps it in `attn_config.kv_n_heads`, Falcon's new architecture in `n_head_kv`, a
+/// Llama config in `num_key_value_heads`. Each case is the family's config with only that
+/// value changed, so the sentence must follow the family's own spelling.
+#[test]
+fn kv_heads_error_names_the_key_the_config_uses() {
+    let mut dbrx = raw(&fixture("corpus/databricks__dbrx-instruct.json"));
+    let heads = key(&dbrx, "n_heads").expect("n_heads");
+    dbrx["attn_config"]["kv_n_heads"] = Value::from(heads - 1);
+    let falcon = r#"{"model_type":"falcon","new_decoder_architecture":true,"hidden_size":64,
+        "num_hidden_layers":2,"num_attention_heads":8,"n_head_kv":3,"vocab_size":100}"#;
+    let llama = format!("{{{BASE},\"hidden_size\":64,\"num_key_value_heads\":16}}");
+    for (text, want) in [
+        (dbrx.to_string(), "attn_config.kv_n_heads"),
+        (falcon.to_string(), "n_head_kv"),
+        (llama, "num_key_value_heads"),
+    ] {
+        match err(&text) {
+            CalcError::BadValue { key, .. } => assert_eq!(key, want, "{text}"),
+            e => panic!("{want}: {e:?}"),
+        }
+        let sentence = err(&text).to_string();
+        assert!(sentence.contains(want), "{sentence}");
+        if want != "num_key_value_heads" {
+            assert!(!sentence.contains("num_key_value_heads"), "{sentence}");
+        }
+    }
+}

@@ -10,7 +10,8 @@
 //! rejected input gives one sentence (one line, ending in a full stop) that names the key,
 //! field, parameter or flag, or the line and column of a JSON syntax error.
 
-use llm_serving_calculator::cli;
+mod common;
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
@@ -1481,17 +1482,7 @@ impl Files {
     }
 }
 
-/// Runs the CLI in-process: (exit status, stdout, stderr).
-fn run_cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&args, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
+use common::run_cli;
 
 /// Exit 2, nothing on stdout, and one sentence on stderr naming one of `names`.
 fn bad_input(code: i32, out: &str, err: &str, names: &[&str]) -> Result<(), String> {

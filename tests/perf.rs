@@ -1,6 +1,7 @@
 //! Performance model through the public API and the `llmcalc perf` CLI, on real configs.
 
-use llm_serving_calculator::cli;
+mod common;
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::calc::perf::{
@@ -23,17 +24,7 @@ fn model(path: &str) -> ModelDesc {
     parse_model_text(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-#[track_caller]
-fn run(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&args, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
+use common::run_cli as run;
 
 #[test]
 fn batch1_decode_tracks_bandwidth_across_gpus() {

@@ -6,37 +6,21 @@
 //! one fewer does not (re-simulated here, not read from the search); bad input gets a
 //! sentence in English and Korean.
 
+mod common;
+
+use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::calc::{
     plan, Bucket, Candidate, PerfTiming, PlanInputs, Targets, Traffic,
 };
-use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
-use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::present::{plan_lengths, simulated_plan, SimPlanSettings};
 use llm_serving_calculator::core::sim::{
     simulate_fleet, size_fleet, Arrival, Budget, EngineConfig, Lengths, Replica, Router, SimResult,
     Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
-
-fn qwen8b() -> ModelDesc {
-    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
-}
-
-fn h100() -> &'static Accelerator {
-    Catalog::builtin().get("h100-sxm").expect("gpu")
-}
-
-fn replica() -> Replica {
-    Replica::new(
-        &qwen8b(),
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica")
-}
 
 fn workload(arrival: Arrival, n: u64, seed: u64) -> WorkloadSpec {
     WorkloadSpec {
@@ -75,7 +59,7 @@ proptest! {
         warmup in 0u64..20,
         steps in prop::sample::select(vec![300u64, 2_000_000]),
     ) {
-        let mut rep = replica();
+        let mut rep = qwen8b_replica();
         let mut wl = workload(Arrival::from_rate(rate, burst), 120, seed);
         wl.warmup = warmup;
         let slo = Some(Slo { ttft_ms: 300.0, tpot_ms: 40.0 });
@@ -91,7 +75,7 @@ proptest! {
 /// Every request is accounted for in a fleet too, and the pooled statistics cover them all.
 #[test]
 fn a_fleet_accounts_for_every_request() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let wl = workload(Arrival::Poisson { rate: 30.0 }, 400, 3);
     for router in [Router::RoundRobin, Router::LeastLoaded] {
         let r = fleet(&rep, 3, router, &wl);
@@ -233,7 +217,7 @@ fn the_search_count_meets_and_one_fewer_fails() {
 /// A target no fleet meets is capped and said so.
 #[test]
 fn an_impossible_target_caps_the_search() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let base = workload(Arrival::Poisson { rate: 1.0 }, 100, 1);
     let slo = Slo {
         ttft_ms: 0.001,
@@ -256,7 +240,7 @@ fn an_impossible_target_caps_the_search() {
 /// Bad input gets one sentence, in English and in Korean.
 #[test]
 fn bad_input_gets_a_sentence_in_both_languages() {
-    let rep = replica();
+    let rep = qwen8b_replica();
     let base = workload(Arrival::Poisson { rate: 1.0 }, 100, 1);
     let good = Slo {
         ttft_ms: 500.0,

@@ -4,22 +4,15 @@
 //! for (finished, running, waiting or not yet sent), also when the step budget stops a run;
 //! a seed fixes the run; KV pressure preempts; bad input is refused with a sentence.
 
+mod common;
+
+use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
-use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
-use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    simulate, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimConfig, SimResult,
-    Slo, WorkloadSpec,
+    simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimResult, Slo, WorkloadSpec,
 };
 use proptest::prelude::*;
-
-fn qwen8b() -> ModelDesc {
-    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
-}
-
-fn h100() -> &'static Accelerator {
-    Catalog::builtin().get("h100-sxm").expect("gpu")
-}
 
 fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
     SimConfig {
@@ -31,17 +24,6 @@ fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
         },
         ..SimConfig::default()
     }
-}
-
-/// Qwen3-8B on one H100 with vLLM's defaults and the fitted efficiencies.
-fn qwen8b_replica() -> Replica {
-    Replica::new(
-        &qwen8b(),
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica")
 }
 
 fn run(cfg: &SimConfig) -> SimResult {

@@ -6,7 +6,8 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use llm_serving_calculator::cli;
+mod common;
+
 use llm_serving_calculator::core::hardware::catalog::Catalog;
 use llm_serving_calculator::core::present::report;
 use llm_serving_calculator::core::present::views;
@@ -29,14 +30,8 @@ fn presets() -> Vec<PathBuf> {
 
 /// Runs the CLI and renders what a user sees: the exit status, stdout and stderr.
 fn run_cli(args: &[&str]) -> String {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = cli::run(&args, &mut out, &mut err);
-    format!(
-        "exit: {code}\n--- stdout\n{}--- stderr\n{}",
-        String::from_utf8_lossy(&out),
-        String::from_utf8_lossy(&err)
-    )
+    let (code, out, err) = common::run_cli(args);
+    format!("exit: {code}\n--- stdout\n{out}--- stderr\n{err}")
 }
 
 /// One snapshot per preset for the command built by `args(config_path)`.
@@ -118,20 +113,9 @@ fn cli_perf_every_preset() {
 }
 
 /// The planner's traffic and targets, shared by `plan` for every preset and `plan --largest`.
-const TRAFFIC: &[&str] = &[
-    "--rate",
-    "5",
-    "--peak-multiplier",
-    "4",
-    "--input-len",
-    "1024",
-    "--output-len",
-    "256",
-    "--ttft-ms",
-    "2000",
-    "--tpot-ms",
-    "50",
-];
+fn traffic() -> Vec<&'static str> {
+    common::traffic("5", "50")
+}
 
 #[test]
 fn cli_plan_every_preset() {
@@ -139,7 +123,7 @@ fn cli_plan_every_preset() {
         let gpus = [
             "--config", c, "--gpu", "a10g", "--gpu", "l40s", "--gpu", "h100-sxm",
         ];
-        strings(&[&gpus[..], TRAFFIC, &["--json"]].concat())
+        strings(&[&gpus[..], &traffic(), &["--json"]].concat())
     });
 }
 
@@ -188,7 +172,7 @@ fn cli_single_commands() {
                     "--gpu",
                     "h100-sxm",
                 ][..],
-                TRAFFIC,
+                &traffic(),
                 &["--gpus-per-node", "8", "--json"][..],
             ]
             .concat(),
@@ -348,7 +332,7 @@ fn cli_plan_simulated() {
                     "--gpu",
                     "l40s",
                 ][..],
-                TRAFFIC,
+                &traffic(),
                 &["--simulate", "--num-requests", "300", "--json"][..],
             ]
             .concat(),
@@ -363,7 +347,7 @@ fn cli_plan_simulated() {
                     "--gpu",
                     "h100-sxm",
                 ][..],
-                TRAFFIC,
+                &traffic(),
                 &["--simulate", "--router", "random"][..],
             ]
             .concat(),

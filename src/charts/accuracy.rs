@@ -4,8 +4,7 @@
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
 use super::{
-    draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
-    Theme,
+    chart, draw_legend, marker, prepare, DataTable, DrawError, HitMap, Marker, Swatch, Theme,
 };
 use crate::core::base::fmt_sig;
 use crate::core::present::AccuracyScatter;
@@ -151,28 +150,17 @@ pub fn table(data: &AccuracyScatter) -> DataTable {
     }
 }
 
-impl Chart for AccuracyScatter {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        _labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme)
-    }
-
-    fn table(&self, _labels: &Labels) -> DataTable {
-        table(self)
-    }
-
-    fn height_for_width(&self, width: u32) -> u32 {
-        width.clamp(300, 520)
-    }
+/// A good height in CSS pixels for a given width.
+fn height(_data: &AccuracyScatter, width: u32) -> u32 {
+    width.clamp(300, 520)
 }
+
+chart!(AccuracyScatter, height = height);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::Labels;
     use crate::core::base::Lang;
     use crate::core::calc::{accuracy_table, Metric};
     use crate::core::present::accuracy_scatter;

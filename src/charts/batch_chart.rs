@@ -4,7 +4,7 @@
 
 use super::axis::{self, AxisSpec, Frame, PlotRect, Scale};
 use super::{
-    draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
+    chart, draw_legend, marker, prepare, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
 use crate::core::base::group;
@@ -254,17 +254,4 @@ pub fn table(data: &BatchSeries, labels: &Labels) -> DataTable {
     DataTable { headers, rows }
 }
 
-impl Chart for BatchSeries {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-}
+chart!(BatchSeries, labelled);

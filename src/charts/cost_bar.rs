@@ -2,7 +2,7 @@
 //! tokens), the value at the bar's end and the price and concurrency under the GPU's name.
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
-use super::{fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Theme};
+use super::{chart, fmt, prepare, text_style, DataTable, DrawError, HitMap, Labels, Theme};
 use crate::core::present::{CostBar, CostBars, CostMetric};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -159,21 +159,9 @@ pub fn table(data: &CostBars, labels: &Labels) -> DataTable {
     }
 }
 
-impl Chart for CostBars {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-
-    fn height_for_width(&self, _width: u32) -> u32 {
-        20 + ROW_H as u32 * self.bars.len().max(1) as u32 + 56
-    }
+/// A good height in CSS pixels for a given width.
+fn height(data: &CostBars, _width: u32) -> u32 {
+    20 + ROW_H as u32 * data.bars.len().max(1) as u32 + 56
 }
+
+chart!(CostBars, labelled, height = height);

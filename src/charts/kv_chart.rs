@@ -4,7 +4,7 @@
 
 use super::axis::{self, AxisSpec, Frame, Marks, PlotRect, Scale};
 use super::{
-    draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
+    chart, draw_legend, fmt, prepare, text_style, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
 use crate::core::base::group;
@@ -383,17 +383,4 @@ pub fn table(data: &KvSeries, labels: &Labels) -> DataTable {
     DataTable { headers, rows }
 }
 
-impl Chart for KvSeries {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-}
+chart!(KvSeries, labelled);

@@ -5,9 +5,7 @@
 //! knee).
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
-use super::{
-    draw_legend, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch, Theme,
-};
+use super::{chart, draw_legend, prepare, text_style, DataTable, DrawError, HitMap, Swatch, Theme};
 use crate::core::base::fmt_sig;
 use crate::core::present::LatencyRateChart;
 use plotters::coord::Shift;
@@ -214,24 +212,12 @@ pub fn table(data: &LatencyRateChart) -> DataTable {
     }
 }
 
-impl Chart for LatencyRateChart {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        _labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme)
-    }
-
-    fn table(&self, _labels: &Labels) -> DataTable {
-        table(self)
-    }
-}
+chart!(LatencyRateChart);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::Labels;
     use crate::core::base::Lang;
     use crate::core::present::{LatencyMetric, LatencyRateSeries};
 

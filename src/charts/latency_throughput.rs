@@ -4,7 +4,7 @@
 
 use super::axis::{self, AxisSpec, Frame, Marks, Scale};
 use super::{
-    draw_legend, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
+    chart, draw_legend, marker, prepare, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
 use crate::core::base::fmt_sig;
@@ -232,17 +232,4 @@ pub fn table(data: &LatencyThroughput, labels: &Labels) -> DataTable {
     }
 }
 
-impl Chart for LatencyThroughput {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-}
+chart!(LatencyThroughput, labelled);

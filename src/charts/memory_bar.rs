@@ -3,7 +3,7 @@
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
 use super::{
-    draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
+    chart, draw_legend, fmt, prepare, text_style, DataTable, DrawError, HitMap, Labels, Swatch,
     Theme,
 };
 use crate::core::base::{Bytes, GIB};
@@ -327,27 +327,14 @@ pub fn table(data: &MemoryBars, labels: &Labels) -> DataTable {
     }
 }
 
-impl Chart for MemoryBars {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-
-    /// Legend + one row per GPU (taller on narrow screens, where names sit above) + axis.
-    fn height_for_width(&self, width: u32) -> u32 {
-        let (legend, row) = if width < 520 {
-            (64, ROW_H as u32 + 46)
-        } else {
-            (40, ROW_H as u32)
-        };
-        legend + row * self.bars.len().max(1) as u32 + 56
-    }
+/// Legend + one row per GPU (taller on narrow screens, where names sit above) + axis.
+fn height(data: &MemoryBars, width: u32) -> u32 {
+    let (legend, row) = if width < 520 {
+        (64, ROW_H as u32 + 46)
+    } else {
+        (40, ROW_H as u32)
+    };
+    legend + row * data.bars.len().max(1) as u32 + 56
 }
+
+chart!(MemoryBars, labelled, height = height);

@@ -395,6 +395,49 @@ pub trait Chart: Clone + PartialEq + 'static {
     }
 }
 
+/// Implements [`Chart`] for a chart's data type with its module's `draw` and `table`
+/// functions, so the trait's plumbing lives here once instead of in every chart file.
+///
+/// `chart!(Data)` for a chart whose `draw(area, data, theme)` and `table(data)` need no labels;
+/// `chart!(Data, labelled)` for `draw(area, data, theme, labels)` and `table(data, labels)`.
+/// `height = f` (after either) takes `f(&Data, width) -> u32` instead of the trait's default
+/// height.
+macro_rules! chart {
+    ($ty:ty, labelled $(, height = $height:path)?) => {
+        $crate::charts::chart!(@impl $ty, labels, [labels] $(, $height)?);
+    };
+    ($ty:ty $(, height = $height:path)?) => {
+        $crate::charts::chart!(@impl $ty, labels, [] $(, $height)?);
+    };
+    // `$l` names the labels parameter and `[$($pass)?]` passes it on or not; both come from
+    // the same expansion so that the name resolves (macro hygiene).
+    (@impl $ty:ty, $l:ident, [$($pass:ident)?] $(, $height:path)?) => {
+        impl $crate::charts::Chart for $ty {
+            fn draw<DB: ::plotters::prelude::DrawingBackend>(
+                &self,
+                area: &::plotters::prelude::DrawingArea<DB, ::plotters::coord::Shift>,
+                theme: &$crate::charts::Theme,
+                $l: &$crate::charts::Labels,
+            ) -> Result<$crate::charts::HitMap, $crate::charts::DrawError> {
+                let _ = $l;
+                draw(area, self, theme $(, $pass)?)
+            }
+
+            fn table(&self, $l: &$crate::charts::Labels) -> $crate::charts::DataTable {
+                let _ = $l;
+                table(self $(, $pass)?)
+            }
+
+            $(
+                fn height_for_width(&self, width: u32) -> u32 {
+                    $height(self, width)
+                }
+            )?
+        }
+    };
+}
+pub(crate) use chart;
+
 /// Renders a chart to an SVG document string of `size` CSS pixels (exports and native tests).
 pub fn render_svg<C: Chart>(
     chart: &C,

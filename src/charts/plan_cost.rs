@@ -4,8 +4,7 @@
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
 use super::{
-    draw_legend, fmt, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch,
-    Theme,
+    chart, draw_legend, fmt, prepare, text_style, DataTable, DrawError, HitMap, Swatch, Theme,
 };
 use crate::core::base::fmt_sig;
 use crate::core::present::PlanCostChart;
@@ -147,24 +146,12 @@ pub fn table(data: &PlanCostChart) -> DataTable {
     }
 }
 
-impl Chart for PlanCostChart {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        _labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme)
-    }
-
-    fn table(&self, _labels: &Labels) -> DataTable {
-        table(self)
-    }
-}
+chart!(PlanCostChart);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::Labels;
     use crate::core::base::Lang;
     use crate::core::hardware::Catalog;
     use crate::core::present::model_of;

@@ -4,7 +4,7 @@
 
 use super::axis::{self, AxisSpec, Frame, Marks, PlotRect, Scale};
 use super::{
-    draw_legend, fmt, marker, prepare, Chart, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
+    chart, draw_legend, fmt, marker, prepare, DataTable, DrawError, HitMap, Labels, Marker, Swatch,
     Theme,
 };
 use crate::core::base::fmt_sig;
@@ -432,25 +432,13 @@ pub fn table(data: &RooflineData, labels: &Labels) -> DataTable {
     }
 }
 
-impl Chart for RooflineData {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme, labels)
-    }
-
-    fn table(&self, labels: &Labels) -> DataTable {
-        table(self, labels)
-    }
-
-    fn height_for_width(&self, width: u32) -> u32 {
-        if width < 520 {
-            (width * 9 / 10).max(300)
-        } else {
-            (width * 5 / 8).clamp(360, 520)
-        }
+/// A good height in CSS pixels for a given width.
+fn height(_data: &RooflineData, width: u32) -> u32 {
+    if width < 520 {
+        (width * 9 / 10).max(300)
+    } else {
+        (width * 5 / 8).clamp(360, 520)
     }
 }
+
+chart!(RooflineData, labelled, height = height);

@@ -2,9 +2,7 @@
 //! engine's queue (requests, left axis) and the share of KV blocks in use (%, right axis).
 
 use super::axis::{self, AxisSpec, PlotRect, Scale};
-use super::{
-    draw_legend, prepare, text_style, Chart, DataTable, DrawError, HitMap, Labels, Swatch, Theme,
-};
+use super::{chart, draw_legend, prepare, text_style, DataTable, DrawError, HitMap, Swatch, Theme};
 use crate::core::base::fmt_sig;
 use crate::core::present::TimeSeriesChart;
 use plotters::coord::Shift;
@@ -144,24 +142,12 @@ pub fn table(data: &TimeSeriesChart) -> DataTable {
     }
 }
 
-impl Chart for TimeSeriesChart {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, Shift>,
-        theme: &Theme,
-        _labels: &Labels,
-    ) -> Result<HitMap, DrawError> {
-        draw(area, self, theme)
-    }
-
-    fn table(&self, _labels: &Labels) -> DataTable {
-        table(self)
-    }
-}
+chart!(TimeSeriesChart);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charts::Labels;
     use crate::core::base::Lang;
 
     #[test]

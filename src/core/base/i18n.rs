@@ -1072,6 +1072,11 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_math_note", "The simulator times every step this way from the roofline operators with the fitted efficiencies; the analytic saturation estimate is B / (O × t_step + B × t_prefill), and the sweep's rates are 0.1 to 1.5 times it.", "시뮬레이터는 모든 스텝을 이렇게 맞춘 효율의 루프라인 연산자로 계산합니다. 해석적 포화 추정은 B / (O × t_step + B × t_prefill)이고 훑는 속도는 그 0.1배에서 1.5배입니다."),
     ("sv_stale", "Recomputing for the new inputs …", "새 입력으로 다시 계산하는 중 …"),
     ("sv_nav", "Serving", "서빙"),
+    // --- loading notes ---
+    ("load_note_tp_shards", "Each of the {tp} GPUs copies its own {shard} shard over its own host link in parallel; the node still reads all {total} from storage once.", "{tp}개 GPU가 각자 {shard} 샤드를 자기 호스트 링크로 동시에 복사합니다. 노드는 여전히 전체 {total}를 스토리지에서 한 번 읽습니다."),
+    ("load_note_tp_shards_readers", "Each of the {tp} GPUs copies its own {shard} shard over its own host link in parallel; the node still reads all {total} from storage once, {readers} times for {readers} replicas sharing the device.", "{tp}개 GPU가 각자 {shard} 샤드를 자기 호스트 링크로 동시에 복사합니다. 노드는 여전히 전체 {total}를 스토리지에서 읽으며, 장치를 나눠 쓰는 복제본 {readers}개를 위해 {readers}번 읽습니다."),
+    ("load_note_storage_bottleneck", "Storage is the bottleneck: a faster disk, a local copy, or a model already in the page cache shortens the load more than a faster GPU link.", "스토리지가 병목입니다. 더 빠른 디스크, 로컬 사본, 이미 페이지 캐시에 있는 모델이 더 빠른 GPU 링크보다 로딩을 더 줄입니다."),
+    ("load_note_cold_start_excludes", "Cold start excludes pulling the container image and downloading the model to the node.", "콜드 스타트에는 컨테이너 이미지를 받는 시간과 모델을 노드로 내려받는 시간이 들어 있지 않습니다."),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -310,8 +310,8 @@ pub struct LoadReport {
     pub engine_startup: Seconds,
     /// Cold start of a new replica: `load + engine_startup`.
     pub cold_start: Seconds,
-    /// Notes (English sentences).
-    pub notes: Vec<String>,
+    /// Notes (translated sentences; serialized and displayed in English).
+    pub notes: Vec<Phrase>,
     /// Derivations of the headline numbers.
     pub derivations: Vec<Derivation>,
 }
@@ -375,24 +375,23 @@ pub fn load_time(
     let cold_start = load + engine_startup;
     let mut notes = Vec::new();
     if inp.tp > 1 {
-        notes.push(format!(
-            "Each of the {} GPUs copies its own {} shard over its own host link in parallel; the node still reads all {} from storage once{}.",
-            inp.tp,
-            per_gpu.fmt_gb(),
-            total.fmt_gb(),
-            if inp.readers > 1 { format!(", {} times for {} replicas sharing the device", inp.readers, inp.readers) } else { String::new() }
-        ));
-    }
-    if slowest == StageKind::Storage {
+        let key = if inp.readers > 1 {
+            "load_note_tp_shards_readers"
+        } else {
+            "load_note_tp_shards"
+        };
         notes.push(
-            "Storage is the bottleneck: a faster disk, a local copy, or a model already in the page cache shortens the load more than a faster GPU link."
-                .into(),
+            Phrase::tr(key)
+                .val("tp", inp.tp)
+                .val("shard", per_gpu.fmt_gb())
+                .val("total", total.fmt_gb())
+                .val("readers", inp.readers),
         );
     }
-    notes.push(
-        "Cold start excludes pulling the container image and downloading the model to the node."
-            .into(),
-    );
+    if slowest == StageKind::Storage {
+        notes.push(Phrase::tr("load_note_storage_bottleneck"));
+    }
+    notes.push(Phrase::tr("load_note_cold_start_excludes"));
     let derivations = load_derivations(&LoadD {
         total,
         per_gpu,
@@ -804,6 +803,38 @@ mod tests {
             .map(|p| p.parse())
             .unwrap_or_else(|| panic!("preset {id}"))
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The load notes are translated phrases: the English reads with the shard, the total and
+    /// the readers filled in, the Korean is Korean with every placeholder filled.
+    #[test]
+    fn load_notes_read_in_both_languages() {
+        use crate::core::base::Lang;
+        let m = model("meta-llama__Meta-Llama-3.1-8B");
+        let inp = LoadInputs {
+            tp: 2,
+            readers: 3,
+            storage_bandwidth: BytesPerSecond(1e8),
+            ..LoadInputs::default()
+        };
+        let r = load_time(&m, gpu("h100-sxm"), &inp).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.slowest, StageKind::Storage);
+        let en: Vec<String> = r.notes.iter().map(|n| n.text(Lang::En)).collect();
+        assert_eq!(en.len(), 3, "{en:?}");
+        let shards = format!(
+            "Each of the 2 GPUs copies its own {} shard",
+            r.bytes_per_gpu.fmt_gb()
+        );
+        assert!(en[0].starts_with(&shards), "{}", en[0]);
+        assert!(en[0].contains(&r.model_bytes.fmt_gb()), "{}", en[0]);
+        assert!(en[0].ends_with(", 3 times for 3 replicas sharing the device."));
+        assert!(en[1].starts_with("Storage is the bottleneck"));
+        assert!(en[2].starts_with("Cold start excludes"));
+        for n in &r.notes {
+            let ko = n.text(Lang::Ko);
+            assert!(ko.chars().any(|c| ('가'..='힣').contains(&c)), "{ko}");
+            assert!(!ko.contains('{'), "{ko}");
+        }
     }
 
     #[test]

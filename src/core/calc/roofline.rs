@@ -1162,6 +1162,23 @@ mod tests {
     }
 
     #[test]
+    fn mla_down_projection_is_replicated_under_tp() {
+        // DeepSeek-V2-Lite: hidden 2048, kv_lora_rank 512 + rope 64. The latent
+        // down-projection kv_a_proj_with_mqa is a ReplicatedLinear in vLLM: every rank reads
+        // all 2048 × 576 × 2 B of it at any TP; the up-projection kv_b (16 heads × (128 + 128)
+        // out of 512) is column-parallel and halves with each doubling.
+        let m = parse(include_str!(
+            "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
+        ));
+        let w = pass(Phase::Decode, 1, 100);
+        let wb = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).weight_bytes.0;
+        for tp in [1, 2, 4, 8] {
+            assert_eq!(wb(tp, "op_attn_kv_a"), 2048 * 576 * 2, "TP {tp}");
+            assert_eq!(wb(tp, "op_attn_kv_b"), 512 * (16 / tp) * 256 * 2, "TP {tp}");
+        }
+    }
+
+    #[test]
     fn sliding_window_caps_decode_reads() {
         // gemma-2-9b alternates sliding (4,096) and full layers; at context 8,192 a sliding
         // layer reads half the keys of a full one.
@@ -1192,20 +1209,8 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Pass {
-            phase: Phase::Prefill,
-            batch: 1,
-            seq: 512,
-        };
-        let f = |tp: u64, key: &str| {
-            layer_ops(&m, 0, &w, &p, tp)
-                .expect("ops")
-                .into_iter()
-                .find(|o| o.name_key == key)
-                .map(|o| o.flops.0)
-                .expect("op")
-        };
+        let w = pass(Phase::Prefill, 1, 512);
+        let f = |tp: u64, key: &str| bf16_op(&m, &w, tp, key).flops.0;
         for key in [
             "op_attn_q",
             "op_attn_k",
@@ -1215,7 +1220,24 @@ mod tests {
         ] {
             assert!((f(1, key) / f(2, key) - 2.0).abs() < 1e-12, "{key}");
         }
+        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
         assert!(layer_ops(&m, 0, &w, &p, 3).is_err());
+    }
+
+    /// A pass of `batch` sequences of `seq` tokens.
+    fn pass(phase: Phase, batch: u64, seq: u64) -> Pass {
+        Pass { phase, batch, seq }
+    }
+
+    /// The operator `key` of layer 0 at TP `tp`, everything in bf16.
+    #[track_caller]
+    fn bf16_op(m: &ModelDesc, w: &Pass, tp: u64, key: &str) -> OpCost {
+        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
+        layer_ops(m, 0, w, &p, tp)
+            .expect("ops")
+            .into_iter()
+            .find(|o| o.name_key == key)
+            .expect("op")
     }
 
     #[test]

@@ -74,15 +74,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Pos, mul("ovf_position_embeddings", &[pos, h])?)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos: Some(pos),
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, Some(pos)))
 }
 
 /// OPT: learned positions with an offset of 2 (`(max_pos + 2)·h`), biased q/k/v/o and fc1/fc2,
@@ -153,15 +145,7 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     }
     add_embeddings(r, &mut acc, c.vocab, proj, tie)?;
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos: Some(max_pos),
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, Some(max_pos)))
 }
 
 /// Falcon / RefinedWeb: fused query_key_value `h·(H + 2K)·d`, dense `h²`, MLP `2·h·4h`
@@ -206,7 +190,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     } else {
         heads
     };
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let bias = r.flag(
         "bias",
         &["bias"],
@@ -265,13 +249,8 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let max_pos = read_max_pos(r)?;
     let layers = mha_layers(n, heads, kv, hd, inter, false)?;
     Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
         stored_twice,
+        ..Parts::new(layers, acc, h, vocab, tie, max_pos)
     })
 }
 
@@ -304,15 +283,7 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }
 
 /// BLOOM (ALiBi, no position embeddings): embedding LayerNorm, per layer two LayerNorms,
@@ -339,13 +310,5 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
     let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos: None,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, None))
 }

@@ -753,13 +753,5 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         acc.add(Comp::LmHead, c.vocab)?;
     }
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }

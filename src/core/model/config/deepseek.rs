@@ -275,14 +275,5 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         add_mtp(r, &mut acc, &d, mtp)?;
     }
     let max_pos = read_max_pos(r)?;
-    let stored_twice = 0;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }

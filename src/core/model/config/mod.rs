@@ -232,6 +232,28 @@ pub(crate) struct Parts {
     pub stored_twice: u64,
 }
 
+impl Parts {
+    /// The parts of a checkpoint that stores every parameter once.
+    pub(crate) fn new(
+        layers: Vec<Layer>,
+        acc: Acc,
+        hidden: u64,
+        vocab: u64,
+        tie: bool,
+        max_pos: Option<u64>,
+    ) -> Parts {
+        Parts {
+            layers,
+            acc,
+            hidden,
+            vocab,
+            tie,
+            max_pos,
+            stored_twice: 0,
+        }
+    }
+}
+
 /// Counts the vision tower of a multimodal config (with its projector into the language
 /// model of width `text_h`), `None` for a tower this calculator does not know.
 fn vision_tower(
@@ -682,7 +704,7 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
             heads
         }
     };
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     Ok(Core {
         h,
         n_layers,
@@ -709,11 +731,13 @@ pub(crate) fn read_head_dim(r: &mut Reader, h: u64, heads: u64) -> Result<u64, C
     }
 }
 
-/// KV heads must divide the attention heads and not exceed them.
-pub(crate) fn check_kv(heads: u64, kv: u64) -> Result<(), CalcError> {
+/// KV heads must divide the attention heads and not exceed them; the error names `key`, the
+/// spelling the config used (`n_head_kv`, `attn_config.kv_n_heads`, …), or
+/// `num_key_value_heads` when the value was not read from a key.
+pub(crate) fn check_kv(heads: u64, kv: u64, key: Option<&str>) -> Result<(), CalcError> {
     if kv > heads || !heads.is_multiple_of(kv) {
         return Err(CalcError::BadValue {
-            key: "num_key_value_heads".into(),
+            key: key.unwrap_or("num_key_value_heads").into(),
             found: Phrase::verbatim(kv.to_string()),
             expected: Phrase::tr("exp_divisor_heads").val("heads", heads),
         });

@@ -58,7 +58,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut a = Reader::new(part(root, "attn_config", &empty), root)
         .with_classes(nested(class, "attn_config"), None);
     let kv = a.req("kv_heads", &["kv_n_heads"], "why_size_attention")?;
-    super::check_kv(heads, kv)?;
+    super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
     let inter = f.req(
@@ -113,15 +113,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// MPT.
@@ -166,15 +158,7 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
     let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// GPT-J.
@@ -213,13 +197,5 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     acc.add(Comp::LmHead, vocab)?; // lm_head bias
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }

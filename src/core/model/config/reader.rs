@@ -162,6 +162,19 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The spelling from which `field` was last read (`n_head_kv` for `kv_heads`, say); `None`
+    /// when it was not read from a key of the config (a default, a derivation).
+    pub fn key_of(&self, field: &str) -> Option<&str> {
+        self.ledger
+            .iter()
+            .rev()
+            .find(|e| e.field == field)
+            .and_then(|e| match &e.source {
+                LedgerSource::Key(k) => Some(k.as_str()),
+                _ => None,
+            })
+    }
+
     /// Adds a ledger line.
     pub fn note(&mut self, field: &str, value: impl ToString, source: LedgerSource) {
         self.ledger.push(LedgerEntry {

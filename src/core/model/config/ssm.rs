@@ -142,15 +142,7 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
         0,
         "ldg_mamba_has_no_attention_constant_recurrent_st",
     );
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos: None,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, None))
 }
 
 /// Nemotron-H's sizes besides the layer pattern.
@@ -214,7 +206,7 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
     let inter = r.req(
         "intermediate_size",
@@ -376,15 +368,7 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos: None,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, None))
 }
 
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
@@ -526,15 +510,7 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }
 
 /// One Gated DeltaNet (linear attention) mixer of Qwen3-Next: in_proj_qkvz
@@ -689,15 +665,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab: c.vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }
 
 /// Adds one pattern character's block (with its RMSNorm) to `layers`: a Mamba-2 or attention
@@ -778,15 +746,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// Jamba's layout: which layers are attention and which are MoE, and the experts.
@@ -921,7 +881,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
-    check_kv(heads, kv)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
     let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
     let JambaLayout {
@@ -974,13 +934,5 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
-    Ok(Parts {
-        layers,
-        acc,
-        hidden: h,
-        vocab,
-        tie,
-        max_pos,
-        stored_twice: 0,
-    })
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }

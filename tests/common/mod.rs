@@ -1,0 +1,70 @@
+//! Helpers shared by the integration tests: each test file that needs them says `mod common;`
+//! (a folder, so that Cargo does not build it as a test of its own).
+// Every test crate uses only some of these.
+#![allow(dead_code)]
+
+use llm_serving_calculator::cli;
+use llm_serving_calculator::core::calc::Efficiencies;
+use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
+use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
+use llm_serving_calculator::core::sim::{EngineConfig, Replica};
+
+/// Qwen3-8B from its preset config.
+pub fn qwen8b() -> ModelDesc {
+    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
+}
+
+/// A built-in accelerator by id.
+#[track_caller]
+pub fn gpu(id: &str) -> &'static Accelerator {
+    Catalog::builtin()
+        .get(id)
+        .unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+/// The H100 SXM from the built-in catalog.
+pub fn h100() -> &'static Accelerator {
+    gpu("h100-sxm")
+}
+
+/// Qwen3-8B on one H100 with vLLM's defaults and the fitted efficiencies.
+pub fn qwen8b_replica() -> Replica {
+    Replica::new(
+        &qwen8b(),
+        h100(),
+        &EngineConfig::default(),
+        &Efficiencies::default(),
+    )
+    .expect("replica")
+}
+
+/// Runs the CLI in-process: (exit status, stdout, stderr).
+pub fn run_cli(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = cli::run(&args, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The planner's traffic and targets as CLI flags: `rate` requests/s at a ×4 peak, 1024 input
+/// and 256 output tokens, TTFT 2000 ms and TPOT `tpot` ms.
+pub fn traffic<'a>(rate: &'a str, tpot: &'a str) -> Vec<&'a str> {
+    vec![
+        "--rate",
+        rate,
+        "--peak-multiplier",
+        "4",
+        "--input-len",
+        "1024",
+        "--output-len",
+        "256",
+        "--ttft-ms",
+        "2000",
+        "--tpot-ms",
+        tpot,
+    ]
+}
