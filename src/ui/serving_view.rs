@@ -7,16 +7,18 @@
 //! This module only prepares the charts from the worker's reply (`core::present`'s
 //! `serving_charts`); the main module never calls the simulator. Until the first reply a
 //! placeholder of the section's height says what is loading; if the worker cannot load, a
-//! sentence says so and the rest of the page keeps working.
+//! sentence says so and the rest of the page keeps working. At its end, a box for a pasted
+//! `vllm bench serve` result (`ui::serving_bench_view`).
 
 use crate::core::present::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     ServingView as ViewData, TimeSeriesChart,
 };
-use crate::core::scenario::{PerfInputs, Scenario};
+use crate::core::scenario::{PerfInputs, Scenario, ServingInputs};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
+use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
 use crate::ui::sim_client::{self, SimSignals, Status};
 use crate::ui::state::{use_app, AppState};
@@ -25,14 +27,19 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 /// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
-/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep.
-fn sim_query(s: &Scenario) -> String {
+/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (nor the
+/// pasted benchmark's comparison, `ui::serving_bench_view`).
+pub fn sim_query(s: &Scenario) -> String {
     let d = Scenario::default();
     let mut views = d.views.clone();
     views.eff = s.views.eff;
     views.plan.ttft_ms = s.views.plan.ttft_ms;
     views.plan.tpot_ms = s.views.plan.tpot_ms;
-    views.serving = s.views.serving;
+    // The router is the planner's (its simulated fleet), not the section's sweep's.
+    views.serving = ServingInputs {
+        router: d.views.serving.router,
+        ..s.views.serving
+    };
     Scenario {
         model: s.model.clone(),
         gpus: s.gpus.clone(),
@@ -56,11 +63,7 @@ fn sim_query(s: &Scenario) -> String {
 #[component]
 pub fn ServingView() -> impl IntoView {
     let state = use_app();
-    let sig = SimSignals {
-        status: RwSignal::new(Status::Idle),
-        view: RwSignal::new(None),
-        job_error: RwSignal::new(None),
-    };
+    let sig: SimSignals = SimSignals::new();
     let node: NodeRef<Div> = NodeRef::new();
     let near = in_view(node);
     let query = Memo::new(move |_| state.scenario.with(sim_query));
@@ -78,7 +81,6 @@ pub fn ServingView() -> impl IntoView {
             return;
         }
         last.set_value(key);
-        sim_client::start(sig);
         sim_client::submit(sig, q, lang);
     });
     let metric = RwSignal::new(LatencyMetric::Ttft);
@@ -105,6 +107,7 @@ pub fn ServingView() -> impl IntoView {
                     </div>
                 }.into_any()
             }}
+            <BenchPaste />
         </section>
     }
 }

@@ -2,11 +2,14 @@
 //! the worker sends back, as plain serde data, and the pure job runner.
 //!
 //! Protocol (JSON text both ways, `bin/sim_worker.rs` only moves it): the page sends a
-//! [`ServingJob`] (an id, the scenario's URL query, the language); the worker answers
-//! [`WorkerReply::Ready`] once when it has started, then one [`WorkerReply::Done`] or
-//! [`WorkerReply::Failed`] per job, carrying the job's id. The page drops replies whose id is
-//! not the newest job's, and sends at most one job at a time (the newest waiting one when a
-//! reply arrives), so a new scenario during a sweep supersedes every job in between.
+//! [`ServingJob`] (an id, the scenario's URL query, the language, its [`JobKind`]: the
+//! section's sweep, the planner's simulated sizing, or a pasted benchmark with its text); the
+//! worker answers [`WorkerReply::Ready`] once when it has started, then one
+//! [`WorkerReply::Done`] (a sweep), [`WorkerReply::Planned`] (a planner job),
+//! [`WorkerReply::Benched`] (a benchmark) or [`WorkerReply::Failed`] per job, carrying the
+//! job's id. The page drops replies whose id is not the newest job's of its kind, and sends
+//! at most one job at a time (the oldest of the newest waiting job of each kind when a reply
+//! arrives), so a new scenario during a sweep supersedes every job of that kind in between.
 //!
 //! The runner ([`run_job`]) reads the scenario, and for every compared GPU: builds a replica
 //! with the section's engine knobs, estimates its saturation rate analytically
@@ -23,6 +26,8 @@ use crate::core::base::units::fmt_sig;
 use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::ModelDesc;
 use crate::core::present::report::{accelerator_of, model_of};
+use crate::core::present::serving_bench::{run_bench_job, BenchView};
+use crate::core::present::serving_plan::{run_plan_job, PlanSimView};
 use crate::core::scenario::{
     ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO,
 };
@@ -42,15 +47,38 @@ pub const AUTO_RATE_FRACTION: f64 = 0.8;
 /// Seed of every run (the page's results are reproducible).
 pub const SEED: u64 = 0;
 
+/// What a job asks the worker for.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// The serving section's sweep ([`run_job`], answered by [`WorkerReply::Done`]).
+    #[default]
+    Sweep,
+    /// The planner's replicas on simulated P99s ([`run_plan_job`], answered by
+    /// [`WorkerReply::Planned`]).
+    Plan,
+    /// A pasted `vllm bench serve` result compared and fitted ([`run_bench_job`], answered by
+    /// [`WorkerReply::Benched`]).
+    Bench,
+}
+
 /// One job for the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServingJob {
-    /// Increasing job id; replies carry it.
+    /// Increasing job id (one sequence for every kind); replies carry it.
     pub id: u64,
     /// The scenario as its URL query (without `?`).
     pub query: String,
     /// Language code of the messages (`en`, `ko`).
     pub lang: String,
+    /// What to compute (a sweep when absent).
+    #[serde(default)]
+    pub kind: JobKind,
+    /// The pasted benchmark of a [`JobKind::Bench`] job (empty otherwise).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
 }
 
 /// What the worker sends.
@@ -65,6 +93,20 @@ pub enum WorkerReply {
         id: u64,
         /// The prepared data.
         view: Box<ServingView>,
+    },
+    /// A planner job's result.
+    Planned {
+        /// The job's id.
+        id: u64,
+        /// The simulated sizing of the plan's best option.
+        plan: Box<PlanSimView>,
+    },
+    /// A benchmark job's result.
+    Benched {
+        /// The job's id.
+        id: u64,
+        /// Measured against simulated, and the fit.
+        bench: Box<BenchView>,
     },
     /// A job that could not run (its scenario, or an unreadable message), in one sentence.
     Failed {
@@ -164,16 +206,33 @@ pub struct ServingView {
     pub math: Option<Derivation>,
 }
 
-/// Runs one job's JSON text and returns the reply's JSON text (what the worker does).
+/// Runs one job's JSON text and returns the reply's JSON text (what the worker does): a
+/// sweep or a planner job, by its [`JobKind`].
 pub fn run_job_json(text: &str) -> String {
     let reply = match serde_json::from_str::<ServingJob>(text) {
         Ok(job) => {
             let lang = Lang::from_code(&job.lang).unwrap_or_default();
-            match run_job(&job.query, lang, Catalog::builtin()) {
-                Ok(view) => WorkerReply::Done {
-                    id: job.id,
-                    view: Box::new(view),
-                },
+            let done = match job.kind {
+                JobKind::Sweep => {
+                    run_job(&job.query, lang, Catalog::builtin()).map(|view| WorkerReply::Done {
+                        id: job.id,
+                        view: Box::new(view),
+                    })
+                }
+                JobKind::Plan => run_plan_job(&job.query, lang, Catalog::builtin()).map(|plan| {
+                    WorkerReply::Planned {
+                        id: job.id,
+                        plan: Box::new(plan),
+                    }
+                }),
+                JobKind::Bench => run_bench_job(&job.query, &job.text, lang, Catalog::builtin())
+                    .map(|bench| WorkerReply::Benched {
+                        id: job.id,
+                        bench: Box::new(bench),
+                    }),
+            };
+            match done {
+                Ok(reply) => reply,
                 Err(e) => WorkerReply::Failed {
                     id: job.id,
                     message: e.message(lang),
@@ -512,6 +571,8 @@ mod tests {
             id: 7,
             query: small_query(&["h100-sxm"]),
             lang: "en".into(),
+            kind: JobKind::Sweep,
+            text: String::new(),
         };
         let text = serde_json::to_string(&job).unwrap_or_default();
         let back: ServingJob = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
