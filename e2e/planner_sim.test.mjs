@@ -114,5 +114,16 @@ export default function register(runner) {
     log(`bad paste: ${sentence}`);
     check(/vllm bench serve/.test(sentence), `the sentence does not say what is expected: ${sentence}`);
     check((await readText(page, 'bench-table')) === before, 'the last good comparison was not kept');
+
+    // Refusals beyond a field's range get a sentence too (and stay out of the URL).
+    await setValue(page, 'sv-mns', '2.5');
+    await byId(page, 'sv-refused').waitFor({ state: 'visible', timeout: 10000 });
+    const whole = await readText(page, 'sv-refused');
+    await setValue(page, 'sv-warm', '500');
+    await waitFor(async () => /warm-up \(500\)/.test(await readText(page, 'sv-refused')), 'the warm-up sentence');
+    const warm = await readText(page, 'sv-refused');
+    log(`refusals: ${whole} | ${warm}`);
+    check(/whole number/.test(whole), `no whole-number sentence: ${whole}`);
+    check(!/sv_mns=2\.5|sv_warm=500/.test(page.url()), `a refused value reached the URL: ${page.url()}`);
   }, { timeoutMs: 300000 });
 }

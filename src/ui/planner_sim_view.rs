@@ -38,7 +38,7 @@ fn router_key(r: Router) -> &'static str {
 fn plan_query(s: &Scenario) -> String {
     let d = Scenario::default();
     let mut views = s.views.clone();
-    views.matmul = d.views.matmul.clone();
+    views.matmul = d.views.matmul;
     Scenario {
         model: s.model.clone(),
         gpus: s.gpus.clone(),
