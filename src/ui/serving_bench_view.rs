@@ -9,8 +9,7 @@
 
 use crate::core::base::{fmt_sig, tr, Lang};
 use crate::core::present::BenchView;
-use crate::ui::serving_view::sim_query;
-use crate::ui::sim_client::{self, SimSignals, Status};
+use crate::ui::sim_client::{self, sim_query, SimSignals, Status};
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
 

@@ -14,7 +14,6 @@ use crate::core::present::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     ServingView as ViewData, TimeSeriesChart,
 };
-use crate::core::scenario::{PerfInputs, Scenario, ServingInputs};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
@@ -26,39 +25,6 @@ use crate::ui::view_common::is_dark;
 use leptos::html::Div;
 use leptos::prelude::*;
 
-/// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
-/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (nor the
-/// pasted benchmark's comparison, `ui::serving_bench_view`).
-pub fn sim_query(s: &Scenario) -> String {
-    let d = Scenario::default();
-    let mut views = d.views.clone();
-    views.eff = s.views.eff;
-    views.plan.ttft_ms = s.views.plan.ttft_ms;
-    views.plan.tpot_ms = s.views.plan.tpot_ms;
-    // The router is the planner's (its simulated fleet), not the section's sweep's.
-    views.serving = ServingInputs {
-        router: d.views.serving.router,
-        ..s.views.serving
-    };
-    Scenario {
-        model: s.model.clone(),
-        gpus: s.gpus.clone(),
-        tp: s.tp,
-        interconnect: s.interconnect,
-        weight_dtype: s.weight_dtype,
-        kv_dtype: s.kv_dtype,
-        include_mtp: s.include_mtp,
-        perf: PerfInputs {
-            input_len: s.perf.input_len,
-            output_len: s.perf.output_len,
-            ..d.perf
-        },
-        views,
-        ..d
-    }
-    .to_query()
-}
-
 /// The section.
 #[component]
 pub fn ServingView() -> impl IntoView {
@@ -66,7 +32,7 @@ pub fn ServingView() -> impl IntoView {
     let sig: SimSignals = SimSignals::new();
     let node: NodeRef<Div> = NodeRef::new();
     let near = in_view(node);
-    let query = Memo::new(move |_| state.scenario.with(sim_query));
+    let query = Memo::new(move |_| state.scenario.with(sim_client::sim_query));
     // Start on first approach; then every new (query, language) is a job.
     // Scrolling in and out again sends nothing: only a new (query, language) is a new job.
     let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);

@@ -17,6 +17,7 @@
 //! a sweep supersedes it, and no sweep in between ever runs.
 
 use crate::core::present::{BenchView, JobKind, PlanSimView, ServingJob, ServingView, WorkerReply};
+use crate::core::scenario::{PerfInputs, Scenario, ServingInputs};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
@@ -458,4 +459,37 @@ fn js_text(v: &JsValue) -> String {
                 .map(|e| String::from(e.message()))
         })
         .unwrap_or_else(|| WORKER_URL.to_string())
+}
+
+/// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
+/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (nor the
+/// pasted benchmark's comparison, `ui::serving_bench_view`).
+pub fn sim_query(s: &Scenario) -> String {
+    let d = Scenario::default();
+    let mut views = d.views.clone();
+    views.eff = s.views.eff;
+    views.plan.ttft_ms = s.views.plan.ttft_ms;
+    views.plan.tpot_ms = s.views.plan.tpot_ms;
+    // The router is the planner's (its simulated fleet), not the section's sweep's.
+    views.serving = ServingInputs {
+        router: d.views.serving.router,
+        ..s.views.serving
+    };
+    Scenario {
+        model: s.model.clone(),
+        gpus: s.gpus.clone(),
+        tp: s.tp,
+        interconnect: s.interconnect,
+        weight_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        include_mtp: s.include_mtp,
+        perf: PerfInputs {
+            input_len: s.perf.input_len,
+            output_len: s.perf.output_len,
+            ..d.perf
+        },
+        views,
+        ..d
+    }
+    .to_query()
 }

@@ -12,6 +12,7 @@ pub mod series;
 pub mod serving;
 pub mod serving_bench;
 pub mod serving_charts;
+pub mod serving_load;
 pub mod serving_plan;
 pub mod views;
 

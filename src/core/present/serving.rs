@@ -27,10 +27,13 @@ use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::ModelDesc;
 use crate::core::present::report::{accelerator_of, model_of};
 use crate::core::present::serving_bench::{run_bench_job, BenchView};
+use crate::core::present::serving_load::burstiness;
+pub use crate::core::present::serving_load::SEED;
+pub use crate::core::present::serving_load::{engine_config, workload};
 use crate::core::present::serving_plan::{run_plan_job, PlanSimView};
-use crate::core::scenario::{
-    ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO,
-};
+#[cfg(test)]
+use crate::core::scenario::DatasetKind;
+use crate::core::scenario::{ArrivalKind, Scenario};
 use crate::core::sim::config::{Budget, EngineConfig, Slo};
 use crate::core::sim::replica::Replica;
 use crate::core::sim::result::SimResult;
@@ -44,9 +47,6 @@ use serde::{Deserialize, Serialize};
 pub const SWEEP_FRACTIONS: [f64; 12] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];
 /// The chosen run's rate as a fraction of the simulated saturation rate, when not given.
 pub const AUTO_RATE_FRACTION: f64 = 0.8;
-/// Seed of every run (the page's results are reproducible).
-pub const SEED: u64 = 0;
-
 /// What a job asks the worker for.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
@@ -245,64 +245,6 @@ pub fn run_job_json(text: &str) -> String {
         },
     };
     serde_json::to_string(&reply).unwrap_or_else(|_| "{\"kind\":\"failed\",\"id\":0}".into())
-}
-
-/// The engine flags of the section's inputs on the scenario's TP and precisions.
-pub fn engine_config(s: &Scenario) -> EngineConfig {
-    let v = &s.views.serving;
-    let opt = |n: u64| (n > 0).then_some(n);
-    EngineConfig {
-        tp: u64::from(s.tp.max(1)),
-        max_num_seqs: opt(v.max_num_seqs),
-        max_num_batched_tokens: opt(v.max_num_batched_tokens),
-        block_size: v.block_size,
-        gpu_memory_utilization: v.gpu_memory_utilization,
-        weights_dtype: s.weight_dtype,
-        kv_dtype: s.kv_dtype,
-        prefix_hit: v.prefix_hit,
-        ..EngineConfig::default()
-    }
-}
-
-/// The offered load of the sweep (its arrival's rate is replaced per swept rate).
-pub fn workload(s: &Scenario) -> WorkloadSpec {
-    let v = &s.views.serving;
-    let (i, o) = (s.perf.input_len.max(1), s.perf.output_len.max(1));
-    let spread = |x: u64| {
-        let lo = ((x as f64) * (1.0 - UNIFORM_RANGE_RATIO)).ceil().max(1.0) as u64;
-        let hi = ((x as f64) * (1.0 + UNIFORM_RANGE_RATIO))
-            .floor()
-            .max(lo as f64) as u64;
-        (lo, hi)
-    };
-    let lengths = match v.dataset {
-        DatasetKind::Fixed => Lengths::Fixed {
-            input: i,
-            output: o,
-        },
-        DatasetKind::Uniform => Lengths::Uniform {
-            input: spread(i),
-            output: spread(o),
-        },
-        DatasetKind::ShareGpt => Lengths::ShareGpt,
-    };
-    WorkloadSpec {
-        arrival: Arrival::from_rate(1.0, burstiness(v)),
-        max_concurrency: (v.arrival == ArrivalKind::MaxConcurrency).then_some(v.max_concurrency),
-        lengths,
-        num_requests: v.num_requests,
-        warmup: v.warmup.min(v.num_requests.saturating_sub(1)),
-        seed: SEED,
-    }
-}
-
-/// vLLM bench's `--burstiness` (the gamma shape) of the inputs: `1/CV²` when bursty, else 1.
-fn burstiness(v: &ServingInputs) -> f64 {
-    if v.arrival == ArrivalKind::Bursty && v.burstiness_cv > 0.0 {
-        1.0 / (v.burstiness_cv * v.burstiness_cv)
-    } else {
-        1.0
-    }
 }
 
 /// Mean prompt and output lengths of a length distribution, tokens.

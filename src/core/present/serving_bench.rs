@@ -14,7 +14,7 @@ use crate::core::base::i18n::Lang;
 use crate::core::calc::perf::Efficiencies;
 use crate::core::hardware::catalog::Catalog;
 use crate::core::present::report::{accelerator_of, model_of};
-use crate::core::present::serving::{engine_config, SEED};
+use crate::core::present::serving_load::{engine_config, SEED};
 use crate::core::scenario::Scenario;
 use crate::core::sim::bench::parse_bench;
 use crate::core::sim::config::Budget;

@@ -14,7 +14,7 @@ use crate::core::base::i18n::Lang;
 use crate::core::calc::capacity::{self, PerfTiming};
 use crate::core::hardware::catalog::Catalog;
 use crate::core::present::report::model_of;
-use crate::core::present::serving::{engine_config, workload};
+use crate::core::present::serving_load::{engine_config, workload};
 use crate::core::present::views::{plan_inputs, simulated_plan, SimPlanSettings, SimulatedPlan};
 use crate::core::scenario::Scenario;
 use crate::core::sim::config::Budget;
