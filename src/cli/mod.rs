@@ -43,7 +43,8 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "calibrate",
-        "a vllm bench serve result beside the simulator's prediction for the same setup",
+        "a vllm bench serve result beside the simulator's prediction for the same setup \
+         (--fit: also fit the efficiencies to it and print the link parameters)",
     ),
 ];
 

@@ -1,7 +1,9 @@
 //! The capacity planner (issue 8): traffic (rate, peak multiplier; prompt and output lengths
 //! from the workload) and latency targets in, the options per compared GPU and TP degree
 //! ranked by cost at the peak with the reason each one loses, cost against load, and what
-//! loading a replica and offloading weights or the KV cache cost. Inputs live in the URL.
+//! loading a replica and offloading weights or the KV cache cost; beside the analytic replica
+//! counts, the best option's counts on simulated P99s (`ui::planner_sim_view`, computed in the
+//! serving simulator's worker). Inputs live in the URL.
 
 use crate::core::base::CalcError;
 use crate::core::base::Lang;
@@ -19,6 +21,7 @@ use crate::ui::float_field::FloatField;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::largest_model::LargestModel;
 use crate::ui::number_field::NumberField;
+use crate::ui::planner_sim_view::PlannerSim;
 use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
@@ -104,6 +107,7 @@ pub fn PlannerView() -> impl IntoView {
             {move || error().map(|m| view! { <p class="calc-error" role="alert" data-testid="plan-error">{m}</p> })}
             <PlanTable computed=computed />
             <PlanNotes computed=computed />
+            <PlannerSim />
             <div class="chart-box">
                 <ChartCanvas<PlanCostChart>
                     data=Signal::from(chart)

@@ -3,15 +3,18 @@
 //! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
 //! sentence beside its field and is not used, so the last good result stays.
 
+use crate::core::base::{fmt_sig, tr};
 use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
 use crate::ui::float_field::FloatField;
-use crate::ui::state::{use_app, History};
+use crate::ui::state::{use_app, AppState, History};
 use leptos::prelude::*;
 
 /// The serving inputs.
 #[component]
 pub fn ServingControls() -> impl IntoView {
     let state = use_app();
+    // The newest refusal beyond a field's range (whole numbers, warm-up below the count).
+    let refused: RwSignal<Option<(ServField, f64)>> = RwSignal::new(None);
     let fields = ServField::ALL
         .iter()
         .map(|f| {
@@ -28,7 +31,10 @@ pub fn ServingControls() -> impl IntoView {
                         // them is not used (the field keeps the text; the result stays).
                         let ok = state.scenario.with_untracked(|s| f.check(&s.views.serving, v));
                         if let Ok(v) = ok {
+                            refused.update(|r| if r.is_some_and(|(g, _)| g == f) { *r = None });
                             state.edit(History::Replace, |s| f.set(&mut s.views.serving, v));
+                        } else {
+                            refused.set(Some((f, v)));
                         }
                     }
                 />
@@ -68,6 +74,25 @@ pub fn ServingControls() -> impl IntoView {
                 </select>
             </div>
             {fields}
+            {move || refusal(state, refused.get()).map(|m| view! {
+                <p class="field-error" role="alert" data-testid="sv-refused">{m}</p>
+            })}
         </div>
     }
+}
+
+/// The sentence of a refused value (`None` when nothing is refused).
+fn refusal(state: AppState, r: Option<(ServField, f64)>) -> Option<String> {
+    let (f, x) = r?;
+    let lang = state.lang.get();
+    state.scenario.with(|s| {
+        let v = &s.views.serving;
+        f.refusal_key(v, x).map(|k| {
+            tr(lang, k)
+                .replace("{field}", tr(lang, f.label_key()))
+                .replace("{value}", &fmt_sig(x))
+                .replace("{n}", &v.num_requests.to_string())
+                .replace("{warm}", &v.warmup.to_string())
+        })
+    })
 }

@@ -7,16 +7,17 @@
 //! This module only prepares the charts from the worker's reply (`core::present`'s
 //! `serving_charts`); the main module never calls the simulator. Until the first reply a
 //! placeholder of the section's height says what is loading; if the worker cannot load, a
-//! sentence says so and the rest of the page keeps working.
+//! sentence says so and the rest of the page keeps working. At its end, a box for a pasted
+//! `vllm bench serve` result (`ui::serving_bench_view`).
 
 use crate::core::present::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     ServingView as ViewData, TimeSeriesChart,
 };
-use crate::core::scenario::{PerfInputs, Scenario};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
+use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
 use crate::ui::sim_client::{self, SimSignals, Status};
 use crate::ui::state::{use_app, AppState};
@@ -24,46 +25,14 @@ use crate::ui::view_common::is_dark;
 use leptos::html::Div;
 use leptos::prelude::*;
 
-/// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
-/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep.
-fn sim_query(s: &Scenario) -> String {
-    let d = Scenario::default();
-    let mut views = d.views.clone();
-    views.eff = s.views.eff;
-    views.plan.ttft_ms = s.views.plan.ttft_ms;
-    views.plan.tpot_ms = s.views.plan.tpot_ms;
-    views.serving = s.views.serving;
-    Scenario {
-        model: s.model.clone(),
-        gpus: s.gpus.clone(),
-        tp: s.tp,
-        interconnect: s.interconnect,
-        weight_dtype: s.weight_dtype,
-        kv_dtype: s.kv_dtype,
-        include_mtp: s.include_mtp,
-        perf: PerfInputs {
-            input_len: s.perf.input_len,
-            output_len: s.perf.output_len,
-            ..d.perf
-        },
-        views,
-        ..d
-    }
-    .to_query()
-}
-
 /// The section.
 #[component]
 pub fn ServingView() -> impl IntoView {
     let state = use_app();
-    let sig = SimSignals {
-        status: RwSignal::new(Status::Idle),
-        view: RwSignal::new(None),
-        job_error: RwSignal::new(None),
-    };
+    let sig: SimSignals = SimSignals::new();
     let node: NodeRef<Div> = NodeRef::new();
     let near = in_view(node);
-    let query = Memo::new(move |_| state.scenario.with(sim_query));
+    let query = Memo::new(move |_| state.scenario.with(sim_client::sim_query));
     // Start on first approach; then every new (query, language) is a job.
     // Scrolling in and out again sends nothing: only a new (query, language) is a new job.
     let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);
@@ -78,7 +47,6 @@ pub fn ServingView() -> impl IntoView {
             return;
         }
         last.set_value(key);
-        sim_client::start(sig);
         sim_client::submit(sig, q, lang);
     });
     let metric = RwSignal::new(LatencyMetric::Ttft);
@@ -105,6 +73,7 @@ pub fn ServingView() -> impl IntoView {
                     </div>
                 }.into_any()
             }}
+            <BenchPaste />
         </section>
     }
 }

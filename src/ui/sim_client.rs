@@ -9,12 +9,15 @@
 //! these three unhashed files network-first, so a new build never pairs a new page with an
 //! old worker.
 //!
-//! Protocol (`core::present::serving`): one job in flight at a time. A new job while one runs
-//! replaces the waiting one (only the newest waits), and a reply whose id is not the newest
-//! job's is dropped: a new scenario during a sweep supersedes it, and no sweep in between
-//! ever runs.
+//! Protocol (`core::present::serving`): one job in flight at a time, of two kinds (the serving
+//! section's sweep, the planner's simulated sizing), each section with its own signals
+//! ([`SimSignals`], registered by [`submit`]). A new job while one runs replaces the waiting
+//! one of its kind (only the newest of each kind waits; the one queued first is sent first),
+//! and a reply whose id is not the newest job's of its kind is dropped: a new scenario during
+//! a sweep supersedes it, and no sweep in between ever runs.
 
-use crate::core::present::{ServingJob, ServingView, WorkerReply};
+use crate::core::present::{BenchView, JobKind, PlanSimView, ServingJob, ServingView, WorkerReply};
+use crate::core::scenario::{PerfInputs, Scenario, ServingInputs};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
@@ -25,7 +28,7 @@ pub const WORKER_URL: &str = "sim_worker_loader.js";
 /// How long the worker may take to say it is ready before the page gives up on it.
 const READY_TIMEOUT_MS: u32 = 30_000;
 
-/// What the section shows about the worker.
+/// What a section shows about the worker.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Status {
     /// Not started (the section has not come near the screen yet).
@@ -41,31 +44,160 @@ pub enum Status {
     Failed(String),
 }
 
-/// The signals the section reads; written by the worker's replies.
-#[derive(Clone, Copy)]
-pub struct SimSignals {
-    /// The worker's state.
+/// The signals one section reads (`V`: what its jobs answer, the serving section's
+/// [`ServingView`] or the planner's [`PlanSimView`]); written by the worker's replies.
+pub struct SimSignals<V: Send + Sync + 'static = ServingView> {
+    /// The worker's state, for this section's jobs.
     pub status: RwSignal<Status>,
     /// The newest result (kept when a later job fails).
-    pub view: RwSignal<Option<ServingView>>,
+    pub view: RwSignal<Option<V>>,
     /// The newest job's failure, in one sentence.
     pub job_error: RwSignal<Option<String>>,
+}
+
+impl<V: Send + Sync + 'static> Clone for SimSignals<V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Send + Sync + 'static> Copy for SimSignals<V> {}
+
+impl<V: Send + Sync + 'static> SimSignals<V> {
+    /// Fresh signals: idle, no result, no error.
+    pub fn new() -> Self {
+        SimSignals {
+            status: RwSignal::new(Status::Idle),
+            view: RwSignal::new(None),
+            job_error: RwSignal::new(None),
+        }
+    }
+}
+
+impl<V: Send + Sync + 'static> Default for SimSignals<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What the worker answers, per job kind: which signals receive it.
+pub trait JobOutput: Send + Sync + Sized + 'static {
+    /// The kind of job that answers with it.
+    const KIND: JobKind;
+    /// Registers the section's signals for this kind (the newest registration wins).
+    fn register(sig: SimSignals<Self>);
+}
+
+impl JobOutput for ServingView {
+    const KIND: JobKind = JobKind::Sweep;
+    fn register(sig: SimSignals<Self>) {
+        SINKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.sweep = Some(sig);
+            }
+        });
+    }
+}
+
+impl JobOutput for PlanSimView {
+    const KIND: JobKind = JobKind::Plan;
+    fn register(sig: SimSignals<Self>) {
+        SINKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.plan = Some(sig);
+            }
+        });
+    }
+}
+
+impl JobOutput for BenchView {
+    const KIND: JobKind = JobKind::Bench;
+    fn register(sig: SimSignals<Self>) {
+        SINKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.bench = Some(sig);
+            }
+        });
+    }
+}
+
+/// Every job kind.
+const KINDS: [JobKind; 3] = [JobKind::Sweep, JobKind::Plan, JobKind::Bench];
+
+/// The sections' signals, by job kind.
+#[derive(Default, Clone, Copy)]
+struct Sinks {
+    sweep: Option<SimSignals<ServingView>>,
+    plan: Option<SimSignals<PlanSimView>>,
+    bench: Option<SimSignals<BenchView>>,
+}
+
+impl Sinks {
+    fn status(self, kind: JobKind) -> Option<RwSignal<Status>> {
+        match kind {
+            JobKind::Sweep => self.sweep.map(|s| s.status),
+            JobKind::Plan => self.plan.map(|s| s.status),
+            JobKind::Bench => self.bench.map(|s| s.status),
+        }
+    }
+
+    fn statuses(self) -> impl Iterator<Item = RwSignal<Status>> {
+        KINDS.into_iter().filter_map(move |k| self.status(k))
+    }
+
+    fn error(self, kind: JobKind) -> Option<RwSignal<Option<String>>> {
+        match kind {
+            JobKind::Sweep => self.sweep.map(|s| s.job_error),
+            JobKind::Plan => self.plan.map(|s| s.job_error),
+            JobKind::Bench => self.bench.map(|s| s.job_error),
+        }
+    }
+}
+
+fn sinks() -> Sinks {
+    SINKS.with(|s| s.try_borrow().map(|s| *s).unwrap_or_default())
+}
+
+/// The newest job of one kind and the one waiting to be sent.
+#[derive(Default)]
+struct Slot {
+    newest: u64,
+    waiting: Option<ServingJob>,
 }
 
 struct Client {
     worker: web_sys::Worker,
     ready: bool,
     busy: bool,
-    newest: u64,
-    waiting: Option<ServingJob>,
+    /// Why the worker stopped, once it has failed.
+    failed: Option<String>,
+    sweep: Slot,
+    plan: Slot,
+    bench: Slot,
     // Kept alive as long as the worker.
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
+impl Client {
+    fn slot(&mut self, kind: JobKind) -> &mut Slot {
+        match kind {
+            JobKind::Sweep => &mut self.sweep,
+            JobKind::Plan => &mut self.plan,
+            JobKind::Bench => &mut self.bench,
+        }
+    }
+
+    /// The kind whose newest job is `id`, if any.
+    fn newest_kind(&mut self, id: u64) -> Option<JobKind> {
+        KINDS.into_iter().find(|k| self.slot(*k).newest == id)
+    }
+}
+
 thread_local! {
     static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
     static NEXT_ID: RefCell<u64> = const { RefCell::new(0) };
+    static SINKS: RefCell<Sinks> = RefCell::new(Sinks::default());
 }
 
 /// Whether the worker has been started.
@@ -73,24 +205,29 @@ pub fn started() -> bool {
     CLIENT.with(|c| c.try_borrow().map(|c| c.is_some()).unwrap_or(true))
 }
 
-/// Starts the worker (once); `sig.status` says how it goes.
-pub fn start(sig: SimSignals) {
+/// Starts the worker (once); every registered section's status says how it goes.
+fn start() {
     if started() {
         return;
     }
-    sig.status.set(Status::Loading);
+    for s in sinks().statuses() {
+        s.set(Status::Loading);
+    }
     mark(START_MARK);
     let worker = match web_sys::Worker::new(WORKER_URL) {
         Ok(w) => w,
         Err(e) => {
-            sig.status.set(Status::Failed(js_text(&e)));
+            let why = js_text(&e);
+            for s in sinks().statuses() {
+                s.set(Status::Failed(why.clone()));
+            }
             return;
         }
     };
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let text = ev.data().as_string().unwrap_or_default();
-            on_reply(sig, &text);
+            on_reply(&text);
         });
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
         let why = ev
@@ -98,7 +235,7 @@ pub fn start(sig: SimSignals) {
             .map(|e| e.message())
             .filter(|m| !m.is_empty())
             .unwrap_or_else(|| WORKER_URL.to_string());
-        fail(sig, why);
+        fail(why);
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -108,8 +245,10 @@ pub fn start(sig: SimSignals) {
                 worker,
                 ready: false,
                 busy: false,
-                newest: 0,
-                waiting: None,
+                failed: None,
+                sweep: Slot::default(),
+                plan: Slot::default(),
+                bench: Slot::default(),
                 _on_message: on_message,
                 _on_error: on_error,
             });
@@ -124,15 +263,23 @@ pub fn start(sig: SimSignals) {
                 .unwrap_or(true)
         });
         if !ready {
-            fail(sig, "timeout".into());
+            fail("timeout".into());
         }
     })
     .forget();
 }
 
-/// Queues the newest job (`query`, `lang`): sent at once when the worker is idle, else when
-/// the running job answers; any job still waiting is replaced.
-pub fn submit(sig: SimSignals, query: String, lang: &str) {
+/// Queues the newest job of `V`'s kind (`query`, `lang`), starting the worker on the first
+/// job: sent at once when the worker is idle, else when the running job answers; any job of
+/// the same kind still waiting is replaced.
+pub fn submit<V: JobOutput>(sig: SimSignals<V>, query: String, lang: &str) {
+    submit_text(sig, query, String::new(), lang);
+}
+
+/// [`submit`] with a text the job carries (the pasted benchmark of a benchmark job).
+pub fn submit_text<V: JobOutput>(sig: SimSignals<V>, query: String, text: String, lang: &str) {
+    V::register(sig);
+    start();
     let id = NEXT_ID.with(|n| {
         let mut n = n.borrow_mut();
         *n += 1;
@@ -142,23 +289,24 @@ pub fn submit(sig: SimSignals, query: String, lang: &str) {
         id,
         query,
         lang: lang.to_string(),
+        kind: V::KIND,
+        text,
     };
-    let sent = CLIENT.with(|c| {
-        let Ok(mut c) = c.try_borrow_mut() else {
-            return false;
-        };
-        let Some(c) = c.as_mut() else { return false };
-        c.newest = id;
-        c.waiting = Some(job);
-        pump(c)
+    let now = with_client(|c| {
+        let slot = c.slot(V::KIND);
+        slot.newest = id;
+        slot.waiting = Some(job);
+        pump(c);
+        match &c.failed {
+            Some(why) => Status::Failed(why.clone()),
+            None if c.ready => Status::Running,
+            None => Status::Loading,
+        }
     });
-    if (sent || started())
-        && !matches!(
-            sig.status.get_untracked(),
-            Status::Failed(_) | Status::Loading
-        )
-    {
-        sig.status.set(Status::Running);
+    if let Some(now) = now {
+        if sig.status.get_untracked() != now {
+            sig.status.set(now);
+        }
     }
 }
 
@@ -167,7 +315,13 @@ fn pump(c: &mut Client) -> bool {
     if !c.ready || c.busy {
         return false;
     }
-    let Some(job) = c.waiting.take() else {
+    // The kind whose waiting job was queued first (ids rise with every job).
+    let kind = KINDS
+        .into_iter()
+        .filter_map(|k| c.slot(k).waiting.as_ref().map(|j| (j.id, k)))
+        .min()
+        .map(|(_, k)| k);
+    let Some(job) = kind.and_then(|k| c.slot(k).waiting.take()) else {
         return false;
     };
     let Ok(text) = serde_json::to_string(&job) else {
@@ -197,61 +351,105 @@ fn measure(name: &str, start: &str) {
     }
 }
 
-fn on_reply(sig: SimSignals, text: &str) {
-    let Ok(reply) = serde_json::from_str::<WorkerReply>(text) else {
-        return;
-    };
-    let (id, outcome) = match reply {
+fn on_reply(text: &str) {
+    let reply = serde_json::from_str::<WorkerReply>(text).unwrap_or_else(|_| unreadable(text));
+    let id = match &reply {
         WorkerReply::Ready => {
             measure("llmcalc-sim-ready", START_MARK);
             let sent = with_client(|c| {
                 c.ready = true;
                 pump(c)
             });
-            sig.status.set(if sent == Some(true) {
-                Status::Running
-            } else {
-                Status::Done
-            });
+            // Every section's job waits until now; the first is on its way.
+            let running = sent == Some(true);
+            for s in sinks().statuses() {
+                if s.get_untracked() == Status::Loading {
+                    s.set(if running {
+                        Status::Running
+                    } else {
+                        Status::Done
+                    });
+                }
+            }
             return;
         }
-        WorkerReply::Done { id, view } => (id, Ok(view)),
-        WorkerReply::Failed { id, message } => (id, Err(message)),
+        WorkerReply::Done { id, .. }
+        | WorkerReply::Planned { id, .. }
+        | WorkerReply::Benched { id, .. }
+        | WorkerReply::Failed { id, .. } => *id,
     };
-    let newest = with_client(|c| {
+    let kind = with_client(|c| {
         c.busy = false;
-        let newest = c.newest == id;
+        let kind = c.newest_kind(id);
         pump(c);
-        newest
+        kind
     })
-    .unwrap_or(false);
-    if !newest {
-        // A stale reply: a newer job is on its way.
+    .flatten();
+    let Some(kind) = kind else {
+        // A stale reply: a newer job of its kind is on its way.
         return;
-    }
-    match outcome {
-        Ok(view) => {
-            sig.job_error.set(None);
-            sig.view.set(Some(*view));
+    };
+    let sinks = sinks();
+    match reply {
+        WorkerReply::Done { view, .. } => {
+            if let Some(s) = sinks.sweep {
+                s.job_error.set(None);
+                s.view.set(Some(*view));
+            }
         }
-        Err(m) => sig.job_error.set(Some(m)),
+        WorkerReply::Planned { plan, .. } => {
+            if let Some(s) = sinks.plan {
+                s.job_error.set(None);
+                s.view.set(Some(*plan));
+            }
+        }
+        WorkerReply::Benched { bench, .. } => {
+            if let Some(s) = sinks.bench {
+                s.job_error.set(None);
+                s.view.set(Some(*bench));
+            }
+        }
+        WorkerReply::Failed { message, .. } => {
+            if let Some(e) = sinks.error(kind) {
+                e.set(Some(message));
+            }
+        }
+        WorkerReply::Ready => {}
     }
-    sig.status.set(Status::Done);
+    if let Some(s) = sinks.status(kind) {
+        s.set(Status::Done);
+    }
     // Sent to received, parsed and handed to the page (the charts draw in this task).
     measure("llmcalc-sim-job", SENT_MARK);
+}
+
+/// A reply the page cannot read (a number JSON cannot carry, say) fails its job, when its id
+/// can be read, with a sentence.
+fn unreadable(text: &str) -> WorkerReply {
+    let id = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.get("id").and_then(serde_json::Value::as_u64))
+        .unwrap_or(0);
+    WorkerReply::Failed {
+        id,
+        message: crate::core::base::tr(crate::core::base::Lang::En, "sv_bad_message").to_string(),
+    }
 }
 
 fn with_client<T>(f: impl FnOnce(&mut Client) -> T) -> Option<T> {
     CLIENT.with(|c| c.try_borrow_mut().ok().and_then(|mut c| c.as_mut().map(f)))
 }
 
-fn fail(sig: SimSignals, why: String) {
+fn fail(why: String) {
     with_client(|c| {
         c.worker.terminate();
         c.busy = false;
         c.ready = false;
+        c.failed = Some(why.clone());
     });
-    sig.status.set(Status::Failed(why));
+    for s in sinks().statuses() {
+        s.set(Status::Failed(why.clone()));
+    }
 }
 
 fn js_text(v: &JsValue) -> String {
@@ -261,4 +459,37 @@ fn js_text(v: &JsValue) -> String {
                 .map(|e| String::from(e.message()))
         })
         .unwrap_or_else(|| WORKER_URL.to_string())
+}
+
+/// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
+/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (nor the
+/// pasted benchmark's comparison, `ui::serving_bench_view`).
+pub fn sim_query(s: &Scenario) -> String {
+    let d = Scenario::default();
+    let mut views = d.views.clone();
+    views.eff = s.views.eff;
+    views.plan.ttft_ms = s.views.plan.ttft_ms;
+    views.plan.tpot_ms = s.views.plan.tpot_ms;
+    // The router is the planner's (its simulated fleet), not the section's sweep's.
+    views.serving = ServingInputs {
+        router: d.views.serving.router,
+        ..s.views.serving
+    };
+    Scenario {
+        model: s.model.clone(),
+        gpus: s.gpus.clone(),
+        tp: s.tp,
+        interconnect: s.interconnect,
+        weight_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        include_mtp: s.include_mtp,
+        perf: PerfInputs {
+            input_len: s.perf.input_len,
+            output_len: s.perf.output_len,
+            ..d.perf
+        },
+        views,
+        ..d
+    }
+    .to_query()
 }

@@ -10,7 +10,10 @@ pub mod export;
 pub mod report;
 pub mod series;
 pub mod serving;
+pub mod serving_bench;
 pub mod serving_charts;
+pub mod serving_load;
+pub mod serving_plan;
 pub mod views;
 
 // The face of this layer: what the UI, the charts and the CLI use (they name no module
@@ -24,12 +27,14 @@ pub use series::{
     MATMUL_PRESETS,
 };
 pub use serving::{
-    run_job, run_job_json, RatePoint, ServingGpu, ServingJob, ServingView, WorkerReply,
+    run_job, run_job_json, JobKind, RatePoint, ServingGpu, ServingJob, ServingView, WorkerReply,
 };
+pub use serving_bench::{run_bench_job, BenchKnob, BenchRow, BenchView};
 pub use serving_charts::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     LatencyRateSeries, TimeSeriesChart,
 };
+pub use serving_plan::{plan_sim_settings, run_plan_job, PlanSimView};
 pub use views::{
     accuracy_scatter, accuracy_stats, cost_bars, cost_rows, custom_efficiencies_note, largest_view,
     latency_curves, matmul_view, metric_key, perf_rows, planner_gpus_per_node, planner_view,

@@ -2,11 +2,14 @@
 //! the worker sends back, as plain serde data, and the pure job runner.
 //!
 //! Protocol (JSON text both ways, `bin/sim_worker.rs` only moves it): the page sends a
-//! [`ServingJob`] (an id, the scenario's URL query, the language); the worker answers
-//! [`WorkerReply::Ready`] once when it has started, then one [`WorkerReply::Done`] or
-//! [`WorkerReply::Failed`] per job, carrying the job's id. The page drops replies whose id is
-//! not the newest job's, and sends at most one job at a time (the newest waiting one when a
-//! reply arrives), so a new scenario during a sweep supersedes every job in between.
+//! [`ServingJob`] (an id, the scenario's URL query, the language, its [`JobKind`]: the
+//! section's sweep, the planner's simulated sizing, or a pasted benchmark with its text); the
+//! worker answers [`WorkerReply::Ready`] once when it has started, then one
+//! [`WorkerReply::Done`] (a sweep), [`WorkerReply::Planned`] (a planner job),
+//! [`WorkerReply::Benched`] (a benchmark) or [`WorkerReply::Failed`] per job, carrying the
+//! job's id. The page drops replies whose id is not the newest job's of its kind, and sends
+//! at most one job at a time (the oldest of the newest waiting job of each kind when a reply
+//! arrives), so a new scenario during a sweep supersedes every job of that kind in between.
 //!
 //! The runner ([`run_job`]) reads the scenario, and for every compared GPU: builds a replica
 //! with the section's engine knobs, estimates its saturation rate analytically
@@ -23,9 +26,14 @@ use crate::core::base::units::fmt_sig;
 use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::ModelDesc;
 use crate::core::present::report::{accelerator_of, model_of};
-use crate::core::scenario::{
-    ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO,
-};
+use crate::core::present::serving_bench::{run_bench_job, BenchView};
+use crate::core::present::serving_load::burstiness;
+pub use crate::core::present::serving_load::SEED;
+pub use crate::core::present::serving_load::{engine_config, workload};
+use crate::core::present::serving_plan::{run_plan_job, PlanSimView};
+#[cfg(test)]
+use crate::core::scenario::DatasetKind;
+use crate::core::scenario::{ArrivalKind, Scenario};
 use crate::core::sim::config::{Budget, EngineConfig, Slo};
 use crate::core::sim::replica::Replica;
 use crate::core::sim::result::SimResult;
@@ -39,18 +47,38 @@ use serde::{Deserialize, Serialize};
 pub const SWEEP_FRACTIONS: [f64; 12] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5];
 /// The chosen run's rate as a fraction of the simulated saturation rate, when not given.
 pub const AUTO_RATE_FRACTION: f64 = 0.8;
-/// Seed of every run (the page's results are reproducible).
-pub const SEED: u64 = 0;
+/// What a job asks the worker for.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// The serving section's sweep ([`run_job`], answered by [`WorkerReply::Done`]).
+    #[default]
+    Sweep,
+    /// The planner's replicas on simulated P99s ([`run_plan_job`], answered by
+    /// [`WorkerReply::Planned`]).
+    Plan,
+    /// A pasted `vllm bench serve` result compared and fitted ([`run_bench_job`], answered by
+    /// [`WorkerReply::Benched`]).
+    Bench,
+}
 
 /// One job for the worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServingJob {
-    /// Increasing job id; replies carry it.
+    /// Increasing job id (one sequence for every kind); replies carry it.
     pub id: u64,
     /// The scenario as its URL query (without `?`).
     pub query: String,
     /// Language code of the messages (`en`, `ko`).
     pub lang: String,
+    /// What to compute (a sweep when absent).
+    #[serde(default)]
+    pub kind: JobKind,
+    /// The pasted benchmark of a [`JobKind::Bench`] job (empty otherwise).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
 }
 
 /// What the worker sends.
@@ -65,6 +93,20 @@ pub enum WorkerReply {
         id: u64,
         /// The prepared data.
         view: Box<ServingView>,
+    },
+    /// A planner job's result.
+    Planned {
+        /// The job's id.
+        id: u64,
+        /// The simulated sizing of the plan's best option.
+        plan: Box<PlanSimView>,
+    },
+    /// A benchmark job's result.
+    Benched {
+        /// The job's id.
+        id: u64,
+        /// Measured against simulated, and the fit.
+        bench: Box<BenchView>,
     },
     /// A job that could not run (its scenario, or an unreadable message), in one sentence.
     Failed {
@@ -164,16 +206,33 @@ pub struct ServingView {
     pub math: Option<Derivation>,
 }
 
-/// Runs one job's JSON text and returns the reply's JSON text (what the worker does).
+/// Runs one job's JSON text and returns the reply's JSON text (what the worker does): a
+/// sweep or a planner job, by its [`JobKind`].
 pub fn run_job_json(text: &str) -> String {
     let reply = match serde_json::from_str::<ServingJob>(text) {
         Ok(job) => {
             let lang = Lang::from_code(&job.lang).unwrap_or_default();
-            match run_job(&job.query, lang, Catalog::builtin()) {
-                Ok(view) => WorkerReply::Done {
-                    id: job.id,
-                    view: Box::new(view),
-                },
+            let done = match job.kind {
+                JobKind::Sweep => {
+                    run_job(&job.query, lang, Catalog::builtin()).map(|view| WorkerReply::Done {
+                        id: job.id,
+                        view: Box::new(view),
+                    })
+                }
+                JobKind::Plan => run_plan_job(&job.query, lang, Catalog::builtin()).map(|plan| {
+                    WorkerReply::Planned {
+                        id: job.id,
+                        plan: Box::new(plan),
+                    }
+                }),
+                JobKind::Bench => run_bench_job(&job.query, &job.text, lang, Catalog::builtin())
+                    .map(|bench| WorkerReply::Benched {
+                        id: job.id,
+                        bench: Box::new(bench),
+                    }),
+            };
+            match done {
+                Ok(reply) => reply,
                 Err(e) => WorkerReply::Failed {
                     id: job.id,
                     message: e.message(lang),
@@ -186,64 +245,6 @@ pub fn run_job_json(text: &str) -> String {
         },
     };
     serde_json::to_string(&reply).unwrap_or_else(|_| "{\"kind\":\"failed\",\"id\":0}".into())
-}
-
-/// The engine flags of the section's inputs on the scenario's TP and precisions.
-pub fn engine_config(s: &Scenario) -> EngineConfig {
-    let v = &s.views.serving;
-    let opt = |n: u64| (n > 0).then_some(n);
-    EngineConfig {
-        tp: u64::from(s.tp.max(1)),
-        max_num_seqs: opt(v.max_num_seqs),
-        max_num_batched_tokens: opt(v.max_num_batched_tokens),
-        block_size: v.block_size,
-        gpu_memory_utilization: v.gpu_memory_utilization,
-        weights_dtype: s.weight_dtype,
-        kv_dtype: s.kv_dtype,
-        prefix_hit: v.prefix_hit,
-        ..EngineConfig::default()
-    }
-}
-
-/// The offered load of the sweep (its arrival's rate is replaced per swept rate).
-pub fn workload(s: &Scenario) -> WorkloadSpec {
-    let v = &s.views.serving;
-    let (i, o) = (s.perf.input_len.max(1), s.perf.output_len.max(1));
-    let spread = |x: u64| {
-        let lo = ((x as f64) * (1.0 - UNIFORM_RANGE_RATIO)).ceil().max(1.0) as u64;
-        let hi = ((x as f64) * (1.0 + UNIFORM_RANGE_RATIO))
-            .floor()
-            .max(lo as f64) as u64;
-        (lo, hi)
-    };
-    let lengths = match v.dataset {
-        DatasetKind::Fixed => Lengths::Fixed {
-            input: i,
-            output: o,
-        },
-        DatasetKind::Uniform => Lengths::Uniform {
-            input: spread(i),
-            output: spread(o),
-        },
-        DatasetKind::ShareGpt => Lengths::ShareGpt,
-    };
-    WorkloadSpec {
-        arrival: Arrival::from_rate(1.0, burstiness(v)),
-        max_concurrency: (v.arrival == ArrivalKind::MaxConcurrency).then_some(v.max_concurrency),
-        lengths,
-        num_requests: v.num_requests,
-        warmup: v.warmup.min(v.num_requests.saturating_sub(1)),
-        seed: SEED,
-    }
-}
-
-/// vLLM bench's `--burstiness` (the gamma shape) of the inputs: `1/CV²` when bursty, else 1.
-fn burstiness(v: &ServingInputs) -> f64 {
-    if v.arrival == ArrivalKind::Bursty && v.burstiness_cv > 0.0 {
-        1.0 / (v.burstiness_cv * v.burstiness_cv)
-    } else {
-        1.0
-    }
 }
 
 /// Mean prompt and output lengths of a length distribution, tokens.
@@ -512,6 +513,8 @@ mod tests {
             id: 7,
             query: small_query(&["h100-sxm"]),
             lang: "en".into(),
+            kind: JobKind::Sweep,
+            text: String::new(),
         };
         let text = serde_json::to_string(&job).unwrap_or_default();
         let back: ServingJob = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));

@@ -7,6 +7,7 @@
 
 use super::notice::NoticeKind;
 use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::core::sim::fleet::Router;
 use serde::{Deserialize, Serialize};
 
 /// How requests arrive (vLLM bench's `--request-rate`, `--burstiness`, `--max-concurrency`).
@@ -140,6 +141,10 @@ pub struct ServingInputs {
     pub warmup: u64,
     /// The rate of the time-series run, req/s (0 = automatic: just below saturation).
     pub rate: f64,
+    /// How the planner's simulated fleet spreads requests over its replicas (URL
+    /// `sv_router=round-robin|least-loaded`; the planner's simulated sizing reads it).
+    #[serde(default)]
+    pub router: Router,
 }
 
 impl Default for ServingInputs {
@@ -157,6 +162,7 @@ impl Default for ServingInputs {
             num_requests: 2_000,
             warmup: 100,
             rate: 0.0,
+            router: Router::RoundRobin,
         }
     }
 }
@@ -312,6 +318,27 @@ impl ServField {
         Ok(x)
     }
 
+    /// Why [`ServField::check`] refuses `x` beyond its range, as the translation key of a
+    /// sentence with `{field}`, `{value}`, `{n}` and `{warm}` placeholders: a fraction in a
+    /// whole-number field, or a warm-up not below the request count (`None` otherwise).
+    pub fn refusal_key(self, v: &ServingInputs, x: f64) -> Option<&'static str> {
+        if !x.is_finite() {
+            return None;
+        }
+        if self.whole() && x.fract() != 0.0 {
+            return Some("sv_err_whole");
+        }
+        let (lo, hi) = self.range();
+        if x < lo || x > hi {
+            return None;
+        }
+        match self {
+            ServField::Warmup if x >= v.num_requests as f64 => Some("sv_err_warmup"),
+            ServField::NumRequests if x <= v.warmup as f64 => Some("sv_err_requests"),
+            _ => None,
+        }
+    }
+
     /// Sets a value already checked by [`ServField::check`].
     pub fn set(self, v: &mut ServingInputs, x: f64) {
         // Whole-number fields were checked whole and within u64 (below 2^21).
@@ -334,7 +361,8 @@ impl ServField {
 impl ServingInputs {
     /// Whether `key` is one of these inputs' URL parameters.
     pub fn owns(key: &str) -> bool {
-        ServField::ALL.iter().any(|f| f.query_key() == key) || matches!(key, "sv_arr" | "sv_ds")
+        ServField::ALL.iter().any(|f| f.query_key() == key)
+            || matches!(key, "sv_arr" | "sv_ds" | "sv_router")
     }
 
     /// Reads one URL parameter (already percent-decoded); unchanged on error.
@@ -352,6 +380,7 @@ impl ServingInputs {
         match key {
             "sv_arr" => self.arrival = ArrivalKind::parse(val).ok_or(NoticeKind::Invalid)?,
             "sv_ds" => self.dataset = DatasetKind::parse(val).ok_or(NoticeKind::Invalid)?,
+            "sv_router" => self.router = Router::parse(val).map_err(|_| NoticeKind::Invalid)?,
             _ => return Err(NoticeKind::UnknownParam),
         }
         Ok(())
@@ -384,6 +413,9 @@ impl ServingInputs {
         }
         if self.dataset != d.dataset {
             q.push(format!("sv_ds={}", self.dataset.id()));
+        }
+        if self.router != d.router {
+            q.push(format!("sv_router={}", self.router.id()));
         }
         q
     }
@@ -425,6 +457,7 @@ mod tests {
             num_requests: 500,
             warmup: 20,
             rate: 3.5,
+            router: Router::LeastLoaded,
         };
         let q = v.query_parts();
         assert_eq!(read(&q), (v, 0));
@@ -455,10 +488,47 @@ mod tests {
             ("sv_warm", "2000", NoticeKind::OutOfRange),
             ("sv_arr", "sometimes", NoticeKind::Invalid),
             ("sv_ds", "", NoticeKind::Invalid),
+            ("sv_router", "random", NoticeKind::Invalid),
         ] {
             assert_eq!(v.set(k, val), Err(kind), "{k}={val}");
         }
         assert_eq!(v, ServingInputs::default());
         assert_eq!(v.set("sv_zz", "1"), Err(NoticeKind::UnknownParam));
+    }
+
+    #[test]
+    fn every_refusal_beyond_the_range_has_a_sentence() {
+        let v = ServingInputs::default();
+        for f in ServField::ALL {
+            let (lo, hi) = f.range();
+            // Every value the check refuses inside the range names why.
+            for x in [
+                lo,
+                (lo + hi) / 2.0,
+                lo + 0.5,
+                hi,
+                v.num_requests as f64,
+                v.warmup as f64,
+            ] {
+                if !(lo..=hi).contains(&x) {
+                    continue;
+                }
+                let refused = f.check(&v, x).is_err();
+                assert_eq!(refused, f.refusal_key(&v, x).is_some(), "{f:?} = {x}");
+            }
+        }
+        assert_eq!(
+            ServField::MaxNumSeqs.refusal_key(&v, 2.5),
+            Some("sv_err_whole")
+        );
+        assert_eq!(
+            ServField::Warmup.refusal_key(&v, 2000.0),
+            Some("sv_err_warmup")
+        );
+        assert_eq!(
+            ServField::NumRequests.refusal_key(&v, 100.0),
+            Some("sv_err_requests")
+        );
+        assert_eq!(ServField::GpuMemoryUtilization.refusal_key(&v, 0.5), None);
     }
 }

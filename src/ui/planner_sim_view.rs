@@ -1,0 +1,266 @@
+//! The planner on simulated tails (issue 17 part 6): beside the analytic replica counts
+//! (Little's law on a static batch, the plan's table), the best option's replicas for the
+//! average and the peak rate sized so that a fleet behind the chosen router meets the P99
+//! TTFT and TPOT targets, with the simulated P99s at N (meeting them) and at N − 1 (missing
+//! them). The same as `llmcalc plan … --simulate --router R`.
+//!
+//! It runs in the serving simulator's Web Worker (`ui::sim_client`, a planner job), only while
+//! this block is on or near the screen, and only for a new (scenario, language): a
+//! placeholder of the result's height stands until the first answer, a failure is one
+//! sentence, and a reply to an older scenario is dropped. The router is a scenario input
+//! (`sv_router` in the URL).
+
+use crate::core::base::{fmt_sig, tr, Lang};
+use crate::core::present::PlanSimView;
+use crate::core::scenario::{PerfInputs, Scenario};
+use crate::core::sim::{FleetSizing, FleetTails, Router};
+use crate::ui::in_view::in_view;
+use crate::ui::math_panel::MathPanel;
+use crate::ui::sim_client::{self, SimSignals, Status};
+use crate::ui::state::{use_app, History};
+use leptos::html::Div;
+use leptos::prelude::*;
+
+/// The routers offered, in display order.
+const ROUTERS: [Router; 2] = [Router::RoundRobin, Router::LeastLoaded];
+
+/// Translation key of a router's label.
+fn router_key(r: Router) -> &'static str {
+    match r {
+        Router::RoundRobin => "psim_router_rr",
+        Router::LeastLoaded => "psim_router_ll",
+    }
+}
+
+/// The scenario reduced to what the planner's simulation reads (model, GPUs, precisions,
+/// lengths, the planner's and the serving section's inputs, efficiencies, prices): other
+/// edits send no job.
+fn plan_query(s: &Scenario) -> String {
+    let d = Scenario::default();
+    let mut views = s.views.clone();
+    views.matmul = d.views.matmul;
+    Scenario {
+        model: s.model.clone(),
+        gpus: s.gpus.clone(),
+        weight_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        include_mtp: s.include_mtp,
+        perf: PerfInputs {
+            input_len: s.perf.input_len,
+            output_len: s.perf.output_len,
+            ..d.perf
+        },
+        views,
+        ..d
+    }
+    .to_query()
+}
+
+/// The planner's simulated sizing: the router, then the result (or its placeholder).
+#[component]
+pub fn PlannerSim() -> impl IntoView {
+    let state = use_app();
+    let sig: SimSignals<PlanSimView> = SimSignals::new();
+    let node: NodeRef<Div> = NodeRef::new();
+    let near = in_view(node);
+    let query = Memo::new(move |_| state.scenario.with(plan_query));
+    // Only while on (or near) the screen, and only for a new (query, language).
+    let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);
+    Effect::new(move |_| {
+        let q = query.get();
+        let lang = state.lang.get().code();
+        if !near.get() {
+            return;
+        }
+        let key = Some((q.clone(), lang));
+        if last.with_value(|l| *l == key) {
+            return;
+        }
+        last.set_value(key);
+        sim_client::submit(sig, q, lang);
+    });
+    let router = Signal::derive(move || state.scenario.with(|s| s.views.serving.router));
+    let on_router = move |ev: leptos::ev::Event| {
+        if let Ok(r) = Router::parse(&event_target_value(&ev)) {
+            state.edit(History::Push, |s| s.views.serving.router = r);
+        }
+    };
+    let t = move |k: &'static str| move || state.tr(k);
+    view! {
+        <div class="plan-sim" data-testid="plan-sim" node_ref=node>
+            <h3>{t("psim_title")}</h3>
+            <p class="explain">{t("psim_explain")}</p>
+            <div class="view-controls">
+                <div class="field">
+                    <label for="plan-router">{t("psim_router")}</label>
+                    <select id="plan-router" data-testid="plan-router" on:change=on_router>
+                        {ROUTERS.iter().map(|r| {
+                            let r = *r;
+                            view! { <option value=r.id() selected=move || router.get() == r>{move || state.tr(router_key(r))}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
+            </div>
+            <SimStatus sig=sig />
+            {move || if sig.view.with(Option::is_some) {
+                view! { <SimResult sig=sig /> }.into_any()
+            } else {
+                view! {
+                    <div class="plan-sim-body plan-sim-placeholder" data-testid="plan-sim-placeholder">
+                        <p>{move || match sig.status.get() {
+                            Status::Failed(_) => String::new(),
+                            Status::Running => state.tr("psim_running").to_string(),
+                            _ => state.tr("sv_loading").to_string(),
+                        }}</p>
+                    </div>
+                }.into_any()
+            }}
+        </div>
+    }
+}
+
+/// The worker's failure, the job's error, or "recomputing", in one line.
+#[component]
+fn SimStatus(sig: SimSignals<PlanSimView>) -> impl IntoView {
+    let state = use_app();
+    view! {
+        <div role="status" data-testid="plan-sim-status">
+            {move || match sig.status.get() {
+                Status::Failed(why) => Some(view! {
+                    <p class="calc-error" data-testid="plan-sim-failed">
+                        {state.tr("sv_worker_failed").replace("{why}", &why)}
+                    </p>
+                }.into_any()),
+                Status::Running if sig.view.with(Option::is_some) => Some(view! {
+                    <p class="muted" data-testid="plan-sim-running">{state.tr("sv_stale")}</p>
+                }.into_any()),
+                _ => None,
+            }}
+            {move || sig.job_error.get().map(|m| view! {
+                <p class="calc-error" data-testid="plan-sim-error">{state.tr("psim_failed").replace("{why}", &m)}</p>
+            })}
+        </div>
+    }
+}
+
+/// The summary sentence of a result.
+fn summary(v: &PlanSimView, lang: Lang) -> String {
+    let p = &v.plan;
+    let n = |s: &FleetSizing| {
+        s.replicas
+            .map_or_else(|| "—".to_string(), |n| n.to_string())
+    };
+    tr(lang, "psim_summary")
+        .replace("{gpu}", &p.gpu_name)
+        .replace("{tp}", &p.tp.to_string())
+        .replace("{router}", tr(lang, router_key(p.router)))
+        .replace("{avg}", &n(&p.average))
+        .replace("{peak}", &n(&p.peak))
+        .replace("{a_avg}", &p.analytic_replicas_avg.to_string())
+        .replace("{a_peak}", &p.analytic_replicas_peak.to_string())
+        .replace("{requests}", &p.num_requests.to_string())
+}
+
+/// `312 ms / 31 ms ✓` for one count's P99 TTFT and TPOT and its verdict, or "—".
+fn tails_cell(t: Option<&FleetTails>, lang: Lang) -> String {
+    t.map_or_else(
+        || "—".to_string(),
+        |t| {
+            format!(
+                "N = {}: {} ms / {} ms {}",
+                t.replicas,
+                fmt_sig(t.p99_ttft_ms),
+                fmt_sig(t.p99_tpot_ms),
+                tr(
+                    lang,
+                    if t.meets_targets {
+                        "psim_meets"
+                    } else {
+                        "psim_misses"
+                    }
+                )
+            )
+        },
+    )
+}
+
+/// One row: the rate, Little's law's count, the simulated count, and the P99s at N and N − 1.
+fn sizing_row(
+    which: &'static str,
+    label: &'static str,
+    s: &FleetSizing,
+    analytic: u64,
+    lang: Lang,
+) -> impl IntoView {
+    let meets =
+        |t: Option<&FleetTails>| t.map_or("none".to_string(), |t| t.meets_targets.to_string());
+    view! {
+        <tr
+            data-testid=format!("plan-sim-{which}")
+            data-n=s.replicas.map_or(String::new(), |n| n.to_string())
+            data-n-meets=meets(s.at_count.as_ref())
+            data-fewer-meets=meets(s.one_fewer.as_ref())
+        >
+            <th scope="row">{tr(lang, label)}</th>
+            <td class="num">{fmt_sig(s.rate_rps)}</td>
+            <td class="num">{analytic.to_string()}</td>
+            <td class="num"><strong>{s.replicas.map_or_else(|| "—".to_string(), |n| n.to_string())}</strong></td>
+            <td class="num">{tails_cell(s.at_count.as_ref(), lang)}</td>
+            <td class="num">{tails_cell(s.one_fewer.as_ref(), lang)}</td>
+        </tr>
+    }
+}
+
+/// The result: a sentence, the table (average and peak), the notes and the math.
+#[component]
+fn SimResult(sig: SimSignals<PlanSimView>) -> impl IntoView {
+    let state = use_app();
+    let t = move |k: &'static str| move || state.tr(k);
+    let derivation = move |i: usize| {
+        Signal::derive(move || {
+            sig.view
+                .with(|v| v.as_ref().and_then(|v| v.plan.derivations.get(i).cloned()))
+        })
+    };
+    let body = move || {
+        let lang = state.lang.get();
+        sig.view.with(|v| {
+            v.as_ref().map(|v| {
+                let p = &v.plan;
+                let notes = v.notes.clone();
+                view! {
+                    <p data-testid="plan-sim-summary">{summary(v, lang)}</p>
+                    <table class="plan-table" data-testid="plan-sim-table">
+                        <caption>{tr(lang, "psim_table_caption")
+                            .replace("{ttft}", &fmt_sig(p.targets.ttft_ms))
+                            .replace("{tpot}", &fmt_sig(p.targets.tpot_ms))}</caption>
+                        <thead><tr>
+                            <th scope="col">{tr(lang, "psim_col_which")}</th>
+                            <th scope="col">{tr(lang, "psim_col_rate")}</th>
+                            <th scope="col">{tr(lang, "psim_col_analytic")}</th>
+                            <th scope="col">{tr(lang, "psim_col_simulated")}</th>
+                            <th scope="col">{tr(lang, "psim_col_at_n")}</th>
+                            <th scope="col">{tr(lang, "psim_col_fewer")}</th>
+                        </tr></thead>
+                        <tbody>
+                            {sizing_row("avg", "psim_average", &p.average, p.analytic_replicas_avg, lang)}
+                            {sizing_row("peak", "psim_peak", &p.peak, p.analytic_replicas_peak, lang)}
+                        </tbody>
+                    </table>
+                    {(!notes.is_empty()).then(|| view! {
+                        <ul class="plan-notes muted" data-testid="plan-sim-notes">
+                            {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                        </ul>
+                    })}
+                }
+            })
+        })
+    };
+    view! {
+        <div class="plan-sim-body" data-testid="plan-sim-result">
+            <div class="table-wrap" tabindex="0" role="region" aria-label=t("psim_title")>{body}</div>
+            <MathPanel derivation=derivation(0) testid="math-plan-sim-avg" />
+            <MathPanel derivation=derivation(1) testid="math-plan-sim-peak" />
+        </div>
+    }
+}
