@@ -15,7 +15,9 @@ use llm_serving_calculator::core::calc::{
     plan, Bucket, Candidate, PerfTiming, PlanInputs, Targets, Traffic,
 };
 use llm_serving_calculator::core::hardware::Catalog;
-use llm_serving_calculator::core::present::{plan_lengths, simulated_plan, SimPlanSettings};
+use llm_serving_calculator::core::present::{
+    plan_lengths, run_requests, simulated_plan, SimPlanSettings, MAX_RUN_REQUESTS, MIN_SPAN_S,
+};
 use llm_serving_calculator::core::sim::{
     simulate_fleet, size_fleet, Arrival, Budget, EngineConfig, Lengths, Replica, Router, SimResult,
     Slo, WorkloadSpec,
@@ -356,9 +358,13 @@ fn the_planner_shows_both_counts_and_why_fewer_fails() {
         ttft_ms: 500.0,
         tpot_ms: 30.0,
     };
-    for sizing in [&s.average, &s.peak] {
+    for (sizing, requests) in [(&s.average, s.requests_avg), (&s.peak, s.requests_peak)] {
         let n = sizing.replicas.expect("found");
         let mut wl = set.workload.clone();
+        // The planner raises the count so that the arrivals span a minute.
+        assert_eq!(requests, run_requests(300, sizing.rate_rps));
+        assert!(requests as f64 >= (sizing.rate_rps * MIN_SPAN_S).min(MAX_RUN_REQUESTS as f64));
+        wl.num_requests = requests;
         wl.lengths = Lengths::Fixed {
             input: 1024,
             output: 256,
@@ -382,6 +388,36 @@ fn the_planner_shows_both_counts_and_why_fewer_fails() {
         }
     }
     assert!(s.peak.rate_rps > s.average.rate_rps);
+}
+
+/// A short run starts empty and ends before the fleet settles: asked for 400 requests at a
+/// peak of 240 req/s (1.7 s of arrivals), the planner used to find 6 replicas where Little's
+/// law says 13 and a minute of arrivals needs 14. The run now spans a minute, so the
+/// simulated count stays near the analytic one, and the note says the count was raised.
+#[test]
+fn a_short_request_count_does_not_understate_the_peak() {
+    let m = qwen8b();
+    let inp = PlanInputs {
+        traffic: Traffic::mean(60.0, 4.0, 1024, 256),
+        targets: Targets::from_ms(500.0, 50.0),
+        candidates: vec![Candidate::new("h100-sxm")],
+    };
+    let p = plan(&inp, Catalog::builtin(), &PerfTiming::new(&m)).expect("plan");
+    let mut set = SimPlanSettings::default();
+    set.workload.num_requests = 400;
+    let s = simulated_plan(&m, &p, &inp, Catalog::builtin(), &set).expect("simulated");
+    let n = s.peak.replicas.expect("found");
+    let analytic = s.analytic_replicas_peak as f64;
+    assert!(
+        n as f64 >= 0.8 * analytic,
+        "simulated {n}, Little's law {analytic}"
+    );
+    assert_eq!(s.requests_peak, run_requests(400, p.peak_rate_rps));
+    assert!(s.requests_peak > 400);
+    assert!(s
+        .notes
+        .iter()
+        .any(|n| n.to_string().contains(&s.requests_peak.to_string())));
 }
 
 /// Several buckets become a list in which each holds its share, spread evenly.

@@ -16,8 +16,9 @@
 //! a fleet behind the router, the smallest count meeting P99 TTFT and P99 TPOT, searched from
 //! the Little's-law count). The JSON's best option (the first entry) then carries a
 //! `simulated` object: `{"gpu", "tp", "router", "targets": {"p99_ttft_ms", "p99_tpot_ms"},
-//! "num_requests", "seed", "average": S, "peak": S, "notes": [sentences]}`, each `S` being
-//! `{"rate", "analytic_replicas", "replicas" (null when capped), "capped" (null or
+//! "num_requests" (asked), "seed", "average": S, "peak": S, "notes": [sentences]}`, each `S`
+//! being `{"rate", "num_requests" (of each run at that rate: raised so that the arrivals span
+//! 60 s, `present::views::planner_sim::run_requests`), "analytic_replicas", "replicas" (null when capped), "capped" (null or
 //! {"kind": "replicas"|"runs", "max"}), "partial", "at_replicas": T, "one_fewer": T, "tried":
 //! [T]}` and each `T` `{"replicas", "p99_ttft_ms", "p99_tpot_ms", "goodput", "completed",
 //! "partial", "meets_targets"}` (or null). The text output adds one line per rate. Without
@@ -268,9 +269,10 @@ fn tails_json(t: Option<&FleetTails>) -> Value {
     })
 }
 
-fn sizing_json(s: &FleetSizing, analytic: u64) -> Value {
+fn sizing_json(s: &FleetSizing, analytic: u64, requests: u64) -> Value {
     json!({
         "rate": num(s.rate_rps),
+        "num_requests": requests,
         "analytic_replicas": analytic,
         "replicas": s.replicas,
         "capped": s.capped,
@@ -290,19 +292,20 @@ pub fn simulated_json(s: &SimulatedPlan) -> Value {
         "targets": {"p99_ttft_ms": num(s.targets.ttft_ms), "p99_tpot_ms": num(s.targets.tpot_ms)},
         "num_requests": s.num_requests,
         "seed": s.seed,
-        "average": sizing_json(&s.average, s.analytic_replicas_avg),
-        "peak": sizing_json(&s.peak, s.analytic_replicas_peak),
+        "average": sizing_json(&s.average, s.analytic_replicas_avg, s.requests_avg),
+        "peak": sizing_json(&s.peak, s.analytic_replicas_peak, s.requests_peak),
         "notes": s.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
     })
 }
 
 fn render_simulated(s: &SimulatedPlan) -> String {
     let mut t = format!(
-        "\nsimulated: {} × TP {} behind a {} router, {} requests per run (seed {}), P99 targets TTFT ≤ {} ms, TPOT ≤ {} ms\n",
+        "\nsimulated: {} × TP {} behind a {} router, {} / {} requests per run at the average / peak rate (seed {}), P99 targets TTFT ≤ {} ms, TPOT ≤ {} ms\n",
         s.gpu_name,
         s.tp,
         s.router.id(),
-        s.num_requests,
+        s.requests_avg,
+        s.requests_peak,
         s.seed,
         fmt_sig(s.targets.ttft_ms),
         fmt_sig(s.targets.tpot_ms)

@@ -158,7 +158,10 @@ fn summary(v: &PlanSimView, lang: Lang) -> String {
         .replace("{peak}", &n(&p.peak))
         .replace("{a_avg}", &p.analytic_replicas_avg.to_string())
         .replace("{a_peak}", &p.analytic_replicas_peak.to_string())
-        .replace("{requests}", &p.num_requests.to_string())
+        .replace(
+            "{requests}",
+            &format!("{} / {}", p.requests_avg, p.requests_peak),
+        )
 }
 
 /// `312 ms / 31 ms ✓` for one count's P99 TTFT and TPOT and its verdict, or "—".

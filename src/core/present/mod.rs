@@ -42,4 +42,7 @@ pub use views::{
     OpsShown, PerfRow, PlanCostChart, PlanLoad, PlannerView, PointDetail, RooflineView, TpTable,
     ViewGpu,
 };
-pub use views::{plan_lengths, simulated_plan, SimPlanSettings, SimulatedPlan};
+pub use views::{
+    plan_lengths, run_requests, simulated_plan, SimPlanSettings, SimulatedPlan, MAX_RUN_REQUESTS,
+    MIN_SPAN_S,
+};

@@ -36,7 +36,10 @@ pub use planner::{
     plan_inputs, planner_gpus_per_node, planner_view, PlanCostChart, PlanCostSeries, PlanLoad,
     PlannerView, PLAN_CHART_MAX_SERIES,
 };
-pub use planner_sim::{plan_lengths, simulated_plan, SimPlanSettings, SimulatedPlan};
+pub use planner_sim::{
+    plan_lengths, run_requests, simulated_plan, SimPlanSettings, SimulatedPlan, MAX_RUN_REQUESTS,
+    MIN_SPAN_S,
+};
 pub use roofline::{roofline_view, OpsShown, PointDetail, RooflineView};
 
 #[cfg(test)]
