@@ -38,6 +38,7 @@ pub mod serving_bench_view;
 pub mod serving_controls;
 pub mod serving_view;
 pub mod sim_client;
+pub mod sim_status;
 pub mod state;
 pub mod summary_cards;
 pub mod tp_sweep;

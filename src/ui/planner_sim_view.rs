@@ -12,11 +12,12 @@
 
 use crate::core::base::{fmt_sig, tr, Lang};
 use crate::core::present::PlanSimView;
-use crate::core::scenario::{PerfInputs, Scenario};
+use crate::core::scenario::Scenario;
 use crate::core::sim::{FleetSizing, FleetTails, Router};
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::sim_client::{self, SimSignals, Status};
+use crate::ui::sim_status::SimStatusLine;
 use crate::ui::state::{use_app, History};
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -39,21 +40,7 @@ fn plan_query(s: &Scenario) -> String {
     let d = Scenario::default();
     let mut views = s.views.clone();
     views.matmul = d.views.matmul;
-    Scenario {
-        model: s.model.clone(),
-        gpus: s.gpus.clone(),
-        weight_dtype: s.weight_dtype,
-        kv_dtype: s.kv_dtype,
-        include_mtp: s.include_mtp,
-        perf: PerfInputs {
-            input_len: s.perf.input_len,
-            output_len: s.perf.output_len,
-            ..d.perf
-        },
-        views,
-        ..d
-    }
-    .to_query()
+    sim_client::reduced_query(s, views, false)
 }
 
 /// The planner's simulated sizing: the router, then the result (or its placeholder).
@@ -101,7 +88,7 @@ pub fn PlannerSim() -> impl IntoView {
                     </select>
                 </div>
             </div>
-            <SimStatus sig=sig />
+            <SimStatusLine sig=sig prefix="plan-sim" error_key="psim_failed" />
             {move || if sig.view.with(Option::is_some) {
                 view! { <SimResult sig=sig /> }.into_any()
             } else {
@@ -115,30 +102,6 @@ pub fn PlannerSim() -> impl IntoView {
                     </div>
                 }.into_any()
             }}
-        </div>
-    }
-}
-
-/// The worker's failure, the job's error, or "recomputing", in one line.
-#[component]
-fn SimStatus(sig: SimSignals<PlanSimView>) -> impl IntoView {
-    let state = use_app();
-    view! {
-        <div role="status" data-testid="plan-sim-status">
-            {move || match sig.status.get() {
-                Status::Failed(why) => Some(view! {
-                    <p class="calc-error" data-testid="plan-sim-failed">
-                        {state.tr("sv_worker_failed").replace("{why}", &why)}
-                    </p>
-                }.into_any()),
-                Status::Running if sig.view.with(Option::is_some) => Some(view! {
-                    <p class="muted" data-testid="plan-sim-running">{state.tr("sv_stale")}</p>
-                }.into_any()),
-                _ => None,
-            }}
-            {move || sig.job_error.get().map(|m| view! {
-                <p class="calc-error" data-testid="plan-sim-error">{state.tr("psim_failed").replace("{why}", &m)}</p>
-            })}
         </div>
     }
 }

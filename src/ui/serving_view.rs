@@ -20,6 +20,7 @@ use crate::ui::math_panel::MathPanel;
 use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
 use crate::ui::sim_client::{self, SimSignals, Status};
+use crate::ui::sim_status::SimStatusLine;
 use crate::ui::state::{use_app, AppState};
 use crate::ui::view_common::is_dark;
 use leptos::html::Div;
@@ -59,7 +60,7 @@ pub fn ServingView() -> impl IntoView {
             <p class="explain">{t("sv_explain")}</p>
             <ServingControls />
             <p class="muted">{t("sv_defaults")}</p>
-            <StatusLine sig=sig />
+            <SimStatusLine sig=sig prefix="serving" />
             {move || if sig.view.with(Option::is_some) {
                 view! { <Results sig=sig metric=metric state=state /> }.into_any()
             } else {
@@ -75,30 +76,6 @@ pub fn ServingView() -> impl IntoView {
             }}
             <BenchPaste />
         </section>
-    }
-}
-
-/// The worker's state in one line: failure, a job's error, or "recomputing".
-#[component]
-fn StatusLine(sig: SimSignals) -> impl IntoView {
-    let state = use_app();
-    view! {
-        <div role="status" class="serving-status" data-testid="serving-status">
-            {move || match sig.status.get() {
-                Status::Failed(why) => Some(view! {
-                    <p class="calc-error" data-testid="serving-failed">
-                        {state.tr("sv_worker_failed").replace("{why}", &why)}
-                    </p>
-                }.into_any()),
-                Status::Running if sig.view.with(Option::is_some) => Some(view! {
-                    <p class="muted" data-testid="serving-running">{state.tr("sv_stale")}</p>
-                }.into_any()),
-                _ => None,
-            }}
-            {move || sig.job_error.get().map(|m| view! {
-                <p class="calc-error" data-testid="serving-error">{m}</p>
-            })}
-        </div>
     }
 }
 

@@ -17,7 +17,7 @@
 //! a sweep supersedes it, and no sweep in between ever runs.
 
 use crate::core::present::{BenchView, JobKind, PlanSimView, ServingJob, ServingView, WorkerReply};
-use crate::core::scenario::{PerfInputs, Scenario, ServingInputs};
+use crate::core::scenario::{PerfInputs, Scenario, ServingInputs, ViewInputs};
 use leptos::prelude::*;
 use std::cell::RefCell;
 use wasm_bindgen::closure::Closure;
@@ -475,11 +475,24 @@ pub fn sim_query(s: &Scenario) -> String {
         router: d.views.serving.router,
         ..s.views.serving
     };
+    reduced_query(s, views, true)
+}
+
+/// The query of a worker job's scenario: `s`'s model, GPUs, precisions, MTP choice and
+/// lengths, the given view inputs and, when `parallel`, its TP and interconnect; everything
+/// else at its default, so that edits the job does not read send no new job.
+pub fn reduced_query(s: &Scenario, views: ViewInputs, parallel: bool) -> String {
+    let d = Scenario::default();
+    let (tp, interconnect) = if parallel {
+        (s.tp, s.interconnect)
+    } else {
+        (d.tp, d.interconnect)
+    };
     Scenario {
         model: s.model.clone(),
         gpus: s.gpus.clone(),
-        tp: s.tp,
-        interconnect: s.interconnect,
+        tp,
+        interconnect,
         weight_dtype: s.weight_dtype,
         kv_dtype: s.kv_dtype,
         include_mtp: s.include_mtp,

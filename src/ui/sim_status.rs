@@ -1,0 +1,41 @@
+//! The status line of a section computed in the serving simulator's Web Worker
+//! (`ui::sim_client`): the worker's failure, the newest job's error, or "recomputing" while the
+//! last result stays on screen. Used by the serving section and the planner's simulated sizing.
+
+use crate::ui::sim_client::{SimSignals, Status};
+use crate::ui::state::use_app;
+use leptos::prelude::*;
+
+/// One status line. Its test ids are `{prefix}-status`, `-failed`, `-running` and `-error`;
+/// a job's error is shown as is, or inside the sentence `error_key` names (`{why}`).
+#[component]
+pub fn SimStatusLine<V>(
+    sig: SimSignals<V>,
+    prefix: &'static str,
+    #[prop(optional)] error_key: Option<&'static str>,
+) -> impl IntoView
+where
+    V: Send + Sync + 'static,
+{
+    let state = use_app();
+    let id = move |what: &str| format!("{prefix}-{what}");
+    view! {
+        <div role="status" class=id("status") data-testid=id("status")>
+            {move || match sig.status.get() {
+                Status::Failed(why) => Some(view! {
+                    <p class="calc-error" data-testid=id("failed")>
+                        {state.tr("sv_worker_failed").replace("{why}", &why)}
+                    </p>
+                }.into_any()),
+                Status::Running if sig.view.with(Option::is_some) => Some(view! {
+                    <p class="muted" data-testid=id("running")>{state.tr("sv_stale")}</p>
+                }.into_any()),
+                _ => None,
+            }}
+            {move || sig.job_error.get().map(|m| {
+                let text = error_key.map_or_else(|| m.clone(), |k| state.tr(k).replace("{why}", &m));
+                view! { <p class="calc-error" data-testid=id("error")>{text}</p> }
+            })}
+        </div>
+    }
+}
