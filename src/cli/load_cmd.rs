@@ -12,7 +12,7 @@ use crate::core::base::{fmt_sig, BytesPerSecond};
 use crate::core::calc::Efficiencies;
 use crate::core::calc::{
     load_time, offload, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, StageKind,
-    Storage, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY,
+    Storage, Workload, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY,
 };
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
@@ -83,13 +83,16 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         weights_dtype,
     };
     let l = load_time(&model, gpu, &inp)?;
-    let off_inp = OffloadInputs {
-        batch: args.u64_opt("batch")?.unwrap_or(1),
-        input_len: args.u64_opt("input-len")?.unwrap_or(1024),
-        output_len: args.u64_opt("output-len")?.unwrap_or(256),
+    let mut workload = Workload::new(
+        args.u64_opt("batch")?.unwrap_or(1),
+        args.u64_opt("input-len")?.unwrap_or(1024),
+        args.u64_opt("output-len")?.unwrap_or(256),
         tp,
-        weights_dtype,
-        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+    );
+    workload.weights_dtype = weights_dtype;
+    workload.kv_dtype = args.get("kv-dtype").map(Dtype::parse).transpose()?;
+    let off_inp = OffloadInputs {
+        workload,
         host_link,
         link_efficiency,
     };

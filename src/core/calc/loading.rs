@@ -557,18 +557,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
 /// Inputs of the offload comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct OffloadInputs {
-    /// Sequences decoded together (≥ 1).
-    pub batch: u64,
-    /// Prompt tokens per sequence (the KV cache holds `input_len + output_len / 2` on average).
-    pub input_len: u64,
-    /// Generated tokens per sequence.
-    pub output_len: u64,
-    /// Tensor-parallel degree.
-    pub tp: u64,
-    /// Weight precision override.
-    pub weights_dtype: Option<Dtype>,
-    /// KV precision override.
-    pub kv_dtype: Option<Dtype>,
+    /// The decode being compared: batch, lengths, TP and precisions (the KV cache holds
+    /// `input_len + output_len / 2` tokens per sequence on average).
+    pub workload: Workload,
     /// Host-link bandwidth per direction, nominal (B/s); `None` = from the catalog.
     pub host_link: Option<BytesPerSecond>,
     /// Fraction of the nominal host link reached, 0–1.
@@ -578,12 +569,7 @@ pub struct OffloadInputs {
 impl Default for OffloadInputs {
     fn default() -> Self {
         OffloadInputs {
-            batch: 1,
-            input_len: 1024,
-            output_len: 256,
-            tp: 1,
-            weights_dtype: None,
-            kv_dtype: None,
+            workload: Workload::new(1, 1024, 256, 1),
             host_link: None,
             link_efficiency: HOST_LINK_EFFICIENCY,
         }
@@ -699,9 +685,7 @@ pub fn offload(
 ) -> Result<OffloadReport, CalcError> {
     check_link_inputs(inp)?;
     let e = inp.link_efficiency;
-    let mut wl = Workload::new(inp.batch, inp.input_len, inp.output_len, inp.tp);
-    wl.weights_dtype = inp.weights_dtype;
-    wl.kv_dtype = inp.kv_dtype;
+    let wl = inp.workload;
     let r = perf::evaluate(m, gpu, &wl, eff, None)?;
     let (link_kind, link_nominal) = resolve_link(gpu, inp.host_link)?;
     let link = link_nominal.0 * e;
@@ -712,10 +696,10 @@ pub fn offload(
     let gathered = if m.tie_word_embeddings {
         0.0
     } else {
-        m.params.embeddings as f64 * base_bytes / inp.tp.max(1) as f64
+        m.params.embeddings as f64 * base_bytes / wl.tp.max(1) as f64
     };
     let w = (perf::weight_bytes_per_gpu(m, &wl) - gathered).max(0.0);
-    let kv = perf::kv_bytes_per_seq_per_gpu(m, &wl, r.decode_context) * inp.batch as f64;
+    let kv = perf::kv_bytes_per_seq_per_gpu(m, &wl, r.decode_context) * wl.batch as f64;
     let extra = |bytes: f64| bytes * (1.0 / link - 1.0 / hbm);
     let tpot = r.tpot.0;
     let tw = tpot + extra(w);

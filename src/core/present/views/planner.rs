@@ -7,8 +7,10 @@ use crate::core::calc::capacity::{
     self, Candidate, PerfTiming, Plan, PlanInputs, Targets, Traffic,
 };
 use crate::core::calc::loading::{self, LoadInputs, LoadReport, OffloadInputs, OffloadReport};
+use crate::core::calc::perf;
 use crate::core::hardware::catalog::Catalog;
 use crate::core::model::ModelDesc;
+use crate::core::present::views::common::perf_workload;
 use crate::core::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
@@ -181,12 +183,10 @@ pub fn planner_view(m: &ModelDesc, s: &Scenario, catalog: &Catalog, lang: Lang) 
                 m,
                 gpu,
                 &OffloadInputs {
-                    batch: 1,
-                    input_len: s.perf.input_len,
-                    output_len: s.perf.output_len,
-                    tp: o.tp,
-                    weights_dtype: s.weight_dtype,
-                    kv_dtype: s.kv_dtype,
+                    workload: perf::Workload {
+                        tp: o.tp,
+                        ..perf_workload(s, 1)
+                    },
                     ..OffloadInputs::default()
                 },
                 &s.views.eff,
