@@ -70,6 +70,10 @@ pub fn MathPanel(
     /// Whether the panel starts open.
     #[prop(optional)]
     open: bool,
+    /// Translation key of what the panel derives, after "Show the math" (when a view has
+    /// several panels side by side).
+    #[prop(optional)]
+    label: Option<&'static str>,
 ) -> impl IntoView {
     let state = use_app();
     let d = derivation;
@@ -98,7 +102,10 @@ pub fn MathPanel(
             on:toggle=on_toggle
             style:display=move || display_if(present.get())
         >
-            <summary>{move || state.tr("math_show")}</summary>
+            <summary>{move || match label {
+                Some(k) => format!("{}: {}", state.tr("math_show"), state.tr(k)),
+                None => state.tr("math_show").to_string(),
+            }}</summary>
             {move || {
                 if !shown.get() {
                     return None;

@@ -225,8 +225,8 @@ fn SimResult(sig: SimSignals<PlanSimView>) -> impl IntoView {
     view! {
         <div class="plan-sim-body" data-testid="plan-sim-result">
             <div class="table-wrap" tabindex="0" role="region" aria-label=t("psim_title")>{body}</div>
-            <MathPanel derivation=derivation(0) testid="math-plan-sim-avg" />
-            <MathPanel derivation=derivation(1) testid="math-plan-sim-peak" />
+            <MathPanel derivation=derivation(0) testid="math-plan-sim-avg" label="plan_sim_average" />
+            <MathPanel derivation=derivation(1) testid="math-plan-sim-peak" label="plan_sim_peak" />
         </div>
     }
 }
