@@ -192,6 +192,14 @@ impl Report {
     }
 }
 
+/// The scenario's model as the worker's jobs read it: [`model_of`] its source, with the MTP
+/// layers loaded when the scenario says so.
+pub fn scenario_model(s: &Scenario) -> Result<ModelDesc, CalcError> {
+    let mut model = model_of(&s.model)?;
+    model.load_mtp = s.include_mtp;
+    Ok(model)
+}
+
 /// The model described by the scenario.
 pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
     match source {

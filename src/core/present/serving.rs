@@ -25,7 +25,7 @@ use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::fmt_sig;
 use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::ModelDesc;
-use crate::core::present::report::{accelerator_of, model_of};
+use crate::core::present::report::{accelerator_of, scenario_model};
 use crate::core::present::serving_bench::{run_bench_job, BenchView};
 use crate::core::present::serving_load::burstiness;
 pub use crate::core::present::serving_load::SEED;
@@ -326,8 +326,7 @@ pub fn analytic_capacity(
 /// (its model); one GPU's failure is listed in [`ServingView::errors`].
 pub fn run_job(query: &str, lang: Lang, catalog: &Catalog) -> Result<ServingView, CalcError> {
     let (s, _) = Scenario::from_query(query);
-    let mut model = model_of(&s.model)?;
-    model.load_mtp = s.include_mtp;
+    let model = scenario_model(&s)?;
     let mut view = ServingView {
         targets_ms: (s.views.plan.ttft_ms, s.views.plan.tpot_ms),
         ..ServingView::default()
@@ -570,7 +569,7 @@ mod tests {
     #[test]
     fn step_math_equals_the_step_model_at_batch_one() {
         let s = Scenario::default();
-        let model = model_of(&s.model).unwrap_or_else(|e| panic!("{e}"));
+        let model = scenario_model(&s).unwrap_or_else(|e| panic!("{e}"));
         let gpu = Catalog::builtin()
             .get("h100-sxm")
             .cloned()

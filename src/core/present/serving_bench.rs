@@ -13,7 +13,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::i18n::Lang;
 use crate::core::calc::perf::Efficiencies;
 use crate::core::hardware::catalog::Catalog;
-use crate::core::present::report::{accelerator_of, model_of};
+use crate::core::present::report::{accelerator_of, scenario_model};
 use crate::core::present::serving_load::{engine_config, SEED};
 use crate::core::scenario::Scenario;
 use crate::core::sim::bench::parse_bench;
@@ -111,8 +111,7 @@ pub fn run_bench_job(
 ) -> Result<BenchView, CalcError> {
     let bench = parse_bench(text)?;
     let (s, _) = Scenario::from_query(query);
-    let mut model = model_of(&s.model)?;
-    model.load_mtp = s.include_mtp;
+    let model = scenario_model(&s)?;
     let g = s.gpus.first().ok_or_else(|| CalcError::BadValue {
         key: "gpu".into(),
         found: Phrase::verbatim(""),

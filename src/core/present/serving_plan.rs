@@ -13,7 +13,7 @@ use crate::core::base::error::CalcError;
 use crate::core::base::i18n::Lang;
 use crate::core::calc::capacity::{self, PerfTiming};
 use crate::core::hardware::catalog::Catalog;
-use crate::core::present::report::model_of;
+use crate::core::present::report::scenario_model;
 use crate::core::present::serving_load::{engine_config, workload};
 use crate::core::present::views::{plan_inputs, simulated_plan, SimPlanSettings, SimulatedPlan};
 use crate::core::scenario::Scenario;
@@ -47,8 +47,7 @@ pub fn plan_sim_settings(s: &Scenario) -> SimPlanSettings {
 /// own sentence.
 pub fn run_plan_job(query: &str, lang: Lang, catalog: &Catalog) -> Result<PlanSimView, CalcError> {
     let (s, _) = Scenario::from_query(query);
-    let mut model = model_of(&s.model)?;
-    model.load_mtp = s.include_mtp;
+    let model = scenario_model(&s)?;
     let (inp, _) = plan_inputs(&s);
     let timing = PerfTiming {
         model: &model,
