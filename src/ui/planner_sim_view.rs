@@ -16,8 +16,8 @@ use crate::core::scenario::Scenario;
 use crate::core::sim::{FleetSizing, FleetTails, Router};
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
-use crate::ui::sim_client::{self, SimSignals, Status};
-use crate::ui::sim_status::SimStatusLine;
+use crate::ui::sim_client::{self, SimSignals};
+use crate::ui::sim_status::{SimPlaceholder, SimStatusLine};
 use crate::ui::state::{use_app, History};
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -93,13 +93,8 @@ pub fn PlannerSim() -> impl IntoView {
                 view! { <SimResult sig=sig /> }.into_any()
             } else {
                 view! {
-                    <div class="plan-sim-body plan-sim-placeholder" data-testid="plan-sim-placeholder">
-                        <p>{move || match sig.status.get() {
-                            Status::Failed(_) => String::new(),
-                            Status::Running => state.tr("psim_running").to_string(),
-                            _ => state.tr("sv_loading").to_string(),
-                        }}</p>
-                    </div>
+                    <SimPlaceholder sig=sig class="plan-sim-body plan-sim-placeholder"
+                        testid="plan-sim-placeholder" running_key="psim_running" />
                 }.into_any()
             }}
         </div>

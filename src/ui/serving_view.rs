@@ -19,8 +19,8 @@ use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
-use crate::ui::sim_client::{self, SimSignals, Status};
-use crate::ui::sim_status::SimStatusLine;
+use crate::ui::sim_client::{self, SimSignals};
+use crate::ui::sim_status::{SimPlaceholder, SimStatusLine};
 use crate::ui::state::{use_app, AppState};
 use crate::ui::view_common::is_dark;
 use leptos::html::Div;
@@ -65,13 +65,8 @@ pub fn ServingView() -> impl IntoView {
                 view! { <Results sig=sig metric=metric state=state /> }.into_any()
             } else {
                 view! {
-                    <div class="serving-placeholder" data-testid="serving-placeholder">
-                        <p>{move || match sig.status.get() {
-                            Status::Failed(_) => String::new(),
-                            Status::Running => state.tr("sv_running").to_string(),
-                            _ => state.tr("sv_loading").to_string(),
-                        }}</p>
-                    </div>
+                    <SimPlaceholder sig=sig class="serving-placeholder"
+                        testid="serving-placeholder" running_key="sv_running" />
                 }.into_any()
             }}
             <BenchPaste />

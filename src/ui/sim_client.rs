@@ -84,40 +84,36 @@ impl<V: Send + Sync + 'static> Default for SimSignals<V> {
 pub trait JobOutput: Send + Sync + Sized + 'static {
     /// The kind of job that answers with it.
     const KIND: JobKind;
+    /// This kind's place among the sections' signals.
+    fn sink(s: &mut Sinks) -> &mut Option<SimSignals<Self>>;
     /// Registers the section's signals for this kind (the newest registration wins).
-    fn register(sig: SimSignals<Self>);
+    fn register(sig: SimSignals<Self>) {
+        SINKS.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *Self::sink(&mut s) = Some(sig);
+            }
+        });
+    }
 }
 
 impl JobOutput for ServingView {
     const KIND: JobKind = JobKind::Sweep;
-    fn register(sig: SimSignals<Self>) {
-        SINKS.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.sweep = Some(sig);
-            }
-        });
+    fn sink(s: &mut Sinks) -> &mut Option<SimSignals<Self>> {
+        &mut s.sweep
     }
 }
 
 impl JobOutput for PlanSimView {
     const KIND: JobKind = JobKind::Plan;
-    fn register(sig: SimSignals<Self>) {
-        SINKS.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.plan = Some(sig);
-            }
-        });
+    fn sink(s: &mut Sinks) -> &mut Option<SimSignals<Self>> {
+        &mut s.plan
     }
 }
 
 impl JobOutput for BenchView {
     const KIND: JobKind = JobKind::Bench;
-    fn register(sig: SimSignals<Self>) {
-        SINKS.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                s.bench = Some(sig);
-            }
-        });
+    fn sink(s: &mut Sinks) -> &mut Option<SimSignals<Self>> {
+        &mut s.bench
     }
 }
 
@@ -126,7 +122,7 @@ const KINDS: [JobKind; 3] = [JobKind::Sweep, JobKind::Plan, JobKind::Bench];
 
 /// The sections' signals, by job kind.
 #[derive(Default, Clone, Copy)]
-struct Sinks {
+pub struct Sinks {
     sweep: Option<SimSignals<ServingView>>,
     plan: Option<SimSignals<PlanSimView>>,
     bench: Option<SimSignals<BenchView>>,

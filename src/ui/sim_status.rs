@@ -39,3 +39,28 @@ where
         </div>
     }
 }
+
+/// What stands in a worker-backed section's place until its first result: "loading", the
+/// section's own "running" sentence, or nothing once the worker failed (the status line says
+/// why). `class` gives it the result's height.
+#[component]
+pub fn SimPlaceholder<V>(
+    sig: SimSignals<V>,
+    class: &'static str,
+    testid: &'static str,
+    running_key: &'static str,
+) -> impl IntoView
+where
+    V: Send + Sync + 'static,
+{
+    let state = use_app();
+    view! {
+        <div class=class data-testid=testid>
+            <p>{move || match sig.status.get() {
+                Status::Failed(_) => String::new(),
+                Status::Running => state.tr(running_key).to_string(),
+                _ => state.tr("sv_loading").to_string(),
+            }}</p>
+        </div>
+    }
+}
