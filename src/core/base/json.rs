@@ -191,6 +191,94 @@ fn rewrite_non_finite(t: &str) -> Option<String> {
     out
 }
 
+/// Serde for an `f64` that may be infinite or NaN (`#[serde(with = "...::json::f64_any")]`):
+/// JSON has no such numbers and `serde_json` writes them as `null`, which then cannot be read
+/// back as an `f64`. Finite values stay numbers; the others are the strings `"inf"`, `"-inf"`
+/// and `"NaN"`; reading also takes `null` as NaN.
+pub mod f64_any {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `x` as a number, or as `"inf"`, `"-inf"`, `"NaN"`.
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        match as_text(*x) {
+            Some(t) => s.serialize_str(t),
+            None => s.serialize_f64(*x),
+        }
+    }
+
+    /// Reads a number, one of the three strings, or `null` (NaN).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Any::deserialize(d)?
+            .value()
+            .map_err(serde::de::Error::custom)
+    }
+
+    /// The text of a non-finite value (`None` for a finite one).
+    pub(super) fn as_text(x: f64) -> Option<&'static str> {
+        if x.is_nan() {
+            Some("NaN")
+        } else if x == f64::INFINITY {
+            Some("inf")
+        } else if x == f64::NEG_INFINITY {
+            Some("-inf")
+        } else {
+            None
+        }
+    }
+
+    /// What may stand where an `f64` is written.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    pub(super) enum Any {
+        Num(f64),
+        Text(String),
+        Null(()),
+    }
+
+    impl Any {
+        pub(super) fn value(self) -> Result<f64, String> {
+            match self {
+                Any::Num(x) => Ok(x),
+                Any::Null(()) => Ok(f64::NAN),
+                Any::Text(t) => match t.as_str() {
+                    "inf" => Ok(f64::INFINITY),
+                    "-inf" => Ok(f64::NEG_INFINITY),
+                    "NaN" => Ok(f64::NAN),
+                    _ => Err(format!("not a number: {t:?}")),
+                },
+            }
+        }
+    }
+}
+
+/// [`f64_any`] for a list of named values (`Vec<(String, f64)>`).
+pub mod pairs_f64_any {
+    use super::f64_any::{as_text, Any};
+    use serde::ser::SerializeSeq;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes each pair as `[name, value]`, the value as [`super::f64_any`] writes it.
+    pub fn serialize<S: Serializer>(v: &[(String, f64)], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        for (k, x) in v {
+            match as_text(*x) {
+                Some(t) => seq.serialize_element(&(k, t))?,
+                None => seq.serialize_element(&(k, x))?,
+            }
+        }
+        seq.end()
+    }
+
+    /// Reads what [`serialize`] writes (and `null` values as NaN).
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, f64)>, D::Error> {
+        Vec::<(String, Any)>::deserialize(d)?
+            .into_iter()
+            .map(|(k, a)| a.value().map(|x| (k, x)))
+            .collect::<Result<_, _>>()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,5 +428,42 @@ mod tests {
         assert!(v.get("b").and_then(Value::as_f64).is_some());
         // 1e999 overflows f64: serde_json reports it as invalid.
         assert!(parse("{\"a\": 1e999}").is_err());
+    }
+
+    #[derive(serde::Serialize, serde::Deserialize, Debug)]
+    struct Holder {
+        #[serde(with = "super::f64_any")]
+        x: f64,
+        #[serde(with = "super::pairs_f64_any")]
+        v: Vec<(String, f64)>,
+    }
+
+    #[test]
+    fn non_finite_numbers_survive_a_round_trip() {
+        for x in [
+            1.5,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MAX,
+        ] {
+            let h = Holder {
+                x,
+                v: vec![("a".into(), x), ("b".into(), 2.0)],
+            };
+            let text = serde_json::to_string(&h).unwrap_or_default();
+            let back: Holder =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            for y in [back.x, back.v[0].1] {
+                assert!(y == x || (x.is_nan() && y.is_nan()), "{x} -> {text} -> {y}");
+            }
+            assert_eq!(back.v[1], ("b".to_string(), 2.0));
+        }
+        // What serde_json writes for a plain f64 infinity reads as NaN, not as an error.
+        let back: Holder = serde_json::from_str(r#"{"x":null,"v":[["a",null]]}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(back.x.is_nan() && back.v[0].1.is_nan());
+        assert!(serde_json::from_str::<Holder>(r#"{"x":"lots","v":[]}"#).is_err());
     }
 }

@@ -180,10 +180,13 @@ pub struct ServingGpu {
     pub max_rate_meeting_targets: Option<f64>,
     /// One point per swept rate.
     pub points: Vec<RatePoint>,
-    /// The chosen run's offered rate, req/s (infinite: all at once).
+    /// The chosen run's offered rate, req/s (infinite: all at once; `"inf"` in JSON).
+    #[serde(with = "crate::core::base::json::f64_any")]
     pub chosen_rate: f64,
     /// The chosen run's `vllm bench serve` statistics, by vLLM's names ([`chosen_stats`]);
-    /// plain pairs, so that the page's main module never decodes a whole `SimResult`.
+    /// plain pairs, so that the page's main module never decodes a whole `SimResult`
+    /// (a value that is not a finite number is a string in JSON, as `f64_any` writes it).
+    #[serde(with = "crate::core::base::json::pairs_f64_any")]
     pub chosen: Vec<(String, f64)>,
     /// Its time series.
     pub series: Vec<SeriesPoint>,
@@ -504,6 +507,32 @@ mod tests {
         s.views.serving.num_requests = 300;
         s.views.serving.warmup = 20;
         s.to_query()
+    }
+
+    #[test]
+    fn an_all_at_once_run_survives_the_trip_through_json() {
+        // JSON has no infinity: the chosen run's rate (and any statistic that is not a
+        // finite number) must still decode on the page's side.
+        let mut s = Scenario::from_query(&small_query(&["h100-sxm"])).0;
+        s.views.serving.arrival = crate::core::scenario::ArrivalKind::Inf;
+        let job = ServingJob {
+            id: 3,
+            query: s.to_query(),
+            lang: "en".into(),
+            kind: JobKind::Sweep,
+            text: String::new(),
+        };
+        let text = serde_json::to_string(&job).unwrap_or_default();
+        let reply: WorkerReply =
+            serde_json::from_str(&run_job_json(&text)).unwrap_or_else(|e| panic!("{e}"));
+        match reply {
+            WorkerReply::Done { view, .. } => {
+                let g = &view.gpus[0];
+                assert!(g.chosen_rate.is_infinite(), "{}", g.chosen_rate);
+                assert!(!g.chosen.is_empty());
+            }
+            other => panic!("expected a result, got {other:?}"),
+        }
     }
 
     #[test]
