@@ -9,9 +9,13 @@
 
 use crate::core::base::{fmt_sig, tr, Lang};
 use crate::core::present::BenchView;
+use crate::core::scenario::EffField;
 use crate::ui::sim_client::{self, sim_query, SimSignals, Status};
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
+
+/// Fitted efficiencies this close (relative) to the scenario's count as already applied.
+const FIT_APPLIED_REL: f64 = 0.01;
 
 /// Most characters read from the box (a `--save-detailed` JSON file of 20,000 requests fits).
 const MAX_PASTE_CHARS: usize = 4_000_000;
@@ -138,9 +142,11 @@ fn BenchResult(sig: SimSignals<BenchView>) -> impl IntoView {
             state.edit(History::Push, |s| s.views.eff = e);
         }
     };
+    // A refit from the efficiencies "Fit" wrote (rounded by the URL) lands within the fit's
+    // stopping tolerance of them, not on them: within 1% they count as applied.
     let applied = move || {
         let now = state.scenario.with(|s| s.views.eff);
-        fitted().is_some_and(|f| f == now)
+        fitted().is_some_and(|f| EffField::all_close(&f, &now, FIT_APPLIED_REL))
     };
     let body = move || {
         let lang = state.lang.get();

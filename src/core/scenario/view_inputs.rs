@@ -152,6 +152,16 @@ impl EffField {
         }
     }
 
+    /// Whether every efficiency of `a` is within the relative tolerance `rel` of `b`'s: a fit
+    /// re-run from efficiencies it wrote itself (rounded by the URL) lands within its own
+    /// stopping tolerance of them, not exactly on them.
+    pub fn all_close(a: &Efficiencies, b: &Efficiencies, rel: f64) -> bool {
+        EffField::ALL.iter().all(|f| {
+            let (x, y) = (f.get(a), f.get(b));
+            (x - y).abs() <= rel * x.abs().max(y.abs())
+        })
+    }
+
     /// Sets the value from display units.
     pub fn set(self, e: &mut Efficiencies, v: f64) {
         match self {
@@ -406,6 +416,22 @@ pub fn view_inputs_from_query(query: &str) -> ViewInputs {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn efficiencies_close_within_a_relative_tolerance() {
+        let a = Efficiencies::default();
+        for f in EffField::ALL {
+            let mut b = a;
+            f.set(&mut b, f.get(&a) * 1.005);
+            assert!(EffField::all_close(&a, &b, 0.01), "{f:?} 0.5% apart");
+            f.set(&mut b, f.get(&a) * 1.02);
+            assert!(!EffField::all_close(&a, &b, 0.01), "{f:?} 2% apart");
+            assert!(
+                !EffField::all_close(&b, &a, 0.01),
+                "{f:?} 2% apart, swapped"
+            );
+        }
+    }
 
     /// Reads link parameters, each of which must be accepted.
     fn read(q: &str) -> ViewInputs {
