@@ -8,9 +8,9 @@
 //! A paste that cannot be read gives the parser's sentence and keeps the last good result.
 
 use crate::core::base::{fmt_sig, tr, Lang};
-use crate::core::present::BenchView;
+use crate::core::present::{bench_scenario, BenchView};
 use crate::core::scenario::EffField;
-use crate::ui::sim_client::{self, sim_query, SimSignals, Status};
+use crate::ui::sim_client::{self, SimSignals, Status};
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
 
@@ -29,7 +29,8 @@ pub fn BenchPaste() -> impl IntoView {
     // The text last compared; with the scenario, what the job runs.
     let compared: RwSignal<Option<String>> = RwSignal::new(None);
     let empty = RwSignal::new(false);
-    let query = Memo::new(move |_| state.scenario.with(sim_query));
+    // Only what the job reads: an edit of the sweep's rate or lengths sends no refit.
+    let query = Memo::new(move |_| state.scenario.with(|s| bench_scenario(s).to_query()));
     let last: StoredValue<Option<(String, String, &'static str)>> = StoredValue::new(None);
     Effect::new(move |_| {
         let (q, lang) = (query.get(), state.lang.get().code());

@@ -458,8 +458,8 @@ fn js_text(v: &JsValue) -> String {
 }
 
 /// The scenario reduced to what the simulator reads (model, GPUs, TP, precisions, lengths,
-/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (nor the
-/// pasted benchmark's comparison, `ui::serving_bench_view`).
+/// efficiencies, targets, the serving inputs): other edits do not rerun the sweep (the pasted
+/// benchmark's job reads less still: `core::present::bench_scenario`).
 pub fn sim_query(s: &Scenario) -> String {
     let d = Scenario::default();
     let mut views = d.views.clone();

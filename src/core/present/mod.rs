@@ -29,7 +29,7 @@ pub use series::{
 pub use serving::{
     run_job, run_job_json, JobKind, RatePoint, ServingGpu, ServingJob, ServingView, WorkerReply,
 };
-pub use serving_bench::{run_bench_job, BenchKnob, BenchRow, BenchView};
+pub use serving_bench::{bench_scenario, run_bench_job, BenchKnob, BenchRow, BenchView};
 pub use serving_charts::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     LatencyRateSeries, TimeSeriesChart,

@@ -15,7 +15,7 @@ use crate::core::calc::perf::Efficiencies;
 use crate::core::hardware::catalog::Catalog;
 use crate::core::present::report::{accelerator_of, scenario_model};
 use crate::core::present::serving_load::{engine_config, SEED};
-use crate::core::scenario::Scenario;
+use crate::core::scenario::{Scenario, ServingInputs};
 use crate::core::sim::bench::parse_bench;
 use crate::core::sim::config::Budget;
 use crate::core::sim::fit::fit_bench;
@@ -97,6 +97,36 @@ fn mean_lengths(l: &Lengths) -> (f64, f64) {
             (output.0 + output.1) as f64 / 2.0,
         ),
         Lengths::ShareGpt => (f64::NAN, f64::NAN),
+    }
+}
+
+/// The scenario reduced to what [`run_bench_job`] reads: the model and its MTP choice, the
+/// first compared GPU, TP, the precisions, the serving section's engine flags and the
+/// efficiencies; everything else at its default. The page sends a new benchmark job (up to
+/// 40 simulations) only when this changes, not when the sweep's rate, arrivals or lengths, the
+/// planner's targets or a second GPU change.
+pub fn bench_scenario(s: &Scenario) -> Scenario {
+    let d = Scenario::default();
+    let v = &s.views.serving;
+    let mut views = d.views.clone();
+    views.eff = s.views.eff;
+    views.serving = ServingInputs {
+        max_num_seqs: v.max_num_seqs,
+        max_num_batched_tokens: v.max_num_batched_tokens,
+        block_size: v.block_size,
+        gpu_memory_utilization: v.gpu_memory_utilization,
+        prefix_hit: v.prefix_hit,
+        ..d.views.serving
+    };
+    Scenario {
+        model: s.model.clone(),
+        gpus: s.gpus.iter().take(1).cloned().collect(),
+        tp: s.tp,
+        weight_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        include_mtp: s.include_mtp,
+        views,
+        ..d
     }
 }
 
@@ -198,6 +228,42 @@ mod tests {
         };
         let json = serde_json::to_string(&job).unwrap_or_default();
         serde_json::from_str(&run_job_json(&json)).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_reduced_scenario_keeps_everything_the_job_reads() {
+        let (mut s, _) = Scenario::from_query(&query());
+        // Edits the job does not read: they leave the reduced query as it was.
+        let base = bench_scenario(&s).to_query();
+        let mut other = s.clone();
+        other.gpus.push(GpuChoice::Catalog("a100-sxm-80gb".into()));
+        other.perf.input_len = 777;
+        other.views.serving.rate = 3.5;
+        other.views.serving.num_requests = 123;
+        other.views.plan.ttft_ms = 99.0;
+        assert_eq!(bench_scenario(&other).to_query(), base);
+        // Edits it reads change it.
+        let mut e = s.clone();
+        e.views.eff.bandwidth *= 0.9;
+        assert_ne!(bench_scenario(&e).to_query(), base);
+        let mut m = s.clone();
+        m.views.serving.max_num_seqs = 8;
+        assert_ne!(bench_scenario(&m).to_query(), base);
+        // And the job answers the same on the reduced scenario as on the whole one.
+        s.views.serving.max_num_seqs = 16;
+        s.views.serving.rate = 2.0;
+        s.perf.input_len = 300;
+        let whole = run_bench_job(&s.to_query(), SUMMARY, Lang::En, Catalog::builtin());
+        let reduced = run_bench_job(
+            &bench_scenario(&s).to_query(),
+            SUMMARY,
+            Lang::En,
+            Catalog::builtin(),
+        );
+        assert_eq!(
+            whole.map_err(|e| e.to_string()),
+            reduced.map_err(|e| e.to_string())
+        );
     }
 
     #[test]
