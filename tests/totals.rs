@@ -194,3 +194,26 @@ fn llama_3_2_vision_counts_cross_attention_and_the_tiled_tower() {
     assert!(m.params.vision > 0);
     assert_eq!(m.params.total, m.params.language_model + m.params.vision);
 }
+
+#[test]
+fn qwen3_next_counts_its_mtp_module_apart() {
+    // Qwen3-Next-80B-A3B: the config names no MTP key, the checkpoint stores one module
+    // (`mtp.*`, sharing the main embedding and head). By hand (h = 2048, V = 151,936):
+    // gated full attention 2h·16·256 + 2·h·2·256 + 16·256·h + 2·256 = 27,263,488;
+    // MoE 512·h + 512·3·h·512 + 3·h·512 + h = 1,614,809,088; two norms 2h.
+    let h: u64 = 2048;
+    let full = 2 * h * 16 * 256 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256;
+    let moe = 512 * h + 512 * 3 * h * 512 + 3 * h * 512 + h;
+    // MTP: fc 2h·h, pre_fc_norm_embedding + pre_fc_norm_hidden + norm 3h, one layer.
+    let mtp = 2 * h * h + 3 * h + full + moe + 2 * h;
+    let m = model(include_str!(
+        "fixtures/corpus/Qwen__Qwen3-Next-80B-A3B-Thinking.json"
+    ));
+    assert_eq!(m.params.mtp, mtp);
+    assert_eq!(m.params.total, m.params.language_model + m.params.mtp);
+    // The Hub's safetensors count of Qwen3-Next-80B-A3B-Instruct (same config values).
+    assert_eq!(m.params.total, 81_324_862_720);
+    // The model card's "80B" is the main model; vLLM skips `mtp.*` unless speculating.
+    assert!(m.params.language_model.abs_diff(80_000_000_000) < 500_000_000);
+    assert_eq!(m.loaded_params().total, m.params.language_model);
+}

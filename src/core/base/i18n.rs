@@ -1121,6 +1121,10 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_err_warmup", "The warm-up ({value}) must be smaller than the request count ({n}); it was not used.", "워밍업({value})은 요청 수({n})보다 작아야 합니다. 쓰지 않았습니다."),
     ("sv_err_requests", "The request count ({value}) must be larger than the warm-up ({warm}); it was not used.", "요청 수({value})는 워밍업({warm})보다 커야 합니다. 쓰지 않았습니다."),
     ("bb_fit_applied", "The fitted efficiencies are in use", "맞춘 효율을 쓰는 중"),
+    // --- model families (issue 16, parts 3 and 4) ---
+    ("ldg_mtp_modules_shared_head", "multi-token-prediction module as the checkpoint stores it (decoder layer, fc projection, norms; it reuses the main embedding and head): part of params_total, not of the language model", "체크포인트에 저장된 다중 토큰 예측(MTP) 모듈 (디코더 레이어, fc 사영, 정규화; 임베딩과 헤드는 본 모델 것을 씀): params_total에는 들고 언어 모델에는 들지 않음"),
+    ("wrn_mtp_stored_shared_head", "The checkpoint stores {mtp} multi-token-prediction module(s): {params} parameters (they reuse the main embedding and head). Checkpoint {total} = main model {main} + MTP {params}. Serving engines load them only for speculative decoding.", "체크포인트에 다중 토큰 예측(MTP) 모듈이 {mtp}개 저장되어 있습니다: 파라미터 {params}개 (임베딩과 헤드는 본 모델 것을 씀). 체크포인트 {total} = 본 모델 {main} + MTP {params}. 서빙 엔진은 추측 디코딩에 쓸 때만 이를 불러옵니다."),
+    ("ldg_qwen3_next_mtp_default", "no num_nextn_predict_layers: one MTP module, as the published Qwen3-Next checkpoints store (mtp.*) and vLLM's qwen3_next_mtp reads", "num_nextn_predict_layers 없음: 공개된 Qwen3-Next 체크포인트가 저장하고 (mtp.*) vLLM의 qwen3_next_mtp가 읽는 대로 MTP 모듈 하나"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -556,48 +556,66 @@ struct Gdn {
     k: u64,
 }
 
-/// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention (q_proj
-/// doubled for the gate, q/k norms `2d`), the others Gated DeltaNet; every layer a MoE
-/// (router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and its gate `h`) and two
-/// RMSNorms; final norm, embeddings, head. The checkpoint's MTP module is not described by
-/// the config and is not counted.
-pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
-    let c = super::read_core(r, "qwen3_next")?;
-    let h = c.h;
-    let tie = read_tie(r, false, "qwen3_next")?;
-    let interval = r.or(
-        "full_attention_interval",
-        &["full_attention_interval"],
-        4,
-        "ldg_every_layer_is_moe",
-    )?;
-    let g = Gdn {
-        kh: r.req(
-            "linear_num_key_heads",
-            &["linear_num_key_heads"],
-            "why_size_mamba2",
-        )?,
-        vh: r.req(
-            "linear_num_value_heads",
-            &["linear_num_value_heads"],
-            "why_size_mamba2",
-        )?,
-        dk: r.req(
-            "linear_key_head_dim",
-            &["linear_key_head_dim"],
-            "why_size_mamba2",
-        )?,
-        dv: r.req(
-            "linear_value_head_dim",
-            &["linear_value_head_dim"],
-            "why_size_mamba2",
-        )?,
-        k: r.req(
-            "linear_conv_kernel_dim",
-            &["linear_conv_kernel_dim"],
-            "why_size_mamba2",
-        )?,
-    };
+/// The MoE block of a Qwen3-Next layer.
+struct QnMoe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared: u64,
+}
+
+/// Gated full attention of Qwen3-Next: q_proj doubled for the output gate (`2·h·H·d`), k and v
+/// (`2·h·K·d`), o (`H·d·h`), q/k norms (`2d`).
+fn qn_full_attention(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError> {
+    let (w, h) = ("ovf_attention_params", c.h);
+    acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
+    acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
+    acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
+    acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
+    Ok(Mixer::Attention {
+        num_heads: c.heads,
+        kv_heads: c.kv,
+        head_dim: c.hd,
+        v_head_dim: c.hd,
+        window: None,
+    })
+}
+
+/// The MoE of a Qwen3-Next layer: router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and
+/// its gate `h`.
+fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
+    acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
+    let per = mul("ovf_expert_params", &[3, h, m.inter])?;
+    acc.lin(Comp::Experts, mul("ovf_expert_params", &[m.experts, per])?)?;
+    acc.skip(mul("ovf_expert_params", &[m.experts - m.top_k, per])?)?;
+    if m.shared > 0 {
+        add_mlp(acc, Comp::Mlp, h, m.shared, true, false)?;
+        acc.add(Comp::Router, h)?;
+    }
+    Ok(Ffn::Moe {
+        experts: m.experts,
+        top_k: m.top_k,
+        expert_intermediate: m.inter,
+        shared_experts: u64::from(m.shared > 0),
+        shared_intermediate: m.shared,
+        gated: true,
+    })
+}
+
+/// Reads the Gated DeltaNet sizes of Qwen3-Next.
+fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
+    let mut f = |field: &str, key: &'static str| r.req(field, &[key], "why_size_mamba2");
+    Ok(Gdn {
+        kh: f("linear_num_key_heads", "linear_num_key_heads")?,
+        vh: f("linear_num_value_heads", "linear_num_value_heads")?,
+        dk: f("linear_key_head_dim", "linear_key_head_dim")?,
+        dv: f("linear_value_head_dim", "linear_value_head_dim")?,
+        k: f("linear_conv_kernel_dim", "linear_conv_kernel_dim")?,
+    })
+}
+
+/// Reads the MoE sizes of Qwen3-Next.
+fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
     let experts = r.req("experts", &["num_experts"], "why_count_experts")?;
     let top_k = r
         .req(
@@ -617,8 +635,37 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         0,
         "ldg_no_shared_expert",
     )?;
+    Ok(QnMoe {
+        experts,
+        top_k,
+        inter,
+        shared,
+    })
+}
+
+/// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention, the others
+/// Gated DeltaNet; every layer a MoE and two RMSNorms; final norm, embeddings, head.
+///
+/// The checkpoint also stores one multi-token-prediction module (`mtp.*`: fc `2h·h`,
+/// pre_fc_norm_embedding, pre_fc_norm_hidden and norm `3h`, one full-attention MoE layer with
+/// its two norms; it reuses the main embedding and head). The config names it only through
+/// `num_nextn_predict_layers` when present; otherwise one module is counted, as the published
+/// checkpoints store (the Hub total of Qwen3-Next-80B-A3B-Instruct, 81,324,862,720, is the main
+/// model plus exactly this module) and as vLLM's `qwen3_next_mtp` reads it. vLLM skips it
+/// unless speculative decoding uses it (`skip_prefixes=["mtp."]`).
+pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "qwen3_next")?;
+    let h = c.h;
+    let tie = read_tie(r, false, "qwen3_next")?;
+    let interval = r.or(
+        "full_attention_interval",
+        &["full_attention_interval"],
+        4,
+        "ldg_every_layer_is_moe",
+    )?;
+    let g = read_gdn(r)?;
+    let moe = read_qn_moe(r)?;
     let types = r.str_list("layer_types", "layer_types")?;
-    let w = "ovf_attention_params";
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..c.n_layers {
@@ -628,42 +675,30 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         };
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         let mixer = if full {
-            acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
-            acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
-            acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
-            acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
-            Mixer::Attention {
-                num_heads: c.heads,
-                kv_heads: c.kv,
-                head_dim: c.hd,
-                v_head_dim: c.hd,
-                window: None,
-            }
+            qn_full_attention(&mut acc, &c)?
         } else {
             gated_delta_net(&mut acc, h, &g)?
         };
-        acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-        let per = mul("ovf_expert_params", &[3, h, inter])?;
-        acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
-        acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
-        if shared > 0 {
-            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
-            acc.add(Comp::Router, h)?;
-        }
-        layers.push(Layer {
-            mixer,
-            ffn: Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate: inter,
-                shared_experts: u64::from(shared > 0),
-                shared_intermediate: shared,
-                gated: true,
-            },
-        });
+        let ffn = qn_moe(&mut acc, h, &moe)?;
+        layers.push(Layer { mixer, ffn });
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let mtp = r.or0(
+        "mtp_layers",
+        &["num_nextn_predict_layers"],
+        1,
+        "ldg_qwen3_next_mtp_default",
+    )?;
+    if mtp > 0 {
+        let mut m = Acc::default();
+        for _ in 0..mtp {
+            m.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+            qn_full_attention(&mut m, &c)?;
+            qn_moe(&mut m, h, &moe)?;
+        }
+        super::add_mtp_modules(r, &mut acc, m, mtp, (c.vocab, h), super::MtpHeads::Shared)?;
+    }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }
