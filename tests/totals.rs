@@ -193,6 +193,18 @@ fn llama_3_2_vision_counts_cross_attention_and_the_tiled_tower() {
     assert_eq!(m.params.total, 10_670_220_835);
     assert!(m.params.vision > 0);
     assert_eq!(m.params.total, m.params.language_model + m.params.vision);
+    // The cross-attention cache of vLLM's V0 engine held each image's encoder tokens:
+    // 4 tiles × ((560 / 14)² + 1) = 6,404 (image_size 560, patch 14 in the fixture).
+    let side = 560 / 14;
+    let tokens = m
+        .ledger
+        .iter()
+        .find(|e| e.field == "encoder_tokens_per_image")
+        .map(|e| e.value.clone());
+    assert_eq!(tokens, Some((4 * (side * side + 1)).to_string()));
+    assert!(m.warnings.iter().any(|w| w
+        .to_string()
+        .contains("8 of the layers are cross-attention")));
 }
 
 #[test]
