@@ -229,3 +229,31 @@ fn qwen3_next_counts_its_mtp_module_apart() {
     assert!(m.params.language_model.abs_diff(80_000_000_000) < 500_000_000);
     assert_eq!(m.loaded_params().total, m.params.language_model);
 }
+
+#[test]
+fn falcon_h1_counts_attention_and_mamba_in_every_layer() {
+    use llm_serving_calculator::core::base::dtype::Dtype;
+    use llm_serving_calculator::core::calc::kv;
+    // Falcon-H1-0.5B (h 1024, 36 layers, V 32,784, untied), from modeling_falcon_h1:
+    // attention q/k/v/o 1024·512 + 2·1024·128 + 512·1024 = 1,310,720;
+    // Mamba-2 (24 heads × 64 = d_ssm 1536, 1 group, state 128, conv 4, no gated norm):
+    // in_proj 1024·(1536 + 1792 + 24), conv 1792·4 + 1792, dt_bias/A_log/D 3·24,
+    // out_proj 1536·1024; MLP 3·1024·2048; two RMSNorms 2·1024.
+    let attn = 1024 * 512 + 2 * 1024 * 128 + 512 * 1024;
+    let conv_dim = 1536 + 2 * 128;
+    let mamba = 1024 * (1536 + conv_dim + 24) + conv_dim * 4 + conv_dim + 3 * 24 + 1536 * 1024;
+    let layer: u64 = attn + mamba + 3 * 1024 * 2048 + 2 * 1024;
+    let want = 36 * layer + 1024 + 2 * 32_784 * 1024;
+    let m = model(include_str!(
+        "fixtures/corpus/tiiuae__Falcon-H1-0.5B-Instruct.json"
+    ));
+    assert_eq!(m.params.total, want);
+    // The name says 0.5B.
+    assert!(m.params.total.abs_diff(500_000_000) < 50_000_000);
+    // vLLM: a KV cache for every attention (2 KV heads × 64, K and V, bf16) …
+    let per_token = kv::per_token(&m, Dtype::Bf16, 1).map(|b| b.bytes.0).ok();
+    assert_eq!(per_token, Some(36 * 2 * 2 * 64 * 2));
+    // … and a Mamba-2 state per sequence: conv (4 − 1)·1792 + SSM 24·64·128, bf16.
+    let state = kv::state_bytes(&m, Dtype::Bf16, 1).map(|b| b.bytes.0).ok();
+    assert_eq!(state, Some(36 * (3 * conv_dim + 24 * 64 * 128) * 2));
+}

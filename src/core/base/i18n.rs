@@ -1126,6 +1126,11 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("wrn_mtp_stored_shared_head", "The checkpoint stores {mtp} multi-token-prediction module(s): {params} parameters (they reuse the main embedding and head). Checkpoint {total} = main model {main} + MTP {params}. Serving engines load them only for speculative decoding.", "체크포인트에 다중 토큰 예측(MTP) 모듈이 {mtp}개 저장되어 있습니다: 파라미터 {params}개 (임베딩과 헤드는 본 모델 것을 씀). 체크포인트 {total} = 본 모델 {main} + MTP {params}. 서빙 엔진은 추측 디코딩에 쓸 때만 이를 불러옵니다."),
     ("ldg_qwen3_next_mtp_default", "no num_nextn_predict_layers: one MTP module, as the published Qwen3-Next checkpoints store (mtp.*) and vLLM's qwen3_next_mtp reads", "num_nextn_predict_layers 없음: 공개된 Qwen3-Next 체크포인트가 저장하고 (mtp.*) vLLM의 qwen3_next_mtp가 읽는 대로 MTP 모듈 하나"),
     ("ldg_mllama_image_tokens", "encoder tokens per image: max_num_tiles × ((image_size / patch_size)² + 1), as vLLM's V0 mllama counted them for the cross-attention cache", "이미지당 인코더 토큰: max_num_tiles × ((image_size / patch_size)² + 1), vLLM V0의 mllama가 교차 어텐션 캐시용으로 센 대로"),
+    ("ldg_falcon_h1_d_ssm_expand", "mamba_d_ssm is null: mamba_expand × hidden_size, as FalconH1Config derives it", "mamba_d_ssm이 null: FalconH1Config가 구하는 대로 mamba_expand × hidden_size"),
+    ("ldg_falcon_h1_no_gated_norm", "default: no gated RMSNorm in the Mamba-2 mixer (mamba_rms_norm false)", "기본값: Mamba-2 믹서에 게이트 RMSNorm 없음 (mamba_rms_norm false)"),
+    ("ldg_falcon_h1_parallel", "layers described: each Falcon-H1 layer runs attention and a Mamba-2 mixer in parallel, so it is described as two (attention, then the mixer with the MLP)", "기술한 레이어 수: Falcon-H1 레이어는 어텐션과 Mamba-2 믹서를 병렬로 돌리므로 둘로 기술함 (어텐션, 그다음 MLP가 붙은 믹서)"),
+    ("exp_falcon_h1_head", "mamba_n_heads ({heads}) × mamba_d_head = the inner width {d}", "mamba_n_heads ({heads}) × mamba_d_head = 내부 너비 {d}"),
+    ("ldg_falcon_h1_head_auto", "mamba_d_head is \"auto\": the inner width (mamba_d_ssm) / mamba_n_heads", "mamba_d_head가 \"auto\": 내부 너비 (mamba_d_ssm) / mamba_n_heads"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

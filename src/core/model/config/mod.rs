@@ -583,6 +583,7 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         "gptj" => others::gptj(r)?,
         "nemotron_h" => ssm::nemotron_h(r)?,
         "jamba" => ssm::jamba(r)?,
+        "falcon_h1" => ssm::falcon_h1(r)?,
         f => {
             let known = decoder::KNOWN.contains(&f);
             if !known {
