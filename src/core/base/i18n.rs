@@ -1129,7 +1129,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_falcon_h1_d_ssm_expand", "mamba_d_ssm is null: mamba_expand × hidden_size, as FalconH1Config derives it", "mamba_d_ssm이 null: FalconH1Config가 구하는 대로 mamba_expand × hidden_size"),
     ("ldg_falcon_h1_no_gated_norm", "default: no gated RMSNorm in the Mamba-2 mixer (mamba_rms_norm false)", "기본값: Mamba-2 믹서에 게이트 RMSNorm 없음 (mamba_rms_norm false)"),
     ("ldg_falcon_h1_parallel", "layers described: each Falcon-H1 layer runs attention and a Mamba-2 mixer in parallel, so it is described as two (attention, then the mixer with the MLP)", "기술한 레이어 수: Falcon-H1 레이어는 어텐션과 Mamba-2 믹서를 병렬로 돌리므로 둘로 기술함 (어텐션, 그다음 MLP가 붙은 믹서)"),
-    ("exp_falcon_h1_head", "mamba_n_heads ({heads}) × mamba_d_head = the inner width {d}", "mamba_n_heads ({heads}) × mamba_d_head = 내부 너비 {d}"),
+    ("exp_falcon_h1_head", "the inner width {d} (mamba_d_ssm) divided by mamba_n_heads ({heads}), which must divide it", "내부 너비 {d} (mamba_d_ssm)를 mamba_n_heads ({heads})로 나눈 값 (나누어떨어져야 함)"),
     ("ldg_falcon_h1_head_auto", "mamba_d_head is \"auto\": the inner width (mamba_d_ssm) / mamba_n_heads", "mamba_d_head가 \"auto\": 내부 너비 (mamba_d_ssm) / mamba_n_heads"),
 ];
 
