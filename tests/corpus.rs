@@ -22,10 +22,6 @@ use std::path::PathBuf;
 /// Rows whose family this calculator does not read yet, with the reason. The test fails when
 /// one of them starts to give its published count: remove it from the list then.
 const KNOWN_UNSUPPORTED: &[(&str, &str)] = &[
-    (
-        "tiiuae__Falcon-H1-0.5B-Instruct.json",
-        "falcon_h1: parallel Mamba-2 + attention layers are not read yet",
-    ),
     // Read by a supported family, but the published figure is not reproduced:
     (
         "moonshotai__Kimi-K2-Instruct.json",

@@ -193,4 +193,67 @@ fn llama_3_2_vision_counts_cross_attention_and_the_tiled_tower() {
     assert_eq!(m.params.total, 10_670_220_835);
     assert!(m.params.vision > 0);
     assert_eq!(m.params.total, m.params.language_model + m.params.vision);
+    // The cross-attention cache of vLLM's V0 engine held each image's encoder tokens:
+    // 4 tiles × ((560 / 14)² + 1) = 6,404 (image_size 560, patch 14 in the fixture).
+    let side = 560 / 14;
+    let tokens = m
+        .ledger
+        .iter()
+        .find(|e| e.field == "encoder_tokens_per_image")
+        .map(|e| e.value.clone());
+    assert_eq!(tokens, Some((4 * (side * side + 1)).to_string()));
+    assert!(m.warnings.iter().any(|w| w
+        .to_string()
+        .contains("8 of the layers are cross-attention")));
+}
+
+#[test]
+fn qwen3_next_counts_its_mtp_module_apart() {
+    // Qwen3-Next-80B-A3B: the config names no MTP key, the checkpoint stores one module
+    // (`mtp.*`, sharing the main embedding and head). By hand (h = 2048, V = 151,936):
+    // gated full attention 2h·16·256 + 2·h·2·256 + 16·256·h + 2·256 = 27,263,488;
+    // MoE 512·h + 512·3·h·512 + 3·h·512 + h = 1,614,809,088; two norms 2h.
+    let h: u64 = 2048;
+    let full = 2 * h * 16 * 256 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256;
+    let moe = 512 * h + 512 * 3 * h * 512 + 3 * h * 512 + h;
+    // MTP: fc 2h·h, pre_fc_norm_embedding + pre_fc_norm_hidden + norm 3h, one layer.
+    let mtp = 2 * h * h + 3 * h + full + moe + 2 * h;
+    let m = model(include_str!(
+        "fixtures/corpus/Qwen__Qwen3-Next-80B-A3B-Thinking.json"
+    ));
+    assert_eq!(m.params.mtp, mtp);
+    assert_eq!(m.params.total, m.params.language_model + m.params.mtp);
+    // The Hub's safetensors count of Qwen3-Next-80B-A3B-Instruct (same config values).
+    assert_eq!(m.params.total, 81_324_862_720);
+    // The model card's "80B" is the main model; vLLM skips `mtp.*` unless speculating.
+    assert!(m.params.language_model.abs_diff(80_000_000_000) < 500_000_000);
+    assert_eq!(m.loaded_params().total, m.params.language_model);
+}
+
+#[test]
+fn falcon_h1_counts_attention_and_mamba_in_every_layer() {
+    use llm_serving_calculator::core::base::dtype::Dtype;
+    use llm_serving_calculator::core::calc::kv;
+    // Falcon-H1-0.5B (h 1024, 36 layers, V 32,784, untied), from modeling_falcon_h1:
+    // attention q/k/v/o 1024·512 + 2·1024·128 + 512·1024 = 1,310,720;
+    // Mamba-2 (24 heads × 64 = d_ssm 1536, 1 group, state 128, conv 4, no gated norm):
+    // in_proj 1024·(1536 + 1792 + 24), conv 1792·4 + 1792, dt_bias/A_log/D 3·24,
+    // out_proj 1536·1024; MLP 3·1024·2048; two RMSNorms 2·1024.
+    let attn = 1024 * 512 + 2 * 1024 * 128 + 512 * 1024;
+    let conv_dim = 1536 + 2 * 128;
+    let mamba = 1024 * (1536 + conv_dim + 24) + conv_dim * 4 + conv_dim + 3 * 24 + 1536 * 1024;
+    let layer: u64 = attn + mamba + 3 * 1024 * 2048 + 2 * 1024;
+    let want = 36 * layer + 1024 + 2 * 32_784 * 1024;
+    let m = model(include_str!(
+        "fixtures/corpus/tiiuae__Falcon-H1-0.5B-Instruct.json"
+    ));
+    assert_eq!(m.params.total, want);
+    // The name says 0.5B.
+    assert!(m.params.total.abs_diff(500_000_000) < 50_000_000);
+    // vLLM: a KV cache for every attention (2 KV heads × 64, K and V, bf16) …
+    let per_token = kv::per_token(&m, Dtype::Bf16, 1).map(|b| b.bytes.0).ok();
+    assert_eq!(per_token, Some(36 * 2 * 2 * 64 * 2));
+    // … and a Mamba-2 state per sequence: conv (4 − 1)·1792 + SSM 24·64·128, bf16.
+    let state = kv::state_bytes(&m, Dtype::Bf16, 1).map(|b| b.bytes.0).ok();
+    assert_eq!(state, Some(36 * (3 * conv_dim + 24 * 64 * 128) * 2));
 }

@@ -974,7 +974,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_vision_tower_counted", "vision tower and its projector, counted in params.other and params.vision (loaded on the GPU with the model)", "비전 타워와 프로젝터, params.other와 params.vision에 셈 (모델과 함께 GPU에 올라감)"),
     ("ldg_mamba_head_dim_auto", "mamba_d_head is \"auto\": mamba_expand × hidden_size / mamba_n_heads", "mamba_d_head가 \"auto\": mamba_expand × hidden_size / mamba_n_heads"),
     ("ldg_mllama_cross_layers", "cross-attention layers (to the image): q/k norms and two gates each beyond a self-attention layer", "(이미지로의) 교차 어텐션 레이어: 자기 어텐션 레이어보다 q/k 정규화와 게이트 둘이 더 있음"),
-    ("wrn_mllama_cross_kv", "{n} cross-attention layers attend to the image's tokens: their cache holds those tokens, not the text's; the KV figures count them like self-attention layers (an upper bound).", "교차 어텐션 레이어 {n}개는 이미지 토큰에 어텐션합니다: 그 캐시는 텍스트가 아니라 이미지 토큰을 담습니다. KV 수치는 이들을 자기 어텐션처럼 셉니다 (상한)."),
+    ("wrn_mllama_cross_kv", "{n} of the layers are cross-attention layers (to the image's tokens). vLLM served Llama 3.2 Vision only on its V0 engine (vLLM 0.9.2 fell back to V0 for it; V0's encoder-decoder support was removed in September 2025, after which Whisper is vLLM's only encoder-decoder model). V0 gave every block slot to all layers, these included, so the KV figures here count them like self-attention layers, per text token, as V0 allocated; V0 also allocated that per-token size for each image's encoder tokens, which these figures leave out (see encoder_tokens_per_image).", "레이어 중 {n}개는 (이미지 토큰으로의) 교차 어텐션 레이어입니다. vLLM은 Llama 3.2 Vision을 V0 엔진에서만 서빙했습니다 (vLLM 0.9.2는 이 모델에 V0로 되돌아갔고, V0의 인코더-디코더 지원은 2025년 9월에 제거되어 그 뒤 vLLM의 인코더-디코더 모델은 Whisper뿐입니다). V0는 블록 슬롯마다 이 레이어들을 포함한 모든 레이어의 자리를 잡았으므로, 여기 KV 수치는 V0가 할당한 대로 텍스트 토큰마다 이들을 자기 어텐션처럼 셉니다. V0는 이미지마다 인코더 토큰 수만큼도 같은 토큰당 크기를 할당했으며, 이 수치에는 빠져 있습니다 (encoder_tokens_per_image 참고)."),
     ("ldg_default_no_qk_norm", "default: no q/k norms", "기본값: q/k 정규화 없음"),
     ("ldg_one_norm_parallel_block", "one LayerNorm per layer (attention and MLP run in parallel on it)", "레이어마다 LayerNorm 하나 (어텐션과 MLP가 병렬로 그 출력을 씀)"),
     ("ldg_layernorm_with_bias", "two LayerNorms per layer, each with a weight and a bias", "레이어마다 LayerNorm 둘, 각각 가중치와 편향"),
@@ -1121,6 +1121,16 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_err_warmup", "The warm-up ({value}) must be smaller than the request count ({n}); it was not used.", "워밍업({value})은 요청 수({n})보다 작아야 합니다. 쓰지 않았습니다."),
     ("sv_err_requests", "The request count ({value}) must be larger than the warm-up ({warm}); it was not used.", "요청 수({value})는 워밍업({warm})보다 커야 합니다. 쓰지 않았습니다."),
     ("bb_fit_applied", "The fitted efficiencies are in use", "맞춘 효율을 쓰는 중"),
+    // --- model families (issue 16, parts 3 and 4) ---
+    ("ldg_mtp_modules_shared_head", "multi-token-prediction module as the checkpoint stores it (decoder layer, fc projection, norms; it reuses the main embedding and head): part of params_total, not of the language model", "체크포인트에 저장된 다중 토큰 예측(MTP) 모듈 (디코더 레이어, fc 사영, 정규화; 임베딩과 헤드는 본 모델 것을 씀): params_total에는 들고 언어 모델에는 들지 않음"),
+    ("wrn_mtp_stored_shared_head", "The checkpoint stores {mtp} multi-token-prediction module(s): {params} parameters (they reuse the main embedding and head). Checkpoint {total} = main model {main} + MTP {params}. Serving engines load them only for speculative decoding.", "체크포인트에 다중 토큰 예측(MTP) 모듈이 {mtp}개 저장되어 있습니다: 파라미터 {params}개 (임베딩과 헤드는 본 모델 것을 씀). 체크포인트 {total} = 본 모델 {main} + MTP {params}. 서빙 엔진은 추측 디코딩에 쓸 때만 이를 불러옵니다."),
+    ("ldg_qwen3_next_mtp_default", "no num_nextn_predict_layers: one MTP module, as the published Qwen3-Next checkpoints store (mtp.*) and vLLM's qwen3_next_mtp reads", "num_nextn_predict_layers 없음: 공개된 Qwen3-Next 체크포인트가 저장하고 (mtp.*) vLLM의 qwen3_next_mtp가 읽는 대로 MTP 모듈 하나"),
+    ("ldg_mllama_image_tokens", "encoder tokens per image: max_num_tiles × ((image_size / patch_size)² + 1), as vLLM's V0 mllama counted them for the cross-attention cache", "이미지당 인코더 토큰: max_num_tiles × ((image_size / patch_size)² + 1), vLLM V0의 mllama가 교차 어텐션 캐시용으로 센 대로"),
+    ("ldg_falcon_h1_d_ssm_expand", "mamba_d_ssm is null: mamba_expand × hidden_size, as FalconH1Config derives it", "mamba_d_ssm이 null: FalconH1Config가 구하는 대로 mamba_expand × hidden_size"),
+    ("ldg_falcon_h1_no_gated_norm", "default: no gated RMSNorm in the Mamba-2 mixer (mamba_rms_norm false)", "기본값: Mamba-2 믹서에 게이트 RMSNorm 없음 (mamba_rms_norm false)"),
+    ("ldg_falcon_h1_parallel", "layers described: each Falcon-H1 layer runs attention and a Mamba-2 mixer in parallel, so it is described as two (attention, then the mixer with the MLP)", "기술한 레이어 수: Falcon-H1 레이어는 어텐션과 Mamba-2 믹서를 병렬로 돌리므로 둘로 기술함 (어텐션, 그다음 MLP가 붙은 믹서)"),
+    ("exp_falcon_h1_head", "the inner width {d} (mamba_d_ssm) divided by mamba_n_heads ({heads}), which must divide it", "내부 너비 {d} (mamba_d_ssm)를 mamba_n_heads ({heads})로 나눈 값 (나누어떨어져야 함)"),
+    ("ldg_falcon_h1_head_auto", "mamba_d_head is \"auto\": the inner width (mamba_d_ssm) / mamba_n_heads", "mamba_d_head가 \"auto\": 내부 너비 (mamba_d_ssm) / mamba_n_heads"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -746,7 +746,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
                 add_attention_block(&mut mt, &c, &o)?;
                 add_moe_ffn(&mut mt, m, h)?;
             }
-            super::add_mtp_modules(r, &mut acc, mt, n, c.vocab, h)?;
+            super::add_mtp_modules(r, &mut acc, mt, n, (c.vocab, h), super::MtpHeads::OwnCopies)?;
         }
     }
     if o.lm_head_bias {

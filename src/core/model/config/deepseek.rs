@@ -228,7 +228,7 @@ fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), Calc
     for _ in 0..mtp {
         layer(&mut m, d, d.experts > 0)?;
     }
-    super::add_mtp_modules(r, acc, m, mtp, d.vocab, d.h)
+    super::add_mtp_modules(r, acc, m, mtp, (d.vocab, d.h), super::MtpHeads::OwnCopies)
 }
 
 /// Builds a DeepSeek-V2/V3 model.

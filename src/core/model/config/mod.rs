@@ -185,29 +185,46 @@ pub(crate) fn add_mlp(
     Ok(())
 }
 
-/// Adds `mtp` multi-token-prediction modules to `other` as the checkpoint stores them (DeepSeek-V3,
-/// GLM-4.5): their decoder layers (already in `m`), and per module enorm, hnorm,
-/// shared_head.norm (`3h`), eh_proj (`2h·h`) and its own copies of the embedding and the
-/// output head (`2·V·h`); a ledger entry and a warning name the main model's count beside
-/// the checkpoint's.
+/// Whether MTP modules store their own copies of the embedding and the output head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MtpHeads {
+    /// DeepSeek-V3, GLM-4.5: each module stores `embed_tokens` and `shared_head.head`.
+    OwnCopies,
+    /// Qwen3-Next: the module reuses the main model's embedding and head.
+    Shared,
+}
+
+/// Adds `mtp` multi-token-prediction modules to `other` as the checkpoint stores them: their
+/// decoder layers (already in `m`), and per module three norms (`3h`: DeepSeek-V3's enorm,
+/// hnorm, shared_head.norm; Qwen3-Next's pre_fc_norm_embedding, pre_fc_norm_hidden, norm), the
+/// projection of the concatenated embedding and hidden state (`2h·h`: eh_proj / fc) and, with
+/// [`MtpHeads::OwnCopies`], its own copies of the embedding and the output head (`2·V·h`); a
+/// ledger entry and a warning name the main model's count beside the checkpoint's.
 pub(crate) fn add_mtp_modules(
     r: &mut Reader,
     acc: &mut Acc,
     mut m: Acc,
     mtp: u64,
-    vocab: u64,
-    h: u64,
+    (vocab, h): (u64, u64),
+    heads: MtpHeads,
 ) -> Result<(), CalcError> {
     let w = "ovf_mtp_params";
     m.add(Comp::Other, mul(w, &[mtp, 3, h])?)?;
     m.add(Comp::Other, mul(w, &[mtp, 2, h, h])?)?;
-    let copies = mul("ovf_stored_params", &[mtp, 2, vocab, h])?;
+    let copies = match heads {
+        MtpHeads::OwnCopies => mul("ovf_stored_params", &[mtp, 2, vocab, h])?,
+        MtpHeads::Shared => 0,
+    };
     let main = acc.b.total;
     acc.mtp(&m, copies)?;
     let stored = acc.b.mtp;
-    r.derived("mtp_parameters", stored, "ldg_mtp_modules_stored");
+    let (ldg, wrn) = match heads {
+        MtpHeads::OwnCopies => ("ldg_mtp_modules_stored", "wrn_mtp_stored"),
+        MtpHeads::Shared => ("ldg_mtp_modules_shared_head", "wrn_mtp_stored_shared_head"),
+    };
+    r.derived("mtp_parameters", stored, ldg);
     r.warnings.push(
-        Phrase::tr("wrn_mtp_stored")
+        Phrase::tr(wrn)
             .val("mtp", mtp)
             .val("params", crate::core::base::derivation::group(stored))
             .val("main", crate::core::base::derivation::group(main))
@@ -566,6 +583,7 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         "gptj" => others::gptj(r)?,
         "nemotron_h" => ssm::nemotron_h(r)?,
         "jamba" => ssm::jamba(r)?,
+        "falcon_h1" => ssm::falcon_h1(r)?,
         f => {
             let known = decoder::KNOWN.contains(&f);
             if !known {

@@ -7,6 +7,10 @@
 //! Mamba-2 mixer: in_proj `h·(2D + 2·g·N + H_m)`, conv1d `(D + 2gN)·k` (+ bias), dt_bias,
 //! A_log, D (`H_m` each), gated norm `D`, out_proj `D·h`. State: conv `(k − 1)·(D + 2gN)` +
 //! SSM `H_m·P·N` (P = head dim, H_m·P = D).
+//! Falcon-H1: every layer runs GQA attention and a Mamba-2 mixer side by side on the same
+//! input, then a gated MLP; it is described as two layers (the attention with no FFN, then
+//! the Mamba-2 mixer with the MLP), so the KV of every attention and the state of every
+//! mixer are both counted.
 
 use super::reader::Reader;
 use super::{
@@ -166,6 +170,11 @@ struct NemotronH {
     conv_bias: bool,
     attn_bias: bool,
     mlp_bias: bool,
+    /// The gated RMSNorm over the inner width (Falcon-H1 only with `mamba_rms_norm`).
+    gated_norm: bool,
+    /// The out_proj bias (`proj_bias` for Nemotron-H and Granite; `projectors_bias` for
+    /// Falcon-H1).
+    out_bias: bool,
 }
 
 /// Reads `hybrid_override_pattern`, which must have one character per layer.
@@ -269,6 +278,8 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
         conv_bias,
         attn_bias,
         mlp_bias,
+        gated_norm: true,
+        out_bias: proj_bias,
     })
 }
 
@@ -295,9 +306,11 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
         acc.add(Comp::Ssm, conv_dim)?;
     }
     acc.add(Comp::Ssm, mul(w, &[3, mh])?)?; // dt_bias, A_log, D
-    acc.add(Comp::Ssm, d)?; // gated RMSNorm
+    if m.gated_norm {
+        acc.add(Comp::Ssm, d)?; // gated RMSNorm
+    }
     acc.lin(Comp::Ssm, mul(w, &[d, h])?)?;
-    if m.proj_bias {
+    if m.out_bias {
         acc.add(Comp::Ssm, h)?;
     }
     let state = add(
@@ -355,6 +368,8 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
         conv_bias,
         attn_bias: false,
         mlp_bias: false,
+        gated_norm: true,
+        out_bias: proj_bias,
     };
     let mut acc = Acc::default();
     let mut layers = Vec::new();
@@ -416,6 +431,8 @@ fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, Ca
         conv_bias,
         attn_bias: false,
         mlp_bias: false,
+        gated_norm: true,
+        out_bias: proj_bias,
     })
 }
 
@@ -556,48 +573,66 @@ struct Gdn {
     k: u64,
 }
 
-/// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention (q_proj
-/// doubled for the gate, q/k norms `2d`), the others Gated DeltaNet; every layer a MoE
-/// (router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and its gate `h`) and two
-/// RMSNorms; final norm, embeddings, head. The checkpoint's MTP module is not described by
-/// the config and is not counted.
-pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
-    let c = super::read_core(r, "qwen3_next")?;
-    let h = c.h;
-    let tie = read_tie(r, false, "qwen3_next")?;
-    let interval = r.or(
-        "full_attention_interval",
-        &["full_attention_interval"],
-        4,
-        "ldg_every_layer_is_moe",
-    )?;
-    let g = Gdn {
-        kh: r.req(
-            "linear_num_key_heads",
-            &["linear_num_key_heads"],
-            "why_size_mamba2",
-        )?,
-        vh: r.req(
-            "linear_num_value_heads",
-            &["linear_num_value_heads"],
-            "why_size_mamba2",
-        )?,
-        dk: r.req(
-            "linear_key_head_dim",
-            &["linear_key_head_dim"],
-            "why_size_mamba2",
-        )?,
-        dv: r.req(
-            "linear_value_head_dim",
-            &["linear_value_head_dim"],
-            "why_size_mamba2",
-        )?,
-        k: r.req(
-            "linear_conv_kernel_dim",
-            &["linear_conv_kernel_dim"],
-            "why_size_mamba2",
-        )?,
-    };
+/// The MoE block of a Qwen3-Next layer.
+struct QnMoe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared: u64,
+}
+
+/// Gated full attention of Qwen3-Next: q_proj doubled for the output gate (`2·h·H·d`), k and v
+/// (`2·h·K·d`), o (`H·d·h`), q/k norms (`2d`).
+fn qn_full_attention(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError> {
+    let (w, h) = ("ovf_attention_params", c.h);
+    acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
+    acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
+    acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
+    acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
+    Ok(Mixer::Attention {
+        num_heads: c.heads,
+        kv_heads: c.kv,
+        head_dim: c.hd,
+        v_head_dim: c.hd,
+        window: None,
+    })
+}
+
+/// The MoE of a Qwen3-Next layer: router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and
+/// its gate `h`.
+fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
+    acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
+    let per = mul("ovf_expert_params", &[3, h, m.inter])?;
+    acc.lin(Comp::Experts, mul("ovf_expert_params", &[m.experts, per])?)?;
+    acc.skip(mul("ovf_expert_params", &[m.experts - m.top_k, per])?)?;
+    if m.shared > 0 {
+        add_mlp(acc, Comp::Mlp, h, m.shared, true, false)?;
+        acc.add(Comp::Router, h)?;
+    }
+    Ok(Ffn::Moe {
+        experts: m.experts,
+        top_k: m.top_k,
+        expert_intermediate: m.inter,
+        shared_experts: u64::from(m.shared > 0),
+        shared_intermediate: m.shared,
+        gated: true,
+    })
+}
+
+/// Reads the Gated DeltaNet sizes of Qwen3-Next.
+fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
+    let mut f = |field: &str, key: &'static str| r.req(field, &[key], "why_size_mamba2");
+    Ok(Gdn {
+        kh: f("linear_num_key_heads", "linear_num_key_heads")?,
+        vh: f("linear_num_value_heads", "linear_num_value_heads")?,
+        dk: f("linear_key_head_dim", "linear_key_head_dim")?,
+        dv: f("linear_value_head_dim", "linear_value_head_dim")?,
+        k: f("linear_conv_kernel_dim", "linear_conv_kernel_dim")?,
+    })
+}
+
+/// Reads the MoE sizes of Qwen3-Next.
+fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
     let experts = r.req("experts", &["num_experts"], "why_count_experts")?;
     let top_k = r
         .req(
@@ -617,8 +652,37 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         0,
         "ldg_no_shared_expert",
     )?;
+    Ok(QnMoe {
+        experts,
+        top_k,
+        inter,
+        shared,
+    })
+}
+
+/// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention, the others
+/// Gated DeltaNet; every layer a MoE and two RMSNorms; final norm, embeddings, head.
+///
+/// The checkpoint also stores one multi-token-prediction module (`mtp.*`: fc `2h·h`,
+/// pre_fc_norm_embedding, pre_fc_norm_hidden and norm `3h`, one full-attention MoE layer with
+/// its two norms; it reuses the main embedding and head). The config names it only through
+/// `num_nextn_predict_layers` when present; otherwise one module is counted, as the published
+/// checkpoints store (the Hub total of Qwen3-Next-80B-A3B-Instruct, 81,324,862,720, is the main
+/// model plus exactly this module) and as vLLM's `qwen3_next_mtp` reads it. vLLM skips it
+/// unless speculative decoding uses it (`skip_prefixes=["mtp."]`).
+pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "qwen3_next")?;
+    let h = c.h;
+    let tie = read_tie(r, false, "qwen3_next")?;
+    let interval = r.or(
+        "full_attention_interval",
+        &["full_attention_interval"],
+        4,
+        "ldg_every_layer_is_moe",
+    )?;
+    let g = read_gdn(r)?;
+    let moe = read_qn_moe(r)?;
     let types = r.str_list("layer_types", "layer_types")?;
-    let w = "ovf_attention_params";
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..c.n_layers {
@@ -628,42 +692,30 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         };
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         let mixer = if full {
-            acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
-            acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
-            acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
-            acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
-            Mixer::Attention {
-                num_heads: c.heads,
-                kv_heads: c.kv,
-                head_dim: c.hd,
-                v_head_dim: c.hd,
-                window: None,
-            }
+            qn_full_attention(&mut acc, &c)?
         } else {
             gated_delta_net(&mut acc, h, &g)?
         };
-        acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-        let per = mul("ovf_expert_params", &[3, h, inter])?;
-        acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
-        acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
-        if shared > 0 {
-            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
-            acc.add(Comp::Router, h)?;
-        }
-        layers.push(Layer {
-            mixer,
-            ffn: Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate: inter,
-                shared_experts: u64::from(shared > 0),
-                shared_intermediate: shared,
-                gated: true,
-            },
-        });
+        let ffn = qn_moe(&mut acc, h, &moe)?;
+        layers.push(Layer { mixer, ffn });
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let mtp = r.or0(
+        "mtp_layers",
+        &["num_nextn_predict_layers"],
+        1,
+        "ldg_qwen3_next_mtp_default",
+    )?;
+    if mtp > 0 {
+        let mut m = Acc::default();
+        for _ in 0..mtp {
+            m.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+            qn_full_attention(&mut m, &c)?;
+            qn_moe(&mut m, h, &moe)?;
+        }
+        super::add_mtp_modules(r, &mut acc, m, mtp, (c.vocab, h), super::MtpHeads::Shared)?;
+    }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }
@@ -935,4 +987,152 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+}
+
+/// Reads Falcon-H1's Mamba-2 sizes: inner width `mamba_d_ssm` (null: `mamba_expand·h`),
+/// `mamba_n_heads`, `mamba_d_head` ("auto" = width / heads), `mamba_n_groups`,
+/// `mamba_d_state`, `mamba_d_conv`; the gated norm only with `mamba_rms_norm`; in_proj bias
+/// `mamba_proj_bias`, out_proj bias `projectors_bias`.
+fn read_falcon_h1_mamba(
+    r: &mut Reader,
+    c: &super::Core,
+    tie: bool,
+) -> Result<NemotronH, CalcError> {
+    let w = "ovf_ssm_params";
+    let mh = r.req("mamba_num_heads", &["mamba_n_heads"], "why_size_mamba2")?;
+    let d = match r.opt("mamba_d_ssm", &["mamba_d_ssm"])? {
+        Some(d) => d,
+        None => {
+            let e = r.req("mamba_expand", &["mamba_expand"], "why_size_mamba2")?;
+            let d = mul(w, &[e, c.h])?;
+            r.derived("mamba_d_ssm", d, "ldg_falcon_h1_d_ssm_expand");
+            d
+        }
+    };
+    let mp = match r.find(&["mamba_d_head"]) {
+        Some((_, v)) if v.is_number() => {
+            r.req("mamba_head_dim", &["mamba_d_head"], "why_size_mamba2")?
+        }
+        _ => {
+            let p = d / mh;
+            r.derived("mamba_head_dim", p, "ldg_falcon_h1_head_auto");
+            p
+        }
+    };
+    if mul(w, &[mh, mp])? != d {
+        return Err(CalcError::BadValue {
+            key: "mamba_d_head".into(),
+            found: Phrase::verbatim(mp.to_string()),
+            expected: Phrase::tr("exp_falcon_h1_head")
+                .val("d", d)
+                .val("heads", mh),
+        });
+    }
+    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
+    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
+    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
+    let proj_bias = r.flag(
+        "mamba_proj_bias",
+        &["mamba_proj_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    let gated_norm = r.flag(
+        "mamba_rms_norm",
+        &["mamba_rms_norm"],
+        false,
+        "ldg_falcon_h1_no_gated_norm",
+    )?;
+    let out_bias = r.flag(
+        "projectors_bias",
+        &["projectors_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let attn_bias = r.flag(
+        "attention_bias",
+        &["attention_bias"],
+        false,
+        "ldg_default_no_attention_biases",
+    )?;
+    let mlp_bias = r.flag(
+        "mlp_bias",
+        &["mlp_bias"],
+        false,
+        "ldg_default_no_mlp_biases",
+    )?;
+    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+    Ok(NemotronH {
+        h: c.h,
+        tie,
+        d,
+        conv_dim: add(w, &[d, mul(w, &[2, g, n])?])?,
+        heads: c.heads,
+        kv: c.kv,
+        hd: c.hd,
+        inter,
+        mh,
+        mp,
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+        attn_bias,
+        mlp_bias,
+        gated_norm,
+        out_bias,
+    })
+}
+
+/// Falcon-H1 (`falcon_h1`): per layer input and pre-FFN RMSNorms, GQA attention (q/k/v/o,
+/// `attention_bias`) and a Mamba-2 mixer in parallel, a gated MLP `3·h·I` (`mlp_bias`); final
+/// norm; embeddings and the head unless tied. Each layer is described as two (attention with
+/// no FFN, then the mixer with the MLP): vLLM keeps a KV cache for every attention and a
+/// Mamba-2 state (conv `(k − 1)·(D + 2gN)` + SSM `H_m·P·N`) for every mixer.
+pub(super) fn falcon_h1(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "falcon_h1")?;
+    let tie = read_tie(r, false, "falcon_h1")?;
+    let m = read_falcon_h1_mamba(r, &c, tie)?;
+    let h = c.h;
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..c.n_layers {
+        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        add_attention(
+            &mut acc,
+            h,
+            c.heads,
+            c.kv,
+            c.hd,
+            c.hd,
+            m.attn_bias,
+            m.attn_bias,
+        )?;
+        layers.push(Layer {
+            mixer: Mixer::Attention {
+                num_heads: c.heads,
+                kv_heads: c.kv,
+                head_dim: c.hd,
+                v_head_dim: c.hd,
+                window: None,
+            },
+            ffn: Ffn::None,
+        });
+        let mixer = mamba2(&mut acc, &m)?;
+        add_mlp(&mut acc, Comp::Mlp, h, m.inter, true, m.mlp_bias)?;
+        layers.push(Layer {
+            mixer,
+            ffn: Ffn::Dense {
+                intermediate: m.inter,
+                gated: true,
+            },
+        });
+    }
+    r.derived("layers_described", layers.len(), "ldg_falcon_h1_parallel");
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
 }

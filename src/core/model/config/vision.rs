@@ -322,6 +322,11 @@ pub(super) fn mllama(
     r.ledger.extend(v.ledger);
     let side = image / patch;
     let n = add(W, &[mul(W, &[side, side])?, 1])?;
+    r.derived(
+        "encoder_tokens_per_image",
+        mul(W, &[tiles, n])?,
+        "ldg_mllama_image_tokens",
+    );
     let layer = add(
         W,
         &[
