@@ -42,6 +42,25 @@ export default function register(runner) {
     check(workerRequests(p).length === 0, `the worker loaded before its section was near: ${JSON.stringify(workerRequests(p))}`);
     check(await byId(page, 'serving-placeholder').count() === 1, 'no placeholder before the section is reached');
     await scrollToServing(page);
+    // The arrivals and lengths selects show their longest option whole at 1400 px (not shrunk
+    // below their own width by a grid column) and stay inside the section.
+    const clipped = await page.evaluate(() => {
+      const section = document.querySelector('[data-testid="serving-view"]').getBoundingClientRect();
+      return ['sv-arr', 'sv-ds'].flatMap((id) => {
+        const sel = document.querySelector(`[data-testid="${id}"]`);
+        const shown = sel.getBoundingClientRect();
+        const keep = sel.style.cssText;
+        sel.style.maxWidth = 'none';
+        sel.style.width = 'auto';
+        const own = sel.getBoundingClientRect().width;
+        sel.style.cssText = keep;
+        const out = [];
+        if (shown.width + 1 < own) out.push(`${id} shown ${shown.width.toFixed(0)} px of its ${own.toFixed(0)} px`);
+        if (shown.right > section.right + 1) out.push(`${id} ends at ${shown.right.toFixed(0)} px, past the section's ${section.right.toFixed(0)} px`);
+        return out;
+      });
+    });
+    check(clipped.length === 0, `serving selects clipped: ${clipped.join('; ')}`);
     const t0 = Date.now();
     const first = await summaryAfter(page, '', 'the first sweep');
     log(`first sweep shown after ${Date.now() - t0} ms: ${first.split('\n').join(' | ')}`);

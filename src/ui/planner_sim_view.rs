@@ -72,6 +72,8 @@ pub fn PlannerSim() -> impl IntoView {
             state.edit(History::Push, |s| s.views.serving.router = r);
         }
     };
+    // Only the first result mounts the result block; later replies update it in place.
+    let has_view = Memo::new(move |_| sig.view.with(Option::is_some));
     let t = move |k: &'static str| move || state.tr(k);
     view! {
         <div class="plan-sim" data-testid="plan-sim" node_ref=node>
@@ -89,7 +91,7 @@ pub fn PlannerSim() -> impl IntoView {
                 </div>
             </div>
             <SimStatusLine sig=sig prefix="plan-sim" error_key="psim_failed" />
-            {move || if sig.view.with(Option::is_some) {
+            {move || if has_view.get() {
                 view! { <SimResult sig=sig /> }.into_any()
             } else {
                 view! {

@@ -159,6 +159,17 @@ fn read_model_memo(scenario: RwSignal<Scenario>) -> Memo<ReadModel> {
     })
 }
 
+/// The scenario the report reads: all of it but the serving simulator's inputs (`sv_*`, read
+/// only by the worker's jobs), so that an edit of those neither evaluates the report again nor
+/// wakes every section that reads it (nor their catch-up once the inputs settle).
+fn reported_memo(scenario: RwSignal<Scenario>) -> Memo<Scenario> {
+    Memo::new(move |_| {
+        let mut s = scenario.get();
+        s.views.serving = Default::default();
+        s
+    })
+}
+
 /// The language in effect: the scenario's choice, or the browser's. Every translated text on
 /// the page follows it, so it is behind a [`Selector`]: an edit of anything else in the
 /// scenario does not wake those hundreds of texts to check whether the language changed (a
@@ -209,9 +220,10 @@ impl AppState {
         let browser = browser_lang();
         let scenario = RwSignal::new(scenario);
         let model = read_model_memo(scenario);
+        let reported = reported_memo(scenario);
         let outcome = Memo::new_owning(move |prev: Option<Outcome>| {
             let res = model.with(|m| match &m.model {
-                Ok(desc) => scenario.with(|s| evaluate_model(s, desc.clone(), Catalog::builtin())),
+                Ok(desc) => reported.with(|s| evaluate_model(s, desc.clone(), Catalog::builtin())),
                 Err(e) => Err(e.clone()),
             });
             let next = match res {

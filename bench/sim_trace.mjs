@@ -1,0 +1,150 @@
+// What the main thread does during a serving sweep (a diagnosis tool, not a stage of
+// scripts/test.sh): the page scrolled to "Serving under load", N sweeps started as
+// bench/sim_worker.mjs starts them (the warm-up count changed by one), recorded as
+// - a Chrome performance trace: every main-thread task over --over ms (default 16) from the
+//   change to 1.5 s after the reply, with what ran inside it (event names, wall time); or
+// - with --profile, a V8 CPU profile (100 us sampling) of the same window, summarised per
+//   function (inclusive and self). Function names need a wasm with its name section (see
+//   bench/paint_trace.mjs for how to build one).
+//
+//   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--out FILE]
+import { writeFileSync } from 'node:fs';
+import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
+import { openApp } from '../e2e/app.mjs';
+
+const distDir = repoPath(arg('dist', 'dist'));
+const sweeps = Number(arg('sweeps', '3'));
+const over = Number(arg('over', '16'));
+const out = arg('out', '');
+const profile = process.argv.includes('--profile');
+
+const server = await startServer(distDir);
+const browser = await launchBrowser();
+try {
+  await run();
+} finally {
+  await closeBrowser(browser);
+  await server.stop();
+}
+
+function jobCount(page) {
+  return page.evaluate(() => performance.getEntriesByName('llmcalc-sim-job').length);
+}
+
+async function waitJobs(page, n) {
+  const deadline = Date.now() + 120000;
+  while ((await jobCount(page)) < n) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a sweep');
+    await page.waitForTimeout(100);
+  }
+}
+
+async function run() {
+  const p = await openPage(browser, server, { viewport: { width: 1400, height: 1000 } });
+  const page = await openApp(p, server.url);
+  await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+  await waitJobs(page, 1);
+  await page.waitForTimeout(1500);
+  const cdp = profile ? await page.context().newCDPSession(page) : null;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
+    await cdp.send('Profiler.start');
+  } else {
+    await browser.startTracing(page, {
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8.execute', 'toplevel'],
+    });
+  }
+  for (let i = 1; i <= sweeps; i += 1) {
+    await page.evaluate((w) => {
+      performance.mark('sweep-change');
+      const el = document.querySelector('[data-testid="sv-warm"]');
+      el.value = String(w);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    }, 200 + i);
+    await waitJobs(page, 1 + i);
+    await page.waitForTimeout(1500);
+  }
+  if (cdp) {
+    const { profile: prof } = await cdp.send('Profiler.stop');
+    if (out) writeFileSync(out, JSON.stringify(prof));
+    summariseProfile(prof, sweeps);
+    return;
+  }
+  const buf = await browser.stopTracing();
+  if (out) writeFileSync(out, buf);
+  const trace = JSON.parse(buf.toString());
+  const events = trace.traceEvents || trace;
+  const mains = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const counts = new Map();
+  for (const e of events) {
+    const k = `${e.pid}:${e.tid}`;
+    if (mains.has(k)) counts.set(k, (counts.get(k) || 0) + 1);
+  }
+  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur);
+  const tasks = onMain.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur / 1000 > over);
+  // Tasks nest (ThreadControllerImpl::RunTask holds RunTask): keep the outermost.
+  const outer = tasks.filter((t) => !tasks.some((u) => u !== t && u.ts <= t.ts && u.ts + u.dur >= t.ts + t.dur && u.dur > t.dur));
+  const marks = events.filter((e) => e.cat?.includes('blink.user_timing')).map((e) => ({ name: e.name, ts: e.ts }));
+  // Thread CPU time (tdur) is what the task cost; wall time (dur) also counts waiting for a
+  // core, which on a busy machine can be most of it.
+  const runs = onMain.filter((e) => e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask');
+  const all = runs.filter((t) => !runs.some((u) => u !== t && u.ts <= t.ts && u.ts + u.dur >= t.ts + t.dur && u.dur > t.dur));
+  const kind = (t) => onMain.find((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && !/RunTask/.test(e.name))?.name || '?';
+  const cpu = (e) => (e.tdur ?? e.dur) / 1000;
+  const top = [...all].sort((a, b) => cpu(b) - cpu(a)).slice(0, 5).map((e) => `${cpu(e).toFixed(1)} (wall ${(e.dur / 1000).toFixed(1)}, ${kind(e)})`);
+  console.log(`sim trace: ${sweeps} sweep(s): longest main-thread tasks by CPU time, ms: ${top.join(', ')}`);
+  console.log(`${outer.length} main-thread task(s) over ${over} ms wall during ${sweeps} sweep(s):`);
+  for (const t of outer.sort((a, b) => a.ts - b.ts)) {
+    const near = marks.filter((m) => m.ts >= t.ts - 2e6 && m.ts <= t.ts + t.dur).map((m) => `${m.name}@${((m.ts - t.ts) / 1000).toFixed(0)}`).slice(-4);
+    console.log(`- ${(t.dur / 1000).toFixed(1)} ms (cpu ${((t.tdur ?? t.dur) / 1000).toFixed(1)})  marks: ${near.join(' ')}`);
+    const inside = new Map();
+    for (const e of onMain) {
+      if (e === t || e.ts < t.ts || e.ts + e.dur > t.ts + t.dur) continue;
+      const k = e.name === 'FunctionCall' ? `FunctionCall ${e.args?.data?.functionName || ''}` : e.name;
+      const s = inside.get(k) || { ms: 0, n: 0 };
+      s.ms += e.dur / 1000;
+      s.n += 1;
+      inside.set(k, s);
+    }
+    for (const [k, s] of [...inside.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 14)) {
+      console.log(`    ${s.ms.toFixed(1).padStart(7)} ms  x${s.n}  ${k}`);
+    }
+  }
+}
+
+/** Self and total time per function of a CPU profile, per sweep. */
+function summariseProfile(prof, n) {
+  const byId = new Map(prof.nodes.map((x) => [x.id, x]));
+  const parent = new Map();
+  for (const x of prof.nodes) for (const c of x.children || []) parent.set(c, x.id);
+  const self = new Map();
+  const total = new Map();
+  const dts = prof.timeDeltas;
+  for (let i = 0; i < prof.samples.length; i += 1) {
+    const dt = (dts[i + 1] ?? 0) / 1000;
+    let id = prof.samples[i];
+    const leaf = byId.get(id).callFrame.functionName || '(anon)';
+    self.set(leaf, (self.get(leaf) || 0) + dt);
+    const seen = new Set();
+    while (id !== undefined) {
+      const f = (byId.get(id).callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}/g, '');
+      if (!seen.has(f)) {
+        total.set(f, (total.get(f) || 0) + dt);
+        seen.add(f);
+      }
+      id = parent.get(id);
+    }
+  }
+  const show = (m, title) => {
+    console.log(title);
+    for (const [f, t] of [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(arg('top', '50')))) {
+      if (f === '(idle)' || f === '(program)' || f === '(root)') continue;
+      console.log(`${(t / n).toFixed(2).padStart(8)} ms/sweep  ${f.slice(0, 160)}`);
+    }
+  };
+  show(total, '--- total (inclusive) ---');
+  show(self, '--- self ---');
+}
