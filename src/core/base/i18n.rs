@@ -1121,6 +1121,14 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_err_warmup", "The warm-up ({value}) must be smaller than the request count ({n}); it was not used.", "워밍업({value})은 요청 수({n})보다 작아야 합니다. 쓰지 않았습니다."),
     ("sv_err_requests", "The request count ({value}) must be larger than the warm-up ({warm}); it was not used.", "요청 수({value})는 워밍업({warm})보다 커야 합니다. 쓰지 않았습니다."),
     ("bb_fit_applied", "The fitted efficiencies are in use", "맞춘 효율을 쓰는 중"),
+    // --- first answer first: the late module (issue 18 parts 1-2) ---
+    ("late_loading", "Loading this section…", "이 섹션을 불러오는 중…"),
+    (
+        "late_failed",
+        "This section could not be loaded (check the connection, then reload). The answer above does not depend on it.",
+        "이 섹션을 불러오지 못했습니다(연결을 확인한 뒤 새로 고치세요). 위의 결과는 이 섹션과 무관합니다.",
+    ),
+    ("late_section", "Section", "섹션"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.
