@@ -113,4 +113,68 @@ export default function register(runner) {
     const others = p.problems.filter((x) => !expected(x));
     p.problems.splice(0, p.problems.length, ...others);
   });
+
+  runner.test('late module: the section index jumps to a section before it arrives, and one id per anchor after', async ({ open, server, screenshot, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    let release;
+    const gate = new Promise((r) => {
+      release = r;
+    });
+    await p.context.route(LATE_FILE, async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
+    await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'the first answer');
+    await byId(p.page, 'late-placeholder-planner').waitFor({ state: 'visible' });
+    const url = new URL(p.page.url()).search;
+    // Each late section's anchor is on its placeholder while the module is held back.
+    const anchors = ['roofline', 'matmul', 'perf', 'accuracy', 'planner', 'serving'];
+    const where = (ids) =>
+      p.page.evaluate((ids) => ids.map((name) => {
+        const all = document.querySelectorAll(`[id="${name}-title"]`);
+        const el = all[0];
+        return {
+          name,
+          count: all.length,
+          placeholder: !!el?.closest('.late-placeholder'),
+          visible: !!el && el.getBoundingClientRect().height > 0,
+        };
+      }), ids);
+    const waiting = await where(anchors);
+    for (const a of waiting) {
+      check(a.count === 1 && a.placeholder && a.visible, `before the late module, #${a.name}-title should be its placeholder's heading: ${JSON.stringify(a)}`);
+    }
+    await byId(p.page, 'nav-planner-title').click();
+    await waitFor(
+      () => p.page.evaluate(() => {
+        const r = document.getElementById('planner-title').getBoundingClientRect();
+        return r.top >= -1 && r.top < window.innerHeight / 2;
+      }),
+      'the planner placeholder at the top after the jump',
+    );
+    await waitFor(async () => (await byId(p.page, 'nav-planner-title').getAttribute('aria-current')) === 'true', 'the index to mark the planner while it loads');
+    await screenshot(p.page, 'index-before-late', { fullPage: false });
+    // Scrolling by hand to the roofline's placeholder moves the mark there.
+    await p.page.evaluate(() => window.scrollTo(0, document.getElementById('roofline-title').getBoundingClientRect().top + window.scrollY - 40));
+    await waitFor(async () => (await byId(p.page, 'nav-roofline-title').getAttribute('aria-current')) === 'true', 'the index to follow the scroll to the roofline placeholder');
+    check(new URL(p.page.url()).search === url, 'navigating changed the URL');
+    release();
+    await lateSettled(p.page);
+    const mounted = await where(anchors);
+    log(`anchors before: ${waiting.map((a) => `${a.name} ${a.count}${a.placeholder ? ' (placeholder)' : ''}`).join(', ')}; after: ${mounted.map((a) => `${a.name} ${a.count}${a.placeholder ? ' (placeholder)' : ''}`).join(', ')}`);
+    for (const a of mounted) {
+      check(a.count === 1 && !a.placeholder && a.visible, `after the late module, #${a.name}-title should be the section's own heading, once: ${JSON.stringify(a)}`);
+    }
+    await byId(p.page, 'nav-serving-title').click();
+    await waitFor(
+      () => p.page.evaluate(() => {
+        const r = document.getElementById('serving-title').getBoundingClientRect();
+        return r.top >= -1 && r.top < window.innerHeight / 2;
+      }),
+      'the serving heading at the top after the jump',
+    );
+    await waitFor(async () => (await byId(p.page, 'nav-serving-title').getAttribute('aria-current')) === 'true', 'the index to mark the serving section');
+    check(new URL(p.page.url()).search === url, 'navigating changed the URL');
+  });
 }

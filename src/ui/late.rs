@@ -176,9 +176,22 @@ fn label_key(name: &str) -> &'static str {
     }
 }
 
+/// The id of a section's heading (the section index's anchor, `ui::section_index::SECTIONS`):
+/// a slot's placeholder carries it until the section mounts, so the index jumps to a section
+/// and follows the scroll before the late module is there (every late section's heading is
+/// `<slot name>-title`). `None` for an embedded part (`perf-cost`, `perf-latency`).
+pub fn anchor_of(name: &str) -> Option<&'static str> {
+    crate::ui::section_index::SECTIONS
+        .iter()
+        .map(|(id, _)| *id)
+        .find(|id| id.strip_suffix("-title") == Some(name))
+}
+
 /// Where one late section goes: a placeholder of its height until the late module mounts it
 /// (`data-late-ready` then hides the placeholder, in the same task, so nothing moves), or a
-/// sentence if the late module cannot load.
+/// sentence if the late module cannot load. The placeholder's heading has the section's anchor
+/// id ([`anchor_of`]); the late module takes it away in the task that mounts the section, whose
+/// own heading has it (one element per id at any time).
 #[component]
 pub fn LateSlot(
     /// The section (`ui::late_app::section` knows the names).
@@ -208,7 +221,9 @@ pub fn LateSlot(
     view! {
         <div class="late-slot" data-late-slot=name data-late-id=id node_ref=node>
             <div class="late-placeholder panel" data-testid=format!("late-placeholder-{name}")>
-                <h2 class="late-placeholder-title">{move || state.tr(label_key(name))}</h2>
+                <h2 class="late-placeholder-title" id=anchor_of(name)>
+                    {move || state.tr(label_key(name))}
+                </h2>
                 <p
                     class="muted"
                     role="status"

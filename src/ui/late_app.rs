@@ -125,7 +125,11 @@ fn mount_slots(state: AppState) {
             crate::ui::in_view::provide_printing();
             section(&name, full)
         });
-        // Mounted in this task: the placeholder goes in the same frame the section comes.
+        // Mounted in this task: the placeholder goes in the same frame the section comes, and
+        // gives its anchor id to the section's own heading (no two elements with one id).
+        if let Ok(Some(title)) = slot.query_selector(".late-placeholder-title") {
+            let _ = title.remove_attribute("id");
+        }
         let _ = slot.set_attribute("data-late-ready", "");
         MOUNTED.with(|m| {
             if let Ok(mut m) = m.try_borrow_mut() {

@@ -427,10 +427,13 @@ pub const URL_SETTLE_MS: u32 = 150;
 /// How long after the last change the inputs count as settled, in milliseconds.
 pub const SETTLE_MS: u32 = 250;
 
+/// Where a module sends its edits instead of writing the URL itself ([`set_url_sink`]).
+pub type UrlSink = fn(AppState, History);
+
 thread_local! {
     /// Where edits go instead of the URL (the late module sends them to the page's shell,
     /// which owns the URL: `ui::late_app`); `None` in the shell itself.
-    static URL_SINK: std::cell::Cell<Option<fn(AppState, History)>> =
+    static URL_SINK: std::cell::Cell<Option<UrlSink>> =
         const { std::cell::Cell::new(None) };
     /// The timer that marks the inputs settled, then lets the sections catch up one by one.
     static SETTLE_TIMER: std::cell::RefCell<Option<gloo::timers::callback::Timeout>> =
@@ -441,7 +444,7 @@ thread_local! {
 }
 
 /// Sends every later edit to `sink` instead of the URL (called once by the late module).
-pub fn set_url_sink(sink: fn(AppState, History)) {
+pub fn set_url_sink(sink: UrlSink) {
     URL_SINK.with(|s| s.set(Some(sink)));
 }
 
