@@ -53,12 +53,30 @@ async function serviceWorkerSettled(page) {
 }
 
 /**
+ * Waits (bounded) until the late module (src/ui/late.rs: the analysis sections, imported after
+ * the first answer) has mounted into every slot of the page, or has said it failed: its files
+ * belong to the first load, not to "after load".
+ */
+export async function lateSettled(page, timeoutMs = 20000) {
+  await page
+    .waitForFunction(
+      () =>
+        document.querySelector('[data-testid="late-failed"]') !== null ||
+        document.querySelectorAll('[data-late-slot]:not([data-late-ready])').length === 0,
+      null,
+      { timeout: timeoutMs, polling: 50 },
+    )
+    .catch(() => {});
+}
+
+/**
  * Opens `url` and waits until the app has mounted (`app-root` visible) and the network is
  * idle; then marks the page loaded, so any later request fails the test.
  */
 export async function openApp(p, url) {
   await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
+  await lateSettled(p.page);
   await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
   await serviceWorkerSettled(p.page);
   p.markLoaded();
@@ -69,6 +87,7 @@ export async function openApp(p, url) {
 export async function reloadApp(p) {
   await p.page.reload({ waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
+  await lateSettled(p.page);
   await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
   await serviceWorkerSettled(p.page);
   p.markLoaded();
@@ -307,6 +326,7 @@ export async function hangulCount(page) {
 export async function openAt(p, url, testid) {
   await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
+  await lateSettled(p.page);
   await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
   await p.page
     .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))

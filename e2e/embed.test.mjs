@@ -66,6 +66,12 @@ async function checkModes({ open, server, screenshot, log }, grow) {
         fail(`[data-testid="embed-${mode}"] never showed (${err.message.split('\n')[0]})`);
         continue;
       }
+      // A widget from the late module (src/ui/late.rs) loads it at once: wait until it is in.
+      try {
+        await waitFor(async () => (await frame.locator('[data-late-slot]:not([data-late-ready])').count()) === 0, 'the late module in the widget', 20000);
+      } catch (err) {
+        fail(err.message);
+      }
       // The height message.
       let heights = [];
       try {

@@ -132,6 +132,12 @@ export default function register(runner) {
     await p.page.reload({ waitUntil: 'load' });
     await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
     await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'numbers while offline');
+    // The late module (the analysis sections, src/ui/late.rs) comes from the cache too.
+    await waitFor(
+      async () => (await p.page.locator('[data-late-slot="roofline"][data-late-ready] [data-testid="chart-roofline"]').count()) > 0,
+      'the roofline section (late module) while offline',
+      20000,
+    );
     await screenshot(p.page, 'offline');
     await p.context.setOffline(false);
     // A request the browser tried while offline fails by design; anything else still counts.

@@ -17,7 +17,11 @@ const SCOPE = new URL('./', self.location).href;
 // it (src/ui/sim_client.rs), so these are fetched network-first (a new build brings its own
 // worker) and cached when first used (not at install: they load only when their section is
 // reached), so the section works offline once it has been seen.
-const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm'];
+// The late module's files (src/ui/late.rs) are unhashed too and fetched the same way; they come
+// right after the first answer on every visit, so they are also cached at install (a second
+// visit then works offline even if the first one fetched them before this worker took over).
+const LATE_FILES = ['sections.js', 'sections_bg.wasm'];
+const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm', ...LATE_FILES];
 
 function isWorkerFile(url) {
   const path = new URL(url, self.location).pathname;
@@ -51,9 +55,9 @@ self.addEventListener('install', (event) => {
       const html = await page.clone().text();
       await cache.put(SCOPE, page);
       // One failed file must not abort the install: cache what can be fetched.
+      const late = LATE_FILES.map((f) => new URL(f, SCOPE).href);
       await Promise.all(
-        assetsOf(html)
-          .filter((u) => u !== SCOPE)
+        [...assetsOf(html).filter((u) => u !== SCOPE), ...late]
           .map((u) =>
             fetch(u)
               .then((res) => (res.ok ? cache.put(u, res) : undefined))

@@ -8,6 +8,7 @@ use crate::ui::fit_table::FitTable;
 use crate::ui::gpu_picker::GpuPicker;
 use crate::ui::header::Header;
 use crate::ui::in_view::LazySection;
+use crate::ui::late::LateSlot;
 use crate::ui::model_input::ModelInput;
 use crate::ui::notice::NoticeBar;
 use crate::ui::section_index::SectionIndex;
@@ -24,6 +25,7 @@ pub fn App() -> impl IntoView {
     let state = AppState::from_location();
     provide_context(state);
     crate::ui::in_view::provide_printing();
+    crate::ui::late::provide_late(state);
 
     // Back/Forward: the URL is the source of truth for the scenario.
     let handle = window_event_listener(ev::popstate, move |_| state.reload_from_location());
@@ -61,6 +63,7 @@ pub fn App() -> impl IntoView {
 #[component]
 fn FullPage() -> impl IntoView {
     let state = crate::ui::state::use_app();
+    crate::ui::late::load_after_first_paint();
     let error = move || {
         state
             .outcome
@@ -89,13 +92,14 @@ fn FullPage() -> impl IntoView {
                 <FitTable />
                 // Below the fold: each section draws and recomputes only while on screen.
                 <LazySection><ChartsPanel /></LazySection>
-                <LazySection><crate::ui::roofline_view::RooflineView /></LazySection>
-                <LazySection><crate::ui::matmul_explorer::MatmulExplorer /></LazySection>
-                <LazySection><crate::ui::perf_view::PerfView /></LazySection>
-                <LazySection><crate::ui::accuracy_view::AccuracyView /></LazySection>
-                <LazySection><crate::ui::planner_view::PlannerView /></LazySection>
-                // Computed in a Web Worker started when the section nears the screen.
-                <crate::ui::serving_view::ServingView />
+                // The analysis sections come with the late module, after the first answer
+                // (ui::late): each slot keeps the section's place until then.
+                <LateSlot name="roofline" />
+                <LateSlot name="matmul" />
+                <LateSlot name="perf" />
+                <LateSlot name="accuracy" />
+                <LateSlot name="planner" />
+                <LateSlot name="serving" />
             </section>
         </main>
         <footer class="footer">

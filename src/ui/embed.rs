@@ -6,6 +6,7 @@ use crate::core::scenario::EmbedWidget;
 use crate::ui::charts_panel::{ChartSet, ChartsPanel};
 use crate::ui::embed_inputs::EmbedInputs;
 use crate::ui::fit_table::FitTable;
+use crate::ui::late::LateSlot;
 use crate::ui::notice::NoticeBar;
 use crate::ui::state::use_app;
 use crate::ui::summary_cards::SummaryCards;
@@ -56,7 +57,7 @@ pub fn EmbedView(
         .into_any(),
         EmbedWidget::Cost => view! {
             <ChartsPanel only=ChartSet::Cost />
-            <crate::ui::perf_view::PerfView parts=crate::ui::perf_view::PerfParts::Cost />
+            <LateSlot name="perf-cost" eager=true />
             <FitTable />
         }
         .into_any(),
@@ -70,13 +71,11 @@ pub fn EmbedView(
             <SummaryCards />
         }
         .into_any(),
-        EmbedWidget::Roofline => view! { <crate::ui::roofline_view::RooflineView /> }.into_any(),
-        EmbedWidget::Matmul => view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any(),
-        EmbedWidget::Latency => view! {
-            <crate::ui::perf_view::PerfView parts=crate::ui::perf_view::PerfParts::Latency />
-        }
-        .into_any(),
-        EmbedWidget::Planner => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
+        // These live in the late module (ui::late): loaded at once.
+        EmbedWidget::Roofline => view! { <LateSlot name="roofline" eager=true /> }.into_any(),
+        EmbedWidget::Matmul => view! { <LateSlot name="matmul" eager=true /> }.into_any(),
+        EmbedWidget::Latency => view! { <LateSlot name="perf-latency" eager=true /> }.into_any(),
+        EmbedWidget::Planner => view! { <LateSlot name="planner" eager=true /> }.into_any(),
     };
     let href = move || state.full_link(true);
     let show_inputs = Memo::new(move |_| state.scenario.with(|s| s.embed_inputs));

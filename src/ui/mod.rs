@@ -20,6 +20,8 @@ pub mod hub_fetch;
 pub mod in_view;
 pub mod keep_alive;
 pub mod largest_model;
+pub mod late;
+pub mod late_app;
 pub mod math_panel;
 pub mod matmul_explorer;
 pub mod model_details;

@@ -217,6 +217,17 @@ impl AppState {
     /// Builds the state from the page's URL.
     pub fn from_location() -> AppState {
         let (scenario, notices) = read_location();
+        AppState::from_scenario(scenario, notices)
+    }
+
+    /// Builds the state from a scenario query (the late module, `ui::late_app`, starts from
+    /// the page's current scenario, which the URL may not show yet).
+    pub fn from_query(query: &str) -> AppState {
+        let (scenario, notices) = scenario_of(query);
+        AppState::from_scenario(scenario, notices)
+    }
+
+    fn from_scenario(scenario: Scenario, notices: Vec<Notice>) -> AppState {
         let browser = browser_lang();
         let scenario = RwSignal::new(scenario);
         let model = read_model_memo(scenario);
@@ -277,6 +288,26 @@ impl AppState {
         self.notices.set(n);
     }
 
+    /// Replaces the scenario with the one a query describes, unless it is the same scenario
+    /// (compared as canonical queries, so two modules that tell each other never loop). With a
+    /// `history`, the change is recorded in the URL like an edit; without, only followed.
+    /// Returns whether the scenario changed.
+    pub fn apply_query(&self, query: &str, history: Option<History>) -> bool {
+        let (next, _) = scenario_of(query);
+        let same = self
+            .scenario
+            .with_untracked(|s| s.to_query() == next.to_query());
+        if same {
+            return false;
+        }
+        self.unsettle();
+        self.scenario.set(next);
+        if let Some(h) = history {
+            self.write_url(h);
+        }
+        true
+    }
+
     /// Marks the inputs as changing (before the scenario changes, so off-screen sections skip
     /// this change) and restarts the timer that marks them settled.
     fn unsettle(&self) {
@@ -326,6 +357,10 @@ impl AppState {
     /// milliseconds, and Chrome ignores more than a few hundred in ten seconds). Leaving the
     /// page writes a pending change at once ([`flush_pending_url`]).
     fn write_url(&self, history: History) {
+        if let Some(sink) = URL_SINK.with(std::cell::Cell::get) {
+            sink(*self, history);
+            return;
+        }
         match history {
             History::Push => {
                 // The entry being left keeps the edits made just before the choice.
@@ -404,13 +439,25 @@ pub const URL_SETTLE_MS: u32 = 150;
 /// How long after the last change the inputs count as settled, in milliseconds.
 pub const SETTLE_MS: u32 = 250;
 
+/// Where a module sends its edits instead of writing the URL itself ([`set_url_sink`]).
+pub type UrlSink = fn(AppState, History);
+
 thread_local! {
+    /// Where edits go instead of the URL (the late module sends them to the page's shell,
+    /// which owns the URL: `ui::late_app`); `None` in the shell itself.
+    static URL_SINK: std::cell::Cell<Option<UrlSink>> =
+        const { std::cell::Cell::new(None) };
     /// The timer that marks the inputs settled, then lets the sections catch up one by one.
     static SETTLE_TIMER: std::cell::RefCell<Option<gloo::timers::callback::Timeout>> =
         const { std::cell::RefCell::new(None) };
     /// The URL write waiting for a continuous edit to settle, and the state to write.
     static PENDING_URL: std::cell::RefCell<Option<(gloo::timers::callback::Timeout, AppState)>> =
         const { std::cell::RefCell::new(None) };
+}
+
+/// Sends every later edit to `sink` instead of the URL (called once by the late module).
+pub fn set_url_sink(sink: UrlSink) {
+    URL_SINK.with(|s| s.set(Some(sink)));
 }
 
 /// Makes `timer` the one settling step waiting (a step still waiting is cancelled).
@@ -478,7 +525,12 @@ fn read_location() -> (Scenario, Vec<Notice>) {
     let search = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    let (mut s, mut notices) = Scenario::from_query(&search);
+    scenario_of(&search)
+}
+
+/// Reads and sanitises the scenario in a query (with or without its leading `?`).
+fn scenario_of(query: &str) -> (Scenario, Vec<Notice>) {
+    let (mut s, mut notices) = Scenario::from_query(query);
     notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
     (s, coalesce(notices))
 }

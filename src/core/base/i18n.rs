@@ -1131,6 +1131,14 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_falcon_h1_parallel", "layers described: each Falcon-H1 layer runs attention and a Mamba-2 mixer in parallel, so it is described as two (attention, then the mixer with the MLP)", "기술한 레이어 수: Falcon-H1 레이어는 어텐션과 Mamba-2 믹서를 병렬로 돌리므로 둘로 기술함 (어텐션, 그다음 MLP가 붙은 믹서)"),
     ("exp_falcon_h1_head", "the inner width {d} (mamba_d_ssm) divided by mamba_n_heads ({heads}), which must divide it", "내부 너비 {d} (mamba_d_ssm)를 mamba_n_heads ({heads})로 나눈 값 (나누어떨어져야 함)"),
     ("ldg_falcon_h1_head_auto", "mamba_d_head is \"auto\": the inner width (mamba_d_ssm) / mamba_n_heads", "mamba_d_head가 \"auto\": 내부 너비 (mamba_d_ssm) / mamba_n_heads"),
+    // --- first answer first: the late module (issue 18 parts 1-2) ---
+    ("late_loading", "Loading this section…", "이 섹션을 불러오는 중…"),
+    (
+        "late_failed",
+        "This section could not be loaded (check the connection, then reload). The answer above does not depend on it.",
+        "이 섹션을 불러오지 못했습니다(연결을 확인한 뒤 새로 고치세요). 위의 결과는 이 섹션과 무관합니다.",
+    ),
+    ("late_section", "Section", "섹션"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -1,0 +1,238 @@
+//! The shell's side of the late module (issue 18, "first answer first").
+//!
+//! The page ships as two main-thread wasm modules. The shell (`src/main.rs`, this crate's
+//! `ui::mount`) holds what the first answer needs: header, notices, inputs, section index,
+//! summary cards, the fit table and the memory/KV charts. The late module
+//! (`src/bin/sections.rs`, `ui::late_app`) holds the analysis sections (roofline, matmul,
+//! performance, accuracy, planner, serving); `public/loader.js` imports it once the shell asks
+//! ([`request_load`]): after the first answer is painted, or at once for an embedded widget
+//! that lives in it. Trunk builds it as a `data-type="worker"` rust asset with
+//! `data-bindgen-target="web"`: nothing is injected into the page and its files keep their
+//! plain names (`sections.js`, `sections_bg.wasm`), which `sw.js` caches.
+//!
+//! The two modules share no memory; they talk with window events:
+//! - the shell publishes its scenario as a canonical query (and the theme) on every change
+//!   ([`EVT_SCENARIO`], also kept in `window[SHARED_KEY]` for a module that starts later);
+//! - an edit made in a late section comes back as [`EVT_EDIT`] (the query and whether it is a
+//!   new history entry), and the shell applies it like its own edit (`AppState::apply_query`
+//!   compares canonical queries, so an echo changes nothing);
+//! - each place a late section goes is a [`LateSlot`] (`data-late-slot`): the late module
+//!   mounts into every slot it finds, and into new ones when told ([`EVT_SLOT`]); a slot that
+//!   goes away tells it to unmount ([`EVT_UNSLOT`]).
+//!
+//! Until the late module is there, each slot shows a placeholder of the section's height
+//! (style/late.css) saying what is loading; if it cannot load, a sentence says so and the
+//! first answer stays.
+
+use crate::ui::state::{use_app, AppState};
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// The shell asks `public/loader.js` to import the late module.
+pub const EVT_LOAD: &str = "llmcalc:load-late";
+/// The late module has started and mounted into the slots present.
+pub const EVT_READY: &str = "llmcalc:late-ready";
+/// The late module could not be loaded (`detail`: the reason).
+pub const EVT_FAILED: &str = "llmcalc:late-failed";
+/// The shell's scenario changed (`detail`: `{query, theme}`).
+pub const EVT_SCENARIO: &str = "llmcalc:scenario";
+/// An edit made in the late module (`detail`: `{query, push}`).
+pub const EVT_EDIT: &str = "llmcalc:edit";
+/// A new slot is in the page.
+pub const EVT_SLOT: &str = "llmcalc:slot";
+/// A slot left the page (`detail`: its id).
+pub const EVT_UNSLOT: &str = "llmcalc:unslot";
+/// Where the shell keeps its newest `{query, theme}` on `window`.
+pub const SHARED_KEY: &str = "llmcalcScenario";
+
+/// How far the late module has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LateStatus {
+    /// Not asked for yet.
+    Waiting,
+    /// Being fetched and started.
+    Loading,
+    /// Started.
+    Ready,
+    /// Could not be loaded.
+    Failed,
+}
+
+/// The late module's status, provided as context by [`provide_late`].
+#[derive(Clone, Copy)]
+pub struct Late(pub RwSignal<LateStatus>);
+
+fn window_listen(name: &str, f: impl FnMut(web_sys::Event) + 'static) {
+    let cb = Closure::<dyn FnMut(web_sys::Event)>::new(f);
+    if let Some(w) = web_sys::window() {
+        let _ = w.add_event_listener_with_callback(name, cb.as_ref().unchecked_ref());
+    }
+    // The listeners live as long as the page (one shell app per page).
+    cb.forget();
+}
+
+/// Dispatches `name` on `window` with `detail`.
+pub fn dispatch(name: &str, detail: &JsValue) {
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(detail);
+    if let (Some(w), Ok(ev)) = (
+        web_sys::window(),
+        web_sys::CustomEvent::new_with_event_init_dict(name, &init),
+    ) {
+        let _ = w.dispatch_event(&ev);
+    }
+}
+
+/// A property of an event's `detail` object.
+pub fn detail_field(ev: &web_sys::Event, key: &str) -> JsValue {
+    ev.dyn_ref::<web_sys::CustomEvent>()
+        .map(|c| js_sys::Reflect::get(&c.detail(), &key.into()).unwrap_or(JsValue::UNDEFINED))
+        .unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Sets up the shell's side: the status, the scenario published on every change, edits from
+/// the late module applied. Call once, in the root component, after the state is provided.
+pub fn provide_late(state: AppState) {
+    let status = RwSignal::new(LateStatus::Waiting);
+    provide_context(Late(status));
+    window_listen(EVT_READY, move |_| {
+        let _ = status.try_set(LateStatus::Ready);
+    });
+    window_listen(EVT_FAILED, move |_| {
+        let _ = status.try_set(LateStatus::Failed);
+    });
+    window_listen(EVT_EDIT, move |ev| {
+        let Some(query) = detail_field(&ev, "query").as_string() else {
+            return;
+        };
+        let push = detail_field(&ev, "push").as_bool().unwrap_or(false);
+        let history = if push {
+            crate::ui::state::History::Push
+        } else {
+            crate::ui::state::History::Replace
+        };
+        state.apply_query(&query, Some(history));
+    });
+    // Talking to the late module: the canonical scenario and the theme, on every change.
+    Effect::new(move |_| {
+        let query = state.scenario.with(|s| s.to_query());
+        let theme = state.theme.get();
+        let detail = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&detail, &"query".into(), &query.into());
+        let _ = js_sys::Reflect::set(&detail, &"theme".into(), &theme.attr().into());
+        if let Some(w) = web_sys::window() {
+            let _ = js_sys::Reflect::set(&w, &SHARED_KEY.into(), &detail);
+        }
+        dispatch(EVT_SCENARIO, &detail);
+    });
+}
+
+/// Asks for the late module (once; later calls do nothing). `late` is the context, read where
+/// the reactive owner is known (a callback runs outside it).
+pub fn request_load(late: Option<Late>) {
+    let Some(Late(status)) = late else {
+        return;
+    };
+    if status.get_untracked() == LateStatus::Waiting {
+        status.set(LateStatus::Loading);
+        dispatch(EVT_LOAD, &JsValue::UNDEFINED);
+    }
+}
+
+/// Asks for the late module once the first answer is on screen: when the report first exists,
+/// after the frame that paints it (a task queued from the next animation frame).
+pub fn load_after_first_paint() {
+    let state = use_app();
+    let late = use_context::<Late>();
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        if !state.outcome.with(|o| o.report.is_some()) {
+            return false;
+        }
+        request_animation_frame(move || {
+            set_timeout(move || request_load(late), std::time::Duration::ZERO);
+        });
+        true
+    });
+}
+
+thread_local! {
+    static NEXT_SLOT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The label key of a slot's section (its name in the section index).
+fn label_key(name: &str) -> &'static str {
+    match name {
+        "roofline" => "nav_roofline",
+        "matmul" => "nav_matmul",
+        "perf" | "perf-cost" | "perf-latency" => "nav_perf",
+        "accuracy" => "nav_accuracy",
+        "planner" => "nav_planner",
+        "serving" => "sv_nav",
+        _ => "late_section",
+    }
+}
+
+/// The id of a section's heading (the section index's anchor, `ui::section_index::SECTIONS`):
+/// a slot's placeholder carries it until the section mounts, so the index jumps to a section
+/// and follows the scroll before the late module is there (every late section's heading is
+/// `<slot name>-title`). `None` for an embedded part (`perf-cost`, `perf-latency`).
+pub fn anchor_of(name: &str) -> Option<&'static str> {
+    crate::ui::section_index::SECTIONS
+        .iter()
+        .map(|(id, _)| *id)
+        .find(|id| id.strip_suffix("-title") == Some(name))
+}
+
+/// Where one late section goes: a placeholder of its height until the late module mounts it
+/// (`data-late-ready` then hides the placeholder, in the same task, so nothing moves), or a
+/// sentence if the late module cannot load. The placeholder's heading has the section's anchor
+/// id ([`anchor_of`]); the late module takes it away in the task that mounts the section, whose
+/// own heading has it (one element per id at any time).
+#[component]
+pub fn LateSlot(
+    /// The section (`ui::late_app::section` knows the names).
+    name: &'static str,
+    /// Ask for the late module as soon as the slot is in the page (an embedded widget).
+    #[prop(optional)]
+    eager: bool,
+) -> impl IntoView {
+    let state = use_app();
+    let late = use_context::<Late>();
+    let status = late.map(|l| l.0);
+    let id = NEXT_SLOT.with(|n| {
+        let i = n.get();
+        n.set(i.wrapping_add(1));
+        format!("late-{i}")
+    });
+    let node = NodeRef::<leptos::html::Div>::new();
+    node.on_load(move |_| {
+        if eager {
+            request_load(late);
+        }
+        dispatch(EVT_SLOT, &JsValue::UNDEFINED);
+    });
+    let gone = id.clone();
+    on_cleanup(move || dispatch(EVT_UNSLOT, &JsValue::from_str(&gone)));
+    let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
+    view! {
+        <div class="late-slot" data-late-slot=name data-late-id=id node_ref=node>
+            <div class="late-placeholder panel" data-testid=format!("late-placeholder-{name}")>
+                <h2 class="late-placeholder-title" id=anchor_of(name)>
+                    {move || state.tr(label_key(name))}
+                </h2>
+                <p
+                    class="muted"
+                    role="status"
+                    data-testid=move || if failed() { "late-failed" } else { "late-loading" }
+                >
+                    {move || if failed() { state.tr("late_failed") } else { state.tr("late_loading") }}
+                </p>
+            </div>
+            <div class="late-body"></div>
+        </div>
+    }
+}

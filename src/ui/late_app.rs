@@ -1,0 +1,186 @@
+//! The late module's side (`src/bin/sections.rs`): a second Leptos app that renders the
+//! analysis sections into the shell's slots (`ui::late`, which describes the protocol).
+//!
+//! It builds its own [`AppState`] (the same code as the shell's) from the shell's newest
+//! scenario, follows the shell's scenario events, and sends its own edits back to the shell
+//! (`state::set_url_sink`): the shell owns the URL and the notices.
+
+use crate::ui::in_view::LazySection;
+use crate::ui::late::{
+    detail_field, dispatch, EVT_EDIT, EVT_READY, EVT_SCENARIO, EVT_SLOT, EVT_UNSLOT, SHARED_KEY,
+};
+use crate::ui::state::{AppState, History, Theme};
+use leptos::prelude::*;
+use std::any::Any;
+use std::cell::RefCell;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+thread_local! {
+    /// The mounted sections by slot id; dropping one unmounts it.
+    static MOUNTED: RefCell<Vec<(String, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn theme_of(attr: Option<String>) -> Option<Theme> {
+    match attr.as_deref() {
+        Some("light") => Some(Theme::Light),
+        Some("dark") => Some(Theme::Dark),
+        Some("") => Some(Theme::Auto),
+        _ => None,
+    }
+}
+
+/// The shell's newest `{query, theme}` (the page's URL when there is none).
+fn shared() -> (String, Option<Theme>) {
+    let Some(w) = web_sys::window() else {
+        return (String::new(), None);
+    };
+    let detail = js_sys::Reflect::get(&w, &SHARED_KEY.into()).unwrap_or(JsValue::UNDEFINED);
+    let field = |k: &str| {
+        js_sys::Reflect::get(&detail, &k.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    match field("query") {
+        Some(q) => (q, theme_of(field("theme"))),
+        None => (w.location().search().unwrap_or_default(), None),
+    }
+}
+
+/// Sends an edit made here to the shell, which records it in the URL.
+fn send_edit(state: AppState, history: History) {
+    let query = state.scenario.with_untracked(|s| s.to_query());
+    let detail = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&detail, &"query".into(), &query.into());
+    let _ = js_sys::Reflect::set(
+        &detail,
+        &"push".into(),
+        &JsValue::from_bool(history == History::Push),
+    );
+    dispatch(EVT_EDIT, &detail);
+}
+
+fn listen(name: &str, f: impl FnMut(web_sys::Event) + 'static) {
+    let cb = Closure::<dyn FnMut(web_sys::Event)>::new(f);
+    if let Some(w) = web_sys::window() {
+        let _ = w.add_event_listener_with_callback(name, cb.as_ref().unchecked_ref());
+    }
+    // The late module lives as long as the page.
+    cb.forget();
+}
+
+/// One section by its slot name; `lazy` wraps it so it works only while it can be seen.
+fn section(name: &str, lazy: bool) -> AnyView {
+    use crate::ui::perf_view::{PerfParts, PerfView};
+    let body = match name {
+        "roofline" => view! { <crate::ui::roofline_view::RooflineView /> }.into_any(),
+        "matmul" => view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any(),
+        "perf" => view! { <PerfView /> }.into_any(),
+        "perf-cost" => view! { <PerfView parts=PerfParts::Cost /> }.into_any(),
+        "perf-latency" => view! { <PerfView parts=PerfParts::Latency /> }.into_any(),
+        "accuracy" => view! { <crate::ui::accuracy_view::AccuracyView /> }.into_any(),
+        "planner" => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
+        // Computed in a Web Worker started when the section nears the screen: never lazy.
+        "serving" => return view! { <crate::ui::serving_view::ServingView /> }.into_any(),
+        _ => return ().into_any(),
+    };
+    if lazy {
+        view! { <LazySection>{body}</LazySection> }.into_any()
+    } else {
+        body
+    }
+}
+
+/// Mounts a section into every slot not mounted yet, in page order.
+fn mount_slots(state: AppState) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(list) = doc.query_selector_all("[data-late-slot]:not([data-late-mounted])") else {
+        return;
+    };
+    let full = state
+        .scenario
+        .with_untracked(|s| s.view == crate::core::scenario::ViewMode::Full);
+    for i in 0..list.length() {
+        let Some(slot) = list
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let name = slot.get_attribute("data-late-slot").unwrap_or_default();
+        let id = slot.get_attribute("data-late-id").unwrap_or_default();
+        let Some(body) = slot
+            .query_selector(".late-body")
+            .ok()
+            .flatten()
+            .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
+        else {
+            continue;
+        };
+        let _ = slot.set_attribute("data-late-mounted", "");
+        let handle = leptos::mount::mount_to(body, move || {
+            provide_context(state);
+            crate::ui::in_view::provide_printing();
+            section(&name, full)
+        });
+        // Mounted in this task: the placeholder goes in the same frame the section comes, and
+        // gives its anchor id to the section's own heading (no two elements with one id).
+        if let Ok(Some(title)) = slot.query_selector(".late-placeholder-title") {
+            let _ = title.remove_attribute("id");
+        }
+        let _ = slot.set_attribute("data-late-ready", "");
+        MOUNTED.with(|m| {
+            if let Ok(mut m) = m.try_borrow_mut() {
+                m.push((id, Box::new(handle)));
+            }
+        });
+    }
+}
+
+/// Starts the late module: its state from the shell's scenario, the event listeners, the
+/// sections mounted into the slots present; then tells the shell it is ready.
+pub fn mount_late() {
+    console_error_panic_hook::set_once();
+    // Effects run on the browser's microtasks (what `mount_to_body` sets up in the shell).
+    let _ = any_spawner::Executor::init_wasm_bindgen();
+    // The state lives as long as the page: its owner is never dropped.
+    let owner = Owner::new();
+    owner.set();
+    let (query, theme) = shared();
+    let state = AppState::from_query(&query);
+    if let Some(t) = theme {
+        state.theme.set(t);
+    }
+    crate::ui::state::set_url_sink(send_edit);
+    listen(EVT_SCENARIO, move |ev| {
+        if let Some(q) = detail_field(&ev, "query").as_string() {
+            state.apply_query(&q, None);
+        }
+        if let Some(t) = theme_of(detail_field(&ev, "theme").as_string()) {
+            if state.theme.get_untracked() != t {
+                state.theme.set(t);
+            }
+        }
+    });
+    listen(EVT_SLOT, move |_| mount_slots(state));
+    listen(EVT_UNSLOT, |ev| {
+        let id = ev
+            .dyn_ref::<web_sys::CustomEvent>()
+            .and_then(|c| c.detail().as_string())
+            .unwrap_or_default();
+        // Dropped outside the borrow: unmounting may run cleanups.
+        let gone = MOUNTED.with(|m| {
+            m.try_borrow_mut().ok().and_then(|mut m| {
+                m.iter()
+                    .position(|(i, _)| *i == id)
+                    .map(|at| m.swap_remove(at))
+            })
+        });
+        drop(gone);
+    });
+    mount_slots(state);
+    std::mem::forget(owner);
+    dispatch(EVT_READY, &JsValue::UNDEFINED);
+}
