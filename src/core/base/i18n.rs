@@ -1121,6 +1121,9 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_err_warmup", "The warm-up ({value}) must be smaller than the request count ({n}); it was not used.", "워밍업({value})은 요청 수({n})보다 작아야 합니다. 쓰지 않았습니다."),
     ("sv_err_requests", "The request count ({value}) must be larger than the warm-up ({warm}); it was not used.", "요청 수({value})는 워밍업({warm})보다 커야 합니다. 쓰지 않았습니다."),
     ("bb_fit_applied", "The fitted efficiencies are in use", "맞춘 효율을 쓰는 중"),
+    // --- serving: the frontend path (issue 17 part 8) ---
+    ("rng_sim_frontend_overhead", "from 0 to 10,000 ms", "0 ~ 10,000 ms"),
+    ("sv_frontend_overhead", "frontend path per request (HTTP, chat template, tokenization, streaming; added to TTFT)", "요청당 프런트엔드 경로 (HTTP, 채팅 템플릿, 토큰화, 스트리밍; TTFT에 더함)"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.
