@@ -11,6 +11,7 @@ use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimResult, Slo, WorkloadSpec,
+    DEFAULT_FRONTEND_OVERHEAD_MS,
 };
 use proptest::prelude::*;
 
@@ -40,7 +41,8 @@ fn assert_accounted(r: &SimResult) {
 }
 
 /// At 0.02 req/s (a request every 50 s, each served in under 2 s) every request is alone:
-/// TTFT is the static prefill and TPOT the static decode step at the mean context.
+/// TTFT is the static prefill plus the server's frontend path (the default, which the static
+/// model does not have) and TPOT the static decode step at the mean context.
 #[test]
 fn a_lone_request_equals_the_static_batch_one_model() {
     let (i, o) = (1000u64, 200u64);
@@ -61,15 +63,16 @@ fn a_lone_request_equals_the_static_batch_one_model() {
     )
     .expect("static");
     let rel = |a: f64, b: f64| (a - b).abs() / b;
+    let fo = DEFAULT_FRONTEND_OVERHEAD_MS;
     assert_eq!(r.completed, 30);
     assert_eq!(r.max_batch, 1);
     assert!(
-        rel(r.ttft_ms.median, s.ttft.ms()) < 1e-3,
-        "{} vs {}",
+        rel(r.ttft_ms.median - fo, s.ttft.ms()) < 1e-3,
+        "{} − {fo} vs {}",
         r.ttft_ms.median,
         s.ttft.ms()
     );
-    assert!(rel(r.ttft_ms.p99, s.ttft.ms()) < 1e-3);
+    assert!(rel(r.ttft_ms.p99 - fo, s.ttft.ms()) < 1e-3);
     // The static TPOT is one step at context I + O/2; the simulated mean over the steps at
     // I+1 … I+O−1 differs by the half-token rounding only.
     assert!(
@@ -78,9 +81,58 @@ fn a_lone_request_equals_the_static_batch_one_model() {
         r.tpot_ms.median,
         s.tpot.ms()
     );
-    assert!(rel(r.e2el_ms.median, s.e2e.ms()) < 2e-3);
+    assert!(rel(r.e2el_ms.median - fo, s.e2e.ms()) < 2e-3);
     assert_eq!(r.queue_ms.p99, 0.0);
     assert_accounted(&r);
+}
+
+/// The frontend path adds its time once to every TTFT and E2EL and nothing to TPOT or ITL
+/// when requests are alone; under closed-loop clients it also spaces each client's requests,
+/// so throughput falls by the share of a request's time it takes.
+#[test]
+fn the_frontend_path_adds_to_ttft_and_e2el_only() {
+    let lone = |fo: f64| {
+        let mut cfg = config(
+            Arrival::Poisson { rate: 0.02 },
+            Lengths::Fixed {
+                input: 500,
+                output: 100,
+            },
+            20,
+        );
+        cfg.engine.frontend_overhead_ms = fo;
+        run(&cfg)
+    };
+    let (a, b) = (lone(0.0), lone(120.0));
+    let close = |x: f64, y: f64| (x - y).abs() < 1e-6;
+    assert!(close(b.ttft_ms.median - a.ttft_ms.median, 120.0), "{b:?}");
+    assert!(close(b.ttft_ms.p99 - a.ttft_ms.p99, 120.0));
+    assert!(close(b.e2el_ms.mean - a.e2el_ms.mean, 120.0));
+    assert!(close(b.tpot_ms.median, a.tpot_ms.median));
+    assert!(close(b.itl_ms.p99, a.itl_ms.p99));
+    assert_eq!(b.queue_ms.p99, 0.0, "the frontend path is not queueing");
+    // One client: each request takes its engine time plus the frontend path.
+    let client = |fo: f64| {
+        let mut cfg = config(Arrival::AllAtOnce, Lengths::ShareGpt, 40);
+        cfg.workload.max_concurrency = Some(1);
+        cfg.engine.frontend_overhead_ms = fo;
+        run(&cfg)
+    };
+    let (c0, c1) = (client(0.0), client(200.0));
+    let per_request = |r: &SimResult| r.duration_s / r.completed as f64;
+    assert!(
+        (per_request(&c1) - per_request(&c0) - 0.2).abs() < 1e-6,
+        "{} vs {}",
+        per_request(&c1),
+        per_request(&c0)
+    );
+    assert!(c1.request_throughput < c0.request_throughput);
+    for bad in [-1.0, f64::NAN, f64::INFINITY, 1e6] {
+        let mut cfg = config(Arrival::AllAtOnce, Lengths::ShareGpt, 4);
+        cfg.engine.frontend_overhead_ms = bad;
+        let e = simulate(&qwen8b(), h100(), &cfg).expect_err("bad frontend overhead");
+        assert!(e.to_string().contains("frontend_overhead_ms"), "{e}");
+    }
 }
 
 /// Beyond the saturation rate, P50 and P99 TTFT and the queueing delay grow with the rate.
@@ -115,10 +167,12 @@ fn latency_rises_with_rate_beyond_the_knee() {
         assert!(b.queue_ms.mean >= a.queue_ms.mean);
     }
     // Below the knee the latency stays near its floor: at half the saturation rate the
-    // median TTFT is a small fraction of the overloaded one.
+    // median TTFT the engine adds (beyond the constant frontend path, which open-loop
+    // arrivals only shift) is a small fraction of the overloaded one.
     let low = sweep_rates(&mut rep, &wl, &[0.5 * sat], None, Budget::default()).expect("sweep");
     let last = s.points.last().expect("points");
-    assert!(low.points[0].result.ttft_ms.median * 10.0 < last.result.ttft_ms.median);
+    let fo = DEFAULT_FRONTEND_OVERHEAD_MS;
+    assert!((low.points[0].result.ttft_ms.median - fo) * 10.0 < last.result.ttft_ms.median - fo);
 }
 
 /// Goodput and the highest rate meeting the targets: a target met at a low rate and missed

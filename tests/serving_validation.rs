@@ -10,6 +10,10 @@
 //! ShareGPT-like distribution for ShareGPT rows, fixed lengths (the realised mean output when
 //! the row states it) for random and sonnet rows. Efficiencies: the defaults, fitted on the
 //! static benchmarks of `data/perf_calibration.csv`, so none of these rows was seen by the fit.
+//! The server's frontend path (`EngineConfig::frontend_overhead_ms`, default
+//! `DEFAULT_FRONTEND_OVERHEAD_MS`) was fitted on one row, CSV line 2 ([`FIT_ROWS`]): that row
+//! is run and printed but left out of the held-out figures, and
+//! `frontend_default_is_the_fit_on_its_row` recomputes the fit.
 //!
 //! The test prints one line per row and the median and P90 relative error per statistic,
 //! then asserts the achieved levels (see `docs/SERVING_SIMULATOR.md` for the figures and why
@@ -22,10 +26,15 @@ use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, WorkloadSpec,
+    DEFAULT_FRONTEND_OVERHEAD_MS,
 };
 use std::collections::BTreeMap;
 
 const CSV: &str = include_str!("fixtures/serving_observations.csv");
+
+/// CSV lines a default was fitted on: run and printed, never counted in the held-out figures.
+/// Line 2 (GPUStack, Qwen3-8B on one H100, `--max-concurrency 1`) fixes the frontend path.
+const FIT_ROWS: &[usize] = &[2];
 
 /// The statistics compared, with their column in the CSV.
 const STATS: &[(&str, &str)] = &[
@@ -52,6 +61,7 @@ fn predicted(stat: &str, r: &SimResult) -> f64 {
 }
 
 /// One mapped row.
+#[derive(Clone)]
 struct Case {
     line: usize,
     label: String,
@@ -317,26 +327,31 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
     v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
-/// Runs every mapped row; returns the relative errors per statistic.
+/// Runs one mapped case.
+fn run_case(c: &Case) -> SimResult {
+    let cat = Catalog::builtin();
+    let m = parse_model_text(preset(c.model).expect("preset").json).expect("model");
+    let gpu = cat.get(c.gpu).expect("gpu");
+    let mut rep = Replica::new(&m, gpu, &c.engine, &Efficiencies::default())
+        .unwrap_or_else(|e| panic!("line {}: {e}", c.line));
+    rep.run(&c.workload, None, Budget::default())
+        .unwrap_or_else(|e| panic!("line {}: {e}", c.line))
+}
+
+/// Runs every mapped row; returns the relative errors per statistic (held-out rows only).
 fn run_all() -> BTreeMap<&'static str, Vec<f64>> {
     let (cases, skipped) = cases();
-    let cat = Catalog::builtin();
-    let eff = Efficiencies::default();
     let mut errors: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     println!("{} rows mapped, {} skipped", cases.len(), skipped.len());
     for (line, why) in &skipped {
         println!("  skipped line {line}: {why}");
     }
     for c in &cases {
-        let m = parse_model_text(preset(c.model).expect("preset").json).expect("model");
-        let gpu = cat.get(c.gpu).expect("gpu");
-        let mut rep = Replica::new(&m, gpu, &c.engine, &eff)
-            .unwrap_or_else(|e| panic!("line {}: {e}", c.line));
-        let r = rep
-            .run(&c.workload, None, Budget::default())
-            .unwrap_or_else(|e| panic!("line {}: {e}", c.line));
+        let r = run_case(c);
+        let fit_row = FIT_ROWS.contains(&c.line);
         let mut line = format!(
-            "line {:3} {:58} blocks {:6} preempt {:5}{}",
+            "{}line {:3} {:58} blocks {:6} preempt {:5}{}",
+            if fit_row { "FIT " } else { "" },
             c.line,
             c.label,
             r.engine.num_gpu_blocks,
@@ -347,7 +362,9 @@ fn run_all() -> BTreeMap<&'static str, Vec<f64>> {
             if let Some(&meas) = c.measured.get(stat) {
                 let pred = predicted(stat, &r);
                 let rel = (pred - meas) / meas;
-                errors.entry(stat).or_default().push(rel.abs());
+                if !fit_row {
+                    errors.entry(stat).or_default().push(rel.abs());
+                }
                 line.push_str(&format!(
                     " | {stat} {meas:.4} vs {pred:.4} ({:+.0}%)",
                     rel * 100.0
@@ -357,7 +374,9 @@ fn run_all() -> BTreeMap<&'static str, Vec<f64>> {
         let _ = c.saturation;
         println!("{line}");
     }
-    println!("\nstatistic              rows  median |err|  P90 |err|");
+    println!(
+        "\nheld-out rows (fit rows {FIT_ROWS:?} left out)\nstatistic              rows  median |err|  P90 |err|"
+    );
     for (stat, e) in &mut errors {
         let n = e.len();
         let med = percentile(e, 0.5);
@@ -376,20 +395,21 @@ fn serving_benchmarks_reproduced_within_the_stated_error() {
     let mut errors = run_all();
     let mut med = |s: &str| percentile(errors.get_mut(s).expect("stat has rows"), 0.5);
     // Issue 17's targets: median error ≤ 20% for median TTFT, median TPOT and request
-    // throughput, ≤ 30% for P99 TTFT and P99 TPOT, ≤ 15% for the saturation rate. Met for
-    // median TPOT (14.9%), request throughput (17.2%) and P99 TPOT (21.7%). NOT met for TTFT
-    // and the saturation rate: achieved 61.4% (median TTFT), 58.4% (P99 TTFT) and 34.2%
-    // (saturation rate) on these rows, so those three are asserted at the achieved level
-    // (rounded up to the next 5%), not at the target. The reasons (a ~50 ms API-server
-    // overhead in every measured TTFT that the performance model does not contain; overload
-    // runs whose engines held far fewer requests than our KV estimate admits; gpt-oss and
-    // long-context steps the static model times 30–50% fast) are in
-    // docs/SERVING_SIMULATOR.md, "Validation".
+    // throughput, ≤ 30% for P99 TTFT and P99 TPOT, ≤ 15% for the saturation rate, on rows no
+    // fit saw (the frontend path's fit row, FIT_ROWS, is left out). Met for median TPOT
+    // (15.1%), request throughput (17.4%) and P99 TPOT (21.7%). NOT met for TTFT and the
+    // saturation rate: achieved 59.9% (median TTFT), 50.8% (P99 TTFT) and 34.1% (saturation
+    // rate) on these rows, so those three are asserted at the achieved level (rounded up to
+    // the next 5%), not at the target. The reasons (overload runs whose engines held far
+    // fewer requests than our KV estimate admits, partly because vLLM's gpt-oss-120b weights
+    // take 3.6–5.2 GiB more than the checkpoint bytes we count; gpt-oss and long-context
+    // steps the static model times 30–50% fast, magnified into TTFT by the queue; a frontend
+    // path that differs between servers) are in docs/SERVING_SIMULATOR.md, "Validation".
     let levels = [
-        ("median_ttft", 0.65),
+        ("median_ttft", 0.60),
         ("median_tpot", 0.20),
         ("request_throughput", 0.20),
-        ("p99_ttft", 0.60),
+        ("p99_ttft", 0.55),
         ("p99_tpot", 0.30),
         ("saturation_rate", 0.35),
     ];
@@ -405,4 +425,100 @@ fn serving_benchmarks_reproduced_within_the_stated_error() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The default frontend path is the fit on its one row: the row's measured median TTFT less
+/// the simulator's without a frontend (GPU work only), to the millisecond.
+#[test]
+fn frontend_default_is_the_fit_on_its_row() {
+    let (cases, _) = cases();
+    let line = *FIT_ROWS.first().expect("one fit row");
+    let mut c = cases
+        .into_iter()
+        .find(|c| c.line == line)
+        .expect("the fit row is mapped");
+    let measured = *c.measured.get("median_ttft").expect("median TTFT");
+    c.engine.frontend_overhead_ms = 0.0;
+    let engine_only = run_case(&c).ttft_ms.median;
+    let fitted = measured - engine_only;
+    println!(
+        "line {line}: measured median TTFT {measured} ms, engine only {engine_only:.2} ms, \
+         frontend {fitted:.2} ms (default {DEFAULT_FRONTEND_OVERHEAD_MS} ms)"
+    );
+    assert!(
+        (fitted - DEFAULT_FRONTEND_OVERHEAD_MS).abs() <= 1.0,
+        "fitted {fitted:.2} ms against the default {DEFAULT_FRONTEND_OVERHEAD_MS} ms"
+    );
+    c.engine.frontend_overhead_ms = DEFAULT_FRONTEND_OVERHEAD_MS;
+    let with = run_case(&c).ttft_ms.median;
+    assert!(
+        ((with - measured) / measured).abs() <= 0.02,
+        "with the default: {with:.2} ms against {measured} ms"
+    );
+}
+
+/// Cause (c) of the overload rows, measured: vLLM's own start-up logs of gpt-oss-120b on one
+/// H100 show more weight memory than the checkpoint bytes our budget counts ("Model loading
+/// took 65.9651 GiB", vLLM 0.10.1 with the Marlin MXFP4 path,
+/// github.com/vllm-project/vllm/issues/23278; "64.38 GiB", vLLM 0.14.1 with the Triton
+/// path, issues/33155). Every GiB of it comes out of the KV pool. This re-runs the three
+/// GPUStack TP1 ShareGPT rows with the pool those logged weights leave (the rest of our
+/// budget unchanged) and prints the errors; it is a sensitivity, not part of the held-out
+/// figures (the simulator's default stays our own estimate).
+#[test]
+fn gpt_oss_kv_pool_with_the_weights_vllm_logs() {
+    use llm_serving_calculator::core::calc::weights;
+    const GIB: f64 = (1u64 << 30) as f64;
+    let (cases, _) = cases();
+    let m = parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json).expect("m");
+    let ours = weights::chosen(&m, None, 1).expect("weights").per_gpu.0 as f64;
+    for logged_gib in [64.38, 65.9651] {
+        let extra = logged_gib * GIB - ours;
+        assert!(
+            extra > 3.0 * GIB,
+            "vLLM's logged weights exceed our estimate by {:.2} GiB",
+            extra / GIB
+        );
+        for line in [21, 24, 28] {
+            let mut c = cases
+                .iter()
+                .find(|c| c.line == line)
+                .cloned()
+                .expect("row mapped");
+            let base = run_case(&c);
+            let rep = Replica::new(
+                &m,
+                Catalog::builtin().get(c.gpu).expect("gpu"),
+                &c.engine,
+                &Efficiencies::default(),
+            )
+            .expect("replica");
+            let b = &rep.resolved().budget;
+            let kv = b.available_kv.0 as f64 - extra;
+            let blocks = (kv / b.bytes_per_block.0 as f64).floor().max(1.0) as u64;
+            c.engine.num_gpu_blocks_override = Some(blocks);
+            let r = run_case(&c);
+            let err = |stat: &str, v: f64| {
+                c.measured
+                    .get(stat)
+                    .map_or(f64::NAN, |m| (v - m) / m * 100.0)
+            };
+            println!(
+                "line {line}, weights {logged_gib} GiB (ours {:.2}): KV {:.2} GiB, blocks {} → {blocks}; \
+                 median TTFT {:+.0}% → {:+.0}%, throughput {:+.0}% → {:+.0}%",
+                ours / GIB,
+                kv / GIB,
+                base.engine.num_gpu_blocks,
+                err("median_ttft", base.ttft_ms.median),
+                err("median_ttft", r.ttft_ms.median),
+                err("request_throughput", base.request_throughput),
+                err("request_throughput", r.request_throughput),
+            );
+            assert!(blocks < base.engine.num_gpu_blocks);
+            assert!(
+                r.ttft_ms.median >= base.ttft_ms.median,
+                "a smaller pool queues more"
+            );
+        }
+    }
 }

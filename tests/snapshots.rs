@@ -251,6 +251,102 @@ fn cli_single_commands() {
             ],
         ),
         ("bad_command", vec!["nonsense"]),
+        ("help", vec!["--help"]),
+    ];
+    snap_cli(&cases);
+}
+
+/// `--eff` (the link parameters `calibrate --fit` prints) on `perf`, `simulate` and `plan`,
+/// `--frontend-overhead-ms` on `simulate`, and a bad value of each.
+#[test]
+fn cli_efficiencies_and_frontend() {
+    let q8 = "data/presets/Qwen__Qwen3-8B.json";
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (
+            "perf_eff_json",
+            vec![
+                "perf",
+                "--config",
+                q8,
+                "--gpu",
+                "h100-sxm",
+                "--batch",
+                "8",
+                "--input-len",
+                "1024",
+                "--output-len",
+                "256",
+                "--eff",
+                "e_bw=0.6,e_cp=0.4",
+                "--json",
+            ],
+        ),
+        (
+            "simulate_eff_frontend_json",
+            vec![
+                "simulate",
+                "--config",
+                q8,
+                "--gpu",
+                "h100-sxm",
+                "--rate",
+                "4",
+                "--num-requests",
+                "200",
+                "--eff",
+                "e_bw=0.6&e_po=2.5",
+                "--frontend-overhead-ms",
+                "20",
+                "--json",
+            ],
+        ),
+        (
+            "plan_eff_text",
+            [
+                &["plan", "--config", q8, "--gpu", "h100-sxm"][..],
+                &traffic(),
+                &["--eff", "e_bw=0.5"][..],
+            ]
+            .concat(),
+        ),
+        (
+            "eff_bad_value",
+            vec![
+                "simulate", "--config", q8, "--gpu", "h100-sxm", "--rate", "4", "--eff", "e_bw=1.5",
+            ],
+        ),
+        (
+            "eff_unknown_key",
+            vec![
+                "perf",
+                "--config",
+                q8,
+                "--gpu",
+                "h100-sxm",
+                "--batch",
+                "1",
+                "--input-len",
+                "10",
+                "--output-len",
+                "10",
+                "--eff",
+                "bandwidth=0.5",
+            ],
+        ),
+        (
+            "frontend_bad_value",
+            vec![
+                "simulate",
+                "--config",
+                q8,
+                "--gpu",
+                "h100-sxm",
+                "--rate",
+                "4",
+                "--frontend-overhead-ms",
+                "-5",
+            ],
+        ),
     ];
     snap_cli(&cases);
 }

@@ -15,10 +15,13 @@
 //! `relative_error_after`), `simulations`, and `url_params` (the link parameters that
 //! reproduce the fit in the app). A benchmark with no TPOT/ITL or TTFT exits 2 with a
 //! sentence. Without `--fit` the output is unchanged.
+//!
+//! `--eff e_bw=…,e_cp=…` (the `url_params` of an earlier fit, `cli/eff.rs`) sets the
+//! efficiencies the comparison uses and the fit starts from; `--frontend-overhead-ms` the
+//! server's frontend path (as `simulate`).
 
 use super::simulate::{engine, num, result_json};
 use super::{write_json, write_text, Args, CliError};
-use crate::core::calc::Efficiencies;
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::ViewInputs;
@@ -34,18 +37,12 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let e = engine(args)?;
     let seed = args.u64_opt("seed")?.unwrap_or(0);
     let wl = bench.workload(seed);
-    let mut rep = Replica::new(&model, gpu, &e, &Efficiencies::default())?;
+    let eff = super::eff::efficiencies(args)?;
+    let mut rep = Replica::new(&model, gpu, &e, &eff)?;
     let r = rep.run(&wl, None, Budget::default())?;
     let cmp = bench.compare(&r);
     let fit = if args.flag("fit") {
-        Some(fit_bench(
-            &model,
-            gpu,
-            &e,
-            &bench,
-            &Efficiencies::default(),
-            seed,
-        )?)
+        Some(fit_bench(&model, gpu, &e, &bench, &eff, seed)?)
     } else {
         None
     };

@@ -5,6 +5,7 @@
 
 mod args;
 mod calibrate;
+mod eff;
 mod gpus;
 mod hub_fetch;
 mod load_cmd;
@@ -16,6 +17,7 @@ mod vllm;
 
 pub use args::{Args, CliError};
 
+use crate::core::sim::DEFAULT_FRONTEND_OVERHEAD_MS;
 use args::{json_error, short, stdout_error};
 use serde::Serialize;
 use std::io::Write;
@@ -65,6 +67,10 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return 2;
         }
     };
+    if parsed.flag("help") {
+        let _ = writeln!(out, "{}", usage());
+        return 0;
+    }
     let result = dispatch(cmd, &parsed, out);
     match result {
         Ok(()) => 0,
@@ -128,6 +134,28 @@ pub fn usage() -> String {
     let mut s = String::from("usage: llmcalc <command> [options] [--json]\n\ncommands:\n");
     for (c, d) in COMMANDS {
         s.push_str(&format!("  {c:<9} {d}\n"));
+    }
+    s.push_str("\noptions shared by several commands:\n");
+    let shared = [
+        (
+            "--eff e_bw=0.6,e_cp=0.4".to_string(),
+            "perf, plan, simulate, calibrate: the performance model's efficiencies as \
+             calibrate --fit prints them (its url_params); keys e_cp, e_cd, e_bw, e_ic \
+             (fractions), e_so, e_po, e_ar (ms); keys not given keep the calibrated defaults"
+                .to_string(),
+        ),
+        (
+            "--frontend-overhead-ms MS".to_string(),
+            format!(
+                "simulate, plan --simulate, calibrate: the server's path per request beyond \
+                 the engine (HTTP, chat template, tokenization, streaming), added once to TTFT \
+                 and E2EL; default {DEFAULT_FRONTEND_OVERHEAD_MS} (measured on vLLM's OpenAI \
+                 server), 0 for the engine alone"
+            ),
+        ),
+    ];
+    for (o, d) in shared {
+        s.push_str(&format!("  {o}\n      {d}\n"));
     }
     s
 }

@@ -19,8 +19,7 @@ use crate::core::base::Dtype;
 use crate::core::base::Lang;
 use crate::core::calc::{accuracy_table, range_for, render_stats, Metric};
 use crate::core::calc::{
-    evaluate, tp_sweep, DecodeContext, Efficiencies, PassTime, PerfNote, PerfReport, TpRow,
-    Workload,
+    evaluate, tp_sweep, DecodeContext, PassTime, PerfNote, PerfReport, TpRow, Workload,
 };
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
@@ -58,7 +57,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             )))
         }
     };
-    let mut eff = Efficiencies::default();
+    let mut eff = super::eff::efficiencies(args)?;
     if let Some(c) = args.f64_opt("compute-eff", 0.01, 1.0)? {
         eff.compute_prefill = c;
         eff.compute_decode = c;

@@ -35,7 +35,6 @@ use super::args::short;
 use super::{write_json, write_serialized, write_text, Args, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
-use crate::core::calc::Efficiencies;
 use crate::core::calc::{
     cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, PerfTiming,
     Plan, PlanInputs, PlanOption, Targets, Traffic,
@@ -199,7 +198,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let inp = inputs(args)?;
     let timing = PerfTiming {
         model: &model,
-        eff: Efficiencies::default(),
+        eff: super::eff::efficiencies(args)?,
         weights_dtype: dtype(args, "weights-dtype")?,
         kv_dtype: dtype(args, "kv-dtype")?,
     };
@@ -249,7 +248,7 @@ fn simulate(
         router,
         engine: super::simulate::engine(args)?,
         workload: super::simulate::workload(args, 1.0)?,
-        efficiencies: Efficiencies::default(),
+        efficiencies: super::eff::efficiencies(args)?,
         budget: Budget::default(),
     };
     Ok(simulated_plan(model, p, inp, Catalog::builtin(), &set)?)
@@ -338,7 +337,7 @@ fn run_largest(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         Catalog::builtin(),
         dtype(args, "weights-dtype")?,
         dtype(args, "kv-dtype")?,
-        &Efficiencies::default(),
+        &super::eff::efficiencies(args)?,
     )?;
     if args.flag("json") {
         return write_json(out, &largest_json(&r, &inp));

@@ -2,8 +2,15 @@
 //! [--num-requests N] [--input-len I --output-len O | --lengths FILE | --dataset sharegpt]
 //! [--max-num-seqs S] [--max-num-batched-tokens T] [--block-size 16]
 //! [--gpu-memory-utilization 0.9] [--weights-dtype D] [--kv-dtype D] [--prefix-hit F]
-//! [--burstiness B] [--seed N] [--sweep R1,R2,...] [--goodput ttft:MS,tpot:MS] [--json]`:
+//! [--frontend-overhead-ms MS] [--burstiness B] [--seed N] [--sweep R1,R2,...]
+//! [--goodput ttft:MS,tpot:MS] [--eff e_bw=…,e_cp=…] [--json]`:
 //! one vLLM engine replica under load, simulated (`core::sim`).
+//!
+//! `--frontend-overhead-ms` is the server's path per request beyond the engine (HTTP, chat
+//! template, tokenization, streaming; default `core::sim::DEFAULT_FRONTEND_OVERHEAD_MS`,
+//! measured): a request enters the engine's queue that long after it is sent, so TTFT and
+//! E2EL hold it once. `--eff` sets the performance model's efficiencies as `calibrate --fit`
+//! prints them (`url_params`; `cli/eff.rs`).
 //!
 //! The flags are `vllm serve`'s and `vllm bench serve`'s: `--rate` is `--request-rate`
 //! (`inf` sends every request at once), `--burstiness` is the gamma shape of the gaps (1 =
@@ -22,12 +29,11 @@ use super::args::short;
 use super::{write_json, write_text, Args, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
-use crate::core::calc::Efficiencies;
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, Slo, SweepResult,
-    WorkloadSpec,
+    WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -182,6 +188,9 @@ pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
         }
         e.prefix_hit = p;
     }
+    if let Some(f) = args.f64_opt("frontend-overhead-ms", 0.0, MAX_FRONTEND_OVERHEAD_MS)? {
+        e.frontend_overhead_ms = f;
+    }
     Ok(e)
 }
 
@@ -235,7 +244,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         }
     };
     let wl = workload(args, rate)?;
-    let mut rep = Replica::new(&model, gpu, &engine, &Efficiencies::default())?;
+    let mut rep = Replica::new(&model, gpu, &engine, &super::eff::efficiencies(args)?)?;
     if let Some(rates) = rates {
         if rates.is_empty() || rates.len() > MAX_SWEEP_RATES {
             return Err(CliError::Usage(format!(

@@ -24,6 +24,7 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         weights_dtype: s.weight_dtype,
         kv_dtype: s.kv_dtype,
         prefix_hit: v.prefix_hit,
+        frontend_overhead_ms: v.frontend_overhead_ms,
         ..EngineConfig::default()
     }
 }

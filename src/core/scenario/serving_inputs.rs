@@ -3,10 +3,13 @@
 //! as vLLM does; the load as `vllm bench serve` names it.
 //!
 //! Optional knobs (`max_num_seqs`, `max_num_batched_tokens`, the chosen rate) use 0 for "vLLM's
-//! default" / "automatic", so that one decimal field edits each of them.
+//! default" / "automatic", so that one decimal field edits each of them. Beside vLLM's flags,
+//! the server's frontend path per request (`sv_fo`, milliseconds; the simulator's
+//! `frontend_overhead_ms`, default its measured value).
 
 use super::notice::NoticeKind;
 use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::core::sim::config::{DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS};
 use crate::core::sim::fleet::Router;
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +130,9 @@ pub struct ServingInputs {
     pub gpu_memory_utilization: f64,
     /// Share of each prompt found in the prefix cache.
     pub prefix_hit: f64,
+    /// The server's frontend path per request, ms (`sim::EngineConfig::frontend_overhead_ms`).
+    #[serde(default = "default_frontend_overhead_ms")]
+    pub frontend_overhead_ms: f64,
     /// How requests arrive.
     pub arrival: ArrivalKind,
     /// Coefficient of variation of the gaps with bursty arrivals (1 = Poisson).
@@ -147,6 +153,10 @@ pub struct ServingInputs {
     pub router: Router,
 }
 
+fn default_frontend_overhead_ms() -> f64 {
+    DEFAULT_FRONTEND_OVERHEAD_MS
+}
+
 impl Default for ServingInputs {
     fn default() -> Self {
         ServingInputs {
@@ -155,6 +165,7 @@ impl Default for ServingInputs {
             block_size: DEFAULT_BLOCK_SIZE,
             gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
             prefix_hit: 0.0,
+            frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
             arrival: ArrivalKind::Poisson,
             burstiness_cv: 1.0,
             max_concurrency: 64,
@@ -180,6 +191,8 @@ pub enum ServField {
     GpuMemoryUtilization,
     /// Prefix-cache hit fraction.
     PrefixHit,
+    /// The server's frontend path per request, ms.
+    FrontendOverheadMs,
     /// Burstiness CV.
     BurstinessCv,
     /// `max_concurrency`.
@@ -200,6 +213,7 @@ impl ServField {
         ServField::BlockSize,
         ServField::GpuMemoryUtilization,
         ServField::PrefixHit,
+        ServField::FrontendOverheadMs,
         ServField::BurstinessCv,
         ServField::MaxConcurrency,
         ServField::NumRequests,
@@ -215,6 +229,7 @@ impl ServField {
             ServField::BlockSize => "sv_bs",
             ServField::GpuMemoryUtilization => "sv_gmu",
             ServField::PrefixHit => "sv_ph",
+            ServField::FrontendOverheadMs => "sv_fo",
             ServField::BurstinessCv => "sv_cv",
             ServField::MaxConcurrency => "sv_conc",
             ServField::NumRequests => "sv_n",
@@ -231,6 +246,7 @@ impl ServField {
             ServField::BlockSize => "sv_block_size",
             ServField::GpuMemoryUtilization => "sv_gpu_memory_utilization",
             ServField::PrefixHit => "sv_prefix_hit",
+            ServField::FrontendOverheadMs => "sv_frontend_overhead",
             ServField::BurstinessCv => "sv_burstiness_cv",
             ServField::MaxConcurrency => "sv_max_concurrency",
             ServField::NumRequests => "sv_num_requests",
@@ -245,6 +261,7 @@ impl ServField {
             ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens => "sv_unit_default_zero",
             ServField::BlockSize => "view_unit_tokens",
             ServField::GpuMemoryUtilization | ServField::PrefixHit => "view_unit_fraction",
+            ServField::FrontendOverheadMs => "view_unit_ms",
             ServField::BurstinessCv => "sv_unit_cv",
             ServField::MaxConcurrency => "sv_unit_requests",
             ServField::NumRequests | ServField::Warmup => "sv_unit_requests",
@@ -258,6 +275,7 @@ impl ServField {
             self,
             ServField::GpuMemoryUtilization
                 | ServField::PrefixHit
+                | ServField::FrontendOverheadMs
                 | ServField::BurstinessCv
                 | ServField::Rate
         )
@@ -270,6 +288,7 @@ impl ServField {
             ServField::BlockSize => (1.0, 1024.0),
             ServField::GpuMemoryUtilization => (0.05, 1.0),
             ServField::PrefixHit => (0.0, 0.99),
+            ServField::FrontendOverheadMs => (0.0, MAX_FRONTEND_OVERHEAD_MS),
             ServField::BurstinessCv => (0.1, 10.0),
             ServField::MaxConcurrency => (1.0, 100_000.0),
             ServField::NumRequests => (20.0, 20_000.0),
@@ -286,6 +305,7 @@ impl ServField {
             ServField::BlockSize => v.block_size as f64,
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization,
             ServField::PrefixHit => v.prefix_hit,
+            ServField::FrontendOverheadMs => v.frontend_overhead_ms,
             ServField::BurstinessCv => v.burstiness_cv,
             ServField::MaxConcurrency => v.max_concurrency as f64,
             ServField::NumRequests => v.num_requests as f64,
@@ -349,6 +369,7 @@ impl ServField {
             ServField::BlockSize => v.block_size = n,
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization = x,
             ServField::PrefixHit => v.prefix_hit = x,
+            ServField::FrontendOverheadMs => v.frontend_overhead_ms = x,
             ServField::BurstinessCv => v.burstiness_cv = x,
             ServField::MaxConcurrency => v.max_concurrency = n,
             ServField::NumRequests => v.num_requests = n,
@@ -450,6 +471,7 @@ mod tests {
             block_size: 32,
             gpu_memory_utilization: 0.85,
             prefix_hit: 0.25,
+            frontend_overhead_ms: 12.5,
             arrival: ArrivalKind::Bursty,
             burstiness_cv: 2.0,
             max_concurrency: 8,

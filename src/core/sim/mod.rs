@@ -48,7 +48,10 @@ pub mod sweep;
 pub mod workload;
 
 pub use bench::{parse_bench, BenchRun, Comparison};
-pub use config::{Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_MAX_STEPS};
+pub use config::{
+    Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_FRONTEND_OVERHEAD_MS,
+    DEFAULT_MAX_STEPS, MAX_FRONTEND_OVERHEAD_MS,
+};
 pub use fit::{fit_bench, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use replica::{simulate, Replica};

@@ -92,7 +92,8 @@ pub struct SimResult {
     pub itl_ms: Dist,
     /// End-to-end latency, ms.
     pub e2el_ms: Dist,
-    /// Queueing delay (send to first scheduled), ms.
+    /// Queueing delay (entering the engine's queue, after the frontend path, to first
+    /// scheduled), ms.
     pub queue_ms: Dist,
     /// Preemptions (recomputations) in the whole run.
     pub preemptions: u64,

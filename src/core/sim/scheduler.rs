@@ -1,8 +1,10 @@
 //! One engine replica under load: a discrete-event simulation of vLLM V1's scheduler.
 //!
-//! Events (request ready to send, engine step start, engine step end) sit in a binary heap
-//! ordered by time, then kind (arrivals at an instant are seen before a step starting at that
-//! instant), then insertion order, so a run is deterministic. Each step, as vLLM's
+//! Events (request ready to send, request entering the engine after the server's frontend
+//! path, engine step start, engine step end) sit in a binary heap ordered by time, then kind
+//! (arrivals and entries at an instant are seen before a step starting at that instant), then
+//! insertion order, so a run is deterministic. A sent request enters the engine's waiting
+//! queue `frontend_overhead_s` later (`Resolved`; at once when 0). Each step, as vLLM's
 //! `v1/core/sched/scheduler.py` `schedule()` does:
 //!
 //! 1. **Running requests first**, in admission order, each asking for its missing tokens (1
@@ -91,6 +93,9 @@ impl Req {
 enum Kind {
     /// Request `i` becomes ready to send (ordered first at an instant).
     Ready(u32),
+    /// Request `i`, sent, reaches the engine's queue after the frontend path (ordered with
+    /// the arrivals at an instant).
+    Enter(u32),
     /// The engine looks for work.
     StepStart,
     /// The running step ends.
@@ -107,7 +112,7 @@ struct Event {
 
 impl Ord for Event {
     fn cmp(&self, o: &Self) -> Ordering {
-        let rank = |k: &Kind| u8::from(!matches!(k, Kind::Ready(_)));
+        let rank = |k: &Kind| u8::from(!matches!(k, Kind::Ready(_) | Kind::Enter(_)));
         (self.t, rank(&self.kind), self.seq).cmp(&(o.t, rank(&o.kind), o.seq))
     }
 }
@@ -245,6 +250,7 @@ impl<'a> Engine<'a> {
             self.now = f64::from_bits(ev.t);
             match ev.kind {
                 Kind::Ready(i) => self.on_ready(i),
+                Kind::Enter(i) => self.enter(i),
                 Kind::StepStart => {
                     if self.steps >= max_steps {
                         self.partial = true;
@@ -291,14 +297,26 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The client sends request `i`: it is in flight (and counted as waiting) from now, and
+    /// reaches the engine's queue after the frontend path.
     fn send(&mut self, i: u32) {
         if let Some(r) = self.reqs.get_mut(i as usize) {
             r.send_s = self.now;
             r.phase = Phase::Waiting;
-            self.waiting.push_back(i);
             self.in_flight += 1;
-            self.wake();
+            let fo = self.cfg.frontend_overhead_s;
+            if fo > 0.0 {
+                self.push(self.now + fo, Kind::Enter(i));
+            } else {
+                self.enter(i);
+            }
         }
+    }
+
+    /// Request `i` reaches the engine's waiting queue.
+    fn enter(&mut self, i: u32) {
+        self.waiting.push_back(i);
+        self.wake();
     }
 
     /// Blocks a request of `tokens` tokens holds across the cache's groups, `new` of them
@@ -529,6 +547,7 @@ impl<'a> Engine<'a> {
                     first_s: r.first_s,
                     done_s: r.done_s,
                     scheduled_s: r.scheduled_s,
+                    frontend_s: self.cfg.frontend_overhead_s,
                 };
                 self.collector.finish(r.measured, &f);
             }

@@ -174,6 +174,8 @@ pub struct Finished {
     pub done_s: f64,
     /// First scheduled.
     pub scheduled_s: f64,
+    /// The server's frontend path before the engine queued it, seconds (not queueing).
+    pub frontend_s: f64,
 }
 
 /// Per-request and per-step figures gathered during a run (measured requests only: the
@@ -262,7 +264,11 @@ impl Collector {
             0.0
         };
         self.per_request.push((ttft, tpot));
-        self.queue_ms.push((r.scheduled_s - r.send_s) * 1e3);
+        // The entry time as the scheduler computed it (send + frontend), so that a request
+        // scheduled on entry has a queueing delay of exactly 0.
+        let entered_s = r.send_s + r.frontend_s;
+        self.queue_ms
+            .push(((r.scheduled_s - entered_s) * 1e3).max(0.0));
         self.input_tokens += r.input;
         self.output_tokens += r.generated;
         self.first_send_s = self.first_send_s.min(r.send_s);
