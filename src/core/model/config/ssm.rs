@@ -386,6 +386,37 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
     Ok(Parts::new(layers, acc, h, vocab, tie, None))
 }
 
+/// The Mamba-2 mixer's state, group and convolution sizes and its biases, under the
+/// `mamba_*` spellings GraniteMoeHybrid and Falcon-H1 share.
+struct Mamba2Sizes {
+    n: u64,
+    g: u64,
+    k: u64,
+    proj_bias: bool,
+    conv_bias: bool,
+}
+
+/// Reads [`Mamba2Sizes`] (in the ledger's order: state, groups, kernel, biases).
+fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
+    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
+    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
+    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
+    let proj_bias = r.flag(
+        "mamba_proj_bias",
+        &["mamba_proj_bias"],
+        false,
+        "ldg_no_mamba_projection_biases",
+    )?;
+    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    Ok(Mamba2Sizes {
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+    })
+}
+
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
 fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
     let mh = r.req("mamba_num_heads", &["mamba_n_heads"], "why_size_mamba2")?;
@@ -400,16 +431,13 @@ fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, Ca
             d
         }
     };
-    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
-    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
-    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
-    let proj_bias = r.flag(
-        "mamba_proj_bias",
-        &["mamba_proj_bias"],
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    let Mamba2Sizes {
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+    } = read_mamba2_sizes(r)?;
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
     let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
@@ -1028,16 +1056,13 @@ fn read_falcon_h1_mamba(
                 .val("heads", mh),
         });
     }
-    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
-    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
-    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
-    let proj_bias = r.flag(
-        "mamba_proj_bias",
-        &["mamba_proj_bias"],
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    let Mamba2Sizes {
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+    } = read_mamba2_sizes(r)?;
     let gated_norm = r.flag(
         "mamba_rms_norm",
         &["mamba_rms_norm"],
