@@ -14,6 +14,7 @@
 import { writeFileSync } from 'node:fs';
 import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
+import { summariseProfile } from './profile.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const changes = Number(arg('changes', '40'));
@@ -76,7 +77,7 @@ async function run() {
   if (cdp) {
     const { profile: prof } = await cdp.send('Profiler.stop');
     if (out) writeFileSync(out, JSON.stringify(prof));
-    summariseProfile(prof, changes);
+    summariseProfile(prof, changes, { unit: 'change', top: Number(arg('top', '45')) });
     return;
   }
   const buf = await browser.stopTracing();
@@ -108,37 +109,4 @@ async function run() {
   for (const [name, s] of [...sums.entries()].sort((a, b) => b[1].total - a[1].total).slice(0, 30)) {
     console.log(`${(s.total / changes).toFixed(3).padStart(8)} ms/change  cpu ${(s.cpu / changes).toFixed(3).padStart(8)}  n/change ${(s.n / changes).toFixed(1).padStart(6)}  max ${s.max.toFixed(2).padStart(7)}  ${name}`);
   }
-}
-
-/** Self and total time per function of a CPU profile, per change. */
-function summariseProfile(prof, n) {
-  const byId = new Map(prof.nodes.map((x) => [x.id, x]));
-  const parent = new Map();
-  for (const x of prof.nodes) for (const c of x.children || []) parent.set(c, x.id);
-  const self = new Map();
-  const total = new Map();
-  const dts = prof.timeDeltas;
-  for (let i = 0; i < prof.samples.length; i += 1) {
-    const dt = (dts[i + 1] ?? 0) / 1000;
-    let id = prof.samples[i];
-    const leaf = byId.get(id).callFrame.functionName || '(anon)';
-    self.set(leaf, (self.get(leaf) || 0) + dt);
-    const seen = new Set();
-    while (id !== undefined) {
-      const f = byId.get(id).callFrame.functionName || '(anon)';
-      if (!seen.has(f)) { total.set(f, (total.get(f) || 0) + dt); seen.add(f); }
-      id = parent.get(id);
-    }
-  }
-  const show = (m, title) => {
-    console.log(title);
-    for (const [f, t] of [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(arg('top', '45')))) {
-      if (f === '(idle)' || f === '(program)' || f === '(root)') continue;
-      console.log(`${(t / n).toFixed(3).padStart(8)} ms/change  ${f.slice(0, 150)}`);
-    }
-  };
-  show(total, '--- total (inclusive) ---');
-  const ours = new Map([...total.entries()].filter(([f]) => f.includes('llm_serving_calculator') || f.includes('plotters')).map(([f, t]) => [f.replace(/::h[0-9a-f]{16}/g, ''), t]));
-  show(ours, '--- total, this crate and plotters ---');
-  show(self, '--- self ---');
 }

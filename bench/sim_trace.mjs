@@ -11,6 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
+import { summariseProfile } from './profile.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const sweeps = Number(arg('sweeps', '3'));
@@ -69,7 +70,7 @@ async function run() {
   if (cdp) {
     const { profile: prof } = await cdp.send('Profiler.stop');
     if (out) writeFileSync(out, JSON.stringify(prof));
-    summariseProfile(prof, sweeps);
+    summariseProfile(prof, sweeps, { unit: 'sweep', top: Number(arg('top', '50')) });
     return;
   }
   const buf = await browser.stopTracing();
@@ -113,38 +114,4 @@ async function run() {
       console.log(`    ${s.ms.toFixed(1).padStart(7)} ms  x${s.n}  ${k}`);
     }
   }
-}
-
-/** Self and total time per function of a CPU profile, per sweep. */
-function summariseProfile(prof, n) {
-  const byId = new Map(prof.nodes.map((x) => [x.id, x]));
-  const parent = new Map();
-  for (const x of prof.nodes) for (const c of x.children || []) parent.set(c, x.id);
-  const self = new Map();
-  const total = new Map();
-  const dts = prof.timeDeltas;
-  for (let i = 0; i < prof.samples.length; i += 1) {
-    const dt = (dts[i + 1] ?? 0) / 1000;
-    let id = prof.samples[i];
-    const leaf = byId.get(id).callFrame.functionName || '(anon)';
-    self.set(leaf, (self.get(leaf) || 0) + dt);
-    const seen = new Set();
-    while (id !== undefined) {
-      const f = (byId.get(id).callFrame.functionName || '(anon)').replace(/::h[0-9a-f]{16}/g, '');
-      if (!seen.has(f)) {
-        total.set(f, (total.get(f) || 0) + dt);
-        seen.add(f);
-      }
-      id = parent.get(id);
-    }
-  }
-  const show = (m, title) => {
-    console.log(title);
-    for (const [f, t] of [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(arg('top', '50')))) {
-      if (f === '(idle)' || f === '(program)' || f === '(root)') continue;
-      console.log(`${(t / n).toFixed(2).padStart(8)} ms/sweep  ${f.slice(0, 160)}`);
-    }
-  };
-  show(total, '--- total (inclusive) ---');
-  show(self, '--- self ---');
 }
