@@ -101,8 +101,8 @@ fn mean_lengths(l: &Lengths) -> (f64, f64) {
 }
 
 /// The scenario reduced to what [`run_bench_job`] reads: the model and its MTP choice, the
-/// first compared GPU, TP, the precisions, the serving section's engine flags and the
-/// efficiencies; everything else at its default. The page sends a new benchmark job (up to
+/// first compared GPU, TP, the precisions, the serving section's engine flags (and the
+/// frontend path) and the efficiencies; everything else at its default. The page sends a new benchmark job (up to
 /// 40 simulations) only when this changes, not when the sweep's rate, arrivals or lengths, the
 /// planner's targets or a second GPU change.
 pub fn bench_scenario(s: &Scenario) -> Scenario {
@@ -110,13 +110,19 @@ pub fn bench_scenario(s: &Scenario) -> Scenario {
     let v = &s.views.serving;
     let mut views = d.views.clone();
     views.eff = s.views.eff;
+    // The section's load (the benchmark states its own) goes back to its defaults; every other
+    // serving input is an engine flag the job reads, kept (a new one is kept by default).
+    let dv = &d.views.serving;
     views.serving = ServingInputs {
-        max_num_seqs: v.max_num_seqs,
-        max_num_batched_tokens: v.max_num_batched_tokens,
-        block_size: v.block_size,
-        gpu_memory_utilization: v.gpu_memory_utilization,
-        prefix_hit: v.prefix_hit,
-        ..d.views.serving
+        arrival: dv.arrival,
+        burstiness_cv: dv.burstiness_cv,
+        max_concurrency: dv.max_concurrency,
+        dataset: dv.dataset,
+        num_requests: dv.num_requests,
+        warmup: dv.warmup,
+        rate: dv.rate,
+        router: dv.router,
+        ..*v
     };
     Scenario {
         model: s.model.clone(),
@@ -249,8 +255,12 @@ mod tests {
         let mut m = s.clone();
         m.views.serving.max_num_seqs = 8;
         assert_ne!(bench_scenario(&m).to_query(), base);
+        let mut f = s.clone();
+        f.views.serving.frontend_overhead_ms = 5.0;
+        assert_ne!(bench_scenario(&f).to_query(), base);
         // And the job answers the same on the reduced scenario as on the whole one.
         s.views.serving.max_num_seqs = 16;
+        s.views.serving.frontend_overhead_ms = 5.0;
         s.views.serving.rate = 2.0;
         s.perf.input_len = 300;
         let whole = run_bench_job(&s.to_query(), SUMMARY, Lang::En, Catalog::builtin());
