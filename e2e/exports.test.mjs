@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoPath } from './harness.mjs';
-import { byId, check, openApp, readNumber, waitFor } from './app.mjs';
+import { byId, check, lateSettled, openApp, readNumber, waitFor } from './app.mjs';
 
 /** A small RFC 4180 reader: quoted fields, doubled quotes, CRLF line ends. */
 function parseCsv(text) {
@@ -111,6 +111,9 @@ export default function register(runner) {
     // Not openApp: this test reloads on purpose, so it never marks the page loaded.
     await p.page.goto(server.url, { waitUntil: 'load' });
     await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
+    // The late module is fetched after the first answer: a reload while it is still arriving
+    // aborts that request (ERR_ABORTED), which is this test's timing, not the app's problem.
+    await lateSettled(p.page);
     const ready = await p.page.evaluate(async () => {
       if (!('serviceWorker' in navigator)) return 'no serviceWorker API';
       const reg = await Promise.race([
