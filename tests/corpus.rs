@@ -11,7 +11,9 @@
 //! is shown to use it, not a second copy of the values).
 
 use llm_serving_calculator::core::base::csv;
-use llm_serving_calculator::core::model::config::defaults::{class_for, nested, ClassDefaults};
+use llm_serving_calculator::core::model::config::defaults::{
+    class_for, generic, nested, ClassDefaults,
+};
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
 use proptest::prelude::*;
@@ -397,4 +399,77 @@ proptest! {
             (b, a) => prop_assert!(false, "{file} without {part}.{k}: {:?} / {:?}", b.err(), a.err()),
         }
     }
+}
+
+/// `obj` (and the objects nested in it) with `from` renamed to `to` where no other spelling
+/// (`to` among them) is already there; whether anything was renamed.
+fn rename(obj: &mut Map<String, Value>, from: &str, to: &str, others: &[&str]) -> bool {
+    let mut hit = false;
+    if !others.iter().any(|k| obj.contains_key(*k)) {
+        if let Some(v) = obj.remove(from) {
+            obj.insert(to.to_string(), v);
+            hit = true;
+        }
+    }
+    for v in obj.values_mut() {
+        if let Value::Object(o) = v {
+            hit |= rename(o, from, to, others);
+        }
+    }
+    hit
+}
+
+/// Every generic spelling of `data/config_defaults.csv` (its `*` rows) reads as its canonical
+/// key: in every fixture that gives the canonical key, renaming it to the spelling changes no
+/// result, and the ledger names the spelling where it named the key. Every row is exercised by
+/// some fixture.
+#[test]
+fn every_generic_spelling_reads_as_its_key() {
+    let mut unused = Vec::new();
+    for a in generic() {
+        let others: Vec<&str> = generic()
+            .iter()
+            .filter(|b| b.canonical == a.canonical)
+            .map(|b| b.alias.as_str())
+            .collect();
+        let mut used = 0;
+        for (file, cfg) in fixtures() {
+            let mut renamed = cfg.clone();
+            if !rename(&mut renamed, &a.canonical, &a.alias, &others) {
+                continue;
+            }
+            let before = parse_model_text(&Value::Object(cfg.clone()).to_string());
+            let after = parse_model_text(&Value::Object(renamed).to_string());
+            let (Ok(b), Ok(m)) = (before, after) else {
+                panic!("{file}: {} as {}: refused", a.canonical, a.alias);
+            };
+            assert_eq!(result(&b), result(&m), "{file}: {} as {}", a.canonical, a.alias);
+            let keyed = |m: &ModelDesc, key: &str| {
+                m.ledger
+                    .iter()
+                    .filter(|e| {
+                        // A key read, or the nested part read as the language model.
+                        matches!(&e.source, LedgerSource::Key(k) if k == key)
+                            || (e.field == "language_model" && e.value == key)
+                    })
+                    .count()
+            };
+            let read = keyed(&b, &a.canonical);
+            assert_eq!(
+                keyed(&m, &a.alias),
+                keyed(&b, &a.alias) + read,
+                "{file}: the ledger does not name {} where it named {}",
+                a.alias,
+                a.canonical
+            );
+            if read == 0 {
+                continue;
+            }
+            used += 1;
+        }
+        if used == 0 {
+            unused.push(a.alias.as_str());
+        }
+    }
+    assert!(unused.is_empty(), "no fixture exercises {unused:?}");
 }

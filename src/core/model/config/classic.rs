@@ -3,8 +3,8 @@
 
 use super::reader::Reader;
 use super::{
-    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_head_dim,
-    read_max_pos, read_tie, Acc, Comp, Parts,
+    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_dims,
+    read_head_dim, read_max_pos, read_tie, Acc, Comp, Dims, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
@@ -49,7 +49,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "gpt2")?;
     let h = c.h;
     // GPT2Config's n_inner defaults to null: the model then uses 4 × n_embd.
-    let inter = match r.opt("intermediate_size", &["n_inner", "intermediate_size"])? {
+    let inter = match r.opt("intermediate_size", "intermediate_size")? {
         Some(i) => i,
         None => {
             let i = mul("ovf_intermediate", &[4, h])?;
@@ -57,11 +57,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
             i
         }
     };
-    let pos = r.req(
-        "n_positions",
-        &["n_positions", "max_position_embeddings", "n_ctx"],
-        "why_size_pos_emb",
-    )?;
+    let pos = r.req("n_positions", "max_position_embeddings", "why_size_pos_emb")?;
     let tie = read_tie(r, true, "gpt2")?;
     let mut acc = Acc::default();
     for _ in 0..c.n_layers {
@@ -85,35 +81,35 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     let h = c.h;
     let inter = r.or(
         "intermediate_size",
-        &["ffn_dim", "intermediate_size"],
+        "intermediate_size",
         mul("ovf_intermediate", &[4, h])?,
         "ldg_no_ffn_dim_4_x_hidden_size",
     )?;
     let max_pos = r.req(
         "max_position_embeddings",
-        &["max_position_embeddings"],
+        "max_position_embeddings",
         "why_size_pos_emb",
     )?;
     let proj = r.or(
         "word_embed_proj_dim",
-        &["word_embed_proj_dim"],
+        "word_embed_proj_dim",
         h,
         "ldg_no_word_embed_proj_dim_equal_to",
     )?;
     let bias = r.flag(
         "enable_bias",
-        &["enable_bias"],
+        "enable_bias",
         true,
         "ldg_opt_default_biased_projections",
     )?;
     let final_ln = r.flag(
         "do_layer_norm_before",
-        &["do_layer_norm_before"],
+        "do_layer_norm_before",
         true,
         "ldg_opt_default_pre_norm_with_a_final",
     )? && !r.flag(
         "_remove_final_layer_norm",
-        &["_remove_final_layer_norm"],
+        "_remove_final_layer_norm",
         false,
         "ldg_opt_default_final_layernorm_kept",
     )?;
@@ -153,35 +149,29 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
 /// `ln_attn` + `ln_mlp` with `new_decoder_architecture`), ln_f; tied lm_head. KV heads: 1 with
 /// `multi_query`, `num_kv_heads` with `new_decoder_architecture`.
 pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
-    let h = r.req(
-        "hidden_size",
-        &["hidden_size", "n_embd", "d_model"],
-        "why_size_model",
-    )?;
-    let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
-    let heads = r.req(
-        "num_attention_heads",
-        &["num_attention_heads", "n_head", "num_heads"],
-        "why_size_attention",
-    )?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let Dims {
+        h,
+        n_layers: n,
+        heads,
+        vocab,
+    } = read_dims(r, "falcon")?;
     let hd = read_head_dim(r, h, heads)?;
     let new_arch = r.flag(
         "new_decoder_architecture",
-        &["new_decoder_architecture"],
+        "new_decoder_architecture",
         false,
         "ldg_falcon_default_original_decoder",
     )?;
     let kv = if new_arch {
         r.or(
             "kv_heads",
-            &["num_kv_heads", "n_head_kv", "num_key_value_heads"],
+            "num_key_value_heads",
             heads,
             "ldg_no_num_kv_heads_equal_to_heads",
         )?
     } else if r.flag(
         "multi_query",
-        &["multi_query"],
+        "multi_query",
         true,
         "ldg_falcon_default_multi_query_attention",
     )? {
@@ -191,20 +181,15 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         heads
     };
     check_kv(heads, kv, r.key_of("kv_heads"))?;
-    let bias = r.flag(
-        "bias",
-        &["bias"],
-        false,
-        "ldg_falcon_default_no_linear_biases",
-    )?;
+    let bias = r.flag("bias", "bias", false, "ldg_falcon_default_no_linear_biases")?;
     let parallel = r.flag(
         "parallel_attn",
-        &["parallel_attn"],
+        "parallel_attn",
         true,
         "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
     // FalconConfig's ffn_hidden_size defaults to null: the model then uses 4 × hidden_size.
-    let inter = match r.opt("intermediate_size", &["ffn_hidden_size"])? {
+    let inter = match r.opt("intermediate_size", "ffn_hidden_size")? {
         Some(i) => i,
         None => {
             let i = mul("ovf_intermediate", &[4, h])?;
@@ -216,7 +201,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let lns_per_layer = if new_arch {
         r.or(
             "num_ln_in_parallel_attn",
-            &["num_ln_in_parallel_attn"],
+            "num_ln_in_parallel_attn",
             2,
             "ldg_new_decoder_architecture_ln_attn_and_ln",
         )?
@@ -261,13 +246,13 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
     let h = c.h;
     let inter = r.or(
         "intermediate_size",
-        &["intermediate_size"],
+        "intermediate_size",
         mul("ovf_intermediate", &[4, h])?,
         "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
     let bias = r.flag(
         "attention_bias",
-        &["attention_bias"],
+        "attention_bias",
         true,
         "ldg_gpt_neox_default_attention_biases",
     )?;

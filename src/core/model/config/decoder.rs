@@ -71,9 +71,9 @@ pub(super) fn read_windows(
     let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
         what: Phrase::tr("ovf_layer_count"),
     })?;
-    let sw = r.limit("sliding_window", &["sliding_window", "sliding_window_size"])?;
+    let sw = r.limit("sliding_window", "sliding_window")?;
     let chunk = if fam == "llama4" {
-        r.limit("attention_chunk_size", &["attention_chunk_size"])?
+        r.limit("attention_chunk_size", "attention_chunk_size")?
     } else {
         None
     };
@@ -148,7 +148,7 @@ fn family_windows(
         "gemma3" => {
             let p = r.or(
                 "sliding_window_pattern",
-                &["sliding_window_pattern"],
+                "sliding_window_pattern",
                 6,
                 "ldg_gemma_3_default_every_6th_layer_is",
             )?;
@@ -184,14 +184,14 @@ fn family_windows(
 fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Result<(), CalcError> {
     let on = r.flag(
         "use_sliding_window",
-        &["use_sliding_window"],
+        "use_sliding_window",
         false,
         "ldg_qwen_default_sliding_window_off",
     )?;
     if let (true, Some(w)) = (on, sw) {
         let from = r.or0(
             "max_window_layers",
-            &["max_window_layers"],
+            "max_window_layers",
             0,
             "ldg_no_max_window_layers_every_layer_slides",
         )?;
@@ -210,7 +210,7 @@ fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(),
     let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
     let interval = r.or(
         "no_rope_layer_interval",
-        &["no_rope_layer_interval"],
+        "no_rope_layer_interval",
         4,
         "ldg_llama_4_default_every_4th_layer_has",
     )?;
@@ -233,15 +233,7 @@ fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(),
 
 /// Reads the MoE shape (`None` for a dense model); the MoE families must have experts.
 fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
-    let experts = r.opt(
-        "experts",
-        &[
-            "num_local_experts",
-            "num_experts",
-            "n_routed_experts",
-            "moe_num_experts",
-        ],
-    )?;
+    let experts = r.opt("experts", "num_local_experts")?;
     let Some(experts) = experts else {
         if matches!(
             fam,
@@ -256,13 +248,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     };
     let top_k = r.req(
         "experts_per_token",
-        &[
-            "num_experts_per_tok",
-            "experts_per_token",
-            "moe_topk",
-            "moe_k",
-            "top_k",
-        ],
+        "num_experts_per_tok",
         "why_count_active_experts",
     )?;
     if top_k > experts {
@@ -275,14 +261,14 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     let inter = match fam {
         "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" => r.req(
             "expert_intermediate",
-            &["intermediate_size"],
+            "intermediate_size",
             "why_size_experts",
         )?,
-        _ => match r.opt("expert_intermediate", &["moe_intermediate_size"])? {
+        _ => match r.opt("expert_intermediate", "moe_intermediate_size")? {
             Some(i) => i,
             None => r.req(
                 "expert_intermediate",
-                &["intermediate_size"],
+                "intermediate_size",
                 "why_size_experts",
             )?,
         },
@@ -291,7 +277,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         "qwen2_moe" => (
             r.or0(
                 "shared_intermediate",
-                &["shared_expert_intermediate_size"],
+                "shared_expert_intermediate_size",
                 0,
                 "ldg_no_shared_expert",
             )?,
@@ -301,7 +287,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         "glm4_moe" | "ernie4_5_moe" => {
             let n = r.or0(
                 "shared_experts",
-                &["n_shared_experts", "moe_num_shared_experts"],
+                "n_shared_experts",
                 0,
                 "ldg_no_shared_expert",
             )?;
@@ -310,7 +296,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         "granitemoe" => (
             r.or0(
                 "shared_intermediate",
-                &["shared_intermediate_size"],
+                "shared_intermediate_size",
                 0,
                 "ldg_no_shared_expert",
             )?,
@@ -373,7 +359,7 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         "gpt_oss" => {
             let b = r.flag(
                 "attention_bias",
-                &["attention_bias"],
+                "attention_bias",
                 true,
                 "ldg_gpt_oss_default_attention_biases",
             )?;
@@ -383,7 +369,7 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         "glm4" | "glm4_moe" => {
             let b = r.flag(
                 "attention_bias",
-                &["attention_bias"],
+                "attention_bias",
                 false,
                 "ldg_default_no_attention_biases",
             )?;
@@ -393,7 +379,7 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         "starcoder2" | "ernie4_5" | "ernie4_5_moe" => {
             let b = r.flag(
                 "use_bias",
-                &["use_bias"],
+                "use_bias",
                 false,
                 "ldg_default_no_attention_biases",
             )?;
@@ -401,29 +387,24 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         }
         // InternLM2: one `bias` for every projection.
         "internlm2" => {
-            let b = r.flag("bias", &["bias"], false, "ldg_default_no_attention_biases")?;
+            let b = r.flag("bias", "bias", false, "ldg_default_no_attention_biases")?;
             (b, b)
         }
         // InternLM3: q/k/v follow `qkv_bias`, o_proj (and the MLP) `bias`.
         "internlm3" => {
             let q = r.flag(
                 "attention_bias",
-                &["qkv_bias", "attention_bias"],
+                "qkv_bias",
                 false,
                 "ldg_default_no_attention_biases",
             )?;
-            let o = r.flag(
-                "mlp_bias",
-                &["bias", "mlp_bias"],
-                false,
-                "ldg_default_no_mlp_biases",
-            )?;
+            let o = r.flag("mlp_bias", "bias", false, "ldg_default_no_mlp_biases")?;
             (q, o)
         }
         _ => {
             let b = r.flag(
                 "attention_bias",
-                &["attention_bias"],
+                "attention_bias",
                 false,
                 "ldg_default_no_attention_biases",
             )?;
@@ -437,14 +418,14 @@ fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError>
     if fam == "llama4" {
         r.or(
             "intermediate_size_mlp",
-            &["intermediate_size_mlp"],
+            "intermediate_size_mlp",
             mul("ovf_intermediate", &[4, h])?,
             "ldg_no_intermediate_size_mlp_4_x_hidden",
         )
     } else {
         r.or(
             "intermediate_size",
-            &["intermediate_size", "ffn_dim", "n_inner"],
+            "intermediate_size",
             mul("ovf_intermediate", &[4, h])?,
             "ldg_no_intermediate_size_4_x_hidden_size",
         )
@@ -463,7 +444,7 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
         "glm4_moe" | "cohere" | "cohere2" | "minimax_m2" => {
             let on = r.flag(
                 "use_qk_norm",
-                &["use_qk_norm"],
+                "use_qk_norm",
                 fam == "minimax_m2",
                 "ldg_default_no_qk_norm",
             )?;
@@ -489,7 +470,7 @@ fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
     let peri = fam == "hyperclovax"
         && r.flag(
             "use_post_norm",
-            &["use_post_norm"],
+            "use_post_norm",
             true,
             "ldg_gemma_pre_post_norms",
         )?;
@@ -514,12 +495,7 @@ fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, Cal
         "gpt_oss" => false,
         "starcoder2" | "ernie4_5" | "ernie4_5_moe" | "internlm2" => qkv_bias,
         "internlm3" => o_bias,
-        _ => r.flag(
-            "mlp_bias",
-            &["mlp_bias"],
-            false,
-            "ldg_default_no_mlp_biases",
-        )?,
+        _ => r.flag("mlp_bias", "mlp_bias", false, "ldg_default_no_mlp_biases")?,
     };
     let gated = fam != "starcoder2";
     if !gated {
@@ -528,7 +504,7 @@ fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, Cal
     let lm_head_bias = fam == "phimoe"
         && r.flag(
             "lm_head_bias",
-            &["lm_head_bias"],
+            "lm_head_bias",
             false,
             "ldg_default_no_lm_head_bias",
         )?;
@@ -568,12 +544,12 @@ fn read_moe_layers(
             } else {
                 r.u64_list("mlp_only_layers", "mlp_only_layers")?
             };
-            let keys: &[&'static str] = if fam == "llama4" {
-                &["interleave_moe_layer_step"]
+            let key = if fam == "llama4" {
+                "interleave_moe_layer_step"
             } else {
-                &["decoder_sparse_step"]
+                "decoder_sparse_step"
             };
-            let step = r.or(keys[0], keys, 1, "ldg_every_layer_is_moe")?;
+            let step = r.or(key, key, 1, "ldg_every_layer_is_moe")?;
             for (i, m) in (0..n).zip(mask.iter_mut()) {
                 *m = !mlp_only.contains(&i) && (i + 1).is_multiple_of(step);
             }
@@ -581,7 +557,7 @@ fn read_moe_layers(
         "glm4_moe" => {
             let first = r.or0(
                 "first_k_dense_replace",
-                &["first_k_dense_replace"],
+                "first_k_dense_replace",
                 0,
                 "ldg_no_first_k_dense_replace_every_layer",
             )?;
@@ -592,19 +568,19 @@ fn read_moe_layers(
         "ernie4_5_moe" => {
             let start = r.or0(
                 "moe_layer_start_index",
-                &["moe_layer_start_index"],
+                "moe_layer_start_index",
                 0,
                 "ldg_every_layer_is_moe",
             )?;
             let end = r.or0(
                 "moe_layer_end_index",
-                &["moe_layer_end_index"],
+                "moe_layer_end_index",
                 n.saturating_sub(1),
                 "ldg_every_layer_is_moe",
             )?;
             let every = r.or(
                 "moe_layer_interval",
-                &["moe_layer_interval"],
+                "moe_layer_interval",
                 1,
                 "ldg_every_layer_is_moe",
             )?;
@@ -736,7 +712,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     if let (Some(m), "glm4_moe") = (&moe, fam) {
         let n = r.or0(
             "mtp_layers",
-            &["num_nextn_predict_layers"],
+            "num_nextn_predict_layers",
             0,
             "ldg_no_num_nextn_predict_layers_no_multi",
         )?;

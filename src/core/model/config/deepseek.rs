@@ -110,18 +110,18 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
     }
     let moe_inter = r.req(
         "expert_intermediate",
-        &["moe_intermediate_size"],
+        "moe_intermediate_size",
         "why_size_experts",
     )?;
     let shared = r.or0(
         "shared_experts",
-        &["n_shared_experts"],
+        "n_shared_experts",
         0,
         "ldg_no_n_shared_experts_none",
     )?;
     let top_k = r.req(
         "experts_per_token",
-        &["num_experts_per_tok"],
+        "num_experts_per_tok",
         "why_count_active_experts",
     )?;
     if top_k > experts {
@@ -133,17 +133,17 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
     }
     let first = r.or0(
         "first_k_dense_replace",
-        &["first_k_dense_replace"],
+        "first_k_dense_replace",
         0,
         "ldg_no_first_k_dense_replace_every_layer",
     )?;
     let freq = r.or(
         "moe_layer_freq",
-        &["moe_layer_freq"],
+        "moe_layer_freq",
         1,
         "ldg_no_moe_layer_freq_every_layer_after",
     )?;
-    let method = r.string(&["topk_method"]).map(|(_, s)| s.to_string());
+    let method = r.string("topk_method").map(|(_, s)| s.to_string());
     let corr = method.as_deref() == Some("noaux_tc") || (fam == "deepseek_v3" && method.is_none());
     if corr {
         r.derived(
@@ -164,38 +164,24 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
 
 /// Reads the MLA and model sizes, then the routing (through [`read_routing`]).
 fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
-    let n = r.layers(&["num_hidden_layers", "n_layer", "num_layers"])?;
-    let heads = r.req(
-        "num_attention_heads",
-        &["num_attention_heads"],
-        "why_size_attention",
-    )?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
-    let kv_lora = r.req("kv_lora_rank", &["kv_lora_rank"], "why_size_mla_latent")?;
-    let q_lora = r.opt("q_lora_rank", &["q_lora_rank"])?;
+    let super::Dims {
+        h,
+        n_layers: n,
+        heads,
+        vocab,
+    } = super::read_dims(r, fam)?;
+    let kv_lora = r.req("kv_lora_rank", "kv_lora_rank", "why_size_mla_latent")?;
+    let q_lora = r.opt("q_lora_rank", "q_lora_rank")?;
     if q_lora.is_none() {
         r.default_note("q_lora_rank", "none", "ldg_q_lora_rank_is_null_queries_are");
     }
-    let nope = r.req(
-        "qk_nope_head_dim",
-        &["qk_nope_head_dim"],
-        "why_size_mla_heads",
-    )?;
-    let rope = r.req(
-        "qk_rope_head_dim",
-        &["qk_rope_head_dim"],
-        "why_size_mla_heads",
-    )?;
-    let v = r.req("v_head_dim", &["v_head_dim"], "why_size_mla_value_heads")?;
-    let inter = r.req(
-        "intermediate_size",
-        &["intermediate_size"],
-        "why_size_dense",
-    )?;
+    let nope = r.req("qk_nope_head_dim", "qk_nope_head_dim", "why_size_mla_heads")?;
+    let rope = r.req("qk_rope_head_dim", "qk_rope_head_dim", "why_size_mla_heads")?;
+    let v = r.req("v_head_dim", "v_head_dim", "why_size_mla_value_heads")?;
+    let inter = r.req("intermediate_size", "intermediate_size", "why_size_dense")?;
     let experts = r.or0(
         "experts",
-        &["n_routed_experts"],
+        "num_local_experts",
         0,
         "ldg_no_n_routed_experts_dense_model",
     )?;
@@ -237,7 +223,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let (h, vocab) = (d.h, d.vocab);
     if r.flag(
         "attention_bias",
-        &["attention_bias"],
+        "attention_bias",
         false,
         "ldg_deepseek_default_no_attention_biases",
     )? {
@@ -245,7 +231,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     let mtp = r.or0(
         "mtp_layers",
-        &["num_nextn_predict_layers"],
+        "num_nextn_predict_layers",
         0,
         "ldg_no_num_nextn_predict_layers_no_multi",
     )?;

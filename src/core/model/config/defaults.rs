@@ -11,6 +11,14 @@
 //!   `attribute_map`, such as GPT-2's `n_embd` for `hidden_size`, and constructor aliases
 //!   such as BLOOM's `n_embed`);
 //! - `sub`: a nested part (`text_config`) and the `model_type` of its class.
+//!
+//! The last section (`model_type` `*`) holds the generic spellings: other names of a field that
+//! apply to a config of any `model_type`, because many served configs have a `model_type` with
+//! no transformers class (ChatGLM's `multi_query_group_num`, Falcon RW's `n_head_kv`, …). Each
+//! row names, in the `class` column, the family and the file that spell the key so, and in the
+//! last column the transformers release where the spelling is a field of a transformers class
+//! (`-` where it is not). A reader names the canonical key only; [`spellings`] gives the rest,
+//! in the table's order (the first spelling a config gives wins).
 
 use crate::core::base::csv;
 use serde_json::Value;
@@ -64,12 +72,35 @@ impl ClassDefaults {
     }
 }
 
+/// Another spelling of a field, for a config of any `model_type`.
+#[derive(Debug)]
+pub struct GenericAlias {
+    /// The spelling a config may use (`multi_query_group_num`).
+    pub alias: String,
+    /// The key the readers name (`num_key_value_heads`).
+    pub canonical: String,
+    /// The family and file that spell it so.
+    pub source: String,
+    /// The transformers release where it is a class field, `-` where it is not.
+    pub version: String,
+}
+
+/// The parsed table: the classes, then the generic spellings.
+#[derive(Debug, Default)]
+pub struct Table {
+    /// One entry per configuration class.
+    pub classes: Vec<ClassDefaults>,
+    /// The `*` section, in the file's order.
+    pub generic: Vec<GenericAlias>,
+}
+
 /// Parses the table text (the header row first).
-pub fn parse(text: &str) -> Vec<ClassDefaults> {
-    let mut out: Vec<ClassDefaults> = Vec::new();
+pub fn parse(text: &str) -> Table {
+    let mut t = Table::default();
     let Ok(records) = csv::parse(text) else {
-        return out;
+        return t;
     };
+    let out = &mut t.classes;
     for rec in records.iter().skip(1) {
         let [mt, class, kind, key, value, version] = rec.fields.as_slice() else {
             continue;
@@ -77,6 +108,17 @@ pub fn parse(text: &str) -> Vec<ClassDefaults> {
         let Ok(v) = serde_json::from_str::<Value>(value) else {
             continue;
         };
+        if mt == "*" {
+            if let ("alias", Value::String(canonical)) = (kind.as_str(), v) {
+                t.generic.push(GenericAlias {
+                    alias: key.clone(),
+                    canonical,
+                    source: class.clone(),
+                    version: version.clone(),
+                });
+            }
+            continue;
+        }
         let idx = match out.iter().position(|c| &c.class == class) {
             Some(i) => i,
             None => {
@@ -99,13 +141,34 @@ pub fn parse(text: &str) -> Vec<ClassDefaults> {
             _ => {}
         }
     }
-    out
+    t
 }
 
 /// The compiled-in table, parsed once.
-pub fn table() -> &'static [ClassDefaults] {
-    static T: OnceLock<Vec<ClassDefaults>> = OnceLock::new();
+fn parsed() -> &'static Table {
+    static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| parse(CSV))
+}
+
+/// The configuration classes of the compiled-in table.
+pub fn table() -> &'static [ClassDefaults] {
+    &parsed().classes
+}
+
+/// The generic spellings of the compiled-in table.
+pub fn generic() -> &'static [GenericAlias] {
+    &parsed().generic
+}
+
+/// `key` and its generic spellings, in the table's order (`num_key_value_heads`,
+/// `num_kv_heads`, `n_head_kv`, `multi_query_group_num`).
+pub fn spellings(key: &'static str) -> impl Iterator<Item = &'static str> {
+    std::iter::once(key).chain(
+        generic()
+            .iter()
+            .filter(move |a| a.canonical == key)
+            .map(|a| a.alias.as_str()),
+    )
 }
 
 /// The class that reads configs of `model_type` (the first one recorded for it).
@@ -134,9 +197,36 @@ mod tests {
             .iter()
             .map(|c| c.defaults.len() + c.aliases.len() + c.subs.len())
             .sum();
-        assert_eq!(facts, rows, "every row is one fact");
+        assert_eq!(facts + generic().len(), rows, "every row is one fact");
         let v = &t[0].version;
         assert!(t.iter().all(|c| &c.version == v));
+    }
+
+    #[test]
+    fn every_generic_spelling_has_a_source_and_names_a_new_key() {
+        let g = generic();
+        assert!(g.len() > 20, "{} generic spellings", g.len());
+        for a in g {
+            assert!(!a.source.trim().is_empty(), "{} has no source", a.alias);
+            assert_ne!(a.alias, a.canonical);
+            // A spelling is an alias of one field only, and never a canonical key itself (the
+            // readers' lookups would then chain).
+            assert_eq!(
+                g.iter().filter(|b| b.alias == a.alias).count(),
+                1,
+                "{}",
+                a.alias
+            );
+            assert!(g.iter().all(|b| b.canonical != a.alias), "{}", a.alias);
+            assert!(a.version == "-" || a.version == t_version(), "{}", a.alias);
+        }
+        let kv: Vec<&str> = spellings("num_key_value_heads").collect();
+        assert_eq!(kv.first(), Some(&"num_key_value_heads"));
+        assert!(kv.contains(&"multi_query_group_num"), "{kv:?}");
+    }
+
+    fn t_version() -> &'static str {
+        table().first().map_or("", |c| c.version.as_str())
     }
 
     #[test]

@@ -400,9 +400,6 @@ fn family(mt: &str) -> &str {
     }
 }
 
-/// The nested parts that hold the language model, in the order they are looked for.
-const TEXT_PARTS: &[&str] = &["text_config", "llm_config", "language_config"];
-
 /// Keys whose values must agree when both the top level and the language-model part give them.
 const SHARED_KEYS: &[&str] = &[
     "hidden_size",
@@ -442,11 +439,11 @@ fn disagreements(
     }
 }
 
-/// The language-model part of a config (`text_config`, …) and its name, if nested.
+/// The language-model part of a config and its name, if nested: `text_config` or one of its
+/// generic spellings (`llm_config`, `language_config`), in the table's order.
 fn text_part(root: &Map<String, Value>) -> Option<(&'static str, &Map<String, Value>)> {
-    TEXT_PARTS
-        .iter()
-        .find_map(|p| root.get(*p).and_then(Value::as_object).map(|o| (*p, o)))
+    defaults::spellings("text_config")
+        .find_map(|p| root.get(p).and_then(Value::as_object).map(|o| (p, o)))
 }
 
 /// The lowercase `model_type` of an object (at most 64 characters).
@@ -466,8 +463,9 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let root_type = type_of(root);
     let root_class = defaults::class_for(&root_type);
     let primary_class = match text {
-        Some((part, t)) => {
-            defaults::class_for(&type_of(t)).or_else(|| defaults::nested(root_class, part))
+        // The parent class names the part by its canonical key, whatever its spelling here.
+        Some((_, t)) => {
+            defaults::class_for(&type_of(t)).or_else(|| defaults::nested(root_class, "text_config"))
         }
         None => root_class,
     };
@@ -587,7 +585,7 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         f => {
             let known = decoder::KNOWN.contains(&f);
             if !known {
-                if r.find(&["kv_lora_rank"]).is_some() {
+                if r.find("kv_lora_rank").is_some() {
                     r.warnings
                         .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
                     deepseek::build(r, "deepseek_v3")?
@@ -626,7 +624,7 @@ fn generic(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
 
 /// The checkpoint precision from `torch_dtype` / `dtype`.
 fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
-    match r.string(&["torch_dtype", "dtype"]) {
+    match r.string("torch_dtype") {
         Some((k, s)) => match Dtype::parse(s) {
             Ok(d) => {
                 r.note("dtype", d, LedgerSource::Key(k.to_string()));
@@ -663,33 +661,26 @@ fn base_dtype(r: &mut Reader, fam: &str) -> Result<Dtype, CalcError> {
     }
 }
 
-/// Shared reads for decoders: hidden size, layers, heads, head_dim, kv heads.
-pub(crate) struct Core {
+/// The sizes every decoder states: width, layers, attention heads, vocabulary.
+pub(crate) struct Dims {
     pub h: u64,
     pub n_layers: u64,
     pub heads: u64,
-    pub kv: u64,
-    pub hd: u64,
     pub vocab: u64,
 }
 
-/// Reads the keys every transformer decoder has (with their aliases) and validates them.
-pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
-    let h = r.req(
-        "hidden_size",
-        &["hidden_size", "n_embd", "d_model"],
-        "why_size_model",
-    )?;
-    let n_layers = r.layers(&["num_hidden_layers", "n_layer", "num_layers", "n_layers"])?;
+/// Reads the sizes every decoder states, in the ledger's order (`hidden_size`,
+/// `num_hidden_layers`, `num_attention_heads`, `vocab_size`, each with its spellings); a
+/// Gemma 3 text config without `vocab_size` takes the published 262,208.
+pub(crate) fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
+    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let n_layers = r.layers()?;
     let heads = r.req(
         "num_attention_heads",
-        &["num_attention_heads", "n_head", "num_heads", "n_heads"],
+        "num_attention_heads",
         "why_size_attention",
     )?;
-    let vocab = match (
-        r.opt("vocab_size", &["vocab_size", "padded_vocab_size"])?,
-        fam,
-    ) {
+    let vocab = match (r.opt("vocab_size", "vocab_size")?, fam) {
         (Some(v), _) => v,
         (None, "gemma3") => {
             r.default_note("vocab_size", 262_208, "ldg_no_vocab_size_the_gemma_3_text");
@@ -702,18 +693,37 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
             })
         }
     };
+    Ok(Dims {
+        h,
+        n_layers,
+        heads,
+        vocab,
+    })
+}
+
+/// Shared reads for decoders: hidden size, layers, heads, head_dim, kv heads.
+pub(crate) struct Core {
+    pub h: u64,
+    pub n_layers: u64,
+    pub heads: u64,
+    pub kv: u64,
+    pub hd: u64,
+    pub vocab: u64,
+}
+
+/// Reads the keys every transformer decoder has ([`read_dims`], then the head size and the KV
+/// heads) and validates them.
+pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
+    let Dims {
+        h,
+        n_layers,
+        heads,
+        vocab,
+    } = read_dims(r, fam)?;
     let hd = read_head_dim(r, h, heads)?;
-    let kv = match r.opt(
-        "kv_heads",
-        &[
-            "num_key_value_heads",
-            "num_kv_heads",
-            "n_head_kv",
-            "multi_query_group_num",
-        ],
-    )? {
+    let kv = match r.opt("kv_heads", "num_key_value_heads")? {
         Some(k) => k,
-        None if r.find(&["multi_query"]).and_then(|(_, v)| v.as_bool()) == Some(true) => {
+        None if r.find("multi_query").and_then(|(_, v)| v.as_bool()) == Some(true) => {
             r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
             1
         }
@@ -736,17 +746,22 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
 /// An explicit `head_dim` beats hidden / heads (Qwen3, Gemma); otherwise the heads must
 /// divide the hidden size.
 pub(crate) fn read_head_dim(r: &mut Reader, h: u64, heads: u64) -> Result<u64, CalcError> {
-    match r.opt("head_dim", &["head_dim", "attention_head_dim"])? {
+    match r.opt("head_dim", "head_dim")? {
         Some(d) => Ok(d),
         None => {
-            if !h.is_multiple_of(heads) {
-                return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
-            }
-            let d = h / heads;
+            let d = split_heads(h, heads)?;
             r.derived("head_dim", d, "ldg_hidden_size_num_attention_heads_no_head");
             Ok(d)
         }
     }
+}
+
+/// `hidden / heads`, refusing a split that does not divide.
+pub(crate) fn split_heads(h: u64, heads: u64) -> Result<u64, CalcError> {
+    if heads == 0 || !h.is_multiple_of(heads) {
+        return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
+    }
+    Ok(h / heads)
 }
 
 /// KV heads must divide the attention heads and not exceed them; the error names `key`, the
@@ -770,7 +785,7 @@ pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool,
     // text class, 5.x follows the top level. The published checkpoints store the head, so
     // the untied reading is taken.
     let k = "tie_word_embeddings";
-    if r.find(&[k]).is_none() {
+    if r.find(k).is_none() {
         let ds = r.class_defaults(k);
         let untied = ds.iter().find(|(_, v)| v.as_bool() == Some(false));
         if ds.len() > 1 && ds.iter().any(|(_, v)| v.as_bool() == Some(true)) {
@@ -786,12 +801,7 @@ pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool,
         "ldg_untied_default"
     })
     .val("fam", fam);
-    r.flag_why(
-        "tie_word_embeddings",
-        &["tie_word_embeddings"],
-        default,
-        why,
-    )
+    r.flag_why("tie_word_embeddings", "tie_word_embeddings", default, why)
 }
 
 /// Adds the embedding table and the lm_head (unless tied).
@@ -814,16 +824,7 @@ pub(crate) fn add_embeddings(
 
 /// `max_position_embeddings` and its spellings (`Infinity` = no limit).
 pub(crate) fn read_max_pos(r: &mut Reader) -> Result<Option<u64>, CalcError> {
-    r.limit(
-        "max_position_embeddings",
-        &[
-            "max_position_embeddings",
-            "n_positions",
-            "max_sequence_length",
-            "seq_length",
-            "n_ctx",
-        ],
-    )
+    r.limit("max_position_embeddings", "max_position_embeddings")
 }
 
 #[cfg(test)]
@@ -841,6 +842,45 @@ mod tests {
             add("ovf_params", &[u64::MAX, 1]),
             Err(CalcError::Overflow { .. })
         ));
+    }
+
+    #[test]
+    fn a_sampling_top_k_is_not_read_as_experts_per_token() {
+        // transformers 4.x saved the sampling parameter `top_k` in configs (Llama 3.2 Vision's
+        // has 50); no family spells its experts per token so, so it is no spelling of
+        // num_experts_per_tok: the count is missing, not 50.
+        let cfg = r#"{"model_type":"some_moe","hidden_size":64,"intermediate_size":128,
+            "num_hidden_layers":2,"num_attention_heads":4,"vocab_size":100,
+            "num_local_experts":8,"top_k":50}"#;
+        match parse_model_text(cfg) {
+            Err(CalcError::MissingKey { key, .. }) => assert_eq!(key, "num_experts_per_tok"),
+            other => panic!("{:?}", other.map(|m| m.params.total)),
+        }
+    }
+
+    #[test]
+    fn a_chatglm_config_reads_through_the_generic_spellings() {
+        // No transformers class reads ChatGLM: its spellings come from the `*` rows.
+        // h = 64, 2 layers, 4 heads (d = 16), 2 KV groups, I = 128, V = 100, untied:
+        // per layer q 64·64 + k, v 2·64·2·16 + o 64·64 + MLP 3·64·128 + 2 norms 2·64
+        // = 4096 + 4096 + 4096 + 24576 + 128 = 36,992; ×2 = 73,984; + final norm 64
+        // + embeddings and head 2·100·64 = 12,800 → 86,848.
+        let cfg = r#"{"model_type":"chatglm","hidden_size":64,"ffn_hidden_size":128,
+            "intermediate_size":128,"num_layers":2,"num_attention_heads":4,
+            "multi_query_group_num":2,"padded_vocab_size":100,"seq_length":8192}"#;
+        let m = parse_model_text(cfg).ok();
+        assert_eq!(m.as_ref().map(|m| m.params.total), Some(86_848));
+        let keys: Vec<String> = m
+            .iter()
+            .flat_map(|m| &m.ledger)
+            .filter_map(|e| match &e.source {
+                LedgerSource::Key(k) => Some(k.clone()),
+                _ => None,
+            })
+            .collect();
+        for k in ["num_layers", "multi_query_group_num", "padded_vocab_size", "seq_length"] {
+            assert!(keys.iter().any(|x| x == k), "{k} not in {keys:?}");
+        }
     }
 
     #[test]

@@ -10,7 +10,10 @@
 
 use super::defaults::nested;
 use super::reader::Reader;
-use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
+use super::{
+    add, add_embeddings, add_mlp, mul, read_dims, read_max_pos, read_tie, split_heads, Acc, Comp,
+    Dims, Parts,
+};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
 use serde_json::{Map, Value};
@@ -28,14 +31,6 @@ fn attention_layer(heads: u64, kv: u64, hd: u64, ffn: Ffn) -> Layer {
     }
 }
 
-/// `hidden / heads`, refusing a split that does not divide.
-fn head_dim(h: u64, heads: u64) -> Result<u64, CalcError> {
-    if heads == 0 || !h.is_multiple_of(heads) {
-        return Err(CalcError::HeadsDoNotDivide { heads, hidden: h });
-    }
-    Ok(h / heads)
-}
-
 /// A nested part (`attn_config`) as an object (empty when absent).
 fn part<'a>(
     root: &'a Map<String, Value>,
@@ -47,31 +42,25 @@ fn part<'a>(
 
 /// DBRX.
 pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["d_model", "hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["n_layers", "num_hidden_layers"])?;
-    let heads = r.req("num_attention_heads", &["n_heads"], "why_size_attention")?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let Dims {
+        h,
+        n_layers: nl,
+        heads,
+        vocab,
+    } = read_dims(r, "dbrx")?;
     let tie = read_tie(r, false, "dbrx")?;
     let root = r.root();
     let empty = Map::new();
     let class = r.primary_class();
     let mut a = Reader::new(part(root, "attn_config", &empty), root)
         .with_classes(nested(class, "attn_config"), None);
-    let kv = a.req("kv_heads", &["kv_n_heads"], "why_size_attention")?;
+    let kv = a.req("kv_heads", "kv_n_heads", "why_size_attention")?;
     super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
-    let inter = f.req(
-        "expert_intermediate",
-        &["ffn_hidden_size"],
-        "why_size_experts",
-    )?;
-    let experts = f.req("experts", &["moe_num_experts"], "why_count_experts")?;
-    let top_k = f.req(
-        "experts_per_token",
-        &["moe_top_k"],
-        "why_count_active_experts",
-    )?;
+    let inter = f.req("expert_intermediate", "ffn_hidden_size", "why_size_experts")?;
+    let experts = f.req("experts", "moe_num_experts", "why_count_experts")?;
+    let top_k = f.req("experts_per_token", "moe_top_k", "why_count_active_experts")?;
     r.ledger.extend(a.ledger);
     r.ledger.extend(f.ledger);
     if top_k > experts {
@@ -81,7 +70,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
             expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
         });
     }
-    let hd = head_dim(h, heads)?;
+    let hd = split_heads(h, heads)?;
     let w = "ovf_attention_params";
     let mut acc = Acc::default();
     let mut layers = Vec::new();
@@ -112,25 +101,27 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
-    let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
+    let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// MPT.
 pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["d_model", "hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["n_layers", "num_hidden_layers"])?;
-    let heads = r.req("num_attention_heads", &["n_heads"], "why_size_attention")?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let Dims {
+        h,
+        n_layers: nl,
+        heads,
+        vocab,
+    } = read_dims(r, "mpt")?;
     let ratio = r.or(
         "expansion_ratio",
-        &["expansion_ratio"],
+        "expansion_ratio",
         4,
         "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
-    let no_bias = r.flag("no_bias", &["no_bias"], true, "ldg_default_no_mlp_biases")?;
+    let no_bias = r.flag("no_bias", "no_bias", true, "ldg_default_no_mlp_biases")?;
     let tie = read_tie(r, true, "mpt")?;
-    let hd = head_dim(h, heads)?;
+    let hd = split_heads(h, heads)?;
     let inter = mul("ovf_intermediate", &[ratio, h])?;
     let bias = !no_bias;
     let mut acc = Acc::default();
@@ -157,17 +148,19 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
         0,
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
-    let max_pos = r.limit("max_position_embeddings", &["max_seq_len"])?;
+    let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// GPT-J.
 pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["n_embd", "hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["n_layer", "num_hidden_layers"])?;
-    let heads = r.req("num_attention_heads", &["n_head"], "why_size_attention")?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
-    let inter = match r.opt("intermediate_size", &["n_inner"])? {
+    let Dims {
+        h,
+        n_layers: nl,
+        heads,
+        vocab,
+    } = read_dims(r, "gptj")?;
+    let inter = match r.opt("intermediate_size", "intermediate_size")? {
         Some(i) => i,
         None => {
             let i = mul("ovf_intermediate", &[4, h])?;
@@ -176,7 +169,7 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
         }
     };
     let tie = read_tie(r, false, "gptj")?;
-    let hd = head_dim(h, heads)?;
+    let hd = split_heads(h, heads)?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..nl {

@@ -207,7 +207,7 @@ pub fn weight_format_from(
     let q = r
         .root()
         .get("quantization_config")
-        .or_else(|| r.find(&["quantization_config"]).map(|(_, v)| v));
+        .or_else(|| r.find("quantization_config").map(|(_, v)| v));
     let Some(Value::Object(q)) = q else {
         return Ok(plain(base));
     };

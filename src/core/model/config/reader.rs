@@ -1,6 +1,6 @@
 //! Reading config keys with aliases, validation and an assumption ledger.
 
-use super::defaults::ClassDefaults;
+use super::defaults::{self, ClassDefaults};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::json::{non_finite, NonFinite};
 use crate::core::model::desc::{LedgerEntry, LedgerSource};
@@ -71,11 +71,14 @@ impl<'a> Reader<'a> {
         self.classes[0]
     }
 
-    /// Every spelling of `keys`: the given ones, then the classes' aliases of each.
-    fn spellings(&self, keys: &[&'static str]) -> Vec<&'static str> {
-        let mut out: Vec<&'static str> = keys.to_vec();
+    /// Every spelling of `key`: the key, its generic spellings (the `*` rows of
+    /// `data/config_defaults.csv`), then the classes' aliases of each.
+    fn spellings(&self, key: &'static str) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = defaults::spellings(key).collect();
+        let named = out.len();
         for c in self.classes.iter().flatten() {
-            for k in keys {
+            for i in 0..named {
+                let Some(k) = out.get(i).copied() else { break };
                 for s in c.spellings_of(k) {
                     if !out.contains(&s) {
                         out.push(s);
@@ -86,10 +89,10 @@ impl<'a> Reader<'a> {
         out
     }
 
-    /// The first of `keys` (or a class alias of one) present with a non-null value, and the
-    /// spelling found.
-    pub fn find(&self, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
-        let all = self.spellings(keys);
+    /// `key` (or another spelling of it) present with a non-null value, and the spelling
+    /// found.
+    pub fn find(&self, key: &'static str) -> Option<(&'static str, &'a Value)> {
+        let all = self.spellings(key);
         for obj in [self.primary, self.root] {
             for k in &all {
                 if let Some(v) = obj.get(*k) {
@@ -107,12 +110,12 @@ impl<'a> Reader<'a> {
     /// means "no value": the family derives it.
     pub fn lookup(
         &self,
-        keys: &[&'static str],
+        key: &'static str,
     ) -> Option<(&'static str, &'a Value, Option<&'static ClassDefaults>)> {
-        if let Some((k, v)) = self.find(keys) {
+        if let Some((k, v)) = self.find(key) {
             return Some((k, v, None));
         }
-        let all = self.spellings(keys);
+        let all = self.spellings(key);
         let explicit_null = [self.primary, self.root]
             .iter()
             .any(|o| all.iter().any(|k| o.get(*k).is_some_and(Value::is_null)));
@@ -245,13 +248,8 @@ impl<'a> Reader<'a> {
         Ok(f as u64)
     }
 
-    fn read(
-        &mut self,
-        field: &str,
-        keys: &[&'static str],
-        min: u64,
-    ) -> Result<Option<u64>, CalcError> {
-        match self.lookup(keys) {
+    fn read(&mut self, field: &str, key: &'static str, min: u64) -> Result<Option<u64>, CalcError> {
+        match self.lookup(key) {
             None => Ok(None),
             Some((k, v, class)) => {
                 let n = Self::to_u64(k, v, min)?;
@@ -261,27 +259,28 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A required positive whole number; `MissingKey` naming the first spelling and why it is
+    /// A required positive whole number; `MissingKey` naming the key and why it is
     /// needed (`why`, a `why_…` translation key).
     pub fn req(
         &mut self,
         field: &str,
-        keys: &[&'static str],
+        key: &'static str,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        self.read(field, keys, 1)?
+        self.read(field, key, 1)?
             .ok_or_else(|| CalcError::MissingKey {
-                key: keys.first().copied().unwrap_or(field).to_string(),
+                key: key.to_string(),
                 why: Phrase::tr(why),
             })
     }
 
     /// The layer count (`num_hidden_layers` and its spellings), at most [`MAX_LAYERS`].
-    pub fn layers(&mut self, keys: &[&'static str]) -> Result<u64, CalcError> {
-        let n = self.req("num_hidden_layers", keys, "why_count_layers")?;
+    pub fn layers(&mut self) -> Result<u64, CalcError> {
+        let key = "num_hidden_layers";
+        let n = self.req(key, key, "why_count_layers")?;
         if n > MAX_LAYERS {
             return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim(keys.first().copied().unwrap_or("num_hidden_layers")),
+                field: Phrase::verbatim(key),
                 value: n.to_string(),
                 range: Phrase::tr("rng_whole_from_to")
                     .val("lo", 1)
@@ -292,19 +291,19 @@ impl<'a> Reader<'a> {
     }
 
     /// An optional positive whole number.
-    pub fn opt(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
-        self.read(field, keys, 1)
+    pub fn opt(&mut self, field: &str, key: &'static str) -> Result<Option<u64>, CalcError> {
+        self.read(field, key, 1)
     }
 
     /// A positive whole number, or `default` (recorded with `why`).
     pub fn or(
         &mut self,
         field: &str,
-        keys: &[&'static str],
+        key: &'static str,
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        match self.read(field, keys, 1)? {
+        match self.read(field, key, 1)? {
             Some(n) => Ok(n),
             None => {
                 self.default_note(field, default, why);
@@ -317,11 +316,11 @@ impl<'a> Reader<'a> {
     pub fn or0(
         &mut self,
         field: &str,
-        keys: &[&'static str],
+        key: &'static str,
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        match self.read(field, keys, 0)? {
+        match self.read(field, key, 0)? {
             Some(n) => Ok(n),
             None => {
                 self.default_note(field, default, why);
@@ -332,13 +331,13 @@ impl<'a> Reader<'a> {
 
     /// A limit such as a window or a context length: `null`, absent or `Infinity` mean
     /// "no limit" (`None`).
-    pub fn limit(&mut self, field: &str, keys: &[&'static str]) -> Result<Option<u64>, CalcError> {
-        match self.lookup(keys) {
+    pub fn limit(&mut self, field: &str, key: &'static str) -> Result<Option<u64>, CalcError> {
+        match self.lookup(key) {
             Some((k, v, _)) if non_finite(v) == Some(NonFinite::PosInf) => {
                 self.note(field, "∞ (Infinity)", LedgerSource::Key(k.to_string()));
                 Ok(None)
             }
-            _ => self.read(field, keys, 1),
+            _ => self.read(field, key, 1),
         }
     }
 
@@ -346,22 +345,22 @@ impl<'a> Reader<'a> {
     pub fn flag(
         &mut self,
         field: &str,
-        keys: &[&'static str],
+        key: &'static str,
         default: bool,
         why: &'static str,
     ) -> Result<bool, CalcError> {
-        self.flag_why(field, keys, default, Phrase::tr(why))
+        self.flag_why(field, key, default, Phrase::tr(why))
     }
 
     /// As [`Reader::flag`], with the reason as a phrase (one that names the family, say).
     pub fn flag_why(
         &mut self,
         field: &str,
-        keys: &[&'static str],
+        key: &'static str,
         default: bool,
         why: Phrase,
     ) -> Result<bool, CalcError> {
-        match self.lookup(keys) {
+        match self.lookup(key) {
             Some((k, Value::Bool(b), class)) => {
                 self.note(field, b, Self::source_of(k, class));
                 Ok(*b)
@@ -379,14 +378,13 @@ impl<'a> Reader<'a> {
     }
 
     /// A string value, if present.
-    pub fn string(&self, keys: &[&'static str]) -> Option<(&'static str, &'a str)> {
-        self.find(keys)
-            .and_then(|(k, v)| v.as_str().map(|s| (k, s)))
+    pub fn string(&self, key: &'static str) -> Option<(&'static str, &'a str)> {
+        self.find(key).and_then(|(k, v)| v.as_str().map(|s| (k, s)))
     }
 
     /// A list of whole numbers (e.g. `mlp_only_layers`), empty when absent.
     pub fn u64_list(&mut self, field: &str, key: &'static str) -> Result<Vec<u64>, CalcError> {
-        match self.find(&[key]) {
+        match self.find(key) {
             None => Ok(Vec::new()),
             Some((k, Value::Array(a))) => {
                 let v = a
@@ -410,7 +408,7 @@ impl<'a> Reader<'a> {
         field: &str,
         key: &'static str,
     ) -> Result<Option<Vec<String>>, CalcError> {
-        match self.find(&[key]) {
+        match self.find(key) {
             None => Ok(None),
             Some((k, Value::Array(a))) => {
                 let mut out = Vec::with_capacity(a.len());

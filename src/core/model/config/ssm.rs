@@ -22,8 +22,8 @@ use crate::core::model::desc::{Ffn, Layer, Mixer};
 use serde_json::Value;
 
 /// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉.
-fn dt_rank(r: &mut Reader, keys: &[&'static str], h: u64) -> Result<u64, CalcError> {
-    match r.find(keys) {
+fn dt_rank(r: &mut Reader, key: &'static str, h: u64) -> Result<u64, CalcError> {
+    match r.find(key) {
         Some((_, Value::String(s))) if s == "auto" => {
             let v = h.div_ceil(16);
             r.derived("dt_rank", v, "ldg_auto_hidden_size_16");
@@ -31,7 +31,7 @@ fn dt_rank(r: &mut Reader, keys: &[&'static str], h: u64) -> Result<u64, CalcErr
         }
         _ => {
             let v = h.div_ceil(16);
-            r.or("dt_rank", keys, v, "ldg_no_dt_rank_hidden_size_16")
+            r.or("dt_rank", key, v, "ldg_no_dt_rank_hidden_size_16")
         }
     }
 }
@@ -81,17 +81,17 @@ fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
 
 /// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
 pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size", "d_model"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers", "n_layer", "n_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let nl = r.layers()?;
+    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
     let n = r.or(
         "state_size",
-        &["state_size", "d_state"],
+        "state_size",
         16,
         "ldg_mamba_default_state_size_16",
     )?;
-    let expand = r.or("expand", &["expand"], 2, "ldg_mamba_default_expand_2")?;
-    let d = match r.opt("d_inner", &["intermediate_size", "d_inner"])? {
+    let expand = r.or("expand", "expand", 2, "ldg_mamba_default_expand_2")?;
+    let d = match r.opt("d_inner", "intermediate_size")? {
         Some(d) => d,
         None => {
             let d = mul("ovf_inner", &[expand, h])?;
@@ -101,20 +101,20 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
     };
     let k = r.or(
         "conv_kernel",
-        &["conv_kernel", "d_conv"],
+        "conv_kernel",
         4,
         "ldg_mamba_default_conv_kernel_4",
     )?;
-    let rank = dt_rank(r, &["time_step_rank", "dt_rank"], h)?;
+    let rank = dt_rank(r, "time_step_rank", h)?;
     let proj_bias = r.flag(
         "use_bias",
-        &["use_bias"],
+        "mamba_proj_bias",
         false,
         "ldg_mamba_default_no_projection_biases",
     )?;
     let conv_bias = r.flag(
         "use_conv_bias",
-        &["use_conv_bias"],
+        "use_conv_bias",
         true,
         "ldg_mamba_default_conv_bias",
     )?;
@@ -180,7 +180,7 @@ struct NemotronH {
 /// Reads `hybrid_override_pattern`, which must have one character per layer.
 fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
     let pattern = r
-        .string(&["hybrid_override_pattern"])
+        .string("hybrid_override_pattern")
         .map(|(_, s)| s.to_string())
         .ok_or_else(|| CalcError::MissingKey {
             key: "hybrid_override_pattern".into(),
@@ -206,12 +206,12 @@ fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
 fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
     let heads = r.req(
         "num_attention_heads",
-        &["num_attention_heads"],
+        "num_attention_heads",
         "why_size_attention",
     )?;
     let kv = r.or(
         "kv_heads",
-        &["num_key_value_heads"],
+        "num_key_value_heads",
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
@@ -219,43 +219,38 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
     let hd = read_head_dim(r, h, heads)?;
     let inter = r.req(
         "intermediate_size",
-        &["intermediate_size"],
+        "intermediate_size",
         "why_size_mlp_blocks",
     )?;
-    let mh = r.req("mamba_num_heads", &["mamba_num_heads"], "why_size_mamba2")?;
-    let mp = r.req("mamba_head_dim", &["mamba_head_dim"], "why_size_mamba2")?;
+    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?;
     let n = r.or(
         "ssm_state_size",
-        &["ssm_state_size"],
+        "ssm_state_size",
         128,
         "ldg_nemotron_h_default_state_size_128",
     )?;
-    let g = r.or(
-        "n_groups",
-        &["n_groups"],
-        8,
-        "ldg_nemotron_h_default_8_groups",
-    )?;
+    let g = r.or("n_groups", "n_groups", 8, "ldg_nemotron_h_default_8_groups")?;
     let k = r.or(
         "conv_kernel",
-        &["conv_kernel"],
+        "conv_kernel",
         4,
         "ldg_nemotron_h_default_conv_kernel_4",
     )?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
-        &["mamba_proj_bias", "use_bias"],
+        "mamba_proj_bias",
         false,
         "ldg_no_mamba_projection_biases",
     )?;
-    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "ldg_conv_bias")?;
+    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
     let attn_bias = r.flag(
         "attention_bias",
-        &["attention_bias"],
+        "attention_bias",
         false,
         "ldg_no_attention_biases",
     )?;
-    let mlp_bias = r.flag("mlp_bias", &["mlp_bias"], false, "ldg_no_mlp_biases")?;
+    let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_no_mlp_biases")?;
     let tie = read_tie(r, false, "nemotron_h")?;
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
@@ -331,21 +326,21 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
 /// (`num_heads × head_dim` inner width, `n_groups`, `state_size`, `conv_kernel`), a final
 /// norm and the head unless tied.
 pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size", "d_model"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers", "n_layer"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
-    let mh = r.req("mamba_num_heads", &["num_heads"], "why_size_mamba2")?;
-    let mp = r.req("mamba_head_dim", &["head_dim"], "why_size_mamba2")?;
-    let n = r.req("ssm_state_size", &["state_size"], "why_size_mamba2")?;
-    let g = r.req("n_groups", &["n_groups"], "why_size_mamba2")?;
-    let k = r.req("conv_kernel", &["conv_kernel"], "why_size_mamba2")?;
+    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let nl = r.layers()?;
+    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
+    let mh = r.req("mamba_num_heads", "num_heads", "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", "head_dim", "why_size_mamba2")?;
+    let n = r.req("ssm_state_size", "state_size", "why_size_mamba2")?;
+    let g = r.req("n_groups", "n_groups", "why_size_mamba2")?;
+    let k = r.req("conv_kernel", "conv_kernel", "why_size_mamba2")?;
     let proj_bias = r.flag(
         "use_bias",
-        &["use_bias"],
+        "mamba_proj_bias",
         false,
         "ldg_no_mamba_projection_biases",
     )?;
-    let conv_bias = r.flag("use_conv_bias", &["use_conv_bias"], true, "ldg_conv_bias")?;
+    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
     let tie = read_tie(r, false, "mamba2")?;
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
@@ -398,16 +393,16 @@ struct Mamba2Sizes {
 
 /// Reads [`Mamba2Sizes`] (in the ledger's order: state, groups, kernel, biases).
 fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
-    let n = r.req("ssm_state_size", &["mamba_d_state"], "why_size_mamba2")?;
-    let g = r.req("n_groups", &["mamba_n_groups"], "why_size_mamba2")?;
-    let k = r.req("conv_kernel", &["mamba_d_conv"], "why_size_mamba2")?;
+    let n = r.req("ssm_state_size", "mamba_d_state", "why_size_mamba2")?;
+    let g = r.req("n_groups", "mamba_n_groups", "why_size_mamba2")?;
+    let k = r.req("conv_kernel", "mamba_d_conv", "why_size_mamba2")?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
-        &["mamba_proj_bias"],
+        "mamba_proj_bias",
         false,
         "ldg_no_mamba_projection_biases",
     )?;
-    let conv_bias = r.flag("use_conv_bias", &["mamba_conv_bias"], true, "ldg_conv_bias")?;
+    let conv_bias = r.flag("use_conv_bias", "mamba_conv_bias", true, "ldg_conv_bias")?;
     Ok(Mamba2Sizes {
         n,
         g,
@@ -419,11 +414,11 @@ fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
 
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
 fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
-    let mh = r.req("mamba_num_heads", &["mamba_n_heads"], "why_size_mamba2")?;
-    let expand = r.req("mamba_expand", &["mamba_expand"], "why_size_mamba2")?;
-    let mp = match r.find(&["mamba_d_head"]) {
+    let mh = r.req("mamba_num_heads", "mamba_n_heads", "why_size_mamba2")?;
+    let expand = r.req("mamba_expand", "mamba_expand", "why_size_mamba2")?;
+    let mp = match r.find("mamba_d_head") {
         Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", &["mamba_d_head"], "why_size_mamba2")?
+            r.req("mamba_head_dim", "mamba_d_head", "why_size_mamba2")?
         }
         _ => {
             let d = mul("ovf_ssm_params", &[expand, h])? / mh.max(1);
@@ -487,15 +482,15 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     let m = read_granite_mamba(r, h, tie)?;
     let attn_bias = r.flag(
         "attention_bias",
-        &["attention_bias"],
+        "attention_bias",
         false,
         "ldg_no_attention_biases",
     )?;
-    let experts = r.or0("experts", &["num_local_experts"], 0, "ldg_no_shared_expert")?;
+    let experts = r.or0("experts", "num_local_experts", 0, "ldg_no_shared_expert")?;
     let top_k = if experts > 0 {
         r.req(
             "experts_per_token",
-            &["num_experts_per_tok"],
+            "num_experts_per_tok",
             "why_count_active_experts",
         )?
         .min(experts)
@@ -504,12 +499,12 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     };
     let inter = r.req(
         "expert_intermediate",
-        &["intermediate_size"],
+        "intermediate_size",
         "why_size_experts",
     )?;
     let shared = r.or0(
         "shared_intermediate",
-        &["shared_intermediate_size"],
+        "shared_intermediate_size",
         0,
         "ldg_no_shared_expert",
     )?;
@@ -649,7 +644,7 @@ fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
 
 /// Reads the Gated DeltaNet sizes of Qwen3-Next.
 fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
-    let mut f = |field: &str, key: &'static str| r.req(field, &[key], "why_size_mamba2");
+    let mut f = |field: &str, key: &'static str| r.req(field, key, "why_size_mamba2");
     Ok(Gdn {
         kh: f("linear_num_key_heads", "linear_num_key_heads")?,
         vh: f("linear_num_value_heads", "linear_num_value_heads")?,
@@ -661,22 +656,22 @@ fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
 
 /// Reads the MoE sizes of Qwen3-Next.
 fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
-    let experts = r.req("experts", &["num_experts"], "why_count_experts")?;
+    let experts = r.req("experts", "num_local_experts", "why_count_experts")?;
     let top_k = r
         .req(
             "experts_per_token",
-            &["num_experts_per_tok"],
+            "num_experts_per_tok",
             "why_count_active_experts",
         )?
         .min(experts);
     let inter = r.req(
         "expert_intermediate",
-        &["moe_intermediate_size"],
+        "moe_intermediate_size",
         "why_size_experts",
     )?;
     let shared = r.or0(
         "shared_intermediate",
-        &["shared_expert_intermediate_size"],
+        "shared_expert_intermediate_size",
         0,
         "ldg_no_shared_expert",
     )?;
@@ -704,7 +699,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     let tie = read_tie(r, false, "qwen3_next")?;
     let interval = r.or(
         "full_attention_interval",
-        &["full_attention_interval"],
+        "full_attention_interval",
         4,
         "ldg_every_layer_is_moe",
     )?;
@@ -731,7 +726,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let mtp = r.or0(
         "mtp_layers",
-        &["num_nextn_predict_layers"],
+        "num_nextn_predict_layers",
         1,
         "ldg_qwen3_next_mtp_default",
     )?;
@@ -812,9 +807,9 @@ fn nemotron_block(
 /// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
 /// feed-forward slot in [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let nl = r.layers()?;
+    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
     let pattern = read_pattern(r, nl)?;
     let m = read_nemotron_h(r, h)?;
     let tie = m.tie;
@@ -843,37 +838,37 @@ struct JambaLayout {
 fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
     let ap = r.or(
         "attn_layer_period",
-        &["attn_layer_period"],
+        "attn_layer_period",
         8,
         "ldg_jamba_default_one_attention_layer_in_8",
     )?;
     let ao = r.or0(
         "attn_layer_offset",
-        &["attn_layer_offset"],
+        "attn_layer_offset",
         4,
         "ldg_jamba_default_offset_4",
     )?;
     let ep = r.or(
         "expert_layer_period",
-        &["expert_layer_period"],
+        "expert_layer_period",
         2,
         "ldg_jamba_default_moe_every_2nd_layer",
     )?;
     let eo = r.or0(
         "expert_layer_offset",
-        &["expert_layer_offset"],
+        "expert_layer_offset",
         1,
         "ldg_jamba_default_offset_1",
     )?;
     let experts = r.or(
         "experts",
-        &["num_experts"],
+        "num_local_experts",
         16,
         "ldg_jamba_default_16_experts",
     )?;
     let top_k = r.or(
         "experts_per_token",
-        &["num_experts_per_tok"],
+        "num_experts_per_tok",
         2,
         "ldg_jamba_default_2_active_experts",
     )?;
@@ -899,32 +894,32 @@ fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
 fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError> {
     let n = r.or(
         "mamba_d_state",
-        &["mamba_d_state"],
+        "mamba_d_state",
         16,
         "ldg_jamba_default_state_size_16",
     )?;
     let k = r.or(
         "mamba_d_conv",
-        &["mamba_d_conv"],
+        "mamba_d_conv",
         4,
         "ldg_jamba_default_conv_kernel_4",
     )?;
     let expand = r.or(
         "mamba_expand",
-        &["mamba_expand"],
+        "mamba_expand",
         2,
         "ldg_jamba_default_expand_2",
     )?;
-    let rank = dt_rank(r, &["mamba_dt_rank"], h)?;
+    let rank = dt_rank(r, "mamba_dt_rank", h)?;
     let conv_bias = r.flag(
         "mamba_conv_bias",
-        &["mamba_conv_bias"],
+        "mamba_conv_bias",
         true,
         "ldg_jamba_default_conv_bias",
     )?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
-        &["mamba_proj_bias"],
+        "mamba_proj_bias",
         false,
         "ldg_jamba_default_no_projection_biases",
     )?;
@@ -947,23 +942,23 @@ fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError>
 /// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
 /// layer, final norm.
 pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", &["hidden_size"], "why_size_model")?;
-    let nl = r.layers(&["num_hidden_layers"])?;
-    let vocab = r.req("vocab_size", &["vocab_size"], "why_size_embeddings")?;
+    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let nl = r.layers()?;
+    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
     let heads = r.req(
         "num_attention_heads",
-        &["num_attention_heads"],
+        "num_attention_heads",
         "why_size_attention",
     )?;
     let kv = r.or(
         "kv_heads",
-        &["num_key_value_heads"],
+        "num_key_value_heads",
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
     check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
-    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+    let inter = r.req("intermediate_size", "intermediate_size", "why_size_mlp")?;
     let JambaLayout {
         ap,
         ao,
@@ -1027,19 +1022,19 @@ fn read_falcon_h1_mamba(
     tie: bool,
 ) -> Result<NemotronH, CalcError> {
     let w = "ovf_ssm_params";
-    let mh = r.req("mamba_num_heads", &["mamba_n_heads"], "why_size_mamba2")?;
-    let d = match r.opt("mamba_d_ssm", &["mamba_d_ssm"])? {
+    let mh = r.req("mamba_num_heads", "mamba_n_heads", "why_size_mamba2")?;
+    let d = match r.opt("mamba_d_ssm", "mamba_d_ssm")? {
         Some(d) => d,
         None => {
-            let e = r.req("mamba_expand", &["mamba_expand"], "why_size_mamba2")?;
+            let e = r.req("mamba_expand", "mamba_expand", "why_size_mamba2")?;
             let d = mul(w, &[e, c.h])?;
             r.derived("mamba_d_ssm", d, "ldg_falcon_h1_d_ssm_expand");
             d
         }
     };
-    let mp = match r.find(&["mamba_d_head"]) {
+    let mp = match r.find("mamba_d_head") {
         Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", &["mamba_d_head"], "why_size_mamba2")?
+            r.req("mamba_head_dim", "mamba_d_head", "why_size_mamba2")?
         }
         _ => {
             let p = d / mh;
@@ -1065,29 +1060,24 @@ fn read_falcon_h1_mamba(
     } = read_mamba2_sizes(r)?;
     let gated_norm = r.flag(
         "mamba_rms_norm",
-        &["mamba_rms_norm"],
+        "mamba_rms_norm",
         false,
         "ldg_falcon_h1_no_gated_norm",
     )?;
     let out_bias = r.flag(
         "projectors_bias",
-        &["projectors_bias"],
+        "projectors_bias",
         false,
         "ldg_no_mamba_projection_biases",
     )?;
     let attn_bias = r.flag(
         "attention_bias",
-        &["attention_bias"],
+        "attention_bias",
         false,
         "ldg_default_no_attention_biases",
     )?;
-    let mlp_bias = r.flag(
-        "mlp_bias",
-        &["mlp_bias"],
-        false,
-        "ldg_default_no_mlp_biases",
-    )?;
-    let inter = r.req("intermediate_size", &["intermediate_size"], "why_size_mlp")?;
+    let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_default_no_mlp_biases")?;
+    let inter = r.req("intermediate_size", "intermediate_size", "why_size_mlp")?;
     Ok(NemotronH {
         h: c.h,
         tie,

@@ -32,17 +32,17 @@ fn reader<'a>(vc: &'a Map<String, Value>, class: Option<&'static ClassDefaults>)
     Reader::new(vc, vc).with_classes(class, None)
 }
 
-fn req(v: &mut Reader, field: &str, keys: &[&'static str]) -> Result<u64, CalcError> {
-    v.req(field, keys, "why_size_vision")
+fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError> {
+    v.req(field, key, "why_size_vision")
 }
 
 /// The four sizes every ViT tower states, read in this order (the ledger's order): width,
 /// MLP width, layers, patch size.
 fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
-    let vh = req(v, "vision.hidden_size", &["hidden_size"])?;
-    let vi = req(v, "vision.intermediate_size", &["intermediate_size"])?;
-    let vl = v.layers(&["num_hidden_layers"])?;
-    let patch = req(v, "vision.patch_size", &["patch_size"])?;
+    let vh = req(v, "vision.hidden_size", "hidden_size")?;
+    let vi = req(v, "vision.intermediate_size", "intermediate_size")?;
+    let vl = v.layers()?;
+    let patch = req(v, "vision.patch_size", "patch_size")?;
     Ok((vh, vi, vl, patch))
 }
 
@@ -50,7 +50,7 @@ fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
 fn channels(v: &mut Reader) -> Result<u64, CalcError> {
     v.or(
         "vision.num_channels",
-        &["num_channels"],
+        "num_channels",
         3,
         "ldg_siglip_default_3_channels",
     )
@@ -64,7 +64,7 @@ pub(super) fn siglip(
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class_for("siglip_vision_model"));
     let (vh, vi, vl, patch) = tower(&mut v)?;
-    let image = req(&mut v, "vision.image_size", &["image_size"])?;
+    let image = req(&mut v, "vision.image_size", "image_size")?;
     let ch = channels(&mut v)?;
     let per_layer = add(
         W,
@@ -106,27 +106,19 @@ pub(super) fn qwen_vl(
     qwen3: bool,
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", &["hidden_size", "embed_dim"])?;
-    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
-    let depth = v.layers(&["depth", "num_hidden_layers"])?;
-    let patch = req(
-        &mut v,
-        "vision.patch_size",
-        &["patch_size", "spatial_patch_size"],
-    )?;
-    let tp = req(
-        &mut v,
-        "vision.temporal_patch_size",
-        &["temporal_patch_size"],
-    )?;
+    let vh = req(&mut v, "vision.hidden_size", "hidden_size")?;
+    let vi = req(&mut v, "vision.intermediate_size", "intermediate_size")?;
+    let depth = v.layers()?;
+    let patch = req(&mut v, "vision.patch_size", "patch_size")?;
+    let tp = req(&mut v, "vision.temporal_patch_size", "temporal_patch_size")?;
     let ch = v.or(
         "vision.in_channels",
-        &["in_channels", "in_chans"],
+        "in_channels",
         3,
         "ldg_siglip_default_3_channels",
     )?;
-    let m = req(&mut v, "vision.spatial_merge_size", &["spatial_merge_size"])?;
-    let out = req(&mut v, "vision.out_hidden_size", &["out_hidden_size"])?;
+    let m = req(&mut v, "vision.spatial_merge_size", "spatial_merge_size")?;
+    let out = req(&mut v, "vision.out_hidden_size", "out_hidden_size")?;
     let vm = mul(W, &[vh, m, m])?;
     let patch_embed = mul(W, &[ch, tp, patch, patch, vh])?;
     let attn = add(W, &[mul(W, &[4, vh, vh])?, mul(W, &[4, vh])?])?;
@@ -136,7 +128,7 @@ pub(super) fn qwen_vl(
         let pos = req(
             &mut v,
             "vision.num_position_embeddings",
-            &["num_position_embeddings"],
+            "num_position_embeddings",
         )?;
         let deep = v.u64_list(
             "vision.deepstack_visual_indexes",
@@ -196,12 +188,12 @@ pub(super) fn pixtral(
     r.ledger.extend(v.ledger);
     let m = r.req(
         "spatial_merge_size",
-        &["spatial_merge_size"],
+        "spatial_merge_size",
         "why_size_vision",
     )?;
     let bias = r.flag(
         "multimodal_projector_bias",
-        &["multimodal_projector_bias"],
+        "multimodal_projector_bias",
         false,
         "ldg_default_no_mlp_biases",
     )?;
@@ -245,19 +237,15 @@ pub(super) fn llama4(
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class);
     let (vh, vi, vl, patch) = tower(&mut v)?;
-    let image = req(&mut v, "vision.image_size", &["image_size"])?;
+    let image = req(&mut v, "vision.image_size", "image_size")?;
     let ch = channels(&mut v)?;
-    let p_in = req(
-        &mut v,
-        "vision.projector_input_dim",
-        &["projector_input_dim"],
-    )?;
+    let p_in = req(&mut v, "vision.projector_input_dim", "projector_input_dim")?;
     let p_out = req(
         &mut v,
         "vision.projector_output_dim",
-        &["projector_output_dim"],
+        "projector_output_dim",
     )?;
-    let out = req(&mut v, "vision.vision_output_dim", &["vision_output_dim"])?;
+    let out = req(&mut v, "vision.vision_output_dim", "vision_output_dim")?;
     r.ledger.extend(v.ledger);
     let side = image / patch;
     let layer = add(
@@ -306,15 +294,15 @@ pub(super) fn mllama(
     text_h: u64,
 ) -> Result<u64, CalcError> {
     let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", &["hidden_size"])?;
-    let vi = req(&mut v, "vision.intermediate_size", &["intermediate_size"])?;
-    let local = v.layers(&["num_hidden_layers"])?;
-    let global = req(&mut v, "vision.num_global_layers", &["num_global_layers"])?;
-    let patch = req(&mut v, "vision.patch_size", &["patch_size"])?;
-    let image = req(&mut v, "vision.image_size", &["image_size"])?;
-    let tiles = req(&mut v, "vision.max_num_tiles", &["max_num_tiles"])?;
+    let vh = req(&mut v, "vision.hidden_size", "hidden_size")?;
+    let vi = req(&mut v, "vision.intermediate_size", "intermediate_size")?;
+    let local = v.layers()?;
+    let global = req(&mut v, "vision.num_global_layers", "num_global_layers")?;
+    let patch = req(&mut v, "vision.patch_size", "patch_size")?;
+    let image = req(&mut v, "vision.image_size", "image_size")?;
+    let tiles = req(&mut v, "vision.max_num_tiles", "max_num_tiles")?;
     let ch = channels(&mut v)?;
-    let out = req(&mut v, "vision.vision_output_dim", &["vision_output_dim"])?;
+    let out = req(&mut v, "vision.vision_output_dim", "vision_output_dim")?;
     let ratios = match vc.get("supported_aspect_ratios").and_then(Value::as_array) {
         Some(a) => a.len() as u64,
         None => aspect_ratios(tiles),
