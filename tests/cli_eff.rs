@@ -7,14 +7,12 @@
 
 mod common;
 
-use common::{h100, qwen8b, run_cli};
+use common::{h100, on, perf, qwen8b, run_cli, QWEN3_8B as Q8};
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::sim::{
     simulate, Arrival, EngineConfig, Lengths, SimConfig, WorkloadSpec,
 };
 use serde_json::Value;
-
-const Q8: &str = "data/presets/Qwen__Qwen3-8B.json";
 
 fn json_of(args: &[&str]) -> Value {
     let (code, out, err) = run_cli(args);
@@ -42,41 +40,16 @@ fn perf_uses_the_given_efficiencies() {
         None,
     )
     .expect("core");
-    let v = json_of(&[
-        "perf",
-        "--config",
+    let v = json_of(&perf(
         Q8,
-        "--gpu",
         "h100-sxm",
-        "--batch",
-        "8",
-        "--input-len",
-        "1024",
-        "--output-len",
-        "256",
-        "--eff",
-        "e_bw=0.6,e_cp=0.4",
-        "--eff",
-        "e_so=2.5",
-        "--json",
-    ]);
+        ["8", "1024", "256"],
+        &["--eff", "e_bw=0.6,e_cp=0.4", "--eff", "e_so=2.5", "--json"],
+    ));
     assert_eq!(f(&v, "ttft_ms"), core.ttft.ms());
     assert_eq!(f(&v, "tpot_ms"), core.tpot.ms());
     // And they differ from the defaults' (the flag is not ignored).
-    let d = json_of(&[
-        "perf",
-        "--config",
-        Q8,
-        "--gpu",
-        "h100-sxm",
-        "--batch",
-        "8",
-        "--input-len",
-        "1024",
-        "--output-len",
-        "256",
-        "--json",
-    ]);
+    let d = json_of(&perf(Q8, "h100-sxm", ["8", "1024", "256"], &["--json"]));
     assert!(f(&d, "tpot_ms") < f(&v, "tpot_ms"));
 }
 
@@ -105,22 +78,22 @@ fn simulate_uses_the_given_efficiencies_and_frontend_path() {
         ..SimConfig::default()
     };
     let core = simulate(&qwen8b(), h100(), &cfg).expect("core");
-    let v = json_of(&[
+    let v = json_of(&on(
         "simulate",
-        "--config",
         Q8,
-        "--gpu",
         "h100-sxm",
-        "--rate",
-        "3",
-        "--num-requests",
-        "150",
-        "--eff",
-        "?e_bw=0.5&e_po=4",
-        "--frontend-overhead-ms",
-        "30",
-        "--json",
-    ]);
+        &[
+            "--rate",
+            "3",
+            "--num-requests",
+            "150",
+            "--eff",
+            "?e_bw=0.5&e_po=4",
+            "--frontend-overhead-ms",
+            "30",
+            "--json",
+        ],
+    ));
     assert_eq!(f(&v, "median_ttft_ms"), core.ttft_ms.median);
     assert_eq!(f(&v, "p99_tpot_ms"), core.tpot_ms.p99);
     assert_eq!(f(&v, "mean_e2el_ms"), core.e2el_ms.mean);
@@ -131,34 +104,25 @@ fn simulate_uses_the_given_efficiencies_and_frontend_path() {
 #[test]
 fn the_fit_link_parameters_feed_back_into_the_commands() {
     let bench = "tests/fixtures/bench/vllm_bench_summary.txt";
-    let fit = json_of(&[
-        "calibrate",
-        "--bench",
-        bench,
-        "--config",
-        Q8,
-        "--gpu",
-        "h100-sxm",
-        "--fit",
-        "--json",
-    ]);
+    let calibrate = |rest: &[&str]| {
+        let head = [
+            "calibrate",
+            "--bench",
+            bench,
+            "--config",
+            Q8,
+            "--gpu",
+            "h100-sxm",
+        ];
+        json_of(&[&head[..], rest].concat())
+    };
+    let fit = calibrate(&["--fit", "--json"]);
     let params = fit["fitted"]["url_params"]
         .as_str()
         .expect("url_params")
         .to_string();
     assert!(params.contains("e_"), "{params}");
-    let again = json_of(&[
-        "calibrate",
-        "--bench",
-        bench,
-        "--config",
-        Q8,
-        "--gpu",
-        "h100-sxm",
-        "--eff",
-        &params,
-        "--json",
-    ]);
+    let again = calibrate(&["--eff", &params, "--json"]);
     // Each compared statistic now has the error the fit reached.
     let after: Vec<(String, f64)> = fit["fitted"]["errors"]
         .as_array()
@@ -183,29 +147,18 @@ fn the_fit_link_parameters_feed_back_into_the_commands() {
             f(c, "relative_error")
         );
     }
-    for cmd in [
-        vec![
-            "perf",
-            "--batch",
-            "4",
-            "--input-len",
-            "500",
-            "--output-len",
-            "50",
-        ],
-        vec!["simulate", "--rate", "2", "--num-requests", "50"],
-    ] {
-        let mut args = cmd.clone();
-        args.extend([
-            "--config", Q8, "--gpu", "h100-sxm", "--eff", &params, "--json",
-        ]);
-        json_of(&args);
-    }
+    let link = ["--eff", params.as_str(), "--json"];
+    json_of(&perf(Q8, "h100-sxm", ["4", "500", "50"], &link));
+    json_of(&on(
+        "simulate",
+        Q8,
+        "h100-sxm",
+        &[&["--rate", "2", "--num-requests", "50"][..], &link].concat(),
+    ));
 }
 
 #[test]
 fn bad_values_exit_2_with_one_sentence() {
-    let base = ["--config", Q8, "--gpu", "h100-sxm"];
     for (cmd, extra, needle) in [
         (
             "simulate",
@@ -250,9 +203,7 @@ fn bad_values_exit_2_with_one_sentence() {
             "--frontend-overhead-ms must be a number from 0 to 10000",
         ),
     ] {
-        let mut args = vec![cmd];
-        args.extend(base);
-        args.extend(extra);
+        let args = on(cmd, Q8, "h100-sxm", &extra);
         let (code, out, err) = run_cli(&args);
         assert_eq!(code, 2, "{args:?}");
         assert!(out.is_empty(), "{out}");

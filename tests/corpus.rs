@@ -443,7 +443,13 @@ fn every_generic_spelling_reads_as_its_key() {
             let (Ok(b), Ok(m)) = (before, after) else {
                 panic!("{file}: {} as {}: refused", a.canonical, a.alias);
             };
-            assert_eq!(result(&b), result(&m), "{file}: {} as {}", a.canonical, a.alias);
+            assert_eq!(
+                result(&b),
+                result(&m),
+                "{file}: {} as {}",
+                a.canonical,
+                a.alias
+            );
             let keyed = |m: &ModelDesc, key: &str| {
                 m.ledger
                     .iter()

@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::{on, perf, run_cli as run};
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::calc::perf::{
@@ -23,8 +25,6 @@ fn model(path: &str) -> ModelDesc {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     parse_model_text(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
-
-use common::run_cli as run;
 
 #[test]
 fn batch1_decode_tracks_bandwidth_across_gpus() {
@@ -101,22 +101,12 @@ fn a10g_vs_l40s_cost_per_token() {
 
 #[test]
 fn cli_perf_json_has_the_headline_fields() {
-    let (code, out, err) = run(&[
-        "perf",
-        "--config",
+    let (code, out, err) = run(&perf(
         LLAMA2_7B,
-        "--gpu",
         "h100-sxm",
-        "--batch",
-        "8",
-        "--input-len",
-        "512",
-        "--output-len",
-        "128",
-        "--weights-dtype",
-        "fp8",
-        "--json",
-    ]);
+        ["8", "512", "128"],
+        &["--weights-dtype", "fp8", "--json"],
+    ));
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     for k in [
@@ -143,23 +133,12 @@ fn cli_perf_json_has_the_headline_fields() {
 
 #[test]
 fn cli_perf_text_and_tp() {
-    let (code, out, err) = run(&[
-        "perf",
-        "--config",
+    let (code, out, err) = run(&perf(
         LLAMA31_8B,
-        "--gpu",
         "a100-sxm-80gb",
-        "--tp",
-        "2",
-        "--batch",
-        "4",
-        "--input-len",
-        "100",
-        "--output-len",
-        "10",
-        "--weights-dtype",
-        "fp8",
-    ]);
+        ["4", "100", "10"],
+        &["--tp", "2", "--weights-dtype", "fp8"],
+    ));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("TTFT") && out.contains("TP 2"), "{out}");
     // A100 has no fp8: the note says the compute falls back.
@@ -168,89 +147,21 @@ fn cli_perf_text_and_tp() {
 
 #[test]
 fn cli_perf_bad_input_exits_2_with_one_sentence() {
+    let one = ["1", "1", "1"];
     for args in [
-        &[
+        perf(LLAMA2_7B, "h100-sxm", ["0", "1", "1"], &[]),
+        perf(LLAMA2_7B, "nope-9000", one, &[]),
+        on(
             "perf",
-            "--config",
             LLAMA2_7B,
-            "--gpu",
             "h100-sxm",
-            "--batch",
-            "0",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-        ][..],
-        &[
-            "perf",
-            "--config",
-            LLAMA2_7B,
-            "--gpu",
-            "nope-9000",
-            "--batch",
-            "1",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-        ],
-        &[
-            "perf",
-            "--config",
-            LLAMA2_7B,
-            "--gpu",
-            "h100-sxm",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-        ],
-        &[
-            "perf",
-            "--config",
-            "/nonexistent.json",
-            "--gpu",
-            "h100-sxm",
-            "--batch",
-            "1",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-        ],
-        &[
-            "perf",
-            "--config",
-            LLAMA2_7B,
-            "--gpu",
-            "h100-sxm",
-            "--batch",
-            "1",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-            "--weights-dtype",
-            "fp7",
-        ],
-        &[
-            "perf",
-            "--config",
-            LLAMA2_7B,
-            "--gpu",
-            "h100-sxm",
-            "--batch",
-            "1",
-            "--input-len",
-            "1",
-            "--output-len",
-            "1",
-            "--context",
-            "middle",
-        ],
+            &["--input-len", "1", "--output-len", "1"],
+        ),
+        perf("/nonexistent.json", "h100-sxm", one, &[]),
+        perf(LLAMA2_7B, "h100-sxm", one, &["--weights-dtype", "fp7"]),
+        perf(LLAMA2_7B, "h100-sxm", one, &["--context", "middle"]),
     ] {
-        let (code, out, err) = run(args);
+        let (code, out, err) = run(&args);
         assert_eq!(code, 2, "{args:?}: {out}");
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
@@ -582,23 +493,11 @@ fn every_perf_note_is_said_in_both_languages() {
 
 #[test]
 fn cli_perf_tp_sweep_json_rows() {
-    let (code, out, err) = run(&[
-        "perf",
-        "--config",
-        LLAMA31_8B,
-        "--gpu",
-        "a10g",
-        "--batch",
-        "8",
-        "--input-len",
-        "1024",
-        "--output-len",
-        "256",
-        "--tp",
-        "2",
-        "--tp-sweep",
-        "--json",
-    ]);
+    let sweep = |rest: &[&'static str]| {
+        let tp = [&["--tp", "2", "--tp-sweep"][..], rest].concat();
+        run(&perf(LLAMA31_8B, "a10g", ["8", "1024", "256"], &tp))
+    };
+    let (code, out, err) = sweep(&["--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
     let rows = v
@@ -654,22 +553,7 @@ fn cli_perf_tp_sweep_json_rows() {
             .is_some_and(|c| !c.iter().any(|c| c == "no_peak")));
     }
     // The text form marks the chosen degree.
-    let (code, out, err) = run(&[
-        "perf",
-        "--config",
-        LLAMA31_8B,
-        "--gpu",
-        "a10g",
-        "--batch",
-        "8",
-        "--input-len",
-        "1024",
-        "--output-len",
-        "256",
-        "--tp",
-        "2",
-        "--tp-sweep",
-    ]);
+    let (code, out, err) = sweep(&[]);
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().any(|l| l.starts_with("*   2")), "{out}");
     assert!(!out.contains("publishes no dense bf16 peak"), "{out}");

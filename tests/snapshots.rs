@@ -146,6 +146,18 @@ fn cli_load_every_preset() {
 
 #[test]
 fn cli_single_commands() {
+    let q8 = common::QWEN3_8B;
+    let calibrate = |bench: &'static str| {
+        vec![
+            "calibrate",
+            "--bench",
+            bench,
+            "--config",
+            q8,
+            "--gpu",
+            "h100-sxm",
+        ]
+    };
     let cases: Vec<(&str, Vec<&str>)> = vec![
         ("gpus", vec!["gpus", "--json"]),
         ("gpus_text", vec!["gpus", "--gpu", "l40s"]),
@@ -179,76 +191,52 @@ fn cli_single_commands() {
         ),
         (
             "simulate_qwen3_8b_sharegpt",
-            vec![
+            common::on(
                 "simulate",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
+                q8,
                 "h100-sxm",
-                "--rate",
-                "6",
-                "--num-requests",
-                "300",
-                "--dataset",
-                "sharegpt",
-                "--goodput",
-                "ttft:200,tpot:20",
-                "--json",
-            ],
+                &[
+                    "--rate",
+                    "6",
+                    "--num-requests",
+                    "300",
+                    "--dataset",
+                    "sharegpt",
+                    "--goodput",
+                    "ttft:200,tpot:20",
+                    "--json",
+                ],
+            ),
         ),
         (
             "simulate_sweep_text",
-            vec![
+            common::on(
                 "simulate",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
+                q8,
                 "a100-sxm-80gb",
-                "--input-len",
-                "1024",
-                "--output-len",
-                "256",
-                "--num-requests",
-                "300",
-                "--sweep",
-                "1,4,16,inf",
-            ],
+                &[
+                    "--input-len",
+                    "1024",
+                    "--output-len",
+                    "256",
+                    "--num-requests",
+                    "300",
+                    "--sweep",
+                    "1,4,16,inf",
+                ],
+            ),
         ),
         (
             "simulate_bad_rate",
-            vec![
-                "simulate",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
-                "h100-sxm",
-                "--rate",
-                "-1",
-            ],
+            common::on("simulate", q8, "h100-sxm", &["--rate", "-1"]),
         ),
         (
             "calibrate_vllm_summary",
-            vec![
-                "calibrate",
-                "--bench",
-                "tests/fixtures/bench/vllm_bench_summary.txt",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
-                "h100-sxm",
-            ],
+            calibrate("tests/fixtures/bench/vllm_bench_summary.txt"),
         ),
         (
             "calibrate_unknown_format",
-            vec![
-                "calibrate",
-                "--bench",
-                "tests/fixtures/SOURCES.md",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
-                "h100-sxm",
-            ],
+            calibrate("tests/fixtures/SOURCES.md"),
         ),
         ("bad_command", vec!["nonsense"]),
         ("help", vec!["--help"]),
@@ -260,92 +248,55 @@ fn cli_single_commands() {
 /// `--frontend-overhead-ms` on `simulate`, and a bad value of each.
 #[test]
 fn cli_efficiencies_and_frontend() {
-    let q8 = "data/presets/Qwen__Qwen3-8B.json";
+    let q8 = common::QWEN3_8B;
+    let h100 = |cmd, rest: &[&'static str]| common::on(cmd, q8, "h100-sxm", rest);
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "perf_eff_json",
-            vec![
-                "perf",
-                "--config",
+            common::perf(
                 q8,
-                "--gpu",
                 "h100-sxm",
-                "--batch",
-                "8",
-                "--input-len",
-                "1024",
-                "--output-len",
-                "256",
-                "--eff",
-                "e_bw=0.6,e_cp=0.4",
-                "--json",
-            ],
+                ["8", "1024", "256"],
+                &["--eff", "e_bw=0.6,e_cp=0.4", "--json"],
+            ),
         ),
         (
             "simulate_eff_frontend_json",
-            vec![
+            h100(
                 "simulate",
-                "--config",
-                q8,
-                "--gpu",
-                "h100-sxm",
-                "--rate",
-                "4",
-                "--num-requests",
-                "200",
-                "--eff",
-                "e_bw=0.6&e_po=2.5",
-                "--frontend-overhead-ms",
-                "20",
-                "--json",
-            ],
+                &[
+                    "--rate",
+                    "4",
+                    "--num-requests",
+                    "200",
+                    "--eff",
+                    "e_bw=0.6&e_po=2.5",
+                    "--frontend-overhead-ms",
+                    "20",
+                    "--json",
+                ],
+            ),
         ),
         (
             "plan_eff_text",
-            [
-                &["plan", "--config", q8, "--gpu", "h100-sxm"][..],
-                &traffic(),
-                &["--eff", "e_bw=0.5"][..],
-            ]
-            .concat(),
+            h100("plan", &[&traffic()[..], &["--eff", "e_bw=0.5"]].concat()),
         ),
         (
             "eff_bad_value",
-            vec![
-                "simulate", "--config", q8, "--gpu", "h100-sxm", "--rate", "4", "--eff", "e_bw=1.5",
-            ],
+            h100("simulate", &["--rate", "4", "--eff", "e_bw=1.5"]),
         ),
         (
             "eff_unknown_key",
-            vec![
-                "perf",
-                "--config",
+            common::perf(
                 q8,
-                "--gpu",
                 "h100-sxm",
-                "--batch",
-                "1",
-                "--input-len",
-                "10",
-                "--output-len",
-                "10",
-                "--eff",
-                "bandwidth=0.5",
-            ],
+                ["1", "10", "10"],
+                &["--eff", "bandwidth=0.5"],
+            ),
         ),
         (
             "frontend_bad_value",
-            vec![
-                "simulate",
-                "--config",
-                q8,
-                "--gpu",
-                "h100-sxm",
-                "--rate",
-                "4",
-                "--frontend-overhead-ms",
-                "-5",
-            ],
+            h100("simulate", &["--rate", "4", "--frontend-overhead-ms", "-5"]),
         ),
     ];
     snap_cli(&cases);
@@ -362,20 +313,13 @@ fn snap_cli(cases: &[(&str, Vec<&str>)]) {
 /// `calibrate --fit`: the fitted efficiencies, the errors before and after, the link.
 #[test]
 fn cli_calibrate_fit() {
-    let common = [
-        "calibrate",
-        "--bench",
-        "tests/fixtures/bench/vllm_bench_summary.txt",
-        "--config",
-        "data/presets/Qwen__Qwen3-8B.json",
-        "--gpu",
-        "h100-sxm",
-        "--fit",
-    ];
-    let json: Vec<&str> = common.iter().copied().chain(["--json"]).collect();
+    let fit = |rest| {
+        let bench = "tests/fixtures/bench/vllm_bench_summary.txt";
+        common::calibrate(bench, common::QWEN3_8B, "h100-sxm", rest)
+    };
     for (name, args) in [
-        ("calibrate_fit_text", common.to_vec()),
-        ("calibrate_fit_json", json),
+        ("calibrate_fit_text", fit(&["--fit"])),
+        ("calibrate_fit_json", fit(&["--fit", "--json"])),
     ] {
         insta::with_settings!({ description => args.join(" "), omit_expression => true }, {
             insta::assert_snapshot!(format!("cli__{name}"), run_cli(&args));
@@ -387,47 +331,38 @@ fn cli_calibrate_fit() {
 /// JSON with round-robin), and a bad router.
 #[test]
 fn cli_plan_simulated() {
+    let q8 = common::QWEN3_8B;
     let cases: Vec<(&str, Vec<&str>)> = vec![
         (
             "plan_simulated_least_loaded",
-            [&[
-                "plan",
-                "--config",
-                "data/presets/Qwen__Qwen3-8B.json",
-                "--gpu",
-                "h100-sxm",
-                "--rate",
-                "40",
-                "--peak-multiplier",
-                "3",
-                "--input-len",
-                "1024",
-                "--output-len",
-                "256",
-                "--ttft-ms",
-                "500",
-                "--tpot-ms",
-                "30",
-                "--simulate",
-                "--router",
-                "least-loaded",
-                "--num-requests",
-                "400",
-            ][..]]
+            [
+                &common::on("plan", q8, "h100-sxm", &[])[..],
+                &[
+                    "--rate",
+                    "40",
+                    "--peak-multiplier",
+                    "3",
+                    "--input-len",
+                    "1024",
+                    "--output-len",
+                    "256",
+                    "--ttft-ms",
+                    "500",
+                    "--tpot-ms",
+                    "30",
+                    "--simulate",
+                    "--router",
+                    "least-loaded",
+                    "--num-requests",
+                    "400",
+                ][..],
+            ]
             .concat(),
         ),
         (
             "plan_simulated_json",
             [
-                &[
-                    "plan",
-                    "--config",
-                    "data/presets/Qwen__Qwen3-8B.json",
-                    "--gpu",
-                    "h100-sxm",
-                    "--gpu",
-                    "l40s",
-                ][..],
+                &common::on("plan", q8, "h100-sxm", &["--gpu", "l40s"])[..],
                 &traffic(),
                 &["--simulate", "--num-requests", "300", "--json"][..],
             ]
@@ -436,13 +371,7 @@ fn cli_plan_simulated() {
         (
             "plan_simulated_bad_router",
             [
-                &[
-                    "plan",
-                    "--config",
-                    "data/presets/Qwen__Qwen3-8B.json",
-                    "--gpu",
-                    "h100-sxm",
-                ][..],
+                &common::on("plan", q8, "h100-sxm", &[])[..],
                 &traffic(),
                 &["--simulate", "--router", "random"][..],
             ]

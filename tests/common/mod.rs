@@ -68,3 +68,49 @@ pub fn traffic<'a>(rate: &'a str, tpot: &'a str) -> Vec<&'a str> {
         tpot,
     ]
 }
+
+/// The Qwen3-8B preset's config file, as the CLI tests pass it.
+pub const QWEN3_8B: &str = "data/presets/Qwen__Qwen3-8B.json";
+
+/// The CLI's words for `command` on `config` and `gpu` (`perf --config … --gpu …`), then `rest`.
+pub fn on<'a>(command: &'a str, config: &'a str, gpu: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    [&[command, "--config", config, "--gpu", gpu][..], rest].concat()
+}
+
+/// `perf` on `config` and `gpu` at a batch and input/output lengths (`--batch … --input-len …
+/// --output-len …`), then `rest`.
+pub fn perf<'a>(
+    config: &'a str,
+    gpu: &'a str,
+    [batch, input, output]: [&'a str; 3],
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    let sizes = [
+        "--batch",
+        batch,
+        "--input-len",
+        input,
+        "--output-len",
+        output,
+    ];
+    on("perf", config, gpu, &[&sizes[..], rest].concat())
+}
+
+/// `calibrate` of the `vllm bench serve` result `bench` against `config` on `gpu`, then `rest`.
+pub fn calibrate<'a>(
+    bench: &'a str,
+    config: &'a str,
+    gpu: &'a str,
+    rest: &[&'a str],
+) -> Vec<&'a str> {
+    let head = [
+        "calibrate",
+        "--bench",
+        bench,
+        "--config",
+        config,
+        "--gpu",
+        gpu,
+    ];
+    [&head[..], rest].concat()
+}

@@ -878,7 +878,12 @@ mod tests {
                 _ => None,
             })
             .collect();
-        for k in ["num_layers", "multi_query_group_num", "padded_vocab_size", "seq_length"] {
+        for k in [
+            "num_layers",
+            "multi_query_group_num",
+            "padded_vocab_size",
+            "seq_length",
+        ] {
             assert!(keys.iter().any(|x| x == k), "{k} not in {keys:?}");
         }
     }
