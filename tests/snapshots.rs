@@ -417,10 +417,35 @@ fn app_reports_and_views() {
             }
             Err(e) => text.push_str(&format!("error: {e}\n")),
         }
+        // Phrases and translation keys are shown in English (`common::english`).
+        let text = common::english::english(&text);
         insta::with_settings!({ description => format!("?{query}"), omit_expression => true }, {
             insta::assert_snapshot!(format!("app__{name}"), text);
         });
     }
+}
+
+/// The English rendering of the snapshots reads a phrase's `Debug` form back into the text
+/// `Phrase::text` gives, and follows a bare key by its English row.
+#[test]
+fn snapshot_text_renders_phrases_in_english() {
+    use llm_serving_calculator::core::base::{tr, Lang, Phrase};
+    let p = Phrase::tr("wrn_nested_disagree")
+        .val("part", "text_config \"quoted\" é")
+        .sub(
+            "pairs",
+            Phrase::List(vec![
+                Phrase::verbatim("a = 1 ≠ b = 2"),
+                Phrase::tr("fnd_bool").val("b", true),
+            ]),
+        );
+    let text = format!("notes: [\n{p:#?},\n]\ntitle_key: \"perf_ttft\",\n");
+    let out = common::english::english(&text);
+    let want = format!("{:?} (wrn_nested_disagree)", p.text(Lang::En));
+    assert!(out.contains(&want), "{out}\nwants {want}");
+    assert!(!out.contains("Verbatim"), "{out}");
+    let key = format!("\"perf_ttft\" = {:?}", tr(Lang::En, "perf_ttft"));
+    assert!(out.contains(&key), "{out}");
 }
 
 /// The analysis views' data for one scenario, in their Debug form.

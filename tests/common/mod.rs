@@ -3,6 +3,8 @@
 // Every test crate uses only some of these.
 #![allow(dead_code)]
 
+pub mod english;
+
 use llm_serving_calculator::cli;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
