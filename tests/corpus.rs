@@ -479,3 +479,58 @@ fn every_generic_spelling_reads_as_its_key() {
     }
     assert!(unused.is_empty(), "no fixture exercises {unused:?}");
 }
+
+/// `obj` (and the objects nested in it) with `key` set to `v` wherever it stands; whether it
+/// stood anywhere.
+fn set_everywhere(obj: &mut Map<String, Value>, key: &str, v: &Value) -> bool {
+    let mut hit = false;
+    if let Some(x) = obj.get_mut(key) {
+        *x = v.clone();
+        hit = true;
+    }
+    for x in obj.values_mut() {
+        if let Value::Object(o) = x {
+            hit |= set_everywhere(o, key, v);
+        }
+    }
+    hit
+}
+
+/// Every MoE fixture refuses one active expert more than it has experts, naming the key it
+/// read the count from (one rule for every family: none clamps it).
+#[test]
+fn more_active_experts_than_experts_is_refused_with_the_key_read() {
+    use llm_serving_calculator::core::base::CalcError;
+    let mut moe = 0;
+    for (file, cfg) in fixtures() {
+        let Ok(m) = parse_model_text(&Value::Object(cfg.clone()).to_string()) else {
+            continue;
+        };
+        let value = |field: &str| m.ledger.iter().find(|e| e.field == field);
+        let (Some(experts), Some(top_k)) = (value("experts"), value("experts_per_token")) else {
+            continue;
+        };
+        let LedgerSource::Key(key) = &top_k.source else {
+            continue;
+        };
+        let n: u64 = experts
+            .value
+            .parse()
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut more = cfg.clone();
+        assert!(
+            set_everywhere(&mut more, key, &Value::from(n + 1)),
+            "{file}: {key}"
+        );
+        match parse_model_text(&Value::Object(more).to_string()) {
+            Err(CalcError::BadValue { key: k, .. }) => assert_eq!(&k, key, "{file}"),
+            other => panic!(
+                "{file}: {key} = {} gave {:?}",
+                n + 1,
+                other.map(|m| m.params.total)
+            ),
+        }
+        moe += 1;
+    }
+    assert!(moe >= 10, "only {moe} MoE fixtures");
+}

@@ -189,7 +189,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
     // FalconConfig's ffn_hidden_size defaults to null: the model then uses 4 × hidden_size.
-    let inter = match r.opt("intermediate_size", "ffn_hidden_size")? {
+    let inter = match r.opt("intermediate_size", "intermediate_size")? {
         Some(i) => i,
         None => {
             let i = mul("ovf_intermediate", &[4, h])?;

@@ -246,18 +246,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         }
         return Ok(None);
     };
-    let top_k = r.req(
-        "experts_per_token",
-        "num_experts_per_tok",
-        "why_count_active_experts",
-    )?;
-    if top_k > experts {
-        return Err(CalcError::BadValue {
-            key: "num_experts_per_tok".into(),
-            found: Phrase::verbatim(top_k.to_string()),
-            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
-        });
-    }
+    let top_k = super::read_top_k(r, experts, None)?;
     let inter = match fam {
         "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" => r.req(
             "expert_intermediate",

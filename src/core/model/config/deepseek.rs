@@ -119,18 +119,7 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         0,
         "ldg_no_n_shared_experts_none",
     )?;
-    let top_k = r.req(
-        "experts_per_token",
-        "num_experts_per_tok",
-        "why_count_active_experts",
-    )?;
-    if top_k > experts {
-        return Err(CalcError::BadValue {
-            key: "num_experts_per_tok".into(),
-            found: Phrase::verbatim(top_k.to_string()),
-            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
-        });
-    }
+    let top_k = super::read_top_k(r, experts, None)?;
     let first = r.or0(
         "first_k_dense_replace",
         "first_k_dense_replace",

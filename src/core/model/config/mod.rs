@@ -764,6 +764,31 @@ pub(crate) fn split_heads(h: u64, heads: u64) -> Result<u64, CalcError> {
     Ok(h / heads)
 }
 
+/// The experts a token is routed to (`num_experts_per_tok` and its spellings), at most
+/// `experts`: a config asking for more is refused with the key it used (every MoE family; the
+/// Qwen3-Next and Granite hybrid readers once clamped it silently). `default` (a value and its
+/// `ldg_…` reason) applies when neither the config nor its class gives one; without it the key
+/// is required.
+pub(crate) fn read_top_k(
+    r: &mut Reader,
+    experts: u64,
+    default: Option<(u64, &'static str)>,
+) -> Result<u64, CalcError> {
+    let (field, key) = ("experts_per_token", "num_experts_per_tok");
+    let k = match default {
+        Some((d, why)) => r.or(field, key, d, why)?,
+        None => r.req(field, key, "why_count_active_experts")?,
+    };
+    if k > experts {
+        return Err(CalcError::BadValue {
+            key: r.key_of(field).unwrap_or(key).into(),
+            found: Phrase::verbatim(k.to_string()),
+            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
+        });
+    }
+    Ok(k)
+}
+
 /// KV heads must divide the attention heads and not exceed them; the error names `key`, the
 /// spelling the config used (`n_head_kv`, `attn_config.kv_n_heads`, …), or
 /// `num_key_value_heads` when the value was not read from a key.

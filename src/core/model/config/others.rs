@@ -14,7 +14,7 @@ use super::{
     add, add_embeddings, add_mlp, mul, read_dims, read_max_pos, read_tie, split_heads, Acc, Comp,
     Dims, Parts,
 };
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::CalcError;
 use crate::core::model::desc::{Ffn, Layer, Mixer};
 use serde_json::{Map, Value};
 
@@ -58,18 +58,15 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
-    let inter = f.req("expert_intermediate", "ffn_hidden_size", "why_size_experts")?;
-    let experts = f.req("experts", "moe_num_experts", "why_count_experts")?;
-    let top_k = f.req("experts_per_token", "moe_top_k", "why_count_active_experts")?;
+    let inter = f.req(
+        "expert_intermediate",
+        "intermediate_size",
+        "why_size_experts",
+    )?;
+    let experts = f.req("experts", "num_local_experts", "why_count_experts")?;
+    let top_k = super::read_top_k(&mut f, experts, None)?;
     r.ledger.extend(a.ledger);
     r.ledger.extend(f.ledger);
-    if top_k > experts {
-        return Err(CalcError::BadValue {
-            key: "moe_top_k".into(),
-            found: Phrase::verbatim(top_k.to_string()),
-            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
-        });
-    }
     let hd = split_heads(h, heads)?;
     let w = "ovf_attention_params";
     let mut acc = Acc::default();

@@ -488,12 +488,7 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     let experts = r.or0("experts", "num_local_experts", 0, "ldg_no_shared_expert")?;
     let top_k = if experts > 0 {
-        r.req(
-            "experts_per_token",
-            "num_experts_per_tok",
-            "why_count_active_experts",
-        )?
-        .min(experts)
+        super::read_top_k(r, experts, None)?
     } else {
         0
     };
@@ -657,13 +652,7 @@ fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
 /// Reads the MoE sizes of Qwen3-Next.
 fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
     let experts = r.req("experts", "num_local_experts", "why_count_experts")?;
-    let top_k = r
-        .req(
-            "experts_per_token",
-            "num_experts_per_tok",
-            "why_count_active_experts",
-        )?
-        .min(experts);
+    let top_k = super::read_top_k(r, experts, None)?;
     let inter = r.req(
         "expert_intermediate",
         "moe_intermediate_size",
@@ -866,19 +855,7 @@ fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
         16,
         "ldg_jamba_default_16_experts",
     )?;
-    let top_k = r.or(
-        "experts_per_token",
-        "num_experts_per_tok",
-        2,
-        "ldg_jamba_default_2_active_experts",
-    )?;
-    if top_k > experts {
-        return Err(CalcError::BadValue {
-            key: "num_experts_per_tok".into(),
-            found: Phrase::verbatim(top_k.to_string()),
-            expected: Phrase::tr("exp_at_most_experts").val("experts", experts),
-        });
-    }
+    let top_k = super::read_top_k(r, experts, Some((2, "ldg_jamba_default_2_active_experts")))?;
     Ok(JambaLayout {
         ap,
         ao,
