@@ -4,7 +4,7 @@
 use super::reader::Reader;
 use super::{
     add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_dims,
-    read_head_dim, read_max_pos, read_tie, Acc, Comp, Dims, Parts,
+    read_head_dim, read_intermediate, read_max_pos, read_tie, Acc, Comp, Dims, FourH, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
@@ -49,14 +49,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "gpt2")?;
     let h = c.h;
     // GPT2Config's n_inner defaults to null: the model then uses 4 × n_embd.
-    let inter = match r.opt("intermediate_size", "intermediate_size")? {
-        Some(i) => i,
-        None => {
-            let i = mul("ovf_intermediate", &[4, h])?;
-            r.derived("intermediate_size", i, "ldg_n_inner_is_null_4_x_n");
-            i
-        }
-    };
+    let inter = read_intermediate(r, h, FourH::Derived, "ldg_n_inner_is_null_4_x_n")?;
     let pos = r.req("n_positions", "max_position_embeddings", "why_size_pos_emb")?;
     let tie = read_tie(r, true, "gpt2")?;
     let mut acc = Acc::default();
@@ -79,12 +72,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
 pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "opt")?;
     let h = c.h;
-    let inter = r.or(
-        "intermediate_size",
-        "intermediate_size",
-        mul("ovf_intermediate", &[4, h])?,
-        "ldg_no_ffn_dim_4_x_hidden_size",
-    )?;
+    let inter = read_intermediate(r, h, FourH::Guessed, "ldg_no_ffn_dim_4_x_hidden_size")?;
     let max_pos = r.req(
         "max_position_embeddings",
         "max_position_embeddings",
@@ -189,14 +177,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         "ldg_falcon_default_parallel_attention_and_mlp",
     )?;
     // FalconConfig's ffn_hidden_size defaults to null: the model then uses 4 × hidden_size.
-    let inter = match r.opt("intermediate_size", "intermediate_size")? {
-        Some(i) => i,
-        None => {
-            let i = mul("ovf_intermediate", &[4, h])?;
-            r.derived("intermediate_size", i, "ldg_no_ffn_hidden_size_4_x_hidden");
-            i
-        }
-    };
+    let inter = read_intermediate(r, h, FourH::Derived, "ldg_no_ffn_hidden_size_4_x_hidden")?;
     let tie = read_tie(r, true, "falcon")?;
     let lns_per_layer = if new_arch {
         r.or(
@@ -244,10 +225,10 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
 pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "gpt_neox")?;
     let h = c.h;
-    let inter = r.or(
-        "intermediate_size",
-        "intermediate_size",
-        mul("ovf_intermediate", &[4, h])?,
+    let inter = read_intermediate(
+        r,
+        h,
+        FourH::Guessed,
         "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
     let bias = r.flag(

@@ -9,8 +9,8 @@
 
 use super::reader::Reader;
 use super::{
-    add, add_attention, add_embeddings, add_mlp, mul, read_core, read_max_pos, read_tie, Acc, Comp,
-    Core, Parts,
+    add, add_attention, add_embeddings, add_mlp, mul, read_core, read_intermediate, read_max_pos,
+    read_tie, Acc, Comp, Core, FourH, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
@@ -412,10 +412,10 @@ fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError>
             "ldg_no_intermediate_size_mlp_4_x_hidden",
         )
     } else {
-        r.or(
-            "intermediate_size",
-            "intermediate_size",
-            mul("ovf_intermediate", &[4, h])?,
+        read_intermediate(
+            r,
+            h,
+            FourH::Guessed,
             "ldg_no_intermediate_size_4_x_hidden_size",
         )
     }

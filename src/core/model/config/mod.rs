@@ -764,6 +764,38 @@ pub(crate) fn split_heads(h: u64, heads: u64) -> Result<u64, CalcError> {
     Ok(h / heads)
 }
 
+/// How a family fills a missing MLP width with 4 × hidden.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FourH {
+    /// The class leaves it null and the model computes 4 × hidden (GPT-2's `n_inner`,
+    /// Falcon's `ffn_hidden_size`): a derivation.
+    Derived,
+    /// The config should state it; 4 × hidden is a guess (a default in the ledger).
+    Guessed,
+}
+
+/// `intermediate_size` (and its spellings), or 4 × hidden recorded as `how` says with the
+/// reason `why` (an `ldg_…` key).
+pub(crate) fn read_intermediate(
+    r: &mut Reader,
+    h: u64,
+    how: FourH,
+    why: &'static str,
+) -> Result<u64, CalcError> {
+    let key = "intermediate_size";
+    let four_h = mul("ovf_intermediate", &[4, h])?;
+    match how {
+        FourH::Guessed => r.or(key, key, four_h, why),
+        FourH::Derived => match r.opt(key, key)? {
+            Some(i) => Ok(i),
+            None => {
+                r.derived(key, four_h, why);
+                Ok(four_h)
+            }
+        },
+    }
+}
+
 /// The experts a token is routed to (`num_experts_per_tok` and its spellings), at most
 /// `experts`: a config asking for more is refused with the key it used (every MoE family; the
 /// Qwen3-Next and Granite hybrid readers once clamped it silently). `default` (a value and its

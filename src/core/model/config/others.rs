@@ -11,8 +11,8 @@
 use super::defaults::nested;
 use super::reader::Reader;
 use super::{
-    add, add_embeddings, add_mlp, mul, read_dims, read_max_pos, read_tie, split_heads, Acc, Comp,
-    Dims, Parts,
+    add, add_embeddings, add_mlp, mul, read_dims, read_intermediate, read_max_pos, read_tie,
+    split_heads, Acc, Comp, Dims, FourH, Parts,
 };
 use crate::core::base::error::CalcError;
 use crate::core::model::desc::{Ffn, Layer, Mixer};
@@ -157,14 +157,7 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
         heads,
         vocab,
     } = read_dims(r, "gptj")?;
-    let inter = match r.opt("intermediate_size", "intermediate_size")? {
-        Some(i) => i,
-        None => {
-            let i = mul("ovf_intermediate", &[4, h])?;
-            r.derived("intermediate_size", i, "ldg_n_inner_is_null_4_x_n");
-            i
-        }
-    };
+    let inter = read_intermediate(r, h, FourH::Derived, "ldg_n_inner_is_null_4_x_n")?;
     let tie = read_tie(r, false, "gptj")?;
     let hd = split_heads(h, heads)?;
     let mut acc = Acc::default();

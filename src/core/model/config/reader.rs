@@ -303,13 +303,7 @@ impl<'a> Reader<'a> {
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        match self.read(field, key, 1)? {
-            Some(n) => Ok(n),
-            None => {
-                self.default_note(field, default, why);
-                Ok(default)
-            }
-        }
+        self.or_at_least(field, key, 1, default, why)
     }
 
     /// A whole number that may be zero, or `default` (recorded with `why`).
@@ -320,7 +314,19 @@ impl<'a> Reader<'a> {
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        match self.read(field, key, 0)? {
+        self.or_at_least(field, key, 0, default, why)
+    }
+
+    /// A whole number from `min`, or `default` (recorded with `why`).
+    fn or_at_least(
+        &mut self,
+        field: &str,
+        key: &'static str,
+        min: u64,
+        default: u64,
+        why: &'static str,
+    ) -> Result<u64, CalcError> {
+        match self.read(field, key, min)? {
             Some(n) => Ok(n),
             None => {
                 self.default_note(field, default, why);
