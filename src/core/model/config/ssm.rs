@@ -226,7 +226,7 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
     let mp = r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?;
     let n = r.or(
         "ssm_state_size",
-        "ssm_state_size",
+        "state_size",
         128,
         "ldg_nemotron_h_default_state_size_128",
     )?;
@@ -331,16 +331,13 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
     let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
     let mh = r.req("mamba_num_heads", "num_heads", "why_size_mamba2")?;
     let mp = r.req("mamba_head_dim", "head_dim", "why_size_mamba2")?;
-    let n = r.req("ssm_state_size", "state_size", "why_size_mamba2")?;
-    let g = r.req("n_groups", "n_groups", "why_size_mamba2")?;
-    let k = r.req("conv_kernel", "conv_kernel", "why_size_mamba2")?;
-    let proj_bias = r.flag(
-        "use_bias",
-        "mamba_proj_bias",
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
+    let Mamba2Sizes {
+        n,
+        g,
+        k,
+        proj_bias,
+        conv_bias,
+    } = read_mamba2_sizes(r)?;
     let tie = read_tie(r, false, "mamba2")?;
     let w = "ovf_ssm_params";
     let d = mul(w, &[mh, mp])?;
@@ -381,8 +378,8 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
     Ok(Parts::new(layers, acc, h, vocab, tie, None))
 }
 
-/// The Mamba-2 mixer's state, group and convolution sizes and its biases, under the
-/// `mamba_*` spellings GraniteMoeHybrid and Falcon-H1 share.
+/// The Mamba-2 mixer's state, group and convolution sizes and its biases (Mamba-2's keys;
+/// GraniteMoeHybrid's and Falcon-H1's `mamba_*` spellings are generic spellings of them).
 struct Mamba2Sizes {
     n: u64,
     g: u64,
@@ -393,16 +390,16 @@ struct Mamba2Sizes {
 
 /// Reads [`Mamba2Sizes`] (in the ledger's order: state, groups, kernel, biases).
 fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
-    let n = r.req("ssm_state_size", "mamba_d_state", "why_size_mamba2")?;
-    let g = r.req("n_groups", "mamba_n_groups", "why_size_mamba2")?;
-    let k = r.req("conv_kernel", "mamba_d_conv", "why_size_mamba2")?;
+    let n = r.req("ssm_state_size", "state_size", "why_size_mamba2")?;
+    let g = r.req("n_groups", "n_groups", "why_size_mamba2")?;
+    let k = r.req("conv_kernel", "conv_kernel", "why_size_mamba2")?;
     let proj_bias = r.flag(
         "mamba_proj_bias",
         "mamba_proj_bias",
         false,
         "ldg_no_mamba_projection_biases",
     )?;
-    let conv_bias = r.flag("use_conv_bias", "mamba_conv_bias", true, "ldg_conv_bias")?;
+    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
     Ok(Mamba2Sizes {
         n,
         g,
@@ -415,7 +412,7 @@ fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
 fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
     let mh = r.req("mamba_num_heads", "mamba_n_heads", "why_size_mamba2")?;
-    let expand = r.req("mamba_expand", "mamba_expand", "why_size_mamba2")?;
+    let expand = r.req("mamba_expand", "expand", "why_size_mamba2")?;
     let mp = match r.find("mamba_d_head") {
         Some((_, v)) if v.is_number() => {
             r.req("mamba_head_dim", "mamba_d_head", "why_size_mamba2")?
@@ -871,26 +868,21 @@ fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
 fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError> {
     let n = r.or(
         "mamba_d_state",
-        "mamba_d_state",
+        "state_size",
         16,
         "ldg_jamba_default_state_size_16",
     )?;
     let k = r.or(
         "mamba_d_conv",
-        "mamba_d_conv",
+        "conv_kernel",
         4,
         "ldg_jamba_default_conv_kernel_4",
     )?;
-    let expand = r.or(
-        "mamba_expand",
-        "mamba_expand",
-        2,
-        "ldg_jamba_default_expand_2",
-    )?;
-    let rank = dt_rank(r, "mamba_dt_rank", h)?;
+    let expand = r.or("mamba_expand", "expand", 2, "ldg_jamba_default_expand_2")?;
+    let rank = dt_rank(r, "time_step_rank", h)?;
     let conv_bias = r.flag(
         "mamba_conv_bias",
-        "mamba_conv_bias",
+        "use_conv_bias",
         true,
         "ldg_jamba_default_conv_bias",
     )?;
@@ -1003,7 +995,7 @@ fn read_falcon_h1_mamba(
     let d = match r.opt("mamba_d_ssm", "mamba_d_ssm")? {
         Some(d) => d,
         None => {
-            let e = r.req("mamba_expand", "mamba_expand", "why_size_mamba2")?;
+            let e = r.req("mamba_expand", "expand", "why_size_mamba2")?;
             let d = mul(w, &[e, c.h])?;
             r.derived("mamba_d_ssm", d, "ldg_falcon_h1_d_ssm_expand");
             d
