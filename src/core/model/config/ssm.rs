@@ -177,6 +177,37 @@ struct NemotronH {
     out_bias: bool,
 }
 
+impl NemotronH {
+    /// A Mamba-2-only layout (no attention or MLP sizes: a hybrid sets them with struct
+    /// update) of width `h`, `mh` heads of `mp`: inner width `D = H_m·P`, conv channels
+    /// `D + 2gN`, the gated norm, and the out_proj bias following the projection bias.
+    fn mamba(h: u64, tie: bool, mh: u64, mp: u64, s: Mamba2Sizes) -> Result<NemotronH, CalcError> {
+        let w = "ovf_ssm_params";
+        let d = mul(w, &[mh, mp])?;
+        Ok(NemotronH {
+            h,
+            tie,
+            d,
+            conv_dim: add(w, &[d, mul(w, &[2, s.g, s.n])?])?,
+            heads: 1,
+            kv: 1,
+            hd: 1,
+            inter: 0,
+            mh,
+            mp,
+            n: s.n,
+            g: s.g,
+            k: s.k,
+            proj_bias: s.proj_bias,
+            conv_bias: s.conv_bias,
+            attn_bias: false,
+            mlp_bias: false,
+            gated_norm: true,
+            out_bias: s.proj_bias,
+        })
+    }
+}
+
 /// Reads `hybrid_override_pattern`, which must have one character per layer.
 fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
     let pattern = r
@@ -252,29 +283,21 @@ fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
     )?;
     let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_no_mlp_biases")?;
     let tie = read_tie(r, false, "nemotron_h")?;
-    let w = "ovf_ssm_params";
-    let d = mul(w, &[mh, mp])?;
-    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
-    Ok(NemotronH {
-        h,
-        tie,
-        d,
-        conv_dim,
-        heads,
-        kv,
-        hd,
-        inter,
-        mh,
-        mp,
+    let sizes = Mamba2Sizes {
         n,
         g,
         k,
         proj_bias,
         conv_bias,
+    };
+    Ok(NemotronH {
+        heads,
+        kv,
+        hd,
+        inter,
         attn_bias,
         mlp_bias,
-        gated_norm: true,
-        out_bias: proj_bias,
+        ..NemotronH::mamba(h, tie, mh, mp, sizes)?
     })
 }
 
@@ -331,38 +354,9 @@ pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
     let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
     let mh = r.req("mamba_num_heads", "num_heads", "why_size_mamba2")?;
     let mp = r.req("mamba_head_dim", "head_dim", "why_size_mamba2")?;
-    let Mamba2Sizes {
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
-    } = read_mamba2_sizes(r)?;
+    let sizes = read_mamba2_sizes(r)?;
     let tie = read_tie(r, false, "mamba2")?;
-    let w = "ovf_ssm_params";
-    let d = mul(w, &[mh, mp])?;
-    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
-    let m = NemotronH {
-        h,
-        tie,
-        d,
-        conv_dim,
-        heads: 1,
-        kv: 1,
-        hd: 1,
-        inter: 0,
-        mh,
-        mp,
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
-        attn_bias: false,
-        mlp_bias: false,
-        gated_norm: true,
-        out_bias: proj_bias,
-    };
+    let m = NemotronH::mamba(h, tie, mh, mp, sizes)?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..nl {
@@ -423,37 +417,7 @@ fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, Ca
             d
         }
     };
-    let Mamba2Sizes {
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
-    } = read_mamba2_sizes(r)?;
-    let w = "ovf_ssm_params";
-    let d = mul(w, &[mh, mp])?;
-    let conv_dim = add(w, &[d, mul(w, &[2, g, n])?])?;
-    Ok(NemotronH {
-        h,
-        tie,
-        d,
-        conv_dim,
-        heads: 1,
-        kv: 1,
-        hd: 1,
-        inter: 0,
-        mh,
-        mp,
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
-        attn_bias: false,
-        mlp_bias: false,
-        gated_norm: true,
-        out_bias: proj_bias,
-    })
+    NemotronH::mamba(h, tie, mh, mp, read_mamba2_sizes(r)?)
 }
 
 /// Granite 4.0-H (`granitemoehybrid`): per layer two RMSNorms, a Mamba-2 or an attention
@@ -1020,13 +984,7 @@ fn read_falcon_h1_mamba(
                 .val("heads", mh),
         });
     }
-    let Mamba2Sizes {
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
-    } = read_mamba2_sizes(r)?;
+    let sizes = read_mamba2_sizes(r)?;
     let gated_norm = r.flag(
         "mamba_rms_norm",
         "mamba_rms_norm",
@@ -1047,26 +1005,17 @@ fn read_falcon_h1_mamba(
     )?;
     let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_default_no_mlp_biases")?;
     let inter = r.req("intermediate_size", "intermediate_size", "why_size_mlp")?;
+    // D = H_m·P was checked above, so the layout's inner width is mamba_d_ssm.
     Ok(NemotronH {
-        h: c.h,
-        tie,
-        d,
-        conv_dim: add(w, &[d, mul(w, &[2, g, n])?])?,
         heads: c.heads,
         kv: c.kv,
         hd: c.hd,
         inter,
-        mh,
-        mp,
-        n,
-        g,
-        k,
-        proj_bias,
-        conv_bias,
         attn_bias,
         mlp_bias,
         gated_norm,
         out_bias,
+        ..NemotronH::mamba(c.h, tie, mh, mp, sizes)?
     })
 }
 
