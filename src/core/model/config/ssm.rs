@@ -405,11 +405,11 @@ fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
 
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
 fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
-    let mh = r.req("mamba_num_heads", "mamba_n_heads", "why_size_mamba2")?;
+    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
     let expand = r.req("mamba_expand", "expand", "why_size_mamba2")?;
-    let mp = match r.find("mamba_d_head") {
+    let mp = match r.find("mamba_head_dim") {
         Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", "mamba_d_head", "why_size_mamba2")?
+            r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?
         }
         _ => {
             let d = mul("ovf_ssm_params", &[expand, h])? / mh.max(1);
@@ -955,7 +955,7 @@ fn read_falcon_h1_mamba(
     tie: bool,
 ) -> Result<NemotronH, CalcError> {
     let w = "ovf_ssm_params";
-    let mh = r.req("mamba_num_heads", "mamba_n_heads", "why_size_mamba2")?;
+    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
     let d = match r.opt("mamba_d_ssm", "mamba_d_ssm")? {
         Some(d) => d,
         None => {
@@ -965,9 +965,9 @@ fn read_falcon_h1_mamba(
             d
         }
     };
-    let mp = match r.find("mamba_d_head") {
+    let mp = match r.find("mamba_head_dim") {
         Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", "mamba_d_head", "why_size_mamba2")?
+            r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?
         }
         _ => {
             let p = d / mh;
@@ -977,7 +977,7 @@ fn read_falcon_h1_mamba(
     };
     if mul(w, &[mh, mp])? != d {
         return Err(CalcError::BadValue {
-            key: "mamba_d_head".into(),
+            key: r.key_of("mamba_head_dim").unwrap_or("mamba_d_head").into(),
             found: Phrase::verbatim(mp.to_string()),
             expected: Phrase::tr("exp_falcon_h1_head")
                 .val("d", d)
