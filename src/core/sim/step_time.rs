@@ -169,6 +169,9 @@ pub struct StepModel {
     /// Factor on the routed experts' FLOPs and weight bytes: vLLM's padded MXFP4 layout over
     /// the checkpoint's shapes ([`expert_layout_scale`]), 1 otherwise.
     expert_scale: f64,
+    /// Divisor of the routed experts' compute efficiency ([`MARLIN_HOPPER_MOE_COMPUTE`] where
+    /// it applies, else 1).
+    expert_compute: f64,
     allreduces: u64,
     allreduce_bytes_per_token: f64,
     decodes: f64,
@@ -212,6 +215,54 @@ fn expert_layout_scale(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f
     let laid = mxfp4_moe_expert_bytes(model, wl.tp, mxfp4_moe_layout(gpu)).0 as f64;
     if plain > 0.0 {
         laid / plain
+    } else {
+        1.0
+    }
+}
+
+/// Fraction of the fitted compute efficiency that vLLM's Marlin MXFP4 MoE kernel reaches on a
+/// Hopper GPU (applied to the routed experts' FLOPs only; their weight bytes stream at the
+/// fitted bandwidth). Marlin is an Ampere-generation kernel (`mma.sync`, no Hopper `wgmma`
+/// or TMA), so its compute-bound regime (prefill chunks, large decode batches) falls short of
+/// the dense bf16 GEMMs the default efficiencies were fitted on; memory-bound small batches
+/// are unaffected. **A fit on one row**: CSV line 25 (GPUStack, gpt-oss-120b on two H100s,
+/// TP 2, 1,000 ShareGPT prompts at once, vLLM 0.10.2, ample KV cache), median TPOT 51.57 ms;
+/// that row is left out of every held-out figure and `tests/serving_validation.rs`
+/// (`marlin_hopper_moe_compute_is_the_fit_on_its_row`) recomputes the fit.
+pub const MARLIN_HOPPER_MOE_COMPUTE: f64 = 0.274;
+
+thread_local! {
+    static MOE_COMPUTE_OVERRIDE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with [`MARLIN_HOPPER_MOE_COMPUTE`] replaced by `k` for the step models built in it
+/// on this thread (the fit's test re-derives the constant through it).
+pub fn with_marlin_hopper_moe_compute<R>(k: f64, f: impl FnOnce() -> R) -> R {
+    let before = MOE_COMPUTE_OVERRIDE.with(|c| c.replace(Some(k)));
+    let r = f();
+    MOE_COMPUTE_OVERRIDE.with(|c| c.set(before));
+    r
+}
+
+/// Whether `gpu` is a Hopper part (H100, H200, H800, GH200), by its catalog name.
+fn is_hopper(gpu: &Accelerator) -> bool {
+    gpu.vendor.eq_ignore_ascii_case("nvidia")
+        && ["H100", "H200", "H800", "GH200"]
+            .iter()
+            .any(|n| gpu.name.contains(n))
+}
+
+/// The routed experts' compute-efficiency factor: [`MARLIN_HOPPER_MOE_COMPUTE`] for MXFP4
+/// experts on the Marlin layout of a Hopper GPU, else 1.
+fn expert_compute_factor(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f64 {
+    let marlin = wl.weights_dtype.is_none()
+        && mxfp4_moe_layout(gpu) == Mxfp4MoeLayout::Marlin
+        && mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 > 0;
+    if marlin && is_hopper(gpu) {
+        MOE_COMPUTE_OVERRIDE
+            .with(std::cell::Cell::get)
+            .unwrap_or(MARLIN_HOPPER_MOE_COMPUTE)
+            .clamp(1e-3, 1.0)
     } else {
         1.0
     }
@@ -314,6 +365,7 @@ impl StepModel {
             head_work: select(&d1, Phase::Decode, is_head),
             moe,
             expert_scale: expert_layout_scale(model, gpu, &wl),
+            expert_compute: expert_compute_factor(model, gpu, &wl),
             allreduces: d1.allreduces,
             allreduce_bytes_per_token: d1.allreduce_bytes,
             decodes: 0.0,
@@ -419,7 +471,12 @@ impl StepModel {
             } else {
                 1.0
             };
-            op.flops.0 = (c.flops0 + c.flops1 * t) * k;
+            let kc = if c.expert_bytes > 0.0 {
+                self.expert_compute
+            } else {
+                1.0
+            };
+            op.flops.0 = (c.flops0 + c.flops1 * t) * k / kc;
             op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d * k;
         }
         time_pass(work, &self.hw, &self.eff, self.wl.tp).ops.0
@@ -429,6 +486,7 @@ impl StepModel {
     #[cfg(test)]
     fn checkpoint_shapes(&mut self) {
         self.expert_scale = 1.0;
+        self.expert_compute = 1.0;
     }
 
     /// Linear and head operator times for `n` tokens straight from the operator list (the
@@ -584,5 +642,16 @@ mod tests {
         let q = model("Qwen__Qwen3-8B");
         let s = StepModel::new(&q, g, &wl, &eff, 4096).expect("model");
         assert_eq!(s.expert_scale, 1.0);
+        assert_eq!(s.expert_compute, 1.0);
+        // The Marlin-on-Hopper compute factor: H100 yes, A100 (Marlin's own generation) no.
+        let k = |gpu: &str| {
+            StepModel::new(&m, cat.get(gpu).expect("gpu"), &wl, &eff, 4096)
+                .expect("model")
+                .expert_compute
+        };
+        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
+        assert_eq!(k("a100-sxm-80gb"), 1.0);
+        assert_eq!(with_marlin_hopper_moe_compute(0.5, || k("h100-sxm")), 0.5);
+        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
     }
 }
