@@ -45,7 +45,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::memory::{mxfp4_moe_expert_bytes, mxfp4_moe_layout, Mxfp4MoeLayout};
 use crate::core::calc::perf::{
     allreduce_time, pass_work, time_pass, timed_hardware, Efficiencies, Hardware, PassWork,
-    PerfNote, Phase, Workload,
+    PerfNote, Phase, Workload, FIT_MARLIN_HOPPER_MOE_COMPUTE,
 };
 use crate::core::calc::roofline::expected_distinct_experts;
 use crate::core::hardware::Accelerator;
@@ -220,16 +220,9 @@ fn expert_layout_scale(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f
     }
 }
 
-/// Fraction of the fitted compute efficiency that vLLM's Marlin MXFP4 MoE kernel reaches on a
-/// Hopper GPU (applied to the routed experts' FLOPs only; their weight bytes stream at the
-/// fitted bandwidth). Marlin is an Ampere-generation kernel (`mma.sync`, no Hopper `wgmma`
-/// or TMA), so its compute-bound regime (prefill chunks, large decode batches) falls short of
-/// the dense bf16 GEMMs the default efficiencies were fitted on; memory-bound small batches
-/// are unaffected. **A fit on one row**: CSV line 25 (GPUStack, gpt-oss-120b on two H100s,
-/// TP 2, 1,000 ShareGPT prompts at once, vLLM 0.10.2, ample KV cache), median TPOT 51.57 ms;
-/// that row is left out of every held-out figure and `tests/serving_validation.rs`
-/// (`marlin_hopper_moe_compute_is_the_fit_on_its_row`) recomputes the fit.
-pub const MARLIN_HOPPER_MOE_COMPUTE: f64 = 0.274;
+/// The compute factor of vLLM's Marlin MXFP4 MoE kernel on Hopper
+/// ([`crate::core::calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE`], with its source).
+pub const MARLIN_HOPPER_MOE_COMPUTE: f64 = FIT_MARLIN_HOPPER_MOE_COMPUTE;
 
 thread_local! {
     static MOE_COMPUTE_OVERRIDE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
