@@ -11,9 +11,11 @@
 //! the row states it) for random and sonnet rows. Efficiencies: the defaults, fitted on the
 //! static benchmarks of `data/perf_calibration.csv`, so none of these rows was seen by the fit.
 //! The server's frontend path (`EngineConfig::frontend_overhead_ms`, default
-//! `DEFAULT_FRONTEND_OVERHEAD_MS`) was fitted on one row, CSV line 2 ([`FIT_ROWS`]): that row
-//! is run and printed but left out of the held-out figures, and
-//! `frontend_default_is_the_fit_on_its_row` recomputes the fit.
+//! `DEFAULT_FRONTEND_OVERHEAD_MS`) was fitted on one row, CSV line 2, and the compute factor of
+//! vLLM's Marlin MXFP4 MoE kernel on Hopper (`step_time::MARLIN_HOPPER_MOE_COMPUTE`) on one
+//! row, CSV line 25 ([`FIT_ROWS`]): those rows are run and printed but left out of the
+//! held-out figures, and `frontend_default_is_the_fit_on_its_row` and
+//! `marlin_hopper_moe_compute_is_the_fit_on_its_row` recompute the fits.
 //!
 //! The test prints one line per row and the median and P90 relative error per statistic,
 //! then asserts the achieved levels (see `docs/SERVING_SIMULATOR.md` for the figures and why
@@ -33,8 +35,10 @@ use std::collections::BTreeMap;
 const CSV: &str = include_str!("fixtures/serving_observations.csv");
 
 /// CSV lines a default was fitted on: run and printed, never counted in the held-out figures.
-/// Line 2 (GPUStack, Qwen3-8B on one H100, `--max-concurrency 1`) fixes the frontend path.
-const FIT_ROWS: &[usize] = &[2];
+/// Line 2 (GPUStack, Qwen3-8B on one H100, `--max-concurrency 1`) fixes the frontend path;
+/// line 25 (GPUStack, gpt-oss-120b on two H100s, 1,000 ShareGPT prompts at once) fixes
+/// `step_time::MARLIN_HOPPER_MOE_COMPUTE` (its median TPOT).
+const FIT_ROWS: &[usize] = &[2, 25];
 
 /// The statistics compared, with their column in the CSV.
 const STATS: &[(&str, &str)] = &[
@@ -396,22 +400,18 @@ fn serving_benchmarks_reproduced_within_the_stated_error() {
     let mut med = |s: &str| percentile(errors.get_mut(s).expect("stat has rows"), 0.5);
     // Issue 17's targets: median error ≤ 20% for median TTFT, median TPOT and request
     // throughput, ≤ 30% for P99 TTFT and P99 TPOT, ≤ 15% for the saturation rate, on rows no
-    // fit saw (the frontend path's fit row, FIT_ROWS, is left out). Met for median TPOT
-    // (15.1%), request throughput (17.4%) and P99 TPOT (21.7%). NOT met for TTFT and the
-    // saturation rate: achieved 59.9% (median TTFT), 50.8% (P99 TTFT) and 34.1% (saturation
-    // rate) on these rows, so those three are asserted at the achieved level (rounded up to
-    // the next 5%), not at the target. The reasons (overload runs whose engines held far
-    // fewer requests than our KV estimate admits, partly because vLLM's gpt-oss-120b weights
-    // take 3.6–5.2 GiB more than the checkpoint bytes we count; gpt-oss and long-context
-    // steps the static model times 30–50% fast, magnified into TTFT by the queue; a frontend
-    // path that differs between servers) are in docs/SERVING_SIMULATOR.md, "Validation".
+    // fit saw (FIT_ROWS left out). Achieved on the 2026-12-02 run: median TTFT 35.4% (NOT
+    // met), P99 TTFT 29.5%, median TPOT 17.5%, P99 TPOT 21.7%, request throughput 13.5%,
+    // saturation rate 13.7% (met). Each is asserted at the achieved level rounded up slightly,
+    // so a regression fails (the reasons for the TTFT gap are in docs/SERVING_SIMULATOR.md,
+    // "Validation").
     let levels = [
-        ("median_ttft", 0.60),
-        ("median_tpot", 0.20),
-        ("request_throughput", 0.20),
-        ("p99_ttft", 0.55),
-        ("p99_tpot", 0.30),
-        ("saturation_rate", 0.35),
+        ("median_ttft", 0.36),
+        ("median_tpot", 0.18),
+        ("request_throughput", 0.14),
+        ("p99_ttft", 0.30),
+        ("p99_tpot", 0.22),
+        ("saturation_rate", 0.14),
     ];
     let mut failures = Vec::new();
     for (stat, level) in levels {
@@ -457,68 +457,113 @@ fn frontend_default_is_the_fit_on_its_row() {
     );
 }
 
-/// Cause (c) of the overload rows, measured: vLLM's own start-up logs of gpt-oss-120b on one
-/// H100 show more weight memory than the checkpoint bytes our budget counts ("Model loading
-/// took 65.9651 GiB", vLLM 0.10.1 with the Marlin MXFP4 path,
-/// github.com/vllm-project/vllm/issues/23278; "64.38 GiB", vLLM 0.14.1 with the Triton
-/// path, issues/33155). Every GiB of it comes out of the KV pool. This re-runs the three
-/// GPUStack TP1 ShareGPT rows with the pool those logged weights leave (the rest of our
-/// budget unchanged) and prints the errors; it is a sensitivity, not part of the held-out
-/// figures (the simulator's default stays our own estimate).
+/// The KV pool of the gpt-oss-120b rows, against vLLM's own start-up logs on one H100.
+/// The simulator's budget takes the weights as vLLM's Marlin MXFP4 path lays them out
+/// (`memory::mxfp4_moe_padding`): that reproduces "Model loading took 65.9651 GiB" (vLLM
+/// 0.10.1, Marlin, github.com/vllm-project/vllm/issues/23278) within 0.2%, where the
+/// checkpoint's bytes were 7.9% short. vLLM 0.14.1 with the Triton MXFP4 backend logged 64.38
+/// GiB (issues/33155); which backend the rows' vLLM 0.10.2 used is not stated, so this re-runs
+/// the three GPUStack TP1 ShareGPT rows with the pool the Triton figure would leave and prints
+/// the errors: a sensitivity, not part of the held-out figures.
 #[test]
 fn gpt_oss_kv_pool_with_the_weights_vllm_logs() {
+    use llm_serving_calculator::core::calc::memory::{
+        mxfp4_moe_layout, mxfp4_moe_padding, vllm_total_memory,
+    };
     use llm_serving_calculator::core::calc::weights;
     const GIB: f64 = (1u64 << 30) as f64;
     let (cases, _) = cases();
     let m = parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json).expect("m");
-    let ours = weights::chosen(&m, None, 1).expect("weights").per_gpu.0 as f64;
-    for logged_gib in [64.38, 65.9651] {
-        let extra = logged_gib * GIB - ours;
-        assert!(
-            extra > 3.0 * GIB,
-            "vLLM's logged weights exceed our estimate by {:.2} GiB",
-            extra / GIB
+    let cat = Catalog::builtin();
+    let h100 = cat.get("h100-sxm").expect("gpu");
+    let ckpt = weights::chosen(&m, None, 1).expect("weights").per_gpu;
+    let ours = (ckpt + mxfp4_moe_padding(&m, 1, mxfp4_moe_layout(h100))).0 as f64;
+    let marlin_log = 65.9651 * GIB;
+    assert!(
+        ((ours - marlin_log) / marlin_log).abs() < 0.002,
+        "ours {:.3} GiB against the Marlin log's 65.9651",
+        ours / GIB
+    );
+    assert!((vllm_total_memory(h100).0 as f64 / GIB - 79.22).abs() < 1e-6);
+    let triton_log = 64.38 * GIB;
+    for line in [21, 24, 28] {
+        let mut c = cases
+            .iter()
+            .find(|c| c.line == line)
+            .cloned()
+            .expect("row mapped");
+        let base = run_case(&c);
+        let rep = Replica::new(&m, h100, &c.engine, &Efficiencies::default()).expect("replica");
+        let b = &rep.resolved().budget;
+        let kv = b.available_kv.0 as f64 + (ours - triton_log);
+        let blocks = (kv / b.bytes_per_block.0 as f64).floor().max(1.0) as u64;
+        c.engine.num_gpu_blocks_override = Some(blocks);
+        let r = run_case(&c);
+        let err = |stat: &str, v: f64| {
+            c.measured
+                .get(stat)
+                .map_or(f64::NAN, |m| (v - m) / m * 100.0)
+        };
+        println!(
+            "line {line}, weights {:.2} GiB (Marlin) → 64.38 (Triton log): KV {:.2} → {:.2} GiB, \
+             blocks {} → {blocks}; median TTFT {:+.0}% → {:+.0}%, throughput {:+.0}% → {:+.0}%",
+            ours / GIB,
+            b.available_kv.0 as f64 / GIB,
+            kv / GIB,
+            base.engine.num_gpu_blocks,
+            err("median_ttft", base.ttft_ms.median),
+            err("median_ttft", r.ttft_ms.median),
+            err("request_throughput", base.request_throughput),
+            err("request_throughput", r.request_throughput),
         );
-        for line in [21, 24, 28] {
-            let mut c = cases
-                .iter()
-                .find(|c| c.line == line)
-                .cloned()
-                .expect("row mapped");
-            let base = run_case(&c);
-            let rep = Replica::new(
-                &m,
-                Catalog::builtin().get(c.gpu).expect("gpu"),
-                &c.engine,
-                &Efficiencies::default(),
-            )
-            .expect("replica");
-            let b = &rep.resolved().budget;
-            let kv = b.available_kv.0 as f64 - extra;
-            let blocks = (kv / b.bytes_per_block.0 as f64).floor().max(1.0) as u64;
-            c.engine.num_gpu_blocks_override = Some(blocks);
-            let r = run_case(&c);
-            let err = |stat: &str, v: f64| {
-                c.measured
-                    .get(stat)
-                    .map_or(f64::NAN, |m| (v - m) / m * 100.0)
-            };
-            println!(
-                "line {line}, weights {logged_gib} GiB (ours {:.2}): KV {:.2} GiB, blocks {} → {blocks}; \
-                 median TTFT {:+.0}% → {:+.0}%, throughput {:+.0}% → {:+.0}%",
-                ours / GIB,
-                kv / GIB,
-                base.engine.num_gpu_blocks,
-                err("median_ttft", base.ttft_ms.median),
-                err("median_ttft", r.ttft_ms.median),
-                err("request_throughput", base.request_throughput),
-                err("request_throughput", r.request_throughput),
-            );
-            assert!(blocks < base.engine.num_gpu_blocks);
-            assert!(
-                r.ttft_ms.median >= base.ttft_ms.median,
-                "a smaller pool queues more"
-            );
+        assert!(blocks > base.engine.num_gpu_blocks);
+        assert!(
+            r.ttft_ms.median <= base.ttft_ms.median,
+            "a larger pool queues less"
+        );
+    }
+}
+
+/// `MARLIN_HOPPER_MOE_COMPUTE` is the fit on its one row, CSV line 25: the factor whose
+/// simulation gives the row's measured median TPOT, found by bisection in ln k, within 3% of
+/// the constant; and the constant reproduces the row's median TPOT within 3%.
+#[test]
+fn marlin_hopper_moe_compute_is_the_fit_on_its_row() {
+    use llm_serving_calculator::core::sim::step_time::{
+        with_marlin_hopper_moe_compute, MARLIN_HOPPER_MOE_COMPUTE,
+    };
+    let line = 25;
+    assert!(FIT_ROWS.contains(&line));
+    let (cases, _) = cases();
+    let c = cases
+        .into_iter()
+        .find(|c| c.line == line)
+        .expect("the fit row is mapped");
+    let measured = *c.measured.get("median_tpot").expect("median TPOT");
+    let tpot = |k: f64| with_marlin_hopper_moe_compute(k, || run_case(&c).tpot_ms.median);
+    // A lower factor makes the experts slower: TPOT falls as k rises.
+    let (mut lo, mut hi) = (0.05f64.ln(), 1.0f64.ln());
+    assert!(tpot(lo.exp()) > measured && tpot(hi.exp()) < measured);
+    for _ in 0..14 {
+        let mid = 0.5 * (lo + hi);
+        if tpot(mid.exp()) > measured {
+            lo = mid;
+        } else {
+            hi = mid;
         }
     }
+    let fitted = (0.5 * (lo + hi)).exp();
+    let with = tpot(MARLIN_HOPPER_MOE_COMPUTE);
+    println!(
+        "line {line}: measured median TPOT {measured} ms; fitted factor {fitted:.4} \
+         (constant {MARLIN_HOPPER_MOE_COMPUTE}); with the constant {with:.2} ms"
+    );
+    assert!(
+        ((fitted - MARLIN_HOPPER_MOE_COMPUTE) / MARLIN_HOPPER_MOE_COMPUTE).abs() <= 0.03,
+        "fitted {fitted:.4} against the constant {MARLIN_HOPPER_MOE_COMPUTE}"
+    );
+    assert!(
+        ((with - measured) / measured).abs() <= 0.03,
+        "{with} vs {measured}"
+    );
 }

@@ -45,6 +45,17 @@ pub const FIT_STEP_OVERHEAD_S: f64 = 0.0012;
 pub const FIT_ALLREDUCE_LATENCY_S: f64 = 0.000_03;
 /// Fitted default: fixed time per prefill pass, seconds.
 pub const FIT_PREFILL_OVERHEAD_S: f64 = 0.0056;
+/// Fraction of the fitted compute efficiency that vLLM's Marlin MXFP4 MoE kernel reaches on a
+/// Hopper GPU (applied to the routed experts' FLOPs only; their weight bytes stream at the
+/// fitted bandwidth). Marlin is an Ampere-generation kernel (`mma.sync`, no Hopper `wgmma`
+/// or TMA), so its compute-bound regime (prefill chunks, large decode batches) falls short of
+/// the dense bf16 GEMMs the default efficiencies were fitted on; memory-bound small batches
+/// are unaffected. **A fit on one row**: CSV line 25 (GPUStack, gpt-oss-120b on two H100s,
+/// TP 2, 1,000 ShareGPT prompts at once, vLLM 0.10.2, ample KV cache), median TPOT 51.57 ms;
+/// that row is left out of every held-out figure and `tests/serving_validation.rs`
+/// (`marlin_hopper_moe_compute_is_the_fit_on_its_row`) recomputes the fit. Used only by the
+/// serving simulator (`sim::step_time`), which models vLLM; the static model does not apply it.
+pub const FIT_MARLIN_HOPPER_MOE_COMPUTE: f64 = 0.274;
 /// Not fitted (too few multi-GPU rows): fraction of the one-direction link bandwidth a ring
 /// all-reduce reaches. ml-engineering measured 396 of 450 GB/s (88%) one way on 8×H200.
 pub const DEFAULT_INTERCONNECT: f64 = 0.8;

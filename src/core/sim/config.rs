@@ -7,7 +7,11 @@
 //! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`): total memory ×
 //! utilization − weights − the activation peak of a `max_num_batched_tokens` chunk −
 //! non-torch memory, paged in blocks; `num_gpu_blocks_override` (vLLM's flag of that name)
-//! replaces it, for a run whose log states the figure.
+//! replaces it, for a run whose log states the figure. The total is what vLLM sees
+//! (`core::memory::vllm_total_memory`: 79.22 GiB on an H100 80 GB, as its logs print, not
+//! nvidia-smi's 79.65) and the weights are laid out as vLLM's kernels need them
+//! (`core::memory::mxfp4_moe_padding`: MXFP4 MoE experts padded for Marlin on NVIDIA GPUs
+//! without native FP4, 65.9 GiB for gpt-oss-120b on one GPU against its checkpoint's 60.8).
 //!
 //! Beside the engine, the server's **frontend path** (`frontend_overhead_ms`): the time from
 //! a client sending a request to the engine queueing it and from the engine's token to the
@@ -22,9 +26,10 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
-    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
-    vllm_budget, ActivationParams, KvLayerKind, KvProfile, Paging, VllmBudget, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, mxfp4_moe_layout,
+    mxfp4_moe_padding, non_torch_estimate, vllm_budget, vllm_total_memory, ActivationParams,
+    KvLayerKind, KvProfile, Mxfp4MoeLayout, Paging, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::{chosen, format_for};
@@ -207,7 +212,7 @@ impl EngineConfig {
 
     /// Resolves the defaults and the KV blocks for `model` on `gpu`.
     pub fn resolve(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
-        let total = gpu.capacity();
+        let total = vllm_total_memory(gpu);
         let tp = whole("tp", self.tp, 1, 1024)?;
         let seqs = whole(
             "max_num_seqs",
@@ -248,7 +253,7 @@ impl EngineConfig {
                 })
             }
         };
-        let (budget, profile) = self.budget(model, total, (tp, mnbt, seqs, block_size, mml))?;
+        let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
         let groups = block_groups(&profile, &budget);
         let blocks = match self.num_gpu_blocks_override {
             Some(b) => whole("num_gpu_blocks_override", b, 1, u64::MAX)?,
@@ -267,15 +272,24 @@ impl EngineConfig {
         })
     }
 
-    /// vLLM's budget with the documented estimates (weights of the chosen precision sharded
-    /// by TP, the activation peak of one chunk, the non-torch estimate).
+    /// vLLM's budget with the documented estimates: the total memory vLLM sees
+    /// (`memory::vllm_total_memory`), weights of the chosen precision sharded by TP plus the
+    /// padding of vLLM's MXFP4 MoE kernel layout (`memory::mxfp4_moe_padding`), the activation
+    /// peak of one chunk, the non-torch estimate.
     fn budget(
         &self,
         model: &ModelDesc,
-        total: crate::core::base::units::Bytes,
+        gpu: &Accelerator,
         (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
     ) -> Result<(VllmBudget, KvProfile), CalcError> {
-        let weights = chosen(model, self.weights_dtype, tp)?.per_gpu;
+        let total = vllm_total_memory(gpu);
+        let layout = if self.weights_dtype.is_none() {
+            mxfp4_moe_layout(gpu)
+        } else {
+            Mxfp4MoeLayout::Checkpoint
+        };
+        let weights =
+            chosen(model, self.weights_dtype, tp)?.per_gpu + mxfp4_moe_padding(model, tp, layout);
         let base = model.weights.base;
         let fmt_base = match self.weights_dtype {
             Some(d) => format_for(d, base).base,
@@ -299,7 +313,11 @@ impl EngineConfig {
         let util = self.gpu_memory_utilization;
         let inp = VllmInputs {
             total_memory: total,
-            total_source: Source::Catalog("memory".into()),
+            total_source: if total == gpu.capacity() {
+                Source::Catalog("memory".into())
+            } else {
+                Source::Derived("vllm_total_memory".into())
+            },
             gpu_memory_utilization: util,
             weights,
             weights_source: Source::Derived("weights_per_gpu".into()),

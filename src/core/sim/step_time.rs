@@ -42,9 +42,10 @@
 //! counted per token for prompt tokens.
 
 use crate::core::base::error::{CalcError, Phrase};
+use crate::core::calc::memory::{mxfp4_moe_expert_bytes, mxfp4_moe_layout, Mxfp4MoeLayout};
 use crate::core::calc::perf::{
     allreduce_time, pass_work, time_pass, timed_hardware, Efficiencies, Hardware, PassWork,
-    PerfNote, Phase, Workload,
+    PerfNote, Phase, Workload, FIT_MARLIN_HOPPER_MOE_COMPUTE,
 };
 use crate::core::calc::roofline::expected_distinct_experts;
 use crate::core::hardware::Accelerator;
@@ -165,6 +166,12 @@ pub struct StepModel {
     head: Vec<TokenCoef>,
     head_work: PassWork,
     moe: Option<(u64, u64)>,
+    /// Factor on the routed experts' FLOPs and weight bytes: vLLM's padded MXFP4 layout over
+    /// the checkpoint's shapes ([`expert_layout_scale`]), 1 otherwise.
+    expert_scale: f64,
+    /// Divisor of the routed experts' compute efficiency ([`MARLIN_HOPPER_MOE_COMPUTE`] where
+    /// it applies, else 1).
+    expert_compute: f64,
     allreduces: u64,
     allreduce_bytes_per_token: f64,
     decodes: f64,
@@ -191,6 +198,66 @@ fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
             w * (w + 1.0) / 2.0 + (x - w) * w
         }
         _ => x * (x + 1.0) / 2.0,
+    }
+}
+
+/// How much larger vLLM's MXFP4 MoE expert tensors are than the checkpoint's on `gpu`
+/// (`core::memory::mxfp4_moe_padding`: Marlin rounds the intermediate size per partition up to
+/// 128 and the hidden size to 256, and its kernel streams and multiplies the padded tiles):
+/// 1.090 for gpt-oss (2,880 × 2,880 experts) at TP 1, 1.138 at TP 2 and 4; 1 for other models,
+/// other GPUs and a requested weight precision. The static performance model, which is not
+/// vLLM's, keeps the checkpoint's shapes.
+fn expert_layout_scale(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f64 {
+    if wl.weights_dtype.is_some() {
+        return 1.0;
+    }
+    let plain = mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 as f64;
+    let laid = mxfp4_moe_expert_bytes(model, wl.tp, mxfp4_moe_layout(gpu)).0 as f64;
+    if plain > 0.0 {
+        laid / plain
+    } else {
+        1.0
+    }
+}
+
+/// The compute factor of vLLM's Marlin MXFP4 MoE kernel on Hopper
+/// ([`crate::core::calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE`], with its source).
+pub const MARLIN_HOPPER_MOE_COMPUTE: f64 = FIT_MARLIN_HOPPER_MOE_COMPUTE;
+
+thread_local! {
+    static MOE_COMPUTE_OVERRIDE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `f` with [`MARLIN_HOPPER_MOE_COMPUTE`] replaced by `k` for the step models built in it
+/// on this thread (the fit's test re-derives the constant through it).
+pub fn with_marlin_hopper_moe_compute<R>(k: f64, f: impl FnOnce() -> R) -> R {
+    let before = MOE_COMPUTE_OVERRIDE.with(|c| c.replace(Some(k)));
+    let r = f();
+    MOE_COMPUTE_OVERRIDE.with(|c| c.set(before));
+    r
+}
+
+/// Whether `gpu` is a Hopper part (H100, H200, H800, GH200), by its catalog name.
+fn is_hopper(gpu: &Accelerator) -> bool {
+    gpu.vendor.eq_ignore_ascii_case("nvidia")
+        && ["H100", "H200", "H800", "GH200"]
+            .iter()
+            .any(|n| gpu.name.contains(n))
+}
+
+/// The routed experts' compute-efficiency factor: [`MARLIN_HOPPER_MOE_COMPUTE`] for MXFP4
+/// experts on the Marlin layout of a Hopper GPU, else 1.
+fn expert_compute_factor(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f64 {
+    let marlin = wl.weights_dtype.is_none()
+        && mxfp4_moe_layout(gpu) == Mxfp4MoeLayout::Marlin
+        && mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 > 0;
+    if marlin && is_hopper(gpu) {
+        MOE_COMPUTE_OVERRIDE
+            .with(std::cell::Cell::get)
+            .unwrap_or(MARLIN_HOPPER_MOE_COMPUTE)
+            .clamp(1e-3, 1.0)
+    } else {
+        1.0
     }
 }
 
@@ -290,6 +357,8 @@ impl StepModel {
             head: token_coefs(&d1, &t2, is_head, moe),
             head_work: select(&d1, Phase::Decode, is_head),
             moe,
+            expert_scale: expert_layout_scale(model, gpu, &wl),
+            expert_compute: expert_compute_factor(model, gpu, &wl),
             allreduces: d1.allreduces,
             allreduce_bytes_per_token: d1.allreduce_bytes,
             decodes: 0.0,
@@ -390,10 +459,27 @@ impl StepModel {
         };
         work.phase = phase;
         for (op, c) in work.ops.iter_mut().zip(coefs) {
-            op.flops.0 = c.flops0 + c.flops1 * t;
-            op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d;
+            let k = if c.expert_bytes > 0.0 {
+                self.expert_scale
+            } else {
+                1.0
+            };
+            let kc = if c.expert_bytes > 0.0 {
+                self.expert_compute
+            } else {
+                1.0
+            };
+            op.flops.0 = (c.flops0 + c.flops1 * t) * k / kc;
+            op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d * k;
         }
         time_pass(work, &self.hw, &self.eff, self.wl.tp).ops.0
+    }
+
+    /// Times the routed experts at the checkpoint's shapes (as the static model does).
+    #[cfg(test)]
+    fn checkpoint_shapes(&mut self) {
+        self.expert_scale = 1.0;
+        self.expert_compute = 1.0;
     }
 
     /// Linear and head operator times for `n` tokens straight from the operator list (the
@@ -454,6 +540,8 @@ mod tests {
             let eff = Efficiencies::default();
             let r = evaluate(&m, g, &wl, &eff, None).expect("static");
             let mut s = StepModel::new(&m, g, &wl, &eff, 8192).expect("step model");
+            // vLLM's padded MXFP4 expert layout is the simulator's own (tested below).
+            s.checkpoint_shapes();
             s.begin();
             s.add_prefill(0, i);
             let ttft = s.finish(i, 1);
@@ -502,6 +590,7 @@ mod tests {
         ] {
             let m = model(id);
             let mut s = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
+            s.checkpoint_shapes();
             for n in [3u64, 37, 300, 1000, 4000, 8191] {
                 let exact = s.evaluate(&m, n).unwrap();
                 let got = [
@@ -515,5 +604,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// vLLM's Marlin layout of MXFP4 experts on GPUs without native FP4: gpt-oss's 2,880 ×
+    /// 2,880 experts run as 2,944 × 3,072 at TP 1 and 1,536 × 3,072 per partition at TP 2; the
+    /// step's expert FLOPs and weight bytes grow by that ratio, nothing else moves.
+    #[test]
+    fn mxfp4_experts_at_the_padded_shapes() {
+        let cat = Catalog::builtin();
+        let m = model("openai__gpt-oss-120b");
+        let eff = Efficiencies::default();
+        let scale = |gpu: &str, tp: u64| {
+            let g = cat.get(gpu).expect("gpu");
+            StepModel::new(&m, g, &Workload::new(1, 1, 1, tp), &eff, 4096)
+                .expect("model")
+                .expert_scale
+        };
+        let r1 = (2944.0 * 3072.0) / (2880.0 * 2880.0);
+        let r2 = (1536.0 * 3072.0) / (1440.0 * 2880.0);
+        assert!((scale("h100-sxm", 1) - r1).abs() < 1e-9);
+        assert!((scale("a100-sxm-80gb", 2) - r2).abs() < 1e-9);
+        assert_eq!(scale("mi300x", 1), 1.0);
+        let g = cat.get("h100-sxm").expect("gpu");
+        let wl = Workload::new(1, 1, 1, 1);
+        let mut s = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
+        let padded = s.token_ops(256, Phase::Decode, false);
+        s.checkpoint_shapes();
+        let plain = s.token_ops(256, Phase::Decode, false);
+        assert!(padded > plain && padded < plain * r1, "{padded} {plain}");
+        let q = model("Qwen__Qwen3-8B");
+        let s = StepModel::new(&q, g, &wl, &eff, 4096).expect("model");
+        assert_eq!(s.expert_scale, 1.0);
+        assert_eq!(s.expert_compute, 1.0);
+        // The Marlin-on-Hopper compute factor: H100 yes, A100 (Marlin's own generation) no.
+        let k = |gpu: &str| {
+            StepModel::new(&m, cat.get(gpu).expect("gpu"), &wl, &eff, 4096)
+                .expect("model")
+                .expert_compute
+        };
+        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
+        assert_eq!(k("a100-sxm-80gb"), 1.0);
+        assert_eq!(with_marlin_hopper_moe_compute(0.5, || k("h100-sxm")), 0.5);
+        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
     }
 }

@@ -34,7 +34,9 @@
 //! The parts: vLLM's defaults (`defaults`), small shared helpers (`helpers`), the per-GPU KV
 //! profile
 //! (`kv_profile`), the activation reserve (`activation`), the textbook's budget (`textbook`),
-//! vLLM's budget (`vllm`) and the memory of serving a batch (`serving`).
+//! vLLM's budget (`vllm`), what a vLLM process sees beyond the catalog and the checkpoint
+//! (`vllm_loaded`: the total memory PyTorch reports, MXFP4 MoE experts padded for Marlin) and
+//! the memory of serving a batch (`serving`).
 
 mod activation;
 mod defaults;
@@ -43,6 +45,7 @@ mod kv_profile;
 mod serving;
 mod textbook;
 mod vllm;
+mod vllm_loaded;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, ActivationParams};
@@ -57,6 +60,10 @@ pub use textbook::{
     TextbookInputs,
 };
 pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs};
+pub use vllm_loaded::{
+    mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_total_memory, Mxfp4MoeLayout,
+    H100_80GB_VLLM_TOTAL_GIB,
+};
 
 #[cfg(test)]
 mod tests {
