@@ -205,6 +205,38 @@ export default function register(runner) {
       }
       return inTask;
     }, values);
+    // 0. An off-screen late section (the performance section's cost) does not recompute with the change, only
+    //    once the inputs settle: the change is handed over at once (a press on a slot does
+    //    that), then its cost per million tokens is read after every microtask has run, before any timer.
+    const cost = () => readText(p.page, 'usd-per-mtok');
+    const before0 = await cost();
+    const sameTask = await p.page.evaluate(async () => {
+      const host = document.querySelector('[data-testid="context-len"]');
+      const el = host.matches('input') ? host : host.querySelector('input:not([type=range])');
+      el.value = '16384';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      await Promise.resolve();
+      document.querySelector('[data-late-slot="perf"]').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 0));
+      return {
+        text: document.querySelector('[data-testid="usd-per-mtok"]').innerText.trim(),
+        sent: window.__pub.length,
+        onScreen: document.querySelector('[data-late-slot="perf"]').getBoundingClientRect().top < window.innerHeight + 300,
+      };
+    });
+    const settled0 = await waitFor(async () => {
+      const t = await cost();
+      return t !== before0 ? t : null;
+    }, 'the off-screen cost to catch up once the inputs settle', 5000);
+    log(`off-screen cost per million tokens: ${before0} before, ${sameTask.text} right after the change reached the late module (${sameTask.sent} event), ${settled0} once settled`);
+    check(!sameTask.onScreen, 'the performance section should be off screen at the top');
+    check(sameTask.sent === 1, `the press on a slot should hand the change over at once, ${sameTask.sent} event(s) sent`);
+    check(sameTask.text === before0, `the off-screen performance section recomputed in the change's task (${before0} -> ${sameTask.text})`);
+    await p.page.waitForTimeout(600);
+    await p.page.evaluate(() => {
+      window.__pub.length = 0;
+    });
     // 1. At the top no late section is near the screen: one publish once the inputs settle.
     const inTaskTop = await type(['8192', '12288', '6144']);
     await waitFor(() => p.page.evaluate(() => window.__pub.length > 0), 'the scenario to reach the late module after the inputs settle', 5000);
