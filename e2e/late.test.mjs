@@ -1,9 +1,9 @@
-// Issue 18 parts 1-2: the late module (src/ui/late.rs). The analysis sections arrive in a second
+// Issue 18 parts 1-2 (and the sync behind part 5): the late module (src/ui/late.rs). The analysis sections arrive in a second
 // wasm module imported after the first answer is painted; until then each section's slot holds
 // a placeholder of its height, so nothing moves when they arrive; if the module cannot load, a
 // sentence says so and the first answer stays.
 
-import { byId, check, lateSettled, readNumber, waitFor } from './app.mjs';
+import { byId, check, lateSettled, readNumber, readText, waitFor } from './app.mjs';
 
 /** The late module's files (Trunk keeps their plain names: index.html). */
 const LATE_FILE = /\/sections(?:_bg)?\.(?:js|wasm)$/;
@@ -176,5 +176,113 @@ export default function register(runner) {
     );
     await waitFor(async () => (await byId(p.page, 'nav-serving-title').getAttribute('aria-current')) === 'true', 'the index to mark the serving section');
     check(new URL(p.page.url()).search === url, 'navigating changed the URL');
+  });
+  runner.test('late module: the scenario reaches it after the frame, coalesced, and its edits come back once', async ({ open, server, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
+    await lateSettled(p.page);
+    await p.page.waitForTimeout(600);
+    await p.page.evaluate(() => {
+      window.__pub = [];
+      addEventListener('llmcalc:scenario', (e) => window.__pub.push(String(e.detail?.query ?? '')));
+    });
+    const ctxOf = (q) => Number(new URLSearchParams(q).get('ctx'));
+    // Changes the shell's context length as typing does, one task per value; returns how many
+    // scenario events were sent in the input's own task (effects included: a microtask).
+    const type = (values) => p.page.evaluate(async (values) => {
+      const host = document.querySelector('[data-testid="context-len"]');
+      const el = host.matches('input') ? host : host.querySelector('input:not([type=range])');
+      let inTask = 0;
+      for (const v of values) {
+        const before = window.__pub.length;
+        el.value = v;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        await Promise.resolve();
+        await Promise.resolve();
+        inTask += window.__pub.length - before;
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      return inTask;
+    }, values);
+    // 0. An off-screen late section (the performance section's cost) does not recompute with the change, only
+    //    once the inputs settle: the change is handed over at once (a press on a slot does
+    //    that), then its cost per million tokens is read after every microtask has run, before any timer.
+    const cost = () => readText(p.page, 'usd-per-mtok');
+    const before0 = await cost();
+    const sameTask = await p.page.evaluate(async () => {
+      const host = document.querySelector('[data-testid="context-len"]');
+      const el = host.matches('input') ? host : host.querySelector('input:not([type=range])');
+      el.value = '16384';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+      await Promise.resolve();
+      document.querySelector('[data-late-slot="perf"]').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 0));
+      return {
+        text: document.querySelector('[data-testid="usd-per-mtok"]').innerText.trim(),
+        sent: window.__pub.length,
+        onScreen: document.querySelector('[data-late-slot="perf"]').getBoundingClientRect().top < window.innerHeight + 300,
+      };
+    });
+    const settled0 = await waitFor(async () => {
+      const t = await cost();
+      return t !== before0 ? t : null;
+    }, 'the off-screen cost to catch up once the inputs settle', 5000);
+    log(`off-screen cost per million tokens: ${before0} before, ${sameTask.text} right after the change reached the late module (${sameTask.sent} event), ${settled0} once settled`);
+    check(!sameTask.onScreen, 'the performance section should be off screen at the top');
+    check(sameTask.sent === 1, `the press on a slot should hand the change over at once, ${sameTask.sent} event(s) sent`);
+    check(sameTask.text === before0, `the off-screen performance section recomputed in the change's task (${before0} -> ${sameTask.text})`);
+    await p.page.waitForTimeout(600);
+    await p.page.evaluate(() => {
+      window.__pub.length = 0;
+    });
+    // 1. At the top no late section is near the screen: one publish once the inputs settle.
+    const inTaskTop = await type(['8192', '12288', '6144']);
+    await waitFor(() => p.page.evaluate(() => window.__pub.length > 0), 'the scenario to reach the late module after the inputs settle', 5000);
+    await p.page.waitForTimeout(600);
+    const top = await p.page.evaluate(() => window.__pub.slice());
+    log(`at the top: ${top.length} scenario event(s) for 3 changes, ${inTaskTop} in the input's task; ctx ${top.map(ctxOf).join(', ')}`);
+    check(inTaskTop === 0, `${inTaskTop} scenario event(s) were sent in the input's own task`);
+    check(top.length === 1, `expected one coalesced scenario event off screen, saw ${top.length}: ${top.join(' | ')}`);
+    check(ctxOf(top[0]) === 6144, `the late module was sent ctx ${ctxOf(top[0])}, not the last value 6144`);
+    await waitFor(async () => (await readNumber(p.page, 'roofline-context-value')) === 6144, 'the roofline section to show the context 6,144');
+    // 2. With a late section on screen: after the next frame, each change.
+    await byId(p.page, 'roofline-view').scrollIntoViewIfNeeded();
+    await p.page.waitForTimeout(400);
+    await p.page.evaluate(() => {
+      window.__pub.length = 0;
+    });
+    const inTaskNear = await type(['3072', '5120']);
+    await waitFor(() => p.page.evaluate(() => window.__pub.length >= 2), 'a scenario event per change with the roofline on screen', 3000);
+    const near = await p.page.evaluate(() => window.__pub.slice());
+    log(`roofline on screen: ${near.length} scenario event(s) for 2 changes, ${inTaskNear} in the input's task; ctx ${near.map(ctxOf).join(', ')}`);
+    check(inTaskNear === 0, `${inTaskNear} scenario event(s) were sent in the input's own task`);
+    check(ctxOf(near[near.length - 1]) === 5120, `the last event carries ctx ${ctxOf(near[near.length - 1])}, not 5120`);
+    await waitFor(async () => (await readNumber(p.page, 'roofline-context-value')) === 5120, 'the roofline section to show 5,120');
+    // 3. An edit in the late section reaches the shell (its field and the URL) and is not sent
+    //    back (the shell knows the late module holds it).
+    await p.page.evaluate(() => {
+      window.__pub.length = 0;
+    });
+    await p.page.evaluate(() => {
+      const el = document.querySelector('[data-testid="roofline-context"]');
+      el.value = '14';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    const shellCtx = () => p.page.evaluate(() => {
+      const host = document.querySelector('[data-testid="context-len"]');
+      const el = host.matches('input') ? host : host.querySelector('input:not([type=range])');
+      return Number(String(el.value).replace(/[^\d.]/g, ''));
+    });
+    await waitFor(async () => (await shellCtx()) === 16384, 'the shell\'s context field to show 16,384 from the roofline slider');
+    await waitFor(async () => new URL(p.page.url()).searchParams.get('ctx') === '16384', 'the URL to record ctx=16384', 3000);
+    await p.page.waitForTimeout(800);
+    const echoed = await p.page.evaluate(() => window.__pub.slice());
+    const shown = await readText(p.page, 'roofline-context-value');
+    log(`slider edit: shell field 16384, URL ${new URL(p.page.url()).search}; ${echoed.length} scenario event(s) sent back; roofline shows ${shown}`);
+    check(echoed.length === 0, `the late module's own edit was sent back to it ${echoed.length} time(s): ${echoed.join(' | ')}`);
+    check(/16,?384/.test(shown), `the roofline section shows ${shown} after its own edit`);
   });
 }

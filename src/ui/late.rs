@@ -11,8 +11,12 @@
 //! plain names (`sections.js`, `sections_bg.wasm`), which `sw.js` caches.
 //!
 //! The two modules share no memory; they talk with window events:
-//! - the shell publishes its scenario as a canonical query (and the theme) on every change
-//!   ([`EVT_SCENARIO`], also kept in `window[SHARED_KEY]` for a module that starts later);
+//! - the shell publishes its scenario as a canonical query (and the theme) when it changed
+//!   ([`EVT_SCENARIO`], also kept in `window[SHARED_KEY]` for a module that starts later):
+//!   never in the task of the input, but after the next frame while a late section is on or
+//!   near the screen, and otherwise once the inputs settle (or a late section comes near or is
+//!   touched); an unchanged query is not sent again, and the late module drops a query equal
+//!   to the last it applied before reading it;
 //! - an edit made in a late section comes back as [`EVT_EDIT`] (the query and whether it is a
 //!   new history entry), and the shell applies it like its own edit (`AppState::apply_query`
 //!   compares canonical queries, so an echo changes nothing);
@@ -26,6 +30,9 @@
 
 use crate::ui::state::{use_app, AppState};
 use leptos::prelude::*;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -91,13 +98,15 @@ pub fn detail_field(ev: &web_sys::Event, key: &str) -> JsValue {
         .unwrap_or(JsValue::UNDEFINED)
 }
 
-/// Sets up the shell's side: the status, the scenario published on every change, edits from
-/// the late module applied. Call once, in the root component, after the state is provided.
+/// Sets up the shell's side: the status, the scenario published to the late module, edits
+/// from the late module applied. Call once, in the root component, after the state is provided.
 pub fn provide_late(state: AppState) {
     let status = RwSignal::new(LateStatus::Waiting);
     provide_context(Late(status));
     window_listen(EVT_READY, move |_| {
         let _ = status.try_set(LateStatus::Ready);
+        // It started from `window[SHARED_KEY]`: a change still waiting goes now.
+        flush(state);
     });
     window_listen(EVT_FAILED, move |_| {
         let _ = status.try_set(LateStatus::Failed);
@@ -112,20 +121,149 @@ pub fn provide_late(state: AppState) {
         } else {
             crate::ui::state::History::Replace
         };
+        // The late module holds this scenario already: publishing it back is skipped unless
+        // the shell reads it differently.
+        PUBLISHED.with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                p.0.clone_from(&query);
+            }
+        });
         state.apply_query(&query, Some(history));
     });
-    // Talking to the late module: the canonical scenario and the theme, on every change.
-    Effect::new(move |_| {
-        let query = state.scenario.with(|s| s.to_query());
-        let theme = state.theme.get();
-        let detail = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&detail, &"query".into(), &query.into());
-        let _ = js_sys::Reflect::set(&detail, &"theme".into(), &theme.attr().into());
-        if let Some(w) = web_sys::window() {
-            let _ = js_sys::Reflect::set(&w, &SHARED_KEY.into(), &detail);
+    // Printing shows every section: with the newest scenario.
+    window_listen("beforeprint", move |_| flush(state));
+    // Talking to the late module: the canonical scenario and the theme. The first time at
+    // once (`window[SHARED_KEY]` is what the late module starts from); then off the path from
+    // an input to the next frame ([`publish_soon`]).
+    Effect::new(move |ran: Option<()>| {
+        state.scenario.track();
+        state.theme.track();
+        if ran.is_some() {
+            publish_soon(state);
+        } else {
+            publish_now(state);
         }
-        dispatch(EVT_SCENARIO, &detail);
     });
+}
+
+thread_local! {
+    /// The `(query, theme)` the late module holds: the last published, or the query of the
+    /// last edit it sent.
+    static PUBLISHED: RefCell<(String, &'static str)> = const { RefCell::new((String::new(), "")) };
+    /// The scenario or theme changed since the last publish.
+    static DIRTY: Cell<bool> = const { Cell::new(false) };
+    /// A publish after the next frame has been asked for.
+    static FRAME_ASKED: Cell<bool> = const { Cell::new(false) };
+    /// The publish waiting for the inputs to settle (no late section near the screen).
+    static SETTLE_PUBLISH: RefCell<Option<gloo::timers::callback::Timeout>> =
+        const { RefCell::new(None) };
+    /// How many late slots are on or near the screen.
+    static NEAR: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Sends the scenario and theme to the late module now, unless it holds them already: kept in
+/// `window[SHARED_KEY]` and dispatched as [`EVT_SCENARIO`].
+fn publish_now(state: AppState) {
+    DIRTY.set(false);
+    cancel_settle_publish();
+    let Some(query) = state.scenario.try_with_untracked(|s| s.to_query()) else {
+        return;
+    };
+    let theme = state.theme.try_get_untracked().unwrap_or_default().attr();
+    let fresh = PUBLISHED.with(|p| match p.try_borrow_mut() {
+        Ok(p) if p.0 == query && p.1 == theme => false,
+        Ok(mut p) => {
+            p.0.clone_from(&query);
+            p.1 = theme;
+            true
+        }
+        Err(_) => true,
+    });
+    if !fresh {
+        return;
+    }
+    let detail = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&detail, &"query".into(), &query.into());
+    let _ = js_sys::Reflect::set(&detail, &"theme".into(), &theme.into());
+    if let Some(w) = web_sys::window() {
+        let _ = js_sys::Reflect::set(&w, &SHARED_KEY.into(), &detail);
+    }
+    dispatch(EVT_SCENARIO, &detail);
+}
+
+/// Publishes a change waiting, now (the late module starts, a late section is touched, the
+/// page is printed).
+fn flush(state: AppState) {
+    if DIRTY.get() {
+        publish_now(state);
+    }
+}
+
+fn cancel_settle_publish() {
+    SETTLE_PUBLISH.with(|t| {
+        if let Some(old) = t.try_borrow_mut().ok().and_then(|mut t| t.take()) {
+            old.cancel();
+        }
+    });
+}
+
+/// A change to publish. The late module's work (reading the query, its sections following)
+/// never runs in the task of the input: with a late section on or near the screen, it goes in
+/// a task after the next frame (changes within one frame coalesce); with none, once the inputs
+/// settle (`state::SETTLE_MS` after the last change), or when a late section comes near, or is
+/// touched, first.
+fn publish_soon(state: AppState) {
+    DIRTY.set(true);
+    if NEAR.get() > 0 {
+        publish_after_frame(state);
+    } else {
+        let timer = gloo::timers::callback::Timeout::new(crate::ui::state::SETTLE_MS, move || {
+            SETTLE_PUBLISH.with(|t| {
+                if let Ok(mut t) = t.try_borrow_mut() {
+                    *t = None;
+                }
+            });
+            flush(state);
+        });
+        SETTLE_PUBLISH.with(|t| {
+            if let Some(old) = t.try_borrow_mut().ok().and_then(|mut t| t.replace(timer)) {
+                old.cancel();
+            }
+        });
+    }
+}
+
+/// Publishes in a task queued from the next animation frame (after that frame is painted).
+fn publish_after_frame(state: AppState) {
+    if FRAME_ASKED.replace(true) {
+        return;
+    }
+    request_animation_frame(move || {
+        set_timeout(
+            move || {
+                FRAME_ASKED.set(false);
+                flush(state);
+            },
+            std::time::Duration::ZERO,
+        );
+    });
+}
+
+/// A slot came near the screen (`near`) or left it; `counted` is whether it is counted in
+/// [`NEAR`]. A change waiting is published once the first comes near.
+fn slot_near(state: AppState, counted: &AtomicBool, near: bool) {
+    if counted.swap(near, Ordering::Relaxed) == near {
+        return;
+    }
+    let n = NEAR.get();
+    NEAR.set(if near {
+        n.saturating_add(1)
+    } else {
+        n.saturating_sub(1)
+    });
+    if near && DIRTY.get() {
+        publish_after_frame(state);
+    }
 }
 
 /// Asks for the late module (once; later calls do nothing). `late` is the context, read where
@@ -215,11 +353,29 @@ pub fn LateSlot(
         }
         dispatch(EVT_SLOT, &JsValue::UNDEFINED);
     });
+    // Counted in NEAR while on or near the screen: the scenario reaches the late module after
+    // each frame then, and only once the inputs settle while no late section can be seen.
+    let near = crate::ui::in_view::in_view(node);
+    let counted = Arc::new(AtomicBool::new(false));
+    let c = Arc::clone(&counted);
+    Effect::new(move |_| slot_near(state, &c, near.get()));
     let gone = id.clone();
-    on_cleanup(move || dispatch(EVT_UNSLOT, &JsValue::from_str(&gone)));
+    on_cleanup(move || {
+        slot_near(state, &counted, false);
+        dispatch(EVT_UNSLOT, &JsValue::from_str(&gone));
+    });
     let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
     view! {
-        <div class="late-slot" data-late-slot=name data-late-id=id node_ref=node>
+        // Touched (a press, or focus arriving by keyboard): a change still waiting reaches the
+        // section before its own edit is made from it.
+        <div
+            class="late-slot"
+            data-late-slot=name
+            data-late-id=id
+            node_ref=node
+            on:pointerdown=move |_| flush(state)
+            on:focusin=move |_| flush(state)
+        >
             <div class="late-placeholder panel" data-testid=format!("late-placeholder-{name}")>
                 <h2 class="late-placeholder-title" id=anchor_of(name)>
                     {move || state.tr(label_key(name))}

@@ -19,6 +19,23 @@ use wasm_bindgen::{JsCast, JsValue};
 thread_local! {
     /// The mounted sections by slot id; dropping one unmounts it.
     static MOUNTED: RefCell<Vec<(String, Box<dyn Any>)>> = const { RefCell::new(Vec::new()) };
+    /// The query this module's scenario was last set from or sent as: a query from the shell
+    /// equal to it (the echo of an edit made here, or a repeat) is dropped before it is read.
+    static APPLIED: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Records `query` as the one this module's scenario now follows; false if it already was.
+fn note_applied(query: &str) -> bool {
+    APPLIED.with(|a| {
+        let Ok(mut a) = a.try_borrow_mut() else {
+            return true;
+        };
+        if *a == query {
+            return false;
+        }
+        query.clone_into(&mut a);
+        true
+    })
 }
 
 fn theme_of(attr: Option<String>) -> Option<Theme> {
@@ -50,6 +67,7 @@ fn shared() -> (String, Option<Theme>) {
 /// Sends an edit made here to the shell, which records it in the URL.
 fn send_edit(state: AppState, history: History) {
     let query = state.scenario.with_untracked(|s| s.to_query());
+    note_applied(&query);
     let detail = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&detail, &"query".into(), &query.into());
     let _ = js_sys::Reflect::set(
@@ -69,10 +87,10 @@ fn listen(name: &str, f: impl FnMut(web_sys::Event) + 'static) {
     cb.forget();
 }
 
-/// One section by its slot name; `lazy` wraps it so it works only while it can be seen.
-fn section(name: &str, lazy: bool) -> AnyView {
+/// One section's view by its slot name (`None` for a name it does not know).
+fn section_body(name: &str) -> Option<AnyView> {
     use crate::ui::perf_view::{PerfParts, PerfView};
-    let body = match name {
+    Some(match name {
         "roofline" => view! { <crate::ui::roofline_view::RooflineView /> }.into_any(),
         "matmul" => view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any(),
         "perf" => view! { <PerfView /> }.into_any(),
@@ -80,15 +98,23 @@ fn section(name: &str, lazy: bool) -> AnyView {
         "perf-latency" => view! { <PerfView parts=PerfParts::Latency /> }.into_any(),
         "accuracy" => view! { <crate::ui::accuracy_view::AccuracyView /> }.into_any(),
         "planner" => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
-        // Computed in a Web Worker started when the section nears the screen: never lazy.
-        "serving" => return view! { <crate::ui::serving_view::ServingView /> }.into_any(),
-        _ => return ().into_any(),
-    };
-    if lazy {
-        view! { <LazySection>{body}</LazySection> }.into_any()
-    } else {
-        body
+        "serving" => view! { <crate::ui::serving_view::ServingView /> }.into_any(),
+        _ => return None,
+    })
+}
+
+/// One section by its slot name; `lazy` wraps it so it works only while it can be seen.
+///
+/// The section's component is made inside the [`LazySection`]'s children, not before: a
+/// component runs when its view is made, and one made outside the wrapper does not find the
+/// wrapper's visibility (`in_view::section_in_view` then answers "always visible"), so every
+/// section, on screen or not, would recompute on every change of the scenario.
+fn section(name: String, lazy: bool) -> AnyView {
+    // Computed in a Web Worker started when the section nears the screen: never lazy.
+    if !lazy || name == "serving" {
+        return section_body(&name).into_any();
     }
+    view! { <LazySection>{section_body(&name)}</LazySection> }.into_any()
 }
 
 /// Mounts a section into every slot not mounted yet, in page order.
@@ -123,7 +149,7 @@ fn mount_slots(state: AppState) {
         let handle = leptos::mount::mount_to(body, move || {
             provide_context(state);
             crate::ui::in_view::provide_printing();
-            section(&name, full)
+            section(name, full)
         });
         // Mounted in this task: the placeholder goes in the same frame the section comes, and
         // gives its anchor id to the section's own heading (no two elements with one id).
@@ -149,6 +175,7 @@ pub fn mount_late() {
     let owner = Owner::new();
     owner.set();
     let (query, theme) = shared();
+    note_applied(&query);
     let state = AppState::from_query(&query);
     if let Some(t) = theme {
         state.theme.set(t);
@@ -156,7 +183,9 @@ pub fn mount_late() {
     crate::ui::state::set_url_sink(send_edit);
     listen(EVT_SCENARIO, move |ev| {
         if let Some(q) = detail_field(&ev, "query").as_string() {
-            state.apply_query(&q, None);
+            if note_applied(&q) {
+                state.apply_query(&q, None);
+            }
         }
         if let Some(t) = theme_of(detail_field(&ev, "theme").as_string()) {
             if state.theme.get_untracked() != t {

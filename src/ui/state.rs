@@ -161,13 +161,58 @@ fn read_model_memo(scenario: RwSignal<Scenario>) -> Memo<ReadModel> {
 
 /// The scenario the report reads: all of it but the serving simulator's inputs (`sv_*`, read
 /// only by the worker's jobs), so that an edit of those neither evaluates the report again nor
-/// wakes every section that reads it (nor their catch-up once the inputs settle).
+/// wakes every section that reads it (nor their catch-up once the inputs settle). The
+/// scenario is compared with the kept copy in place (lending the copy the serving inputs for
+/// the comparison) and copied only when something the report reads changed.
 fn reported_memo(scenario: RwSignal<Scenario>) -> Memo<Scenario> {
-    Memo::new(move |_| {
-        let mut s = scenario.get();
-        s.views.serving = Default::default();
-        s
+    Memo::new_owning(move |prev: Option<Scenario>| {
+        scenario.with(|s| {
+            if let Some(mut p) = prev {
+                p.views.serving.clone_from(&s.views.serving);
+                let same = p == *s;
+                p.views.serving = Default::default();
+                if same {
+                    return (p, false);
+                }
+            }
+            let mut next = s.clone();
+            next.views.serving = Default::default();
+            (next, true)
+        })
     })
+}
+
+/// The evaluated scenario from the last one: a report equal to the last one counts as no
+/// change, so the views that read it are not woken by an edit that changes nothing in it
+/// (a language, a section's own input).
+fn next_outcome(prev: Option<Outcome>, res: Result<Report, CalcError>) -> (Outcome, bool) {
+    match (res, prev) {
+        (Ok(r), prev) => {
+            let next = Outcome {
+                report: Some(r),
+                error: None,
+            };
+            let changed = prev.as_ref() != Some(&next);
+            (next, changed)
+        }
+        (Err(e), Some(p)) => {
+            let changed = p.error.as_ref() != Some(&e);
+            (
+                Outcome {
+                    report: p.report,
+                    error: Some(e),
+                },
+                changed,
+            )
+        }
+        (Err(e), None) => (
+            Outcome {
+                report: None,
+                error: Some(e),
+            },
+            true,
+        ),
+    }
 }
 
 /// The language in effect: the scenario's choice, or the browser's. Every translated text on
@@ -237,17 +282,7 @@ impl AppState {
                 Ok(desc) => reported.with(|s| evaluate_model(s, desc.clone(), Catalog::builtin())),
                 Err(e) => Err(e.clone()),
             });
-            let next = match res {
-                Ok(r) => Outcome {
-                    report: Some(r),
-                    error: None,
-                },
-                Err(e) => Outcome {
-                    report: prev.and_then(|p| p.report),
-                    error: Some(e),
-                },
-            };
-            (next, true)
+            next_outcome(prev, res)
         });
         let lang = lang_memo(scenario, browser);
         let theme = RwSignal::new(stored_theme());
