@@ -268,7 +268,7 @@ pub fn f64_any_value(x: f64) -> serde_json::Value {
 
 /// [`f64_any`] for a list of named values (`Vec<(String, f64)>`).
 pub mod pairs_f64_any {
-    use super::f64_any::{as_text, Any};
+    use crate::core::base::json::f64_any::{as_text, Any};
     use serde::ser::SerializeSeq;
     use serde::{Deserialize, Deserializer, Serializer};
 
