@@ -2,12 +2,17 @@
 //! 2,000 requests (what the app's "Serving under load" section runs), Qwen3-8B on one H100
 //! SXM with ShareGPT-like lengths; and one planner search on simulated tails (the smallest
 //! fleet meeting P99 targets, least-loaded router, 2,000 requests per run, from a deliberately
-//! poor first guess of 1 replica). Reports only, never asserts.
+//! poor first guess of 1 replica); and the app's two worker jobs for the default scenario
+//! (the serving section's sweep of every compared GPU, the planner's simulated sizing), from
+//! the job's JSON text to the reply's, as the Web Worker runs them. Reports only, never
+//! asserts.
 //! Run: `cargo run --release --example bench_sim`.
 
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
+use llm_serving_calculator::core::present::{run_job_json, JobKind, ServingJob};
+use llm_serving_calculator::core::scenario::Scenario;
 use llm_serving_calculator::core::sim::{
     size_fleet, sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, Router, Slo,
     WorkloadSpec,
@@ -91,5 +96,40 @@ fn main() {
             ),
             Err(e) => eprintln!("bench_sim: {e}"),
         }
+    }
+    worker_jobs();
+}
+
+/// The worker's jobs for the default scenario, JSON in and out.
+fn worker_jobs() {
+    let s = Scenario::default();
+    for (label, kind) in [
+        (
+            "worker job: serving sweep, default scenario",
+            JobKind::Sweep,
+        ),
+        (
+            "worker job: planner sizing, default scenario",
+            JobKind::Plan,
+        ),
+    ] {
+        let job = ServingJob {
+            id: 1,
+            query: s.to_query(),
+            lang: "en".into(),
+            kind,
+            text: String::new(),
+        };
+        let Ok(text) = serde_json::to_string(&job) else {
+            return;
+        };
+        let start = Instant::now();
+        let reply = run_job_json(&text);
+        println!(
+            "{label}  {:8.1} ms  ({} GPU(s), reply {} KB)",
+            start.elapsed().as_secs_f64() * 1e3,
+            s.gpus.len(),
+            reply.len() / 1000
+        );
     }
 }

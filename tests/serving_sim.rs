@@ -318,3 +318,35 @@ proptest! {
         assert_accounted(&r);
     }
 }
+
+/// A replica keeps the times of the decode-only steps it has computed across its runs (a
+/// sweep's rates repeat most small batches); that changes no result: a run on a replica that
+/// has already run other workloads equals, bit for bit, the same run on a fresh one.
+#[test]
+fn a_warm_step_cache_changes_no_result() {
+    let wl = |arrival, n| WorkloadSpec {
+        arrival,
+        lengths: Lengths::ShareGpt,
+        num_requests: n,
+        ..WorkloadSpec::default()
+    };
+    let target = wl(Arrival::Poisson { rate: 8.0 }, 300);
+    let fresh = qwen8b_replica()
+        .run(&target, None, Budget::default())
+        .expect("runs");
+    let mut warm = qwen8b_replica();
+    for a in [
+        Arrival::AllAtOnce,
+        Arrival::Poisson { rate: 2.0 },
+        Arrival::Poisson { rate: 30.0 },
+    ] {
+        warm.run(&wl(a, 300), None, Budget::default())
+            .expect("runs");
+    }
+    let again = warm.run(&target, None, Budget::default()).expect("runs");
+    assert!(fresh.steps > 0);
+    assert_eq!(
+        serde_json::to_string(&fresh).expect("serialises"),
+        serde_json::to_string(&again).expect("serialises")
+    );
+}

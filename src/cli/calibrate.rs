@@ -22,6 +22,7 @@
 
 use super::simulate::{engine, num, result_json};
 use super::{write_json, write_text, Args, CliError};
+use crate::core::base::{f64_any_text, f64_any_value};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::ViewInputs;
@@ -54,7 +55,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     if args.flag("json") {
         let mut v = json!({
             "setup": {
-                "request_rate": if bench.request_rate.is_finite() { num(bench.request_rate) } else { json!("inf") },
+                "request_rate": f64_any_value(bench.request_rate),
                 "max_concurrency": bench.max_concurrency,
                 "burstiness": bench.burstiness,
                 "num_prompts": bench.num_prompts,
@@ -160,11 +161,7 @@ fn render_fit(f: &FitResult) -> String {
 fn render(rate: &f64, conc: Option<u64>, lengths: &str, n: u64, cmp: &[Comparison]) -> String {
     let mut s = format!(
         "setup read: rate {}, max concurrency {}, {n} requests, lengths {lengths}\n",
-        if rate.is_finite() {
-            format!("{rate}")
-        } else {
-            "inf".into()
-        },
+        f64_any_text(*rate).map_or_else(|| format!("{rate}"), String::from),
         conc.map_or("none".into(), |c| c.to_string()),
     );
     s.push_str(&format!(

@@ -32,6 +32,7 @@
 //! "best"}]}`, largest model first, `best` an option object as above (or null).
 
 use super::args::short;
+use super::simulate::num;
 use super::{write_json, write_serialized, write_text, Args, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
@@ -414,14 +415,6 @@ fn render_largest(r: &LargestReport, inp: &PlanInputs) -> String {
         }
     }
     s
-}
-
-fn num(v: f64) -> Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        Value::Null
-    }
 }
 
 /// One option as the CLI's JSON object (times in ms, rates per second, US dollars).

@@ -29,6 +29,7 @@ use super::args::short;
 use super::{write_json, write_text, Args, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
+use crate::core::base::{f64_any_text, f64_any_value};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
@@ -266,22 +267,16 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
+/// A finite number as a JSON number, anything else as `null` (the CLI's JSON where a missing
+/// figure is unknown rather than infinite; compare [`f64_any_value`]).
 pub(super) fn num(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
-}
-
-fn rate_json(rate: f64) -> Value {
-    if rate.is_finite() {
-        num(rate)
-    } else {
-        Value::String("inf".into())
-    }
 }
 
 /// One run as a JSON object with vLLM's keys.
 pub fn result_json(r: &SimResult, rate: f64, max_concurrency: Option<u64>) -> Value {
     let mut m = Map::new();
-    m.insert("request_rate".into(), rate_json(rate));
+    m.insert("request_rate".into(), f64_any_value(rate));
     m.insert("max_concurrency".into(), json!(max_concurrency));
     m.insert("num_prompts".into(), json!(r.num_prompts));
     for (k, v) in r.vllm_fields() {
@@ -342,11 +337,7 @@ fn result_text(r: &SimResult, rate: f64) -> String {
     line(
         &mut s,
         "Request rate configured (RPS):",
-        if rate.is_finite() {
-            format!("{rate:.2}")
-        } else {
-            "inf".into()
-        },
+        f64_any_text(rate).map_or_else(|| format!("{rate:.2}"), String::from),
     );
     line(
         &mut s,

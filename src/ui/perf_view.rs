@@ -68,17 +68,29 @@ pub fn PerfView(
     let gpus = gpus_memo(state);
     // Computed only while the section is on screen (ui::in_view).
     let visible = section_in_view();
+    // The performance model reads neither the serving section's inputs nor the matmul
+    // explorer's: at their defaults here, editing them reruns nothing of this view (a serving
+    // input did, in the task that sends the worker its job: bench/sim_trace.mjs).
+    let perf_scenario = Memo::new(move |_| {
+        state.scenario.with(|s| {
+            let d = crate::core::scenario::ViewInputs::default();
+            let mut c = s.clone();
+            c.views.serving = d.serving;
+            c.views.matmul = d.matmul;
+            c
+        })
+    });
     let rows: Memo<Vec<PerfRow>> = gated_memo(visible, move || {
         model.with(|m| {
             m.as_ref()
-                .map(|m| state.scenario.with(|s| gpus.with(|g| perf_rows(m, s, g))))
+                .map(|m| perf_scenario.with(|s| gpus.with(|g| perf_rows(m, s, g))))
                 .unwrap_or_default()
         })
     });
     // The curves do not depend on the operating batch (only its marker does): compute them
     // at batch 1 and place the marker from the rows, so dragging the batch stays cheap.
     let curve_scenario = Memo::new(move |_| {
-        state.scenario.with(|s| {
+        perf_scenario.with(|s| {
             let mut c = s.clone();
             c.view = crate::core::scenario::ViewMode::Full;
             c.lang = None;
@@ -110,7 +122,7 @@ pub fn PerfView(
     let crows: Memo<Vec<PerfRow>> = gated_memo(visible, move || {
         model.with(|m| {
             m.as_ref()
-                .map(|m| state.scenario.with(|s| gpus.with(|g| cost_rows(m, s, g))))
+                .map(|m| perf_scenario.with(|s| gpus.with(|g| cost_rows(m, s, g))))
                 .unwrap_or_default()
         })
     });
@@ -121,7 +133,7 @@ pub fn PerfView(
         }
         model.with(|m| {
             m.as_ref()
-                .map(|m| state.scenario.with(|s| gpus.with(|g| tp_tables(m, s, g))))
+                .map(|m| perf_scenario.with(|s| gpus.with(|g| tp_tables(m, s, g))))
                 .unwrap_or_default()
         })
     });

@@ -32,8 +32,10 @@ pub fn PlannerView() -> impl IntoView {
     let state = use_app();
     let model = model_memo(state);
     // The planner reads only these fields of the scenario (`core::views::planner_view`:
-    // views, gpus, prompt/output lengths, precisions); keeping the rest at their defaults means
-    // a context or concurrency change doesn't rerun its binary searches over the batch.
+    // views but the serving section's and the matmul explorer's inputs, gpus, prompt/output
+    // lengths, precisions); keeping the rest at their defaults means a context, concurrency or
+    // serving-input change doesn't rerun its binary searches over the batch (a serving input
+    // reran them in the task that sends the worker its job: ~50 ms, bench/sim_trace.mjs).
     let plan_scenario = Memo::new(move |_| {
         state.scenario.with(|s| {
             let d = crate::core::scenario::Scenario::default();
@@ -46,7 +48,12 @@ pub fn PlannerView() -> impl IntoView {
                     output_len: s.perf.output_len,
                     ..d.perf
                 },
-                views: s.views.clone(),
+                views: crate::core::scenario::ViewInputs {
+                    eff: s.views.eff,
+                    plan: s.views.plan,
+                    prices: s.views.prices.clone(),
+                    ..d.views
+                },
                 ..d
             }
         })

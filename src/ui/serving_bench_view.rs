@@ -66,7 +66,7 @@ pub fn BenchPaste() -> impl IntoView {
                     on:input=move |ev| text.set(event_target_value(&ev))
                 ></textarea>
             </div>
-            <button type="button" data-testid="bench-compare" on:click=on_compare>{t("bb_compare")}</button>
+            <button type="button" class="btn" data-testid="bench-compare" on:click=on_compare>{t("bb_compare")}</button>
             <div role="status" data-testid="bench-status">
                 {move || empty.get().then(|| view! { <p class="calc-error" data-testid="bench-empty">{state.tr("bb_empty")}</p> })}
                 {move || match sig.status.get() {
@@ -192,6 +192,7 @@ fn BenchResult(sig: SimSignals<BenchView>) -> impl IntoView {
             {body}
             <button
                 type="button"
+                class="btn"
                 data-testid="bench-fit"
                 disabled=move || fitted().is_none() || applied()
                 on:click=on_fit

@@ -317,7 +317,7 @@ fn pump(c: &mut Client) -> bool {
         .filter_map(|k| c.slot(k).waiting.as_ref().map(|j| (j.id, k)))
         .min()
         .map(|(_, k)| k);
-    let Some(job) = kind.and_then(|k| c.slot(k).waiting.take()) else {
+    let Some((kind, job)) = kind.and_then(|k| c.slot(k).waiting.take().map(|j| (k, j))) else {
         return false;
     };
     let Ok(text) = serde_json::to_string(&job) else {
@@ -326,6 +326,7 @@ fn pump(c: &mut Client) -> bool {
     c.busy = c.worker.post_message(&JsValue::from_str(&text)).is_ok();
     if c.busy {
         mark(SENT_MARK);
+        mark(&kind_mark("sent", kind));
     }
     c.busy
 }
@@ -333,6 +334,17 @@ fn pump(c: &mut Client) -> bool {
 /// Performance marks for `bench/sim_worker.mjs`: a job sent; the worker started and ready.
 const SENT_MARK: &str = "llmcalc-sim-sent";
 const START_MARK: &str = "llmcalc-sim-start";
+
+/// A mark or measure of one job kind (`llmcalc-sim-sent-plan`, `llmcalc-sim-job-sweep`, …):
+/// the bench times each kind on its own even when jobs of two kinds overlap.
+fn kind_mark(what: &str, kind: JobKind) -> String {
+    let k = match kind {
+        JobKind::Sweep => "sweep",
+        JobKind::Plan => "plan",
+        JobKind::Bench => "bench",
+    };
+    format!("llmcalc-sim-{what}-{k}")
+}
 
 fn mark(name: &str) {
     if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
@@ -417,6 +429,7 @@ fn on_reply(text: &str) {
     }
     // Sent to received, parsed and handed to the page (the charts draw in this task).
     measure("llmcalc-sim-job", SENT_MARK);
+    measure(&kind_mark("job", kind), &kind_mark("sent", kind));
 }
 
 /// A reply the page cannot read (a number JSON cannot carry, say) fails its job, when its id

@@ -251,9 +251,24 @@ pub mod f64_any {
     }
 }
 
+/// How [`f64_any`] spells a non-finite value (`"inf"`, `"-inf"`, `"NaN"`); `None` for a
+/// finite one. Text reports that print a rate or a limit use it so they spell it the same way.
+pub fn f64_any_text(x: f64) -> Option<&'static str> {
+    f64_any::as_text(x)
+}
+
+/// `x` as the JSON value [`f64_any`] writes: a number, or `"inf"`, `"-inf"`, `"NaN"` (for code
+/// that builds a `serde_json::Value` by hand rather than deriving `Serialize`).
+pub fn f64_any_value(x: f64) -> serde_json::Value {
+    match f64_any::as_text(x) {
+        Some(t) => serde_json::Value::String(t.to_owned()),
+        None => serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, Into::into),
+    }
+}
+
 /// [`f64_any`] for a list of named values (`Vec<(String, f64)>`).
 pub mod pairs_f64_any {
-    use super::f64_any::{as_text, Any};
+    use crate::core::base::json::f64_any::{as_text, Any};
     use serde::ser::SerializeSeq;
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -465,5 +480,19 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(back.x.is_nan() && back.v[0].1.is_nan());
         assert!(serde_json::from_str::<Holder>(r#"{"x":"lots","v":[]}"#).is_err());
+    }
+
+    #[test]
+    fn hand_built_values_match_the_serde_helper() {
+        for x in [1.5, -0.0, 3e-9, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            let h = Holder { x, v: Vec::new() };
+            let derived = serde_json::to_value(&h).unwrap_or_default();
+            assert_eq!(derived.get("x"), Some(&f64_any_value(x)), "{x}");
+            let text = f64_any_text(x);
+            assert_eq!(text.is_some(), !x.is_finite(), "{x}");
+            if let Some(t) = text {
+                assert_eq!(derived.get("x").and_then(Value::as_str), Some(t));
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use crate::core::hardware::Accelerator;
 use crate::core::model::ModelDesc;
 use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo};
 use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
-use crate::core::sim::scheduler::{Engine, Outcome};
+use crate::core::sim::scheduler::{Engine, Outcome, StepCache};
 use crate::core::sim::stats::{dist, dist_weighted};
 use crate::core::sim::step_time::StepModel;
 use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
@@ -19,6 +19,8 @@ use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
 pub struct Replica {
     resolved: Resolved,
     steps: StepModel,
+    /// Decode-only step times already computed by `steps` (kept across runs).
+    cache: StepCache,
 }
 
 impl Replica {
@@ -45,7 +47,11 @@ impl Replica {
             eff,
             resolved.max_model_len,
         )?;
-        Ok(Replica { resolved, steps })
+        Ok(Replica {
+            resolved,
+            steps,
+            cache: StepCache::default(),
+        })
     }
 
     /// The engine figures in use.
@@ -76,7 +82,10 @@ impl Replica {
             wl.max_concurrency,
             wl.warmup,
         );
-        engine.run(&budget)?;
+        engine.set_cache(std::mem::take(&mut self.cache));
+        let ran = engine.run(&budget);
+        self.cache = engine.take_cache();
+        ran?;
         let outcome = engine.outcome();
         if outcome.partial {
             notes.push(SimNote::Partial {

@@ -24,6 +24,9 @@
 //!    all its output tokens finishes and frees its blocks.
 //!
 //! Per step the work is proportional to the running batch; nothing is allocated per token.
+//! Each request is added to the step's time as it is scheduled (one pass over the batch, not
+//! two), and a decode-only step's time is looked up in a [`StepCache`] before the step model
+//! is asked (the same value: the step model is a pure function of what it is given).
 
 use crate::core::base::error::CalcError;
 use crate::core::sim::config::{Budget, Resolved};
@@ -31,7 +34,43 @@ use crate::core::sim::stats::{Collector, Finished, Series};
 use crate::core::sim::step_time::StepModel;
 use crate::core::sim::workload::Request;
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Most decode-only step times a [`StepCache`] keeps (it starts again when full).
+const STEP_CACHE_MAX: usize = 1 << 16;
+
+/// The times of decode-only steps already computed, by (decode tokens, sum of their
+/// contexts). With full attention only (no sliding window), a decode-only step's time is a
+/// function of those two numbers alone: the step model sums the contexts (integers, exact in
+/// an `f64`), and such a step has as many new tokens and sampled requests as decodes. A
+/// replica keeps its cache across runs (the rates of a sweep repeat most small batches);
+/// a hit returns the very value the step model computed, so results are bit-identical.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepCache {
+    map: HashMap<(u64, u64), f64, BuildHasherDefault<PairHasher>>,
+}
+
+/// A multiplicative hash for the cache's pairs of integers (the standard hasher is built to
+/// resist crafted keys; these are the simulator's own).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -41,8 +80,10 @@ enum Phase {
     Done,
 }
 
-/// One request's progress.
+/// One request's progress: the fields every step reads, in one 64-byte cache line (a step
+/// touches each running request two or three times; [`ReqTimes`] holds the rest).
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub(crate) struct Req {
     pub input: u64,
     pub output: u64,
@@ -51,16 +92,28 @@ pub(crate) struct Req {
     /// Output tokens produced so far.
     pub generated: u64,
     blocks: u64,
-    pub send_s: f64,
     pub first_s: f64,
     pub last_s: f64,
-    pub done_s: f64,
-    pub scheduled_s: f64,
-    pub preemptions: u32,
     phase: Phase,
     hit_applied: bool,
     /// Counted in the statistics (not a warm-up request).
     pub measured: bool,
+}
+
+/// The times of a request that no step reads (set once each).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReqTimes {
+    pub send_s: f64,
+    pub done_s: f64,
+    pub scheduled_s: f64,
+}
+
+impl ReqTimes {
+    const NEW: ReqTimes = ReqTimes {
+        send_s: f64::NAN,
+        done_s: f64::NAN,
+        scheduled_s: f64::NAN,
+    };
 }
 
 impl Req {
@@ -71,12 +124,8 @@ impl Req {
             computed: 0,
             generated: 0,
             blocks: 0,
-            send_s: f64::NAN,
             first_s: f64::NAN,
             last_s: f64::NAN,
-            done_s: f64::NAN,
-            scheduled_s: f64::NAN,
-            preemptions: 0,
             phase: Phase::NotSent,
             hit_applied: false,
             measured,
@@ -128,6 +177,7 @@ pub(crate) struct Engine<'a> {
     cfg: &'a Resolved,
     steps_model: &'a mut StepModel,
     pub reqs: Vec<Req>,
+    times: Vec<ReqTimes>,
     ready_times: Vec<f64>,
     max_concurrency: u64,
     heap: BinaryHeap<Reverse<Event>>,
@@ -139,6 +189,14 @@ pub(crate) struct Engine<'a> {
     free_blocks: u64,
     /// (request, new tokens) of the step in flight.
     scheduled: Vec<(u32, u64)>,
+    /// New tokens of the step being scheduled, and requests of it sampling a token.
+    step_tokens: u64,
+    step_sampled: u64,
+    /// Contexts of the step's decode tokens (given to the step model on a cache miss).
+    decode_keys: Vec<u64>,
+    /// The step holds prompt tokens (its time is never cached).
+    step_prefill: bool,
+    cache: StepCache,
     busy: bool,
     /// The cache is one full-attention group (the fast path of block accounting).
     uniform: bool,
@@ -172,6 +230,7 @@ impl<'a> Engine<'a> {
             .enumerate()
             .map(|(i, r)| Req::new(r, i as u64 >= warmup))
             .collect();
+        e.times = vec![ReqTimes::NEW; n];
         e.ready_times = requests.iter().map(|r| r.ready_s).collect();
         e.chain = true;
         e
@@ -189,6 +248,7 @@ impl<'a> Engine<'a> {
             cfg,
             steps_model,
             reqs: Vec::with_capacity(n),
+            times: Vec::with_capacity(n),
             ready_times: Vec::with_capacity(n),
             max_concurrency: max_concurrency.unwrap_or(u64::MAX),
             heap: BinaryHeap::with_capacity(8),
@@ -199,6 +259,13 @@ impl<'a> Engine<'a> {
             in_flight: 0,
             free_blocks: cfg.num_gpu_blocks,
             scheduled: Vec::with_capacity(n.min(4096)),
+            step_tokens: 0,
+            step_sampled: 0,
+            decode_keys: Vec::with_capacity(
+                usize::try_from(cfg.max_num_seqs).unwrap_or(256).min(n),
+            ),
+            step_prefill: false,
+            cache: StepCache::default(),
             busy: false,
             uniform: cfg.groups.len() == 1
                 && cfg
@@ -269,6 +336,7 @@ impl<'a> Engine<'a> {
     pub fn inject(&mut self, r: &Request, measured: bool) {
         let i = self.reqs.len() as u32;
         self.reqs.push(Req::new(r, measured));
+        self.times.push(ReqTimes::NEW);
         self.ready_times.push(r.ready_s);
         self.push(r.ready_s, Kind::Ready(i));
     }
@@ -301,7 +369,9 @@ impl<'a> Engine<'a> {
     /// reaches the engine's queue after the frontend path.
     fn send(&mut self, i: u32) {
         if let Some(r) = self.reqs.get_mut(i as usize) {
-            r.send_s = self.now;
+            if let Some(t) = self.times.get_mut(i as usize) {
+                t.send_s = self.now;
+            }
             r.phase = Phase::Waiting;
             self.in_flight += 1;
             let fo = self.cfg.frontend_overhead_s;
@@ -331,6 +401,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Blocks request `r` needs beyond those it holds to compute `k` more tokens.
+    #[inline]
     fn blocks_needed(&self, r: &Req, k: u64) -> u64 {
         let tokens = r.computed + k;
         if self.uniform {
@@ -352,7 +423,6 @@ impl<'a> Engine<'a> {
             r.blocks = 0;
             r.computed = 0;
             r.phase = Phase::Waiting;
-            r.preemptions += 1;
         }
         self.preemptions += 1;
         self.waiting.push_front(v);
@@ -368,7 +438,7 @@ impl<'a> Engine<'a> {
             let Some(&id) = self.running.get(i) else {
                 break;
             };
-            let Some(r) = self.reqs.get(id as usize).copied() else {
+            let Some(r) = self.reqs.get(id as usize) else {
                 break;
             };
             let k = r.tokens().saturating_sub(r.computed).min(budget);
@@ -376,7 +446,7 @@ impl<'a> Engine<'a> {
                 i += 1;
                 continue;
             }
-            let need = self.blocks_needed(&r, k);
+            let need = self.blocks_needed(r, k);
             let mut fits = need <= self.free_blocks;
             while !fits {
                 preempted = true;
@@ -396,10 +466,25 @@ impl<'a> Engine<'a> {
         (budget, preempted)
     }
 
+    /// Schedules `k` tokens of request `id`, which takes `blocks` more blocks, and adds them
+    /// to the step's time (the request's state is final for this step once taken: a request
+    /// scheduled earlier in a step is never preempted later in it).
+    #[inline]
     fn take(&mut self, id: u32, blocks: u64, k: u64) {
         self.free_blocks -= blocks;
         if let Some(r) = self.reqs.get_mut(id as usize) {
             r.blocks += blocks;
+            let r = *r;
+            self.step_tokens += k;
+            if r.computed + k >= r.tokens() {
+                self.step_sampled += 1;
+            }
+            if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
+                self.decode_keys.push(r.computed + 1);
+            } else {
+                self.step_prefill = true;
+                self.steps_model.add_prefill(r.computed, k);
+            }
         }
         self.scheduled.push((id, k));
     }
@@ -426,8 +511,10 @@ impl<'a> Engine<'a> {
             }
             self.waiting.pop_front();
             r.phase = Phase::Running;
-            if r.scheduled_s.is_nan() {
-                r.scheduled_s = self.now;
+            if let Some(t) = self.times.get_mut(id as usize) {
+                if t.scheduled_s.is_nan() {
+                    t.scheduled_s = self.now;
+                }
             }
             if let Some(slot) = self.reqs.get_mut(id as usize) {
                 *slot = r;
@@ -440,6 +527,10 @@ impl<'a> Engine<'a> {
 
     fn on_step_start(&mut self) -> Result<(), CalcError> {
         self.scheduled.clear();
+        self.steps_model.begin();
+        (self.step_tokens, self.step_sampled) = (0, 0);
+        self.decode_keys.clear();
+        self.step_prefill = false;
         let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
         if !preempted {
             self.schedule_waiting(budget);
@@ -450,7 +541,7 @@ impl<'a> Engine<'a> {
             self.stalled = !self.waiting.is_empty() && self.running.is_empty();
             return Ok(());
         }
-        let dt = self.time_step();
+        let dt = self.step_time();
         self.steps += 1;
         self.step_start_s = self.now;
         let used = self.cfg.num_gpu_blocks - self.free_blocks;
@@ -465,25 +556,40 @@ impl<'a> Engine<'a> {
         Ok(())
     }
 
-    fn time_step(&mut self) -> f64 {
-        let sm = &mut *self.steps_model;
-        sm.begin();
-        let (mut tokens, mut sampled) = (0u64, 0u64);
-        for &(id, k) in &self.scheduled {
-            let Some(r) = self.reqs.get(id as usize) else {
-                continue;
-            };
-            tokens += k;
-            if r.computed + k >= r.tokens() {
-                sampled += 1;
-            }
-            if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
-                sm.add_decode(r.computed + 1);
-            } else {
-                sm.add_prefill(r.computed, k);
-            }
+    /// The scheduled step's time: from the cache for a decode-only step of a full-attention
+    /// cache seen before, else from the step model (the decodes added after the prefill
+    /// chunks: the model sums each kind on its own, so the order between kinds is immaterial).
+    fn step_time(&mut self) -> f64 {
+        let key = (self.uniform && !self.step_prefill).then(|| {
+            (
+                self.decode_keys.len() as u64,
+                self.decode_keys.iter().sum::<u64>(),
+            )
+        });
+        if let Some(t) = key.and_then(|k| self.cache.map.get(&k)) {
+            return *t;
         }
-        sm.finish(tokens, sampled)
+        for &k in &self.decode_keys {
+            self.steps_model.add_decode(k);
+        }
+        let t = self.steps_model.finish(self.step_tokens, self.step_sampled);
+        if let Some(k) = key {
+            if self.cache.map.len() >= STEP_CACHE_MAX {
+                self.cache.map.clear();
+            }
+            self.cache.map.insert(k, t);
+        }
+        t
+    }
+
+    /// Gives the engine a cache of step times (a replica's, kept across its runs).
+    pub fn set_cache(&mut self, cache: StepCache) {
+        self.cache = cache;
+    }
+
+    /// Takes the engine's cache of step times back.
+    pub fn take_cache(&mut self) -> StepCache {
+        std::mem::take(&mut self.cache)
     }
 
     fn on_step_end(&mut self) {
@@ -530,7 +636,6 @@ impl<'a> Engine<'a> {
             let done = r.generated >= r.output;
             if done {
                 r.phase = Phase::Done;
-                r.done_s = now;
                 self.free_blocks += r.blocks;
                 r.blocks = 0;
                 finished += 1;
@@ -539,14 +644,19 @@ impl<'a> Engine<'a> {
                 self.collector.itl(r.measured, gap, contiguous);
             }
             if done {
+                let t = self.times.get_mut(id as usize);
+                let (send_s, scheduled_s) = t.map_or((f64::NAN, f64::NAN), |t| {
+                    t.done_s = now;
+                    (t.send_s, t.scheduled_s)
+                });
                 let f = Finished {
                     input: r.input,
                     output: r.output,
                     generated: r.generated,
-                    send_s: r.send_s,
+                    send_s,
                     first_s: r.first_s,
-                    done_s: r.done_s,
-                    scheduled_s: r.scheduled_s,
+                    done_s: now,
+                    scheduled_s,
                     frontend_s: self.cfg.frontend_overhead_s,
                 };
                 self.collector.finish(r.measured, &f);
@@ -591,15 +701,16 @@ impl<'a> Engine<'a> {
             first_send_s: self
                 .reqs
                 .iter()
-                .filter(|r| r.measured)
-                .map(|r| r.send_s)
+                .zip(&self.times)
+                .filter(|(r, _)| r.measured)
+                .map(|(_, t)| t.send_s)
                 .filter(|t| !t.is_nan())
                 .fold(f64::INFINITY, f64::min),
             now: self.now,
             running,
             waiting,
             not_sent,
-            completed_all: self.reqs.iter().filter(|r| !r.done_s.is_nan()).count() as u64,
+            completed_all: self.times.iter().filter(|t| !t.done_s.is_nan()).count() as u64,
             generated: self.reqs.len() as u64,
             preemptions: self.preemptions,
             steps: self.steps,
