@@ -25,6 +25,26 @@ function watchFirstAnswer() {
   new MutationObserver(look).observe(document, { childList: true, subtree: true, characterData: true });
 }
 
+/**
+ * Opens the page at 1400 × 1000 with the late module's files held back: returns once the first
+ * answer and the `slot` section's placeholder show; `release()` lets the files through.
+ */
+async function openHeldBack(open, server, slot) {
+  const p = await open({ viewport: { width: 1400, height: 1000 } });
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  await p.context.route(LATE_FILE, async (route) => {
+    await gate;
+    await route.continue();
+  });
+  await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
+  await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'the first answer');
+  await byId(p.page, `late-placeholder-${slot}`).waitFor({ state: 'visible' });
+  return { p, release };
+}
+
 /** Each slot's height and the footer's top, in CSS pixels. */
 async function geometry(page) {
   return page.evaluate(() => ({
@@ -61,19 +81,8 @@ export default function register(runner) {
   });
 
   runner.test('late module: placeholders keep each section\'s height (no layout shift)', async ({ open, server, screenshot, log }) => {
-    const p = await open({ viewport: { width: 1400, height: 1000 } });
     // Hold the late module back until the placeholders have been measured.
-    let release;
-    const gate = new Promise((r) => {
-      release = r;
-    });
-    await p.context.route(LATE_FILE, async (route) => {
-      await gate;
-      await route.continue();
-    });
-    await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
-    await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'the first answer');
-    await byId(p.page, 'late-placeholder-roofline').waitFor({ state: 'visible' });
+    const { p, release } = await openHeldBack(open, server, 'roofline');
     const before = await geometry(p.page);
     await screenshot(p.page, 'placeholders');
     check(before.slots.length === 6 && before.slots.every((s) => !s.ready), `expected six waiting slots, got ${JSON.stringify(before.slots)}`);
@@ -115,18 +124,7 @@ export default function register(runner) {
   });
 
   runner.test('late module: the section index jumps to a section before it arrives, and one id per anchor after', async ({ open, server, screenshot, log }) => {
-    const p = await open({ viewport: { width: 1400, height: 1000 } });
-    let release;
-    const gate = new Promise((r) => {
-      release = r;
-    });
-    await p.context.route(LATE_FILE, async (route) => {
-      await gate;
-      await route.continue();
-    });
-    await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
-    await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'the first answer');
-    await byId(p.page, 'late-placeholder-planner').waitFor({ state: 'visible' });
+    const { p, release } = await openHeldBack(open, server, 'planner');
     const url = new URL(p.page.url()).search;
     // Each late section's anchor is on its placeholder while the module is held back.
     const anchors = ['roofline', 'matmul', 'perf', 'accuracy', 'planner', 'serving'];
