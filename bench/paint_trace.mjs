@@ -12,7 +12,7 @@
 //   node bench/paint_trace.mjs [--dist DIR] [--changes N] [--at charts|top|Y] [--out FILE]
 //       [--id TEST_ID --values A,B,C] [--profile] [--brief] [--top N]
 import { writeFileSync } from 'node:fs';
-import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
+import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 import { summariseProfile } from './profile.mjs';
 
@@ -23,16 +23,9 @@ const out = arg('out', '');
 const id = arg('id', 'context-len');
 const values = (arg('values', '2048,3072,4096,6144,8192,5120')).split(',');
 
-const server = await startServer(distDir);
-const browser = await launchBrowser();
-try {
-  await run();
-} finally {
-  await closeBrowser(browser);
-  await server.stop();
-}
+await withServedBrowser(distDir, run);
 
-async function run() {
+async function run(browser, server) {
   const p = await openPage(browser, server);
   const page = await openApp(p, server.url);
   await page.evaluate((at) => {

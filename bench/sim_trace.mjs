@@ -9,7 +9,7 @@
 //
 //   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--out FILE]
 import { writeFileSync } from 'node:fs';
-import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
+import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 import { summariseProfile } from './profile.mjs';
 
@@ -19,14 +19,7 @@ const over = Number(arg('over', '16'));
 const out = arg('out', '');
 const profile = process.argv.includes('--profile');
 
-const server = await startServer(distDir);
-const browser = await launchBrowser();
-try {
-  await run();
-} finally {
-  await closeBrowser(browser);
-  await server.stop();
-}
+await withServedBrowser(distDir, run);
 
 function jobCount(page) {
   return page.evaluate(() => performance.getEntriesByName('llmcalc-sim-job').length);
@@ -40,7 +33,7 @@ async function waitJobs(page, n) {
   }
 }
 
-async function run() {
+async function run(browser, server) {
   const p = await openPage(browser, server, { viewport: { width: 1400, height: 1000 } });
   const page = await openApp(p, server.url);
   await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());

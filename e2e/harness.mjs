@@ -137,6 +137,21 @@ export async function closeBrowser(browser) {
 }
 
 /**
+ * Serves `distDir`, starts the browser, runs `fn(browser, server)` and closes both, however
+ * `fn` ends (the opening of the diagnosis tools in bench/).
+ */
+export async function withServedBrowser(distDir, fn) {
+  const server = await startServer(distDir);
+  const browser = await launchBrowser();
+  try {
+    return await fn(browser, server);
+  } finally {
+    await closeBrowser(browser);
+    await server.stop();
+  }
+}
+
+/**
  * Opens a new isolated context + page with recording:
  * - `problems`: console errors, uncaught exceptions, failed requests, requests that leave the
  *   origin or the sub-path, and any request made after `markLoaded()`.
