@@ -459,15 +459,10 @@ impl StepModel {
         };
         work.phase = phase;
         for (op, c) in work.ops.iter_mut().zip(coefs) {
-            let k = if c.expert_bytes > 0.0 {
-                self.expert_scale
+            let (k, kc) = if c.expert_bytes > 0.0 {
+                (self.expert_scale, self.expert_compute)
             } else {
-                1.0
-            };
-            let kc = if c.expert_bytes > 0.0 {
-                self.expert_compute
-            } else {
-                1.0
+                (1.0, 1.0)
             };
             op.flops.0 = (c.flops0 + c.flops1 * t) * k / kc;
             op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d * k;
