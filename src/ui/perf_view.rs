@@ -68,15 +68,14 @@ pub fn PerfView(
     let gpus = gpus_memo(state);
     // Computed only while the section is on screen (ui::in_view).
     let visible = section_in_view();
-    // The performance model reads neither the serving section's inputs nor the matmul
-    // explorer's: at their defaults here, editing them reruns nothing of this view (a serving
-    // input did, in the task that sends the worker its job: bench/sim_trace.mjs).
+    // The performance model reads neither the serving section's inputs (`state.reported` has
+    // none) nor the matmul explorer's (kept at their defaults here): editing them reruns
+    // nothing of this view (a serving input did, in the task that sends the worker its job:
+    // bench/sim_trace.mjs).
     let perf_scenario = Memo::new(move |_| {
-        state.scenario.with(|s| {
-            let d = crate::core::scenario::ViewInputs::default();
+        state.reported.with(|s| {
             let mut c = s.clone();
-            c.views.serving = d.serving;
-            c.views.matmul = d.matmul;
+            c.views.matmul = Default::default();
             c
         })
     });

@@ -37,7 +37,7 @@ pub fn PlannerView() -> impl IntoView {
     // serving-input change doesn't rerun its binary searches over the batch (a serving input
     // reran them in the task that sends the worker its job: ~50 ms, bench/sim_trace.mjs).
     let plan_scenario = Memo::new(move |_| {
-        state.scenario.with(|s| {
+        state.reported.with(|s| {
             let d = crate::core::scenario::Scenario::default();
             crate::core::scenario::Scenario {
                 gpus: s.gpus.clone(),

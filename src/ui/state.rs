@@ -236,6 +236,10 @@ fn lang_memo(scenario: RwSignal<Scenario>, browser: Lang) -> Memo<Lang> {
 pub struct AppState {
     /// What the user chose.
     pub scenario: RwSignal<Scenario>,
+    /// The scenario the report reads: all of it but the serving simulator's inputs
+    /// ([`reported_memo`]); a view that reads no serving input derives its own from this one,
+    /// so a serving edit does not wake it.
+    pub reported: Memo<Scenario>,
     /// The evaluated scenario (the one memo of the app).
     pub outcome: Memo<Outcome>,
     /// The UI language in effect.
@@ -290,6 +294,7 @@ impl AppState {
         watch_system_theme(theme, system_dark);
         AppState {
             scenario,
+            reported,
             outcome,
             lang,
             notices: RwSignal::new(notices),
