@@ -50,7 +50,10 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let h = c.h;
     // GPT2Config's n_inner defaults to null: the model then uses 4 × n_embd.
     let inter = read_intermediate(r, h, FourH::Derived, "ldg_n_inner_is_null_4_x_n")?;
-    let pos = r.req("n_positions", "max_position_embeddings", "why_size_pos_emb")?;
+    let pos = r.req(
+        ("n_positions", "max_position_embeddings"),
+        "why_size_pos_emb",
+    )?;
     let tie = read_tie(r, true, "gpt2")?;
     let mut acc = Acc::default();
     for _ in 0..c.n_layers {
@@ -73,30 +76,18 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "opt")?;
     let h = c.h;
     let inter = read_intermediate(r, h, FourH::Guessed, "ldg_no_ffn_dim_4_x_hidden_size")?;
-    let max_pos = r.req(
-        "max_position_embeddings",
-        "max_position_embeddings",
-        "why_size_pos_emb",
-    )?;
+    let max_pos = r.req("max_position_embeddings", "why_size_pos_emb")?;
     let proj = r.or(
-        "word_embed_proj_dim",
         "word_embed_proj_dim",
         h,
         "ldg_no_word_embed_proj_dim_equal_to",
     )?;
-    let bias = r.flag(
-        "enable_bias",
-        "enable_bias",
-        true,
-        "ldg_opt_default_biased_projections",
-    )?;
+    let bias = r.flag("enable_bias", true, "ldg_opt_default_biased_projections")?;
     let final_ln = r.flag(
-        "do_layer_norm_before",
         "do_layer_norm_before",
         true,
         "ldg_opt_default_pre_norm_with_a_final",
     )? && !r.flag(
-        "_remove_final_layer_norm",
         "_remove_final_layer_norm",
         false,
         "ldg_opt_default_final_layernorm_kept",
@@ -146,19 +137,16 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let hd = read_head_dim(r, h, heads)?;
     let new_arch = r.flag(
         "new_decoder_architecture",
-        "new_decoder_architecture",
         false,
         "ldg_falcon_default_original_decoder",
     )?;
     let kv = if new_arch {
         r.or(
-            "kv_heads",
-            "num_key_value_heads",
+            ("kv_heads", "num_key_value_heads"),
             heads,
             "ldg_no_num_kv_heads_equal_to_heads",
         )?
     } else if r.flag(
-        "multi_query",
         "multi_query",
         true,
         "ldg_falcon_default_multi_query_attention",
@@ -169,9 +157,8 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         heads
     };
     check_kv(heads, kv, r.key_of("kv_heads"))?;
-    let bias = r.flag("bias", "bias", false, "ldg_falcon_default_no_linear_biases")?;
+    let bias = r.flag("bias", false, "ldg_falcon_default_no_linear_biases")?;
     let parallel = r.flag(
-        "parallel_attn",
         "parallel_attn",
         true,
         "ldg_falcon_default_parallel_attention_and_mlp",
@@ -181,7 +168,6 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     let tie = read_tie(r, true, "falcon")?;
     let lns_per_layer = if new_arch {
         r.or(
-            "num_ln_in_parallel_attn",
             "num_ln_in_parallel_attn",
             2,
             "ldg_new_decoder_architecture_ln_attn_and_ln",
@@ -232,7 +218,6 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
         "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
     let bias = r.flag(
-        "attention_bias",
         "attention_bias",
         true,
         "ldg_gpt_neox_default_attention_biases",

@@ -71,13 +71,13 @@ pub(super) fn read_windows(
     let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
         what: Phrase::tr("ovf_layer_count"),
     })?;
-    let sw = r.limit("sliding_window", "sliding_window")?;
+    let sw = r.limit("sliding_window")?;
     let chunk = if fam == "llama4" {
-        r.limit("attention_chunk_size", "attention_chunk_size")?
+        r.limit("attention_chunk_size")?
     } else {
         None
     };
-    if let Some(types) = r.str_list("layer_types", "layer_types")? {
+    if let Some(types) = r.str_list("layer_types")? {
         return windows_from_types(r, &types, n, sw, chunk);
     }
     let mut out = vec![None; n];
@@ -148,7 +148,6 @@ fn family_windows(
         "gemma3" => {
             let p = r.or(
                 "sliding_window_pattern",
-                "sliding_window_pattern",
                 6,
                 "ldg_gemma_3_default_every_6th_layer_is",
             )?;
@@ -184,13 +183,11 @@ fn family_windows(
 fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Result<(), CalcError> {
     let on = r.flag(
         "use_sliding_window",
-        "use_sliding_window",
         false,
         "ldg_qwen_default_sliding_window_off",
     )?;
     if let (true, Some(w)) = (on, sw) {
         let from = r.or0(
-            "max_window_layers",
             "max_window_layers",
             0,
             "ldg_no_max_window_layers_every_layer_slides",
@@ -207,9 +204,8 @@ fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Res
 /// Llama 4: the RoPE layers (from `no_rope_layers`, else all but every
 /// `no_rope_layer_interval`-th) attend in chunks of `c`.
 fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(), CalcError> {
-    let nope = r.u64_list("no_rope_layers", "no_rope_layers")?;
+    let nope = r.u64_list("no_rope_layers")?;
     let interval = r.or(
-        "no_rope_layer_interval",
         "no_rope_layer_interval",
         4,
         "ldg_llama_4_default_every_4th_layer_has",
@@ -233,7 +229,7 @@ fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(),
 
 /// Reads the MoE shape (`None` for a dense model); the MoE families must have experts.
 fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
-    let experts = r.opt("experts", "num_local_experts")?;
+    let experts = r.opt(("experts", "num_local_experts"))?;
     let Some(experts) = experts else {
         if matches!(
             fam,
@@ -249,15 +245,13 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     let top_k = super::read_top_k(r, experts, None)?;
     let inter = match fam {
         "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" => r.req(
-            "expert_intermediate",
-            "intermediate_size",
+            ("expert_intermediate", "intermediate_size"),
             "why_size_experts",
         )?,
-        _ => match r.opt("expert_intermediate", "moe_intermediate_size")? {
+        _ => match r.opt(("expert_intermediate", "moe_intermediate_size"))? {
             Some(i) => i,
             None => r.req(
-                "expert_intermediate",
-                "intermediate_size",
+                ("expert_intermediate", "intermediate_size"),
                 "why_size_experts",
             )?,
         },
@@ -265,8 +259,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     let (shared_inter, shared_gate) = match fam {
         "qwen2_moe" => (
             r.or0(
-                "shared_intermediate",
-                "shared_expert_intermediate_size",
+                ("shared_intermediate", "shared_expert_intermediate_size"),
                 0,
                 "ldg_no_shared_expert",
             )?,
@@ -275,8 +268,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         "llama4" => (inter, false),
         "glm4_moe" | "ernie4_5_moe" => {
             let n = r.or0(
-                "shared_experts",
-                "n_shared_experts",
+                ("shared_experts", "n_shared_experts"),
                 0,
                 "ldg_no_shared_expert",
             )?;
@@ -284,8 +276,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         }
         "granitemoe" => (
             r.or0(
-                "shared_intermediate",
-                "shared_intermediate_size",
+                ("shared_intermediate", "shared_intermediate_size"),
                 0,
                 "ldg_no_shared_expert",
             )?,
@@ -348,7 +339,6 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         "gpt_oss" => {
             let b = r.flag(
                 "attention_bias",
-                "attention_bias",
                 true,
                 "ldg_gpt_oss_default_attention_biases",
             )?;
@@ -356,47 +346,31 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         }
         // GLM-4: `attention_bias` puts biases on q, k, v only (o_proj has none).
         "glm4" | "glm4_moe" => {
-            let b = r.flag(
-                "attention_bias",
-                "attention_bias",
-                false,
-                "ldg_default_no_attention_biases",
-            )?;
+            let b = r.flag("attention_bias", false, "ldg_default_no_attention_biases")?;
             (b, false)
         }
         // StarCoder2 and ERNIE 4.5: one `use_bias` for every projection.
         "starcoder2" | "ernie4_5" | "ernie4_5_moe" => {
-            let b = r.flag(
-                "use_bias",
-                "use_bias",
-                false,
-                "ldg_default_no_attention_biases",
-            )?;
+            let b = r.flag("use_bias", false, "ldg_default_no_attention_biases")?;
             (b, b)
         }
         // InternLM2: one `bias` for every projection.
         "internlm2" => {
-            let b = r.flag("bias", "bias", false, "ldg_default_no_attention_biases")?;
+            let b = r.flag("bias", false, "ldg_default_no_attention_biases")?;
             (b, b)
         }
         // InternLM3: q/k/v follow `qkv_bias`, o_proj (and the MLP) `bias`.
         "internlm3" => {
             let q = r.flag(
-                "attention_bias",
-                "qkv_bias",
+                ("attention_bias", "qkv_bias"),
                 false,
                 "ldg_default_no_attention_biases",
             )?;
-            let o = r.flag("mlp_bias", "bias", false, "ldg_default_no_mlp_biases")?;
+            let o = r.flag(("mlp_bias", "bias"), false, "ldg_default_no_mlp_biases")?;
             (q, o)
         }
         _ => {
-            let b = r.flag(
-                "attention_bias",
-                "attention_bias",
-                false,
-                "ldg_default_no_attention_biases",
-            )?;
+            let b = r.flag("attention_bias", false, "ldg_default_no_attention_biases")?;
             (b, b)
         }
     })
@@ -406,7 +380,6 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
 fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError> {
     if fam == "llama4" {
         r.or(
-            "intermediate_size_mlp",
             "intermediate_size_mlp",
             mul("ovf_intermediate", &[4, h])?,
             "ldg_no_intermediate_size_mlp_4_x_hidden",
@@ -431,12 +404,7 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
         "qwen3" | "qwen3_moe" | "gemma3" | "exaone4" => per_head,
         "olmo2" => full,
         "glm4_moe" | "cohere" | "cohere2" | "minimax_m2" => {
-            let on = r.flag(
-                "use_qk_norm",
-                "use_qk_norm",
-                fam == "minimax_m2",
-                "ldg_default_no_qk_norm",
-            )?;
+            let on = r.flag("use_qk_norm", fam == "minimax_m2", "ldg_default_no_qk_norm")?;
             match (on, fam) {
                 (false, _) => 0,
                 (true, "glm4_moe") => per_head,
@@ -456,13 +424,7 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
 /// Phi-3.5-MoE); two otherwise (EXAONE 4 and OLMo 2 put theirs after the blocks).
 fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
     // HyperCLOVA X (Peri-LN): post_norm1/post_norm2 after the blocks with `use_post_norm`.
-    let peri = fam == "hyperclovax"
-        && r.flag(
-            "use_post_norm",
-            "use_post_norm",
-            true,
-            "ldg_gemma_pre_post_norms",
-        )?;
+    let peri = fam == "hyperclovax" && r.flag("use_post_norm", true, "ldg_gemma_pre_post_norms")?;
     let (per_layer, fin, key) = match fam {
         _ if peri => (4, 1, "ldg_gemma_pre_post_norms"),
         "gemma2" | "gemma3" | "glm4" => (4, 1, "ldg_gemma_pre_post_norms"),
@@ -484,19 +446,14 @@ fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, Cal
         "gpt_oss" => false,
         "starcoder2" | "ernie4_5" | "ernie4_5_moe" | "internlm2" => qkv_bias,
         "internlm3" => o_bias,
-        _ => r.flag("mlp_bias", "mlp_bias", false, "ldg_default_no_mlp_biases")?,
+        _ => r.flag("mlp_bias", false, "ldg_default_no_mlp_biases")?,
     };
     let gated = fam != "starcoder2";
     if !gated {
         r.derived("mlp_gated", false, "ldg_plain_mlp_c_fc_c_proj");
     }
-    let lm_head_bias = fam == "phimoe"
-        && r.flag(
-            "lm_head_bias",
-            "lm_head_bias",
-            false,
-            "ldg_default_no_lm_head_bias",
-        )?;
+    let lm_head_bias =
+        fam == "phimoe" && r.flag("lm_head_bias", false, "ldg_default_no_lm_head_bias")?;
     let dense_inter = read_dense_inter(r, fam, c.h)?;
     Ok(LayerOpts {
         qkv_bias,
@@ -531,21 +488,20 @@ fn read_moe_layers(
             let mlp_only = if fam == "llama4" {
                 Vec::new()
             } else {
-                r.u64_list("mlp_only_layers", "mlp_only_layers")?
+                r.u64_list("mlp_only_layers")?
             };
             let key = if fam == "llama4" {
                 "interleave_moe_layer_step"
             } else {
                 "decoder_sparse_step"
             };
-            let step = r.or(key, key, 1, "ldg_every_layer_is_moe")?;
+            let step = r.or(key, 1, "ldg_every_layer_is_moe")?;
             for (i, m) in (0..n).zip(mask.iter_mut()) {
                 *m = !mlp_only.contains(&i) && (i + 1).is_multiple_of(step);
             }
         }
         "glm4_moe" => {
             let first = r.or0(
-                "first_k_dense_replace",
                 "first_k_dense_replace",
                 0,
                 "ldg_no_first_k_dense_replace_every_layer",
@@ -555,24 +511,13 @@ fn read_moe_layers(
             }
         }
         "ernie4_5_moe" => {
-            let start = r.or0(
-                "moe_layer_start_index",
-                "moe_layer_start_index",
-                0,
-                "ldg_every_layer_is_moe",
-            )?;
+            let start = r.or0("moe_layer_start_index", 0, "ldg_every_layer_is_moe")?;
             let end = r.or0(
-                "moe_layer_end_index",
                 "moe_layer_end_index",
                 n.saturating_sub(1),
                 "ldg_every_layer_is_moe",
             )?;
-            let every = r.or(
-                "moe_layer_interval",
-                "moe_layer_interval",
-                1,
-                "ldg_every_layer_is_moe",
-            )?;
+            let every = r.or("moe_layer_interval", 1, "ldg_every_layer_is_moe")?;
             for (i, m) in (0..n).zip(mask.iter_mut()) {
                 *m = i >= start && i <= end && (i - start).is_multiple_of(every);
             }
@@ -644,7 +589,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let windows = read_windows(r, fam, c.n_layers)?;
     let moe_mask = read_moe_layers(r, fam, moe.is_some(), c.n_layers)?;
     let cross = if fam == "mllama" {
-        r.u64_list("cross_attention_layers", "cross_attention_layers")?
+        r.u64_list("cross_attention_layers")?
     } else {
         Vec::new()
     };
@@ -700,8 +645,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     if let (Some(m), "glm4_moe") = (&moe, fam) {
         let n = r.or0(
-            "mtp_layers",
-            "num_nextn_predict_layers",
+            ("mtp_layers", "num_nextn_predict_layers"),
             0,
             "ldg_no_num_nextn_predict_layers_no_multi",
         )?;

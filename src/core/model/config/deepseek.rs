@@ -109,25 +109,21 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         });
     }
     let moe_inter = r.req(
-        "expert_intermediate",
-        "moe_intermediate_size",
+        ("expert_intermediate", "moe_intermediate_size"),
         "why_size_experts",
     )?;
     let shared = r.or0(
-        "shared_experts",
-        "n_shared_experts",
+        ("shared_experts", "n_shared_experts"),
         0,
         "ldg_no_n_shared_experts_none",
     )?;
     let top_k = super::read_top_k(r, experts, None)?;
     let first = r.or0(
         "first_k_dense_replace",
-        "first_k_dense_replace",
         0,
         "ldg_no_first_k_dense_replace_every_layer",
     )?;
     let freq = r.or(
-        "moe_layer_freq",
         "moe_layer_freq",
         1,
         "ldg_no_moe_layer_freq_every_layer_after",
@@ -159,18 +155,17 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
         heads,
         vocab,
     } = super::read_dims(r, fam)?;
-    let kv_lora = r.req("kv_lora_rank", "kv_lora_rank", "why_size_mla_latent")?;
-    let q_lora = r.opt("q_lora_rank", "q_lora_rank")?;
+    let kv_lora = r.req("kv_lora_rank", "why_size_mla_latent")?;
+    let q_lora = r.opt("q_lora_rank")?;
     if q_lora.is_none() {
         r.default_note("q_lora_rank", "none", "ldg_q_lora_rank_is_null_queries_are");
     }
-    let nope = r.req("qk_nope_head_dim", "qk_nope_head_dim", "why_size_mla_heads")?;
-    let rope = r.req("qk_rope_head_dim", "qk_rope_head_dim", "why_size_mla_heads")?;
-    let v = r.req("v_head_dim", "v_head_dim", "why_size_mla_value_heads")?;
-    let inter = r.req("intermediate_size", "intermediate_size", "why_size_dense")?;
+    let nope = r.req("qk_nope_head_dim", "why_size_mla_heads")?;
+    let rope = r.req("qk_rope_head_dim", "why_size_mla_heads")?;
+    let v = r.req("v_head_dim", "why_size_mla_value_heads")?;
+    let inter = r.req("intermediate_size", "why_size_dense")?;
     let experts = r.or0(
-        "experts",
-        "num_local_experts",
+        ("experts", "num_local_experts"),
         0,
         "ldg_no_n_routed_experts_dense_model",
     )?;
@@ -212,15 +207,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let (h, vocab) = (d.h, d.vocab);
     if r.flag(
         "attention_bias",
-        "attention_bias",
         false,
         "ldg_deepseek_default_no_attention_biases",
     )? {
         r.warnings.push(Phrase::tr("wrn_mla_bias"));
     }
     let mtp = r.or0(
-        "mtp_layers",
-        "num_nextn_predict_layers",
+        ("mtp_layers", "num_nextn_predict_layers"),
         0,
         "ldg_no_num_nextn_predict_layers_no_multi",
     )?;

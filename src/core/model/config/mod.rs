@@ -673,14 +673,10 @@ pub(crate) struct Dims {
 /// `num_hidden_layers`, `num_attention_heads`, `vocab_size`, each with its spellings); a
 /// Gemma 3 text config without `vocab_size` takes the published 262,208.
 pub(crate) fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
-    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let h = r.req("hidden_size", "why_size_model")?;
     let n_layers = r.layers()?;
-    let heads = r.req(
-        "num_attention_heads",
-        "num_attention_heads",
-        "why_size_attention",
-    )?;
-    let vocab = match (r.opt("vocab_size", "vocab_size")?, fam) {
+    let heads = r.req("num_attention_heads", "why_size_attention")?;
+    let vocab = match (r.opt("vocab_size")?, fam) {
         (Some(v), _) => v,
         (None, "gemma3") => {
             r.default_note("vocab_size", 262_208, "ldg_no_vocab_size_the_gemma_3_text");
@@ -721,7 +717,7 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
         vocab,
     } = read_dims(r, fam)?;
     let hd = read_head_dim(r, h, heads)?;
-    let kv = match r.opt("kv_heads", "num_key_value_heads")? {
+    let kv = match r.opt(("kv_heads", "num_key_value_heads"))? {
         Some(k) => k,
         None if r.find("multi_query").and_then(|(_, v)| v.as_bool()) == Some(true) => {
             r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
@@ -746,7 +742,7 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
 /// An explicit `head_dim` beats hidden / heads (Qwen3, Gemma); otherwise the heads must
 /// divide the hidden size.
 pub(crate) fn read_head_dim(r: &mut Reader, h: u64, heads: u64) -> Result<u64, CalcError> {
-    match r.opt("head_dim", "head_dim")? {
+    match r.opt("head_dim")? {
         Some(d) => Ok(d),
         None => {
             let d = split_heads(h, heads)?;
@@ -785,8 +781,8 @@ pub(crate) fn read_intermediate(
     let key = "intermediate_size";
     let four_h = mul("ovf_intermediate", &[4, h])?;
     match how {
-        FourH::Guessed => r.or(key, key, four_h, why),
-        FourH::Derived => match r.opt(key, key)? {
+        FourH::Guessed => r.or(key, four_h, why),
+        FourH::Derived => match r.opt(key)? {
             Some(i) => Ok(i),
             None => {
                 r.derived(key, four_h, why);
@@ -808,8 +804,8 @@ pub(crate) fn read_top_k(
 ) -> Result<u64, CalcError> {
     let (field, key) = ("experts_per_token", "num_experts_per_tok");
     let k = match default {
-        Some((d, why)) => r.or(field, key, d, why)?,
-        None => r.req(field, key, "why_count_active_experts")?,
+        Some((d, why)) => r.or((field, key), d, why)?,
+        None => r.req((field, key), "why_count_active_experts")?,
     };
     if k > experts {
         return Err(CalcError::BadValue {
@@ -858,7 +854,7 @@ pub(crate) fn read_tie(r: &mut Reader, default: bool, fam: &str) -> Result<bool,
         "ldg_untied_default"
     })
     .val("fam", fam);
-    r.flag_why("tie_word_embeddings", "tie_word_embeddings", default, why)
+    r.flag_why("tie_word_embeddings", default, why)
 }
 
 /// Adds the embedding table and the lm_head (unless tied).
@@ -881,7 +877,7 @@ pub(crate) fn add_embeddings(
 
 /// `max_position_embeddings` and its spellings (`Infinity` = no limit).
 pub(crate) fn read_max_pos(r: &mut Reader) -> Result<Option<u64>, CalcError> {
-    r.limit("max_position_embeddings", "max_position_embeddings")
+    r.limit("max_position_embeddings")
 }
 
 #[cfg(test)]

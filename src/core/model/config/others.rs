@@ -54,16 +54,15 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     let class = r.primary_class();
     let mut a = Reader::new(part(root, "attn_config", &empty), root)
         .with_classes(nested(class, "attn_config"), None);
-    let kv = a.req("kv_heads", "kv_n_heads", "why_size_attention")?;
+    let kv = a.req(("kv_heads", "kv_n_heads"), "why_size_attention")?;
     super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
     let inter = f.req(
-        "expert_intermediate",
-        "intermediate_size",
+        ("expert_intermediate", "intermediate_size"),
         "why_size_experts",
     )?;
-    let experts = f.req("experts", "num_local_experts", "why_count_experts")?;
+    let experts = f.req(("experts", "num_local_experts"), "why_count_experts")?;
     let top_k = super::read_top_k(&mut f, experts, None)?;
     r.ledger.extend(a.ledger);
     r.ledger.extend(f.ledger);
@@ -112,11 +111,10 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
     } = read_dims(r, "mpt")?;
     let ratio = r.or(
         "expansion_ratio",
-        "expansion_ratio",
         4,
         "ldg_no_intermediate_size_4_x_hidden_size",
     )?;
-    let no_bias = r.flag("no_bias", "no_bias", true, "ldg_default_no_mlp_biases")?;
+    let no_bias = r.flag("no_bias", true, "ldg_default_no_mlp_biases")?;
     let tie = read_tie(r, true, "mpt")?;
     let hd = split_heads(h, heads)?;
     let inter = mul("ovf_intermediate", &[ratio, h])?;

@@ -13,6 +13,35 @@ pub const MAX_DIM: u64 = 1 << 40;
 /// Largest accepted layer count (65,536): layers are materialized one by one.
 pub const MAX_LAYERS: u64 = 1 << 16;
 
+/// What a read asks for: the config key (its canonical spelling; [`Reader::lookup`] also tries
+/// the other spellings) and the ledger field its value is recorded under. A bare key is
+/// recorded under its own name (`"hidden_size"`); a pair records under another name
+/// (`("kv_heads", "num_key_value_heads")`), for a quantity several keys may give.
+pub trait Field {
+    /// The ledger field.
+    fn field(&self) -> &str;
+    /// The canonical config key.
+    fn key(&self) -> &'static str;
+}
+
+impl Field for &'static str {
+    fn field(&self) -> &str {
+        self
+    }
+    fn key(&self) -> &'static str {
+        self
+    }
+}
+
+impl Field for (&str, &'static str) {
+    fn field(&self) -> &str {
+        self.0
+    }
+    fn key(&self) -> &'static str {
+        self.1
+    }
+}
+
 /// Reads keys from the language-model object (`text_config` when present) and falls back to
 /// the top-level object, then to the transformers class defaults of either (see
 /// [`super::defaults`]); records every read and every default in the ledger.
@@ -248,7 +277,8 @@ impl<'a> Reader<'a> {
         Ok(f as u64)
     }
 
-    fn read(&mut self, field: &str, key: &'static str, min: u64) -> Result<Option<u64>, CalcError> {
+    fn read(&mut self, name: impl Field, min: u64) -> Result<Option<u64>, CalcError> {
+        let (field, key) = (name.field(), name.key());
         match self.lookup(key) {
             None => Ok(None),
             Some((k, v, class)) => {
@@ -261,13 +291,9 @@ impl<'a> Reader<'a> {
 
     /// A required positive whole number; `MissingKey` naming the key and why it is
     /// needed (`why`, a `why_…` translation key).
-    pub fn req(
-        &mut self,
-        field: &str,
-        key: &'static str,
-        why: &'static str,
-    ) -> Result<u64, CalcError> {
-        self.read(field, key, 1)?
+    pub fn req(&mut self, name: impl Field, why: &'static str) -> Result<u64, CalcError> {
+        let (field, key) = (name.field(), name.key());
+        self.read((field, key), 1)?
             .ok_or_else(|| CalcError::MissingKey {
                 key: key.to_string(),
                 why: Phrase::tr(why),
@@ -277,7 +303,7 @@ impl<'a> Reader<'a> {
     /// The layer count (`num_hidden_layers` and its spellings), at most [`MAX_LAYERS`].
     pub fn layers(&mut self) -> Result<u64, CalcError> {
         let key = "num_hidden_layers";
-        let n = self.req(key, key, "why_count_layers")?;
+        let n = self.req(key, "why_count_layers")?;
         if n > MAX_LAYERS {
             return Err(CalcError::OutOfRange {
                 field: Phrase::verbatim(key),
@@ -291,42 +317,43 @@ impl<'a> Reader<'a> {
     }
 
     /// An optional positive whole number.
-    pub fn opt(&mut self, field: &str, key: &'static str) -> Result<Option<u64>, CalcError> {
-        self.read(field, key, 1)
+    pub fn opt(&mut self, name: impl Field) -> Result<Option<u64>, CalcError> {
+        let (field, key) = (name.field(), name.key());
+        self.read((field, key), 1)
     }
 
     /// A positive whole number, or `default` (recorded with `why`).
     pub fn or(
         &mut self,
-        field: &str,
-        key: &'static str,
+        name: impl Field,
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        self.or_at_least(field, key, 1, default, why)
+        let (field, key) = (name.field(), name.key());
+        self.or_at_least((field, key), 1, default, why)
     }
 
     /// A whole number that may be zero, or `default` (recorded with `why`).
     pub fn or0(
         &mut self,
-        field: &str,
-        key: &'static str,
+        name: impl Field,
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        self.or_at_least(field, key, 0, default, why)
+        let (field, key) = (name.field(), name.key());
+        self.or_at_least((field, key), 0, default, why)
     }
 
     /// A whole number from `min`, or `default` (recorded with `why`).
     fn or_at_least(
         &mut self,
-        field: &str,
-        key: &'static str,
+        name: impl Field,
         min: u64,
         default: u64,
         why: &'static str,
     ) -> Result<u64, CalcError> {
-        match self.read(field, key, min)? {
+        let (field, key) = (name.field(), name.key());
+        match self.read((field, key), min)? {
             Some(n) => Ok(n),
             None => {
                 self.default_note(field, default, why);
@@ -337,35 +364,36 @@ impl<'a> Reader<'a> {
 
     /// A limit such as a window or a context length: `null`, absent or `Infinity` mean
     /// "no limit" (`None`).
-    pub fn limit(&mut self, field: &str, key: &'static str) -> Result<Option<u64>, CalcError> {
+    pub fn limit(&mut self, name: impl Field) -> Result<Option<u64>, CalcError> {
+        let (field, key) = (name.field(), name.key());
         match self.lookup(key) {
             Some((k, v, _)) if non_finite(v) == Some(NonFinite::PosInf) => {
                 self.note(field, "∞ (Infinity)", LedgerSource::Key(k.to_string()));
                 Ok(None)
             }
-            _ => self.read(field, key, 1),
+            _ => self.read((field, key), 1),
         }
     }
 
     /// A boolean, or `default` (recorded with `why`, an `ldg_…` translation key).
     pub fn flag(
         &mut self,
-        field: &str,
-        key: &'static str,
+        name: impl Field,
         default: bool,
         why: &'static str,
     ) -> Result<bool, CalcError> {
-        self.flag_why(field, key, default, Phrase::tr(why))
+        let (field, key) = (name.field(), name.key());
+        self.flag_why((field, key), default, Phrase::tr(why))
     }
 
     /// As [`Reader::flag`], with the reason as a phrase (one that names the family, say).
     pub fn flag_why(
         &mut self,
-        field: &str,
-        key: &'static str,
+        name: impl Field,
         default: bool,
         why: Phrase,
     ) -> Result<bool, CalcError> {
+        let (field, key) = (name.field(), name.key());
         match self.lookup(key) {
             Some((k, Value::Bool(b), class)) => {
                 self.note(field, b, Self::source_of(k, class));
@@ -389,7 +417,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A list of whole numbers (e.g. `mlp_only_layers`), empty when absent.
-    pub fn u64_list(&mut self, field: &str, key: &'static str) -> Result<Vec<u64>, CalcError> {
+    pub fn u64_list(&mut self, name: impl Field) -> Result<Vec<u64>, CalcError> {
+        let (field, key) = (name.field(), name.key());
         match self.find(key) {
             None => Ok(Vec::new()),
             Some((k, Value::Array(a))) => {
@@ -409,11 +438,8 @@ impl<'a> Reader<'a> {
     }
 
     /// A list of strings (e.g. `layer_types`), `None` when absent.
-    pub fn str_list(
-        &mut self,
-        field: &str,
-        key: &'static str,
-    ) -> Result<Option<Vec<String>>, CalcError> {
+    pub fn str_list(&mut self, name: impl Field) -> Result<Option<Vec<String>>, CalcError> {
+        let (field, key) = (name.field(), name.key());
         match self.find(key) {
             None => Ok(None),
             Some((k, Value::Array(a))) => {

@@ -31,7 +31,7 @@ fn dt_rank(r: &mut Reader, key: &'static str, h: u64) -> Result<u64, CalcError> 
         }
         _ => {
             let v = h.div_ceil(16);
-            r.or("dt_rank", key, v, "ldg_no_dt_rank_hidden_size_16")
+            r.or(("dt_rank", key), v, "ldg_no_dt_rank_hidden_size_16")
         }
     }
 }
@@ -81,17 +81,12 @@ fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
 
 /// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
 pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let h = r.req("hidden_size", "why_size_model")?;
     let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
-    let n = r.or(
-        "state_size",
-        "state_size",
-        16,
-        "ldg_mamba_default_state_size_16",
-    )?;
-    let expand = r.or("expand", "expand", 2, "ldg_mamba_default_expand_2")?;
-    let d = match r.opt("d_inner", "intermediate_size")? {
+    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let n = r.or("state_size", 16, "ldg_mamba_default_state_size_16")?;
+    let expand = r.or("expand", 2, "ldg_mamba_default_expand_2")?;
+    let d = match r.opt(("d_inner", "intermediate_size"))? {
         Some(d) => d,
         None => {
             let d = mul("ovf_inner", &[expand, h])?;
@@ -99,25 +94,14 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
             d
         }
     };
-    let k = r.or(
-        "conv_kernel",
-        "conv_kernel",
-        4,
-        "ldg_mamba_default_conv_kernel_4",
-    )?;
+    let k = r.or("conv_kernel", 4, "ldg_mamba_default_conv_kernel_4")?;
     let rank = dt_rank(r, "time_step_rank", h)?;
     let proj_bias = r.flag(
-        "use_bias",
-        "mamba_proj_bias",
+        ("use_bias", "mamba_proj_bias"),
         false,
         "ldg_mamba_default_no_projection_biases",
     )?;
-    let conv_bias = r.flag(
-        "use_conv_bias",
-        "use_conv_bias",
-        true,
-        "ldg_mamba_default_conv_bias",
-    )?;
+    let conv_bias = r.flag("use_conv_bias", true, "ldg_mamba_default_conv_bias")?;
     let tie = read_tie(r, true, "mamba")?;
     let cfg = Mamba1 {
         h,
@@ -235,53 +219,28 @@ fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
 /// Reads Nemotron-H's attention, MLP and Mamba-2 sizes and biases (after the pattern), then
 /// the tie, and computes the Mamba-2 inner and conv widths.
 fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
-    let heads = r.req(
-        "num_attention_heads",
-        "num_attention_heads",
-        "why_size_attention",
-    )?;
+    let heads = r.req("num_attention_heads", "why_size_attention")?;
     let kv = r.or(
-        "kv_heads",
-        "num_key_value_heads",
+        ("kv_heads", "num_key_value_heads"),
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
     check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
-    let inter = r.req(
-        "intermediate_size",
-        "intermediate_size",
-        "why_size_mlp_blocks",
-    )?;
-    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
-    let mp = r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?;
+    let inter = r.req("intermediate_size", "why_size_mlp_blocks")?;
+    let mh = r.req("mamba_num_heads", "why_size_mamba2")?;
+    let mp = r.req("mamba_head_dim", "why_size_mamba2")?;
     let n = r.or(
-        "ssm_state_size",
-        "state_size",
+        ("ssm_state_size", "state_size"),
         128,
         "ldg_nemotron_h_default_state_size_128",
     )?;
-    let g = r.or("n_groups", "n_groups", 8, "ldg_nemotron_h_default_8_groups")?;
-    let k = r.or(
-        "conv_kernel",
-        "conv_kernel",
-        4,
-        "ldg_nemotron_h_default_conv_kernel_4",
-    )?;
-    let proj_bias = r.flag(
-        "mamba_proj_bias",
-        "mamba_proj_bias",
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
-    let attn_bias = r.flag(
-        "attention_bias",
-        "attention_bias",
-        false,
-        "ldg_no_attention_biases",
-    )?;
-    let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_no_mlp_biases")?;
+    let g = r.or("n_groups", 8, "ldg_nemotron_h_default_8_groups")?;
+    let k = r.or("conv_kernel", 4, "ldg_nemotron_h_default_conv_kernel_4")?;
+    let proj_bias = r.flag("mamba_proj_bias", false, "ldg_no_mamba_projection_biases")?;
+    let conv_bias = r.flag("use_conv_bias", true, "ldg_conv_bias")?;
+    let attn_bias = r.flag("attention_bias", false, "ldg_no_attention_biases")?;
+    let mlp_bias = r.flag("mlp_bias", false, "ldg_no_mlp_biases")?;
     let tie = read_tie(r, false, "nemotron_h")?;
     let sizes = Mamba2Sizes {
         n,
@@ -349,11 +308,11 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
 /// (`num_heads × head_dim` inner width, `n_groups`, `state_size`, `conv_kernel`), a final
 /// norm and the head unless tied.
 pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let h = r.req("hidden_size", "why_size_model")?;
     let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
-    let mh = r.req("mamba_num_heads", "num_heads", "why_size_mamba2")?;
-    let mp = r.req("mamba_head_dim", "head_dim", "why_size_mamba2")?;
+    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let mh = r.req(("mamba_num_heads", "num_heads"), "why_size_mamba2")?;
+    let mp = r.req(("mamba_head_dim", "head_dim"), "why_size_mamba2")?;
     let sizes = read_mamba2_sizes(r)?;
     let tie = read_tie(r, false, "mamba2")?;
     let m = NemotronH::mamba(h, tie, mh, mp, sizes)?;
@@ -384,16 +343,11 @@ struct Mamba2Sizes {
 
 /// Reads [`Mamba2Sizes`] (in the ledger's order: state, groups, kernel, biases).
 fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
-    let n = r.req("ssm_state_size", "state_size", "why_size_mamba2")?;
-    let g = r.req("n_groups", "n_groups", "why_size_mamba2")?;
-    let k = r.req("conv_kernel", "conv_kernel", "why_size_mamba2")?;
-    let proj_bias = r.flag(
-        "mamba_proj_bias",
-        "mamba_proj_bias",
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let conv_bias = r.flag("use_conv_bias", "use_conv_bias", true, "ldg_conv_bias")?;
+    let n = r.req(("ssm_state_size", "state_size"), "why_size_mamba2")?;
+    let g = r.req("n_groups", "why_size_mamba2")?;
+    let k = r.req("conv_kernel", "why_size_mamba2")?;
+    let proj_bias = r.flag("mamba_proj_bias", false, "ldg_no_mamba_projection_biases")?;
+    let conv_bias = r.flag("use_conv_bias", true, "ldg_conv_bias")?;
     Ok(Mamba2Sizes {
         n,
         g,
@@ -405,12 +359,10 @@ fn read_mamba2_sizes(r: &mut Reader) -> Result<Mamba2Sizes, CalcError> {
 
 /// Reads GraniteMoeHybrid's Mamba-2 sizes (`mamba_d_head` "auto" = `expand·h / heads`).
 fn read_granite_mamba(r: &mut Reader, h: u64, tie: bool) -> Result<NemotronH, CalcError> {
-    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
-    let expand = r.req("mamba_expand", "expand", "why_size_mamba2")?;
+    let mh = r.req("mamba_num_heads", "why_size_mamba2")?;
+    let expand = r.req(("mamba_expand", "expand"), "why_size_mamba2")?;
     let mp = match r.find("mamba_head_dim") {
-        Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?
-        }
+        Some((_, v)) if v.is_number() => r.req("mamba_head_dim", "why_size_mamba2")?,
         _ => {
             let d = mul("ovf_ssm_params", &[expand, h])? / mh.max(1);
             r.derived("mamba_head_dim", d, "ldg_mamba_head_dim_auto");
@@ -428,7 +380,7 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     let h = c.h;
     let tie = read_tie(r, false, "granitemoehybrid")?;
     let types = r
-        .str_list("layer_types", "layer_types")?
+        .str_list("layer_types")?
         .ok_or_else(|| CalcError::MissingKey {
             key: "layer_types".into(),
             why: Phrase::tr("why_layer_kinds"),
@@ -441,26 +393,19 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
         });
     }
     let m = read_granite_mamba(r, h, tie)?;
-    let attn_bias = r.flag(
-        "attention_bias",
-        "attention_bias",
-        false,
-        "ldg_no_attention_biases",
-    )?;
-    let experts = r.or0("experts", "num_local_experts", 0, "ldg_no_shared_expert")?;
+    let attn_bias = r.flag("attention_bias", false, "ldg_no_attention_biases")?;
+    let experts = r.or0(("experts", "num_local_experts"), 0, "ldg_no_shared_expert")?;
     let top_k = if experts > 0 {
         super::read_top_k(r, experts, None)?
     } else {
         0
     };
     let inter = r.req(
-        "expert_intermediate",
-        "intermediate_size",
+        ("expert_intermediate", "intermediate_size"),
         "why_size_experts",
     )?;
     let shared = r.or0(
-        "shared_intermediate",
-        "shared_intermediate_size",
+        ("shared_intermediate", "shared_intermediate_size"),
         0,
         "ldg_no_shared_expert",
     )?;
@@ -600,7 +545,7 @@ fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
 
 /// Reads the Gated DeltaNet sizes of Qwen3-Next.
 fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
-    let mut f = |field: &str, key: &'static str| r.req(field, key, "why_size_mamba2");
+    let mut f = |field: &str, key: &'static str| r.req((field, key), "why_size_mamba2");
     Ok(Gdn {
         kh: f("linear_num_key_heads", "linear_num_key_heads")?,
         vh: f("linear_num_value_heads", "linear_num_value_heads")?,
@@ -612,16 +557,14 @@ fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
 
 /// Reads the MoE sizes of Qwen3-Next.
 fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
-    let experts = r.req("experts", "num_local_experts", "why_count_experts")?;
+    let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
     let top_k = super::read_top_k(r, experts, None)?;
     let inter = r.req(
-        "expert_intermediate",
-        "moe_intermediate_size",
+        ("expert_intermediate", "moe_intermediate_size"),
         "why_size_experts",
     )?;
     let shared = r.or0(
-        "shared_intermediate",
-        "shared_expert_intermediate_size",
+        ("shared_intermediate", "shared_expert_intermediate_size"),
         0,
         "ldg_no_shared_expert",
     )?;
@@ -647,15 +590,10 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = super::read_core(r, "qwen3_next")?;
     let h = c.h;
     let tie = read_tie(r, false, "qwen3_next")?;
-    let interval = r.or(
-        "full_attention_interval",
-        "full_attention_interval",
-        4,
-        "ldg_every_layer_is_moe",
-    )?;
+    let interval = r.or("full_attention_interval", 4, "ldg_every_layer_is_moe")?;
     let g = read_gdn(r)?;
     let moe = read_qn_moe(r)?;
-    let types = r.str_list("layer_types", "layer_types")?;
+    let types = r.str_list("layer_types")?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..c.n_layers {
@@ -675,8 +613,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     let mtp = r.or0(
-        "mtp_layers",
-        "num_nextn_predict_layers",
+        ("mtp_layers", "num_nextn_predict_layers"),
         1,
         "ldg_qwen3_next_mtp_default",
     )?;
@@ -757,9 +694,9 @@ fn nemotron_block(
 /// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
 /// feed-forward slot in [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let h = r.req("hidden_size", "why_size_model")?;
     let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
+    let vocab = r.req("vocab_size", "why_size_embeddings")?;
     let pattern = read_pattern(r, nl)?;
     let m = read_nemotron_h(r, h)?;
     let tie = m.tie;
@@ -788,31 +725,18 @@ struct JambaLayout {
 fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
     let ap = r.or(
         "attn_layer_period",
-        "attn_layer_period",
         8,
         "ldg_jamba_default_one_attention_layer_in_8",
     )?;
-    let ao = r.or0(
-        "attn_layer_offset",
-        "attn_layer_offset",
-        4,
-        "ldg_jamba_default_offset_4",
-    )?;
+    let ao = r.or0("attn_layer_offset", 4, "ldg_jamba_default_offset_4")?;
     let ep = r.or(
-        "expert_layer_period",
         "expert_layer_period",
         2,
         "ldg_jamba_default_moe_every_2nd_layer",
     )?;
-    let eo = r.or0(
-        "expert_layer_offset",
-        "expert_layer_offset",
-        1,
-        "ldg_jamba_default_offset_1",
-    )?;
+    let eo = r.or0("expert_layer_offset", 1, "ldg_jamba_default_offset_1")?;
     let experts = r.or(
-        "experts",
-        "num_local_experts",
+        ("experts", "num_local_experts"),
         16,
         "ldg_jamba_default_16_experts",
     )?;
@@ -831,27 +755,23 @@ fn read_jamba_layout(r: &mut Reader) -> Result<JambaLayout, CalcError> {
 /// tie; returns the Mamba mixer (`D = expand·h`) and the tie.
 fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError> {
     let n = r.or(
-        "mamba_d_state",
-        "state_size",
+        ("mamba_d_state", "state_size"),
         16,
         "ldg_jamba_default_state_size_16",
     )?;
     let k = r.or(
-        "mamba_d_conv",
-        "conv_kernel",
+        ("mamba_d_conv", "conv_kernel"),
         4,
         "ldg_jamba_default_conv_kernel_4",
     )?;
-    let expand = r.or("mamba_expand", "expand", 2, "ldg_jamba_default_expand_2")?;
+    let expand = r.or(("mamba_expand", "expand"), 2, "ldg_jamba_default_expand_2")?;
     let rank = dt_rank(r, "time_step_rank", h)?;
     let conv_bias = r.flag(
-        "mamba_conv_bias",
-        "use_conv_bias",
+        ("mamba_conv_bias", "use_conv_bias"),
         true,
         "ldg_jamba_default_conv_bias",
     )?;
     let proj_bias = r.flag(
-        "mamba_proj_bias",
         "mamba_proj_bias",
         false,
         "ldg_jamba_default_no_projection_biases",
@@ -875,23 +795,18 @@ fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError>
 /// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
 /// layer, final norm.
 pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "hidden_size", "why_size_model")?;
+    let h = r.req("hidden_size", "why_size_model")?;
     let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "vocab_size", "why_size_embeddings")?;
-    let heads = r.req(
-        "num_attention_heads",
-        "num_attention_heads",
-        "why_size_attention",
-    )?;
+    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let heads = r.req("num_attention_heads", "why_size_attention")?;
     let kv = r.or(
-        "kv_heads",
-        "num_key_value_heads",
+        ("kv_heads", "num_key_value_heads"),
         heads,
         "ldg_no_num_key_value_heads_equal_to",
     )?;
     check_kv(heads, kv, r.key_of("kv_heads"))?;
     let hd = read_head_dim(r, h, heads)?;
-    let inter = r.req("intermediate_size", "intermediate_size", "why_size_mlp")?;
+    let inter = r.req("intermediate_size", "why_size_mlp")?;
     let JambaLayout {
         ap,
         ao,
@@ -955,20 +870,18 @@ fn read_falcon_h1_mamba(
     tie: bool,
 ) -> Result<NemotronH, CalcError> {
     let w = "ovf_ssm_params";
-    let mh = r.req("mamba_num_heads", "mamba_num_heads", "why_size_mamba2")?;
-    let d = match r.opt("mamba_d_ssm", "mamba_d_ssm")? {
+    let mh = r.req("mamba_num_heads", "why_size_mamba2")?;
+    let d = match r.opt("mamba_d_ssm")? {
         Some(d) => d,
         None => {
-            let e = r.req("mamba_expand", "expand", "why_size_mamba2")?;
+            let e = r.req(("mamba_expand", "expand"), "why_size_mamba2")?;
             let d = mul(w, &[e, c.h])?;
             r.derived("mamba_d_ssm", d, "ldg_falcon_h1_d_ssm_expand");
             d
         }
     };
     let mp = match r.find("mamba_head_dim") {
-        Some((_, v)) if v.is_number() => {
-            r.req("mamba_head_dim", "mamba_head_dim", "why_size_mamba2")?
-        }
+        Some((_, v)) if v.is_number() => r.req("mamba_head_dim", "why_size_mamba2")?,
         _ => {
             let p = d / mh;
             r.derived("mamba_head_dim", p, "ldg_falcon_h1_head_auto");
@@ -985,26 +898,11 @@ fn read_falcon_h1_mamba(
         });
     }
     let sizes = read_mamba2_sizes(r)?;
-    let gated_norm = r.flag(
-        "mamba_rms_norm",
-        "mamba_rms_norm",
-        false,
-        "ldg_falcon_h1_no_gated_norm",
-    )?;
-    let out_bias = r.flag(
-        "projectors_bias",
-        "projectors_bias",
-        false,
-        "ldg_no_mamba_projection_biases",
-    )?;
-    let attn_bias = r.flag(
-        "attention_bias",
-        "attention_bias",
-        false,
-        "ldg_default_no_attention_biases",
-    )?;
-    let mlp_bias = r.flag("mlp_bias", "mlp_bias", false, "ldg_default_no_mlp_biases")?;
-    let inter = r.req("intermediate_size", "intermediate_size", "why_size_mlp")?;
+    let gated_norm = r.flag("mamba_rms_norm", false, "ldg_falcon_h1_no_gated_norm")?;
+    let out_bias = r.flag("projectors_bias", false, "ldg_no_mamba_projection_biases")?;
+    let attn_bias = r.flag("attention_bias", false, "ldg_default_no_attention_biases")?;
+    let mlp_bias = r.flag("mlp_bias", false, "ldg_default_no_mlp_biases")?;
+    let inter = r.req("intermediate_size", "why_size_mlp")?;
     // D = H_m·P was checked above, so the layout's inner width is mamba_d_ssm.
     Ok(NemotronH {
         heads: c.heads,

@@ -33,7 +33,7 @@ fn reader<'a>(vc: &'a Map<String, Value>, class: Option<&'static ClassDefaults>)
 }
 
 fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError> {
-    v.req(field, key, "why_size_vision")
+    v.req((field, key), "why_size_vision")
 }
 
 /// The four sizes every ViT tower states, read in this order (the ledger's order): width,
@@ -49,8 +49,7 @@ fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
 /// The image channels (3 unless the config says otherwise).
 fn channels(v: &mut Reader) -> Result<u64, CalcError> {
     v.or(
-        "vision.num_channels",
-        "num_channels",
+        ("vision.num_channels", "num_channels"),
         3,
         "ldg_siglip_default_3_channels",
     )
@@ -112,8 +111,7 @@ pub(super) fn qwen_vl(
     let patch = req(&mut v, "vision.patch_size", "patch_size")?;
     let tp = req(&mut v, "vision.temporal_patch_size", "temporal_patch_size")?;
     let ch = v.or(
-        "vision.in_channels",
-        "in_channels",
+        ("vision.in_channels", "in_channels"),
         3,
         "ldg_siglip_default_3_channels",
     )?;
@@ -130,10 +128,10 @@ pub(super) fn qwen_vl(
             "vision.num_position_embeddings",
             "num_position_embeddings",
         )?;
-        let deep = v.u64_list(
+        let deep = v.u64_list((
             "vision.deepstack_visual_indexes",
             "deepstack_visual_indexes",
-        )?;
+        ))?;
         let block = add(W, &[mul(W, &[4, vh])?, attn, mul(W, &[2, vh, vi])?, vi, vh])?;
         let deep_mergers = mul(
             W,
@@ -186,13 +184,8 @@ pub(super) fn pixtral(
     let (vh, vi, vl, patch) = tower(&mut v)?;
     let ch = channels(&mut v)?;
     r.ledger.extend(v.ledger);
-    let m = r.req(
-        "spatial_merge_size",
-        "spatial_merge_size",
-        "why_size_vision",
-    )?;
+    let m = r.req("spatial_merge_size", "why_size_vision")?;
     let bias = r.flag(
-        "multimodal_projector_bias",
         "multimodal_projector_bias",
         false,
         "ldg_default_no_mlp_biases",
