@@ -433,6 +433,40 @@ fn hybrids_parse() {
     assert!(m.params.experts > 0 && m.params.active < m.params.total);
 }
 
+/// `JambaConfig` and `MambaConfig` default the dt rank to "auto" (⌈h / 16⌉ in transformers): a
+/// config that omits the key reads as one that gives ⌈h / 16⌉, and the ledger names the class.
+#[test]
+fn omitted_dt_rank_is_the_class_auto() {
+    use llm_serving_calculator::core::model::LedgerSource;
+    let h: u64 = 200; // ⌈200 / 16⌉ = 13, not a divisor: rounding up is checked too
+    let jamba = format!(
+        r#"{{"model_type":"jamba","hidden_size":{h},"num_hidden_layers":8,"vocab_size":1000,
+        "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":512,"num_experts":4,
+        "num_experts_per_tok":2{}}}"#,
+        "{}"
+    );
+    let mamba = format!(
+        r#"{{"model_type":"mamba","hidden_size":{h},"num_hidden_layers":4,"vocab_size":1000{}}}"#,
+        "{}"
+    );
+    for (template, key, class) in [
+        (&jamba, "mamba_dt_rank", "JambaConfig"),
+        (&mamba, "time_step_rank", "MambaConfig"),
+    ] {
+        let omitted = model(&template.replace("{}", ""));
+        let given = model(&template.replace("{}", &format!(r#","{key}":{}"#, h.div_ceil(16))));
+        assert_eq!(omitted.params, given.params, "{class}");
+        // A different rank changes the count, so the comparison above can fail.
+        let other = model(&template.replace("{}", &format!(r#","{key}":{}"#, h / 16)));
+        assert_ne!(omitted.params.total, other.params.total, "{class}");
+        let named = omitted.ledger.iter().any(|e| {
+            matches!(&e.source, LedgerSource::ClassDefault(p)
+                if p.to_string().starts_with(&format!("{key}: default of {class} ")))
+        });
+        assert!(named, "{class}: {:?}", omitted.ledger);
+    }
+}
+
 #[test]
 fn safetensors_index_gives_exact_bytes() {
     let m = model(

@@ -21,18 +21,20 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
 use serde_json::Value;
 
-/// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉.
+/// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉, given by the config or
+/// by its class (`JambaConfig` and `MambaConfig` default to "auto": a config that omits the key
+/// gets ⌈h / 16⌉, and the ledger names the class).
 fn dt_rank(r: &mut Reader, key: &'static str, h: u64) -> Result<u64, CalcError> {
-    match r.find(key) {
-        Some((_, Value::String(s))) if s == "auto" => {
-            let v = h.div_ceil(16);
-            r.derived("dt_rank", v, "ldg_auto_hidden_size_16");
-            Ok(v)
+    let auto = h.div_ceil(16);
+    match r.lookup(key) {
+        Some((k, Value::String(s), class)) if s == "auto" => {
+            if let Some(c) = class {
+                r.note_class_default("dt_rank_spec", "auto", k, c);
+            }
+            r.derived("dt_rank", auto, "ldg_auto_hidden_size_16");
+            Ok(auto)
         }
-        _ => {
-            let v = h.div_ceil(16);
-            r.or(("dt_rank", key), v, "ldg_no_dt_rank_hidden_size_16")
-        }
+        _ => r.or(("dt_rank", key), auto, "ldg_no_dt_rank_hidden_size_16"),
     }
 }
 
