@@ -573,3 +573,80 @@ fn interconnect_presets_and_own_links() {
     // TPU v4: ICI per-chip bandwidth not published → no figure.
     assert_eq!(gpu("tpu-v4").allreduce_bandwidth(Link::Own, 4), None);
 }
+
+/// The `architecture` column: every row has one, with its own source, and it agrees with the
+/// independently sourced peak columns: NVIDIA parts compute FP4 natively from Blackwell on
+/// (the datasheets' FP4 column is `n/s` before, a figure or unpublished from then), and FP8
+/// from Ada and Hopper on (`n/s` on Volta, Turing and Ampere).
+#[test]
+fn architecture_is_sourced_and_agrees_with_the_peaks() {
+    use llm_serving_calculator::core::hardware::catalog::Architecture;
+    for a in &cat().accelerators {
+        assert_ne!(a.architecture, Architecture::Unknown, "{}", a.id);
+        assert!(!a.architecture_source.trim().is_empty(), "{}", a.id);
+        assert_eq!(
+            Architecture::parse(a.architecture.id()),
+            Some(a.architecture)
+        );
+        if !a.vendor.starts_with("NVIDIA") {
+            continue;
+        }
+        let native_fp4 = !matches!(a.peaks.fp4, Peak::NotSupported);
+        assert_eq!(
+            native_fp4,
+            a.architecture == Architecture::Blackwell,
+            "{}: fp4 {:?}, {:?}",
+            a.id,
+            a.peaks.fp4,
+            a.architecture
+        );
+        let pre_fp8 = matches!(
+            a.architecture,
+            Architecture::Volta | Architecture::Turing | Architecture::Ampere
+        );
+        assert_eq!(
+            matches!(a.peaks.fp8, Peak::NotSupported),
+            pre_fp8,
+            "{}",
+            a.id
+        );
+    }
+    // The Hopper parts are the ones the name rule the simulator used before found (H100,
+    // H200, H800, GH200 in an NVIDIA name): the data changes no result.
+    let by_name: HashSet<&str> = cat()
+        .accelerators
+        .iter()
+        .filter(|a| {
+            a.vendor.starts_with("NVIDIA")
+                && ["H100", "H200", "H800", "GH200"]
+                    .iter()
+                    .any(|n| a.name.contains(n))
+        })
+        .map(|a| a.id.as_str())
+        .collect();
+    let by_data: HashSet<&str> = cat()
+        .accelerators
+        .iter()
+        .filter(|a| a.architecture == Architecture::Hopper)
+        .map(|a| a.id.as_str())
+        .collect();
+    assert_eq!(by_name, by_data);
+    assert_eq!(by_data.len(), 7);
+    // A custom accelerator's architecture is unknown, with no source.
+    let c = custom().validate().expect("valid");
+    assert_eq!(c.architecture, Architecture::Unknown);
+    assert!(c.architecture_source.is_empty());
+}
+
+#[test]
+fn an_unknown_architecture_is_refused_with_the_column_named() {
+    let full = include_str!("../data/accelerators.csv");
+    let bad = full.replacen(",turing,", ",kepler,", 1);
+    assert_ne!(bad, full);
+    let e = Catalog::parse(&bad).expect_err("kepler is not listed");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("architecture") && msg.contains("kepler"),
+        "{msg}"
+    );
+}

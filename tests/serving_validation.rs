@@ -12,7 +12,7 @@
 //! static benchmarks of `data/perf_calibration.csv`, so none of these rows was seen by the fit.
 //! The server's frontend path (`EngineConfig::frontend_overhead_ms`, default
 //! `DEFAULT_FRONTEND_OVERHEAD_MS`) was fitted on one row, CSV line 2, and the compute factor of
-//! vLLM's Marlin MXFP4 MoE kernel on Hopper (`step_time::MARLIN_HOPPER_MOE_COMPUTE`) on one
+//! vLLM's Marlin MXFP4 MoE kernel on Hopper (`calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE`) on one
 //! row, CSV line 25 ([`FIT_ROWS`]): those rows are run and printed but left out of the
 //! held-out figures, and `frontend_default_is_the_fit_on_its_row` and
 //! `marlin_hopper_moe_compute_is_the_fit_on_its_row` recompute the fits.
@@ -37,7 +37,7 @@ const CSV: &str = include_str!("fixtures/serving_observations.csv");
 /// CSV lines a default was fitted on: run and printed, never counted in the held-out figures.
 /// Line 2 (GPUStack, Qwen3-8B on one H100, `--max-concurrency 1`) fixes the frontend path;
 /// line 25 (GPUStack, gpt-oss-120b on two H100s, 1,000 ShareGPT prompts at once) fixes
-/// `step_time::MARLIN_HOPPER_MOE_COMPUTE` (its median TPOT).
+/// `calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE` (its median TPOT).
 const FIT_ROWS: &[usize] = &[2, 25];
 
 /// The statistics compared, with their column in the CSV.
@@ -333,11 +333,19 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
 
 /// Runs one mapped case.
 fn run_case(c: &Case) -> SimResult {
+    run_case_with(c, None)
+}
+
+/// [`run_case`] with the Marlin-on-Hopper compute factor `k` in place of the fitted constant.
+fn run_case_with(c: &Case, k: Option<f64>) -> SimResult {
     let cat = Catalog::builtin();
     let m = parse_model_text(preset(c.model).expect("preset").json).expect("model");
     let gpu = cat.get(c.gpu).expect("gpu");
     let mut rep = Replica::new(&m, gpu, &c.engine, &Efficiencies::default())
         .unwrap_or_else(|e| panic!("line {}: {e}", c.line));
+    if let Some(k) = k {
+        rep = rep.with_marlin_hopper_moe_compute(k);
+    }
     rep.run(&c.workload, None, Budget::default())
         .unwrap_or_else(|e| panic!("line {}: {e}", c.line))
 }
@@ -524,14 +532,12 @@ fn gpt_oss_kv_pool_with_the_weights_vllm_logs() {
     }
 }
 
-/// `MARLIN_HOPPER_MOE_COMPUTE` is the fit on its one row, CSV line 25: the factor whose
+/// `FIT_MARLIN_HOPPER_MOE_COMPUTE` is the fit on its one row, CSV line 25: the factor whose
 /// simulation gives the row's measured median TPOT, found by bisection in ln k, within 3% of
 /// the constant; and the constant reproduces the row's median TPOT within 3%.
 #[test]
 fn marlin_hopper_moe_compute_is_the_fit_on_its_row() {
-    use llm_serving_calculator::core::sim::step_time::{
-        with_marlin_hopper_moe_compute, MARLIN_HOPPER_MOE_COMPUTE,
-    };
+    use llm_serving_calculator::core::calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE;
     let line = 25;
     assert!(FIT_ROWS.contains(&line));
     let (cases, _) = cases();
@@ -540,7 +546,7 @@ fn marlin_hopper_moe_compute_is_the_fit_on_its_row() {
         .find(|c| c.line == line)
         .expect("the fit row is mapped");
     let measured = *c.measured.get("median_tpot").expect("median TPOT");
-    let tpot = |k: f64| with_marlin_hopper_moe_compute(k, || run_case(&c).tpot_ms.median);
+    let tpot = |k: f64| run_case_with(&c, Some(k)).tpot_ms.median;
     // A lower factor makes the experts slower: TPOT falls as k rises.
     let (mut lo, mut hi) = (0.05f64.ln(), 1.0f64.ln());
     assert!(tpot(lo.exp()) > measured && tpot(hi.exp()) < measured);
@@ -553,14 +559,14 @@ fn marlin_hopper_moe_compute_is_the_fit_on_its_row() {
         }
     }
     let fitted = (0.5 * (lo + hi)).exp();
-    let with = tpot(MARLIN_HOPPER_MOE_COMPUTE);
+    let with = tpot(FIT_MARLIN_HOPPER_MOE_COMPUTE);
     println!(
         "line {line}: measured median TPOT {measured} ms; fitted factor {fitted:.4} \
-         (constant {MARLIN_HOPPER_MOE_COMPUTE}); with the constant {with:.2} ms"
+         (constant {FIT_MARLIN_HOPPER_MOE_COMPUTE}); with the constant {with:.2} ms"
     );
     assert!(
-        ((fitted - MARLIN_HOPPER_MOE_COMPUTE) / MARLIN_HOPPER_MOE_COMPUTE).abs() <= 0.03,
-        "fitted {fitted:.4} against the constant {MARLIN_HOPPER_MOE_COMPUTE}"
+        ((fitted - FIT_MARLIN_HOPPER_MOE_COMPUTE) / FIT_MARLIN_HOPPER_MOE_COMPUTE).abs() <= 0.03,
+        "fitted {fitted:.4} against the constant {FIT_MARLIN_HOPPER_MOE_COMPUTE}"
     );
     assert!(
         ((with - measured) / measured).abs() <= 0.03,

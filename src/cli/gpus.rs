@@ -57,6 +57,8 @@ pub fn to_json(a: &Accelerator) -> Value {
         "aliases": a.aliases,
         "vendor": a.vendor,
         "form_factor": a.form_factor,
+        "architecture": a.architecture.id(),
+        "architecture_source": a.architecture_source,
         "memory_bytes": a.capacity().0,
         "memory_basis": a.capacity_basis(),
         "memory_marketed_gb": a.memory_marketed_gb,

@@ -10,23 +10,28 @@
 //! JSON fields: `kv_cache_gib` (available KV memory, GiB), `kv_cache_bytes`,
 //! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`,
 //! `fits_max_model_len`, `paging`, `inputs` (every term with its value in GiB and its source:
-//! `user`, `catalog`, `estimate` or `config`), `log_lines`, `derivations`, `notes`.
-//! Without `--weights-gib`, `--activation-gib` and `--non-torch-gib` the weights come from the
-//! config (sharded by TP), the activation peak and non-torch memory from the documented
-//! estimates in `core::memory`. `--available-kv-gib` skips the subtraction.
+//! `user`, `catalog`, `vllm_log` (a figure vLLM logged for that GPU), `estimate` or `config`), `log_lines`, `derivations`, `notes`.
+//! Without `--gpu-memory-gib`, `--weights-gib`, `--activation-gib` and `--non-torch-gib` the
+//! terms are the ones the serving simulator and the app use (`core::calc::memory::vllm_start`):
+//! the total memory as vLLM sees the `--gpu` (its logged `total_gpu_memory` where one is
+//! known, e.g. 79.22 GiB on an H100 80 GB, else the catalog's capacity), the weights as vLLM
+//! loads them (the config's sharded by TP, plus MXFP4 MoE experts padded for Marlin on that
+//! GPU), the activation peak of one `--max-num-batched-tokens` chunk sampling `--max-num-seqs`
+//! rows (both defaulting as vLLM does by that total), and the non-torch estimate.
+//! `--available-kv-gib` skips the subtraction.
 
 use super::args::stdout_error;
 use super::{write_json, Args, CliError};
 use crate::core::base::Bytes;
 use crate::core::base::Dtype;
 use crate::core::base::{Derivation, Source};
+use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
-    activation_estimate, default_max_num_batched_tokens, non_torch_estimate, vllm_budget,
-    ActivationParams, KvProfile, Paging, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate, vllm_activation,
+    vllm_budget, vllm_loaded_weights, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine,
+    VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, VLLM_TOTAL_LOGGED,
 };
-use crate::core::calc::{checkpoint, default_kv_dtype};
-use crate::core::hardware::Catalog;
+use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
 use crate::core::model::ModelDesc;
 use serde_json::{json, Value};
@@ -48,6 +53,7 @@ fn source_kind(s: &Source) -> &'static str {
     match s {
         Source::User(_) => "user",
         Source::Catalog(_) => "catalog",
+        Source::Derived(d) if d == VLLM_TOTAL_LOGGED => "vllm_log",
         Source::ConfigKey(_) => "config",
         Source::Default(_) | Source::Derived(_) => "estimate",
     }
@@ -100,16 +106,19 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
     })
 }
 
-/// Total memory: given, or from the catalog; above 0.
-fn total_memory(args: &Args) -> Result<(Bytes, Source), CliError> {
-    let (total, total_source) = match (gib_opt(args, "gpu-memory-gib")?, args.get("gpu")) {
+/// Total memory: given, or as vLLM sees the catalog GPU (`core::calc::vllm_total`, its
+/// derivation pushed); above 0.
+fn total_memory(
+    args: &Args,
+    gpu: Option<&Accelerator>,
+    derivations: &mut Vec<Derivation>,
+) -> Result<(Bytes, Source), CliError> {
+    let (total, total_source) = match (gib_opt(args, "gpu-memory-gib")?, gpu) {
         (Some(g), _) => (g, Source::User("gpu_memory_gib".into())),
-        (None, Some(id)) => {
-            let acc = Catalog::builtin().get(id)?;
-            (
-                acc.capacity(),
-                Source::Catalog(format!("{} memory", acc.id)),
-            )
+        (None, Some(acc)) => {
+            let t = vllm_total(acc);
+            derivations.push(t.derivation);
+            (t.bytes, t.source)
         }
         (None, None) => {
             return Err(CliError::Usage(
@@ -123,49 +132,42 @@ fn total_memory(args: &Args) -> Result<(Bytes, Source), CliError> {
     Ok((total, total_source))
 }
 
-/// Weights per GPU: given, or the checkpoint's sharded by TP (derivations pushed).
+/// Weights per GPU: given, or as vLLM loads them (`core::calc::vllm_loaded_weights`: the
+/// checkpoint's sharded by TP, plus the MXFP4 MoE padding of the named GPU's kernel;
+/// derivations pushed).
 fn weights_term(
     args: &Args,
     model: &ModelDesc,
     tp: u64,
+    gpu: Option<&Accelerator>,
     derivations: &mut Vec<Derivation>,
 ) -> Result<(Bytes, Source), CliError> {
     Ok(match gib_opt(args, "weights-gib")? {
         Some(w) => (w, Source::User("weights_gib".into())),
         None => {
-            let w = checkpoint(model, tp)?;
-            derivations.push(w.derivation);
-            derivations.push(w.per_gpu_derivation);
-            (w.per_gpu, Source::Derived("weights_per_gpu".into()))
+            let w = vllm_loaded_weights(model, None, tp, gpu)?;
+            derivations.push(w.checkpoint.derivation);
+            derivations.push(w.checkpoint.per_gpu_derivation);
+            derivations.extend(w.derivation);
+            (w.bytes, w.source)
         }
     })
 }
 
-/// Activation peak: given, or estimated for a chunk of `mnbt` tokens (derivation pushed).
+/// Activation peak: given, or vLLM's profiling run under `e` (`core::calc::vllm_activation`,
+/// derivation pushed).
 fn activation_term(
     args: &Args,
     model: &ModelDesc,
-    (mnbt, tp): (u64, u64),
+    e: &VllmEngine,
     derivations: &mut Vec<Derivation>,
 ) -> Result<(Bytes, Source), CliError> {
     Ok(match gib_opt(args, "activation-gib")? {
         Some(a) => (a, Source::User("activation_gib".into())),
         None => {
-            let ap = ActivationParams {
-                chunk_tokens: mnbt,
-                logit_rows: args
-                    .u64_opt("max-num-seqs")?
-                    .unwrap_or(DEFAULT_MAX_NUM_SEQS),
-                act: if model.weights.base.bits() >= 16 && model.weights.base != Dtype::Fp32 {
-                    model.weights.base
-                } else {
-                    Dtype::Bf16
-                },
-                tp,
-            };
-            let (a, d) = activation_estimate(model, &ap)?;
+            let (a, d) = vllm_activation(model, e)?;
             derivations.push(d);
-            (a, Source::Derived("mem_activation_estimate".into()))
+            (a, Source::Derived("vllm_activation_peak".into()))
         }
     })
 }
@@ -174,14 +176,28 @@ fn activation_term(
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let model = parse_model_text(&args.read_file("config")?)?;
     let o = options(args, &model)?;
-    let (total, total_source) = total_memory(args)?;
-    let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp)?;
+    let gpu = match args.get("gpu") {
+        Some(id) => Some(Catalog::builtin().get(id)?),
+        None => None,
+    };
     let mut derivations = Vec::new();
-    let (w, w_src) = weights_term(args, &model, o.tp, &mut derivations)?;
-    let mnbt = args
-        .u64_opt("max-num-batched-tokens")?
-        .unwrap_or_else(|| default_max_num_batched_tokens(total));
-    let (act, act_src) = activation_term(args, &model, (mnbt, o.tp), &mut derivations)?;
+    let (total, total_source) = total_memory(args, gpu, &mut derivations)?;
+    let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp)?;
+    let engine = VllmEngine {
+        tp: o.tp,
+        weights_dtype: None,
+        gpu_memory_utilization: o.util,
+        block_size: o.block_size,
+        max_model_len: o.max_model_len,
+        max_num_batched_tokens: args
+            .u64_opt("max-num-batched-tokens")?
+            .unwrap_or_else(|| default_max_num_batched_tokens(total)),
+        max_num_seqs: args
+            .u64_opt("max-num-seqs")?
+            .unwrap_or_else(|| default_max_num_seqs(total)),
+    };
+    let (w, w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
+    let (act, act_src) = activation_term(args, &model, &engine, &mut derivations)?;
     let (nt, nt_src) = match gib_opt(args, "non-torch-gib")? {
         Some(n) => (n, Source::User("non_torch_gib".into())),
         None => (
@@ -202,7 +218,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         available_kv_override: gib_opt(args, "available-kv-gib")?,
         block_size: o.block_size,
         max_model_len: o.max_model_len,
-        max_num_batched_tokens: mnbt,
+        max_num_batched_tokens: engine.max_num_batched_tokens,
     };
     let b = vllm_budget(&inp, &profile)?;
     derivations.extend(b.derivations.iter().cloned());

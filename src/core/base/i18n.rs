@@ -1142,6 +1142,35 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     // --- serving: the frontend path (issue 17 part 8) ---
     ("rng_sim_frontend_overhead", "from 0 to 10,000 ms", "0 ~ 10,000 ms"),
     ("sv_frontend_overhead", "frontend path per request (HTTP, chat template, tokenization, streaming; added to TTFT)", "요청당 프런트엔드 경로 (HTTP, 채팅 템플릿, 토큰화, 스트리밍; TTFT에 더함)"),
+    // --- vllm memory home ---
+    ("vllm_total_memory", "Total GPU memory as vLLM sees it", "vLLM이 보는 전체 GPU 메모리"),
+    ("vllm_loaded_weights", "Weights as vLLM loads them", "vLLM이 올리는 가중치"),
+    ("vllm_activation_peak", "Activation peak of vLLM's profiling run (estimate)", "vLLM 프로파일링 실행의 활성값 최대치 (추정)"),
+    ("term_memory_smi", "Memory in the catalog (nvidia-smi)", "카탈로그의 메모리 (nvidia-smi)"),
+    ("term_mxfp4_marlin_padding", "Padding of the MXFP4 experts for Marlin", "Marlin을 위한 MXFP4 전문가 패딩"),
+    (
+        "note_vllm_total_logged",
+        "vLLM's budget starts from the total PyTorch reports (torch.cuda.mem_get_info), which vLLM logs as total_gpu_memory: 79.22 GiB on an H100 80 GB (vllm-project/vllm PR #10511 and #12126), below the 79.65 GiB nvidia-smi prints.",
+        "vLLM의 예산은 PyTorch가 보고하는 전체 메모리(torch.cuda.mem_get_info)에서 시작하며, vLLM은 이를 total_gpu_memory로 기록합니다: H100 80 GB에서 79.22 GiB(vllm-project/vllm PR #10511, #12126)로, nvidia-smi가 출력하는 79.65 GiB보다 작습니다.",
+    ),
+    (
+        "note_vllm_total_catalog",
+        "No vLLM log of this GPU's total_gpu_memory is known: the catalog's capacity (driver-reported where known) stands in for it. vLLM usually sees a little less (0.43 GiB less on an H100 80 GB).",
+        "이 GPU의 total_gpu_memory를 기록한 vLLM 로그가 알려져 있지 않아 카탈로그의 용량(알려진 경우 드라이버 보고값)을 대신 씁니다. vLLM이 보는 값은 보통 조금 더 작습니다(H100 80 GB에서 0.43 GiB 작음).",
+    ),
+    (
+        "note_vllm_marlin_padding",
+        "On NVIDIA GPUs without native FP4, vLLM runs MXFP4 MoE experts through Marlin, which pads the intermediate size per GPU to a multiple of 128 and the hidden size to 256 (vLLM mxfp4.py): gpt-oss-120b on one H100 loads 65.90 GiB against the 65.97 GiB vLLM logged (vllm-project/vllm#23278).",
+        "네이티브 FP4가 없는 NVIDIA GPU에서 vLLM은 MXFP4 MoE 전문가를 Marlin으로 실행하며, Marlin은 GPU당 중간 크기를 128의 배수로, 은닉 크기를 256의 배수로 채웁니다(vLLM mxfp4.py): H100 한 장의 gpt-oss-120b는 65.90 GiB를 올리며, vLLM 로그는 65.97 GiB입니다(vllm-project/vllm#23278).",
+    ),
+    ("src_vllm_total_logged", "total_gpu_memory in vLLM's start-up log on this GPU (vllm-project/vllm PR #10511, #12126)", "이 GPU에서 vLLM 시작 로그의 total_gpu_memory (vllm-project/vllm PR #10511, #12126)"),
+    ("src_vllm_weights_padded", "checkpoint bytes per GPU + Marlin padding of the MXFP4 experts", "GPU당 체크포인트 바이트 + MXFP4 전문가의 Marlin 패딩"),
+    (
+        "sv_math_arch_unknown",
+        "This accelerator's architecture is not known (a custom entry): no generation-specific kernel factor applies (the Marlin MXFP4 experts' compute factor is for Hopper parts only), and vLLM's total memory is taken as the capacity entered.",
+        "이 가속기의 아키텍처는 알 수 없습니다(사용자 정의 항목): 세대별 커널 계수는 적용하지 않으며(Marlin MXFP4 전문가 계산 계수는 Hopper 제품에만 해당), vLLM의 전체 메모리는 입력한 용량으로 봅니다.",
+    ),
+    ("src_vllm_marlin_padding", "Marlin's alignment: intermediate size per GPU to 128, hidden size to 256 (vLLM mxfp4.py)", "Marlin 정렬: GPU당 중간 크기를 128로, 은닉 크기를 256으로 (vLLM mxfp4.py)"),
 ];
 
 /// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.

@@ -24,6 +24,81 @@ pub struct Price {
     pub date: String,
 }
 
+/// The chip's architecture, from the catalog's `architecture` column (each row names its
+/// source in `architecture_source`: NVIDIA's compute-capability table, ROCm's hardware table,
+/// the vendors' pages). What depends on the generation of the chip (vLLM's kernel for MXFP4
+/// experts on Hopper, for one) reads it here, never from the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Architecture {
+    /// NVIDIA Volta (compute capability 7.0).
+    Volta,
+    /// NVIDIA Turing (7.5).
+    Turing,
+    /// NVIDIA Ampere (8.0, 8.6).
+    Ampere,
+    /// NVIDIA Ada Lovelace (8.9).
+    Ada,
+    /// NVIDIA Hopper (9.0).
+    Hopper,
+    /// NVIDIA Blackwell (10.0, 10.3, 12.0).
+    Blackwell,
+    /// AMD CDNA 2 (gfx90a).
+    Cdna2,
+    /// AMD CDNA 3 (gfx942).
+    Cdna3,
+    /// AMD CDNA 4 (gfx950).
+    Cdna4,
+    /// Intel Gaudi.
+    Gaudi,
+    /// Google TPU.
+    Tpu,
+    /// AWS Neuron (Inferentia, Trainium).
+    Neuron,
+    /// Apple silicon GPU.
+    Apple,
+    /// Not known: a custom accelerator. Nothing generation-specific applies to it (no
+    /// Hopper-only kernel factor, for one).
+    Unknown,
+}
+
+impl Architecture {
+    /// Every architecture with its identifier in the catalog's `architecture` column.
+    pub const ALL: &'static [(Architecture, &'static str)] = &[
+        (Architecture::Volta, "volta"),
+        (Architecture::Turing, "turing"),
+        (Architecture::Ampere, "ampere"),
+        (Architecture::Ada, "ada"),
+        (Architecture::Hopper, "hopper"),
+        (Architecture::Blackwell, "blackwell"),
+        (Architecture::Cdna2, "cdna2"),
+        (Architecture::Cdna3, "cdna3"),
+        (Architecture::Cdna4, "cdna4"),
+        (Architecture::Gaudi, "gaudi"),
+        (Architecture::Tpu, "tpu"),
+        (Architecture::Neuron, "neuron"),
+        (Architecture::Apple, "apple"),
+        (Architecture::Unknown, "unknown"),
+    ];
+
+    /// The architecture a column value names (case-insensitive), if any.
+    pub fn parse(s: &str) -> Option<Architecture> {
+        let t = s.trim();
+        Architecture::ALL
+            .iter()
+            .find(|(_, id)| id.eq_ignore_ascii_case(t))
+            .map(|(a, _)| *a)
+    }
+
+    /// Its identifier in the catalog's `architecture` column.
+    pub fn id(self) -> &'static str {
+        Architecture::ALL
+            .iter()
+            .find(|(a, _)| *a == self)
+            .map_or("unknown", |(_, id)| id)
+    }
+}
+
 /// Where [`Accelerator::capacity`] takes its figure from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -96,6 +171,10 @@ pub struct Accelerator {
     pub vendor: String,
     /// Form factor.
     pub form_factor: String,
+    /// Architecture ([`Architecture::Unknown`] for a custom accelerator).
+    pub architecture: Architecture,
+    /// Where the architecture comes from (empty for a custom accelerator).
+    pub architecture_source: String,
     /// Memory as marketed, in the vendor's "GB" (often really GiB for HBM).
     pub memory_marketed_gb: f64,
     /// Memory as the driver reports it, when known (MiB × 2^20).

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
 pub use super::accelerator::{
-    Accelerator, CapacityBasis, PrecisionNote, PrecisionReason, Price, CUSTOM_PREFIX,
+    Accelerator, Architecture, CapacityBasis, PrecisionNote, PrecisionReason, Price, CUSTOM_PREFIX,
     UNIFIED_MEMORY_GPU_SHARE,
 };
 pub use super::custom::CustomAccelerator;
@@ -401,6 +401,24 @@ impl Row<'_> {
             aliases,
             vendor: self.required_text("vendor")?,
             form_factor: self.required_text("form_factor")?,
+            architecture: {
+                let t = self.required_text("architecture")?;
+                Architecture::parse(&t).ok_or_else(|| {
+                    self.err(
+                        "architecture",
+                        &format!(
+                            "\"{}\" is not one of {}",
+                            shorten(&t),
+                            Architecture::ALL
+                                .iter()
+                                .map(|(_, id)| *id)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })?
+            },
+            architecture_source: self.required_text("architecture_source")?,
             memory_marketed_gb: self.required_number("mem_marketed_gb")?,
             memory_reported: mib.map(|m| Bytes(m * MIB)),
             memory_type: self.required_text("mem_type")?,
@@ -455,6 +473,7 @@ mod tests {
     fn without_sources(mut c: Catalog) -> Catalog {
         for a in &mut c.accelerators {
             a.source.clear();
+            a.architecture_source.clear();
             a.notes.clear();
         }
         c
@@ -475,7 +494,7 @@ mod tests {
         let cols: Vec<csv::Column> = header
             .iter()
             .map(|h| match h.as_str() {
-                "source" => (h.as_str(), h.as_str(), pointer),
+                "source" | "architecture_source" => (h.as_str(), h.as_str(), pointer),
                 "notes" => (h.as_str(), h.as_str(), empty),
                 _ => (h.as_str(), h.as_str(), same),
             })

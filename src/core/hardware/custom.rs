@@ -1,7 +1,7 @@
 //! A user-entered accelerator ([`CustomAccelerator`]): the few figures the calculator needs,
 //! checked and turned into an [`Accelerator`], and carried in the URL as `key=value;…`.
 
-use super::accelerator::{Accelerator, Price, CUSTOM_PREFIX};
+use super::accelerator::{Accelerator, Architecture, Price, CUSTOM_PREFIX};
 use super::interconnect::{Interconnect, Topology};
 use super::peak::{Peak, Peaks};
 use crate::core::base::error::{shorten, CalcError, Phrase};
@@ -148,6 +148,8 @@ impl CustomAccelerator {
             aliases: Vec::new(),
             vendor: String::from("custom"),
             form_factor: String::from("custom"),
+            architecture: Architecture::Unknown,
+            architecture_source: String::new(),
             memory_marketed_gb: memory_gib,
             memory_reported: Some(memory),
             memory_type: String::from("custom"),

@@ -19,9 +19,7 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::Tokens;
 use crate::core::base::units::{fmt_sig, Bytes};
-use crate::core::calc::memory::{
-    self, non_torch_estimate, textbook_for, what_would_fit, KvProfile, Suggestion, VllmInputs,
-};
+use crate::core::calc::memory::{self, textbook_for, what_would_fit, KvProfile, Suggestion};
 use crate::core::calc::{kv, weights};
 use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::config::parse_model_text;
@@ -489,15 +487,16 @@ fn gpu_report(
     let tp = weights.tp;
     let (w_gpu, d_wgpu) = (weights.per_gpu, weights.per_gpu_derivation.clone());
     let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
-    let vin = vllm_inputs(s.budget, &acc, w_gpu, inp.activation_reserve, tp, ctx);
-    let vb = memory::vllm_budget(&vin, profile)?;
+    let start = vllm_start_for(s, model, &acc, tp, ctx)?;
+    let vin = &start.inputs;
+    let vb = memory::vllm_budget(vin, profile)?;
     let kv_load = profile.per_batch(s.concurrency, ctx);
     let (requests, bar) = match s.budget {
         BudgetRule::Textbook => (
             tb.practical,
             MemoryBar::new(
                 acc.name.clone(),
-                vin.total_memory,
+                inp.usable_capacity,
                 w_gpu,
                 kv_load,
                 inp.activation_reserve,
@@ -515,9 +514,9 @@ fn gpu_report(
                 MemoryBar::new(
                     acc.name.clone(),
                     vin.total_memory,
-                    w_gpu,
+                    vin.weights,
                     kv_load,
-                    inp.activation_reserve,
+                    vin.activation_peak,
                     vin.non_torch + reserved,
                 ),
             )
@@ -536,6 +535,7 @@ fn gpu_report(
         .map(|p| p / requests as f64);
     let mut derivations = vec![d_wgpu, d_act];
     derivations.extend(tb.derivations);
+    derivations.extend(start.derivations());
     derivations.extend(vb.derivations.clone());
     if let (Some(p), Some(c)) = (usd_per_hour, usd_per_request_hour) {
         derivations.push(cost_derivation(&acc, p, c, tp, requests));
@@ -562,42 +562,26 @@ fn gpu_report(
     })
 }
 
-/// vLLM's inputs for one GPU: the chosen rule's utilization and block size (vLLM's defaults
-/// under the textbook rule), the weights per GPU and the activation reserve.
-fn vllm_inputs(
-    budget: BudgetRule,
+/// vLLM's inputs for one GPU (`memory::vllm_start`, as the serving simulator and `llmcalc
+/// vllm` find them): the chosen rule's utilization and block size (vLLM's defaults under the
+/// textbook rule), the scenario's weight precision, `max_model_len` = the context length.
+fn vllm_start_for(
+    s: &Scenario,
+    model: &ModelDesc,
     acc: &Accelerator,
-    w_gpu: Bytes,
-    activation_reserve: Bytes,
     tp: u64,
     ctx: u64,
-) -> VllmInputs {
-    let (gmu, bs) = match budget {
-        BudgetRule::Vllm {
-            gpu_memory_utilization,
-            block_size,
-        } => (gpu_memory_utilization, u64::from(block_size)),
-        BudgetRule::Textbook => (
-            memory::DEFAULT_GPU_MEMORY_UTILIZATION,
-            memory::DEFAULT_BLOCK_SIZE,
-        ),
-    };
-    let total = acc.capacity();
-    VllmInputs {
-        total_memory: total,
-        total_source: Source::Catalog("memory_reported".into()),
-        gpu_memory_utilization: gmu,
-        weights: w_gpu,
-        weights_source: Source::Derived("weights_per_gpu".into()),
-        activation_peak: activation_reserve,
-        activation_source: Source::Derived("mem_activation_estimate".into()),
-        non_torch: non_torch_estimate(tp),
-        non_torch_source: Source::Default("non_torch_estimate".into()),
-        available_kv_override: None,
-        block_size: bs,
-        max_model_len: ctx,
-        max_num_batched_tokens: memory::default_max_num_batched_tokens(total),
+) -> Result<memory::VllmStart, CalcError> {
+    let mut e = memory::VllmEngine::defaults(acc, tp, s.weight_dtype, ctx);
+    if let BudgetRule::Vllm {
+        gpu_memory_utilization,
+        block_size,
+    } = s.budget
+    {
+        e.gpu_memory_utilization = gpu_memory_utilization;
+        e.block_size = u64::from(block_size);
     }
+    memory::vllm_start(model, acc, &e)
 }
 
 /// The fit verdict: no weights room, all requests and the bar fit, some requests, or none.

@@ -23,7 +23,7 @@ use crate::core::base::derivation::{Derivation, Source, Term};
 use crate::core::base::error::CalcError;
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::base::units::fmt_sig;
-use crate::core::hardware::catalog::{Accelerator, Catalog};
+use crate::core::hardware::catalog::{Accelerator, Architecture, Catalog};
 use crate::core::model::ModelDesc;
 use crate::core::present::report::{accelerator_of, scenario_model};
 use crate::core::present::serving_bench::{run_bench_job, BenchView};
@@ -487,7 +487,11 @@ fn step_math(
                 Source::Derived("input + output / 2".into()),
             ),
         ],
-        notes: vec!["sv_math_note".into()],
+        notes: if acc.architecture == Architecture::Unknown {
+            vec!["sv_math_note".into(), "sv_math_arch_unknown".into()]
+        } else {
+            vec!["sv_math_note".into()]
+        },
     }
 }
 

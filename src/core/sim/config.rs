@@ -4,9 +4,10 @@
 //! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
 //! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), `block_size` 16,
 //! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings`.
-//! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`): total memory ×
-//! utilization − weights − the activation peak of a `max_num_batched_tokens` chunk −
-//! non-torch memory, paged in blocks; `num_gpu_blocks_override` (vLLM's flag of that name)
+//! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
+//! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
+//! use): total memory × utilization − weights − the activation peak of a
+//! `max_num_batched_tokens` chunk − non-torch memory, paged in blocks; `num_gpu_blocks_override` (vLLM's flag of that name)
 //! replaces it, for a run whose log states the figure. The total is what vLLM sees
 //! (`core::memory::vllm_total_memory`: 79.22 GiB on an H100 80 GB, as its logs print, not
 //! nvidia-smi's 79.65) and the weights are laid out as vLLM's kernels need them
@@ -21,18 +22,16 @@
 //! TPOT and ITL do not. The default, [`DEFAULT_FRONTEND_OVERHEAD_MS`], is a measurement
 //! (its source is on the constant).
 
-use crate::core::base::derivation::Source;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
-    activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, mxfp4_moe_layout,
-    mxfp4_moe_padding, non_torch_estimate, vllm_budget, vllm_total_memory, ActivationParams,
-    KvLayerKind, KvProfile, Mxfp4MoeLayout, Paging, VllmBudget, VllmInputs, DEFAULT_BLOCK_SIZE,
+    default_max_num_batched_tokens, default_max_num_seqs, vllm_budget, vllm_start,
+    vllm_total_memory, KvLayerKind, KvProfile, Paging, VllmBudget, VllmEngine, DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
-use crate::core::calc::weights::{chosen, format_for};
+use crate::core::calc::weights::format_for;
 use crate::core::hardware::Accelerator;
 use crate::core::model::ModelDesc;
 use serde::{Deserialize, Serialize};
@@ -272,64 +271,35 @@ impl EngineConfig {
         })
     }
 
-    /// vLLM's budget with the documented estimates: the total memory vLLM sees
-    /// (`memory::vllm_total_memory`), weights of the chosen precision sharded by TP plus the
-    /// padding of vLLM's MXFP4 MoE kernel layout (`memory::mxfp4_moe_padding`), the activation
-    /// peak of one chunk, the non-torch estimate.
+    /// vLLM's budget from the inputs `memory::vllm_start` finds (the one home of what vLLM
+    /// has for the KV cache: the total memory vLLM sees, the weights as its kernels lay them
+    /// out, the activation peak of one chunk, the non-torch estimate).
     fn budget(
         &self,
         model: &ModelDesc,
         gpu: &Accelerator,
         (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
     ) -> Result<(VllmBudget, KvProfile), CalcError> {
-        let total = vllm_total_memory(gpu);
-        let layout = if self.weights_dtype.is_none() {
-            mxfp4_moe_layout(gpu)
-        } else {
-            Mxfp4MoeLayout::Checkpoint
-        };
-        let weights =
-            chosen(model, self.weights_dtype, tp)?.per_gpu + mxfp4_moe_padding(model, tp, layout);
         let base = model.weights.base;
         let fmt_base = match self.weights_dtype {
             Some(d) => format_for(d, base).base,
             None => base,
         };
         let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
-        let act = if base.bits() >= 16 && base != Dtype::Fp32 {
-            base
-        } else {
-            Dtype::Bf16
-        };
-        let (activation, _) = activation_estimate(
+        let start = vllm_start(
             model,
-            &ActivationParams {
-                chunk_tokens: mnbt,
-                logit_rows: seqs,
-                act,
+            gpu,
+            &VllmEngine {
                 tp,
+                weights_dtype: self.weights_dtype,
+                gpu_memory_utilization: self.gpu_memory_utilization,
+                block_size,
+                max_model_len: mml,
+                max_num_batched_tokens: mnbt,
+                max_num_seqs: seqs,
             },
         )?;
-        let util = self.gpu_memory_utilization;
-        let inp = VllmInputs {
-            total_memory: total,
-            total_source: if total == gpu.capacity() {
-                Source::Catalog("memory".into())
-            } else {
-                Source::Derived("vllm_total_memory".into())
-            },
-            gpu_memory_utilization: util,
-            weights,
-            weights_source: Source::Derived("weights_per_gpu".into()),
-            activation_peak: activation,
-            activation_source: Source::Derived("mem_activation_estimate".into()),
-            non_torch: non_torch_estimate(tp),
-            non_torch_source: Source::Default("non_torch_estimate".into()),
-            available_kv_override: None,
-            block_size,
-            max_model_len: mml,
-            max_num_batched_tokens: mnbt,
-        };
+        let inp = start.inputs;
         let profile = KvProfile::from_model(model, kv, tp)?;
         Ok((vllm_budget(&inp, &profile)?, profile))
     }

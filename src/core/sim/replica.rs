@@ -54,6 +54,17 @@ impl Replica {
         })
     }
 
+    /// The same replica with the Marlin-on-Hopper compute factor `k` in place of the fitted
+    /// constant (`StepModel::with_marlin_hopper_moe_compute`; the step times computed so far
+    /// are dropped): the fit of that constant passes its trial values through this.
+    pub fn with_marlin_hopper_moe_compute(self, k: f64) -> Replica {
+        Replica {
+            resolved: self.resolved,
+            steps: self.steps.with_marlin_hopper_moe_compute(k),
+            cache: StepCache::default(),
+        }
+    }
+
     /// The engine figures in use.
     pub fn resolved(&self) -> &Resolved {
         &self.resolved

@@ -48,7 +48,7 @@ use crate::core::calc::perf::{
     PerfNote, Phase, Workload, FIT_MARLIN_HOPPER_MOE_COMPUTE,
 };
 use crate::core::calc::roofline::expected_distinct_experts;
-use crate::core::hardware::Accelerator;
+use crate::core::hardware::{Accelerator, Architecture};
 use crate::core::model::{Ffn, ModelDesc};
 
 const ATTN_OPS: [&str; 2] = ["op_attn_score", "op_attn_av"];
@@ -169,8 +169,10 @@ pub struct StepModel {
     /// Factor on the routed experts' FLOPs and weight bytes: vLLM's padded MXFP4 layout over
     /// the checkpoint's shapes ([`expert_layout_scale`]), 1 otherwise.
     expert_scale: f64,
-    /// Divisor of the routed experts' compute efficiency ([`MARLIN_HOPPER_MOE_COMPUTE`] where
-    /// it applies, else 1).
+    /// Whether the routed experts run through Marlin's MXFP4 kernel on Hopper.
+    marlin_on_hopper: bool,
+    /// Divisor of the routed experts' compute efficiency ([`FIT_MARLIN_HOPPER_MOE_COMPUTE`]
+    /// where it applies, else 1).
     expert_compute: f64,
     allreduces: u64,
     allreduce_bytes_per_token: f64,
@@ -220,42 +222,26 @@ fn expert_layout_scale(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f
     }
 }
 
-/// The compute factor of vLLM's Marlin MXFP4 MoE kernel on Hopper
-/// ([`crate::core::calc::perf::FIT_MARLIN_HOPPER_MOE_COMPUTE`], with its source).
-pub const MARLIN_HOPPER_MOE_COMPUTE: f64 = FIT_MARLIN_HOPPER_MOE_COMPUTE;
-
-thread_local! {
-    static MOE_COMPUTE_OVERRIDE: std::cell::Cell<Option<f64>> = const { std::cell::Cell::new(None) };
-}
-
-/// Runs `f` with [`MARLIN_HOPPER_MOE_COMPUTE`] replaced by `k` for the step models built in it
-/// on this thread (the fit's test re-derives the constant through it).
-pub fn with_marlin_hopper_moe_compute<R>(k: f64, f: impl FnOnce() -> R) -> R {
-    let before = MOE_COMPUTE_OVERRIDE.with(|c| c.replace(Some(k)));
-    let r = f();
-    MOE_COMPUTE_OVERRIDE.with(|c| c.set(before));
-    r
-}
-
-/// Whether `gpu` is a Hopper part (H100, H200, H800, GH200), by its catalog name.
+/// Whether `gpu` is a Hopper part, by the catalog's `architecture` column (H100, H200,
+/// GH200). A custom accelerator's architecture is unknown: not Hopper, so the factor is 1.
 fn is_hopper(gpu: &Accelerator) -> bool {
-    gpu.vendor.eq_ignore_ascii_case("nvidia")
-        && ["H100", "H200", "H800", "GH200"]
-            .iter()
-            .any(|n| gpu.name.contains(n))
+    gpu.architecture == Architecture::Hopper
 }
 
-/// The routed experts' compute-efficiency factor: [`MARLIN_HOPPER_MOE_COMPUTE`] for MXFP4
-/// experts on the Marlin layout of a Hopper GPU, else 1.
-fn expert_compute_factor(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f64 {
-    let marlin = wl.weights_dtype.is_none()
+/// Whether vLLM runs `model`'s routed experts through Marlin's MXFP4 kernel on a Hopper
+/// `gpu` (the case [`FIT_MARLIN_HOPPER_MOE_COMPUTE`] applies to).
+fn marlin_on_hopper(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> bool {
+    wl.weights_dtype.is_none()
         && mxfp4_moe_layout(gpu) == Mxfp4MoeLayout::Marlin
-        && mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 > 0;
-    if marlin && is_hopper(gpu) {
-        MOE_COMPUTE_OVERRIDE
-            .with(std::cell::Cell::get)
-            .unwrap_or(MARLIN_HOPPER_MOE_COMPUTE)
-            .clamp(1e-3, 1.0)
+        && mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 > 0
+        && is_hopper(gpu)
+}
+
+/// The routed experts' compute-efficiency factor: `k` (clamped to [0.001, 1]) for MXFP4
+/// experts on the Marlin layout of a Hopper GPU, else 1.
+fn expert_compute_factor(marlin_on_hopper: bool, k: f64) -> f64 {
+    if marlin_on_hopper {
+        k.clamp(1e-3, 1.0)
     } else {
         1.0
     }
@@ -358,7 +344,11 @@ impl StepModel {
             head_work: select(&d1, Phase::Decode, is_head),
             moe,
             expert_scale: expert_layout_scale(model, gpu, &wl),
-            expert_compute: expert_compute_factor(model, gpu, &wl),
+            marlin_on_hopper: marlin_on_hopper(model, gpu, &wl),
+            expert_compute: expert_compute_factor(
+                marlin_on_hopper(model, gpu, &wl),
+                FIT_MARLIN_HOPPER_MOE_COMPUTE,
+            ),
             allreduces: d1.allreduces,
             allreduce_bytes_per_token: d1.allreduce_bytes,
             decodes: 0.0,
@@ -468,6 +458,14 @@ impl StepModel {
             op.bytes = c.bytes0 + c.bytes1 * t + c.expert_bytes * d * k;
         }
         time_pass(work, &self.hw, &self.eff, self.wl.tp).ops.0
+    }
+
+    /// The same step model with the Marlin-on-Hopper compute factor `k` in place of
+    /// [`FIT_MARLIN_HOPPER_MOE_COMPUTE`] (clamped to [0.001, 1]; no effect where the factor
+    /// does not apply): the fit of that constant re-derives it through this.
+    pub fn with_marlin_hopper_moe_compute(mut self, k: f64) -> StepModel {
+        self.expert_compute = expert_compute_factor(self.marlin_on_hopper, k);
+        self
     }
 
     /// Times the routed experts at the checkpoint's shapes (as the static model does).
@@ -637,9 +635,32 @@ mod tests {
                 .expect("model")
                 .expert_compute
         };
-        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
+        assert_eq!(k("h100-sxm"), FIT_MARLIN_HOPPER_MOE_COMPUTE);
         assert_eq!(k("a100-sxm-80gb"), 1.0);
-        assert_eq!(with_marlin_hopper_moe_compute(0.5, || k("h100-sxm")), 0.5);
-        assert_eq!(k("h100-sxm"), MARLIN_HOPPER_MOE_COMPUTE);
+        let with = |gpu: &str, f: f64| {
+            StepModel::new(&m, cat.get(gpu).expect("gpu"), &wl, &eff, 4096)
+                .expect("model")
+                .with_marlin_hopper_moe_compute(f)
+                .expert_compute
+        };
+        assert_eq!(with("h100-sxm", 0.5), 0.5);
+        assert_eq!(with("a100-sxm-80gb", 0.5), 1.0);
+        // A custom accelerator with an H100's figures and name: its architecture is unknown,
+        // so no Hopper factor (the stated default), whatever its name says.
+        let custom = crate::core::hardware::CustomAccelerator {
+            name: "NVIDIA H100 SXM (mine)".into(),
+            memory_gib: 79.6,
+            bandwidth_gbps: 3350.0,
+            bf16_tflops: 989.5,
+            fp8_tflops: Some(1979.0),
+            price_usd_per_hour: None,
+            tdp_w: None,
+        }
+        .validate()
+        .expect("custom");
+        assert_eq!(custom.architecture, Architecture::Unknown);
+        let s = StepModel::new(&m, &custom, &wl, &eff, 4096).expect("model");
+        assert_eq!(s.expert_compute, 1.0);
+        assert_eq!(k("h100-sxm"), FIT_MARLIN_HOPPER_MOE_COMPUTE);
     }
 }

@@ -35,8 +35,10 @@
 //! profile
 //! (`kv_profile`), the activation reserve (`activation`), the textbook's budget (`textbook`),
 //! vLLM's budget (`vllm`), what a vLLM process sees beyond the catalog and the checkpoint
-//! (`vllm_loaded`: the total memory PyTorch reports, MXFP4 MoE experts padded for Marlin) and
-//! the memory of serving a batch (`serving`).
+//! (`vllm_loaded`: the total memory PyTorch reports, MXFP4 MoE experts padded for Marlin),
+//! the budget's inputs from a model, a GPU and the engine's knobs (`vllm_start`: the one
+//! place the simulator, the report and `llmcalc vllm` take them from) and the memory of
+//! serving a batch (`serving`).
 
 mod activation;
 mod defaults;
@@ -46,6 +48,7 @@ mod serving;
 mod textbook;
 mod vllm;
 mod vllm_loaded;
+mod vllm_start;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, ActivationParams};
@@ -61,9 +64,11 @@ pub use textbook::{
 };
 pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs};
 pub use vllm_loaded::{
-    mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_total_memory, Mxfp4MoeLayout,
-    H100_80GB_VLLM_TOTAL_GIB,
+    mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
+    vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, H100_80GB_VLLM_TOTAL_GIB,
+    VLLM_TOTAL_LOGGED,
 };
+pub use vllm_start::{activation_dtype, vllm_activation, vllm_start, VllmEngine, VllmStart};
 
 #[cfg(test)]
 mod tests {

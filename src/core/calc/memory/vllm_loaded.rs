@@ -21,27 +21,97 @@
 //!   (vllm-project/vllm#33155); Blackwell's FlashInfer paths pad both sizes to 256; ROCm pads to
 //!   its own alignment. Expert biases (bf16, about 6 MB for gpt-oss-120b) are not padded here.
 
+use super::helpers::{bytes_result, gib_str};
+use crate::core::base::derivation::{group, Derivation, Source, Term};
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::CalcError;
 use crate::core::base::units::{Bytes, GIB};
-use crate::core::hardware::catalog::{Accelerator, Peak};
+use crate::core::calc::weights::{chosen, WeightBytes};
+use crate::core::hardware::catalog::{Accelerator, Architecture, Peak};
 use crate::core::model::{Ffn, ModelDesc};
 
 /// The total memory vLLM's log reports for an H100 80 GB: 79.22 GiB (module docs).
 pub const H100_80GB_VLLM_TOTAL_GIB: f64 = 79.22;
 
+/// The source key of a total memory taken from a vLLM log ([`vllm_total`]).
+pub const VLLM_TOTAL_LOGGED: &str = "src_vllm_total_logged";
+
 /// nvidia-smi's `memory.total` of the H100 80 GB parts (SXM and PCIe), MiB.
 const H100_80GB_SMI_MIB: u64 = 81_559;
 
 /// Total GPU memory as vLLM's budget sees it: the logged `total_gpu_memory` where a vLLM log
-/// gives it for this part (the H100 80 GB, SXM or PCIe: both report 81,559 MiB to nvidia-smi
-/// and the log does not name the form factor), otherwise the catalog's capacity.
+/// gives it for this part (the H100 80 GB, SXM or PCIe: Hopper parts that report 81,559 MiB
+/// to nvidia-smi, the log not naming the form factor), otherwise the catalog's capacity.
 pub fn vllm_total_memory(gpu: &Accelerator) -> Bytes {
-    let h100_80gb = gpu.vendor.eq_ignore_ascii_case("nvidia")
-        && gpu.name.contains("H100")
+    logged_total(gpu).unwrap_or_else(|| gpu.capacity())
+}
+
+/// The logged `total_gpu_memory` of `gpu`, when a vLLM log gives one for this part.
+fn logged_total(gpu: &Accelerator) -> Option<Bytes> {
+    // The Hopper parts nvidia-smi reports with 81,559 MiB: the H100 80 GB (SXM, PCIe).
+    let h100_80gb = gpu.architecture == Architecture::Hopper
         && gpu.memory_reported == Some(Bytes(H100_80GB_SMI_MIB << 20));
-    if h100_80gb {
-        Bytes((H100_80GB_VLLM_TOTAL_GIB * GIB as f64) as u64)
-    } else {
-        gpu.capacity()
+    h100_80gb.then_some(Bytes((H100_80GB_VLLM_TOTAL_GIB * GIB as f64) as u64))
+}
+
+/// Total GPU memory as vLLM's budget sees it ([`vllm_total_memory`]), with where the figure
+/// comes from and its derivation: the value vLLM logged for this part (its source named, the
+/// catalog's capacity beside it), or the catalog's capacity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VllmTotal {
+    /// The total, bytes.
+    pub bytes: Bytes,
+    /// Its source: `src_vllm_total_logged` (a vLLM log of this part) or the catalog's
+    /// `memory_reported` / capacity.
+    pub source: Source,
+    /// `M = total_gpu_memory (vLLM log)` or `M = catalog capacity`, with both figures.
+    pub derivation: Derivation,
+}
+
+/// [`vllm_total_memory`] with its source and derivation.
+pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
+    let cap = gpu.capacity();
+    let cap_src = Source::Catalog(format!("{} memory", gpu.id));
+    match logged_total(gpu) {
+        Some(b) => VllmTotal {
+            bytes: b,
+            source: Source::Derived(VLLM_TOTAL_LOGGED.into()),
+            derivation: Derivation {
+                title_key: "vllm_total_memory".into(),
+                formula: "M = total_gpu_memory (vLLM log) < M_smi".into(),
+                substituted: format!("{} GiB < {} GiB", gib_str(b), gib_str(cap)),
+                result: bytes_result(b),
+                terms: vec![
+                    Term::new(
+                        "M",
+                        "term_total_gpu_memory",
+                        gib_str(b),
+                        "GiB",
+                        Source::Derived(VLLM_TOTAL_LOGGED.into()),
+                    ),
+                    Term::new("M_smi", "term_memory_smi", gib_str(cap), "GiB", cap_src),
+                ],
+                notes: vec!["note_vllm_total_logged".into()],
+            },
+        },
+        None => VllmTotal {
+            bytes: cap,
+            source: cap_src.clone(),
+            derivation: Derivation {
+                title_key: "vllm_total_memory".into(),
+                formula: "M = M_catalog".into(),
+                substituted: format!("{} GiB", gib_str(cap)),
+                result: bytes_result(cap),
+                terms: vec![Term::new(
+                    "M",
+                    "term_total_gpu_memory",
+                    gib_str(cap),
+                    "GiB",
+                    cap_src,
+                )],
+                notes: vec!["note_vllm_total_catalog".into()],
+            },
+        },
     }
 }
 
@@ -112,6 +182,80 @@ pub fn mxfp4_moe_expert_bytes(model: &ModelDesc, tp: u64, layout: Mxfp4MoeLayout
 pub fn mxfp4_moe_padding(model: &ModelDesc, tp: u64, layout: Mxfp4MoeLayout) -> Bytes {
     mxfp4_moe_expert_bytes(model, tp, layout)
         - mxfp4_moe_expert_bytes(model, tp, Mxfp4MoeLayout::Checkpoint)
+}
+
+/// The weights one GPU holds as vLLM loads them: the chosen precision's bytes per GPU
+/// (`calc::weights::chosen`) plus the padding of vLLM's MXFP4 MoE kernel layout on this GPU
+/// ([`mxfp4_moe_padding`]; only for the checkpoint's own format: a chosen precision is
+/// modelled unpadded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedWeights {
+    /// Bytes on one GPU, `W = W_ckpt + P`.
+    pub bytes: Bytes,
+    /// The chosen precision's weights (whole model and per GPU, with their derivations).
+    pub checkpoint: WeightBytes,
+    /// The layout vLLM's MXFP4 MoE kernel uses for them.
+    pub layout: Mxfp4MoeLayout,
+    /// The padding `P` that layout adds, per GPU (0 for most models).
+    pub padding: Bytes,
+    /// Where `bytes` comes from: `weights_per_gpu`, or `src_vllm_weights_padded`.
+    pub source: Source,
+    /// `W = W_ckpt + P` when the padding is not 0.
+    pub derivation: Option<Derivation>,
+}
+
+/// [`LoadedWeights`] of `model` at `weights_dtype` (`None` = the checkpoint's format) under
+/// tensor parallelism `tp` on `gpu` (`None`: a GPU not named, whose kernels are unknown: the
+/// checkpoint's shapes).
+pub fn vllm_loaded_weights(
+    model: &ModelDesc,
+    weights_dtype: Option<Dtype>,
+    tp: u64,
+    gpu: Option<&Accelerator>,
+) -> Result<LoadedWeights, CalcError> {
+    let checkpoint = chosen(model, weights_dtype, tp)?;
+    let layout = match gpu {
+        Some(g) if weights_dtype.is_none() => mxfp4_moe_layout(g),
+        _ => Mxfp4MoeLayout::Checkpoint,
+    };
+    let padding = mxfp4_moe_padding(model, tp, layout);
+    let bytes = checkpoint.per_gpu + padding;
+    let (source, derivation) = if padding == Bytes::ZERO {
+        (Source::Derived("weights_per_gpu".into()), None)
+    } else {
+        let d = Derivation {
+            title_key: "vllm_loaded_weights".into(),
+            formula: "W = W_ckpt + P_marlin".into(),
+            substituted: format!("{} B + {} B", group(checkpoint.per_gpu.0), group(padding.0)),
+            result: bytes_result(bytes),
+            terms: vec![
+                Term::new(
+                    "W_ckpt",
+                    "term_weights",
+                    gib_str(checkpoint.per_gpu),
+                    "GiB",
+                    Source::Derived("weights_per_gpu".into()),
+                ),
+                Term::new(
+                    "P_marlin",
+                    "term_mxfp4_marlin_padding",
+                    gib_str(padding),
+                    "GiB",
+                    Source::Derived("src_vllm_marlin_padding".into()),
+                ),
+            ],
+            notes: vec!["note_vllm_marlin_padding".into()],
+        };
+        (Source::Derived("src_vllm_weights_padded".into()), Some(d))
+    };
+    Ok(LoadedWeights {
+        bytes,
+        checkpoint,
+        layout,
+        padding,
+        source,
+        derivation,
+    })
 }
 
 #[cfg(test)]

@@ -227,6 +227,21 @@ fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(),
     Ok(())
 }
 
+/// The key the transformers class of `fam` reads the number of routed experts from: the one
+/// of `num_local_experts` and its spellings that the class records a default for in
+/// `data/config_defaults.csv` (transformers 5.24.0: `num_experts` for `Qwen2MoeConfig` and
+/// `Qwen3MoeConfig`, `num_local_experts` for `MixtralConfig`, `GptOssConfig`,
+/// `PhimoeConfig`, `GraniteMoeConfig`), else the canonical `num_local_experts`.
+fn experts_key(fam: &str) -> &'static str {
+    const CANONICAL: &str = "num_local_experts";
+    let Some(class) = super::defaults::class_for(fam) else {
+        return CANONICAL;
+    };
+    super::defaults::spellings(CANONICAL)
+        .find(|k| class.default_of(k).is_some())
+        .unwrap_or(CANONICAL)
+}
+
 /// Reads the MoE shape (`None` for a dense model); the MoE families must have experts.
 fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError> {
     let experts = r.opt(("experts", "num_local_experts"))?;
@@ -236,7 +251,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
             "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss" | "phimoe" | "granitemoe"
         ) {
             return Err(CalcError::MissingKey {
-                key: "num_experts".into(),
+                key: experts_key(fam).into(),
                 why: Phrase::tr("why_count_experts"),
             });
         }
@@ -663,4 +678,28 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key named in the missing-experts error is the family's own (read from the
+    /// recorded class defaults, not a list here): Qwen's MoE classes read `num_experts`,
+    /// Mixtral-style classes `num_local_experts`, a family without a recorded class the
+    /// canonical key.
+    #[test]
+    fn the_missing_experts_error_names_the_familys_key() {
+        for fam in ["qwen2_moe", "qwen3_moe"] {
+            let class = super::super::defaults::class_for(fam).expect("class");
+            assert!(class.default_of("num_experts").is_some(), "{fam}");
+            assert_eq!(experts_key(fam), "num_experts", "{fam}");
+        }
+        for fam in ["mixtral", "gpt_oss", "phimoe", "granitemoe"] {
+            let class = super::super::defaults::class_for(fam).expect("class");
+            assert!(class.default_of("num_local_experts").is_some(), "{fam}");
+            assert_eq!(experts_key(fam), "num_local_experts", "{fam}");
+        }
+        assert_eq!(experts_key("no_such_family"), "num_local_experts");
+    }
 }

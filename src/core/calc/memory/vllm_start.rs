@@ -1,0 +1,240 @@
+//! What vLLM starts its KV budget from on one GPU, from the model, the GPU and the engine's
+//! knobs: the one place the serving simulator (`sim::config`), the report's memory section
+//! and `llmcalc vllm` take the inputs of [`vllm_budget`](super::vllm::vllm_budget) from.
+//!
+//! * `M`: the total memory as vLLM sees it ([`vllm_total`]: the logged `total_gpu_memory`
+//!   where a vLLM log gives it for the part, e.g. 79.22 GiB on an H100 80 GB against
+//!   nvidia-smi's 79.65; else the catalog's capacity).
+//! * `W`: the weights as vLLM loads them ([`vllm_loaded_weights`]: the chosen precision per
+//!   GPU, plus MXFP4 MoE experts padded for Marlin where vLLM picks that kernel).
+//! * `A`: the activation peak of vLLM's profiling run, one chunk of `max_num_batched_tokens`
+//!   tokens sampling `max_num_seqs` rows of logits, in the checkpoint's 16-bit precision
+//!   (bf16 for other checkpoints) ([`activation_estimate`]).
+//! * `N`: the non-torch estimate ([`non_torch_estimate`]).
+//!
+//! The defaults of `max_num_batched_tokens` and `max_num_seqs` follow `M`
+//! ([`default_max_num_batched_tokens`], [`default_max_num_seqs`]).
+
+use super::activation::{activation_estimate, ActivationParams};
+use super::defaults::{
+    default_max_num_batched_tokens, default_max_num_seqs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION,
+};
+use super::vllm::{non_torch_estimate, VllmInputs};
+use super::vllm_loaded::{vllm_loaded_weights, vllm_total, LoadedWeights, VllmTotal};
+use crate::core::base::derivation::{Derivation, Source};
+use crate::core::base::dtype::Dtype;
+use crate::core::base::error::CalcError;
+use crate::core::base::units::Bytes;
+use crate::core::hardware::catalog::Accelerator;
+use crate::core::model::ModelDesc;
+
+/// vLLM's engine knobs that decide the KV budget on one GPU, named as vLLM names them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VllmEngine {
+    /// Tensor-parallel size.
+    pub tp: u64,
+    /// The weights' precision (`None` = the checkpoint's own format).
+    pub weights_dtype: Option<Dtype>,
+    /// `gpu_memory_utilization`.
+    pub gpu_memory_utilization: f64,
+    /// Tokens per KV block.
+    pub block_size: u64,
+    /// `max_model_len`, tokens.
+    pub max_model_len: u64,
+    /// `max_num_batched_tokens` (the profiling run's chunk).
+    pub max_num_batched_tokens: u64,
+    /// `max_num_seqs` (rows of logits the profiling run samples).
+    pub max_num_seqs: u64,
+}
+
+impl VllmEngine {
+    /// vLLM's defaults on `gpu`: utilization 0.9, blocks of 16, and `max_num_batched_tokens`
+    /// and `max_num_seqs` by the total memory vLLM sees there.
+    pub fn defaults(
+        gpu: &Accelerator,
+        tp: u64,
+        weights_dtype: Option<Dtype>,
+        max_model_len: u64,
+    ) -> VllmEngine {
+        let total = vllm_total(gpu).bytes;
+        VllmEngine {
+            tp,
+            weights_dtype,
+            gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+            block_size: DEFAULT_BLOCK_SIZE,
+            max_model_len,
+            max_num_batched_tokens: default_max_num_batched_tokens(total),
+            max_num_seqs: default_max_num_seqs(total),
+        }
+    }
+}
+
+/// The inputs of vLLM's budget on one GPU, and how each was found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VllmStart {
+    /// The budget's inputs (`M`, `u`, `W`, `A`, `N`, block size, lengths).
+    pub inputs: VllmInputs,
+    /// `M` with its source.
+    pub total: VllmTotal,
+    /// `W` with the checkpoint's bytes and the padding.
+    pub weights: LoadedWeights,
+    /// `A`'s derivation (title `vllm_activation_peak`).
+    pub activation: Derivation,
+}
+
+impl VllmStart {
+    /// The derivations of `M`, `W` (when padded) and `A`, in that order.
+    pub fn derivations(&self) -> Vec<Derivation> {
+        let mut v = vec![self.total.derivation.clone()];
+        v.extend(self.weights.derivation.iter().cloned());
+        v.push(self.activation.clone());
+        v
+    }
+}
+
+/// The precision of the profiling run's activations: the checkpoint's base precision when
+/// it is 16-bit, else bf16.
+pub fn activation_dtype(model: &ModelDesc) -> Dtype {
+    let base = model.weights.base;
+    if base.bits() >= 16 && base != Dtype::Fp32 {
+        base
+    } else {
+        Dtype::Bf16
+    }
+}
+
+/// `A`: the activation peak of vLLM's profiling run under `e` (module docs), with its
+/// derivation titled `vllm_activation_peak`.
+pub fn vllm_activation(
+    model: &ModelDesc,
+    e: &VllmEngine,
+) -> Result<(Bytes, Derivation), CalcError> {
+    let (a, mut d) = activation_estimate(
+        model,
+        &ActivationParams {
+            chunk_tokens: e.max_num_batched_tokens,
+            logit_rows: e.max_num_seqs,
+            act: activation_dtype(model),
+            tp: e.tp,
+        },
+    )?;
+    d.title_key = "vllm_activation_peak".into();
+    Ok((a, d))
+}
+
+/// The inputs of vLLM's budget for `model` on `gpu` under `e` (module docs).
+pub fn vllm_start(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    e: &VllmEngine,
+) -> Result<VllmStart, CalcError> {
+    let total = vllm_total(gpu);
+    let weights = vllm_loaded_weights(model, e.weights_dtype, e.tp, Some(gpu))?;
+    let (activation_peak, activation) = vllm_activation(model, e)?;
+    let inputs = VllmInputs {
+        total_memory: total.bytes,
+        total_source: total.source.clone(),
+        gpu_memory_utilization: e.gpu_memory_utilization,
+        weights: weights.bytes,
+        weights_source: weights.source.clone(),
+        activation_peak,
+        activation_source: Source::Derived("vllm_activation_peak".into()),
+        non_torch: non_torch_estimate(e.tp),
+        non_torch_source: Source::Default("non_torch_estimate".into()),
+        available_kv_override: None,
+        block_size: e.block_size,
+        max_model_len: e.max_model_len,
+        max_num_batched_tokens: e.max_num_batched_tokens,
+    };
+    Ok(VllmStart {
+        inputs,
+        total,
+        weights,
+        activation,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::base::units::GIB;
+    use crate::core::calc::memory::vllm_loaded::mxfp4_moe_padding;
+    use crate::core::calc::memory::vllm_loaded::Mxfp4MoeLayout;
+    use crate::core::calc::weights::checkpoint;
+    use crate::core::hardware::Catalog;
+    use crate::core::model::{parse_model_text, preset};
+
+    fn model(id: &str) -> ModelDesc {
+        parse_model_text(preset(id).expect("preset").json).expect("model")
+    }
+
+    #[test]
+    fn h100_start_is_the_logged_total_and_the_padded_weights() {
+        let m = model("openai__gpt-oss-120b");
+        let h = Catalog::builtin().get("h100-sxm").expect("gpu");
+        let e = VllmEngine::defaults(h, 1, None, 8192);
+        // 79.22 GiB ≥ 70 GiB: vLLM's large-GPU defaults, 8,192 tokens and 1,024 sequences.
+        assert_eq!((e.max_num_batched_tokens, e.max_num_seqs), (8192, 1024));
+        let s = vllm_start(&m, h, &e).expect("start");
+        assert!((s.inputs.total_memory.0 as f64 / GIB as f64 - 79.22).abs() < 1e-9);
+        assert!(s.inputs.total_memory < h.capacity());
+        // W = checkpoint per GPU + Marlin padding (36 layers × 128 experts × 3 ×
+        // (2,944 × 3,072 − 2,880 × 2,880) × 17/32 B).
+        let ckpt = checkpoint(&m, 1).expect("w").per_gpu;
+        let pad = Bytes(36 * 128 * 3 * (2944 * 3072 - 2880 * 2880) * 17 / 32);
+        assert_eq!(mxfp4_moe_padding(&m, 1, Mxfp4MoeLayout::Marlin), pad);
+        assert_eq!(s.inputs.weights, ckpt + pad);
+        let ds = s.derivations();
+        let titles: Vec<&str> = ds.iter().map(|d| d.title_key.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "vllm_total_memory",
+                "vllm_loaded_weights",
+                "vllm_activation_peak"
+            ]
+        );
+        // A chosen precision is modelled unpadded.
+        let s8 = vllm_start(
+            &m,
+            h,
+            &VllmEngine {
+                weights_dtype: Some(Dtype::Fp8),
+                ..e
+            },
+        )
+        .expect("start");
+        assert!(s8.weights.derivation.is_none());
+        assert_eq!(s8.weights.padding, Bytes::ZERO);
+    }
+
+    #[test]
+    fn a_gpu_without_a_logged_total_uses_the_catalog() {
+        let m = model("Qwen__Qwen3-8B");
+        let a = Catalog::builtin().get("a10g").expect("gpu");
+        let e = VllmEngine::defaults(a, 1, None, 4096);
+        assert_eq!((e.max_num_batched_tokens, e.max_num_seqs), (2048, 256));
+        let s = vllm_start(&m, a, &e).expect("start");
+        assert_eq!(s.inputs.total_memory, a.capacity());
+        assert_eq!(s.total.derivation.notes, ["note_vllm_total_catalog"]);
+        assert!(matches!(s.inputs.total_source, Source::Catalog(_)));
+        // The activation peak is the estimate of one 2,048-token chunk with 256 logit rows.
+        let (want, _) = activation_estimate(
+            &m,
+            &ActivationParams {
+                chunk_tokens: 2048,
+                logit_rows: 256,
+                act: Dtype::Bf16,
+                tp: 1,
+            },
+        )
+        .expect("estimate");
+        assert_eq!(s.inputs.activation_peak, want);
+        assert_eq!(
+            s.inputs.weights,
+            checkpoint(&m, 1).expect("w").per_gpu,
+            "no MXFP4 experts: no padding"
+        );
+    }
+}
