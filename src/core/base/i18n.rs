@@ -1043,7 +1043,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sv_unit_cv", "(1 = Poisson)", "(1 = 포아송)"),
     ("sv_unit_requests", "requests", "요청"),
     ("sv_unit_rate_auto", "req/s (0 = 80% of saturation)", "요청/초 (0 = 포화의 80%)"),
-    ("sv_defaults", "vLLM's defaults: max_num_seqs 256 and max_num_batched_tokens 2,048 on GPUs below 70 GiB, 1,024 and 8,192 above; block_size 16; gpu_memory_utilization 0.9; no prefix caching hits. The P99 targets are the planner's TTFT and TPOT targets.", "vLLM 기본값: 70 GiB 미만 GPU에서 max_num_seqs 256, max_num_batched_tokens 2,048, 그 이상에서 1,024와 8,192; block_size 16; gpu_memory_utilization 0.9; 프리픽스 캐시 적중 없음. P99 목표는 계획기의 TTFT, TPOT 목표입니다."),
+    ("sv_defaults", "vLLM's defaults: max_num_seqs 256 and max_num_batched_tokens 2,048 on GPUs below 70 GiB and on every A100, 1,024 and 8,192 on the others; block_size 16; gpu_memory_utilization 0.9; no prefix caching hits. The P99 targets are the planner's TTFT and TPOT targets.", "vLLM 기본값: 70 GiB 미만 GPU와 모든 A100에서 max_num_seqs 256, max_num_batched_tokens 2,048, 그 밖의 GPU에서 1,024와 8,192; block_size 16; gpu_memory_utilization 0.9; 프리픽스 캐시 적중 없음. P99 목표는 계획기의 TTFT, TPOT 목표입니다."),
     ("sv_metric", "latency shown", "보일 지연 시간"),
     ("sv_metric_ttft", "time to first token (TTFT)", "첫 토큰까지 시간 (TTFT)"),
     ("sv_metric_tpot", "time per output token (TPOT)", "출력 토큰당 시간 (TPOT)"),

@@ -2,7 +2,8 @@
 //!
 //! Defaults are vLLM's for `vllm serve` (V1): `max_num_seqs` 1,024 / 256 and
 //! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
-//! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), `block_size` 16,
+//! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), and the small
+//! figures on every A100 as vLLM's rule says ([`vllm_serve_defaults`]), `block_size` 16,
 //! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings`.
 //! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
 //! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
@@ -24,6 +25,7 @@
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::units::Bytes;
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
     default_max_num_batched_tokens, default_max_num_seqs, vllm_budget, vllm_start,
@@ -200,6 +202,34 @@ fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
     Ok(v)
 }
 
+/// vLLM's defaults for `vllm serve` (V1) on `gpu`: (`max_num_seqs`, `max_num_batched_tokens`).
+///
+/// The memory rule of `core::memory` (1,024 / 8,192 from 70 GiB, 256 / 2,048 below), except
+/// that vLLM keeps every A100 on the small figures whatever its memory: `_set_default_args`
+/// tests `device_memory >= 70 GiB and "a100" not in device_name` (vLLM PR #17885, "Use small
+/// max_num_batched_tokens for A100", merged 2025-05-09, in every release from 0.9.0; vLLM's
+/// own `test_defaults_with_usage_context` asserts the same rule). An A100 80 GB log confirms
+/// it: vLLM 0.10.1.1 with defaults ran `max_num_batched_tokens=2048` and 256 running
+/// sequences (`serving_observations.csv` lines 61-79, dennislee).
+pub fn vllm_serve_defaults(gpu: &Accelerator) -> (u64, u64) {
+    // The figures below 70 GiB.
+    let total = if is_a100(gpu) {
+        Bytes(0)
+    } else {
+        vllm_total_memory(gpu)
+    };
+    (
+        default_max_num_seqs(total),
+        default_max_num_batched_tokens(total),
+    )
+}
+
+/// Whether vLLM's device name of `gpu` contains "a100" (it reads the CUDA device name, e.g.
+/// "NVIDIA A100-SXM4-80GB", lower-cased).
+fn is_a100(gpu: &Accelerator) -> bool {
+    gpu.name.to_ascii_lowercase().contains("a100")
+}
+
 impl EngineConfig {
     /// The workload of the performance model: TP and precisions.
     pub fn perf_workload(&self) -> Workload {
@@ -211,18 +241,17 @@ impl EngineConfig {
 
     /// Resolves the defaults and the KV blocks for `model` on `gpu`.
     pub fn resolve(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
-        let total = vllm_total_memory(gpu);
+        let (default_seqs, default_mnbt) = vllm_serve_defaults(gpu);
         let tp = whole("tp", self.tp, 1, 1024)?;
         let seqs = whole(
             "max_num_seqs",
-            self.max_num_seqs.unwrap_or(default_max_num_seqs(total)),
+            self.max_num_seqs.unwrap_or(default_seqs),
             1,
             MAX_ENGINE_KNOB,
         )?;
         let mnbt = whole(
             "max_num_batched_tokens",
-            self.max_num_batched_tokens
-                .unwrap_or(default_max_num_batched_tokens(total)),
+            self.max_num_batched_tokens.unwrap_or(default_mnbt),
             1,
             MAX_ENGINE_KNOB,
         )?;
@@ -346,4 +375,59 @@ pub struct SimConfig {
     pub slo: Option<Slo>,
     /// When to stop early.
     pub budget: Budget,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::base::units::GIB;
+    use crate::core::hardware::Catalog;
+    use crate::core::model::{parse_model_text, preset};
+
+    /// vLLM's rule: the large figures from 70 GiB, except on an A100 (its device name), which
+    /// keeps the small ones; an explicit flag always wins.
+    #[test]
+    fn a100_keeps_the_small_defaults_whatever_its_memory() {
+        let cat = Catalog::builtin();
+        let m = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("m");
+        for (id, large) in [
+            ("a100-sxm-80gb", false),
+            ("a100-pcie-80gb", false),
+            ("h100-sxm", true),
+            ("rtx-4090", false),
+        ] {
+            let gpu = cat.get(id).expect("gpu");
+            let big_memory = vllm_total_memory(gpu).0 >= 70 * GIB;
+            assert_eq!(
+                big_memory,
+                id != "rtx-4090",
+                "{id}: its memory decides the rest"
+            );
+            let want = if large {
+                (
+                    default_max_num_seqs(Bytes(70 * GIB)),
+                    default_max_num_batched_tokens(Bytes(70 * GIB)),
+                )
+            } else {
+                (
+                    default_max_num_seqs(Bytes(0)),
+                    default_max_num_batched_tokens(Bytes(0)),
+                )
+            };
+            assert_eq!(vllm_serve_defaults(gpu), want, "{id}");
+            let r = EngineConfig::default().resolve(&m, gpu).expect("resolves");
+            assert_eq!((r.max_num_seqs, r.max_num_batched_tokens), want, "{id}");
+            let set = EngineConfig {
+                max_num_seqs: Some(1000),
+                max_num_batched_tokens: Some(4096),
+                ..EngineConfig::default()
+            };
+            let r = set.resolve(&m, gpu).expect("resolves");
+            assert_eq!(
+                (r.max_num_seqs, r.max_num_batched_tokens),
+                (1000, 4096),
+                "{id}"
+            );
+        }
+    }
 }
