@@ -28,8 +28,9 @@ use crate::core::base::{Derivation, Source};
 use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
     default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate, vllm_activation,
-    vllm_budget, vllm_loaded_weights, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine,
-    VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, VLLM_TOTAL_LOGGED,
+    vllm_budget, vllm_loaded_weights, vllm_serve_defaults, vllm_total, KvProfile, Paging,
+    VllmBudget, VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    VLLM_TOTAL_LOGGED,
 };
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
@@ -183,6 +184,15 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let mut derivations = Vec::new();
     let (total, total_source) = total_memory(args, gpu, &mut derivations)?;
     let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp)?;
+    // vLLM's defaults: the GPU's rule when one is named (every A100 keeps the small figures),
+    // else the memory rule on the total given.
+    let (default_seqs, default_mnbt) = match gpu {
+        Some(g) => vllm_serve_defaults(g),
+        None => (
+            default_max_num_seqs(total),
+            default_max_num_batched_tokens(total),
+        ),
+    };
     let engine = VllmEngine {
         tp: o.tp,
         weights_dtype: None,
@@ -191,10 +201,8 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         max_model_len: o.max_model_len,
         max_num_batched_tokens: args
             .u64_opt("max-num-batched-tokens")?
-            .unwrap_or_else(|| default_max_num_batched_tokens(total)),
-        max_num_seqs: args
-            .u64_opt("max-num-seqs")?
-            .unwrap_or_else(|| default_max_num_seqs(total)),
+            .unwrap_or(default_mnbt),
+        max_num_seqs: args.u64_opt("max-num-seqs")?.unwrap_or(default_seqs),
     };
     let (w, w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
     let (act, act_src) = activation_term(args, &model, &engine, &mut derivations)?;

@@ -30,8 +30,8 @@ pub use loading::{
 };
 pub use memory::{
     activation_estimate, default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate,
-    vllm_activation, vllm_budget, vllm_loaded_weights, vllm_start, vllm_total, ActivationParams,
-    KvProfile, Paging, Suggestion, VllmBudget, VllmEngine, VllmInputs, VllmStart,
+    vllm_activation, vllm_budget, vllm_loaded_weights, vllm_serve_defaults, vllm_start, vllm_total,
+    ActivationParams, KvProfile, Paging, Suggestion, VllmBudget, VllmEngine, VllmInputs, VllmStart,
     DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS, VLLM_TOTAL_LOGGED,
 };
 pub use perf::{

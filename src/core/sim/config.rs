@@ -3,7 +3,7 @@
 //! Defaults are vLLM's for `vllm serve` (V1): `max_num_seqs` 1,024 / 256 and
 //! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
 //! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), and the small
-//! figures on every A100 as vLLM's rule says ([`vllm_serve_defaults`]), `block_size` 16,
+//! figures on every A100 as vLLM's rule says (`core::memory::vllm_serve_defaults`), `block_size` 16,
 //! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings`.
 //! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
 //! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
@@ -25,12 +25,10 @@
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::base::units::Bytes;
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
-    default_max_num_batched_tokens, default_max_num_seqs, vllm_budget, vllm_start,
-    vllm_total_memory, KvLayerKind, KvProfile, Paging, VllmBudget, VllmEngine, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION,
+    vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile, Paging, VllmBudget,
+    VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::format_for;
@@ -202,34 +200,6 @@ fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
     Ok(v)
 }
 
-/// vLLM's defaults for `vllm serve` (V1) on `gpu`: (`max_num_seqs`, `max_num_batched_tokens`).
-///
-/// The memory rule of `core::memory` (1,024 / 8,192 from 70 GiB, 256 / 2,048 below), except
-/// that vLLM keeps every A100 on the small figures whatever its memory: `_set_default_args`
-/// tests `device_memory >= 70 GiB and "a100" not in device_name` (vLLM PR #17885, "Use small
-/// max_num_batched_tokens for A100", merged 2025-05-09, in every release from 0.9.0; vLLM's
-/// own `test_defaults_with_usage_context` asserts the same rule). An A100 80 GB log confirms
-/// it: vLLM 0.10.1.1 with defaults ran `max_num_batched_tokens=2048` and 256 running
-/// sequences (`serving_observations.csv` lines 61-79, dennislee).
-pub fn vllm_serve_defaults(gpu: &Accelerator) -> (u64, u64) {
-    // The figures below 70 GiB.
-    let total = if is_a100(gpu) {
-        Bytes(0)
-    } else {
-        vllm_total_memory(gpu)
-    };
-    (
-        default_max_num_seqs(total),
-        default_max_num_batched_tokens(total),
-    )
-}
-
-/// Whether vLLM's device name of `gpu` contains "a100" (it reads the CUDA device name, e.g.
-/// "NVIDIA A100-SXM4-80GB", lower-cased).
-fn is_a100(gpu: &Accelerator) -> bool {
-    gpu.name.to_ascii_lowercase().contains("a100")
-}
-
 impl EngineConfig {
     /// The workload of the performance model: TP and precisions.
     pub fn perf_workload(&self) -> Workload {
@@ -380,7 +350,10 @@ pub struct SimConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::base::units::GIB;
+    use crate::core::base::units::{Bytes, GIB};
+    use crate::core::calc::memory::{
+        default_max_num_batched_tokens, default_max_num_seqs, vllm_total_memory,
+    };
     use crate::core::hardware::Catalog;
     use crate::core::model::{parse_model_text, preset};
 

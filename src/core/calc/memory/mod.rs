@@ -68,7 +68,9 @@ pub use vllm_loaded::{
     vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, H100_80GB_VLLM_TOTAL_GIB,
     VLLM_TOTAL_LOGGED,
 };
-pub use vllm_start::{activation_dtype, vllm_activation, vllm_start, VllmEngine, VllmStart};
+pub use vllm_start::{
+    activation_dtype, vllm_activation, vllm_serve_defaults, vllm_start, VllmEngine, VllmStart,
+};
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,8 @@
 //! * `N`: the non-torch estimate ([`non_torch_estimate`]).
 //!
 //! The defaults of `max_num_batched_tokens` and `max_num_seqs` follow `M`
-//! ([`default_max_num_batched_tokens`], [`default_max_num_seqs`]).
+//! ([`default_max_num_batched_tokens`], [`default_max_num_seqs`]), except on an A100
+//! ([`vllm_serve_defaults`]).
 
 use super::activation::{activation_estimate, ActivationParams};
 use super::defaults::{
@@ -50,24 +51,53 @@ pub struct VllmEngine {
 
 impl VllmEngine {
     /// vLLM's defaults on `gpu`: utilization 0.9, blocks of 16, and `max_num_batched_tokens`
-    /// and `max_num_seqs` by the total memory vLLM sees there.
+    /// and `max_num_seqs` as [`vllm_serve_defaults`] finds them.
     pub fn defaults(
         gpu: &Accelerator,
         tp: u64,
         weights_dtype: Option<Dtype>,
         max_model_len: u64,
     ) -> VllmEngine {
-        let total = vllm_total(gpu).bytes;
+        let (max_num_seqs, max_num_batched_tokens) = vllm_serve_defaults(gpu);
         VllmEngine {
             tp,
             weights_dtype,
             gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
             block_size: DEFAULT_BLOCK_SIZE,
             max_model_len,
-            max_num_batched_tokens: default_max_num_batched_tokens(total),
-            max_num_seqs: default_max_num_seqs(total),
+            max_num_batched_tokens,
+            max_num_seqs,
         }
     }
+}
+
+/// vLLM's defaults for `vllm serve` (V1) on `gpu`: (`max_num_seqs`, `max_num_batched_tokens`).
+///
+/// The memory rule ([`default_max_num_seqs`], [`default_max_num_batched_tokens`]: 1,024 / 8,192
+/// from 70 GiB, 256 / 2,048 below), except
+/// that vLLM keeps every A100 on the small figures whatever its memory: `_set_default_args`
+/// tests `device_memory >= 70 GiB and "a100" not in device_name` (vLLM PR #17885, "Use small
+/// max_num_batched_tokens for A100", merged 2025-05-09, in every release from 0.9.0; vLLM's
+/// own `test_defaults_with_usage_context` asserts the same rule). An A100 80 GB log confirms
+/// it: vLLM 0.10.1.1 with defaults ran `max_num_batched_tokens=2048` and 256 running
+/// sequences (`serving_observations.csv` lines 61-79, dennislee).
+pub fn vllm_serve_defaults(gpu: &Accelerator) -> (u64, u64) {
+    // The figures below 70 GiB.
+    let total = if is_a100(gpu) {
+        Bytes(0)
+    } else {
+        vllm_total(gpu).bytes
+    };
+    (
+        default_max_num_seqs(total),
+        default_max_num_batched_tokens(total),
+    )
+}
+
+/// Whether vLLM's device name of `gpu` contains "a100" (it reads the CUDA device name, e.g.
+/// "NVIDIA A100-SXM4-80GB", lower-cased).
+fn is_a100(gpu: &Accelerator) -> bool {
+    gpu.name.to_ascii_lowercase().contains("a100")
 }
 
 /// The inputs of vLLM's budget on one GPU, and how each was found.
