@@ -5,6 +5,23 @@
 
 import { check, openApp, waitFor, byId, pasteConfig, isVisible, readText } from './app.mjs';
 import { EMBEDS } from './a11y.test.mjs';
+import { readFileSync } from 'node:fs';
+import { repoPath } from './harness.mjs';
+
+/** `i18n::LATE_KEYS` (src/core/base/i18n.rs): the translation rows the shell's wasm leaves out. */
+function lateKeys() {
+  const src = readFileSync(repoPath('src', 'core', 'base', 'i18n.rs'), 'utf8');
+  const start = src.indexOf('pub const LATE_KEYS');
+  const body = src.slice(start, src.indexOf('];', start));
+  return [...body.matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]);
+}
+
+/** The served file `name` (relative to the app's URL) as bytes. */
+async function served(server, name) {
+  const res = await fetch(new URL(name, server.url));
+  check(res.ok, `${name}: HTTP ${res.status}`);
+  return Buffer.from(await res.arrayBuffer());
+}
 
 const MARKER = '⟨missing translation⟩';
 const HANGUL = /[\uac00-\ud7a3]/g;
@@ -128,5 +145,26 @@ export default function register(runner) {
       log(`paste ${i + 1}: ${message.slice(0, 140)}`);
     }
     await screenshot(page, 'korean-error');
+  });
+
+  // Issue 18 "first answer first": the shell's wasm carries only the translation rows it names
+  // (i18n::LATE_KEYS go to the late module and the worker, which call i18n::link_late). A key
+  // the shell names and does not carry would show the missing marker: so no late key may occur
+  // in the shell's wasm at all (a key its code names is stored there as text).
+  runner.test('i18n split: the shell names no key of the late part, the late module carries them', async ({ server, log }) => {
+    const keys = lateKeys();
+    check(keys.length > 50, `only ${keys.length} keys read from LATE_KEYS: is the parse broken?`);
+    const html = (await served(server, 'index.html')).toString('utf8');
+    const shellWasm = html.match(/data-wasm="\.\/([^"]+\.wasm)"/)?.[1];
+    check(shellWasm, 'no data-wasm in index.html');
+    const shell = await served(server, shellWasm);
+    const late = await served(server, 'sections_bg.wasm');
+    // The check can fail: keys the shell shows are in its wasm.
+    for (const k of ['app_title', 'ui_section_fit', 'late_loading']) check(shell.includes(k), `"${k}" not found in the shell's wasm: is the scan broken?`);
+    const inShell = keys.filter((k) => shell.includes(k));
+    check(inShell.length === 0, `the shell's wasm names ${inShell.length} key(s) of i18n::LATE_KEYS (take them out of the list): ${inShell.join(', ')}`);
+    const absentLate = keys.filter((k) => !late.includes(k));
+    check(absentLate.length === 0, `the late module lacks ${absentLate.length} late row(s): ${absentLate.slice(0, 10).join(', ')}`);
+    log(`${keys.length} late keys; the shell's wasm (${shellWasm}, ${shell.length} bytes) names none, the late module carries all`);
   });
 }

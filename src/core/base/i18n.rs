@@ -58,7 +58,8 @@ impl Lang {
 }
 
 /// (key, English, Korean). Keep sorted by area; keys unique. A `const`: the program reads the
-/// packed copy ([`entries`]), so the binary does not hold three (pointer, length) pairs per row.
+/// packed copies ([`entries`]; the shell's rows and the late ones, [`LATE_KEYS`]), so the binary
+/// does not hold three (pointer, length) pairs per row.
 pub const TABLE: &[(&str, &str, &str)] = &[
     ("app_title", "LLM Serving Calculator", "LLM 서빙 계산기"),
     ("app_tagline", "Will it fit, how many requests, how fast, at what cost — computed in your browser.", "들어갈까, 몇 개의 요청을, 얼마나 빠르게, 얼마의 비용으로 — 브라우저 안에서 계산합니다."),
@@ -1173,22 +1174,514 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("src_vllm_marlin_padding", "Marlin's alignment: intermediate size per GPU to 128, hidden size to 256 (vLLM mxfp4.py)", "Marlin 정렬: GPU당 중간 크기를 128로, 은닉 크기를 256으로 (vLLM mxfp4.py)"),
 ];
 
-/// Bytes of [`TABLE`] packed as `key NUL English NUL Korean NUL` per row.
-const fn packed_len(t: &[(&str, &str, &str)]) -> usize {
+/// The rows of [`TABLE`] the shell (the page's first module, `src/main.rs`) never names: the late
+/// module's and the simulator worker's texts, the CLI's, and rows nothing names. Issue 18 "first
+/// answer first": the shell's wasm holds only the other rows ([`SHELL_TEXT`]); the late module and
+/// the worker call [`link_late`] at start, which links these rows ([`LATE_TEXT`]) into their
+/// binaries only. [`TABLE`] stays the one source of every string; this list only says where a row
+/// ships. A row missing here ships in the shell (safe, only bigger), so new rows appended at the end
+/// of [`TABLE`] work anywhere. Sorted (byte order) and unique, every key a row of [`TABLE`]
+/// (tests below). The e2e test "i18n split" checks the built shell names none of these keys;
+/// moving a key into this list: build, then `node e2e/run.mjs --filter "i18n split"`.
+pub const LATE_KEYS: &[&str] = &[
+    "bb_col_error",
+    "bb_col_fitted",
+    "bb_col_measured",
+    "bb_col_simulated",
+    "bb_col_stat",
+    "bb_compare",
+    "bb_empty",
+    "bb_explain",
+    "bb_failed",
+    "bb_fit",
+    "bb_fit_applied",
+    "bb_knob",
+    "bb_label",
+    "bb_need_gpu",
+    "bb_rate_inf",
+    "bb_running",
+    "bb_setup",
+    "bb_setup_conc",
+    "bb_setup_model",
+    "bb_title",
+    "cold_start",
+    "exp_compiled_preset",
+    "exp_fit_bench",
+    "exp_fleet_open_loop",
+    "exp_param_count",
+    "exp_plan_sim_option",
+    "exp_sim_bench_format",
+    "exp_sim_kv_blocks",
+    "exp_sim_range_order",
+    "exp_sim_same_ops",
+    "exp_whole_params",
+    "export_nothing",
+    "fit_found_no_tpot",
+    "fit_found_no_ttft",
+    "fit_found_unmatched",
+    "fld_avg_rate",
+    "fld_bucket_share",
+    "fld_buckets",
+    "fld_candidates",
+    "fld_engine_startup",
+    "fld_fleet_replicas",
+    "fld_gpus_per_node",
+    "fld_host_link",
+    "fld_input_len",
+    "fld_link_eff",
+    "fld_output_len",
+    "fld_peak_mult",
+    "fld_price",
+    "fld_share_sum",
+    "fld_storage_bw",
+    "fld_tpot_target",
+    "fld_ttft_target",
+    "gpu_add",
+    "gpu_bandwidth",
+    "kv_per_batch",
+    "kv_per_sequence",
+    "ldg_num_nextn_predict_layers_multi_token_predict",
+    "ldg_the_config_nests_its_language_model_under",
+    "load_host_to_gpu_time",
+    "load_note_cold_start_excludes",
+    "load_note_storage_bottleneck",
+    "load_note_tp_shards",
+    "load_note_tp_shards_readers",
+    "load_storage_time",
+    "load_time",
+    "matmul_decode_projection",
+    "matmul_prefill_projection",
+    "matmul_square_1024",
+    "matmul_square_4096",
+    "model_valid",
+    "note_bound_compute",
+    "note_bound_memory",
+    "note_chunked_prefill",
+    "note_half_precision_n_over_3",
+    "note_kv_heads_per_rank",
+    "note_kv_window_cap",
+    "note_littles_law",
+    "note_op_bytes_split",
+    "note_plan_sim_method",
+    "note_tdp_upper_bound",
+    "note_ttft_wait",
+    "notice_error_prefix",
+    "notice_title",
+    "offload_bandwidth_ratio",
+    "offload_kv_tpot",
+    "offload_weights_tpot",
+    "op_attn_av",
+    "op_attn_k",
+    "op_attn_kv_a",
+    "op_attn_kv_b",
+    "op_attn_o",
+    "op_attn_q",
+    "op_attn_q_a",
+    "op_attn_q_b",
+    "op_attn_score",
+    "op_attn_v",
+    "op_decode_total",
+    "op_final_norm",
+    "op_lm_head",
+    "op_mlp_down",
+    "op_mlp_gate_up",
+    "op_mlp_up",
+    "op_moe_experts",
+    "op_moe_router",
+    "op_moe_shared",
+    "op_norm",
+    "op_prefill_total",
+    "op_ssm_in",
+    "op_ssm_out",
+    "op_ssm_scan",
+    "perf_e2e_latency",
+    "perf_max_batch",
+    "perf_note_batch_no_fit",
+    "perf_note_crosses_nodes",
+    "perf_note_no_peak",
+    "perf_note_precision",
+    "perf_note_quick_mode",
+    "perf_output_tokens_per_s",
+    "perf_tokens_per_joule",
+    "perf_tokens_per_s_per_user",
+    "perf_tpot",
+    "perf_ttft",
+    "perf_usd_per_million_tokens",
+    "phr_hub_not_text",
+    "phr_needs_tp",
+    "phr_no_candidate_holds",
+    "phr_plan_at_batch_one",
+    "phr_plan_best_lower_bound",
+    "phr_plan_cold_start",
+    "phr_plan_does_not_fit",
+    "phr_plan_lower_bound",
+    "phr_plan_option_skipped",
+    "phr_plan_spans_nodes",
+    "phr_plan_tp_skipped",
+    "plan_cost_peak",
+    "plan_e2e",
+    "plan_largest_bigger",
+    "plan_largest_cost_mtok",
+    "plan_largest_explain",
+    "plan_largest_family",
+    "plan_largest_fits",
+    "plan_largest_meets",
+    "plan_largest_model",
+    "plan_largest_no",
+    "plan_largest_none",
+    "plan_largest_only",
+    "plan_largest_option",
+    "plan_largest_params",
+    "plan_largest_pick",
+    "plan_largest_title",
+    "plan_largest_tokens",
+    "plan_largest_why",
+    "plan_largest_yes",
+    "plan_reason_crosses_nodes",
+    "plan_reason_does_not_fit",
+    "plan_reason_latency_lower_bound",
+    "plan_reason_misses_tpot",
+    "plan_reason_misses_ttft",
+    "plan_reason_more_expensive",
+    "plan_reason_no_price",
+    "plan_replicas_peak",
+    "plan_requests_per_replica",
+    "plan_sim_average",
+    "plan_sim_capped_replicas",
+    "plan_sim_capped_runs",
+    "plan_sim_partial",
+    "plan_sim_peak",
+    "plan_sim_replicas_avg",
+    "plan_sim_replicas_peak",
+    "plan_sim_requests_raised",
+    "plan_tpot_under_load",
+    "plan_ttft_under_load",
+    "precision_no_peak",
+    "precision_not_supported",
+    "precision_same_width",
+    "psim_average",
+    "psim_col_analytic",
+    "psim_col_at_n",
+    "psim_col_fewer",
+    "psim_col_rate",
+    "psim_col_simulated",
+    "psim_col_which",
+    "psim_explain",
+    "psim_failed",
+    "psim_meets",
+    "psim_misses",
+    "psim_peak",
+    "psim_router",
+    "psim_router_ll",
+    "psim_router_rr",
+    "psim_running",
+    "psim_summary",
+    "psim_table_caption",
+    "psim_title",
+    "rng_above0",
+    "rng_above0_at_most",
+    "rng_at_least_1",
+    "rng_below",
+    "rng_fleet_rate",
+    "rng_fleet_target",
+    "rng_fraction",
+    "rng_from_to",
+    "rng_one_accel",
+    "rng_peak_mult",
+    "rng_seconds_from_to",
+    "rng_share_sum",
+    "rng_sim_context",
+    "rng_sim_frontend_overhead",
+    "rng_sim_prefix_hit",
+    "rng_sim_rate",
+    "rng_tokens_from_to",
+    "roof_attainable",
+    "roof_matmul_intensity",
+    "roof_ridge_point",
+    "sim_note_capped",
+    "sim_note_partial",
+    "storage_network",
+    "storage_network_baseline",
+    "storage_nvme",
+    "storage_object",
+    "sv_arrival",
+    "sv_arrival_bursty",
+    "sv_arrival_conc",
+    "sv_arrival_inf",
+    "sv_arrival_poisson",
+    "sv_axis_kv",
+    "sv_axis_rate",
+    "sv_axis_requests",
+    "sv_axis_time",
+    "sv_bad_message",
+    "sv_block_size",
+    "sv_burstiness_cv",
+    "sv_chart_rate_title",
+    "sv_chart_series_title",
+    "sv_dataset",
+    "sv_dataset_fixed",
+    "sv_dataset_sharegpt",
+    "sv_dataset_uniform",
+    "sv_defaults",
+    "sv_err_requests",
+    "sv_err_warmup",
+    "sv_err_whole",
+    "sv_explain",
+    "sv_frontend_overhead",
+    "sv_gpu_memory_utilization",
+    "sv_knee",
+    "sv_loading",
+    "sv_math_note",
+    "sv_math_title",
+    "sv_max_concurrency",
+    "sv_max_num_batched_tokens",
+    "sv_max_num_seqs",
+    "sv_metric",
+    "sv_metric_e2el",
+    "sv_metric_itl",
+    "sv_metric_tpot",
+    "sv_metric_ttft",
+    "sv_num_requests",
+    "sv_partial",
+    "sv_prefix_hit",
+    "sv_running",
+    "sv_series_batch",
+    "sv_series_gpu",
+    "sv_series_kv",
+    "sv_series_queue",
+    "sv_stale",
+    "sv_stat",
+    "sv_stat_rate",
+    "sv_stats_title",
+    "sv_summary",
+    "sv_summary_none",
+    "sv_target",
+    "sv_term_batch",
+    "sv_term_context",
+    "sv_title",
+    "sv_unit_cv",
+    "sv_unit_default_zero",
+    "sv_unit_rate_auto",
+    "sv_unit_requests",
+    "sv_warmup",
+    "sv_worker_failed",
+    "term_available_kv",
+    "term_bandwidth",
+    "term_bandwidth_eff",
+    "term_batch",
+    "term_bytes_per_gpu",
+    "term_compute_eff",
+    "term_decode_step",
+    "term_engine_startup",
+    "term_flops_per_gpu",
+    "term_host_link",
+    "term_kv_bytes_step",
+    "term_link_efficiency",
+    "term_memory_utilization",
+    "term_output_len",
+    "term_peak",
+    "term_peak_flops",
+    "term_peak_multiplier",
+    "term_plan_sim_guess",
+    "term_plan_sim_rate",
+    "term_plan_sim_tpot",
+    "term_plan_sim_ttft",
+    "term_prefill_batch",
+    "term_prefill_one",
+    "term_rate",
+    "term_readers",
+    "term_storage_bandwidth",
+    "term_tdp",
+    "term_tokens",
+    "term_weights_per_gpu",
+    "ui_explain_batch",
+    "ui_explain_cost",
+    "ui_explain_fit",
+    "ui_explain_kv",
+    "view_acc_band",
+    "view_acc_chart_title",
+    "view_acc_exact",
+    "view_acc_explain",
+    "view_acc_measured",
+    "view_acc_median",
+    "view_acc_meets",
+    "view_acc_metric",
+    "view_acc_misses",
+    "view_acc_p90",
+    "view_acc_predicted",
+    "view_acc_rows",
+    "view_acc_target",
+    "view_acc_test",
+    "view_acc_test_n",
+    "view_acc_title",
+    "view_acc_train",
+    "view_acc_train_n",
+    "view_cost_batch",
+    "view_cost_chart_title",
+    "view_cost_explain",
+    "view_cost_per_request",
+    "view_cost_price",
+    "view_cost_price_label",
+    "view_cost_price_reset",
+    "view_cost_tokens_per_joule",
+    "view_cost_upper_bound",
+    "view_eff_allreduce_latency",
+    "view_eff_bandwidth",
+    "view_eff_compute_decode",
+    "view_eff_compute_prefill",
+    "view_eff_interconnect",
+    "view_eff_prefill_overhead",
+    "view_eff_step_overhead",
+    "view_err_decimal",
+    "view_matmul_compute_bound",
+    "view_matmul_intensity",
+    "view_matmul_k",
+    "view_matmul_m",
+    "view_matmul_memory_bound",
+    "view_matmul_n",
+    "view_matmul_point",
+    "view_matmul_presets",
+    "view_matmul_title",
+    "view_perf_batch_no_fit",
+    "view_perf_bound",
+    "view_perf_bound_overhead",
+    "view_perf_eff_custom",
+    "view_perf_eff_custom_item",
+    "view_perf_eff_explain",
+    "view_perf_eff_reset",
+    "view_perf_eff_title",
+    "view_perf_latency_explain",
+    "view_perf_latency_title",
+    "view_perf_lower_bound",
+    "view_perf_max_batch",
+    "view_perf_range_note",
+    "view_perf_title",
+    "view_perf_workload",
+    "view_plan_avg",
+    "view_plan_batch",
+    "view_plan_best",
+    "view_plan_candidates",
+    "view_plan_chart_explain",
+    "view_plan_chart_title",
+    "view_plan_cold_s",
+    "view_plan_cost_axis",
+    "view_plan_cost_month",
+    "view_plan_explain",
+    "view_plan_gpus_peak",
+    "view_plan_left_out",
+    "view_plan_load_axis",
+    "view_plan_load_explain",
+    "view_plan_load_s",
+    "view_plan_load_title",
+    "view_plan_lower_bound",
+    "view_plan_node",
+    "view_plan_node_note",
+    "view_plan_node_reset",
+    "view_plan_peak",
+    "view_plan_peak_marker",
+    "view_plan_rate",
+    "view_plan_reason",
+    "view_plan_replicas",
+    "view_plan_slowest",
+    "view_plan_title",
+    "view_plan_tpot",
+    "view_plan_tpot_gpu",
+    "view_plan_ttft",
+    "view_plan_ttft_model",
+    "view_roof_batch",
+    "view_roof_context",
+    "view_roof_decode_intensity",
+    "view_roof_explain",
+    "view_roof_ops",
+    "view_roof_ops_decode",
+    "view_roof_ops_none",
+    "view_roof_ops_prefill",
+    "view_roof_pick",
+    "view_roof_pick_none",
+    "view_roof_prefill_intensity",
+    "view_roof_title",
+    "view_tp_chosen",
+    "view_tp_degree",
+    "view_tp_explain",
+    "view_tp_model_no_fit",
+    "view_tp_title",
+    "view_unit_elements",
+    "view_unit_fraction",
+    "view_unit_gpus",
+    "view_unit_ms",
+    "view_unit_rps",
+    "view_unit_times",
+    "view_unit_usd_per_gpu_hour",
+    "what_host_link",
+    "what_link_bw",
+    "what_mem_bw",
+    "why_calibrate",
+    "why_roofline_ops",
+    "why_sim_max_model_len",
+    "why_time_model",
+    "wrn_mtp_layers",
+];
+
+/// Byte-order comparison of two strings, usable in a `const fn`.
+const fn str_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return if a[i] < b[i] {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            };
+        }
+        i += 1;
+    }
+    if a.len() < b.len() {
+        std::cmp::Ordering::Less
+    } else if a.len() > b.len() {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Equal
+    }
+}
+
+/// Whether `key` is one of [`LATE_KEYS`] (binary search; the list is sorted).
+const fn is_late(key: &str) -> bool {
+    let (mut lo, mut hi) = (0, LATE_KEYS.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match str_cmp(LATE_KEYS[mid].as_bytes(), key.as_bytes()) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
+/// Bytes of the rows of [`TABLE`] in the late part (`late`) or the shell part, packed as
+/// `key NUL English NUL Korean NUL` per row.
+const fn packed_len(t: &[(&str, &str, &str)], late: bool) -> usize {
     let mut n = 0;
     let mut i = 0;
     while i < t.len() {
-        n += t[i].0.len() + t[i].1.len() + t[i].2.len() + 3;
+        if is_late(t[i].0) == late {
+            n += t[i].0.len() + t[i].1.len() + t[i].2.len() + 3;
+        }
         i += 1;
     }
     n
 }
 
-/// [`TABLE`] packed (see [`packed_len`]); a NUL inside a string fails the build.
-const fn pack<const N: usize>(t: &[(&str, &str, &str)]) -> [u8; N] {
+/// The rows of one part of [`TABLE`] packed (see [`packed_len`]); a NUL inside a string fails
+/// the build.
+const fn pack<const N: usize>(t: &[(&str, &str, &str)], late: bool) -> [u8; N] {
     let mut out = [0u8; N];
     let (mut at, mut i) = (0, 0);
     while i < t.len() {
+        if is_late(t[i].0) != late {
+            i += 1;
+            continue;
+        }
         let parts = [t[i].0.as_bytes(), t[i].1.as_bytes(), t[i].2.as_bytes()];
         let mut p = 0;
         while p < parts.len() {
@@ -1208,52 +1701,107 @@ const fn pack<const N: usize>(t: &[(&str, &str, &str)]) -> [u8; N] {
     out
 }
 
-static PACKED: [u8; packed_len(TABLE)] = pack(TABLE);
+static SHELL_PACKED: [u8; packed_len(TABLE, false)] = pack(TABLE, false);
+static LATE_PACKED: [u8; packed_len(TABLE, true)] = pack(TABLE, true);
 
-/// The whole table as one text, built at compile time.
-static PACKED_TEXT: &str = match std::str::from_utf8(&PACKED) {
+/// The shell's rows of [`TABLE`] as one text, built at compile time.
+static SHELL_TEXT: &str = match std::str::from_utf8(&SHELL_PACKED) {
     Ok(s) => s,
     Err(_) => panic!("the translation table is not UTF-8"),
 };
 
-/// The rows of [`TABLE`], unpacked once from the compiled-in text.
-pub fn entries() -> &'static [(&'static str, &'static str, &'static str)] {
-    static ROWS: OnceLock<Vec<(&str, &str, &str)>> = OnceLock::new();
-    ROWS.get_or_init(|| {
-        let mut parts = PACKED_TEXT.split('\0');
-        let mut rows = Vec::with_capacity(TABLE.len());
+/// The rows of [`LATE_KEYS`] as one text, built at compile time; in wasm, linked only by a
+/// binary that calls [`link_late`].
+static LATE_TEXT: &str = match std::str::from_utf8(&LATE_PACKED) {
+    Ok(s) => s,
+    Err(_) => panic!("the translation table is not UTF-8"),
+};
+
+/// The late rows once [`link_late`] ran (wasm only: natively they are always there).
+#[cfg(target_arch = "wasm32")]
+static LATE_LINKED: OnceLock<&'static str> = OnceLock::new();
+
+/// Makes the rows of [`LATE_KEYS`] available to [`tr`] in this binary: the late module and the
+/// simulator worker call it first thing. The shell never does, so its wasm does not carry them.
+/// Natively (CLI, tests) every row is always available and this does nothing.
+pub fn link_late() {
+    #[cfg(target_arch = "wasm32")]
+    let _ = LATE_LINKED.set(LATE_TEXT);
+}
+
+/// The late rows' text if available in this binary.
+fn late_text() -> Option<&'static str> {
+    #[cfg(target_arch = "wasm32")]
+    return LATE_LINKED.get().copied();
+    #[cfg(not(target_arch = "wasm32"))]
+    Some(LATE_TEXT)
+}
+
+/// One part's rows, unpacked from its text, with the order of their keys.
+struct Part {
+    rows: Vec<(&'static str, &'static str, &'static str)>,
+    sorted: Vec<usize>,
+}
+
+impl Part {
+    /// The keys are sorted once (by position on ties, so the first row of a key wins, as a scan
+    /// would): a page redraw looks up a few hundred keys, and a linear scan of the table for each
+    /// was a measurable part of a change's cost.
+    fn new(text: &'static str) -> Part {
+        let mut parts = text.split('\0');
+        let mut rows = Vec::new();
         while let (Some(k), Some(en), Some(ko)) = (parts.next(), parts.next(), parts.next()) {
             rows.push((k, en, ko));
         }
-        rows
-    })
+        let sorted =
+            crate::core::base::order::order_by(rows.len(), &|a, b| rows[a].0.cmp(rows[b].0));
+        Part { rows, sorted }
+    }
+
+    fn find(&self, key: &str) -> Option<(&'static str, &'static str, &'static str)> {
+        let at = self.sorted.partition_point(|&i| self.rows[i].0 < key);
+        let i = self.sorted.get(at).copied()?;
+        self.rows.get(i).copied().filter(|r| r.0 == key)
+    }
 }
 
-/// The string for `key` in `lang`; the key itself if missing (a test forbids that).
+fn shell_part() -> &'static Part {
+    static PART: OnceLock<Part> = OnceLock::new();
+    PART.get_or_init(|| Part::new(SHELL_TEXT))
+}
+
+fn late_part() -> Option<&'static Part> {
+    static PART: OnceLock<Part> = OnceLock::new();
+    let text = late_text()?;
+    Some(PART.get_or_init(|| Part::new(text)))
+}
+
+/// The rows available in this binary: the shell's, then the late ones when linked (natively,
+/// all of [`TABLE`]).
+pub fn entries() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut rows = shell_part().rows.clone();
+    if let Some(late) = late_part() {
+        rows.extend(late.rows.iter().copied());
+    }
+    rows
+}
+
+/// The string for `key` in `lang`; a marker if missing (a test forbids that).
 pub fn tr(lang: Lang, key: &str) -> &'static str {
     match find(key) {
-        Some(i) => {
-            let (_, en, ko) = entries()[i];
-            match lang {
-                Lang::En => en,
-                Lang::Ko => ko,
-            }
-        }
+        Some((_, en, ko)) => match lang {
+            Lang::En => en,
+            Lang::Ko => ko,
+        },
         None => "⟨missing translation⟩",
     }
 }
 
-/// The row of `key` in [`entries`]. The keys are sorted once (by position on ties, so the
-/// first row of a key wins, as a scan would): a page redraw looks up a few hundred keys, and
-/// a linear scan of the table for each was a measurable part of a change's cost.
-fn find(key: &str) -> Option<usize> {
-    static SORTED: OnceLock<Vec<usize>> = OnceLock::new();
-    let rows = entries();
-    let sorted = SORTED.get_or_init(|| {
-        crate::core::base::order::order_by(rows.len(), &|a, b| rows[a].0.cmp(rows[b].0))
-    });
-    let at = sorted.partition_point(|&i| rows[i].0 < key);
-    sorted.get(at).copied().filter(|&i| rows[i].0 == key)
+/// The row of `key`: the shell's part first, then the late part when linked.
+fn find(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    shell_part()
+        .find(key)
+        .or_else(|| late_part().and_then(|p| p.find(key)))
 }
 
 /// Whether `key` exists in the table.
@@ -1326,11 +1874,38 @@ mod tests {
     }
 
     #[test]
-    fn the_packed_table_unpacks_to_the_table() {
-        assert_eq!(entries(), TABLE);
+    fn the_packed_parts_unpack_to_the_table() {
+        let rows = entries();
+        assert_eq!(rows.len(), TABLE.len());
+        let shell: Vec<_> = TABLE.iter().filter(|r| !is_late(r.0)).copied().collect();
+        let late: Vec<_> = TABLE.iter().filter(|r| is_late(r.0)).copied().collect();
+        assert_eq!(rows, [shell.clone(), late.clone()].concat());
+        assert_eq!(shell_part().rows, shell);
         for (k, en, ko) in TABLE {
             assert_eq!((tr(Lang::En, k), tr(Lang::Ko, k)), (*en, *ko), "{k}");
         }
+    }
+
+    #[test]
+    fn late_keys_are_sorted_unique_rows_of_the_table() {
+        for w in LATE_KEYS.windows(2) {
+            assert!(
+                w[0].as_bytes() < w[1].as_bytes(),
+                "LATE_KEYS not sorted at {}",
+                w[1]
+            );
+        }
+        let keys: HashSet<&str> = TABLE.iter().map(|r| r.0).collect();
+        for k in LATE_KEYS {
+            assert!(
+                keys.contains(k),
+                "LATE_KEYS names {k}, which is not a row of TABLE"
+            );
+            assert!(is_late(k), "{k}");
+        }
+        let late = TABLE.iter().filter(|r| is_late(r.0)).count();
+        assert_eq!(late, LATE_KEYS.len());
+        assert!(!is_late("app_title") && !is_late("zz_not_a_key"));
     }
 
     #[test]
