@@ -10,6 +10,8 @@
 // - long tasks: PerformanceObserver 'longtask' (every main-thread task over 50 ms), their
 //   count and the longest;
 // - the longest key press from input to the next paint: PerformanceObserver 'event'
+//   (the field is scrolled into view inside the sticky input column first, as a person typing
+//   would see it: see fieldInView)
 //   (Event Timing, entries of 16 ms or more; "< 16 ms" when none).
 // The target (issue 18 part 5): no long task over 50 ms anywhere.
 
@@ -76,17 +78,34 @@ async function typeHere(page) {
   });
   for (const [id, text] of BURSTS) {
     const input = page.locator(`[data-testid="${id}"]`).first();
-    // Focused without scrolling: the sticky column keeps the field on screen.
-    await input.evaluate((el) => {
-      const i = el.matches('input') ? el : el.querySelector('input:not([type=range])');
-      i.focus({ preventScroll: true });
-      i.select();
-    });
+    // In view inside the sticky column (the page does not move), focused, its text selected.
+    await input.evaluate(fieldInView);
     await page.keyboard.type(text, { delay });
     // The off-screen sections catch up once the inputs settle (250 ms): part of typing.
     await page.waitForTimeout(600);
   }
   return page.evaluate(() => ({ long: window.__long, events: window.__events, y: Math.round(window.scrollY) }));
+}
+
+/**
+ * Runs in the page: the field as a person typing sees it: scrolled into view inside the sticky
+ * input column (which scrolls on its own; the page does not move), focused and its text
+ * selected. A field left out of sight makes no visible change as it is typed into, and Event
+ * Timing then reports each key press up to the next frame that draws anything (the sections
+ * catching up 250 ms later): a wait no one sees.
+ */
+function fieldInView(el) {
+  const i = el.matches('input') ? el : el.querySelector('input:not([type=range])');
+  const col = i.closest('.inputs');
+  if (col) {
+    const r = i.getBoundingClientRect();
+    const c = col.getBoundingClientRect();
+    const top = Math.max(c.top, 0);
+    const bottom = Math.min(c.bottom, window.innerHeight);
+    if (r.top < top || r.bottom > bottom) col.scrollTop += r.top - (top + bottom - r.height) / 2;
+  }
+  i.focus({ preventScroll: true });
+  i.select();
 }
 
 const ms = (x) => `${x.toFixed(0)} ms`;

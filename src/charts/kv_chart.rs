@@ -194,7 +194,10 @@ fn batch_lines<DB: DrawingBackend>(
     let (xs, ys, rect) = (&frame.xs, &frame.ys, frame.rect);
     let n = data.lines.len();
     let mut ends = Vec::with_capacity(n);
+    // The lines are sampled at the same token counts: each count's text is made once.
+    let mut token_texts = std::collections::HashMap::<u64, String>::new();
     for (i, l) in data.lines.iter().enumerate() {
+        let batch_text = format!("{} {} · ", labels.batch, l.batch);
         let col = theme.ramp(i, n);
         let fpts: Vec<(f64, f64)> = l
             .points
@@ -210,20 +213,14 @@ fn batch_lines<DB: DrawingBackend>(
         for (t, b) in &l.points {
             let p = (xs.map(t.0 as f64), ys.map(b.gib()));
             if rect.contains(p) && t.0 > 0 {
+                let tokens = token_texts
+                    .entry(t.0)
+                    .or_insert_with(|| format!("{} {}", group(t.0), labels.tokens_axis));
                 m.hits.point(
                     format!("kv/{}/{}", l.batch, t.0),
                     p,
                     5,
-                    vec![
-                        format!(
-                            "{} {} · {} {}",
-                            labels.batch,
-                            l.batch,
-                            group(t.0),
-                            labels.tokens_axis
-                        ),
-                        fmt::bytes(*b),
-                    ],
+                    vec![format!("{batch_text}{tokens}"), fmt::bytes(*b)],
                 );
             }
         }

@@ -42,6 +42,9 @@ pub struct HiDpiCanvas {
     /// path, stroked once when something else is drawn (a chart's grid, dashes and series
     /// would otherwise be hundreds of separate strokes, each rasterized on its own).
     pending: Option<((u8, u8, u8), u64, u32)>,
+    /// The fill colour last set on `ctx` by this backend (setting it parses a CSS colour:
+    /// bars, swatches and markers repeat a few colours many times).
+    fill: Option<((u8, u8, u8), u64)>,
     /// Labels, drawn together when the chart is presented: grouped by font and colour, so the
     /// font (the costliest context setting: Chrome parses it) is set once per font, not at
     /// every switch between tick labels, titles and legends. Text is drawn over everything
@@ -99,9 +102,23 @@ impl HiDpiCanvas {
         self.pending = Some(key);
     }
 
+    /// Sets the fill colour unless it is already `color`.
+    fn fill_in(&mut self, color: BackendColor) {
+        let key = (color.rgb, color.alpha.to_bits());
+        if self.fill == Some(key) {
+            return;
+        }
+        let (r, g, b) = color.rgb;
+        self.ctx
+            .set_fill_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
+        self.fill = Some(key);
+    }
+
     /// Draws the gathered labels, grouped by font and colour (their order within a group is
     /// kept). A label the context refuses is skipped: nothing else depends on it.
     fn draw_texts(&mut self) {
+        // The labels set the fill colour themselves.
+        self.fill = None;
         let mut texts = std::mem::take(&mut self.texts);
         // core::order: the project's one (stable) sort, so no sort code is compiled for this.
         crate::core::base::sort_by(&mut texts, &|a, b| {
@@ -163,8 +180,14 @@ impl DrawingBackend for HiDpiCanvas {
         point: BackendCoord,
         color: BackendColor,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
         self.flush();
-        self.inner.draw_pixel(point, color)
+        self.fill_in(color);
+        self.ctx
+            .fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
+        Ok(())
     }
 
     fn draw_line<S: BackendStyle>(
@@ -205,7 +228,19 @@ impl DrawingBackend for HiDpiCanvas {
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.flush();
-        self.inner.draw_rect(upper_left, bottom_right, style, fill)
+        let color = style.color();
+        if !fill || color.alpha == 0.0 {
+            return self.inner.draw_rect(upper_left, bottom_right, style, fill);
+        }
+        // As plotters-canvas fills it, with the colour set only when it changes.
+        self.fill_in(color);
+        self.ctx.fill_rect(
+            f64::from(upper_left.0),
+            f64::from(upper_left.1),
+            f64::from(bottom_right.0 - upper_left.0),
+            f64::from(bottom_right.1 - upper_left.1),
+        );
+        Ok(())
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -233,8 +268,24 @@ impl DrawingBackend for HiDpiCanvas {
         vert: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        let color = style.color();
+        if color.alpha == 0.0 {
+            return Ok(());
+        }
         self.flush();
-        self.inner.fill_polygon(vert, style)
+        // As plotters-canvas fills it, with the colour set only when it changes.
+        let mut vert = vert.into_iter();
+        self.ctx.begin_path();
+        if let Some(start) = vert.next() {
+            self.fill_in(color);
+            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
+            for p in vert {
+                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+            }
+            self.ctx.close_path();
+        }
+        self.ctx.fill();
+        Ok(())
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -245,7 +296,23 @@ impl DrawingBackend for HiDpiCanvas {
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.flush();
-        self.inner.draw_circle(center, radius, style, fill)
+        let color = style.color();
+        if !fill || color.alpha == 0.0 {
+            return self.inner.draw_circle(center, radius, style, fill);
+        }
+        // As plotters-canvas fills it, with the colour set only when it changes.
+        self.fill_in(color);
+        self.ctx.begin_path();
+        // `arc` refuses only a negative radius, which a u32 cannot be.
+        let _ = self.ctx.arc(
+            f64::from(center.0),
+            f64::from(center.1),
+            f64::from(radius),
+            0.0,
+            std::f64::consts::TAU,
+        );
+        self.ctx.fill();
+        Ok(())
     }
 
     fn draw_text<TStyle: BackendTextStyle>(
@@ -420,6 +487,7 @@ fn draw_on_canvas<C: Chart>(
         css_size: (w, h),
         font: std::cell::RefCell::new(String::new()),
         pending: None,
+        fill: None,
         texts: Vec::new(),
     })
     .into_drawing_area();

@@ -397,6 +397,14 @@ fn on_reply(text: &str) {
         // A stale reply: a newer job of its kind is on its way.
         return;
     };
+    // Read in this task (the message's), handed to the page in a task of its own: the
+    // section's tables and charts follow in that one, so neither task holds the main thread
+    // for both (bench/sim_worker.mjs times the longest task during a sweep).
+    set_timeout(move || hand_over(reply, kind), std::time::Duration::ZERO);
+}
+
+/// Hands a worker's reply (already read) to its section's signals, and marks the job done.
+fn hand_over(reply: WorkerReply, kind: JobKind) {
     let sinks = sinks();
     match reply {
         WorkerReply::Done { view, .. } => {
