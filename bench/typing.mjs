@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer, withTimeout } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
+import { BURSTS, fieldInView } from './typing_fields.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const delay = Number(arg('delay', '60'));
@@ -27,14 +28,6 @@ const delay = Number(arg('delay', '60'));
 // (src/ui/section_index.rs), and the bottom.
 const POSITIONS = ['top', 'fit-title', 'charts-title', 'roofline-title', 'matmul-title', 'perf-title', 'accuracy-title', 'planner-title', 'bottom'];
 
-// What is typed: [field test id, text] in turn, each field's text selected first.
-const BURSTS = [
-  ['context-len', '8192'],
-  ['concurrency', '24'],
-  ['context-len', '32768'],
-  ['concurrency', '8'],
-  ['context-len', '4096'],
-];
 
 // Installed before the app starts: long tasks and slow key presses, from the page's start.
 const OBSERVE = () => {
@@ -87,26 +80,6 @@ async function typeHere(page) {
   return page.evaluate(() => ({ long: window.__long, events: window.__events, y: Math.round(window.scrollY) }));
 }
 
-/**
- * Runs in the page: the field as a person typing sees it: scrolled into view inside the sticky
- * input column (which scrolls on its own; the page does not move), focused and its text
- * selected. A field left out of sight makes no visible change as it is typed into, and Event
- * Timing then reports each key press up to the next frame that draws anything (the sections
- * catching up 250 ms later): a wait no one sees.
- */
-function fieldInView(el) {
-  const i = el.matches('input') ? el : el.querySelector('input:not([type=range])');
-  const col = i.closest('.inputs');
-  if (col) {
-    const r = i.getBoundingClientRect();
-    const c = col.getBoundingClientRect();
-    const top = Math.max(c.top, 0);
-    const bottom = Math.min(c.bottom, window.innerHeight);
-    if (r.top < top || r.bottom > bottom) col.scrollTop += r.top - (top + bottom - r.height) / 2;
-  }
-  i.focus({ preventScroll: true });
-  i.select();
-}
 
 const ms = (x) => `${x.toFixed(0)} ms`;
 

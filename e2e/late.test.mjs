@@ -110,7 +110,7 @@ export default function register(runner) {
   // these widths: each is checked where it was measured. The margin: 1 px at 1400 (the widest
   // band's own width), else 1% of the section's height (at least 4 px), for text that wraps a
   // line differently when the fonts render a little differently.
-  for (const width of [1400, 1024, 390]) {
+  for (const width of [1400, 1280, 1024, 800, 600, 390]) {
     runner.test(`late module: placeholders keep each section's height at ${width} px (no layout shift)`, async ({ open, server, screenshot, log }) => {
       await placeholdersKeepHeights({ open, server, screenshot, log }, width);
     });
