@@ -400,11 +400,19 @@ fn on_reply(text: &str) {
     // Read in this task (the message's), handed to the page in a task of its own: the
     // section's tables and charts follow in that one, so neither task holds the main thread
     // for both (bench/sim_worker.mjs times the longest task during a sweep).
-    set_timeout(move || hand_over(reply, kind), std::time::Duration::ZERO);
+    set_timeout(
+        move || hand_over(reply, id, kind),
+        std::time::Duration::ZERO,
+    );
 }
 
-/// Hands a worker's reply (already read) to its section's signals, and marks the job done.
-fn hand_over(reply: WorkerReply, kind: JobKind) {
+/// Hands a worker's reply (already read) to its section's signals, and marks the job done,
+/// unless a newer job of its kind was queued while the reply waited for this task (an input
+/// may run in between): then that job's reply is the one to show, and its status stays.
+fn hand_over(reply: WorkerReply, id: u64, kind: JobKind) {
+    if with_client(|c| c.newest_kind(id)).flatten() != Some(kind) {
+        return;
+    }
     let sinks = sinks();
     match reply {
         WorkerReply::Done { view, .. } => {
