@@ -900,3 +900,40 @@ fn kv_heads_error_names_the_key_the_config_uses() {
         }
     }
 }
+
+/// Gemma 3n is refused with a sentence naming what is not modelled (per-layer embeddings,
+/// AltUp, LAuReL, KV sharing, the towers), not read as a generic decoder whose count would
+/// match nothing published; the text config alone is refused the same way.
+#[test]
+fn gemma3n_is_refused_naming_what_is_missing() {
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/corpus/config/gemma3n-unsupported.json"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let root: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let text_only = root
+        .get("text_config")
+        .map(Value::to_string)
+        .unwrap_or_default();
+    for t in [text.as_str(), text_only.as_str()] {
+        match parse_model_text(t) {
+            Err(e @ CalcError::BadValue { .. }) => {
+                let s = e.to_string();
+                for w in [
+                    "model_type",
+                    "gemma3n",
+                    "hidden_size_per_layer_input",
+                    "AltUp",
+                    "LAuReL",
+                    "num_kv_shared_layers",
+                    "MobileNet-V5",
+                    "audio",
+                ] {
+                    assert!(s.contains(w), "{w} not in: {s}");
+                }
+            }
+            other => panic!("expected the Gemma 3n refusal, got {other:?}"),
+        }
+    }
+}

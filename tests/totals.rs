@@ -7,7 +7,9 @@
 //! equal to a class default are omitted there; the parser fills them from
 //! `data/config_defaults.csv`). The expected figures are published ones, not our output.
 
+use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::calc::{per_token, state_bytes, KvProfile};
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
 
@@ -256,4 +258,110 @@ fn falcon_h1_counts_attention_and_mamba_in_every_layer() {
     // … and a Mamba-2 state per sequence: conv (4 − 1)·1792 + SSM 24·64·128, bf16.
     let state = kv::state_bytes(&m, Dtype::Bf16, 1).map(|b| b.bytes.0).ok();
     assert_eq!(state, Some(36 * (3 * conv_dim + 24 * 64 * 128) * 2));
+}
+
+/// A config's integer value (the tests below take the sizes from the config itself).
+fn int(v: &serde_json::Value, k: &str) -> u64 {
+    v.get(k)
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or_else(|| panic!("{k}"))
+}
+
+/// KV bytes per token, per GPU (tp 1), at bf16, of `m` with and without its MTP modules, and
+/// the number of cached layers the KV profile has in each case.
+fn kv_with_and_without_mtp(m: &mut ModelDesc) -> ((u64, usize), (u64, usize)) {
+    let mut one = |load: bool| {
+        m.load_mtp = load;
+        let d = per_token(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        let p = KvProfile::from_model(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            p.per_token_all_layers().0,
+            d.bytes.0,
+            "profile and kv agree"
+        );
+        let noted = d.derivation.notes.iter().any(|n| n == "note_kv_mtp_layers");
+        assert_eq!(
+            noted, load,
+            "the derivation says when MTP layers are cached"
+        );
+        (d.bytes.0, p.layers.len())
+    };
+    let without = one(false);
+    let with = one(true);
+    m.load_mtp = false;
+    (without, with)
+}
+
+/// With the MTP modules loaded (speculative decoding), vLLM caches their attention too: the
+/// drafter's attention layers join the KV cache config (`EagleProposer.load_model`,
+/// `draft_attn_layer_names`), one per `num_nextn_predict_layers`. Without them nothing
+/// changes. Expected bytes come from the configs' own sizes and the per-layer formulas.
+#[test]
+fn mtp_layers_are_cached_only_when_loaded() {
+    let bf16 = 2;
+    // DeepSeek-V3: MLA, one latent (r_kv + d_rope) per token per layer.
+    let text = include_str!("../data/presets/deepseek-ai__DeepSeek-V3.json");
+    let c: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let (n, mtp) = (
+        int(&c, "num_hidden_layers"),
+        int(&c, "num_nextn_predict_layers"),
+    );
+    let per_layer = (int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim")) * bf16;
+    let mut m = model(text);
+    assert_eq!(m.mtp_layers.len() as u64, mtp);
+    let ((b0, l0), (b1, l1)) = kv_with_and_without_mtp(&mut m);
+    assert_eq!(b0, n * per_layer);
+    assert_eq!(b1, (n + mtp) * per_layer);
+    assert_eq!((l0 as u64, l1 as u64), (n, n + mtp));
+
+    // GLM-4.5-Air: GQA in every layer, and in its MTP layer: 2 × H_kv × d_head.
+    let text = include_str!("fixtures/corpus/zai-org__GLM-4.5-Air.json");
+    let c: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let (n, mtp) = (
+        int(&c, "num_hidden_layers"),
+        int(&c, "num_nextn_predict_layers"),
+    );
+    let per_layer = 2 * int(&c, "num_key_value_heads") * int(&c, "head_dim") * bf16;
+    let mut m = model(text);
+    let ((b0, _), (b1, _)) = kv_with_and_without_mtp(&mut m);
+    assert_eq!(b0, n * per_layer);
+    assert_eq!(b1, (n + mtp) * per_layer);
+
+    // Qwen3-Next: only every `full_attention_interval`-th layer is cached (the others are
+    // linear attention with a constant state); the MTP layer is full attention. The config
+    // omits num_nextn_predict_layers: the published checkpoint stores one module.
+    let text = include_str!("fixtures/corpus/Qwen__Qwen3-Next-80B-A3B-Thinking.json");
+    let c: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    let full = int(&c, "num_hidden_layers") / int(&c, "full_attention_interval");
+    let per_layer = 2 * int(&c, "num_key_value_heads") * int(&c, "head_dim") * bf16;
+    let mut m = model(text);
+    let mtp = m.mtp_layers.len() as u64;
+    assert_eq!(mtp, 1);
+    let state = state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok();
+    let ((b0, _), (b1, _)) = kv_with_and_without_mtp(&mut m);
+    assert_eq!(b0, full * per_layer);
+    assert_eq!(b1, (full + mtp) * per_layer);
+    // The MTP layer has no recurrent state.
+    m.load_mtp = true;
+    assert_eq!(
+        state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+        state
+    );
+
+    // A model without MTP modules is the same either way.
+    let mut m = model(BLOOM_560M);
+    let (without, with) = kv_with_and_without_mtp_plain(&mut m);
+    assert_eq!(without, with);
+}
+
+/// As [`kv_with_and_without_mtp`] for a model without MTP modules (no note either way).
+fn kv_with_and_without_mtp_plain(m: &mut ModelDesc) -> ((u64, usize), (u64, usize)) {
+    let mut one = |load: bool| {
+        m.load_mtp = load;
+        let d = per_token(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!d.derivation.notes.iter().any(|n| n == "note_kv_mtp_layers"));
+        let p = KvProfile::from_model(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        (d.bytes.0, p.layers.len())
+    };
+    (one(false), one(true))
 }

@@ -5,8 +5,10 @@
 //! llmcalc vllm --config FILE (--gpu-memory-gib G | --gpu ID) [--gpu-memory-utilization 0.9]
 //!     [--max-model-len L] [--tp N] [--block-size 16] [--kv-dtype D] [--weights-gib W]
 //!     [--activation-gib A] [--non-torch-gib T] [--available-kv-gib K]
-//!     [--max-num-batched-tokens N] [--max-num-seqs N] [--json]
+//!     [--max-num-batched-tokens N] [--max-num-seqs N] [--include-mtp] [--json]
 //! ```
+//! `--include-mtp`: speculative decoding with the checkpoint's MTP modules, so vLLM loads their
+//! weights and caches their attention layers too (`ModelDesc::kv_layers`).
 //! JSON fields: `kv_cache_gib` (available KV memory, GiB), `kv_cache_bytes`,
 //! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`,
 //! `fits_max_model_len`, `paging`, `inputs` (every term with its value in GiB and its source:
@@ -175,7 +177,8 @@ fn activation_term(
 
 /// Runs `llmcalc vllm`.
 pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let model = parse_model_text(&args.read_file("config")?)?;
+    let mut model = parse_model_text(&args.read_file("config")?)?;
+    model.load_mtp = args.flag("include-mtp");
     let o = options(args, &model)?;
     let gpu = match args.get("gpu") {
         Some(id) => Some(Catalog::builtin().get(id)?),

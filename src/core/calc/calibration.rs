@@ -191,6 +191,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
         ledger: Vec::new(),
         warnings: Vec::new(),
         load_mtp: false,
+        mtp_layers: Vec::new(),
     }
 }
 

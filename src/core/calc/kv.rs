@@ -13,6 +13,13 @@
 //! the memory planner). Bytes are `⌈Σ elements × tokens × bits / 8⌉`; fp8/int8/fp4 KV scales
 //! are not counted.
 //!
+//! With the MTP modules loaded for speculative decoding ([`ModelDesc::load_mtp`]) their decoder
+//! layers are cached too ([`ModelDesc::kv_layers`]): vLLM's drafter registers its attention
+//! layers beside the target's and the KV cache config gives them blocks like any other layer
+//! (`vllm/v1/spec_decode/eagle.py`, `EagleProposer.load_model`: `draft_attn_layer_names`, and
+//! `validate_same_kv_cache_group`; `DeepSeekMTP` and `Qwen3NextMTP` build
+//! `num_nextn_predict_layers` layers, each with its own attention).
+//!
 //! The recurrent state is kept in the model's own precision (`torch_dtype`), as vLLM
 //! (`mamba_ssm_cache_dtype = auto`) and Hugging Face do by default; pass `Dtype::Fp32` to
 //! [`state_bytes`] for engines that keep it in fp32.
@@ -91,7 +98,7 @@ struct Group {
 
 fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
     let mut out: Vec<Group> = Vec::new();
-    for l in &m.layers {
+    for l in m.kv_layers() {
         let (text, window) = match &l.mixer {
             Mixer::Attention {
                 kv_heads,
@@ -215,13 +222,20 @@ fn compute(
         formula = formula.replace(" × b", " × B × b");
     }
     let layers: u64 = gs.iter().map(|g| g.count).sum();
+    let mtp = m.kv_mtp_layers();
+    // A translation key when MTP layers are in (the UI translates a source that is a key).
+    let layers_source = if mtp > 0 {
+        "src_attention_layers_with_mtp"
+    } else {
+        "attention layers"
+    };
     let mut terms = vec![
         Term::new(
             "L",
             "term_layers",
             layers.to_string(),
             "",
-            Source::Derived("attention layers".into()),
+            Source::Derived(layers_source.into()),
         ),
         Term::new(
             "b",
@@ -267,6 +281,9 @@ fn compute(
     }
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
+    }
+    if mtp > 0 {
+        notes.push("note_kv_mtp_layers".to_string());
     }
     Ok(KvBytes {
         bytes: Bytes(bytes),

@@ -177,7 +177,9 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
     let o = "ovf_params";
     let h = m.hidden_size;
     let mut r = Replicated::default();
-    for l in &m.layers {
+    // The MTP modules' layers too when they are loaded (`ModelDesc::kv_layers`): their MLA
+    // down-projections are replicated like the model's.
+    for l in m.kv_layers() {
         match l.mixer {
             Mixer::Attention {
                 kv_heads,

@@ -278,6 +278,16 @@ pub struct ModelDesc {
     /// the scenario (`mtp=1`, `--include-mtp`) sets this.
     #[serde(default)]
     pub load_mtp: bool,
+    /// The decoder layers of the multi-token-prediction modules (one per module: DeepSeek-V3's
+    /// MLA + MoE layer, GLM-4.5's and Qwen3-Next's full-attention MoE layer), apart from
+    /// [`ModelDesc::layers`]: their weights are in [`ParamBreakdown::mtp`]. With
+    /// [`ModelDesc::load_mtp`] vLLM also gives their attention a KV cache (the drafter's
+    /// attention layers join the KV cache config beside the target's:
+    /// `vllm/v1/spec_decode/eagle.py` `EagleProposer.load_model`, `draft_attn_layer_names`;
+    /// `DeepSeekMTP` / `Qwen3NextMTP` build `num_nextn_predict_layers` layers), so
+    /// [`ModelDesc::kv_layers`] counts them then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mtp_layers: Vec<Layer>,
 }
 
 impl ModelDesc {
@@ -285,6 +295,23 @@ impl ModelDesc {
     /// [`ModelDesc::load_mtp`]).
     pub fn loaded_params(&self) -> ParamBreakdown {
         self.params.loaded(self.load_mtp)
+    }
+
+    /// The layers whose attention the serving engine caches: [`ModelDesc::layers`], then the
+    /// MTP modules' layers when they are loaded ([`ModelDesc::load_mtp`]; speculative decoding
+    /// with MTP gives them a KV cache too).
+    pub fn kv_layers(&self) -> impl Iterator<Item = &Layer> {
+        let mtp: &[Layer] = if self.load_mtp { &self.mtp_layers } else { &[] };
+        self.layers.iter().chain(mtp)
+    }
+
+    /// The number of MTP layers the KV cache holds: `mtp_layers` when loaded, else 0.
+    pub fn kv_mtp_layers(&self) -> usize {
+        if self.load_mtp {
+            self.mtp_layers.len()
+        } else {
+            0
+        }
     }
 
     /// The lines that split `params.total` (the checkpoint's count) into the language model,

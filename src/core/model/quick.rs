@@ -165,6 +165,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         ledger,
         warnings: Vec::new(),
         load_mtp: false,
+        mtp_layers: Vec::new(),
     }
 }
 

@@ -66,7 +66,8 @@ impl KvProfile {
         }
         let bits = kv.bits();
         let mut p = KvProfile::default();
-        for l in &model.layers {
+        // With MTP loaded, its layers are cached too (`ModelDesc::kv_layers`, `core::kv`).
+        for l in model.kv_layers() {
             let window = match &l.mixer {
                 Mixer::Attention {
                     num_heads,

@@ -668,7 +668,18 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             let mut mt = Acc::default();
             for _ in 0..n {
                 add_attention_block(&mut mt, &c, &o)?;
-                add_moe_ffn(&mut mt, m, h)?;
+                let ffn = add_moe_ffn(&mut mt, m, h)?;
+                // Glm4MoeMTP: a full-attention layer (no window) with the MoE block.
+                mt.mtp_layers.push(Layer {
+                    mixer: Mixer::Attention {
+                        num_heads: c.heads,
+                        kv_heads: c.kv,
+                        head_dim: hd,
+                        v_head_dim: hd,
+                        window: None,
+                    },
+                    ffn,
+                });
             }
             super::add_mtp_modules(r, &mut acc, mt, n, (c.vocab, h), super::MtpHeads::OwnCopies)?;
         }

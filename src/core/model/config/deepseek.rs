@@ -193,10 +193,20 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
 
 /// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
 /// [`super::add_mtp_modules`]).
-fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), CalcError> {
+fn add_mtp(
+    r: &mut Reader,
+    acc: &mut Acc,
+    d: &Dims,
+    mtp: u64,
+    mixer: &Mixer,
+) -> Result<(), CalcError> {
     let mut m = Acc::default();
     for _ in 0..mtp {
-        layer(&mut m, d, d.experts > 0)?;
+        let ffn = layer(&mut m, d, d.experts > 0)?;
+        m.mtp_layers.push(Layer {
+            mixer: mixer.clone(),
+            ffn,
+        });
     }
     super::add_mtp_modules(r, acc, m, mtp, (d.vocab, d.h), super::MtpHeads::OwnCopies)
 }
@@ -240,7 +250,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     if mtp > 0 {
-        add_mtp(r, &mut acc, &d, mtp)?;
+        add_mtp(r, &mut acc, &d, mtp, &mixer)?;
     }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))

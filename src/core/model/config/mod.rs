@@ -57,6 +57,10 @@ pub(crate) struct Acc {
     pub b: ParamBreakdown,
     /// Parameters of routed experts that a token does not use.
     pub inactive: u64,
+    /// The decoder layers of multi-token-prediction modules: an MTP module's own accumulator
+    /// records its layer here, and [`add_mtp_modules`] moves them to the model's
+    /// ([`ModelDesc::mtp_layers`], which the KV cache counts when MTP is loaded).
+    pub mtp_layers: Vec<Layer>,
 }
 
 impl Acc {
@@ -199,7 +203,8 @@ pub(crate) enum MtpHeads {
 /// hnorm, shared_head.norm; Qwen3-Next's pre_fc_norm_embedding, pre_fc_norm_hidden, norm), the
 /// projection of the concatenated embedding and hidden state (`2h·h`: eh_proj / fc) and, with
 /// [`MtpHeads::OwnCopies`], its own copies of the embedding and the output head (`2·V·h`); a
-/// ledger entry and a warning name the main model's count beside the checkpoint's.
+/// ledger entry and a warning name the main model's count beside the checkpoint's. `m` carries
+/// the modules' decoder layers in [`Acc::mtp_layers`] (one per module), kept for the KV cache.
 pub(crate) fn add_mtp_modules(
     r: &mut Reader,
     acc: &mut Acc,
@@ -217,6 +222,7 @@ pub(crate) fn add_mtp_modules(
     };
     let main = acc.b.total;
     acc.mtp(&m, copies)?;
+    acc.mtp_layers.append(&mut m.mtp_layers);
     let stored = acc.b.mtp;
     let (ldg, wrn) = match heads {
         MtpHeads::OwnCopies => ("ldg_mtp_modules_stored", "wrn_mtp_stored"),
@@ -379,6 +385,7 @@ fn from_index(
         ledger: r.ledger,
         warnings: r.warnings,
         load_mtp: false,
+        mtp_layers: Vec::new(),
     })
 }
 
@@ -482,6 +489,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         t if t.is_empty() => root_type.clone(),
         t => t,
     };
+    unsupported(&root_type, &mt)?;
     let fam = family(&mt).to_string();
     if mt.is_empty() {
         r.default_note(
@@ -511,6 +519,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         });
 
     let mut acc = parts.acc;
+    let mtp_layers = std::mem::take(&mut acc.mtp_layers);
     if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
         match vision_tower(&mut r, vc, &root_type, &fam, parts.hidden)? {
             Some(n) => acc.tower(n)?,
@@ -560,7 +569,30 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         ledger: r.ledger,
         warnings: r.warnings,
         load_mtp: false,
+        mtp_layers,
     })
+}
+
+/// Refuses a family whose weights or cache this calculator cannot count rather than reading it
+/// as a generic decoder with a number that matches nothing published: Gemma 3n
+/// (`gemma3n`/`gemma3n_text`; Gemma3nTextConfig of transformers 5.24.0) adds per-layer
+/// embeddings (`vocab_size_per_layer_input × num_hidden_layers × hidden_size_per_layer_input`
+/// plus their projection and gate), AltUp (`altup_num_inputs` streams with their router and
+/// coefficients), LAuReL (rank-`laurel_rank` side paths), one `intermediate_size` per layer and
+/// KV sharing across the last `num_kv_shared_layers` layers, and its towers (MobileNet-V5,
+/// named only by its timm architecture; a conformer audio encoder) are not spelled out in the
+/// config. The error names each of these.
+fn unsupported(root_type: &str, mt: &str) -> Result<(), CalcError> {
+    let gemma3n = |t: &str| t == "gemma3n" || t == "gemma3n_text";
+    if gemma3n(root_type) || gemma3n(mt) {
+        let shown = if gemma3n(mt) { mt } else { root_type };
+        return Err(CalcError::BadValue {
+            key: "model_type".into(),
+            found: Phrase::verbatim(shown.to_string()),
+            expected: Phrase::tr("exp_gemma3n_unsupported"),
+        });
+    }
+    Ok(())
 }
 
 /// Reads the language model of family `fam` (`mt` as written, for the warnings).

@@ -623,8 +623,9 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         let mut m = Acc::default();
         for _ in 0..mtp {
             m.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
-            qn_full_attention(&mut m, &c)?;
-            qn_moe(&mut m, h, &moe)?;
+            let mixer = qn_full_attention(&mut m, &c)?;
+            let ffn = qn_moe(&mut m, h, &moe)?;
+            m.mtp_layers.push(Layer { mixer, ffn });
         }
         super::add_mtp_modules(r, &mut acc, m, mtp, (c.vocab, h), super::MtpHeads::Shared)?;
     }
