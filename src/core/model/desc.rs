@@ -285,8 +285,9 @@ pub struct ModelDesc {
     /// attention layers join the KV cache config beside the target's:
     /// `vllm/v1/spec_decode/eagle.py` `EagleProposer.load_model`, `draft_attn_layer_names`;
     /// `DeepSeekMTP` / `Qwen3NextMTP` build `num_nextn_predict_layers` layers), so
-    /// [`ModelDesc::kv_layers`] counts them then.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// [`ModelDesc::kv_layers`] counts them then. Not serialized: the JSON of a description
+    /// stays as it was (the counts are in `params.mtp`), and no layer reads a description back.
+    #[serde(default, skip_serializing)]
     pub mtp_layers: Vec<Layer>,
 }
 
