@@ -28,7 +28,7 @@ fn model(id: &str) -> ModelDesc {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-use common::{gpu, traffic};
+use common::{gpu, on, traffic};
 
 fn inputs(rate: f64, peak: f64, gpus: &[&str], ttft_ms: f64, tpot_ms: f64) -> PlanInputs {
     PlanInputs {
@@ -248,29 +248,16 @@ fn impossible_targets_and_inputs_are_errors_with_one_sentence() {
             .message(llm_serving_calculator::core::base::i18n::Lang::Ko)
             .is_empty());
     };
-    // A TPOT below one decode step of the fastest option at batch 1.
-    let e = capacity::plan(
-        &inputs(1.0, 4.0, &["l40s", "h100-sxm"], 5000.0, 0.5),
-        cat,
-        &t,
-    )
-    .err();
-    assert!(
-        matches!(&e, Some(CalcError::TargetTooTight { metric, .. }) if metric == "TPOT"),
-        "{e:?}"
-    );
-    e.iter().for_each(one_sentence);
-    // The same for TTFT.
-    let e = capacity::plan(
-        &inputs(1.0, 4.0, &["l40s", "h100-sxm"], 1.0, 500.0),
-        cat,
-        &t,
-    )
-    .err();
-    assert!(
-        matches!(&e, Some(CalcError::TargetTooTight { metric, .. }) if metric == "TTFT"),
-        "{e:?}"
-    );
+    // A TPOT below one decode step of the fastest option at batch 1, then the same for TTFT.
+    for (ttft_ms, tpot_ms, want) in [(5000.0, 0.5, "TPOT"), (1.0, 500.0, "TTFT")] {
+        let inp = inputs(1.0, 4.0, &["l40s", "h100-sxm"], ttft_ms, tpot_ms);
+        let e = capacity::plan(&inp, cat, &t).err();
+        assert!(
+            matches!(&e, Some(CalcError::TargetTooTight { metric, .. }) if metric == want),
+            "{e:?}"
+        );
+        e.iter().for_each(one_sentence);
+    }
     // …but the table of losing options is still available to show next to it.
     let rows = capacity::options(&inputs(1.0, 4.0, &["l40s"], 1.0, 500.0), cat, &t)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -583,95 +570,33 @@ fn cli_plan_prints_one_entry_per_option() {
 
 #[test]
 fn cli_bad_input_exits_2_with_one_sentence() {
+    // A rate of 1, then `buckets` (none: no lengths either), then targets of 1 ms.
+    let plan = |buckets: &[&'static str]| {
+        let args = [
+            &["--rate", "1"][..],
+            buckets,
+            &["--ttft-ms", "1", "--tpot-ms", "1"],
+        ];
+        on("plan", LLAMA8B, "l40s", &args.concat())
+    };
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (plan_args("0", "50"), "rate"),
         (plan_args("-3", "50"), "rate"),
         (plan_args("abc", "50"), "rate"),
         (plan_args("1", "0.01"), "TPOT"),
+        (plan(&["--buckets", "1:2:0.5"]), "share"),
+        (plan(&["--buckets", "x"]), "buckets"),
+        (plan(&[]), "input-len"),
         (
-            vec![
-                "plan",
-                "--config",
-                LLAMA8B,
-                "--gpu",
-                "l40s",
-                "--rate",
-                "1",
-                "--buckets",
-                "1:2:0.5",
-                "--ttft-ms",
-                "1",
-                "--tpot-ms",
-                "1",
-            ],
-            "share",
-        ),
-        (
-            vec![
-                "plan",
-                "--config",
-                LLAMA8B,
-                "--gpu",
-                "l40s",
-                "--rate",
-                "1",
-                "--buckets",
-                "x",
-                "--ttft-ms",
-                "1",
-                "--tpot-ms",
-                "1",
-            ],
-            "buckets",
-        ),
-        (
-            vec![
-                "plan",
-                "--config",
-                LLAMA8B,
-                "--gpu",
-                "l40s",
-                "--rate",
-                "1",
-                "--ttft-ms",
-                "1",
-                "--tpot-ms",
-                "1",
-            ],
-            "input-len",
-        ),
-        (
-            vec![
-                "load",
-                "--config",
-                LLAMA8B,
-                "--gpu",
-                "a10g",
-                "--storage-gbps",
-                "0",
-            ],
+            on("load", LLAMA8B, "a10g", &["--storage-gbps", "0"]),
             "storage-gbps",
         ),
         (
-            vec![
-                "load",
-                "--config",
-                LLAMA8B,
-                "--gpu",
-                "a10g",
-                "--storage",
-                "floppy",
-            ],
+            on("load", LLAMA8B, "a10g", &["--storage", "floppy"]),
             "storage",
         ),
-        (
-            vec!["load", "--config", LLAMA8B, "--gpu", "tpu-v4"],
-            "host link",
-        ),
-        (
-            vec!["load", "--config", LLAMA8B, "--gpu", "l40s", "--tp", "0"],
-            "tp",
-        ),
+        (on("load", LLAMA8B, "tpu-v4", &[]), "host link"),
+        (on("load", LLAMA8B, "l40s", &["--tp", "0"]), "tp"),
     ];
     for (args, word) in cases {
         let (code, out, err) = run(&args);

@@ -12,6 +12,7 @@
 
 mod common;
 
+use common::consistent;
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
@@ -19,9 +20,9 @@ use llm_serving_calculator::core::base::json;
 use llm_serving_calculator::core::calc::memory::KvProfile;
 use llm_serving_calculator::core::calc::tp::check_heads as check_tp;
 use llm_serving_calculator::core::calc::weights;
-use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
+use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator, CUSTOM_KEYS};
 use llm_serving_calculator::core::model::config::parse_model_text;
-use llm_serving_calculator::core::model::{ModelDesc, ParamBreakdown};
+use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::present::report::evaluate;
 use llm_serving_calculator::core::scenario::{limits, ModelSource, NoticeKind, Scenario, MAX_GPUS};
 use serde_json::{Map, Value};
@@ -212,33 +213,6 @@ fn no_non_finite(what: &str, debug: &str) -> Result<(), String> {
             }
             from = i + tok.len();
         }
-    }
-    Ok(())
-}
-
-/// The components of a breakdown add up to its total, exactly.
-fn consistent(p: &ParamBreakdown) -> Result<(), String> {
-    let parts = [
-        p.embeddings,
-        p.position_embeddings,
-        p.attention,
-        p.mlp,
-        p.experts,
-        p.router,
-        p.norms,
-        p.lm_head,
-        p.ssm,
-        p.other,
-    ];
-    let sum = parts.iter().try_fold(0u64, |a, &x| a.checked_add(x));
-    if sum != Some(p.total) {
-        return Err(format!(
-            "components add up to {sum:?}, total is {}",
-            p.total
-        ));
-    }
-    if p.active > p.total || p.linear > p.total {
-        return Err(format!("active/linear exceed the total: {p:?}"));
     }
     Ok(())
 }
@@ -1414,14 +1388,7 @@ fn custom_accelerator_errors_quote_numbers_compactly() {
     // A value such as 1e308 or 5e-324 typed into the form must not come back as a
     // 309-digit (or 324-digit) number in the error sentence.
     let mut c = Cases::new("custom_accelerator_errors_quote_numbers_compactly");
-    for field in [
-        "memory_gib",
-        "bandwidth_gbps",
-        "bf16_tflops",
-        "fp8_tflops",
-        "price_usd_per_hour",
-        "tdp_w",
-    ] {
+    for field in CUSTOM_KEYS.into_iter().filter(|k| *k != "name") {
         for v in ["1e308", "-1e308", "5e-324", "1e-300"] {
             let q = format!("memory_gib=80;bandwidth_gbps=3350;bf16_tflops=989;{field}={v}");
             c.case(

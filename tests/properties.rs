@@ -9,6 +9,9 @@
 //!
 //! Kept fast: at most 256 cases per property (the whole file runs in a few seconds).
 
+mod common;
+
+use common::consistent;
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
@@ -17,7 +20,6 @@ use llm_serving_calculator::core::hardware::catalog::{
     CustomAccelerator, InterconnectPreset, Link,
 };
 use llm_serving_calculator::core::model::config::parse_model_text;
-use llm_serving_calculator::core::model::ParamBreakdown;
 use llm_serving_calculator::core::scenario::{
     limits, BudgetRule, EmbedWidget, GpuChoice, ModelSource, PerfInputs, Scenario, ViewMode,
     MAX_GPUS,
@@ -25,26 +27,6 @@ use llm_serving_calculator::core::scenario::{
 use proptest::prelude::*;
 use proptest::test_runner::Config as PropConfig;
 use serde_json::json;
-
-/// Components add up to the total exactly, and the sub-totals fit inside it.
-fn consistent(p: &ParamBreakdown) -> bool {
-    let parts = [
-        p.embeddings,
-        p.position_embeddings,
-        p.attention,
-        p.mlp,
-        p.experts,
-        p.router,
-        p.norms,
-        p.lm_head,
-        p.ssm,
-        p.other,
-    ];
-    parts.iter().try_fold(0u64, |a, &x| a.checked_add(x)) == Some(p.total)
-        && p.active <= p.total
-        && p.linear <= p.total
-        && p.expert_linear <= p.linear
-}
 
 /// A dimension: mostly small and valid, sometimes up to 2^40, beyond it, zero or `u64::MAX`.
 fn dim() -> impl Strategy<Value = u64> {
@@ -152,7 +134,8 @@ proptest! {
         match parse_model_text(&text) {
             Ok(m) => {
                 prop_assert!(valid, "accepted an invalid config: {text}");
-                prop_assert!(consistent(&m.params), "{:?}", m.params);
+                let c = consistent(&m.params);
+                prop_assert!(c.is_ok(), "{:?}: {:?}", c, m.params);
                 prop_assert_eq!(Some(u128::from(m.params.total)), want, "{}", text);
                 prop_assert!(KvProfile::from_model(&m, Dtype::Bf16, 1).is_ok());
             }
@@ -193,7 +176,8 @@ proptest! {
         match parse_model_text(&text) {
             Ok(m) => {
                 prop_assert!(valid && fits, "accepted: {text}");
-                prop_assert!(consistent(&m.params));
+                let c = consistent(&m.params);
+                prop_assert!(c.is_ok(), "{:?}", c);
                 prop_assert_eq!(Some(u128::from(m.params.total)), want);
             }
             Err(CalcError::Overflow { what }) => {

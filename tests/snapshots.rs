@@ -454,46 +454,25 @@ fn views_text(r: &report::Report, s: &Scenario, catalog: &Catalog) -> String {
     let gpus = views::ViewGpu::from_report(r);
     let m = &r.model;
     let mut t = String::new();
-    let shape = s.views.matmul;
-    t.push_str(&format!(
-        "matmul: {:#?}\n",
-        views::matmul_view(shape, &gpus, Lang::En)
-    ));
-    t.push_str(&format!(
-        "perf_rows: {:#?}\n",
-        views::perf_rows(m, s, &gpus)
-    ));
-    t.push_str(&format!(
-        "cost_rows: {:#?}\n",
-        views::cost_rows(m, s, &gpus)
-    ));
-    t.push_str(&format!(
-        "tp_tables: {:#?}\n",
-        views::tp_tables(m, s, &gpus)
-    ));
-    t.push_str(&format!(
-        "latency: {:#?}\n",
-        views::latency_curves(m, s, &gpus)
-    ));
-    t.push_str(&format!(
-        "planner: {:#?}\n",
-        views::planner_view(m, s, catalog, Lang::En)
-    ));
+    let mut put = |name: &str, v: &dyn std::fmt::Debug| t.push_str(&format!("{name}: {v:#?}\n"));
+    put(
+        "matmul",
+        &views::matmul_view(s.views.matmul, &gpus, Lang::En),
+    );
+    put("perf_rows", &views::perf_rows(m, s, &gpus));
+    put("cost_rows", &views::cost_rows(m, s, &gpus));
+    put("tp_tables", &views::tp_tables(m, s, &gpus));
+    put("latency", &views::latency_curves(m, s, &gpus));
+    put("planner", &views::planner_view(m, s, catalog, Lang::En));
     for ops in [
         views::OpsShown::None,
         views::OpsShown::Decode,
         views::OpsShown::Prefill,
     ] {
         let v = views::roofline_view(m, s, &gpus, ops, Lang::En);
-        t.push_str(&format!("roofline {ops:?}: {v:#?}\n"));
+        put(&format!("roofline {ops:?}"), &v);
     }
-    t.push_str(&format!(
-        "largest: {:#?}\n",
-        views::largest_view(s, catalog, Lang::En)
-    ));
-    t.push_str(&format!(
-        "planner_ko: {:#?}\n",
-        views::planner_view(m, s, catalog, Lang::Ko)
-    ));
+    put("largest", &views::largest_view(s, catalog, Lang::En));
+    put("planner_ko", &views::planner_view(m, s, catalog, Lang::Ko));
     t
 }

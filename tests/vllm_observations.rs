@@ -433,20 +433,14 @@ fn cli_bad_input_exits_2_with_one_sentence() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
     );
+    // `vllm --config <cfg>`, then `rest`.
+    let vllm = |rest: &[&'static str]| [&["vllm", "--config", cfg][..], rest].concat();
     for args in [
-        vec!["vllm", "--config", cfg, "--gpu", "l40s", "--tp", "3"],
-        vec!["vllm", "--config", cfg, "--gpu-memory-gib", "0"],
-        vec!["vllm", "--config", cfg, "--gpu-memory-gib", "-4"],
-        vec![
-            "vllm",
-            "--config",
-            cfg,
-            "--gpu",
-            "l40s",
-            "--gpu-memory-utilization",
-            "1.5",
-        ],
-        vec!["vllm", "--config", cfg],
+        vllm(&["--gpu", "l40s", "--tp", "3"]),
+        vllm(&["--gpu-memory-gib", "0"]),
+        vllm(&["--gpu-memory-gib", "-4"]),
+        vllm(&["--gpu", "l40s", "--gpu-memory-utilization", "1.5"]),
+        vllm(&[]),
         vec![
             "vllm",
             "--config",
@@ -454,16 +448,8 @@ fn cli_bad_input_exits_2_with_one_sentence() {
             "--gpu",
             "l40s",
         ],
-        vec!["vllm", "--config", cfg, "--gpu", "no-such-gpu"],
-        vec![
-            "vllm",
-            "--config",
-            cfg,
-            "--gpu",
-            "l40s",
-            "--kv-dtype",
-            "fp7",
-        ],
+        vllm(&["--gpu", "no-such-gpu"]),
+        vllm(&["--gpu", "l40s", "--kv-dtype", "fp7"]),
     ] {
         let (code, out, err) = cli(&args);
         assert_eq!(code, 2, "{args:?}: {out}");

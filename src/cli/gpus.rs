@@ -276,11 +276,13 @@ mod tests {
         let v: Value = serde_json::from_str(&out).unwrap_or(Value::Null);
         let arr = v.as_array().cloned().unwrap_or_default();
         assert_eq!(arr.len(), Catalog::builtin().accelerators.len());
-        let h = arr
-            .iter()
-            .find(|o| o["id"] == "h100-sxm")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let by_id = |id: &str| {
+            arr.iter()
+                .find(|o| o["id"] == id)
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let h = by_id("h100-sxm");
         // 81,559 MiB × 2^20 = 85,520,809,984 B.
         assert_eq!(h["memory_bytes"].as_u64(), Some(81_559 * 1_048_576));
         assert_eq!(h["bandwidth_bytes_per_s"].as_f64(), Some(3350e9));
@@ -289,26 +291,14 @@ mod tests {
             h["interconnect"]["bidirectional_bytes_per_s"].as_f64(),
             Some(900e9)
         );
-        let a = arr
-            .iter()
-            .find(|o| o["id"] == "a100-sxm-80gb")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let a = by_id("a100-sxm-80gb");
         assert!(a["peaks_flops_per_s"]["fp8"].is_null());
         assert_eq!(a["peak_status"]["fp8"], "not_supported");
-        let g = arr
-            .iter()
-            .find(|o| o["id"] == "m4-max")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let g = by_id("m4-max");
         assert_eq!(g["peak_status"]["bf16"], "not_published");
         assert!(g["watts_per_16bit_tflops"].is_null());
         // The T4 has no BF16: its watts per TFLOPS are per FP16, and say so.
-        let t4 = arr
-            .iter()
-            .find(|o| o["id"] == "t4")
-            .cloned()
-            .unwrap_or(Value::Null);
+        let t4 = by_id("t4");
         assert_eq!(t4["watts_per_16bit_tflops"]["precision"], "fp16");
         assert_eq!(
             t4["watts_per_16bit_tflops"]["watts_per_dense_tflops"].as_f64(),

@@ -375,26 +375,14 @@ fn result_text(r: &SimResult, rate: f64) -> String {
         ("End-to-end Latency", "E2EL", &r.e2el_ms),
     ] {
         section(&mut s, title);
-        line(
-            &mut s,
-            &format!("Mean {short} (ms):"),
-            format!("{:.2}", d.mean),
-        );
-        line(
-            &mut s,
-            &format!("Median {short} (ms):"),
-            format!("{:.2}", d.median),
-        );
-        line(
-            &mut s,
-            &format!("P90 {short} (ms):"),
-            format!("{:.2}", d.p90),
-        );
-        line(
-            &mut s,
-            &format!("P99 {short} (ms):"),
-            format!("{:.2}", d.p99),
-        );
+        for (stat, v) in [
+            ("Mean", d.mean),
+            ("Median", d.median),
+            ("P90", d.p90),
+            ("P99", d.p99),
+        ] {
+            line(&mut s, &format!("{stat} {short} (ms):"), format!("{v:.2}"));
+        }
     }
     section(&mut s, "Simulator");
     line(&mut s, "Preemptions:", r.preemptions);

@@ -13,7 +13,7 @@ use crate::core::present::{
     TpTable,
 };
 use crate::core::present::{CostBars, LatencyThroughput, LtPoint};
-use crate::core::scenario::{EffField, PRICE_RANGE};
+use crate::core::scenario::{EffField, Scenario, ViewMode, PRICE_RANGE};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::float_field::FloatField;
@@ -57,6 +57,18 @@ fn bound_key(b: Limit) -> &'static str {
 }
 
 /// The performance view.
+/// A copy of `src` with `reset` applied to it: the inputs a computation does not read set to
+/// fixed values, so that editing them wakes nothing that reads the copy.
+fn scenario_without(src: Memo<Scenario>, reset: fn(&mut Scenario)) -> Memo<Scenario> {
+    Memo::new(move |_| {
+        src.with(|s| {
+            let mut c = s.clone();
+            reset(&mut c);
+            c
+        })
+    })
+}
+
 #[component]
 pub fn PerfView(
     /// Which parts to show (all by default).
@@ -72,12 +84,8 @@ pub fn PerfView(
     // none) nor the matmul explorer's (kept at their defaults here): editing them reruns
     // nothing of this view (a serving input did, in the task that sends the worker its job:
     // bench/sim_trace.mjs).
-    let perf_scenario = Memo::new(move |_| {
-        state.reported.with(|s| {
-            let mut c = s.clone();
-            c.views.matmul = Default::default();
-            c
-        })
+    let perf_scenario = scenario_without(state.reported, |c| {
+        c.views.matmul = Default::default();
     });
     let rows: Memo<Vec<PerfRow>> = gated_memo(visible, move || {
         model.with(|m| {
@@ -88,14 +96,10 @@ pub fn PerfView(
     });
     // The curves do not depend on the operating batch (only its marker does): compute them
     // at batch 1 and place the marker from the rows, so dragging the batch stays cheap.
-    let curve_scenario = Memo::new(move |_| {
-        perf_scenario.with(|s| {
-            let mut c = s.clone();
-            c.view = crate::core::scenario::ViewMode::Full;
-            c.lang = None;
-            c.perf.batch = 1;
-            c
-        })
+    let curve_scenario = scenario_without(perf_scenario, |c| {
+        c.view = ViewMode::Full;
+        c.lang = None;
+        c.perf.batch = 1;
     });
     let base_curves: Memo<LatencyThroughput> = gated_memo(visible, move || {
         model.with(|m| {

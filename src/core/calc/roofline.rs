@@ -490,6 +490,14 @@ struct Step<'a> {
     lb: f64,
 }
 
+impl Step<'_> {
+    /// A linear layer of this step (`t` tokens through `din × dout`) in the linear weights'
+    /// bits.
+    fn linear(&self, name: &str, din: f64, dout: f64) -> OpCost {
+        linear(name, self.ph, self.t, din, dout, self.lb, self.act)
+    }
+}
+
 /// The GQA/MQA attention operators (`op_attn_q/k/v`, `op_attn_score`, `op_attn_av`,
 /// `op_attn_o`) for `(num_heads, kv_heads)` heads of `(head_dim, v_head_dim)` dims, after
 /// checking the heads split across `tp`.
@@ -508,40 +516,16 @@ fn gqa_ops(
         hf,
         act,
         kvb,
-        lb,
+        ..
     } = *st;
     let mut ops = Vec::new();
     check_tp(num_heads, kv_heads, tp)?;
     let hr = num_heads / tp;
     let hkv = kv_heads_per_rank(kv_heads, tp);
     let (d, dv) = (head_dim, v_head_dim);
-    ops.push(linear(
-        "op_attn_q",
-        ph,
-        t,
-        hf,
-        hr as f64 * d as f64,
-        lb,
-        act,
-    ));
-    ops.push(linear(
-        "op_attn_k",
-        ph,
-        t,
-        hf,
-        hkv as f64 * d as f64,
-        lb,
-        act,
-    ));
-    ops.push(linear(
-        "op_attn_v",
-        ph,
-        t,
-        hf,
-        hkv as f64 * dv as f64,
-        lb,
-        act,
-    ));
+    ops.push(st.linear("op_attn_q", hf, hr as f64 * d as f64));
+    ops.push(st.linear("op_attn_k", hf, hkv as f64 * d as f64));
+    ops.push(st.linear("op_attn_v", hf, hkv as f64 * dv as f64));
     let pairs = attention_pairs(w, window);
     let keys = keys_read(w, window);
     let (hrf, hkvf, df, dvf) = (hr as f64, hkv as f64, d as f64, dv as f64);
@@ -565,15 +549,7 @@ fn gqa_ops(
     );
     av.window = window;
     ops.push(av);
-    ops.push(linear(
-        "op_attn_o",
-        ph,
-        t,
-        hr as f64 * dv as f64,
-        hf,
-        lb,
-        act,
-    ));
+    ops.push(st.linear("op_attn_o", hr as f64 * dv as f64, hf));
     Ok(ops)
 }
 
@@ -645,9 +621,7 @@ fn mla_ops(
     q_lora_rank: Option<u64>,
     dims: (u64, u64, u64, u64),
 ) -> Result<Vec<OpCost>, CalcError> {
-    let Step {
-        ph, t, hf, act, lb, ..
-    } = *st;
+    let hf = st.hf;
     let mut ops = Vec::new();
     check_tp(num_heads, 0, tp)?;
     let hr = num_heads / tp;
@@ -655,47 +629,19 @@ fn mla_ops(
     let dqk = nope as f64 + rope as f64;
     match q_lora_rank {
         Some(qr) => {
-            ops.push(linear("op_attn_q_a", ph, t, hf, qr as f64, lb, act));
-            ops.push(linear(
-                "op_attn_q_b",
-                ph,
-                t,
-                qr as f64,
-                hr as f64 * dqk,
-                lb,
-                act,
-            ));
+            ops.push(st.linear("op_attn_q_a", hf, qr as f64));
+            ops.push(st.linear("op_attn_q_b", qr as f64, hr as f64 * dqk));
         }
-        None => ops.push(linear("op_attn_q", ph, t, hf, hr as f64 * dqk, lb, act)),
+        None => ops.push(st.linear("op_attn_q", hf, hr as f64 * dqk)),
     }
-    ops.push(linear(
-        "op_attn_kv_a",
-        ph,
-        t,
-        hf,
-        r as f64 + rope as f64,
-        lb,
-        act,
-    ));
-    ops.push(linear(
+    ops.push(st.linear("op_attn_kv_a", hf, r as f64 + rope as f64));
+    ops.push(st.linear(
         "op_attn_kv_b",
-        ph,
-        t,
         r as f64,
         hr as f64 * (nope as f64 + dv as f64),
-        lb,
-        act,
     ));
     ops.extend(mla_score_av(st, hr, dqk, (r, rope, dv)));
-    ops.push(linear(
-        "op_attn_o",
-        ph,
-        t,
-        hr as f64 * dv as f64,
-        hf,
-        lb,
-        act,
-    ));
+    ops.push(st.linear("op_attn_o", hr as f64 * dv as f64, hf));
     Ok(ops)
 }
 
@@ -709,12 +655,11 @@ fn ssm_ops(st: &Step, tp: u64, state_elems: u64, d_inner: u64, d_state: u64) -> 
         hf,
         act,
         kvb,
-        lb,
         ..
     } = *st;
     let mut ops = Vec::new();
     let di = d_inner.div_ceil(tp);
-    ops.push(linear("op_ssm_in", ph, t, hf, 2.0 * di as f64, lb, act));
+    ops.push(st.linear("op_ssm_in", hf, 2.0 * di as f64));
     let state = state_elems.div_ceil(tp) as f64;
     // Prefill writes the final state once; decode reads and writes it every step.
     let state_traffic = if ph == Phase::Decode {
@@ -730,7 +675,7 @@ fn ssm_ops(st: &Step, tp: u64, state_elems: u64, d_inner: u64, d_state: u64) -> 
         bits_to_bytes(2.0 * t * di as f64, act),
         bits_to_bytes(state_traffic, kvb),
     ));
-    ops.push(linear("op_ssm_out", ph, t, di as f64, hf, lb, act));
+    ops.push(st.linear("op_ssm_out", di as f64, hf));
     ops
 }
 
@@ -832,9 +777,7 @@ fn moe_ops(
 /// The feed-forward operators: dense `op_mlp_gate_up` (gated) or `op_mlp_up`, then
 /// `op_mlp_down`; MoE ([`moe_ops`]); none for a layer without one.
 fn ffn_ops(st: &Step, ffn: &Ffn, p: &Precisions, tp: u64) -> Vec<OpCost> {
-    let Step {
-        ph, t, hf, act, lb, ..
-    } = *st;
+    let hf = st.hf;
     let mut ops = Vec::new();
     match ffn {
         Ffn::Dense {
@@ -843,19 +786,11 @@ fn ffn_ops(st: &Step, ffn: &Ffn, p: &Precisions, tp: u64) -> Vec<OpCost> {
         } => {
             let ir = intermediate.div_ceil(tp);
             if *gated {
-                ops.push(linear(
-                    "op_mlp_gate_up",
-                    ph,
-                    t,
-                    hf,
-                    2.0 * ir as f64,
-                    lb,
-                    act,
-                ));
+                ops.push(st.linear("op_mlp_gate_up", hf, 2.0 * ir as f64));
             } else {
-                ops.push(linear("op_mlp_up", ph, t, hf, ir as f64, lb, act));
+                ops.push(st.linear("op_mlp_up", hf, ir as f64));
             }
-            ops.push(linear("op_mlp_down", ph, t, ir as f64, hf, lb, act));
+            ops.push(st.linear("op_mlp_down", ir as f64, hf));
         }
         Ffn::Moe {
             experts,
@@ -1093,18 +1028,10 @@ mod tests {
 
     #[test]
     fn pairs_causal_and_window() {
-        let w = Pass {
-            phase: Phase::Prefill,
-            batch: 1,
-            seq: 4,
-        };
+        let w = pass(Phase::Prefill, 1, 4);
         assert_eq!(attention_pairs(&w, None), 10.0); // 1+2+3+4
         assert_eq!(attention_pairs(&w, Some(2)), 7.0); // 1+2+2+2
-        let d = Pass {
-            phase: Phase::Decode,
-            batch: 1,
-            seq: 100,
-        };
+        let d = pass(Phase::Decode, 1, 100);
         assert_eq!(attention_pairs(&d, Some(16)), 16.0);
     }
 
@@ -1119,25 +1046,10 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/Qwen__Qwen3-30B-A3B.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Pass {
-            phase: Phase::Decode,
-            batch: 1,
-            seq: 1000,
-        };
-        let ops = layer_ops(&m, 0, &w, &p, 1).expect("ops");
-        let e = ops
-            .iter()
-            .find(|o| o.name_key == "op_moe_experts")
-            .expect("experts");
+        let e = bf16_op(&m, &pass(Phase::Decode, 1, 1000), 1, "op_moe_experts");
         assert_eq!(e.weight_bytes, Bytes(8 * 3 * 2048 * 768 * 2));
         // At batch 64 the expected distinct experts are 128 × (1 − (120/128)^64) ≈ 126.8.
-        let w64 = Pass { batch: 64, ..w };
-        let ops = layer_ops(&m, 0, &w64, &p, 1).expect("ops");
-        let e = ops
-            .iter()
-            .find(|o| o.name_key == "op_moe_experts")
-            .expect("experts");
+        let e = bf16_op(&m, &pass(Phase::Decode, 64, 1000), 1, "op_moe_experts");
         let want = 128.0 * (1.0 - (120.0f64 / 128.0).powi(64)) * 3.0 * 2048.0 * 768.0 * 2.0;
         assert!((e.weight_bytes.0 as f64 - want).abs() <= 1.0);
     }
@@ -1150,13 +1062,7 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Pass {
-            phase: Phase::Decode,
-            batch: 2,
-            seq: 1000,
-        };
-        let ops = layer_ops(&m, 0, &w, &p, 1).expect("ops");
+        let ops = layer_ops(&m, 0, &pass(Phase::Decode, 2, 1000), &bf16(), 1).expect("ops");
         let kv: u64 = ops.iter().map(|o| o.kv_bytes.0).sum();
         assert_eq!(kv, 2 * 1000 * 576 * 2 + 2 * 576 * 2);
     }
@@ -1185,13 +1091,7 @@ mod tests {
         let m = parse(include_str!(
             "../../../tests/fixtures/google__gemma-2-9b-it.json"
         ));
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        let w = Pass {
-            phase: Phase::Decode,
-            batch: 1,
-            seq: 8192,
-        };
-        let ops = model_ops(&m, &w, &p, 1).expect("ops");
+        let ops = model_ops(&m, &pass(Phase::Decode, 1, 8192), &bf16(), 1).expect("ops");
         let score = |win: Option<u64>| {
             ops.iter()
                 .find(|o| o.name_key == "op_attn_score" && o.window == win)
@@ -1220,8 +1120,7 @@ mod tests {
         ] {
             assert!((f(1, key) / f(2, key) - 2.0).abs() < 1e-12, "{key}");
         }
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        assert!(layer_ops(&m, 0, &w, &p, 3).is_err());
+        assert!(layer_ops(&m, 0, &w, &bf16(), 3).is_err());
     }
 
     /// A pass of `batch` sequences of `seq` tokens.
@@ -1229,11 +1128,15 @@ mod tests {
         Pass { phase, batch, seq }
     }
 
+    /// Weights, KV cache and activations in bf16.
+    fn bf16() -> Precisions {
+        Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16)
+    }
+
     /// The operator `key` of layer 0 at TP `tp`, everything in bf16.
     #[track_caller]
     fn bf16_op(m: &ModelDesc, w: &Pass, tp: u64, key: &str) -> OpCost {
-        let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
-        layer_ops(m, 0, w, &p, tp)
+        layer_ops(m, 0, w, &bf16(), tp)
             .expect("ops")
             .into_iter()
             .find(|o| o.name_key == key)

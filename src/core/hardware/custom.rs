@@ -30,8 +30,8 @@ pub struct CustomAccelerator {
     pub tdp_w: Option<f64>,
 }
 
-/// Query keys of a custom accelerator, in order.
-const CUSTOM_KEYS: [&str; 7] = [
+/// Query keys of a custom accelerator, in order: the name, then its figures.
+pub const CUSTOM_KEYS: [&str; 7] = [
     "name",
     "memory_gib",
     "bandwidth_gbps",

@@ -533,16 +533,9 @@ mod tests {
     use crate::core::base::i18n::{placeholders, TABLE};
     use crate::core::hardware::catalog::Catalog;
     use crate::core::present::report::evaluate;
+    use crate::core::present::report::report_for_test as report;
     use crate::core::scenario::{GpuChoice, ModelSource, Scenario};
     use std::collections::BTreeSet;
-
-    #[track_caller]
-    fn report(s: &Scenario) -> Report {
-        match evaluate(s, Catalog::builtin()) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
-        }
-    }
 
     fn scenarios() -> Vec<Scenario> {
         let base = Scenario::default();

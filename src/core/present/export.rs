@@ -232,17 +232,8 @@ pub fn to_json(r: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::hardware::catalog::Catalog;
-    use crate::core::present::report::evaluate;
+    use crate::core::present::report::report_for_test as report;
     use crate::core::scenario::{ModelSource, Scenario};
-
-    #[track_caller]
-    fn report(s: &Scenario) -> Report {
-        match evaluate(s, Catalog::builtin()) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
-        }
-    }
 
     /// A small RFC 4180 reader (quoted fields, doubled quotes, CRLF), to check the writer.
     fn parse_csv(text: &str) -> Vec<Vec<String>> {

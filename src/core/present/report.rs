@@ -637,18 +637,22 @@ fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) ->
     }
 }
 
+/// The report of `s` on the built-in catalog, for tests (a bad scenario panics with its
+/// sentence).
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn report_for_test(s: &Scenario) -> Report {
+    match evaluate(s, Catalog::builtin()) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::report_for_test as eval;
     use super::*;
     use crate::core::scenario::ModelSource;
-
-    #[track_caller]
-    fn eval(s: &Scenario) -> Report {
-        match evaluate(s, Catalog::builtin()) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
-        }
-    }
 
     #[test]
     fn chapter_example() {

@@ -28,7 +28,9 @@ mod vision;
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::Bytes;
-use crate::core::model::desc::{Layer, LedgerSource, ModelDesc, ModelOrigin, ParamBreakdown};
+use crate::core::model::desc::{
+    Ffn, Layer, LedgerSource, Mixer, ModelDesc, ModelOrigin, ParamBreakdown,
+};
 use reader::Reader;
 use serde_json::{Map, Value};
 
@@ -187,6 +189,71 @@ pub(crate) fn add_mlp(
         acc.add(c, add(w, &[mul(w, &[mats - 1, i])?, h])?)?;
     }
     Ok(())
+}
+
+/// A dense MLP ([`add_mlp`], into the MLP component) and its description.
+pub(crate) fn add_dense_ffn(
+    acc: &mut Acc,
+    h: u64,
+    i: u64,
+    gated: bool,
+    bias: bool,
+) -> Result<Ffn, CalcError> {
+    add_mlp(acc, Comp::Mlp, h, i, gated, bias)?;
+    Ok(Ffn::Dense {
+        intermediate: i,
+        gated,
+    })
+}
+
+/// The end of a family builder: the final norm (`final_norm` parameters), the embeddings and
+/// the head unless tied, and `max_position_embeddings`.
+pub(crate) fn finish_parts(
+    r: &mut Reader,
+    layers: Vec<Layer>,
+    mut acc: Acc,
+    (h, vocab, tie): (u64, u64, bool),
+    final_norm: u64,
+) -> Result<Parts, CalcError> {
+    acc.add(Comp::Norms, final_norm)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+}
+
+/// The mixer of full (not sliding-window) attention with `heads` query and `kv` key/value heads
+/// of width `hd` (values too).
+pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
+    Mixer::Attention {
+        num_heads: heads,
+        kv_heads: kv,
+        head_dim: hd,
+        v_head_dim: hd,
+        window: None,
+    }
+}
+
+/// Adds routed gated experts (router `E·h`, `E` experts of `3·h·I`: gate, up, down), of which a
+/// token uses `top_k` (the other `(E − k)·3·h·I` are inactive), and returns the feed-forward's
+/// description with `shared` = (shared experts, their width), whose parameters the caller adds.
+pub(crate) fn add_routed_experts(
+    acc: &mut Acc,
+    h: u64,
+    (experts, top_k, inter): (u64, u64, u64),
+    (shared_experts, shared_intermediate): (u64, u64),
+) -> Result<Ffn, CalcError> {
+    acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
+    let per = mul("ovf_expert_params", &[3, h, inter])?;
+    acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
+    acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+    Ok(Ffn::Moe {
+        experts,
+        top_k,
+        expert_intermediate: inter,
+        shared_experts,
+        shared_intermediate,
+        gated: true,
+    })
 }
 
 /// Whether MTP modules store their own copies of the embedding and the output head.

@@ -11,25 +11,13 @@
 use super::defaults::nested;
 use super::reader::Reader;
 use super::{
-    add, add_embeddings, add_mlp, mul, read_dims, read_intermediate, read_max_pos, read_tie,
-    split_heads, Acc, Comp, Dims, FourH, Parts,
+    add, add_dense_ffn, add_embeddings, add_routed_experts, finish_parts, full_attention, mul,
+    read_dims, read_intermediate, read_max_pos, read_tie, split_heads, Acc, Comp, Dims, FourH,
+    Parts,
 };
 use crate::core::base::error::CalcError;
-use crate::core::model::desc::{Ffn, Layer, Mixer};
+use crate::core::model::desc::Layer;
 use serde_json::{Map, Value};
-
-fn attention_layer(heads: u64, kv: u64, hd: u64, ffn: Ffn) -> Layer {
-    Layer {
-        mixer: Mixer::Attention {
-            num_heads: heads,
-            kv_heads: kv,
-            head_dim: hd,
-            v_head_dim: hd,
-            window: None,
-        },
-        ffn,
-    }
-}
 
 /// A nested part (`attn_config`) as an object (empty when absent).
 fn part<'a>(
@@ -77,28 +65,12 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
             mul(w, &[h, add(w, &[h, mul(w, &[2, kv, hd])?])?])?,
         )?;
         acc.lin(Comp::Attn, mul(w, &[h, h])?)?;
-        acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-        let per = mul("ovf_expert_params", &[3, h, inter])?;
-        acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
-        acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
-        layers.push(attention_layer(
-            heads,
-            kv,
-            hd,
-            Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate: inter,
-                shared_experts: 0,
-                shared_intermediate: 0,
-                gated: true,
-            },
-        ));
+        layers.push(Layer {
+            mixer: full_attention(heads, kv, hd),
+            ffn: add_routed_experts(&mut acc, h, (experts, top_k, inter), (0, 0))?,
+        });
     }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, vocab, tie), h)
 }
 
 /// MPT.
@@ -125,16 +97,10 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
         let norm = if bias { 4 } else { 2 };
         acc.add(Comp::Norms, mul("ovf_norm_params", &[norm, h])?)?;
         super::add_attention(&mut acc, h, heads, heads, hd, hd, bias, bias)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
-        layers.push(attention_layer(
-            heads,
-            heads,
-            hd,
-            Ffn::Dense {
-                intermediate: inter,
-                gated: false,
-            },
-        ));
+        layers.push(Layer {
+            mixer: full_attention(heads, heads, hd),
+            ffn: add_dense_ffn(&mut acc, h, inter, false, bias)?,
+        });
     }
     acc.add(Comp::Norms, if bias { 2 * h } else { h })?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
@@ -163,20 +129,12 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
     for _ in 0..nl {
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         super::add_attention(&mut acc, h, heads, heads, hd, hd, false, false)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
-        layers.push(attention_layer(
-            heads,
-            heads,
-            hd,
-            Ffn::Dense {
-                intermediate: inter,
-                gated: false,
-            },
-        ));
+        layers.push(Layer {
+            mixer: full_attention(heads, heads, hd),
+            ffn: add_dense_ffn(&mut acc, h, inter, false, true)?,
+        });
     }
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
     acc.add(Comp::LmHead, vocab)?; // lm_head bias
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+    let final_norm = mul("ovf_norm_params", &[2, h])?;
+    finish_parts(r, layers, acc, (h, vocab, tie), final_norm)
 }

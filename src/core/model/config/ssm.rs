@@ -14,8 +14,8 @@
 
 use super::reader::Reader;
 use super::{
-    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_head_dim, read_max_pos,
-    read_tie, Acc, Comp, Parts,
+    add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, check_kv,
+    finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
@@ -36,6 +36,78 @@ fn dt_rank(r: &mut Reader, key: &'static str, h: u64) -> Result<u64, CalcError> 
         }
         _ => r.or(("dt_rank", key), auto, "ldg_no_dt_rank_hidden_size_16"),
     }
+}
+
+/// Full attention (q/k/v/o, biases with `bias`) of `heads` query and `kv` key/value heads of
+/// width `hd` in a model of width `h`; returns its mixer.
+fn attention(
+    acc: &mut Acc,
+    h: u64,
+    (heads, kv, hd): (u64, u64, u64),
+    bias: bool,
+) -> Result<Mixer, CalcError> {
+    add_attention(acc, h, heads, kv, hd, hd, bias, bias)?;
+    Ok(full_attention(heads, kv, hd))
+}
+
+/// The width, layer count and vocabulary every SSM family states, in the ledger's order.
+fn read_sizes(r: &mut Reader) -> Result<(u64, u64, u64), CalcError> {
+    let h = r.req("hidden_size", "why_size_model")?;
+    let nl = r.layers()?;
+    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    Ok((h, nl, vocab))
+}
+
+/// The attention layers' query heads, key/value heads (as many unless stated; checked) and
+/// head width, in a model of width `h`.
+fn read_attention(r: &mut Reader, h: u64) -> Result<(u64, u64, u64), CalcError> {
+    let heads = r.req("num_attention_heads", "why_size_attention")?;
+    let kv = r.or(
+        ("kv_heads", "num_key_value_heads"),
+        heads,
+        "ldg_no_num_key_value_heads_equal_to",
+    )?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
+    let hd = read_head_dim(r, h, heads)?;
+    Ok((heads, kv, hd))
+}
+
+/// A recurrent mixer of inner width `d_inner` and state size `d_state`, whose per-sequence
+/// state is the convolution's window, `(k − 1)` steps of `conv_dim` channels, plus the
+/// recurrent state of `recurrent` elements.
+fn ssm_mixer(
+    (k, conv_dim): (u64, u64),
+    recurrent: u64,
+    d_inner: u64,
+    d_state: u64,
+) -> Result<Mixer, CalcError> {
+    let w = "ovf_ssm_params";
+    Ok(Mixer::Ssm {
+        state_elems: add(w, &[mul(w, &[k.saturating_sub(1), conv_dim])?, recurrent])?,
+        d_inner,
+        d_state,
+    })
+}
+
+/// A model of SSM layers only: per layer an RMSNorm `h` and a mixer (`mixer` adds it), a
+/// final norm, the embeddings and the head unless tied.
+fn ssm_stack(
+    r: &mut Reader,
+    (nl, h, vocab, tie): (u64, u64, u64, bool),
+    mut mixer: impl FnMut(&mut Acc) -> Result<Mixer, CalcError>,
+) -> Result<Parts, CalcError> {
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..nl {
+        acc.add(Comp::Norms, h)?;
+        layers.push(Layer {
+            mixer: mixer(&mut acc)?,
+            ffn: Ffn::None,
+        });
+    }
+    acc.add(Comp::Norms, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    Ok(Parts::new(layers, acc, h, vocab, tie, None))
 }
 
 struct Mamba1 {
@@ -73,19 +145,12 @@ fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
     if m.inner_norms {
         acc.add(Comp::Ssm, add(w, &[rk, n, n])?)?; // dt/b/c layernorms (Jamba)
     }
-    let state = add(w, &[mul(w, &[k.saturating_sub(1), d])?, mul(w, &[d, n])?])?;
-    Ok(Mixer::Ssm {
-        state_elems: state,
-        d_inner: d,
-        d_state: n,
-    })
+    ssm_mixer((k, d), mul(w, &[d, n])?, d, n)
 }
 
 /// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
 pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "why_size_model")?;
-    let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let (h, nl, vocab) = read_sizes(r)?;
     let n = r.or("state_size", 16, "ldg_mamba_default_state_size_16")?;
     let expand = r.or("expand", 2, "ldg_mamba_default_expand_2")?;
     let d = match r.opt(("d_inner", "intermediate_size"))? {
@@ -115,24 +180,13 @@ pub(super) fn mamba(r: &mut Reader) -> Result<Parts, CalcError> {
         conv_bias,
         inner_norms: false,
     };
-    let mut acc = Acc::default();
-    let mut layers = Vec::new();
-    for _ in 0..nl {
-        acc.add(Comp::Norms, h)?;
-        let mixer = mamba1(&mut acc, &cfg)?;
-        layers.push(Layer {
-            mixer,
-            ffn: Ffn::None,
-        });
-    }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let parts = ssm_stack(r, (nl, h, vocab, tie), |acc| mamba1(acc, &cfg))?;
     r.derived(
         "kv_cache",
         0,
         "ldg_mamba_has_no_attention_constant_recurrent_st",
     );
-    Ok(Parts::new(layers, acc, h, vocab, tie, None))
+    Ok(parts)
 }
 
 /// Nemotron-H's sizes besides the layer pattern.
@@ -221,14 +275,7 @@ fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
 /// Reads Nemotron-H's attention, MLP and Mamba-2 sizes and biases (after the pattern), then
 /// the tie, and computes the Mamba-2 inner and conv widths.
 fn read_nemotron_h(r: &mut Reader, h: u64) -> Result<NemotronH, CalcError> {
-    let heads = r.req("num_attention_heads", "why_size_attention")?;
-    let kv = r.or(
-        ("kv_heads", "num_key_value_heads"),
-        heads,
-        "ldg_no_num_key_value_heads_equal_to",
-    )?;
-    check_kv(heads, kv, r.key_of("kv_heads"))?;
-    let hd = read_head_dim(r, h, heads)?;
+    let (heads, kv, hd) = read_attention(r, h)?;
     let inter = r.req("intermediate_size", "why_size_mlp_blocks")?;
     let mh = r.req("mamba_num_heads", "why_size_mamba2")?;
     let mp = r.req("mamba_head_dim", "why_size_mamba2")?;
@@ -292,45 +339,20 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
     if m.out_bias {
         acc.add(Comp::Ssm, h)?;
     }
-    let state = add(
-        w,
-        &[
-            mul(w, &[k.saturating_sub(1), conv_dim])?,
-            mul(w, &[mh, mp, n])?,
-        ],
-    )?;
-    Ok(Mixer::Ssm {
-        state_elems: state,
-        d_inner: d,
-        d_state: n,
-    })
+    ssm_mixer((k, conv_dim), mul(w, &[mh, mp, n])?, d, n)
 }
 
 /// Mamba-2 (`Mamba2ForCausalLM`): embeddings, per layer an RMSNorm and a Mamba-2 mixer
 /// (`num_heads × head_dim` inner width, `n_groups`, `state_size`, `conv_kernel`), a final
 /// norm and the head unless tied.
 pub(super) fn mamba2_model(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "why_size_model")?;
-    let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let (h, nl, vocab) = read_sizes(r)?;
     let mh = r.req(("mamba_num_heads", "num_heads"), "why_size_mamba2")?;
     let mp = r.req(("mamba_head_dim", "head_dim"), "why_size_mamba2")?;
     let sizes = read_mamba2_sizes(r)?;
     let tie = read_tie(r, false, "mamba2")?;
     let m = NemotronH::mamba(h, tie, mh, mp, sizes)?;
-    let mut acc = Acc::default();
-    let mut layers = Vec::new();
-    for _ in 0..nl {
-        acc.add(Comp::Norms, h)?;
-        let mixer = mamba2(&mut acc, &m)?;
-        layers.push(Layer {
-            mixer,
-            ffn: Ffn::None,
-        });
-    }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, None))
+    ssm_stack(r, (nl, h, vocab, tie), |acc| mamba2(acc, &m))
 }
 
 /// The Mamba-2 mixer's state, group and convolution sizes and its biases (Mamba-2's keys;
@@ -416,44 +438,21 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     for t in &types {
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         let mixer = if t == "attention" {
-            add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, attn_bias, attn_bias)?;
-            Mixer::Attention {
-                num_heads: c.heads,
-                kv_heads: c.kv,
-                head_dim: c.hd,
-                v_head_dim: c.hd,
-                window: None,
-            }
+            attention(&mut acc, h, (c.heads, c.kv, c.hd), attn_bias)?
         } else {
             mamba2(&mut acc, &m)?
         };
         let ffn = if experts > 0 {
-            acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-            let per = mul("ovf_expert_params", &[3, h, inter])?;
-            acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
-            acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
+            let moe = (experts, top_k, inter);
+            let ffn = add_routed_experts(&mut acc, h, moe, (u64::from(shared > 0), shared))?;
             add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
-            Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate: inter,
-                shared_experts: u64::from(shared > 0),
-                shared_intermediate: shared,
-                gated: true,
-            }
+            ffn
         } else {
-            add_mlp(&mut acc, Comp::Mlp, h, shared, true, false)?;
-            Ffn::Dense {
-                intermediate: shared,
-                gated: true,
-            }
+            add_dense_ffn(&mut acc, h, shared, true, false)?
         };
         layers.push(Layer { mixer, ffn });
     }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, c.vocab, tie), h)
 }
 
 /// One Gated DeltaNet (linear attention) mixer of Qwen3-Next: in_proj_qkvz
@@ -476,18 +475,7 @@ fn gated_delta_net(acc: &mut Acc, h: u64, g: &Gdn) -> Result<Mixer, CalcError> {
     acc.add(Comp::Ssm, mul(w, &[conv_dim, g.k])?)?;
     acc.add(Comp::Ssm, add(w, &[mul(w, &[2, g.vh])?, g.dv])?)?;
     acc.lin(Comp::Ssm, mul(w, &[value, h])?)?;
-    let state = add(
-        w,
-        &[
-            mul(w, &[g.k.saturating_sub(1), conv_dim])?,
-            mul(w, &[g.vh, g.dk, g.dv])?,
-        ],
-    )?;
-    Ok(Mixer::Ssm {
-        state_elems: state,
-        d_inner: value,
-        d_state: g.dk,
-    })
+    ssm_mixer((g.k, conv_dim), mul(w, &[g.vh, g.dk, g.dv])?, value, g.dk)
 }
 
 /// The Gated DeltaNet sizes of Qwen3-Next.
@@ -515,34 +503,19 @@ fn qn_full_attention(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError>
     acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
     acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
     acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
-    Ok(Mixer::Attention {
-        num_heads: c.heads,
-        kv_heads: c.kv,
-        head_dim: c.hd,
-        v_head_dim: c.hd,
-        window: None,
-    })
+    Ok(full_attention(c.heads, c.kv, c.hd))
 }
 
 /// The MoE of a Qwen3-Next layer: router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and
 /// its gate `h`.
 fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
-    acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
-    let per = mul("ovf_expert_params", &[3, h, m.inter])?;
-    acc.lin(Comp::Experts, mul("ovf_expert_params", &[m.experts, per])?)?;
-    acc.skip(mul("ovf_expert_params", &[m.experts - m.top_k, per])?)?;
+    let routed = (m.experts, m.top_k, m.inter);
+    let ffn = add_routed_experts(acc, h, routed, (u64::from(m.shared > 0), m.shared))?;
     if m.shared > 0 {
         add_mlp(acc, Comp::Mlp, h, m.shared, true, false)?;
         acc.add(Comp::Router, h)?;
     }
-    Ok(Ffn::Moe {
-        experts: m.experts,
-        top_k: m.top_k,
-        expert_intermediate: m.inter,
-        shared_experts: u64::from(m.shared > 0),
-        shared_intermediate: m.shared,
-        gated: true,
-    })
+    Ok(ffn)
 }
 
 /// Reads the Gated DeltaNet sizes of Qwen3-Next.
@@ -650,26 +623,12 @@ fn nemotron_block(
                 ffn: Ffn::None,
             });
         }
-        '*' => {
-            let (h, hd) = (m.h, m.hd);
-            add_attention(acc, h, m.heads, m.kv, hd, hd, m.attn_bias, m.attn_bias)?;
-            layers.push(Layer {
-                mixer: Mixer::Attention {
-                    num_heads: m.heads,
-                    kv_heads: m.kv,
-                    head_dim: hd,
-                    v_head_dim: hd,
-                    window: None,
-                },
-                ffn: Ffn::None,
-            });
-        }
+        '*' => layers.push(Layer {
+            mixer: attention(acc, m.h, (m.heads, m.kv, m.hd), m.attn_bias)?,
+            ffn: Ffn::None,
+        }),
         '-' => {
-            add_mlp(acc, Comp::Mlp, m.h, m.inter, false, m.mlp_bias)?;
-            let ffn = Ffn::Dense {
-                intermediate: m.inter,
-                gated: false,
-            };
+            let ffn = add_dense_ffn(acc, m.h, m.inter, false, m.mlp_bias)?;
             match layers.last_mut() {
                 Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
                 _ => layers.push(Layer {
@@ -697,9 +656,7 @@ fn nemotron_block(
 /// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
 /// feed-forward slot in [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "why_size_model")?;
-    let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "why_size_embeddings")?;
+    let (h, nl, vocab) = read_sizes(r)?;
     let pattern = read_pattern(r, nl)?;
     let m = read_nemotron_h(r, h)?;
     let tie = m.tie;
@@ -708,10 +665,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     for c in pattern.chars() {
         nemotron_block(&mut acc, &m, c, &mut layers)?;
     }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, vocab, tie), h)
 }
 
 /// Jamba's layout: which layers are attention and which are MoE, and the experts.
@@ -798,17 +752,8 @@ fn read_jamba_mamba(r: &mut Reader, h: u64) -> Result<(Mamba1, bool), CalcError>
 /// `i % expert_layer_period == expert_layer_offset`, otherwise a gated MLP. Two RMSNorms per
 /// layer, final norm.
 pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
-    let h = r.req("hidden_size", "why_size_model")?;
-    let nl = r.layers()?;
-    let vocab = r.req("vocab_size", "why_size_embeddings")?;
-    let heads = r.req("num_attention_heads", "why_size_attention")?;
-    let kv = r.or(
-        ("kv_heads", "num_key_value_heads"),
-        heads,
-        "ldg_no_num_key_value_heads_equal_to",
-    )?;
-    check_kv(heads, kv, r.key_of("kv_heads"))?;
-    let hd = read_head_dim(r, h, heads)?;
+    let (h, nl, vocab) = read_sizes(r)?;
+    let (heads, kv, hd) = read_attention(r, h)?;
     let inter = r.req("intermediate_size", "why_size_mlp")?;
     let JambaLayout {
         ap,
@@ -824,43 +769,18 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     for i in 0..nl {
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
         let mixer = if i % ap == ao {
-            add_attention(&mut acc, h, heads, kv, hd, hd, false, false)?;
-            Mixer::Attention {
-                num_heads: heads,
-                kv_heads: kv,
-                head_dim: hd,
-                v_head_dim: hd,
-                window: None,
-            }
+            attention(&mut acc, h, (heads, kv, hd), false)?
         } else {
             mamba1(&mut acc, &cfg)?
         };
         let ffn = if i % ep == eo {
-            acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-            let per = mul("ovf_expert_params", &[3, h, inter])?;
-            acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
-            acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
-            Ffn::Moe {
-                experts,
-                top_k,
-                expert_intermediate: inter,
-                shared_experts: 0,
-                shared_intermediate: 0,
-                gated: true,
-            }
+            add_routed_experts(&mut acc, h, (experts, top_k, inter), (0, 0))?
         } else {
-            add_mlp(&mut acc, Comp::Mlp, h, inter, true, false)?;
-            Ffn::Dense {
-                intermediate: inter,
-                gated: true,
-            }
+            add_dense_ffn(&mut acc, h, inter, true, false)?
         };
         layers.push(Layer { mixer, ffn });
     }
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, vocab, tie), h)
 }
 
 /// Reads Falcon-H1's Mamba-2 sizes: inner width `mamba_d_ssm` (null: `mamba_expand·h`),
@@ -934,39 +854,14 @@ pub(super) fn falcon_h1(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut layers = Vec::new();
     for _ in 0..c.n_layers {
         acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
-        add_attention(
-            &mut acc,
-            h,
-            c.heads,
-            c.kv,
-            c.hd,
-            c.hd,
-            m.attn_bias,
-            m.attn_bias,
-        )?;
         layers.push(Layer {
-            mixer: Mixer::Attention {
-                num_heads: c.heads,
-                kv_heads: c.kv,
-                head_dim: c.hd,
-                v_head_dim: c.hd,
-                window: None,
-            },
+            mixer: attention(&mut acc, h, (c.heads, c.kv, c.hd), m.attn_bias)?,
             ffn: Ffn::None,
         });
         let mixer = mamba2(&mut acc, &m)?;
-        add_mlp(&mut acc, Comp::Mlp, h, m.inter, true, m.mlp_bias)?;
-        layers.push(Layer {
-            mixer,
-            ffn: Ffn::Dense {
-                intermediate: m.inter,
-                gated: true,
-            },
-        });
+        let ffn = add_dense_ffn(&mut acc, h, m.inter, true, m.mlp_bias)?;
+        layers.push(Layer { mixer, ffn });
     }
     r.derived("layers_described", layers.len(), "ldg_falcon_h1_parallel");
-    acc.add(Comp::Norms, h)?;
-    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, c.vocab, tie), h)
 }

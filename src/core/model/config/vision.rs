@@ -27,9 +27,24 @@ use serde_json::{Map, Value};
 
 const W: &str = "ovf_vision_params";
 
-/// A reader over the vision config with its class.
-fn reader<'a>(vc: &'a Map<String, Value>, class: Option<&'static ClassDefaults>) -> Reader<'a> {
-    Reader::new(vc, vc).with_classes(class, None)
+/// Reads a tower's sizes (`read`, through a reader over the vision config and its class),
+/// then moves what it read into the model's ledger, in reading order.
+fn read_tower<T>(
+    r: &mut Reader,
+    vc: &Map<String, Value>,
+    class: Option<&'static ClassDefaults>,
+    read: impl FnOnce(&mut Reader) -> Result<T, CalcError>,
+) -> Result<T, CalcError> {
+    let mut v = Reader::new(vc, vc).with_classes(class, None);
+    let sizes = read(&mut v)?;
+    r.ledger.extend(v.ledger);
+    Ok(sizes)
+}
+
+/// Records a tower's count (`vision_parameters`, explained by `how`) and returns it.
+fn counted(r: &mut Reader, total: u64, how: &'static str) -> u64 {
+    r.derived("vision_parameters", total, how);
+    total
 }
 
 fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError> {
@@ -55,31 +70,62 @@ fn channels(v: &mut Reader) -> Result<u64, CalcError> {
     )
 }
 
+/// The make of a tower's encoder layer.
+struct Block {
+    /// LayerNorms (weight and bias) rather than RMSNorms (weight).
+    layer_norm: bool,
+    /// Biases on q, k, v and o.
+    attn_bias: bool,
+    /// A gated MLP (gate, up, down) rather than a plain one (fc1, fc2).
+    gated: bool,
+    /// Biases on the MLP's linears.
+    mlp_bias: bool,
+}
+
+/// The layer of SigLIP, Llama 4 and Qwen3-VL: LayerNorms, q/k/v/o and MLP with biases.
+const VIT: Block = Block {
+    layer_norm: true,
+    attn_bias: true,
+    gated: false,
+    mlp_bias: true,
+};
+
+/// One encoder layer of width `vh` and MLP width `vi`: two norms (`4v` or `2v`), q/k/v/o `4v²`
+/// (biases `4v`), an MLP `2·v·I` or gated `3·v·I` (biases `I + v` or `2I + v`).
+fn layer(vh: u64, vi: u64, b: &Block) -> Result<u64, CalcError> {
+    let mats = if b.gated { 3 } else { 2 };
+    add(
+        W,
+        &[
+            mul(W, &[if b.layer_norm { 4 } else { 2 }, vh])?,
+            mul(W, &[4, vh, vh])?,
+            if b.attn_bias { mul(W, &[4, vh])? } else { 0 },
+            mul(W, &[mats, vh, vi])?,
+            if b.mlp_bias {
+                add(W, &[mul(W, &[mats - 1, vi])?, vh])?
+            } else {
+                0
+            },
+        ],
+    )
+}
+
 /// SigLIP (Gemma 3) and the Gemma 3 projector into a language model of width `text_h`.
 pub(super) fn siglip(
     r: &mut Reader,
     vc: &Map<String, Value>,
     text_h: u64,
 ) -> Result<u64, CalcError> {
-    let mut v = reader(vc, class_for("siglip_vision_model"));
-    let (vh, vi, vl, patch) = tower(&mut v)?;
-    let image = req(&mut v, "vision.image_size", "image_size")?;
-    let ch = channels(&mut v)?;
-    let per_layer = add(
-        W,
-        &[
-            mul(W, &[4, vh, vh])?,
-            mul(W, &[8, vh])?,
-            mul(W, &[2, vh, vi])?,
-            vi,
-            vh,
-        ],
-    )?;
+    let ((vh, vi, vl, patch), image, ch) =
+        read_tower(r, vc, class_for("siglip_vision_model"), |v| {
+            let t = tower(v)?;
+            Ok((t, req(v, "vision.image_size", "image_size")?, channels(v)?))
+        })?;
     let side = image / patch;
     let total = add(
         W,
         &[
-            mul(W, &[vl, per_layer])?,
+            mul(W, &[vl, layer(vh, vi, &VIT)?])?,
             mul(W, &[ch, patch, patch, vh])?,
             vh,
             mul(W, &[side, side, vh])?,
@@ -88,13 +134,53 @@ pub(super) fn siglip(
             vh,
         ],
     )?;
-    r.ledger.extend(v.ledger);
-    r.derived(
-        "vision_parameters",
+    Ok(counted(
+        r,
         total,
         "ldg_siglip_vision_tower_gemma_3_projector_counte",
-    );
-    Ok(total)
+    ))
+}
+
+/// The Qwen2.5-VL / Qwen3-VL sizes besides the four of [`tower`].
+struct QwenVl {
+    tp: u64,
+    ch: u64,
+    m: u64,
+    out: u64,
+    /// Qwen3-VL's learned positions and deep-stack merger count.
+    qwen3: Option<(u64, u64)>,
+}
+
+fn read_qwen_vl(v: &mut Reader, qwen3: bool) -> Result<QwenVl, CalcError> {
+    let tp = req(v, "vision.temporal_patch_size", "temporal_patch_size")?;
+    let ch = v.or(
+        ("vision.in_channels", "in_channels"),
+        3,
+        "ldg_siglip_default_3_channels",
+    )?;
+    let m = req(v, "vision.spatial_merge_size", "spatial_merge_size")?;
+    let out = req(v, "vision.out_hidden_size", "out_hidden_size")?;
+    let qwen3 = if qwen3 {
+        let pos = req(
+            v,
+            "vision.num_position_embeddings",
+            "num_position_embeddings",
+        )?;
+        let deep = v.u64_list((
+            "vision.deepstack_visual_indexes",
+            "deepstack_visual_indexes",
+        ))?;
+        Some((pos, deep.len() as u64))
+    } else {
+        None
+    };
+    Ok(QwenVl {
+        tp,
+        ch,
+        m,
+        out,
+        qwen3,
+    })
 }
 
 /// The Qwen2.5-VL / Qwen3-VL vision tower (`qwen3` selects the Qwen3-VL layout).
@@ -104,73 +190,49 @@ pub(super) fn qwen_vl(
     class: Option<&'static ClassDefaults>,
     qwen3: bool,
 ) -> Result<u64, CalcError> {
-    let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", "hidden_size")?;
-    let vi = req(&mut v, "vision.intermediate_size", "intermediate_size")?;
-    let depth = v.layers()?;
-    let patch = req(&mut v, "vision.patch_size", "patch_size")?;
-    let tp = req(&mut v, "vision.temporal_patch_size", "temporal_patch_size")?;
-    let ch = v.or(
-        ("vision.in_channels", "in_channels"),
-        3,
-        "ldg_siglip_default_3_channels",
-    )?;
-    let m = req(&mut v, "vision.spatial_merge_size", "spatial_merge_size")?;
-    let out = req(&mut v, "vision.out_hidden_size", "out_hidden_size")?;
-    let vm = mul(W, &[vh, m, m])?;
-    let patch_embed = mul(W, &[ch, tp, patch, patch, vh])?;
-    let attn = add(W, &[mul(W, &[4, vh, vh])?, mul(W, &[4, vh])?])?;
+    let ((vh, vi, depth, patch), q) = read_tower(r, vc, class, |v| {
+        let t = tower(v)?;
+        Ok((t, read_qwen_vl(v, qwen3)?))
+    })?;
+    let vm = mul(W, &[vh, q.m, q.m])?;
+    let patch_embed = mul(W, &[q.ch, q.tp, patch, patch, vh])?;
     // A merger: norm, Linear(v·m², v·m²) + bias, Linear(v·m², out) + bias.
-    let merger_linears = add(W, &[mul(W, &[vm, vm])?, vm, mul(W, &[vm, out])?, out])?;
-    let total = if qwen3 {
-        let pos = req(
-            &mut v,
-            "vision.num_position_embeddings",
-            "num_position_embeddings",
-        )?;
-        let deep = v.u64_list((
-            "vision.deepstack_visual_indexes",
-            "deepstack_visual_indexes",
-        ))?;
-        let block = add(W, &[mul(W, &[4, vh])?, attn, mul(W, &[2, vh, vi])?, vi, vh])?;
-        let deep_mergers = mul(
-            W,
-            &[
-                deep.len() as u64,
-                add(W, &[mul(W, &[2, vm])?, merger_linears])?,
-            ],
-        )?;
-        add(
-            W,
-            &[
-                patch_embed,
-                vh,
-                mul(W, &[pos, vh])?,
-                mul(W, &[depth, block])?,
-                mul(W, &[2, vh])?,
-                merger_linears,
-                deep_mergers,
-            ],
-        )?
-    } else {
-        let block = add(
-            W,
-            &[
-                mul(W, &[2, vh])?,
-                attn,
-                mul(W, &[3, vh, vi])?,
-                mul(W, &[2, vi])?,
-                vh,
-            ],
-        )?;
-        add(
-            W,
-            &[patch_embed, mul(W, &[depth, block])?, vh, merger_linears],
-        )?
+    let merger_linears = add(W, &[mul(W, &[vm, vm])?, vm, mul(W, &[vm, q.out])?, q.out])?;
+    let total = match q.qwen3 {
+        Some((pos, deep)) => {
+            let deep_mergers = mul(W, &[deep, add(W, &[mul(W, &[2, vm])?, merger_linears])?])?;
+            add(
+                W,
+                &[
+                    patch_embed,
+                    vh,
+                    mul(W, &[pos, vh])?,
+                    mul(W, &[depth, layer(vh, vi, &VIT)?])?,
+                    mul(W, &[2, vh])?,
+                    merger_linears,
+                    deep_mergers,
+                ],
+            )?
+        }
+        None => {
+            let block = Block {
+                layer_norm: false,
+                attn_bias: true,
+                gated: true,
+                mlp_bias: true,
+            };
+            add(
+                W,
+                &[
+                    patch_embed,
+                    mul(W, &[depth, layer(vh, vi, &block)?])?,
+                    vh,
+                    merger_linears,
+                ],
+            )?
+        }
     };
-    r.ledger.extend(v.ledger);
-    r.derived("vision_parameters", total, "ldg_vision_tower_counted");
-    Ok(total)
+    Ok(counted(r, total, "ldg_vision_tower_counted"))
 }
 
 /// Pixtral and the Mistral 3 projector into a language model of width `text_h`.
@@ -180,24 +242,19 @@ pub(super) fn pixtral(
     class: Option<&'static ClassDefaults>,
     text_h: u64,
 ) -> Result<u64, CalcError> {
-    let mut v = reader(vc, class);
-    let (vh, vi, vl, patch) = tower(&mut v)?;
-    let ch = channels(&mut v)?;
-    r.ledger.extend(v.ledger);
+    let ((vh, vi, vl, patch), ch) = read_tower(r, vc, class, |v| Ok((tower(v)?, channels(v)?)))?;
     let m = r.req("spatial_merge_size", "why_size_vision")?;
     let bias = r.flag(
         "multimodal_projector_bias",
         false,
         "ldg_default_no_mlp_biases",
     )?;
-    let layer = add(
-        W,
-        &[
-            mul(W, &[2, vh])?,
-            mul(W, &[4, vh, vh])?,
-            mul(W, &[3, vh, vi])?,
-        ],
-    )?;
+    let block = Block {
+        layer_norm: false,
+        attn_bias: false,
+        gated: true,
+        mlp_bias: false,
+    };
     let projector = add(
         W,
         &[
@@ -213,12 +270,11 @@ pub(super) fn pixtral(
         &[
             mul(W, &[ch, patch, patch, vh])?,
             vh,
-            mul(W, &[vl, layer])?,
+            mul(W, &[vl, layer(vh, vi, &block)?])?,
             projector,
         ],
     )?;
-    r.derived("vision_parameters", total, "ldg_vision_tower_counted");
-    Ok(total)
+    Ok(counted(r, total, "ldg_vision_tower_counted"))
 }
 
 /// The Llama 4 vision tower, its pixel-shuffle MLP and the projector into width `text_h`.
@@ -228,30 +284,16 @@ pub(super) fn llama4(
     class: Option<&'static ClassDefaults>,
     text_h: u64,
 ) -> Result<u64, CalcError> {
-    let mut v = reader(vc, class);
-    let (vh, vi, vl, patch) = tower(&mut v)?;
-    let image = req(&mut v, "vision.image_size", "image_size")?;
-    let ch = channels(&mut v)?;
-    let p_in = req(&mut v, "vision.projector_input_dim", "projector_input_dim")?;
-    let p_out = req(
-        &mut v,
-        "vision.projector_output_dim",
-        "projector_output_dim",
-    )?;
-    let out = req(&mut v, "vision.vision_output_dim", "vision_output_dim")?;
-    r.ledger.extend(v.ledger);
+    let ((vh, vi, vl, patch), image, ch, (p_in, p_out, out)) = read_tower(r, vc, class, |v| {
+        let t = tower(v)?;
+        let image = req(v, "vision.image_size", "image_size")?;
+        let ch = channels(v)?;
+        let p_in = req(v, "vision.projector_input_dim", "projector_input_dim")?;
+        let p_out = req(v, "vision.projector_output_dim", "projector_output_dim")?;
+        let out = req(v, "vision.vision_output_dim", "vision_output_dim")?;
+        Ok((t, image, ch, (p_in, p_out, out)))
+    })?;
     let side = image / patch;
-    let layer = add(
-        W,
-        &[
-            mul(W, &[4, vh])?,
-            mul(W, &[4, vh, vh])?,
-            mul(W, &[4, vh])?,
-            mul(W, &[2, vh, vi])?,
-            vi,
-            vh,
-        ],
-    )?;
     let total = add(
         W,
         &[
@@ -259,14 +301,13 @@ pub(super) fn llama4(
             vh,
             mul(W, &[add(W, &[mul(W, &[side, side])?, 1])?, vh])?,
             mul(W, &[4, vh])?,
-            mul(W, &[vl, layer])?,
+            mul(W, &[vl, layer(vh, vi, &VIT)?])?,
             mul(W, &[vi, p_in])?,
             mul(W, &[p_out, p_out])?,
             mul(W, &[out, text_h])?,
         ],
     )?;
-    r.derived("vision_parameters", total, "ldg_vision_tower_counted");
-    Ok(total)
+    Ok(counted(r, total, "ldg_vision_tower_counted"))
 }
 
 /// The aspect ratios of up to `tiles` tiles (`w·h ≤ tiles`), as MllamaVisionConfig derives
@@ -286,21 +327,22 @@ pub(super) fn mllama(
     class: Option<&'static ClassDefaults>,
     text_h: u64,
 ) -> Result<u64, CalcError> {
-    let mut v = reader(vc, class);
-    let vh = req(&mut v, "vision.hidden_size", "hidden_size")?;
-    let vi = req(&mut v, "vision.intermediate_size", "intermediate_size")?;
-    let local = v.layers()?;
-    let global = req(&mut v, "vision.num_global_layers", "num_global_layers")?;
-    let patch = req(&mut v, "vision.patch_size", "patch_size")?;
-    let image = req(&mut v, "vision.image_size", "image_size")?;
-    let tiles = req(&mut v, "vision.max_num_tiles", "max_num_tiles")?;
-    let ch = channels(&mut v)?;
-    let out = req(&mut v, "vision.vision_output_dim", "vision_output_dim")?;
+    let (vh, vi, local, global, patch, image, tiles, ch, out) = read_tower(r, vc, class, |v| {
+        let vh = req(v, "vision.hidden_size", "hidden_size")?;
+        let vi = req(v, "vision.intermediate_size", "intermediate_size")?;
+        let local = v.layers()?;
+        let global = req(v, "vision.num_global_layers", "num_global_layers")?;
+        let patch = req(v, "vision.patch_size", "patch_size")?;
+        let image = req(v, "vision.image_size", "image_size")?;
+        let tiles = req(v, "vision.max_num_tiles", "max_num_tiles")?;
+        let ch = channels(v)?;
+        let out = req(v, "vision.vision_output_dim", "vision_output_dim")?;
+        Ok((vh, vi, local, global, patch, image, tiles, ch, out))
+    })?;
     let ratios = match vc.get("supported_aspect_ratios").and_then(Value::as_array) {
         Some(a) => a.len() as u64,
         None => aspect_ratios(tiles),
     };
-    r.ledger.extend(v.ledger);
     let side = image / patch;
     let n = add(W, &[mul(W, &[side, side])?, 1])?;
     r.derived(
@@ -308,15 +350,13 @@ pub(super) fn mllama(
         mul(W, &[tiles, n])?,
         "ldg_mllama_image_tokens",
     );
-    let layer = add(
-        W,
-        &[
-            mul(W, &[4, vh, vh])?,
-            mul(W, &[2, vh, vi])?,
-            vi,
-            vh,
-            mul(W, &[4, vh])?,
-        ],
+    let block = layer(
+        vh,
+        vi,
+        &Block {
+            attn_bias: false,
+            ..VIT
+        },
     )?;
     let total = add(
         W,
@@ -328,12 +368,11 @@ pub(super) fn mllama(
             mul(W, &[ratios + 1, tiles, n, vh])?,
             mul(W, &[2, add(W, &[mul(W, &[ratios + 1, tiles, vh])?, 1])?])?,
             mul(W, &[4, vh])?,
-            mul(W, &[local, layer])?,
-            mul(W, &[global, add(W, &[layer, 2])?])?,
+            mul(W, &[local, block])?,
+            mul(W, &[global, add(W, &[block, 2])?])?,
             mul(W, &[out, text_h])?,
             text_h,
         ],
     )?;
-    r.derived("vision_parameters", total, "ldg_vision_tower_counted");
-    Ok(total)
+    Ok(counted(r, total, "ldg_vision_tower_counted"))
 }
