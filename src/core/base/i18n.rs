@@ -1140,6 +1140,12 @@ pub const TABLE: &[(&str, &str, &str)] = &[
         "이 섹션을 불러오지 못했습니다(연결을 확인한 뒤 새로 고치세요). 위의 결과는 이 섹션과 무관합니다.",
     ),
     ("late_section", "Section", "섹션"),
+    ("late_part_loading", "Loading…", "불러오는 중…"),
+    (
+        "late_part_failed",
+        "This part could not be loaded (check the connection, then reload). The rest of the calculator works without it.",
+        "이 부분을 불러오지 못했습니다(연결을 확인한 뒤 새로 고치세요). 계산기의 나머지는 이 부분 없이도 작동합니다.",
+    ),
     // --- serving: the frontend path (issue 17 part 8) ---
     ("rng_sim_frontend_overhead", "from 0 to 10,000 ms", "0 ~ 10,000 ms"),
     ("sv_frontend_overhead", "frontend path per request (HTTP, chat template, tokenization, streaming; added to TTFT)", "요청당 프런트엔드 경로 (HTTP, 채팅 템플릿, 토큰화, 스트리밍; TTFT에 더함)"),
