@@ -49,11 +49,14 @@ async function openHeldBack(open, server, slot, width = 1400) {
 /** Each slot's height and the footer's top, in CSS pixels. */
 async function geometry(page) {
   return page.evaluate(() => ({
-    slots: [...document.querySelectorAll('[data-late-slot]')].map((s) => ({
+    slots: [...document.querySelectorAll('.late-slot[data-late-slot]')].map((s) => ({
       name: s.dataset.lateSlot,
       ready: s.hasAttribute('data-late-ready'),
       height: Math.round(s.getBoundingClientRect().height),
     })),
+    // The export bar above the summary cards comes with the late module too (ui::late::LatePart):
+    // its placeholder is a disabled copy of the bar.
+    exportBar: Math.round(document.querySelector('.late-part[data-late-slot="export"]')?.getBoundingClientRect().height ?? -1),
     footer: Math.round(document.querySelector('.footer').getBoundingClientRect().top + window.scrollY),
   }));
 }
@@ -80,6 +83,7 @@ async function placeholdersKeepHeights({ open, server, screenshot, log }, width)
     const m = margin(a.height);
     check(Math.abs(a.height - s.height) <= m, `${s.name} at ${width} px: the placeholder was ${s.height} px tall, the section is ${a.height} px (margin ${m.toFixed(0)} px; the page below moves: style/late.css)`);
   }
+  check(before.exportBar > 0 && before.exportBar === after.exportBar, `the export bar was ${before.exportBar} px tall before the late module, ${after.exportBar} px after (its placeholder must match)`);
   check(Math.abs(after.footer - before.footer) <= footerMargin, `the footer moved from ${before.footer} to ${after.footer} px (margin ${footerMargin} px)`);
 }
 
@@ -126,10 +130,15 @@ export default function register(runner) {
     const text = await byId(p.page, 'late-failed').first().innerText();
     const params = await readNumber(p.page, 'params-total');
     await screenshot(p.page, 'failed');
-    log(`${sentences} failure sentences ("${text}"); parameter count ${params}`);
+    log(`${sentences} failure sentences ("${text}"), ${await byId(p.page, 'late-part-failed').count()} under parts; parameter count ${params}`);
     check(sentences === 6, `expected the sentence in each of the six sections' places, saw ${sentences}`);
     check(/could not be loaded/.test(text), `unexpected sentence: ${text}`);
     check(params > 1e9, `the parameter count is ${params} after the failure`);
+    // The parts of the input panels and the export bar that come with it (ui::late::LatePart:
+    // hub, export, custom-gpu) say so too, each under its disabled placeholder.
+    const parts = await byId(p.page, 'late-part-failed').count();
+    check(parts === 3, `expected the part sentence under the Hub fetch, the export bar and the custom GPU form, saw ${parts}`);
+    check(await byId(p.page, 'late-part-export').locator('button').first().isDisabled(), "the export bar's placeholder buttons are not disabled");
     check((await byId(p.page, 'fit-table').count()) > 0, 'the fit table is gone');
     // The 404 itself was the point of the test (the browser logs it without its address).
     const expected = (x) =>

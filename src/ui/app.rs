@@ -3,12 +3,12 @@
 use crate::core::scenario::ViewMode;
 use crate::ui::charts_panel::ChartsPanel;
 use crate::ui::embed::EmbedView;
-use crate::ui::export_bar::ExportBar;
+use crate::ui::export_bar::ExportBarPlaceholder;
 use crate::ui::fit_table::FitTable;
 use crate::ui::gpu_picker::GpuPicker;
 use crate::ui::header::Header;
 use crate::ui::in_view::LazySection;
-use crate::ui::late::LateSlot;
+use crate::ui::late::{LatePart, LateSlot};
 use crate::ui::model_input::ModelInput;
 use crate::ui::notice::NoticeBar;
 use crate::ui::section_index::SectionIndex;
@@ -87,7 +87,9 @@ fn FullPage() -> impl IntoView {
                         <p class="muted">{state.tr("model_error_kept")}</p>
                     </div>
                 })}
-                <ExportBar />
+                // The export bar comes with the late module (its file writers are not needed
+                // for the first answer); the same buttons, disabled, keep its place.
+                <LatePart name="export"><ExportBarPlaceholder /></LatePart>
                 <SummaryCards />
                 <FitTable />
                 // Below the fold: each section draws and recomputes only while on screen.

@@ -1,4 +1,8 @@
 //! The custom-accelerator form: name, memory, bandwidth, peak, price.
+//!
+//! Its fields come with the late module (`ui::late::LatePart` "custom-gpu"; issue 18): the
+//! shell holds only the collapsed `<details>` ([`CustomGpuForm`]); opened before the late module
+//! is there, it says the form is loading.
 
 use crate::core::hardware::CustomAccelerator;
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
@@ -13,10 +17,25 @@ const FIELDS: &[(&str, &str, &str)] = &[
     ("custom-price", "gpu_custom_price", "unit_usd_h"),
 ];
 
-/// A collapsible form that adds a user-described accelerator. Values are checked by
-/// [`CustomAccelerator::validate`]; its one-sentence error names the field.
+/// The collapsible form in the GPU panel: its summary, and the fields ([`CustomGpuFields`]) when
+/// the late module brings them.
 #[component]
 pub fn CustomGpuForm() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <details class="custom-gpu" data-testid="custom-gpu-form">
+            <summary>{move || state.tr("gpu_custom_title")}</summary>
+            <crate::ui::late::LatePart name="custom-gpu">
+                <p class="muted">{move || state.tr("late_part_loading")}</p>
+            </crate::ui::late::LatePart>
+        </details>
+    }
+}
+
+/// The form that adds a user-described accelerator (in the late module). Values are checked by
+/// [`CustomAccelerator::validate`]; its one-sentence error names the field.
+#[component]
+pub fn CustomGpuFields() -> impl IntoView {
     let state = use_app();
     let name = RwSignal::new(String::from("My GPU"));
     let values: [RwSignal<String>; 4] = [
@@ -75,8 +94,6 @@ pub fn CustomGpuForm() -> impl IntoView {
     };
 
     view! {
-        <details class="custom-gpu" data-testid="custom-gpu-form">
-            <summary>{move || state.tr("gpu_custom_title")}</summary>
             <form on:submit=submit novalidate=true>
                 <div class="field">
                     <label for="custom-name">{move || state.tr("gpu_custom_name")}</label>
@@ -123,6 +140,5 @@ pub fn CustomGpuForm() -> impl IntoView {
                     {move || state.tr("gpu_custom_add")}
                 </button>
             </form>
-        </details>
     }
 }

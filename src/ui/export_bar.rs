@@ -1,6 +1,10 @@
 //! Export buttons: the results as CSV and JSON files, the page's link to the clipboard, and
 //! printing (with `style/print.css`). Files are made in the page (Blob + object URL + a
 //! temporary `<a download>`): nothing is sent anywhere.
+//!
+//! The bar comes with the late module (`ui::late::LatePart` "export"; issue 18): the files'
+//! writers are not needed for the first answer. Until it arrives the shell shows
+//! [`ExportBarPlaceholder`], the same buttons disabled, in the same place.
 
 use crate::core::present::Report;
 use crate::core::present::{to_csv, to_json};
@@ -189,6 +193,28 @@ pub fn ExportBar() -> impl IntoView {
                     ),
                 }}
             </p>
+        </nav>
+    }
+}
+
+/// The export bar's place until the late module brings it: the same four buttons, disabled, so
+/// the results below do not move when it arrives; a status line (read by screen readers, hidden
+/// like the bar's own empty one) says it is loading.
+#[component]
+pub fn ExportBarPlaceholder() -> impl IntoView {
+    let state = use_app();
+    let button = move |key: &'static str| {
+        view! {
+            <button type="button" class="btn" disabled=true>{move || state.tr(key)}</button>
+        }
+    };
+    view! {
+        <nav class="export-bar" aria-label=move || state.tr("export_title")>
+            {button("export_csv")}
+            {button("export_json")}
+            {button("ui_copy_link")}
+            {button("export_print")}
+            <p class="visually-hidden" role="status">{move || state.tr("late_part_loading")}</p>
         </nav>
     }
 }

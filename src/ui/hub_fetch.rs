@@ -19,6 +19,11 @@
 //!   ('self' for the app's own wasm), so even a changed base could not be reached.
 //! - A `data-timeout-ms` on that meta tag shortens the timeout for the test of a slow answer;
 //!   it is read only together with a loopback endpoint.
+//!
+//! The box comes with the late module (`ui::late::LatePart` "hub"; issue 18): the requests and
+//! the reading of the Hub's answers are not needed for the first answer. Until it arrives the
+//! shell shows [`HubFetchPlaceholder`] in its place; a fetched config goes to the shell's model
+//! panel as `ui::late::EVT_HUB_CONFIG`.
 
 use crate::core::base::{Lang, Phrase};
 use crate::core::model::{
@@ -147,6 +152,30 @@ async fn fetch_model(id: ModelId) -> Result<Fetched, HubError> {
         hub,
         note,
     })
+}
+
+/// The Hub fetch's place until the late module brings it: the same label, box, button and
+/// privacy line, disabled (the box says it is loading), so nothing moves when it arrives.
+#[component]
+pub fn HubFetchPlaceholder() -> impl IntoView {
+    let state = use_app();
+    view! {
+        <div class="field hub-fetch">
+            <label>{move || state.tr("model_hub_label")}</label>
+            <div class="row">
+                <input
+                    type="text"
+                    disabled=true
+                    aria-label=move || state.tr("model_hub_label")
+                    placeholder=move || state.tr("late_part_loading")
+                />
+                <button type="button" class="btn btn-small" disabled=true>
+                    {move || state.tr("model_hub_fetch")}
+                </button>
+            </div>
+            <p class="muted hub-privacy">{move || state.tr("model_hub_privacy")}</p>
+        </div>
+    }
 }
 
 /// The model id box, the button, the line that says what is sent, and the last result: the

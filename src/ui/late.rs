@@ -50,6 +50,9 @@ pub const EVT_EDIT: &str = "llmcalc:edit";
 pub const EVT_SLOT: &str = "llmcalc:slot";
 /// A slot left the page (`detail`: its id).
 pub const EVT_UNSLOT: &str = "llmcalc:unslot";
+/// A config fetched from the Hub by the late module's Hub fetch (`detail`: the text); the
+/// shell's model panel applies it like a paste.
+pub const EVT_HUB_CONFIG: &str = "llmcalc:hub-config";
 /// Where the shell keeps its newest `{query, theme}` on `window`.
 pub const SHARED_KEY: &str = "llmcalcScenario";
 
@@ -89,6 +92,12 @@ pub fn dispatch(name: &str, detail: &JsValue) {
     ) {
         let _ = w.dispatch_event(&ev);
     }
+}
+
+/// An event's `detail` (`undefined` for an event that is not a `CustomEvent`).
+pub fn detail_of(ev: &web_sys::Event) -> JsValue {
+    ev.dyn_ref::<web_sys::CustomEvent>()
+        .map_or(JsValue::UNDEFINED, web_sys::CustomEvent::detail)
 }
 
 /// A property of an event's `detail` object.
@@ -301,6 +310,15 @@ thread_local! {
     static NEXT_SLOT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
+/// A fresh slot id (`late-N`).
+fn next_slot_id() -> String {
+    NEXT_SLOT.with(|n| {
+        let i = n.get();
+        n.set(i.wrapping_add(1));
+        format!("late-{i}")
+    })
+}
+
 /// The label key of a slot's section (its name in the section index).
 fn label_key(name: &str) -> &'static str {
     match name {
@@ -341,11 +359,7 @@ pub fn LateSlot(
     let state = use_app();
     let late = use_context::<Late>();
     let status = late.map(|l| l.0);
-    let id = NEXT_SLOT.with(|n| {
-        let i = n.get();
-        n.set(i.wrapping_add(1));
-        format!("late-{i}")
-    });
+    let id = next_slot_id();
     let node = NodeRef::<leptos::html::Div>::new();
     node.on_load(move |_| {
         if eager {
@@ -389,6 +403,53 @@ pub fn LateSlot(
                 </p>
             </div>
             <div class="late-body"></div>
+        </div>
+    }
+}
+
+/// A part of one of the shell's own panels that comes with the late module (the Hub fetch, the
+/// export bar, the custom accelerator form: code and texts the first answer does not need).
+/// Until it is mounted, `children` stand in its place: a copy of the part's frame with its
+/// controls disabled, of the same size, so nothing moves when it arrives (the late module mounts
+/// the part and sets `data-late-ready` in one task, as for a [`LateSlot`]), saying that it loads.
+/// If the late module cannot load, a sentence below says so and the rest of the page works.
+/// Unlike a section's slot it does not make the scenario reach the late module after each frame
+/// while on screen (the inputs are always on screen, and these parts do not follow the
+/// scenario): the late module gets a change once the inputs settle, or at once when the part is
+/// touched.
+#[component]
+pub fn LatePart(
+    /// The part (`ui::late_app::section` knows the names).
+    name: &'static str,
+    /// What stands in its place until it arrives.
+    children: Children,
+) -> impl IntoView {
+    let state = use_app();
+    let status = use_context::<Late>().map(|l| l.0);
+    let id = next_slot_id();
+    let node = NodeRef::<leptos::html::Div>::new();
+    node.on_load(move |_| dispatch(EVT_SLOT, &JsValue::UNDEFINED));
+    let gone = id.clone();
+    on_cleanup(move || dispatch(EVT_UNSLOT, &JsValue::from_str(&gone)));
+    let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
+    view! {
+        <div
+            class="late-part"
+            data-late-slot=name
+            data-late-id=id
+            node_ref=node
+            on:pointerdown=move |_| flush(state)
+            on:focusin=move |_| flush(state)
+        >
+            <div class="late-part-placeholder" aria-busy="true" data-testid=format!("late-part-{name}")>
+                {children()}
+            </div>
+            <div class="late-body"></div>
+            {move || failed().then(|| view! {
+                <p class="muted late-part-failed" role="status" data-testid="late-part-failed">
+                    {state.tr("late_part_failed")}
+                </p>
+            })}
         </div>
     }
 }

@@ -7,7 +7,8 @@
 
 use crate::ui::in_view::LazySection;
 use crate::ui::late::{
-    detail_field, dispatch, EVT_EDIT, EVT_READY, EVT_SCENARIO, EVT_SLOT, EVT_UNSLOT, SHARED_KEY,
+    detail_field, dispatch, EVT_EDIT, EVT_HUB_CONFIG, EVT_READY, EVT_SCENARIO, EVT_SLOT,
+    EVT_UNSLOT, SHARED_KEY,
 };
 use crate::ui::state::{AppState, History, Theme};
 use leptos::prelude::*;
@@ -99,6 +100,15 @@ fn section_body(name: &str) -> Option<AnyView> {
         "accuracy" => view! { <crate::ui::accuracy_view::AccuracyView /> }.into_any(),
         "planner" => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
         "serving" => view! { <crate::ui::serving_view::ServingView /> }.into_any(),
+        // Parts of the shell's input panels and results (`ui::late::LatePart`).
+        "hub" => {
+            let to_shell = Callback::new(|text: String| {
+                dispatch(EVT_HUB_CONFIG, &JsValue::from_str(&text));
+            });
+            view! { <crate::ui::hub_fetch::HubFetch on_config=to_shell /> }.into_any()
+        }
+        "export" => view! { <crate::ui::export_bar::ExportBar /> }.into_any(),
+        "custom-gpu" => view! { <crate::ui::custom_gpu_form::CustomGpuFields /> }.into_any(),
         _ => return None,
     })
 }
@@ -110,8 +120,9 @@ fn section_body(name: &str) -> Option<AnyView> {
 /// wrapper's visibility (`in_view::section_in_view` then answers "always visible"), so every
 /// section, on screen or not, would recompute on every change of the scenario.
 fn section(name: String, lazy: bool) -> AnyView {
-    // Computed in a Web Worker started when the section nears the screen: never lazy.
-    if !lazy || name == "serving" {
+    // Computed in a Web Worker started when the section nears the screen: never lazy; nor the
+    // parts of the shell's panels (small, and used at once).
+    if !lazy || matches!(name.as_str(), "serving" | "hub" | "export" | "custom-gpu") {
         return section_body(&name).into_any();
     }
     view! { <LazySection>{section_body(&name)}</LazySection> }.into_any()

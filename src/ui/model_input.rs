@@ -1,11 +1,13 @@
 //! The model panel: a preset, a pasted / dropped / uploaded config (or one fetched from the
-//! Hugging Face Hub on request: [`HubFetch`]), or a parameter count.
+//! Hugging Face Hub on request: `ui::hub_fetch::HubFetch`, which comes with the late module),
+//! or a parameter count.
 
 use crate::core::base::CalcError;
 use crate::core::base::Dtype;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
-use crate::ui::hub_fetch::HubFetch;
+use crate::ui::hub_fetch::HubFetchPlaceholder;
+use crate::ui::late::{LatePart, EVT_HUB_CONFIG};
 use crate::ui::model_details::ModelDetails;
 use crate::ui::preset_select::PresetSelect;
 use crate::ui::state::{use_app, AppState, History};
@@ -184,6 +186,13 @@ fn PasteZone(
 ) -> impl IntoView {
     let state = use_app();
     let dragging = RwSignal::new(false);
+    // A config fetched by the Hub fetch (in the late module): validated and applied like a paste.
+    let hub = window_event_listener_untyped(EVT_HUB_CONFIG, move |ev| {
+        if let Some(t) = crate::ui::late::detail_of(&ev).as_string() {
+            apply_text(state, text, error, t);
+        }
+    });
+    on_cleanup(move || hub.remove());
     let on_paste_input = move |ev: leptos::ev::Event| {
         apply_text(state, text, error, event_target_value(&ev));
     };
@@ -221,7 +230,7 @@ fn PasteZone(
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
-            <HubFetch on_config=Callback::new(move |t: String| apply_text(state, text, error, t)) />
+            <LatePart name="hub"><HubFetchPlaceholder /></LatePart>
             <label for="model-paste">{move || state.tr("model_paste_label")}</label>
             <textarea
                 id="model-paste"
