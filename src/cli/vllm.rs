@@ -53,10 +53,11 @@ fn gib_opt(args: &Args, k: &str) -> Result<Option<Bytes>, CliError> {
 }
 
 fn source_kind(s: &Source) -> &'static str {
+    use crate::core::calc::memory::VLLM_TOTAL_FROM_KV_LOGS;
     match s {
         Source::User(_) => "user",
         Source::Catalog(_) => "catalog",
-        Source::Derived(d) if d == VLLM_TOTAL_LOGGED => "vllm_log",
+        Source::Derived(d) if d == VLLM_TOTAL_LOGGED || d == VLLM_TOTAL_FROM_KV_LOGS => "vllm_log",
         Source::ConfigKey(_) => "config",
         Source::Default(_) | Source::Derived(_) => "estimate",
     }

@@ -197,6 +197,180 @@ pub fn activation_estimate(
     Ok((total, d))
 }
 
+/// The top-k/top-p implementation vLLM V1's sampler runs in the profiling run
+/// (`TopKTopPSampler` in `vllm/v1/sample/ops/topk_topp_sampler.py`, vLLM 0.10.x and 0.11.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProfileSampler {
+    /// FlashInfer's `top_k_top_p_sampling_from_logits` (`forward_cuda`): chosen when FlashInfer
+    /// ≥ 0.2.3 is installed and `VLLM_USE_FLASHINFER_SAMPLER` is not 0. vLLM's docker image
+    /// ships FlashInfer; the pip wheels of 0.10.x have it only as the `vllm[flashinfer]` extra
+    /// (vLLM PR #21959).
+    FlashInfer,
+    /// The PyTorch-native `apply_top_k_top_p` (`forward_native`), which sorts the logits:
+    /// chosen without FlashInfer.
+    Native,
+}
+
+impl ProfileSampler {
+    /// Bytes held per logit element (`rows × vocabulary`) at the sampler's peak, all tensors
+    /// alive together:
+    ///
+    /// * both: the logits `compute_logits` returns in the model's 16-bit precision (2 B, still
+    ///   referenced by `_dummy_sampler_run`) and the sampler's fp32 copy (`logits.to(float32)`
+    ///   in `Sampler.forward`, 4 B; temperature is applied in place);
+    /// * FlashInfer (flashinfer 0.3.0 `top_k_top_p_sampling_from_logits`, order
+    ///   `top_k_first`): the output of `top_k_mask_logits` (4 B) and its softmax (4 B): 14 B;
+    /// * native: `logits.sort()` returns fp32 values (4 B) and int64 indices (8 B), and
+    ///   PyTorch's stable CUDA sort (`aten/src/ATen/native/cuda/SortStable.cu`,
+    ///   `launch_stable_sort_kernel`) allocates while it runs: for 128 or more rows (and for
+    ///   one) int64 source indices (8 B) and CUB's alternate key and value buffers of the
+    ///   non-double-buffer `SortPairs` (4 + 8 B): 38 B; for 2 to 127 rows
+    ///   (`segmented_sort_pairs_by_full_sort`) two `int2` index-and-segment buffers (16 B), the
+    ///   sorted keys (4 B) and CUB's alternate buffers (4 + 8 B): 50 B.
+    pub fn bytes_per_logit(self, rows: u64) -> u64 {
+        match self {
+            ProfileSampler::FlashInfer => 14,
+            ProfileSampler::Native if (2..128).contains(&rows) => 50,
+            ProfileSampler::Native => 38,
+        }
+    }
+
+    /// The identifier shown in a derivation's source.
+    pub fn id(self) -> &'static str {
+        match self {
+            ProfileSampler::FlashInfer => "flashinfer",
+            ProfileSampler::Native => "pytorch_native",
+        }
+    }
+}
+
+/// The activation peak of vLLM V1's profiling run, per GPU, with its derivation:
+///
+/// `A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)`.
+///
+/// vLLM V1 (`GPUModelRunner.profile_run`, `vllm/v1/worker/gpu_model_runner.py`, 0.10.x and
+/// 0.11.0) runs one forward pass of `T = max_num_batched_tokens` tokens, then
+/// `_dummy_sampler_run` on the last token of `R = min(T, max_num_seqs)` dummy requests, with
+/// temperature 0.5, top-p 0.9 and top-k `V − 1`, so the sampler takes its top-k/top-p path.
+/// The budget subtracts the increase of PyTorch's `allocated_bytes.all.peak` over that run
+/// (`memory_profiling` in `vllm/utils`), the peak of two phases that do not overlap: the
+/// forward pass (the estimate of [`activation_estimate`] without its logits: residual, normed
+/// copy and the widest intermediate) and the sampler, during which only the forward's output
+/// (`T × h`), the sampled rows and their random copy (`2R × h`) are still held, beside the
+/// logits, `R × V` elements at `s` bytes each ([`ProfileSampler::bytes_per_logit`]: 14 with
+/// FlashInfer, 38 or 50 PyTorch-native). Logits are gathered on every rank (V1 all-gathers
+/// them), so `V` is the full vocabulary under tensor parallelism too. Checked against vLLM's
+/// logs in `tests/vllm_observations.rs`: gpt-oss-120b on one H100 with the native sampler
+/// (vLLM 0.10.1 from pip, vllm-project/vllm#23278, "Available KV cache memory: -2.14 GiB";
+/// #27508, 1.71 GiB at utilization 0.95) and Qwen2-7B on an A100 with FlashInfer (vLLM
+/// 0.10.1.1, dennislee's logs: 5.01 and 24.83 GiB).
+pub fn v1_profile_peak(
+    model: &ModelDesc,
+    ap: &ActivationParams,
+    sampler: ProfileSampler,
+) -> Result<(Bytes, Derivation), CalcError> {
+    let tp = ap.tp.max(1);
+    let h = model.hidden_size;
+    let w_max = widest_intermediate(model, tp);
+    let t = ap.chunk_tokens;
+    let rows = ap.logit_rows.min(t);
+    let bits = ap.act.bits();
+    let forward = elems_to_bytes(
+        t.saturating_mul(h.saturating_mul(2).saturating_add(w_max)),
+        bits,
+    );
+    let held = elems_to_bytes(
+        t.saturating_add(rows.saturating_mul(2)).saturating_mul(h),
+        bits,
+    );
+    let s = sampler.bytes_per_logit(rows);
+    let logits = Bytes(rows.saturating_mul(model.vocab_size).saturating_mul(s));
+    let sampling = held + logits;
+    let total = if model.layers.is_empty() {
+        Bytes::ZERO
+    } else {
+        forward.max(sampling)
+    };
+    let b_act = bits as f64 / 8.0;
+    let d = Derivation {
+        title_key: "vllm_activation_peak".into(),
+        formula: "A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)".into(),
+        substituted: format!(
+            "max({} × (2 × {} + {}) × {}, ({} + 2 × {}) × {} × {} + {} × {} × {})",
+            group(t),
+            group(h),
+            group(w_max),
+            fmt_sig(b_act),
+            group(t),
+            group(rows),
+            group(h),
+            fmt_sig(b_act),
+            group(rows),
+            group(model.vocab_size),
+            s
+        ),
+        result: bytes_result(total),
+        terms: vec![
+            Term::new(
+                "T",
+                "term_chunk_tokens",
+                group(t),
+                "tokens",
+                Source::Default("default_max_num_batched_tokens".into()),
+            ),
+            Term::new(
+                "h",
+                "term_hidden",
+                group(h),
+                "",
+                Source::ConfigKey("hidden_size".into()),
+            ),
+            Term::new(
+                "w_max",
+                "term_widest_intermediate",
+                group(w_max),
+                "",
+                Source::Derived("widest per-layer intermediate per GPU".into()),
+            ),
+            Term::new(
+                "b_act",
+                "term_act_bytes",
+                fmt_sig(b_act),
+                "B",
+                Source::Default(ap.act.id().into()),
+            ),
+            Term::new(
+                "R",
+                "term_logit_rows",
+                group(rows),
+                "",
+                Source::Default("max_num_seqs".into()),
+            ),
+            Term::new(
+                "V",
+                "term_vocab",
+                group(model.vocab_size),
+                "",
+                Source::ConfigKey("vocab_size".into()),
+            ),
+            Term::new(
+                "s",
+                "term_sampler_bytes",
+                s.to_string(),
+                "B",
+                Source::Default(sampler.id().into()),
+            ),
+        ],
+        notes: if model.layers.is_empty() {
+            vec!["note_activation_unknown_arch".into()]
+        } else {
+            vec!["note_vllm_profile_sampler".into()]
+        },
+    };
+    Ok((total, d))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +402,60 @@ mod tests {
             a2,
             Bytes(2048 * (2 * 4096 + 3 * 5504) * 2 + 256 * 32_000 * 4)
         );
+    }
+
+    #[test]
+    fn v1_profile_peak_is_the_larger_phase() {
+        let m = crate::core::model::config::parse_model_text(include_str!(
+            "../../../../tests/fixtures/meta-llama__Llama-2-7b-hf.json"
+        ))
+        .expect("config");
+        let ap = ActivationParams {
+            chunk_tokens: 2048,
+            logit_rows: 256,
+            act: Dtype::Fp16,
+            tp: 1,
+        };
+        // Llama-2-7b's 32,000-token vocabulary: the forward pass, 2,048 × (8,192 + 33,024) × 2
+        // B = 168,820,736 B, is above FlashInfer's sampler, (2,048 + 512) × 4,096 × 2 + 256 ×
+        // 32,000 × 14 = 135,659,520 B.
+        let (fi, d) = v1_profile_peak(&m, &ap, ProfileSampler::FlashInfer).expect("peak");
+        assert_eq!(fi, Bytes(2048 * (2 * 4096 + 3 * 11_008) * 2));
+        assert_eq!(d.title_key, "vllm_activation_peak");
+        assert!(d.substituted.contains("× 14)"), "{}", d.substituted);
+        // The native sort holds 38 B per logit (256 ≥ 128 rows): 332,267,520 B, the peak.
+        let (nat, _) = v1_profile_peak(&m, &ap, ProfileSampler::Native).expect("peak");
+        assert_eq!(nat, Bytes((2048 + 512) * 4096 * 2 + 256 * 32_000 * 38));
+        // 100 rows take the full-sort path: 50 B per logit.
+        let ap100 = ActivationParams {
+            logit_rows: 100,
+            ..ap
+        };
+        let (n100, _) = v1_profile_peak(&m, &ap100, ProfileSampler::Native).expect("peak");
+        assert_eq!(n100, Bytes((2048 + 200) * 4096 * 2 + 100 * 32_000 * 50));
+        // Rows never exceed the chunk's tokens.
+        let small = ActivationParams {
+            chunk_tokens: 64,
+            logit_rows: 256,
+            ..ap
+        };
+        let (_, ds) = v1_profile_peak(&m, &small, ProfileSampler::Native).expect("peak");
+        assert!(
+            ds.substituted.contains("(64 + 2 × 64)"),
+            "{}",
+            ds.substituted
+        );
+        assert!(ds.substituted.ends_with("× 50)"), "{}", ds.substituted);
+    }
+
+    #[test]
+    fn sampler_bytes_per_logit_follow_the_sort_paths() {
+        assert_eq!(ProfileSampler::FlashInfer.bytes_per_logit(1024), 14);
+        assert_eq!(ProfileSampler::FlashInfer.bytes_per_logit(1), 14);
+        assert_eq!(ProfileSampler::Native.bytes_per_logit(1), 38);
+        assert_eq!(ProfileSampler::Native.bytes_per_logit(2), 50);
+        assert_eq!(ProfileSampler::Native.bytes_per_logit(127), 50);
+        assert_eq!(ProfileSampler::Native.bytes_per_logit(128), 38);
+        assert_eq!(ProfileSampler::Native.bytes_per_logit(1024), 38);
     }
 }

@@ -51,7 +51,7 @@ mod vllm_loaded;
 mod vllm_start;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
-pub use activation::{activation_estimate, ActivationParams};
+pub use activation::{activation_estimate, v1_profile_peak, ActivationParams, ProfileSampler};
 pub use defaults::{
     default_max_num_batched_tokens, default_max_num_seqs, DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
@@ -65,11 +65,12 @@ pub use textbook::{
 pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs};
 pub use vllm_loaded::{
     mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
-    vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, H100_80GB_VLLM_TOTAL_GIB,
-    VLLM_TOTAL_LOGGED,
+    vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, A100_80GB_VLLM_TOTAL_GIB,
+    H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
 };
 pub use vllm_start::{
-    activation_dtype, vllm_activation, vllm_serve_defaults, vllm_start, VllmEngine, VllmStart,
+    activation_dtype, vllm_activation, vllm_activation_with, vllm_serve_defaults, vllm_start,
+    VllmEngine, VllmStart,
 };
 
 #[cfg(test)]

@@ -27,31 +27,71 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
 use crate::core::base::units::{Bytes, GIB};
 use crate::core::calc::weights::{chosen, WeightBytes};
-use crate::core::hardware::catalog::{Accelerator, Architecture, Peak};
+use crate::core::hardware::catalog::{Accelerator, Architecture};
 use crate::core::model::{Ffn, ModelDesc};
 
 /// The total memory vLLM's log reports for an H100 80 GB: 79.22 GiB (module docs).
 pub const H100_80GB_VLLM_TOTAL_GIB: f64 = 79.22;
 
+/// The total memory vLLM budgets from on an A100 80 GB: 79.28 GiB, from two vLLM logs of one
+/// server that differ only in `gpu_memory_utilization` (vLLM 0.10.1.1, Qwen2-7B-Instruct,
+/// dennislee22's Test 4 and Test 5 in `serving_observations.csv`: "Available KV cache memory"
+/// 5.01 GiB at 0.25 and 24.83 GiB at 0.5). Weights, activation and non-torch memory are the
+/// same in both and cancel: `M = ΔKV / Δu = 19.82 / 0.25 = 79.28 GiB` (± 0.04 GiB from the
+/// logs' two decimals), where nvidia-smi reports 81,920 MiB = 80 GiB.
+pub const A100_80GB_VLLM_TOTAL_GIB: f64 = 79.28;
+
 /// The source key of a total memory taken from a vLLM log ([`vllm_total`]).
 pub const VLLM_TOTAL_LOGGED: &str = "src_vllm_total_logged";
+
+/// The source key of a total memory derived from vLLM's logged KV sizes at two utilizations.
+pub const VLLM_TOTAL_FROM_KV_LOGS: &str = "src_vllm_total_kv_logs";
 
 /// nvidia-smi's `memory.total` of the H100 80 GB parts (SXM and PCIe), MiB.
 const H100_80GB_SMI_MIB: u64 = 81_559;
 
-/// Total GPU memory as vLLM's budget sees it: the logged `total_gpu_memory` where a vLLM log
-/// gives it for this part (the H100 80 GB, SXM or PCIe: Hopper parts that report 81,559 MiB
-/// to nvidia-smi, the log not naming the form factor), otherwise the catalog's capacity.
+/// nvidia-smi's `memory.total` of the A100 80 GB parts (SXM4 and PCIe), MiB.
+const A100_80GB_SMI_MIB: u64 = 81_920;
+
+/// Total GPU memory as vLLM's budget sees it: the `total_gpu_memory` vLLM's logs give for
+/// this part (the H100 80 GB, SXM or PCIe: Hopper parts that report 81,559 MiB to
+/// nvidia-smi, the log not naming the form factor; the A100 80 GB, Ampere parts that report
+/// 81,920 MiB), otherwise the catalog's capacity.
 pub fn vllm_total_memory(gpu: &Accelerator) -> Bytes {
-    logged_total(gpu).unwrap_or_else(|| gpu.capacity())
+    logged_total(gpu).map_or_else(|| gpu.capacity(), |l| l.bytes)
 }
 
-/// The logged `total_gpu_memory` of `gpu`, when a vLLM log gives one for this part.
-fn logged_total(gpu: &Accelerator) -> Option<Bytes> {
-    // The Hopper parts nvidia-smi reports with 81,559 MiB: the H100 80 GB (SXM, PCIe).
-    let h100_80gb = gpu.architecture == Architecture::Hopper
-        && gpu.memory_reported == Some(Bytes(H100_80GB_SMI_MIB << 20));
-    h100_80gb.then_some(Bytes((H100_80GB_VLLM_TOTAL_GIB * GIB as f64) as u64))
+/// A total vLLM's logs give for a part, with the keys that say how.
+struct LoggedTotal {
+    bytes: Bytes,
+    source_key: &'static str,
+    note_key: &'static str,
+    formula: &'static str,
+}
+
+/// The `total_gpu_memory` vLLM's logs give for `gpu`, when they give one for this part.
+fn logged_total(gpu: &Accelerator) -> Option<LoggedTotal> {
+    let smi = |mib: u64| gpu.memory_reported == Some(Bytes(mib << 20));
+    let gib = |g: f64| Bytes((g * GIB as f64) as u64);
+    if gpu.architecture == Architecture::Hopper && smi(H100_80GB_SMI_MIB) {
+        // The Hopper parts nvidia-smi reports with 81,559 MiB: the H100 80 GB (SXM, PCIe).
+        Some(LoggedTotal {
+            bytes: gib(H100_80GB_VLLM_TOTAL_GIB),
+            source_key: VLLM_TOTAL_LOGGED,
+            note_key: "note_vllm_total_logged",
+            formula: "M = total_gpu_memory (vLLM log) < M_smi",
+        })
+    } else if gpu.architecture == Architecture::Ampere && smi(A100_80GB_SMI_MIB) {
+        // The Ampere parts nvidia-smi reports with 81,920 MiB: the A100 80 GB (SXM4, PCIe).
+        Some(LoggedTotal {
+            bytes: gib(A100_80GB_VLLM_TOTAL_GIB),
+            source_key: VLLM_TOTAL_FROM_KV_LOGS,
+            note_key: "note_vllm_total_kv_logs",
+            formula: "M = ΔKV_avail / Δu (two vLLM logs) < M_smi",
+        })
+    } else {
+        None
+    }
 }
 
 /// Total GPU memory as vLLM's budget sees it ([`vllm_total_memory`]), with where the figure
@@ -73,25 +113,25 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
     let cap = gpu.capacity();
     let cap_src = Source::Catalog(format!("{} memory", gpu.id));
     match logged_total(gpu) {
-        Some(b) => VllmTotal {
-            bytes: b,
-            source: Source::Derived(VLLM_TOTAL_LOGGED.into()),
+        Some(l) => VllmTotal {
+            bytes: l.bytes,
+            source: Source::Derived(l.source_key.into()),
             derivation: Derivation {
                 title_key: "vllm_total_memory".into(),
-                formula: "M = total_gpu_memory (vLLM log) < M_smi".into(),
-                substituted: format!("{} GiB < {} GiB", gib_str(b), gib_str(cap)),
-                result: bytes_result(b),
+                formula: l.formula.into(),
+                substituted: format!("{} GiB < {} GiB", gib_str(l.bytes), gib_str(cap)),
+                result: bytes_result(l.bytes),
                 terms: vec![
                     Term::new(
                         "M",
                         "term_total_gpu_memory",
-                        gib_str(b),
+                        gib_str(l.bytes),
                         "GiB",
-                        Source::Derived(VLLM_TOTAL_LOGGED.into()),
+                        Source::Derived(l.source_key.into()),
                     ),
                     Term::new("M_smi", "term_memory_smi", gib_str(cap), "GiB", cap_src),
                 ],
-                notes: vec!["note_vllm_total_logged".into()],
+                notes: vec![l.note_key.into()],
             },
         },
         None => VllmTotal {
@@ -125,14 +165,24 @@ pub enum Mxfp4MoeLayout {
     Checkpoint,
 }
 
-/// The layout vLLM picks on `gpu`: Marlin on NVIDIA GPUs without native FP4 (module docs),
-/// else the checkpoint's shapes.
+/// The layout vLLM picks on `gpu`, by the catalog's `architecture` column (its compute
+/// capability): Marlin on Ampere (8.0, 8.6), Ada (8.9) and Hopper (9.0), else the checkpoint's
+/// shapes.
+///
+/// vLLM's `get_mxfp4_backend` (`vllm/model_executor/layers/quantization/mxfp4.py`, 0.10.2 and
+/// 0.11.0) on CUDA: FlashInfer's MXFP4 backends on compute capability 10.x when FlashInfer is
+/// installed (their layout is not modelled: checkpoint shapes); otherwise Marlin when the
+/// capability is below 9.0, or the separate `triton_kernels` package is missing, or PyTorch is
+/// older than 2.8; else Triton (not modelled). So Hopper takes Marlin as a plain install has
+/// it (the one log near the rows' version, vLLM 0.10.1 on an H100, shows Marlin: #23278).
+/// `Mxfp4Config.get_min_capability` is 80: on Volta and Turing vLLM refuses MXFP4 checkpoints,
+/// and nothing is padded here. Blackwell parts of capability 12.0 (RTX 5090, RTX PRO 6000)
+/// would also take Marlin or Triton, but the catalog's `architecture` does not tell them from
+/// 10.x: the checkpoint's shapes are kept for every Blackwell part.
 pub fn mxfp4_moe_layout(gpu: &Accelerator) -> Mxfp4MoeLayout {
-    let nvidia = gpu.vendor.eq_ignore_ascii_case("nvidia");
-    if nvidia && matches!(gpu.peaks.fp4, Peak::NotSupported) {
-        Mxfp4MoeLayout::Marlin
-    } else {
-        Mxfp4MoeLayout::Checkpoint
+    match gpu.architecture {
+        Architecture::Ampere | Architecture::Ada | Architecture::Hopper => Mxfp4MoeLayout::Marlin,
+        _ => Mxfp4MoeLayout::Checkpoint,
     }
 }
 
@@ -305,7 +355,13 @@ mod tests {
         let layout = |id: &str| mxfp4_moe_layout(cat.get(id).expect("gpu"));
         assert_eq!(layout("h100-sxm"), Mxfp4MoeLayout::Marlin);
         assert_eq!(layout("a100-sxm-80gb"), Mxfp4MoeLayout::Marlin);
+        assert_eq!(layout("l40s"), Mxfp4MoeLayout::Marlin);
+        assert_eq!(layout("rtx-4090"), Mxfp4MoeLayout::Marlin);
+        // By architecture, not by the FP4 peak: FlashInfer's layout on 10.x Blackwell (not
+        // modelled), no MXFP4 at all below compute capability 8.0, not NVIDIA.
         assert_eq!(layout("b200"), Mxfp4MoeLayout::Checkpoint);
+        assert_eq!(layout("v100-sxm2-32gb"), Mxfp4MoeLayout::Checkpoint);
+        assert_eq!(layout("t4"), Mxfp4MoeLayout::Checkpoint);
         assert_eq!(layout("mi300x"), Mxfp4MoeLayout::Checkpoint);
         // TP 2: 1,440 → 1,536 per partition (+6.7%), hidden 2,880 → 3,072 (+6.7%).
         let p1 = mxfp4_moe_padding(&m, 1, Mxfp4MoeLayout::Marlin);
@@ -335,7 +391,18 @@ mod tests {
         let t = vllm_total_memory(h).gib();
         assert!((t - 79.22).abs() < 1e-6, "{t}");
         assert!(h.capacity().gib() > t + 0.4);
-        let a = cat.get("a100-sxm-80gb").expect("gpu");
-        assert_eq!(vllm_total_memory(a), a.capacity());
+        // The A100 80 GB parts (SXM4 and PCIe, 81,920 MiB to nvidia-smi): 79.28 GiB, from
+        // two logs; the 40 GB parts and others keep the catalog's capacity.
+        for id in ["a100-sxm-80gb", "a100-pcie-80gb"] {
+            let a = cat.get(id).expect("gpu");
+            let t = vllm_total(a);
+            assert!((t.bytes.gib() - 79.28).abs() < 1e-6, "{id}");
+            assert_eq!(t.source, Source::Derived(VLLM_TOTAL_FROM_KV_LOGS.into()));
+            assert_eq!(t.derivation.notes, ["note_vllm_total_kv_logs"]);
+        }
+        for id in ["a100-sxm-40gb", "a10g", "l40s"] {
+            let g = cat.get(id).expect("gpu");
+            assert_eq!(vllm_total_memory(g), g.capacity(), "{id}");
+        }
     }
 }

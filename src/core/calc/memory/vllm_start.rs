@@ -7,16 +7,17 @@
 //!   nvidia-smi's 79.65; else the catalog's capacity).
 //! * `W`: the weights as vLLM loads them ([`vllm_loaded_weights`]: the chosen precision per
 //!   GPU, plus MXFP4 MoE experts padded for Marlin where vLLM picks that kernel).
-//! * `A`: the activation peak of vLLM's profiling run, one chunk of `max_num_batched_tokens`
-//!   tokens sampling `max_num_seqs` rows of logits, in the checkpoint's 16-bit precision
-//!   (bf16 for other checkpoints) ([`activation_estimate`]).
+//! * `A`: the activation peak of vLLM V1's profiling run, the larger of one forward pass of
+//!   `max_num_batched_tokens` tokens and the sampler's top-k/top-p pass over `max_num_seqs`
+//!   rows of logits, in the checkpoint's 16-bit precision (bf16 for other checkpoints)
+//!   ([`vllm_activation`], [`v1_profile_peak`](super::activation::v1_profile_peak)).
 //! * `N`: the non-torch estimate ([`non_torch_estimate`]).
 //!
 //! The defaults of `max_num_batched_tokens` and `max_num_seqs` follow `M`
 //! ([`default_max_num_batched_tokens`], [`default_max_num_seqs`]), except on an A100
 //! ([`vllm_serve_defaults`]).
 
-use super::activation::{activation_estimate, ActivationParams};
+use super::activation::{v1_profile_peak, ActivationParams, ProfileSampler};
 use super::defaults::{
     default_max_num_batched_tokens, default_max_num_seqs, DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION,
@@ -134,13 +135,33 @@ pub fn activation_dtype(model: &ModelDesc) -> Dtype {
     }
 }
 
-/// `A`: the activation peak of vLLM's profiling run under `e` (module docs), with its
-/// derivation titled `vllm_activation_peak`.
+/// `A`: the activation peak of vLLM V1's profiling run under `e` with the FlashInfer sampler
+/// ([`vllm_activation_with`]), with its derivation titled `vllm_activation_peak`.
+///
+/// FlashInfer is the default because the deployments the validation rows come from had it
+/// (vLLM's docker image ships it): GPUStack's vLLM 0.10.2 imported FlashInfer's attention
+/// backend (its H100 page reports that backend's own error for attention sinks), and with the
+/// PyTorch-native sampler gpt-oss-120b could not have started on one H100 at all (its peak
+/// alone is 7.3 GiB: vllm-project/vllm#23278 logged −2.14 GiB of KV memory); dennislee's
+/// vLLM 0.10.1.1 logs leave 0.62 GiB for activation and non-torch memory on an A100, where
+/// the native sampler alone would take 1.38 GiB (`tests/vllm_observations.rs`).
 pub fn vllm_activation(
     model: &ModelDesc,
     e: &VllmEngine,
 ) -> Result<(Bytes, Derivation), CalcError> {
-    let (a, mut d) = activation_estimate(
+    vllm_activation_with(model, e, ProfileSampler::FlashInfer)
+}
+
+/// `A` under `e` with the profiling run's sampler `sampler`
+/// ([`v1_profile_peak`](super::activation::v1_profile_peak)): one chunk of
+/// `max_num_batched_tokens` tokens, then `max_num_seqs` rows sampled, in the checkpoint's
+/// 16-bit precision (bf16 for other checkpoints).
+pub fn vllm_activation_with(
+    model: &ModelDesc,
+    e: &VllmEngine,
+    sampler: ProfileSampler,
+) -> Result<(Bytes, Derivation), CalcError> {
+    v1_profile_peak(
         model,
         &ActivationParams {
             chunk_tokens: e.max_num_batched_tokens,
@@ -148,9 +169,8 @@ pub fn vllm_activation(
             act: activation_dtype(model),
             tp: e.tp,
         },
-    )?;
-    d.title_key = "vllm_activation_peak".into();
-    Ok((a, d))
+        sampler,
+    )
 }
 
 /// The inputs of vLLM's budget for `model` on `gpu` under `e` (module docs).
@@ -249,8 +269,11 @@ mod tests {
         assert_eq!(s.inputs.total_memory, a.capacity());
         assert_eq!(s.total.derivation.notes, ["note_vllm_total_catalog"]);
         assert!(matches!(s.inputs.total_source, Source::Catalog(_)));
-        // The activation peak is the estimate of one 2,048-token chunk with 256 logit rows.
-        let (want, _) = activation_estimate(
+        // The activation peak is V1's profiling run of one 2,048-token chunk with 256 rows
+        // sampled by FlashInfer: Qwen3-8B's sampler (2,048 + 512) × 4,096 × 2 B + 256 ×
+        // 151,936 × 14 B = 565,526,528 B is above its forward pass, 2,048 × (2 × 4,096 +
+        // 3 × 12,288) × 2 B = 184,549,376 B.
+        let (want, _) = v1_profile_peak(
             &m,
             &ActivationParams {
                 chunk_tokens: 2048,
@@ -258,9 +281,11 @@ mod tests {
                 act: Dtype::Bf16,
                 tp: 1,
             },
+            ProfileSampler::FlashInfer,
         )
         .expect("estimate");
         assert_eq!(s.inputs.activation_peak, want);
+        assert_eq!(want, Bytes((2048 + 512) * 4096 * 2 + 256 * 151_936 * 14));
         assert_eq!(
             s.inputs.weights,
             checkpoint(&m, 1).expect("w").per_gpu,
