@@ -114,6 +114,18 @@ impl HiDpiCanvas {
         self.fill = Some(key);
     }
 
+    /// Fills a shape in `color` as plotters-canvas fills it, with the colour set only when it
+    /// changes: ends the gathered stroke, then `shape` draws and fills on the context. Nothing
+    /// for a transparent colour.
+    fn fill_shape(&mut self, color: BackendColor, shape: impl FnOnce(&CanvasRenderingContext2d)) {
+        if color.alpha == 0.0 {
+            return;
+        }
+        self.flush();
+        self.fill_in(color);
+        shape(&self.ctx);
+    }
+
     /// Draws the gathered labels, grouped by font and colour (their order within a group is
     /// kept). A label the context refuses is skipped: nothing else depends on it.
     fn draw_texts(&mut self) {
@@ -180,13 +192,9 @@ impl DrawingBackend for HiDpiCanvas {
         point: BackendCoord,
         color: BackendColor,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        if color.alpha == 0.0 {
-            return Ok(());
-        }
-        self.flush();
-        self.fill_in(color);
-        self.ctx
-            .fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0);
+        self.fill_shape(color, |ctx| {
+            ctx.fill_rect(f64::from(point.0), f64::from(point.1), 1.0, 1.0)
+        });
         Ok(())
     }
 
@@ -227,19 +235,18 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.flush();
-        let color = style.color();
-        if !fill || color.alpha == 0.0 {
+        if !fill {
+            self.flush();
             return self.inner.draw_rect(upper_left, bottom_right, style, fill);
         }
-        // As plotters-canvas fills it, with the colour set only when it changes.
-        self.fill_in(color);
-        self.ctx.fill_rect(
-            f64::from(upper_left.0),
-            f64::from(upper_left.1),
-            f64::from(bottom_right.0 - upper_left.0),
-            f64::from(bottom_right.1 - upper_left.1),
-        );
+        self.fill_shape(style.color(), |ctx| {
+            ctx.fill_rect(
+                f64::from(upper_left.0),
+                f64::from(upper_left.1),
+                f64::from(bottom_right.0 - upper_left.0),
+                f64::from(bottom_right.1 - upper_left.1),
+            )
+        });
         Ok(())
     }
 
@@ -268,23 +275,18 @@ impl DrawingBackend for HiDpiCanvas {
         vert: I,
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        let color = style.color();
-        if color.alpha == 0.0 {
-            return Ok(());
-        }
-        self.flush();
-        // As plotters-canvas fills it, with the colour set only when it changes.
-        let mut vert = vert.into_iter();
-        self.ctx.begin_path();
-        if let Some(start) = vert.next() {
-            self.fill_in(color);
-            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
-            for p in vert {
-                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
+        self.fill_shape(style.color(), |ctx| {
+            let mut vert = vert.into_iter();
+            ctx.begin_path();
+            if let Some(start) = vert.next() {
+                ctx.move_to(f64::from(start.0), f64::from(start.1));
+                for p in vert {
+                    ctx.line_to(f64::from(p.0), f64::from(p.1));
+                }
+                ctx.close_path();
             }
-            self.ctx.close_path();
-        }
-        self.ctx.fill();
+            ctx.fill();
+        });
         Ok(())
     }
 
@@ -295,23 +297,22 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.flush();
-        let color = style.color();
-        if !fill || color.alpha == 0.0 {
+        if !fill {
+            self.flush();
             return self.inner.draw_circle(center, radius, style, fill);
         }
-        // As plotters-canvas fills it, with the colour set only when it changes.
-        self.fill_in(color);
-        self.ctx.begin_path();
-        // `arc` refuses only a negative radius, which a u32 cannot be.
-        let _ = self.ctx.arc(
-            f64::from(center.0),
-            f64::from(center.1),
-            f64::from(radius),
-            0.0,
-            std::f64::consts::TAU,
-        );
-        self.ctx.fill();
+        self.fill_shape(style.color(), |ctx| {
+            ctx.begin_path();
+            // `arc` refuses only a negative radius, which a u32 cannot be.
+            let _ = ctx.arc(
+                f64::from(center.0),
+                f64::from(center.1),
+                f64::from(radius),
+                0.0,
+                std::f64::consts::TAU,
+            );
+            ctx.fill();
+        });
         Ok(())
     }
 
@@ -737,20 +738,27 @@ fn chart_canvas(
 /// What was drawn last: the data, the width, the theme (dark or not) and the language.
 type Drawn = (AnyChart, u32, bool, Lang);
 
-/// Keeps `width` at the CSS width of `el`: measured now, then by a `ResizeObserver` kept for
-/// the element's life.
+/// Keeps `width` at the CSS width of `el`, as a `ResizeObserver` reports it (kept for the
+/// element's life). Its first report comes after the frame's layout, before that frame is
+/// painted, so the chart takes its height before anything is shown; nothing is measured while
+/// the app mounts (reading `clientWidth` there forced a layout of the half-built page once
+/// per chart: 176-270 ms of a cold start, docs/SIZE.md).
 fn observe_width(el: &web_sys::HtmlDivElement, width: RwSignal<u32>) {
-    let measure = {
-        let el = el.clone();
-        move || {
-            let w = el.client_width().max(0) as u32;
+    let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        // The last entry is the newest size of the one observed element; its content box is
+        // its client width (the wrapper has no padding), read without a layout.
+        if let Some(e) = entries
+            .iter()
+            .last()
+            .and_then(|e| e.dyn_into::<web_sys::ResizeObserverEntry>().ok())
+        {
+            // `max` drops a NaN, and `as` saturates.
+            let w = e.content_rect().width().round().max(0.0) as u32;
             if w != width.get_untracked() {
                 width.set(w);
             }
         }
-    };
-    measure();
-    let cb = Closure::<dyn FnMut()>::new(measure);
+    });
     if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
         obs.observe(el);
         keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
