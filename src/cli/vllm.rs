@@ -53,7 +53,7 @@ fn gib_opt(args: &Args, k: &str) -> Result<Option<Bytes>, CliError> {
 }
 
 fn source_kind(s: &Source) -> &'static str {
-    use crate::core::calc::memory::VLLM_TOTAL_FROM_KV_LOGS;
+    use crate::core::calc::VLLM_TOTAL_FROM_KV_LOGS;
     match s {
         Source::User(_) => "user",
         Source::Catalog(_) => "catalog",
