@@ -12,6 +12,7 @@
 //   node bench/layout_trace.mjs [--dist DIR] [--runs N] [--wait MS]
 import { arg, closeBrowser, launchBrowser, openPage, repoPath, startServer } from '../e2e/harness.mjs';
 import { lateSettled } from '../e2e/app.mjs';
+import { rendererMain } from './trace_events.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Math.max(1, Number(arg('runs', '3')));
@@ -20,13 +21,7 @@ const wait = Number(arg('wait', '1000'));
 const SCRIPT = new Set(['FunctionCall', 'EvaluateScript', 'v8.callFunction', 'v8.run', 'v8.evaluateModule', 'RunMicrotasks', 'TimerFire', 'FireAnimationFrame', 'EventDispatch', 'v8.compileModule']);
 
 function summarise(events) {
-  const names = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const counts = new Map();
-  for (const e of events) {
-    const k = `${e.pid}:${e.tid}`;
-    if (names.some((n) => `${n.pid}:${n.tid}` === k)) counts.set(k, (counts.get(k) || 0) + 1);
-  }
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const main = rendererMain(events);
   const xs = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur).sort((a, b) => a.ts - b.ts);
   const scripts = xs.filter((e) => SCRIPT.has(e.name));
   const out = { forced: 0, forcedN: 0, frame: 0, frameN: 0, style: 0 };

@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 import { summariseProfile } from './profile.mjs';
+import { rendererMain } from './trace_events.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const changes = Number(arg('changes', '40'));
@@ -77,14 +78,7 @@ async function run(browser, server) {
   const trace = JSON.parse(buf.toString());
   if (out) writeFileSync(out, buf);
   const events = trace.traceEvents || trace;
-  // The renderer main thread: the thread named CrRendererMain with the most events.
-  const names = events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const counts = new Map();
-  for (const e of events) {
-    const k = `${e.pid}:${e.tid}`;
-    if (names.some((n) => `${n.pid}:${n.tid}` === k)) counts.set(k, (counts.get(k) || 0) + 1);
-  }
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const main = rendererMain(events);
   const sums = new Map();
   for (const e of events) {
     if (`${e.pid}:${e.tid}` !== main || e.ph !== 'X' || !e.dur) continue;

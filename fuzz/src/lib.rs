@@ -5,18 +5,18 @@
 //! totals consistent with their components, every rejection a non-empty sentence, and a
 //! URL that the app writes is a URL it reads back unchanged.
 
-use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
-use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::calc::memory::KvProfile;
+use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
+use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::{Mixer, ModelDesc, ModelOrigin, ParamBreakdown};
 use llm_serving_calculator::core::present::report::evaluate;
 use llm_serving_calculator::core::scenario::{
     limits, BudgetRule, GpuChoice, ModelSource, Scenario, MAX_GPUS,
 };
-use llm_serving_calculator::core::calc::weights;
 
 /// Inputs larger than this (bytes) are parsed but not run through the whole report, to keep
 /// the executions per second high.
@@ -30,29 +30,12 @@ pub fn check_error(e: &CalcError) {
     }
 }
 
-/// The components add up to the total exactly (no wrap), and the sub-totals fit inside it.
+/// The components add up to the total exactly (no wrap), and the sub-totals fit inside it
+/// (`ParamBreakdown::check_sums`, the same check the tests run).
 pub fn check_breakdown(p: &ParamBreakdown) {
-    let parts = [
-        p.embeddings,
-        p.position_embeddings,
-        p.attention,
-        p.mlp,
-        p.experts,
-        p.router,
-        p.norms,
-        p.lm_head,
-        p.ssm,
-        p.other,
-    ];
-    let sum = parts.iter().try_fold(0u64, |a, &x| a.checked_add(x));
-    assert_eq!(
-        sum,
-        Some(p.total),
-        "components do not add up to the total: {p:?}"
-    );
-    assert!(p.active <= p.total, "active > total: {p:?}");
-    assert!(p.linear <= p.total, "linear > total: {p:?}");
-    assert!(p.expert_linear <= p.linear, "expert_linear > linear: {p:?}");
+    if let Err(e) = p.check_sums() {
+        panic!("{e}");
+    }
 }
 
 /// Checks a parsed model and what the core computes from it.

@@ -117,30 +117,8 @@ pub fn calibrate<'a>(
     [&head[..], rest].concat()
 }
 
-/// The components of a breakdown add up to its total exactly (no wrap), and the sub-totals fit
-/// inside it (active and linear within the total, expert linear within linear).
+/// The breakdown's invariant (`ParamBreakdown::check_sums`: components add up to the total,
+/// sub-totals inside it).
 pub fn consistent(p: &ParamBreakdown) -> Result<(), String> {
-    let parts = [
-        p.embeddings,
-        p.position_embeddings,
-        p.attention,
-        p.mlp,
-        p.experts,
-        p.router,
-        p.norms,
-        p.lm_head,
-        p.ssm,
-        p.other,
-    ];
-    let sum = parts.iter().try_fold(0u64, |a, &x| a.checked_add(x));
-    if sum != Some(p.total) {
-        return Err(format!(
-            "components add up to {sum:?}, total is {}",
-            p.total
-        ));
-    }
-    if p.active > p.total || p.linear > p.total || p.expert_linear > p.linear {
-        return Err(format!("active/linear exceed the total: {p:?}"));
-    }
-    Ok(())
+    p.check_sums()
 }

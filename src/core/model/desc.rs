@@ -80,6 +80,36 @@ pub struct ParamBreakdown {
 }
 
 impl ParamBreakdown {
+    /// The breakdown's invariant, checked by the tests and the fuzz targets: the components add
+    /// up to the total exactly (no wrap), and the sub-totals fit inside it (active and linear
+    /// within the total, expert linear within linear). The error says which part fails.
+    pub fn check_sums(&self) -> Result<(), String> {
+        let parts = [
+            self.embeddings,
+            self.position_embeddings,
+            self.attention,
+            self.mlp,
+            self.experts,
+            self.router,
+            self.norms,
+            self.lm_head,
+            self.ssm,
+            self.other,
+        ];
+        let sum = parts.iter().try_fold(0u64, |a, &x| a.checked_add(x));
+        if sum != Some(self.total) {
+            return Err(format!(
+                "components add up to {sum:?}, total is {}: {self:?}",
+                self.total
+            ));
+        }
+        if self.active > self.total || self.linear > self.total || self.expert_linear > self.linear
+        {
+            return Err(format!("active/linear exceed the total: {self:?}"));
+        }
+        Ok(())
+    }
+
     /// The counts a serving engine loads: without the MTP modules unless `with_mtp`
     /// (`total`, `other`, `linear`, `expert_linear` reduced by their MTP parts).
     #[must_use]

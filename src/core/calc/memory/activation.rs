@@ -144,50 +144,15 @@ pub fn activation_estimate(
             group(model.vocab_size)
         ),
         result: bytes_result(total),
-        terms: vec![
-            Term::new(
-                "T",
-                "term_chunk_tokens",
-                group(ap.chunk_tokens),
-                "tokens",
-                Source::Default("default_max_num_batched_tokens".into()),
-            ),
-            Term::new(
-                "h",
-                "term_hidden",
-                group(h),
-                "",
-                Source::ConfigKey("hidden_size".into()),
-            ),
-            Term::new(
-                "w_max",
-                "term_widest_intermediate",
-                group(w_max),
-                "",
-                Source::Derived("widest per-layer intermediate per GPU".into()),
-            ),
-            Term::new(
-                "b_act",
-                "term_act_bytes",
-                fmt_sig(b_act),
-                "B",
-                Source::Default(ap.act.id().into()),
-            ),
-            Term::new(
-                "R",
-                "term_logit_rows",
-                group(rows),
-                "",
-                Source::Default("max_num_seqs".into()),
-            ),
-            Term::new(
-                "V",
-                "term_vocab",
-                group(model.vocab_size),
-                "",
-                Source::ConfigKey("vocab_size".into()),
-            ),
-        ],
+        terms: profile_terms(
+            ap.chunk_tokens,
+            h,
+            w_max,
+            b_act,
+            rows,
+            model.vocab_size,
+            ap.act,
+        ),
         notes: if model.layers.is_empty() {
             vec!["note_activation_unknown_arch".into()]
         } else {
@@ -311,57 +276,17 @@ pub fn v1_profile_peak(
             s
         ),
         result: bytes_result(total),
-        terms: vec![
-            Term::new(
-                "T",
-                "term_chunk_tokens",
-                group(t),
-                "tokens",
-                Source::Default("default_max_num_batched_tokens".into()),
-            ),
-            Term::new(
-                "h",
-                "term_hidden",
-                group(h),
-                "",
-                Source::ConfigKey("hidden_size".into()),
-            ),
-            Term::new(
-                "w_max",
-                "term_widest_intermediate",
-                group(w_max),
-                "",
-                Source::Derived("widest per-layer intermediate per GPU".into()),
-            ),
-            Term::new(
-                "b_act",
-                "term_act_bytes",
-                fmt_sig(b_act),
-                "B",
-                Source::Default(ap.act.id().into()),
-            ),
-            Term::new(
-                "R",
-                "term_logit_rows",
-                group(rows),
-                "",
-                Source::Default("max_num_seqs".into()),
-            ),
-            Term::new(
-                "V",
-                "term_vocab",
-                group(model.vocab_size),
-                "",
-                Source::ConfigKey("vocab_size".into()),
-            ),
-            Term::new(
+        terms: {
+            let mut terms = profile_terms(t, h, w_max, b_act, rows, model.vocab_size, ap.act);
+            terms.push(Term::new(
                 "s",
                 "term_sampler_bytes",
                 s.to_string(),
                 "B",
                 Source::Default(sampler.id().into()),
-            ),
-        ],
+            ));
+            terms
+        },
         notes: if model.layers.is_empty() {
             vec!["note_activation_unknown_arch".into()]
         } else {
@@ -369,6 +294,63 @@ pub fn v1_profile_peak(
         },
     };
     Ok((total, d))
+}
+
+/// The terms both profiling-run derivations share: chunk tokens `T`, hidden size `h`, the widest
+/// intermediate `w_max`, bytes per activation `b_act`, logit rows `R` and the vocabulary `V`.
+fn profile_terms(
+    t: u64,
+    h: u64,
+    w_max: u64,
+    b_act: f64,
+    rows: u64,
+    vocab: u64,
+    act: Dtype,
+) -> Vec<Term> {
+    vec![
+        Term::new(
+            "T",
+            "term_chunk_tokens",
+            group(t),
+            "tokens",
+            Source::Default("default_max_num_batched_tokens".into()),
+        ),
+        Term::new(
+            "h",
+            "term_hidden",
+            group(h),
+            "",
+            Source::ConfigKey("hidden_size".into()),
+        ),
+        Term::new(
+            "w_max",
+            "term_widest_intermediate",
+            group(w_max),
+            "",
+            Source::Derived("widest per-layer intermediate per GPU".into()),
+        ),
+        Term::new(
+            "b_act",
+            "term_act_bytes",
+            fmt_sig(b_act),
+            "B",
+            Source::Default(act.id().into()),
+        ),
+        Term::new(
+            "R",
+            "term_logit_rows",
+            group(rows),
+            "",
+            Source::Default("max_num_seqs".into()),
+        ),
+        Term::new(
+            "V",
+            "term_vocab",
+            group(vocab),
+            "",
+            Source::ConfigKey("vocab_size".into()),
+        ),
+    ]
 }
 
 #[cfg(test)]
