@@ -357,11 +357,8 @@ fn profile_terms(
 mod tests {
     use super::*;
 
-    #[test]
-    fn activation_estimate_llama2() {
-        // Llama-2-7b, chunk 2,048, 256 rows, fp16: the widest intermediate is the gated MLP,
-        // 3 × 11,008 = 33,024 (attention: (32 + 32) × 256 = 16,384). Two residual copies of
-        // 4,096. A = 2,048 × (8,192 + 33,024) × 2 + 256 × 32,000 × 4 = 201,588,736 B.
+    /// Llama-2-7b with a 2,048-token chunk, 256 logit rows, fp16 activations, TP 1.
+    fn llama2_profile() -> (ModelDesc, ActivationParams) {
         let m = crate::core::model::config::parse_model_text(include_str!(
             "../../../../tests/fixtures/meta-llama__Llama-2-7b-hf.json"
         ))
@@ -372,6 +369,15 @@ mod tests {
             act: Dtype::Fp16,
             tp: 1,
         };
+        (m, ap)
+    }
+
+    #[test]
+    fn activation_estimate_llama2() {
+        // Llama-2-7b, chunk 2,048, 256 rows, fp16: the widest intermediate is the gated MLP,
+        // 3 × 11,008 = 33,024 (attention: (32 + 32) × 256 = 16,384). Two residual copies of
+        // 4,096. A = 2,048 × (8,192 + 33,024) × 2 + 256 × 32,000 × 4 = 201,588,736 B.
+        let (m, ap) = llama2_profile();
         let (a, d) = activation_estimate(&m, &ap).expect("estimate");
         assert_eq!(
             a,
@@ -388,16 +394,7 @@ mod tests {
 
     #[test]
     fn v1_profile_peak_is_the_larger_phase() {
-        let m = crate::core::model::config::parse_model_text(include_str!(
-            "../../../../tests/fixtures/meta-llama__Llama-2-7b-hf.json"
-        ))
-        .expect("config");
-        let ap = ActivationParams {
-            chunk_tokens: 2048,
-            logit_rows: 256,
-            act: Dtype::Fp16,
-            tp: 1,
-        };
+        let (m, ap) = llama2_profile();
         // Llama-2-7b's 32,000-token vocabulary: the forward pass, 2,048 × (8,192 + 33,024) × 2
         // B = 168,820,736 B, is above FlashInfer's sampler, (2,048 + 512) × 4,096 × 2 + 256 ×
         // 32,000 × 14 = 135,659,520 B.
