@@ -240,33 +240,69 @@ fn kv_elems_per_token_layers(cfg: &Value) -> Vec<(u64, Option<u64>)> {
         .collect()
 }
 
+/// KV bytes per token and per sequence (bf16, TP 1) of one fixture against the independent
+/// formula above.
+#[track_caller]
+fn assert_kv_matches_independent_formula(file: &str) {
+    let text = fixture(file);
+    let m = model(&text);
+    let cfg = raw(&text);
+    let layers = kv_elems_per_token_layers(&cfg);
+    let per_token: u64 = layers.iter().map(|(e, _)| e * 2).sum();
+    assert_eq!(
+        kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+        Some(per_token),
+        "{file}: KV/token"
+    );
+    for l in [1u64, 100, 4096, 8192, 131_072] {
+        let want: u64 = layers
+            .iter()
+            .map(|(e, w)| e * 2 * w.map_or(l, |w| w.min(l)))
+            .sum();
+        assert_eq!(
+            kv::per_sequence(&m, Dtype::Bf16, 1, l)
+                .map(|k| k.bytes.0)
+                .ok(),
+            Some(want),
+            "{file}: KV for {l} tokens"
+        );
+    }
+}
+
 #[test]
 fn kv_per_token_and_sequence_match_independent_formula() {
     for (file, _, _) in params_rows() {
-        let text = fixture(&file);
-        let m = model(&text);
-        let cfg = raw(&text);
-        let layers = kv_elems_per_token_layers(&cfg);
-        let per_token: u64 = layers.iter().map(|(e, _)| e * 2).sum();
-        assert_eq!(
-            kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
-            Some(per_token),
-            "{file}: KV/token"
-        );
-        for l in [1u64, 100, 4096, 8192, 131_072] {
-            let want: u64 = layers
-                .iter()
-                .map(|(e, w)| e * 2 * w.map_or(l, |w| w.min(l)))
-                .sum();
-            assert_eq!(
-                kv::per_sequence(&m, Dtype::Bf16, 1, l)
-                    .map(|k| k.bytes.0)
-                    .ok(),
-                Some(want),
-                "{file}: KV for {l} tokens"
-            );
-        }
+        assert_kv_matches_independent_formula(&file);
     }
+}
+
+/// The dense Korean configs of the corpus (`corpus/SOURCES.md`, fourth and sixth rounds). Two
+/// of them set `head_dim` so that the query width differs from `hidden_size` (Kanana Nano:
+/// 24 x 128 = 3072 over 1792, which 24 does not even divide; Mi:dm 2.0 Mini: 32 x 128 over
+/// 1792): the KV must follow the key, not `hidden_size / num_attention_heads`.
+#[test]
+fn korean_corpus_kv_matches_independent_formula() {
+    for file in [
+        "corpus/kakaocorp__kanana-nano-2.1b-base.json",
+        "corpus/K-intelligence__Midm-2.0-Mini-Instruct.json",
+        "corpus/K-intelligence__Midm-2.0-Base-Instruct.json",
+        "corpus/skt__A.X-4.0-Light.json",
+        "corpus/naver-hyperclovax__HyperCLOVAX-SEED-Text-Instruct-0.5B.json",
+    ] {
+        let layers = kv_elems_per_token_layers(&raw(&fixture(file)));
+        assert!(
+            !layers.is_empty(),
+            "{file}: no KV layers read from the raw keys"
+        );
+        assert_kv_matches_independent_formula(file);
+    }
+    let cfg = raw(&fixture("corpus/kakaocorp__kanana-nano-2.1b-base.json"));
+    let (h, heads, hd) = (
+        key(&cfg, "hidden_size").unwrap_or(0),
+        key(&cfg, "num_attention_heads").unwrap_or(1),
+        key(&cfg, "head_dim").unwrap_or(0),
+    );
+    assert!(h % heads != 0 && heads * hd != h, "{h} {heads} {hd}");
 }
 
 #[test]
