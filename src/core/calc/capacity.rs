@@ -1252,13 +1252,13 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                     "decode(B)",
                     "term_decode_step",
                     p.decode,
-                    format!("one decode step of {} sequences", o.batch),
+                    "src_decode_step_of_batch".into(),
                 ),
                 term(
                     "prefill(B)",
                     "term_prefill_batch",
                     p.prefill_batch,
-                    format!("prefill pass over {} prompts", o.batch),
+                    "src_prefill_pass_of_batch".into(),
                 ),
             ],
             notes: vec!["note_chunked_prefill".into()],
@@ -1272,7 +1272,7 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 "prefill(1)",
                 "term_prefill_one",
                 p.prefill_one,
-                "prefill of one prompt".into(),
+                "src_prefill_one_prompt".into(),
             )],
             notes: vec!["note_ttft_wait".into()],
         },
@@ -1299,10 +1299,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                     "term_batch",
                     o.batch as f64,
                     "",
-                    Source::Derived(format!(
-                        "largest batch meeting the targets (limited by {})",
-                        o.batch_limited_by
-                    )),
+                    Source::Derived(format!("src_batch_limited_by_{}", o.batch_limited_by)),
                 ),
                 Term::num(
                     "Ō",

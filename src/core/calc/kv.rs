@@ -227,7 +227,7 @@ fn compute(
     let layers_source = if mtp > 0 {
         "src_attention_layers_with_mtp"
     } else {
-        "attention layers"
+        "src_attention_layers"
     };
     let mut terms = vec![
         Term::new(
@@ -368,14 +368,14 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
                     "term_layers",
                     n.to_string(),
                     "",
-                    Source::Derived("SSM layers".into()),
+                    Source::Derived("src_ssm_layers".into()),
                 ),
                 Term::new(
                     "S",
                     "term_state_elems",
                     group(per.first().copied().unwrap_or(0)),
                     "",
-                    Source::Derived("(conv_kernel − 1) × conv channels + SSM state".into()),
+                    Source::Derived("src_ssm_state_per_layer".into()),
                 ),
                 Term::new(
                     "b",

@@ -456,7 +456,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "term_weights",
                     w_gb,
                     "GB",
-                    Source::Derived("weight bytes of the checkpoint".into()),
+                    Source::Derived("src_checkpoint_weight_bytes".into()),
                 ),
                 Term::num(
                     "BW_storage",
@@ -491,7 +491,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "term_weights_per_gpu",
                     d.per_gpu.gb(),
                     "GB",
-                    Source::Derived("weights / tp".into()),
+                    Source::Derived("src_weights_over_tp".into()),
                 ),
                 Term::num(
                     "link",
@@ -723,7 +723,7 @@ pub fn offload(
                 "term_weights_per_gpu",
                 w / 1e9,
                 "GB",
-                Source::Derived("weights / tp, embedding table excluded".into()),
+                Source::Derived("src_weights_over_tp_no_embedding".into()),
             )],
             notes: vec![],
         },
@@ -747,10 +747,7 @@ pub fn offload(
                 "term_kv_bytes_step",
                 kv / 1e9,
                 "GB",
-                Source::Derived(format!(
-                    "batch × {} tokens of mean context",
-                    r.decode_context
-                )),
+                Source::Derived("src_batch_times_mean_context".into()),
             )],
             notes: vec![],
         },

@@ -1025,14 +1025,14 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
                 "term_flops_per_gpu",
                 p.flops.0,
                 "FLOP",
-                Source::Derived("Σ 2 × tokens × params + attention".into()),
+                Source::Derived("src_flops_sum".into()),
             ),
             term(
                 "M",
                 "term_bytes_per_gpu",
                 p.bytes,
                 "B",
-                Source::Derived("weights + KV + activations, per GPU".into()),
+                Source::Derived("src_bytes_moved_per_gpu".into()),
             ),
             term(
                 "P",
@@ -1089,7 +1089,7 @@ fn decode_derivation(d: &Deriv) -> Derivation {
         "term_context",
         d.ctx as f64,
         "tokens",
-        Source::Derived("I + O/2 (mean context)".into()),
+        Source::Derived("src_mean_context".into()),
     ));
     x
 }

@@ -484,7 +484,7 @@ fn step_math(
                 "sv_term_context",
                 ctx as f64,
                 "tokens",
-                Source::Derived("input + output / 2".into()),
+                Source::Derived("src_mean_context".into()),
             ),
         ],
         notes: if acc.architecture == Architecture::Unknown {

@@ -327,7 +327,7 @@ fn profile_terms(
             "term_widest_intermediate",
             group(w_max),
             "",
-            Source::Derived("widest per-layer intermediate per GPU".into()),
+            Source::Derived("src_widest_intermediate_per_gpu".into()),
         ),
         Term::new(
             "b_act",

@@ -392,7 +392,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
                 "term_kv_per_token_gpu",
                 group(per_tok_group.0),
                 "B",
-                Source::Derived("kv_per_token per GPU".into()),
+                Source::Derived("src_kv_per_token_per_gpu".into()),
             ),
         ],
         notes: vec!["note_vllm_mla_latent".into()],

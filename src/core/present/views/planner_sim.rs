@@ -293,7 +293,7 @@ fn derivation(title: &str, s: &FleetSizing, analytic: u64, slo: Slo) -> Derivati
                 "term_plan_sim_guess",
                 analytic as f64,
                 "",
-                Source::Derived("Little's law".into()),
+                Source::Derived("src_littles_law".into()),
             ),
             Term::num(
                 "T_ttft",
