@@ -37,6 +37,7 @@ pub mod bench;
 pub mod config;
 pub mod fit;
 pub mod fleet;
+mod free_queue;
 pub mod replica;
 pub mod result;
 pub mod rng;

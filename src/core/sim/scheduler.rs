@@ -14,11 +14,14 @@
 //!    free pool is short, the **last** running request is preempted (its blocks freed, its
 //!    computed tokens reset to 0: recomputation, vLLM V1's only mode) and put at the front of
 //!    the waiting queue, until the blocks suffice or the request itself is the one preempted.
+//!    Its full blocks stay in vLLM V1's prefix cache (on by default) until an allocation
+//!    evicts them, last block first ([`FreeQueue`]).
 //! 2. **Then waiting requests**, first come first served, while budget is left, fewer than
 //!    `max_num_seqs` run, and the blocks for their first chunk are free (admission stops at
 //!    the first that does not fit); none are admitted in a step that preempted. On its first
 //!    admission a request skips the prefix-cache hit share of its prompt (whole blocks, at
-//!    least one token left to compute).
+//!    least one token left to compute); a preempted request readmitted takes back the prefix
+//!    of its blocks still cached and computes only the rest (at least one token).
 //! 3. The step's time comes from [`StepModel`]; at its end every request whose computed
 //!    tokens reach its length samples one token (the first is its TTFT), and a request with
 //!    all its output tokens finishes and frees its blocks.
@@ -30,6 +33,7 @@
 
 use crate::core::base::error::CalcError;
 use crate::core::sim::config::{Budget, Resolved};
+use crate::core::sim::free_queue::FreeQueue;
 use crate::core::sim::stats::{Collector, Finished, Series};
 use crate::core::sim::step_time::StepModel;
 use crate::core::sim::workload::Request;
@@ -116,6 +120,15 @@ impl ReqTimes {
     };
 }
 
+/// What a preempted request left in the prefix cache: `blocks` blocks (across the cache's
+/// groups) holding its first `tokens` tokens, in run `run` of the [`FreeQueue`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Cached {
+    blocks: u64,
+    tokens: u64,
+    run: u64,
+}
+
 impl Req {
     fn new(r: &Request, measured: bool) -> Req {
         Req {
@@ -186,7 +199,12 @@ pub(crate) struct Engine<'a> {
     running: Vec<u32>,
     client_queue: VecDeque<u32>,
     in_flight: u64,
+    /// Free blocks, cached ones included (vLLM counts evictable cached blocks as free).
     free_blocks: u64,
+    /// The order in which free blocks are evicted, while a preempted request has some cached.
+    free_queue: FreeQueue,
+    /// Each request's blocks in the prefix cache since its last preemption.
+    cached: Vec<Cached>,
     /// (request, new tokens) of the step in flight.
     scheduled: Vec<(u32, u64)>,
     /// New tokens of the step being scheduled, and requests of it sampling a token.
@@ -231,6 +249,7 @@ impl<'a> Engine<'a> {
             .map(|(i, r)| Req::new(r, i as u64 >= warmup))
             .collect();
         e.times = vec![ReqTimes::NEW; n];
+        e.cached = vec![Cached::default(); n];
         e.ready_times = requests.iter().map(|r| r.ready_s).collect();
         e.chain = true;
         e
@@ -258,6 +277,8 @@ impl<'a> Engine<'a> {
             client_queue: VecDeque::new(),
             in_flight: 0,
             free_blocks: cfg.num_gpu_blocks,
+            free_queue: FreeQueue::default(),
+            cached: Vec::with_capacity(n),
             scheduled: Vec::with_capacity(n.min(4096)),
             step_tokens: 0,
             step_sampled: 0,
@@ -337,6 +358,7 @@ impl<'a> Engine<'a> {
         let i = self.reqs.len() as u32;
         self.reqs.push(Req::new(r, measured));
         self.times.push(ReqTimes::NEW);
+        self.cached.push(Cached::default());
         self.ready_times.push(r.ready_s);
         self.push(r.ready_s, Kind::Ready(i));
     }
@@ -416,17 +438,73 @@ impl<'a> Engine<'a> {
         self.blocks_for(tokens, k).saturating_sub(r.blocks)
     }
 
+    /// Blocks (across the groups) holding the first `tokens` tokens of a request.
+    #[inline]
+    fn prefix_blocks(&self, tokens: u64) -> u64 {
+        if self.uniform {
+            tokens.div_ceil(self.cfg.block_size)
+        } else {
+            self.blocks_for(tokens, 0)
+        }
+    }
+
     fn preempt_last(&mut self) -> Option<u32> {
         let v = self.running.pop()?;
-        if let Some(r) = self.reqs.get_mut(v as usize) {
+        if let Some(r) = self.reqs.get(v as usize).copied() {
+            // Its full blocks stay cached (vLLM hashes whole blocks only).
+            let bs = self.cfg.block_size;
+            let tokens = (r.computed / bs) * bs;
+            let cached = self.prefix_blocks(tokens).min(r.blocks);
+            let before = self.free_blocks;
             self.free_blocks += r.blocks;
-            r.blocks = 0;
-            r.computed = 0;
-            r.phase = Phase::Waiting;
+            if cached > 0 {
+                let run = self
+                    .free_queue
+                    .preempt(before, r.blocks - cached, cached, v);
+                if let Some(c) = self.cached.get_mut(v as usize) {
+                    *c = Cached {
+                        blocks: cached,
+                        tokens,
+                        run,
+                    };
+                }
+            } else {
+                self.free_queue.release(r.blocks);
+            }
+            if let Some(r) = self.reqs.get_mut(v as usize) {
+                r.blocks = 0;
+                r.computed = 0;
+                r.phase = Phase::Waiting;
+            }
         }
         self.preemptions += 1;
         self.waiting.push_front(v);
         Some(v)
+    }
+
+    /// `n` blocks leave the free pool (evicting cached blocks from the queue's head).
+    #[inline]
+    fn allocate(&mut self, n: u64) {
+        self.free_blocks -= n;
+        if self.free_queue.active() && n > 0 {
+            let (cached, uniform, bs) = (&mut self.cached, self.uniform, self.cfg.block_size);
+            self.free_queue.allocate(n, |owner, left| {
+                let Some(c) = cached.get_mut(owner as usize) else {
+                    return false;
+                };
+                if uniform && left > 0 {
+                    // A prefix of whole blocks survives.
+                    c.blocks = left;
+                    c.tokens = left * bs;
+                    true
+                } else {
+                    // Under the hybrid allocator a hit needs the sliding groups' last window
+                    // at its end, freed with the tail: an evicted tail leaves no usable hit.
+                    *c = Cached::default();
+                    false
+                }
+            });
+        }
     }
 
     /// Step 1: running requests, preempting from the back when blocks run out. Returns the
@@ -471,7 +549,7 @@ impl<'a> Engine<'a> {
     /// scheduled earlier in a step is never preempted later in it).
     #[inline]
     fn take(&mut self, id: u32, blocks: u64, k: u64) {
-        self.free_blocks -= blocks;
+        self.allocate(blocks);
         if let Some(r) = self.reqs.get_mut(id as usize) {
             r.blocks += blocks;
             let r = *r;
@@ -498,16 +576,33 @@ impl<'a> Engine<'a> {
             let Some(mut r) = self.reqs.get(id as usize).copied() else {
                 break;
             };
+            let bs = self.cfg.block_size;
             if !r.hit_applied {
                 r.hit_applied = true;
-                let bs = self.cfg.block_size;
                 let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
                 r.computed = hit.min(r.input.saturating_sub(1));
             }
+            let c = self.cached.get(id as usize).copied().unwrap_or_default();
+            let mut hit_blocks = 0;
+            if c.blocks > 0 {
+                // Its own blocks still cached since its preemption, whole blocks, at least
+                // one token left to compute.
+                let tokens = c.tokens.min((r.tokens().saturating_sub(1) / bs) * bs);
+                hit_blocks = self.prefix_blocks(tokens).min(c.blocks);
+                r.computed = tokens;
+                r.blocks = hit_blocks;
+            }
             let k = r.tokens().saturating_sub(r.computed).min(budget);
             let need = self.blocks_needed(&r, k);
-            if need > self.free_blocks || k == 0 {
+            if need + hit_blocks > self.free_blocks || k == 0 {
                 break;
+            }
+            if c.blocks > 0 {
+                self.free_queue.reclaim(c.run, hit_blocks);
+                self.free_blocks -= hit_blocks;
+                if let Some(slot) = self.cached.get_mut(id as usize) {
+                    *slot = Cached::default();
+                }
             }
             self.waiting.pop_front();
             r.phase = Phase::Running;
@@ -622,8 +717,10 @@ impl<'a> Engine<'a> {
                 })
             };
             if keep < r.blocks {
-                self.free_blocks += r.blocks - keep;
+                let gone = r.blocks - keep;
                 r.blocks = keep;
+                self.free_blocks += gone;
+                self.free_queue.release(gone);
             }
             r.generated += 1;
             let contiguous = r.last_s == self.step_start_s;
@@ -637,6 +734,7 @@ impl<'a> Engine<'a> {
             if done {
                 r.phase = Phase::Done;
                 self.free_blocks += r.blocks;
+                self.free_queue.release(r.blocks);
                 r.blocks = 0;
                 finished += 1;
             }

@@ -62,7 +62,7 @@ pub use textbook::{
     textbook_budget, textbook_for, textbook_for_tp, what_would_fit, Suggestion, TextbookBudget,
     TextbookInputs,
 };
-pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs};
+pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs, VllmStartup};
 pub use vllm_loaded::{
     mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
     vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, A100_80GB_VLLM_TOTAL_GIB,

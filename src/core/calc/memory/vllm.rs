@@ -95,6 +95,56 @@ pub struct VllmBudget {
     pub notes: Vec<String>,
 }
 
+/// What vLLM V1 does at start-up with a budget: its `check_enough_kv_cache_memory` refuses to
+/// start when the pool does not hold one request of `max_model_len`
+/// ([`VllmBudget::fits_max_model_len`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VllmStartup {
+    /// The engine starts with `num_gpu_blocks` blocks.
+    Starts {
+        /// The pool, blocks.
+        num_gpu_blocks: u64,
+    },
+    /// The engine refuses to start: the pool holds `num_gpu_blocks` blocks where one request
+    /// of `max_model_len` needs `needed`.
+    Refuses {
+        /// The pool, blocks.
+        num_gpu_blocks: u64,
+        /// Blocks of one request of `max_model_len` (vLLM's minimum).
+        needed: u64,
+    },
+}
+
+impl VllmBudget {
+    /// What vLLM V1 does at start-up with this budget ([`VllmStartup`]).
+    pub fn startup(&self) -> VllmStartup {
+        if self.fits_max_model_len {
+            VllmStartup::Starts {
+                num_gpu_blocks: self.num_gpu_blocks,
+            }
+        } else {
+            VllmStartup::Refuses {
+                num_gpu_blocks: self.num_gpu_blocks,
+                needed: self.blocks_per_request,
+            }
+        }
+    }
+
+    /// The fewest blocks a server **known to have started** on these inputs can have had: the
+    /// budget's, or vLLM's start-up minimum (one request of `max_model_len`) where the budget
+    /// falls below it. A server that started passed `check_enough_kv_cache_memory`, so where
+    /// this budget says it would have refused, the inputs differ from the deployment's (more
+    /// memory, other flags) and the minimum is the smallest pool consistent with its having
+    /// started: for a published benchmark that ran, not for a deployment being planned (there
+    /// the refusal is the answer).
+    pub fn blocks_if_started(&self) -> u64 {
+        match self.startup() {
+            VllmStartup::Starts { num_gpu_blocks } => num_gpu_blocks,
+            VllmStartup::Refuses { needed, .. } => needed,
+        }
+    }
+}
+
 /// Formats an integer with thousands separators as Python's `f"{n:,}"`.
 fn py_group(n: u64) -> String {
     group(n)
@@ -546,6 +596,48 @@ mod tests {
         assert!(b
             .log_lines
             .contains(&"GPU KV cache size: 31,232 tokens".to_string()));
+    }
+
+    /// vLLM starts when one request of `max_model_len` fits, else refuses; a server known to
+    /// have started had at least that request's blocks.
+    #[test]
+    fn startup_refuses_below_one_request_and_the_floor_is_that_request() {
+        // 2 MiB blocks (as above); 20,000 tokens need ⌈20,000 / 16⌉ = 1,250 blocks.
+        let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
+        let budget_of = |blocks: u64| {
+            let inp = VllmInputs {
+                total_memory: Bytes::ZERO,
+                total_source: Source::User("t".into()),
+                gpu_memory_utilization: 0.9,
+                weights: Bytes::ZERO,
+                weights_source: Source::User("w".into()),
+                activation_peak: Bytes::ZERO,
+                activation_source: Source::User("a".into()),
+                non_torch: Bytes::ZERO,
+                non_torch_source: Source::User("n".into()),
+                available_kv_override: Some(Bytes(blocks * 2 * MIB)),
+                block_size: 16,
+                max_model_len: 20_000,
+                max_num_batched_tokens: 2048,
+            };
+            vllm_budget(&inp, &kv).expect("valid")
+        };
+        for (blocks, starts) in [(1249, false), (1250, true), (3000, true)] {
+            let b = budget_of(blocks);
+            assert_eq!(b.num_gpu_blocks, blocks);
+            let want = if starts {
+                VllmStartup::Starts {
+                    num_gpu_blocks: blocks,
+                }
+            } else {
+                VllmStartup::Refuses {
+                    num_gpu_blocks: blocks,
+                    needed: 1250,
+                }
+            };
+            assert_eq!(b.startup(), want, "{blocks} blocks");
+            assert_eq!(b.blocks_if_started(), blocks.max(1250), "{blocks} blocks");
+        }
     }
 
     #[test]
