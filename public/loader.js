@@ -1,3 +1,5 @@
+// Named marks of the start (bench/start_trace.mjs lines a trace's phases up with them).
+performance.mark('llmcalc:loader');
 // Loads the wasm app. A separate file (not inline) so the page's CSP can forbid inline scripts.
 // Trunk fills data-js / data-wasm with the hashed, relative file names.
 // The theme first, so a dark system does not see a light page while the app loads (the app then
@@ -36,6 +38,8 @@ if (tag) {
   const js = tag.getAttribute('data-js');
   const wasm = tag.getAttribute('data-wasm');
   const bindings = await import(new URL(js, document.baseURI).href);
+  performance.mark('llmcalc:js');
   const instance = await bindings.default({ module_or_path: new URL(wasm, document.baseURI).href });
+  performance.mark('llmcalc:started');
   dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm: instance } }));
 }

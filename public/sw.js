@@ -23,10 +23,6 @@ const SCOPE = new URL('./', self.location).href;
 const LATE_FILES = ['sections.js', 'sections_bg.wasm'];
 const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm', ...LATE_FILES];
 
-// Trunk's content hash in a file name (`app-740719aebdc8d11f_bg.wasm`): such a file never
-// changes under its name.
-const HASHED = /-[0-9a-f]{16}(?:_bg)?\.[a-z0-9]+$/;
-
 function isWorkerFile(url) {
   const path = new URL(url, self.location).pathname;
   return WORKER_FILES.some((f) => path.endsWith('/' + f));
@@ -58,16 +54,19 @@ self.addEventListener('install', (event) => {
       if (!page.ok) return;
       const html = await page.clone().text();
       await cache.put(SCOPE, page);
-      // One failed file must not abort the install: cache what can be fetched. On a first
-      // visit the page has just fetched the hashed files and the late module's (the latter
-      // network-first, so they are this build's): take them from the HTTP cache
-      // ('force-cache') instead of downloading them a second time; the network only when
-      // the HTTP cache has no copy. Other unhashed files may be older there: default mode.
+      // One failed file must not abort the install: cache what can be fetched. The page
+      // registers this worker only once its late module has loaded (src/ui/offline.rs), so on
+      // a first visit it has just fetched every file named here (loader.js, the hashed app
+      // files) and the late module's: take them from the HTTP cache ('force-cache', this
+      // build's copies) instead of downloading them a second time; the network only when the
+      // HTTP cache has no copy. The page itself (above) is asked for again, revalidated: the
+      // page's own URL carries the scenario's query, so the HTTP cache may hold no copy of the
+      // bare directory URL, or an old one.
       const late = LATE_FILES.map((f) => new URL(f, SCOPE).href);
       await Promise.all(
         [...assetsOf(html).filter((u) => u !== SCOPE), ...late]
           .map((u) =>
-            fetch(u, { cache: late.includes(u) || HASHED.test(new URL(u).pathname) ? 'force-cache' : 'default' })
+            fetch(u, { cache: 'force-cache' })
               .then((res) => (res.ok ? cache.put(u, res) : undefined))
               .catch(() => undefined),
           ),

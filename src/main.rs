@@ -2,7 +2,10 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    // Named marks of the start, read by bench/start_trace.mjs (a mark costs microseconds).
+    llm_serving_calculator::ui::app::start_mark("llmcalc:main");
     llm_serving_calculator::ui::mount();
+    llm_serving_calculator::ui::app::start_mark("llmcalc:mounted");
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -18,11 +18,34 @@ use crate::ui::workload::Workload;
 use leptos::ev;
 use leptos::prelude::*;
 
+/// Adds a named mark to the page's performance timeline (`performance.mark`), for the trace of
+/// a cold start (bench/start_trace.mjs); nothing when the browser has no `performance`.
+pub fn start_mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// False until the task after the page's next frame (the one that paints what the current
+/// task builds), then true: an animation frame callback, then a task posted from it, which
+/// runs once that frame has been rendered.
+fn after_first_frame() -> ReadSignal<bool> {
+    let (done, set_done) = signal(false);
+    request_animation_frame(move || {
+        set_timeout(move || set_done.set(true), std::time::Duration::ZERO);
+    });
+    done
+}
+
 /// The whole app. Reads the scenario from the URL, provides [`AppState`] as context, keeps the
 /// URL in step with Back/Forward, and applies the language and theme to `<html>`.
 #[component]
 pub fn App() -> impl IntoView {
     let state = AppState::from_location();
+    // The first report is computed here, on its own, so a trace of the start tells it apart
+    // from the page's mount (its memo would compute it on the first read in any case).
+    state.outcome.with_untracked(|_| ());
+    start_mark("llmcalc:report");
     provide_context(state);
     crate::ui::in_view::provide_printing();
     crate::ui::late::provide_late(state);
@@ -64,6 +87,13 @@ pub fn App() -> impl IntoView {
 fn FullPage() -> impl IntoView {
     let state = crate::ui::state::use_app();
     crate::ui::late::load_after_first_paint();
+    // The answer first: what comes below the fit table (the charts, the late sections' slots)
+    // is built in the task after the page's first frame, the one that paints the first
+    // answer, so that frame has neither their building nor the charts' first drawing (a chart
+    // near the screen draws in the frame that lays it out). They are below the fold, after
+    // everything the first screen shows; a slot made then is announced to the late module like
+    // any new slot (ui::late::EVT_SLOT).
+    let below = after_first_frame();
     let error = move || {
         state
             .outcome
@@ -92,16 +122,18 @@ fn FullPage() -> impl IntoView {
                 <LatePart name="export"><ExportBarPlaceholder /></LatePart>
                 <SummaryCards />
                 <FitTable />
-                // Below the fold: each section draws and recomputes only while on screen.
-                <LazySection><ChartsPanel /></LazySection>
-                // The analysis sections come with the late module, after the first answer
-                // (ui::late): each slot keeps the section's place until then.
-                <LateSlot name="roofline" />
-                <LateSlot name="matmul" />
-                <LateSlot name="perf" />
-                <LateSlot name="accuracy" />
-                <LateSlot name="planner" />
-                <LateSlot name="serving" />
+                {move || below.get().then(|| view! {
+                    // Below the fold: each section draws and recomputes only while on screen.
+                    <LazySection><ChartsPanel /></LazySection>
+                    // The analysis sections come with the late module, after the first answer
+                    // (ui::late): each slot keeps the section's place until then.
+                    <LateSlot name="roofline" />
+                    <LateSlot name="matmul" />
+                    <LateSlot name="perf" />
+                    <LateSlot name="accuracy" />
+                    <LateSlot name="planner" />
+                    <LateSlot name="serving" />
+                })}
             </section>
         </main>
         <footer class="footer">

@@ -1,6 +1,11 @@
 //! Works offline once loaded: registers `sw.js` (next to `index.html`), a service worker that
 //! keeps the app's own files in a cache. Only over http(s), never in embed mode (a course page's
 //! iframe should not install workers), and a refusal is silent: the app works without it.
+//!
+//! The registration waits until the late module has loaded (or failed to): the worker's
+//! install then copies the files the page has just fetched from the HTTP cache instead of
+//! downloading them a second time, and it neither competes with the first answer's bytes nor
+//! with the late module's.
 
 use crate::core::scenario::{Scenario, ViewMode};
 use wasm_bindgen::closure::Closure;
@@ -48,11 +53,33 @@ pub fn register_service_worker(embedded: bool) {
     err.forget();
 }
 
-/// [`register_service_worker`] for the page's own URL (embed mode read from its query).
+/// How long after the start the registration happens at the latest, when the late module has
+/// neither loaded nor failed by then (it is asked for only once a first answer exists).
+const REGISTER_AT_THE_LATEST_MS: u32 = 10_000;
+
+/// [`register_service_worker`] for the page's own URL (embed mode read from its query), once
+/// the late module has loaded or failed ([`crate::ui::late::EVT_READY`] /
+/// [`crate::ui::late::EVT_FAILED`]), or after [`REGISTER_AT_THE_LATEST_MS`].
 pub fn register_for_location() {
     let embedded = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .map(|q| matches!(Scenario::from_query(&q).0.view, ViewMode::Embed(_)))
         .unwrap_or(false);
-    register_service_worker(embedded);
+    if embedded {
+        return;
+    }
+    let Some(w) = web_sys::window() else {
+        return;
+    };
+    let done = std::rc::Rc::new(std::cell::Cell::new(false));
+    let register = move || {
+        if !done.replace(true) {
+            register_service_worker(false);
+        }
+    };
+    for name in [crate::ui::late::EVT_READY, crate::ui::late::EVT_FAILED] {
+        let register = register.clone();
+        gloo::events::EventListener::once(&w, name, move |_| register()).forget();
+    }
+    gloo::timers::callback::Timeout::new(REGISTER_AT_THE_LATEST_MS, register).forget();
 }

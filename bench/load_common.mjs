@@ -1,0 +1,147 @@
+// What bench/load.mjs and bench/start_trace.mjs share: a static server for dist/ that compresses
+// as static hosts do, and the in-page probe that times the first answer.
+import { createServer } from 'node:http';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, relative } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { SUB_PATH } from '../e2e/harness.mjs';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+};
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.txt', '.webmanifest']);
+
+/** Every file of `dir`, keyed by its path under it, with its raw, gzip and brotli bodies. */
+export function loadDist(dir) {
+  const files = new Map();
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) {
+        walk(path);
+        continue;
+      }
+      const raw = readFileSync(path);
+      const ext = extname(path);
+      const entry = { raw, type: MIME[ext] || 'application/octet-stream', compressible: COMPRESSIBLE.has(ext) };
+      if (entry.compressible) {
+        entry.gzip = gzipSync(raw, { level: 9 });
+        entry.br = brotliCompressSync(raw, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+        });
+      }
+      files.set(relative(dir, path).split('\\').join('/'), entry);
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/**
+ * A static server for `files` under SUB_PATH on 127.0.0.1; `server.encoding` (gzip, br or
+ * identity) is what it prefers for compressible files when the request accepts it.
+ */
+export async function startStaticServer(files) {
+  // `gets`: GET requests per file since the last `resetGets()` (a file the page and its
+  // service worker fetch twice shows as 2).
+  const state = { encoding: 'gzip', gets: new Map() };
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let rel = path.startsWith(SUB_PATH) ? path.slice(SUB_PATH.length) : null;
+    if (rel !== null && (rel === '' || rel.endsWith('/'))) rel += 'index.html';
+    const file = rel === null ? undefined : files.get(rel);
+    if (!file || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache' });
+      res.end('not found');
+      return;
+    }
+    if (req.method === 'GET') state.gets.set(rel, (state.gets.get(rel) || 0) + 1);
+    const accepts = String(req.headers['accept-encoding'] || '').split(',').map((s) => s.trim().split(';')[0]);
+    const enc = file.compressible && state.encoding !== 'identity' && accepts.includes(state.encoding) ? state.encoding : 'identity';
+    const body = enc === 'identity' ? file.raw : file[enc];
+    const headers = { 'Content-Type': file.type, 'Content-Length': body.length, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
+    if (enc !== 'identity') headers['Content-Encoding'] = enc;
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return {
+    url: origin + SUB_PATH,
+    set encoding(e) {
+      state.encoding = e;
+    },
+    /** Files GET more than once since the last reset, with their counts. */
+    repeatedGets: () => [...state.gets].filter(([, n]) => n > 1),
+    resetGets: () => state.gets.clear(),
+    stop: () => new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    }),
+  };
+}
+
+// Installed before the app starts, in every document of the context.
+export const FIRST_ANSWER_PROBE = () => {
+  const state = { dom: null, frame: null, painted: null, detail: null };
+  window.__firstAnswer = state;
+  // The anchor of a trace's clock (bench/start_trace.mjs): the probe runs before any script.
+  performance.mark('probe:installed');
+  // `visible`: also require a layout box (forces a layout: only done in the frame callback).
+  const read = (visible) => {
+    const shown = (el) => el && (!visible || el.getClientRects().length > 0);
+    const p = document.querySelector('[data-testid="params-total"]');
+    if (!shown(p)) return null;
+    const m = (p.textContent || '').replace(/\u00a0/g, ' ').match(/\d[\d,]*(\.\d+)?/);
+    if (!m || !(Number(m[0].replace(/,/g, '')) > 0)) return null;
+    const verdicts = new Map(
+      [...document.querySelectorAll('[data-testid^="verdict-"]')]
+        .filter((e) => shown(e) && (e.textContent || '').trim() !== '')
+        .map((e) => [e.getAttribute('data-testid').slice('verdict-'.length), e.textContent.trim()]),
+    );
+    const chips = [...document.querySelectorAll('[data-testid^="gpu-selected-"]')].map((e) => e.getAttribute('data-testid').slice('gpu-selected-'.length));
+    const gpus = chips.length ? chips : [...verdicts.keys()];
+    if (gpus.length === 0 || gpus.some((g) => !verdicts.has(g))) return null;
+    return { params: p.textContent.trim(), verdicts: gpus.map((g) => `${g}: ${verdicts.get(g)}`) };
+  };
+  const observer = new MutationObserver(() => {
+    if (state.dom === null && read(false)) {
+      state.dom = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+  const tick = () => {
+    const found = read(true);
+    if (!found) {
+      requestAnimationFrame(tick);
+      return;
+    }
+    state.frame = performance.now();
+    state.detail = found;
+    // Named in a performance trace (bench/start_trace.mjs lines the phases up with these).
+    performance.mark('probe:answer-frame');
+    // A task posted from the frame's callback runs after that frame was rendered.
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      state.painted = performance.now();
+      performance.mark('probe:answer-painted');
+    };
+    ch.port2.postMessage(0);
+  };
+  requestAnimationFrame(tick);
+};
