@@ -7,7 +7,10 @@
 //   function (inclusive and self). Function names need a wasm with its name section (see
 //   bench/paint_trace.mjs for how to build one).
 //
-//   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--out FILE]
+// With --planner, the jobs are the capacity planner's simulated sizing instead (the router
+// switched per job, as bench/sim_worker.mjs does).
+//
+//   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--planner] [--out FILE]
 import { writeFileSync } from 'node:fs';
 import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
@@ -18,11 +21,13 @@ const sweeps = Number(arg('sweeps', '3'));
 const over = Number(arg('over', '16'));
 const out = arg('out', '');
 const profile = process.argv.includes('--profile');
+const planner = process.argv.includes('--planner');
+const JOB = planner ? 'llmcalc-sim-job-plan' : 'llmcalc-sim-job-sweep';
 
 await withServedBrowser(distDir, run);
 
 function jobCount(page) {
-  return page.evaluate(() => performance.getEntriesByName('llmcalc-sim-job').length);
+  return page.evaluate((n) => performance.getEntriesByName(n).length, JOB);
 }
 
 async function waitJobs(page, n) {
@@ -36,7 +41,7 @@ async function waitJobs(page, n) {
 async function run(browser, server) {
   const p = await openPage(browser, server, { viewport: { width: 1400, height: 1000 } });
   const page = await openApp(p, server.url);
-  await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+  await page.evaluate((p) => (p ? document.querySelector('[data-testid="plan-sim"]') : document.getElementById('serving-title'))?.scrollIntoView(), planner);
   await waitJobs(page, 1);
   await page.waitForTimeout(1500);
   const cdp = profile ? await page.context().newCDPSession(page) : null;
@@ -50,13 +55,19 @@ async function run(browser, server) {
     });
   }
   for (let i = 1; i <= sweeps; i += 1) {
-    await page.evaluate((w) => {
+    await page.evaluate(({ w, p }) => {
       performance.mark('sweep-change');
+      if (p) {
+        const el = document.querySelector('[data-testid="plan-router"]');
+        el.value = el.value === 'least-loaded' ? 'round-robin' : 'least-loaded';
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+        return;
+      }
       const el = document.querySelector('[data-testid="sv-warm"]');
       el.value = String(w);
       el.dispatchEvent(new Event('input', { bubbles: true }));
       el.dispatchEvent(new Event('change', { bubbles: true }));
-    }, 200 + i);
+    }, { w: 200 + i, p: planner });
     await waitJobs(page, 1 + i);
     await page.waitForTimeout(1500);
   }
@@ -81,7 +92,8 @@ async function run(browser, server) {
   const tasks = onMain.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur / 1000 > over);
   // Tasks nest (ThreadControllerImpl::RunTask holds RunTask): keep the outermost.
   const outer = tasks.filter((t) => !tasks.some((u) => u !== t && u.ts <= t.ts && u.ts + u.dur >= t.ts + t.dur && u.dur > t.dur));
-  const marks = events.filter((e) => e.cat?.includes('blink.user_timing')).map((e) => ({ name: e.name, ts: e.ts }));
+  // Instant marks only (a measure's 'b' event sits at its start mark and would repeat it).
+  const marks = events.filter((e) => e.cat?.includes('blink.user_timing') && (e.ph === 'I' || e.ph === 'R')).map((e) => ({ name: e.name, ts: e.ts }));
   // Thread CPU time (tdur) is what the task cost; wall time (dur) also counts waiting for a
   // core, which on a busy machine can be most of it.
   const runs = onMain.filter((e) => e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask');
@@ -90,6 +102,23 @@ async function run(browser, server) {
   const cpu = (e) => (e.tdur ?? e.dur) / 1000;
   const top = [...all].sort((a, b) => cpu(b) - cpu(a)).slice(0, 5).map((e) => `${cpu(e).toFixed(1)} (wall ${(e.dur / 1000).toFixed(1)}, ${kind(e)})`);
   console.log(`sim trace: ${sweeps} sweep(s): longest main-thread tasks by CPU time, ms: ${top.join(', ')}`);
+  // Per job, as bench/sim_worker.mjs splits it: the edit's task (the one holding the job's
+  // "sent" mark: the input, the page's re-render, the job posted) and the sweep's tasks (from
+  // the end of that one to 1.5 s after the job was shown).
+  const kindName = planner ? 'plan' : 'sweep';
+  const sents = events.filter((e) => e.name === `llmcalc-sim-sent-${kindName}` && e.ph === 'I').map((e) => e.ts);
+  const ends = events.filter((e) => e.name === `llmcalc-sim-job-${kindName}` && e.ph === 'e').map((e) => e.ts);
+  const fmt = (t) => (t ? `${(t.dur / 1000).toFixed(1)} ms wall / ${cpu(t).toFixed(1)} ms CPU (${kind(t)})` : 'none');
+  for (const sent of sents) {
+    const end = ends.find((e) => e >= sent);
+    if (end === undefined) continue;
+    const edit = all.find((t) => t.ts <= sent && t.ts + t.dur >= sent);
+    const from = edit ? edit.ts + edit.dur : sent;
+    const during = all.filter((t) => t.ts >= from && t.ts <= end + 1.5e6);
+    const byWall = [...during].sort((a, b) => b.dur - a.dur)[0];
+    const byCpu = [...during].sort((a, b) => cpu(b) - cpu(a))[0];
+    console.log(`job (${kindName}) ${((end - sent) / 1000).toFixed(0)} ms: the edit's task ${fmt(edit)}; during the job: longest by wall ${fmt(byWall)}, by CPU ${fmt(byCpu)}`);
+  }
   console.log(`${outer.length} main-thread task(s) over ${over} ms wall during ${sweeps} sweep(s):`);
   for (const t of outer.sort((a, b) => a.ts - b.ts)) {
     const near = marks.filter((m) => m.ts >= t.ts - 2e6 && m.ts <= t.ts + t.dur).map((m) => `${m.name}@${((m.ts - t.ts) / 1000).toFixed(0)}`).slice(-4);

@@ -10,9 +10,14 @@
 // performance entries (src/ui/sim_client.rs):
 // - worker start: the section neared -> the worker said it is ready (module fetched, compiled);
 // - sweep: job sent -> reply received, parsed and handed to the page, per GPU and in all;
-// - longest main-thread task from job sent to 1 s after the reply (PerformanceObserver
-//   'longtask' reports tasks over 50 ms; shorter ones are timed by a task probe that posts a
-//   message every frame and records the gaps between them);
+// - longest main-thread task during the sweep: from the end of the task that sent the job to
+//   1 s after the reply (PerformanceObserver 'longtask' reports tasks over 50 ms; shorter ones
+//   are timed by a task probe that posts a message after every task (setTimeout 0) and records
+//   the gaps between them). The task that sends the job is the user's edit (its input event,
+//   the page's re-render and the job's serialisation run in it, then the job is posted): it is
+//   reported on its own ("the edit's task"), not as part of the sweep. The window starts where
+//   the probe next runs after the "sent" mark, so a frame the edit leaves to render after its
+//   task still counts as the sweep's;
 // - the planner's simulated job (the capacity planner's replicas on simulated P99s, its router
 //   switched between round-robin and least-loaded for each new job): sent -> shown, and the
 //   longest main-thread task meanwhile, the same way.
@@ -47,6 +52,8 @@ const INSTRUMENT = () => {
   ch.port2.postMessage(0);
 };
 
+const mid = (xs) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] : 0);
+
 const jobs = (page, name = 'llmcalc-sim-job') => page.evaluate((n) => performance.getEntriesByName(n).map((e) => ({ start: e.startTime, duration: e.duration })), name);
 
 async function waitForJobs(page, n, what, name) {
@@ -61,15 +68,26 @@ async function waitForJobs(page, n, what, name) {
   }
 }
 
-/** The longest main-thread task overlapping [from, to] (ms). */
-const longestIn = (page, from, to) =>
-  page.evaluate(({ from, to }) => {
+/**
+ * The longest main-thread task of a job sent at `sent` and shown at `to - 1000`: `edit`, the
+ * probe gap holding the "sent" mark (the task of the edit that sent the job); `gap` and
+ * `longtask`, the longest gap and long task from the end of that one to `to` (the sweep's).
+ */
+const longestIn = (page, sent, to) =>
+  page.evaluate(({ sent, to }) => {
+    const holds = window.__gaps.find((e) => e.start <= sent && e.start + e.duration >= sent);
+    const from = holds ? holds.start + holds.duration : sent;
     const overlap = (e) => e.start < to && e.start + e.duration > from;
-    const l = window.__long.filter(overlap).map((e) => e.duration);
+    const inEdit = (e) => e.start <= sent && e.start + e.duration >= sent;
+    const l = window.__long.filter((e) => overlap(e) && !inEdit(e)).map((e) => e.duration);
     // A probe gap includes the timer's own clamping (~4 ms); subtract nothing, report as is.
-    const g = window.__gaps.filter(overlap).map((e) => e.duration);
-    return { longtask: l.length ? Math.max(...l) : 0, gap: g.length ? Math.max(...g) : 0 };
-  }, { from, to });
+    const g = window.__gaps.filter((e) => e.start >= from && e.start < to).map((e) => e.duration);
+    return {
+      edit: holds ? holds.duration : 0,
+      longtask: l.length ? Math.max(...l) : 0,
+      gap: g.length ? Math.max(...g) : 0,
+    };
+  }, { sent, to });
 
 /** The planner's simulated job: the first on reaching it, then one per router switch. */
 async function planner(page) {
@@ -78,6 +96,7 @@ async function planner(page) {
   const first = await waitForJobs(page, 1, 'the first planner job', name);
   let done = first.length;
   const times = [];
+  const edits = [];
   let worst = 0;
   for (let i = 1; i <= runs; i += 1) {
     await page.waitForTimeout(1000);
@@ -94,10 +113,11 @@ async function planner(page) {
     const lt = await longestIn(page, j.start, j.start + j.duration + 1000);
     times.push(j.duration);
     worst = Math.max(worst, lt.gap);
-    console.log(`bench sim-worker: planner job ${i} (${router}): ${j.duration.toFixed(0)} ms; longest main-thread task ${lt.gap.toFixed(1)} ms (probe), long tasks over 50 ms: ${lt.longtask ? `${lt.longtask.toFixed(1)} ms` : 'none'}`);
+    edits.push(lt.edit);
+    console.log(`bench sim-worker: planner job ${i} (${router}): ${j.duration.toFixed(0)} ms; longest main-thread task ${lt.gap.toFixed(1)} ms (probe), long tasks over 50 ms: ${lt.longtask ? `${lt.longtask.toFixed(1)} ms` : 'none'}; the edit's task (not counted) ${lt.edit.toFixed(1)} ms`);
   }
   const sorted = [...times].sort((a, b) => a - b);
-  console.log(`bench sim-worker: median planner job ${sorted[Math.floor(sorted.length / 2)].toFixed(0)} ms; longest main-thread task during them ${worst.toFixed(1)} ms (reported, not asserted)`);
+  console.log(`bench sim-worker: median planner job ${sorted[Math.floor(sorted.length / 2)].toFixed(0)} ms; longest main-thread task during them ${worst.toFixed(1)} ms; target <= 16 ms: ${worst <= 16 ? 'met' : 'NOT met'}; the edits' tasks: median ${mid(edits).toFixed(1)} ms, longest ${Math.max(0, ...edits).toFixed(1)} ms (reported, not asserted)`);
 }
 
 let server;
@@ -116,6 +136,7 @@ try {
   console.log(`bench sim-worker: ${gpus.length} GPU(s) (${gpus.join(', ')}), 12 rates x 2,000 requests each (+ an all-at-once run and the chosen-rate run per GPU)`);
   console.log(`bench sim-worker: worker start (fetch, compile, ready): ${ready?.toFixed(0)} ms`);
   const times = [];
+  const edits = [];
   let worst = { longtask: 0, gap: 0 };
   // Each run changes the warm-up by one request: a new job with the same cost.
   for (let i = 1; i <= runs; i += 1) {
@@ -131,14 +152,15 @@ try {
     await page.waitForTimeout(1000);
     const lt = await longestIn(page, j.start, j.start + j.duration + 1000);
     times.push(j.duration);
+    edits.push(lt.edit);
     worst = { longtask: Math.max(worst.longtask, lt.longtask), gap: Math.max(worst.gap, lt.gap) };
-    console.log(`bench sim-worker: sweep ${i}: ${j.duration.toFixed(0)} ms (${(j.duration / Math.max(gpus.length, 1)).toFixed(0)} ms per GPU); longest main-thread task ${lt.gap.toFixed(1)} ms (probe), long tasks over 50 ms: ${lt.longtask ? `${lt.longtask.toFixed(1)} ms` : 'none'}`);
+    console.log(`bench sim-worker: sweep ${i}: ${j.duration.toFixed(0)} ms (${(j.duration / Math.max(gpus.length, 1)).toFixed(0)} ms per GPU); longest main-thread task ${lt.gap.toFixed(1)} ms (probe), long tasks over 50 ms: ${lt.longtask ? `${lt.longtask.toFixed(1)} ms` : 'none'}; the edit's task (not counted) ${lt.edit.toFixed(1)} ms`);
   }
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)];
   const perGpu = median / Math.max(gpus.length, 1);
   console.log(`bench sim-worker: median sweep ${median.toFixed(0)} ms for ${gpus.length} GPU(s), ${perGpu.toFixed(0)} ms per GPU's 12 x 2,000 sweep; target < 1000 ms per sweep: ${perGpu < 1000 ? 'met' : 'NOT met'} (reported, not asserted)`);
-  console.log(`bench sim-worker: longest main-thread task during the sweeps ${worst.gap.toFixed(1)} ms; target <= 16 ms: ${worst.gap <= 16 ? 'met' : 'NOT met'} (reported, not asserted)`);
+  console.log(`bench sim-worker: longest main-thread task during the sweeps ${worst.gap.toFixed(1)} ms; target <= 16 ms: ${worst.gap <= 16 ? 'met' : 'NOT met'}; the edits' tasks: median ${mid(edits).toFixed(1)} ms, longest ${Math.max(0, ...edits).toFixed(1)} ms (reported, not asserted)`);
   await planner(page);
 } catch (err) {
   console.log(`bench sim-worker: could not measure: ${err.message}`);

@@ -82,11 +82,13 @@ pub fn ServingView() -> impl IntoView {
 fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) -> impl IntoView {
     let dark = is_dark(state);
     let gpu = RwSignal::new(0_usize);
-    // A new result updates the sentences and the table in the reply's task, the rate chart in
-    // the next animation frame and the time series in the one after: three short tasks
-    // instead of one long one (bench/sim_worker.mjs: no main-thread task over 16 ms).
-    let rate_tick = frames_after(sig, 1);
-    let series_tick = frames_after(sig, 2);
+    // A new result updates the sentences and the table in the reply's task (laid out in the
+    // next frame), the rate chart in the frame after and the time series in the one after
+    // that: no frame both lays out the new sentences and table and draws a chart (a trace
+    // showed 6 ms of layout and 3 ms of drawing in one frame when the rate chart came with
+    // the layout; bench/sim_trace.mjs, docs/PERF_UI.md).
+    let rate_tick = frames_after(sig, 2);
+    let series_tick = frames_after(sig, 3);
     let rate_chart: Memo<LatencyRateChart> = Memo::new(move |_| {
         rate_tick.track();
         let (m, lang) = (metric.get(), state.lang.get());
