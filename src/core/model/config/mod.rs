@@ -221,16 +221,21 @@ pub(crate) fn finish_parts(
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
-/// The mixer of full (not sliding-window) attention with `heads` query and `kv` key/value heads
-/// of width `hd` (values too).
-pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
+/// The mixer of attention with `heads` query and `kv` key/value heads of width `hd` (values
+/// too) over a sliding `window` of tokens (`None`: every token).
+pub(crate) fn windowed_attention(heads: u64, kv: u64, hd: u64, window: Option<u64>) -> Mixer {
     Mixer::Attention {
         num_heads: heads,
         kv_heads: kv,
         head_dim: hd,
         v_head_dim: hd,
-        window: None,
+        window,
     }
+}
+
+/// The mixer of full (not sliding-window) attention ([`windowed_attention`] without a window).
+pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
+    windowed_attention(heads, kv, hd, None)
 }
 
 /// Adds routed gated experts (router `E·h`, `E` experts of `3·h·I`: gate, up, down), of which a
