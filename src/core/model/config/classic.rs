@@ -20,7 +20,7 @@ fn mha_layer(c: &Core, ffn: Ffn) -> Layer {
 
 /// LayerNorm with weight and bias: `2·h`.
 fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)
+    acc.norms(2, h)
 }
 
 /// GPT-2: per layer ln_1, c_attn (`3h² + 3h`), c_proj (`h² + h`), ln_2, c_fc (`h·I + I`),
@@ -181,8 +181,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
             ln(&mut acc, h)?;
         }
     }
-    let final_norm = mul("ovf_norm_params", &[2, h])?;
-    let parts = finish_parts(r, layers, acc, (h, vocab, tie), final_norm)?;
+    let parts = finish_parts(r, layers, acc, (h, vocab, tie), 2)?;
     let stored_twice = if tie && mt.starts_with("refinedweb") {
         mul("ovf_embedding_params", &[vocab, h])?
     } else {
@@ -222,8 +221,7 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
             add_dense_ffn(&mut acc, h, inter, false, true)?,
         ));
     }
-    let final_norm = mul("ovf_norm_params", &[2, h])?;
-    finish_parts(r, layers, acc, (h, c.vocab, tie), final_norm)
+    finish_parts(r, layers, acc, (h, c.vocab, tie), 2)
 }
 
 /// BLOOM (ALiBi, no position embeddings): embedding LayerNorm, per layer two LayerNorms,

@@ -577,10 +577,7 @@ fn add_attention_block(acc: &mut Acc, c: &Core, o: &LayerOpts) -> Result<(), Cal
     if o.sinks {
         acc.add(Comp::Attn, c.heads)?;
     }
-    acc.add(
-        Comp::Norms,
-        mul("ovf_norm_params", &[o.norms_per_layer, h])?,
-    )
+    acc.norms(o.norms_per_layer, h)
 }
 
 /// Builds a Llama-style decoder.
@@ -622,7 +619,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             ffn,
         });
     }
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[o.final_norm, h])?)?;
+    acc.norms(o.final_norm, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     if !cross.is_empty() {
         // MllamaTextModel's embedding has 8 rows beyond the vocabulary (image tokens).

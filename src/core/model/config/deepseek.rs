@@ -58,7 +58,7 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
         mul(w, &[d.kv_lora, d.heads, add(w, &[d.nope, d.v])?])?,
     )?;
     acc.lin(Comp::Attn, mul(w, &[d.heads, d.v, d.h])?)?;
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, d.h])?)?;
+    acc.norms(2, d.h)?;
     if moe {
         let routed = (d.experts, d.top_k, d.moe_inter);
         let ffn = add_routed_experts(acc, d.h, routed, (d.shared, d.moe_inter))?;
