@@ -10,6 +10,8 @@
 #                    Chromium via wasm-bindgen-test-runner + chromedriver; only when they exist)
 #   fuzz           bash scripts/fuzz.sh 20   short libFuzzer run per parser (when present)
 #   build          trunk build --release --public-url ./       (dist/ for any sub-path)
+#   late-keys      cargo test --test late_keys -- --ignored   i18n::LATE_KEYS against the
+#                    translation keys the fresh dist's shell wasm names (its data-wasm file)
 #   bench-size     node bench/size.mjs      shipped bytes: raw, gzip, brotli (report only)
 #   bench-load     node bench/load.mjs      cold load to the first answer (parameter count and
 #                    the GPUs' verdicts painted) from a gzip/brotli static server, on loopback
@@ -186,6 +188,11 @@ else
     built=0
 fi
 if [ "$built" = "1" ]; then
+    # tests/late_keys.rs is #[ignore]d in `cargo test` (it needs a release build of the shell):
+    # here it reads the shell's wasm that dist/index.html loads.
+    shell_wasm="dist/$(sed -n 's/.*data-wasm="\.\/\([^"]*\.wasm\)".*/\1/p' dist/index.html 2>/dev/null | head -n 1)"
+    LLMCALC_SHELL_WASM="$ROOT/$shell_wasm" stage late-keys cargo 900 \
+        cargo test --test late_keys -- --ignored
     stage bench-size plain 300 node bench/size.mjs dist
     stage bench-load plain 900 node bench/load.mjs --dist dist --runs 7
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
@@ -193,6 +200,7 @@ if [ "$built" = "1" ]; then
     stage bench-typing plain 600 node bench/typing.mjs --dist dist
     stage bench-sim-worker plain 600 node bench/sim_worker.mjs --dist dist
 else
+    skip late-keys "needs the release build"
     skip bench-size "needs the release build"
     skip bench-load "needs the release build"
     skip bench-paint "needs the release build"

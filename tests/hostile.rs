@@ -20,7 +20,9 @@ use llm_serving_calculator::core::base::json;
 use llm_serving_calculator::core::calc::memory::KvProfile;
 use llm_serving_calculator::core::calc::tp::check_heads as check_tp;
 use llm_serving_calculator::core::calc::weights;
-use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator, CUSTOM_KEYS};
+use llm_serving_calculator::core::hardware::catalog::{
+    Catalog, CustomAccelerator, CustomFigure, CUSTOM_KEYS, NAME_MAX_CHARS,
+};
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::present::report::evaluate;
@@ -1321,19 +1323,11 @@ fn bad_accelerator_numbers(c: &mut Cases, base: &CustomAccelerator) {
         5e-324,
         -1e308,
     ];
-    type Setter = fn(&mut CustomAccelerator, f64);
-    let fields: [(&str, Setter); 6] = [
-        ("memory_gib", |a, v| a.memory_gib = v),
-        ("bandwidth_gbps", |a, v| a.bandwidth_gbps = v),
-        ("bf16_tflops", |a, v| a.bf16_tflops = v),
-        ("fp8_tflops", |a, v| a.fp8_tflops = Some(v)),
-        ("price_usd_per_hour", |a, v| a.price_usd_per_hour = Some(v)),
-        ("tdp_w", |a, v| a.tdp_w = Some(v)),
-    ];
-    for (field, set) in fields {
+    for figure in CustomFigure::ALL {
+        let field = figure.key();
         for v in bad {
             let mut a = base.clone();
-            set(&mut a, v);
+            a.set_figure(figure, v);
             c.case(
                 &format!("{field} = {v}"),
                 refused_naming(a.validate(), field),
@@ -1361,7 +1355,7 @@ fn bad_accelerator_numbers(c: &mut Cases, base: &CustomAccelerator) {
     }
 }
 
-/// Hostile names are kept as text, trimmed to 60 characters.
+/// Hostile names are kept as text, trimmed to `NAME_MAX_CHARS` characters.
 fn hostile_accelerator_names(c: &mut Cases, base: &CustomAccelerator) {
     for name in [
         "<img src=x onerror=alert(1)>",
@@ -1375,7 +1369,9 @@ fn hostile_accelerator_names(c: &mut Cases, base: &CustomAccelerator) {
         c.case(
             &format!("name {:?}", name.chars().take(20).collect::<String>()),
             match a.validate() {
-                Ok(acc) if acc.name.chars().count() <= 60 && !acc.name.is_empty() => Ok(()),
+                Ok(acc) if acc.name.chars().count() <= NAME_MAX_CHARS && !acc.name.is_empty() => {
+                    Ok(())
+                }
                 Ok(acc) => Err(format!("name of {} chars", acc.name.chars().count())),
                 Err(e) => Err(e.to_string()),
             },

@@ -17,7 +17,7 @@ use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::i18n::Lang;
 use llm_serving_calculator::core::calc::memory::KvProfile;
 use llm_serving_calculator::core::hardware::catalog::{
-    CustomAccelerator, InterconnectPreset, Link,
+    CustomAccelerator, CustomFigure, InterconnectPreset, Link, NAME_MAX_CHARS,
 };
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::scenario::{
@@ -274,6 +274,67 @@ proptest! {
         prop_assert!(notices.is_empty(), "{q}: {notices:?}");
         prop_assert_eq!(back, s, "{}", q);
     }
+
+    /// A custom accelerator's figure within its range (`CustomFigure::range`, both ends
+    /// included) is accepted; outside it (just below or above, far off, non-finite) it is
+    /// refused with `OutOfRange` naming the figure's key: checked directly and through the URL
+    /// form, the other figures at their minimum.
+    #[test]
+    fn custom_figures_are_accepted_exactly_within_their_range(
+        (f, v, inside) in proptest::sample::select(CustomFigure::ALL.to_vec()).prop_flat_map(|f| {
+            prop_oneof![
+                figure_inside(f).prop_map(move |v| (f, v, true)),
+                figure_outside(f).prop_map(move |v| (f, v, false)),
+            ]
+        })
+    ) {
+        let mut a = custom_at_minimum();
+        a.set_figure(f, v);
+        let q = a.to_query();
+        let through_url = CustomAccelerator::from_query(&q).and_then(|b| b.validate());
+        for r in [a.validate(), through_url] {
+            match r {
+                Ok(_) => prop_assert!(inside, "{} = {v:e} accepted ({q})", f.key()),
+                Err(CalcError::OutOfRange { field, .. }) => {
+                    prop_assert!(!inside, "{} = {v:e} refused ({q})", f.key());
+                    prop_assert_eq!(field.to_string(), f.key());
+                }
+                Err(e) => prop_assert!(false, "{} = {v:e}: not OutOfRange: {e:?}", f.key()),
+            }
+        }
+    }
+}
+
+/// A custom accelerator with every figure at the minimum its range accepts.
+fn custom_at_minimum() -> CustomAccelerator {
+    let mut a = CustomAccelerator::named("Test".into());
+    for f in CustomFigure::ALL {
+        a.set_figure(f, f.range().0);
+    }
+    a
+}
+
+/// A value `f` accepts: either end of its range or one between.
+fn figure_inside(f: CustomFigure) -> impl Strategy<Value = f64> {
+    let (lo, hi) = f.range();
+    prop_oneof![1 => Just(lo), 1 => Just(hi), 4 => accepted(f)]
+}
+
+/// A value `f` refuses: the nearest numbers outside its range, any below its minimum (negative
+/// and zero included) or above its maximum, and the non-finite ones.
+fn figure_outside(f: CustomFigure) -> impl Strategy<Value = f64> {
+    let (lo, hi) = f.range();
+    prop_oneof![
+        Just(lo.next_down()),
+        Just(hi.next_up()),
+        (0.0..lo),
+        (-1e308..lo),
+        (hi..=1e308).prop_filter("above the maximum", move |v| *v > hi),
+        Just(f64::MAX),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+    ]
 }
 
 const GPU_IDS: &[&str] = &[
@@ -286,15 +347,27 @@ const GPU_IDS: &[&str] = &[
     "rtx-4090",
 ];
 
+/// `f`'s accepted values, as the core states them.
+fn accepted(f: CustomFigure) -> std::ops::RangeInclusive<f64> {
+    let (lo, hi) = f.range();
+    lo..=hi
+}
+
+/// A name the form accepts: printable text of at most `NAME_MAX_CHARS` characters.
+fn name_text() -> impl Strategy<Value = String> {
+    let pattern = format!("\\PC{{0,{NAME_MAX_CHARS}}}");
+    proptest::string::string_regex(&pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"))
+}
+
 fn custom_gpu() -> impl Strategy<Value = CustomAccelerator> {
     (
-        "\\PC{0,60}",
-        0.1f64..=10_000.0,
-        1.0f64..=100_000.0,
-        0.01f64..=100_000.0,
-        proptest::option::of(0.01f64..=100_000.0),
-        proptest::option::of(0.001f64..=10_000.0),
-        proptest::option::of(1.0f64..=100_000.0),
+        name_text(),
+        accepted(CustomFigure::MemoryGib),
+        accepted(CustomFigure::BandwidthGbps),
+        accepted(CustomFigure::Bf16Tflops),
+        proptest::option::of(accepted(CustomFigure::Fp8Tflops)),
+        proptest::option::of(accepted(CustomFigure::PriceUsdPerHour)),
+        proptest::option::of(accepted(CustomFigure::TdpW)),
     )
         .prop_map(
             |(

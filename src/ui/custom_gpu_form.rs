@@ -4,17 +4,37 @@
 //! shell holds only the collapsed `<details>` ([`CustomGpuForm`]); opened before the late module
 //! is there, it says the form is loading.
 
-use crate::core::hardware::CustomAccelerator;
+use crate::core::hardware::{CustomAccelerator, CustomFigure, NAME_MAX_CHARS};
 use crate::core::scenario::{GpuChoice, MAX_GPUS};
 use crate::ui::state::{use_app, History};
 use leptos::prelude::*;
 
-/// One text field of the form: (test id and input id, label key, unit key).
-const FIELDS: &[(&str, &str, &str)] = &[
-    ("custom-memory", "gpu_custom_memory", "unit_gib"),
-    ("custom-bandwidth", "gpu_custom_bandwidth", "unit_gbps"),
-    ("custom-tflops", "gpu_custom_tflops", "unit_tflops"),
-    ("custom-price", "gpu_custom_price", "unit_usd_h"),
+/// One text field of the form: (the figure it sets, test id and input id, label key, unit key).
+const FIELDS: [(CustomFigure, &str, &str, &str); 4] = [
+    (
+        CustomFigure::MemoryGib,
+        "custom-memory",
+        "gpu_custom_memory",
+        "unit_gib",
+    ),
+    (
+        CustomFigure::BandwidthGbps,
+        "custom-bandwidth",
+        "gpu_custom_bandwidth",
+        "unit_gbps",
+    ),
+    (
+        CustomFigure::Bf16Tflops,
+        "custom-tflops",
+        "gpu_custom_tflops",
+        "unit_tflops",
+    ),
+    (
+        CustomFigure::PriceUsdPerHour,
+        "custom-price",
+        "gpu_custom_price",
+        "unit_usd_h",
+    ),
 ];
 
 /// The collapsible form in the GPU panel: its summary, and the fields ([`CustomGpuFields`]) when
@@ -49,15 +69,15 @@ pub fn CustomGpuFields() -> impl IntoView {
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let lang = state.lang.get_untracked();
-        let num = |i: usize, field: &str| -> Result<Option<f64>, String> {
-            let t = values.get(i).map(|s| s.get_untracked()).unwrap_or_default();
+        let num = |sig: RwSignal<String>, f: CustomFigure| -> Result<Option<f64>, String> {
+            let t = sig.get_untracked();
             let t = t.trim();
             if t.is_empty() {
                 return Ok(None);
             }
             t.parse::<f64>().map(Some).map_err(|_| {
                 crate::core::base::CalcError::BadValue {
-                    key: field.to_string(),
+                    key: f.key().to_string(),
                     found: crate::core::base::Phrase::verbatim(format!(
                         "\"{}\"",
                         t.chars().take(20).collect::<String>()
@@ -68,15 +88,13 @@ pub fn CustomGpuFields() -> impl IntoView {
             })
         };
         let built = (|| -> Result<CustomAccelerator, String> {
-            let c = CustomAccelerator {
-                name: name.get_untracked(),
-                memory_gib: num(0, "memory_gib")?.unwrap_or(f64::NAN),
-                bandwidth_gbps: num(1, "bandwidth_gbps")?.unwrap_or(f64::NAN),
-                bf16_tflops: num(2, "bf16_tflops")?.unwrap_or(f64::NAN),
-                fp8_tflops: None,
-                price_usd_per_hour: num(3, "price_usd_per_hour")?,
-                tdp_w: None,
-            };
+            // A required figure left empty is refused by validate, naming it.
+            let mut c = CustomAccelerator::named(name.get_untracked());
+            for ((f, ..), sig) in FIELDS.iter().zip(values) {
+                if let Some(v) = num(sig, *f)? {
+                    c.set_figure(*f, v);
+                }
+            }
             c.validate().map_err(|e| e.message(lang))?;
             Ok(c)
         })();
@@ -101,7 +119,7 @@ pub fn CustomGpuFields() -> impl IntoView {
                         id="custom-name"
                         data-testid="custom-name"
                         type="text"
-                        maxlength="60"
+                        maxlength=NAME_MAX_CHARS.to_string()
                         prop:value=move || name.get()
                         on:input=move |ev| name.set(event_target_value(&ev))
                     />
@@ -109,7 +127,7 @@ pub fn CustomGpuFields() -> impl IntoView {
                 {FIELDS
                     .iter()
                     .zip(values)
-                    .map(|((id, label, unit), sig)| {
+                    .map(|((_, id, label, unit), sig)| {
                         view! {
                             <div class="field">
                                 <label for=*id>{move || state.tr(label)}</label>

@@ -343,6 +343,61 @@ pub fn anchor_of(name: &str) -> Option<&'static str> {
         .find(|id| id.strip_suffix("-title") == Some(name))
 }
 
+/// What a [`LateSlot`] and a [`LatePart`] open with: a fresh id, the element that the late
+/// module is told about ([`EVT_SLOT`] once it is in the page, after `arrived`; [`EVT_UNSLOT`] with
+/// the id when it goes, after `leaving`), and whether the late module failed to load.
+struct Opening<F> {
+    id: String,
+    node: NodeRef<leptos::html::Div>,
+    failed: F,
+}
+
+fn open_slot(
+    status: Option<RwSignal<LateStatus>>,
+    arrived: impl FnOnce() + 'static,
+    leaving: impl FnOnce() + Send + Sync + 'static,
+) -> Opening<impl Fn() -> bool + Copy + Send + Sync + 'static> {
+    let id = next_slot_id();
+    let node = NodeRef::<leptos::html::Div>::new();
+    node.on_load(move |_| {
+        arrived();
+        dispatch(EVT_SLOT, &JsValue::UNDEFINED);
+    });
+    let gone = id.clone();
+    on_cleanup(move || {
+        leaving();
+        dispatch(EVT_UNSLOT, &JsValue::from_str(&gone));
+    });
+    let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
+    Opening { id, node, failed }
+}
+
+impl<F> Opening<F> {
+    /// The slot's element (`class`, named `name` for the late module) around `inner`. Touched (a
+    /// press, or focus arriving by keyboard), it publishes a change still waiting, so the late
+    /// part has it before its own edit is made from it.
+    fn frame(
+        &self,
+        state: AppState,
+        class: &'static str,
+        name: &'static str,
+        inner: impl IntoView + 'static,
+    ) -> impl IntoView {
+        view! {
+            <div
+                class=class
+                data-late-slot=name
+                data-late-id=self.id.clone()
+                node_ref=self.node
+                on:pointerdown=move |_| flush(state)
+                on:focusin=move |_| flush(state)
+            >
+                {inner}
+            </div>
+        }
+    }
+}
+
 /// Where one late section goes: a placeholder of its height until the late module mounts it
 /// (`data-late-ready` then hides the placeholder, in the same task, so nothing moves), or a
 /// sentence if the late module cannot load. The placeholder's heading has the section's anchor
@@ -358,38 +413,25 @@ pub fn LateSlot(
 ) -> impl IntoView {
     let state = use_app();
     let late = use_context::<Late>();
-    let status = late.map(|l| l.0);
-    let id = next_slot_id();
-    let node = NodeRef::<leptos::html::Div>::new();
-    node.on_load(move |_| {
+    let counted = Arc::new(AtomicBool::new(false));
+    let c = Arc::clone(&counted);
+    let arrived = move || {
         if eager {
             request_load(late);
         }
-        dispatch(EVT_SLOT, &JsValue::UNDEFINED);
-    });
+    };
+    let leaving = move || slot_near(state, &c, false);
+    let slot = open_slot(late.map(|l| l.0), arrived, leaving);
     // Counted in NEAR while on or near the screen: the scenario reaches the late module after
     // each frame then, and only once the inputs settle while no late section can be seen.
-    let near = crate::ui::in_view::in_view(node);
-    let counted = Arc::new(AtomicBool::new(false));
-    let c = Arc::clone(&counted);
-    Effect::new(move |_| slot_near(state, &c, near.get()));
-    let gone = id.clone();
-    on_cleanup(move || {
-        slot_near(state, &counted, false);
-        dispatch(EVT_UNSLOT, &JsValue::from_str(&gone));
-    });
-    let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
-    view! {
-        // Touched (a press, or focus arriving by keyboard): a change still waiting reaches the
-        // section before its own edit is made from it.
-        <div
-            class="late-slot"
-            data-late-slot=name
-            data-late-id=id
-            node_ref=node
-            on:pointerdown=move |_| flush(state)
-            on:focusin=move |_| flush(state)
-        >
+    let near = crate::ui::in_view::in_view(slot.node);
+    Effect::new(move |_| slot_near(state, &counted, near.get()));
+    let failed = slot.failed;
+    slot.frame(
+        state,
+        "late-slot",
+        name,
+        view! {
             <div class="late-placeholder panel" data-testid=format!("late-placeholder-{name}")>
                 <h2 class="late-placeholder-title" id=anchor_of(name)>
                     {move || state.tr(label_key(name))}
@@ -403,8 +445,8 @@ pub fn LateSlot(
                 </p>
             </div>
             <div class="late-body"></div>
-        </div>
-    }
+        },
+    )
 }
 
 /// A part of one of the shell's own panels that comes with the late module (the Hub fetch, the
@@ -425,22 +467,13 @@ pub fn LatePart(
     children: Children,
 ) -> impl IntoView {
     let state = use_app();
-    let status = use_context::<Late>().map(|l| l.0);
-    let id = next_slot_id();
-    let node = NodeRef::<leptos::html::Div>::new();
-    node.on_load(move |_| dispatch(EVT_SLOT, &JsValue::UNDEFINED));
-    let gone = id.clone();
-    on_cleanup(move || dispatch(EVT_UNSLOT, &JsValue::from_str(&gone)));
-    let failed = move || status.is_some_and(|s| s.get() == LateStatus::Failed);
-    view! {
-        <div
-            class="late-part"
-            data-late-slot=name
-            data-late-id=id
-            node_ref=node
-            on:pointerdown=move |_| flush(state)
-            on:focusin=move |_| flush(state)
-        >
+    let part = open_slot(use_context::<Late>().map(|l| l.0), || {}, || {});
+    let failed = part.failed;
+    part.frame(
+        state,
+        "late-part",
+        name,
+        view! {
             <div class="late-part-placeholder" aria-busy="true" data-testid=format!("late-part-{name}")>
                 {children()}
             </div>
@@ -450,6 +483,6 @@ pub fn LatePart(
                     {state.tr("late_part_failed")}
                 </p>
             })}
-        </div>
-    }
+        },
+    )
 }

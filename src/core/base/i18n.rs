@@ -1362,6 +1362,7 @@ pub const LATE_KEYS: &[&str] = &[
     "phr_hub_bad_index",
     "phr_hub_bad_safetensors",
     "phr_hub_estimated",
+    "phr_hub_fewer",
     "phr_hub_fewer_packed",
     "phr_hub_from_index_params",
     "phr_hub_gated",

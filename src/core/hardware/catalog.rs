@@ -35,7 +35,7 @@ pub use super::accelerator::{
     Accelerator, Architecture, CapacityBasis, PrecisionNote, PrecisionReason, Price, CUSTOM_PREFIX,
     UNIFIED_MEMORY_GPU_SHARE,
 };
-pub use super::custom::{CustomAccelerator, CUSTOM_KEYS};
+pub use super::custom::{CustomAccelerator, CustomFigure, CUSTOM_KEYS, NAME_MAX_CHARS};
 pub use super::interconnect::{
     Interconnect, InterconnectPreset, Link, Topology, INTER_NODE_PER_DIRECTION_GBPS,
 };

@@ -12,57 +12,126 @@ use serde::{Deserialize, Serialize};
 /// A user-entered accelerator: the few figures the calculator needs. It becomes an
 /// [`Accelerator`] with id `custom:<slug>` after [`CustomAccelerator::validate`], and travels in
 /// the URL as a compact `key=value;…` string ([`CustomAccelerator::to_query`]).
+///
+/// Each figure is accepted within its [`CustomFigure::range`] (the one statement of those bounds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CustomAccelerator {
-    /// Display name (at most 60 characters; empty becomes "Custom accelerator").
+    /// Display name (at most [`NAME_MAX_CHARS`] characters; empty becomes "Custom
+    /// accelerator").
     pub name: String,
-    /// Usable memory in GiB (2^30 bytes), 0.1–10,000.
+    /// Usable memory in GiB (2^30 bytes).
     pub memory_gib: f64,
-    /// Memory bandwidth in decimal GB/s, 1–100,000.
+    /// Memory bandwidth in decimal GB/s.
     pub bandwidth_gbps: f64,
-    /// Dense BF16 (16-bit) TFLOPS, 0.01–100,000.
+    /// Dense BF16 (16-bit) TFLOPS.
     pub bf16_tflops: f64,
-    /// Dense FP8 TFLOPS, 0.01–100,000, if the chip has FP8.
+    /// Dense FP8 TFLOPS, if the chip has FP8.
     pub fp8_tflops: Option<f64>,
-    /// Price in US dollars per hour, 0.001–10,000.
+    /// Price in US dollars per hour.
     pub price_usd_per_hour: Option<f64>,
-    /// Board power in watts, 1–100,000.
+    /// Board power in watts.
     pub tdp_w: Option<f64>,
 }
 
-/// Query keys of a custom accelerator, in order: the name, then its figures.
-pub const CUSTOM_KEYS: [&str; 7] = [
-    "name",
-    "memory_gib",
-    "bandwidth_gbps",
-    "bf16_tflops",
-    "fp8_tflops",
-    "price_usd_per_hour",
-    "tdp_w",
-];
+/// The longest name kept, in characters (the form's `maxlength`, the URL reader's cut).
+pub const NAME_MAX_CHARS: usize = 60;
 
-fn check_range(field: &str, v: f64, min: f64, max: f64, unit: Phrase) -> Result<f64, CalcError> {
-    if v.is_finite() && v >= min && v <= max {
-        Ok(v)
-    } else {
-        Err(range_error(field, v, min, max, unit))
+/// A checked figure of a [`CustomAccelerator`]: its query key, its accepted range and its unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CustomFigure {
+    /// [`CustomAccelerator::memory_gib`].
+    MemoryGib,
+    /// [`CustomAccelerator::bandwidth_gbps`].
+    BandwidthGbps,
+    /// [`CustomAccelerator::bf16_tflops`].
+    Bf16Tflops,
+    /// [`CustomAccelerator::fp8_tflops`].
+    Fp8Tflops,
+    /// [`CustomAccelerator::price_usd_per_hour`].
+    PriceUsdPerHour,
+    /// [`CustomAccelerator::tdp_w`].
+    TdpW,
+}
+
+impl CustomFigure {
+    /// Every figure, in the order of the URL form and of the checks.
+    pub const ALL: [CustomFigure; 6] = [
+        CustomFigure::MemoryGib,
+        CustomFigure::BandwidthGbps,
+        CustomFigure::Bf16Tflops,
+        CustomFigure::Fp8Tflops,
+        CustomFigure::PriceUsdPerHour,
+        CustomFigure::TdpW,
+    ];
+
+    /// The query key, also the field an error names.
+    pub const fn key(self) -> &'static str {
+        match self {
+            CustomFigure::MemoryGib => "memory_gib",
+            CustomFigure::BandwidthGbps => "bandwidth_gbps",
+            CustomFigure::Bf16Tflops => "bf16_tflops",
+            CustomFigure::Fp8Tflops => "fp8_tflops",
+            CustomFigure::PriceUsdPerHour => "price_usd_per_hour",
+            CustomFigure::TdpW => "tdp_w",
+        }
+    }
+
+    /// The accepted values `(min, max)`, both included: plausible for any accelerator, so a
+    /// typo (a unit off by 1000, a stray zero) is refused rather than computed with.
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            CustomFigure::MemoryGib => (0.1, 10_000.0),
+            CustomFigure::BandwidthGbps | CustomFigure::TdpW => (1.0, 100_000.0),
+            CustomFigure::Bf16Tflops | CustomFigure::Fp8Tflops => (0.01, 100_000.0),
+            CustomFigure::PriceUsdPerHour => (0.001, 10_000.0),
+        }
+    }
+
+    fn unit(self) -> Phrase {
+        match self {
+            CustomFigure::MemoryGib => Phrase::verbatim("GiB"),
+            CustomFigure::BandwidthGbps => Phrase::verbatim("GB/s"),
+            CustomFigure::Bf16Tflops | CustomFigure::Fp8Tflops => Phrase::verbatim("TFLOPS"),
+            CustomFigure::PriceUsdPerHour => Phrase::tr("phr_usd_per_hour"),
+            CustomFigure::TdpW => Phrase::verbatim("W"),
+        }
+    }
+
+    /// `v` when it is finite and within [`CustomFigure::range`], else [`CalcError::OutOfRange`]
+    /// naming the key.
+    pub fn check(self, v: f64) -> Result<f64, CalcError> {
+        let (min, max) = self.range();
+        if v.is_finite() && v >= min && v <= max {
+            Ok(v)
+        } else {
+            Err(self.out_of_range(v))
+        }
+    }
+
+    /// `OutOfRange` for this figure = `v`.
+    fn out_of_range(self, v: f64) -> CalcError {
+        let (min, max) = self.range();
+        CalcError::OutOfRange {
+            field: Phrase::verbatim(self.key()),
+            value: compact_number(v),
+            range: Phrase::tr("rng_number_from_to_unit")
+                .val("lo", min)
+                .val("hi", max)
+                .sub("unit", self.unit()),
+        }
     }
 }
 
-/// `OutOfRange` for `field` = `v`, which must be from `min` to `max` `unit`.
-fn range_error(field: &str, v: f64, min: f64, max: f64, unit: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: compact_number(v),
-        range: Phrase::tr("rng_number_from_to_unit")
-            .val("lo", min)
-            .val("hi", max)
-            .sub("unit", unit),
+/// Query keys of a custom accelerator, in order: the name, then its figures ([`CustomFigure::ALL`]).
+pub const CUSTOM_KEYS: [&str; 7] = {
+    let mut keys = ["name"; 7];
+    let mut i = 0;
+    while i < CustomFigure::ALL.len() {
+        keys[i + 1] = CustomFigure::ALL[i].key();
+        i += 1;
     }
-}
-
-/// Accepted memory of a custom accelerator, GiB.
-const MEMORY_GIB_RANGE: (f64, f64) = (0.1, 10_000.0);
+    keys
+};
 
 /// A number as a short text: scientific notation when very large or very small, so an error
 /// never quotes hundreds of digits.
@@ -80,48 +149,14 @@ impl CustomAccelerator {
     /// builds the catalog entry. FP16 is taken equal to BF16 (true of every datasheet in the
     /// catalog); other precisions are "not published".
     pub fn validate(&self) -> Result<Accelerator, CalcError> {
-        let memory_gib = check_range(
-            "memory_gib",
-            self.memory_gib,
-            MEMORY_GIB_RANGE.0,
-            MEMORY_GIB_RANGE.1,
-            Phrase::verbatim("GiB"),
-        )?;
-        let bw = check_range(
-            "bandwidth_gbps",
-            self.bandwidth_gbps,
-            1.0,
-            100_000.0,
-            Phrase::verbatim("GB/s"),
-        )?;
-        let bf16 = check_range(
-            "bf16_tflops",
-            self.bf16_tflops,
-            0.01,
-            100_000.0,
-            Phrase::verbatim("TFLOPS"),
-        )?;
-        let fp8 = self
-            .fp8_tflops
-            .map(|v| check_range("fp8_tflops", v, 0.01, 100_000.0, Phrase::verbatim("TFLOPS")))
-            .transpose()?;
-        let price = self
-            .price_usd_per_hour
-            .map(|v| {
-                check_range(
-                    "price_usd_per_hour",
-                    v,
-                    0.001,
-                    10_000.0,
-                    Phrase::tr("phr_usd_per_hour"),
-                )
-            })
-            .transpose()?;
-        let tdp_w = self
-            .tdp_w
-            .map(|v| check_range("tdp_w", v, 1.0, 100_000.0, Phrase::verbatim("W")))
-            .transpose()?;
-        let name: String = self.name.trim().chars().take(60).collect();
+        let memory_gib = CustomFigure::MemoryGib.check(self.memory_gib)?;
+        let bw = CustomFigure::BandwidthGbps.check(self.bandwidth_gbps)?;
+        let bf16 = CustomFigure::Bf16Tflops.check(self.bf16_tflops)?;
+        let optional = |f: CustomFigure, v: Option<f64>| v.map(|v| f.check(v)).transpose();
+        let fp8 = optional(CustomFigure::Fp8Tflops, self.fp8_tflops)?;
+        let price = optional(CustomFigure::PriceUsdPerHour, self.price_usd_per_hour)?;
+        let tdp_w = optional(CustomFigure::TdpW, self.tdp_w)?;
+        let name: String = self.name.trim().chars().take(NAME_MAX_CHARS).collect();
         let name = if name.is_empty() {
             String::from("Custom accelerator")
         } else {
@@ -137,10 +172,8 @@ impl CustomAccelerator {
         }
         let slug = slug.trim_end_matches('-');
         let slug = if slug.is_empty() { "gpu" } else { slug };
-        let memory = Bytes::from_gib_f64(memory_gib).ok_or_else(|| {
-            let (lo, hi) = MEMORY_GIB_RANGE;
-            range_error("memory_gib", memory_gib, lo, hi, Phrase::verbatim("GiB"))
-        })?;
+        let memory = Bytes::from_gib_f64(memory_gib)
+            .ok_or_else(|| CustomFigure::MemoryGib.out_of_range(memory_gib))?;
         let bf16_peak = Peak::Dense(FlopsPerSecond::from_tflops(bf16));
         Ok(Accelerator {
             id: format!("{CUSTOM_PREFIX}{slug}"),
@@ -185,23 +218,53 @@ impl CustomAccelerator {
         })
     }
 
+    /// An accelerator with only a name, its figures to be set ([`CustomAccelerator::set_figure`]):
+    /// the required ones are NaN until then, which [`CustomAccelerator::validate`] refuses
+    /// naming the figure; the optional ones are absent.
+    pub fn named(name: String) -> CustomAccelerator {
+        CustomAccelerator {
+            name,
+            memory_gib: f64::NAN,
+            bandwidth_gbps: f64::NAN,
+            bf16_tflops: f64::NAN,
+            fp8_tflops: None,
+            price_usd_per_hour: None,
+            tdp_w: None,
+        }
+    }
+
+    /// The value of figure `f` (`None`: an optional figure not given).
+    pub fn figure(&self, f: CustomFigure) -> Option<f64> {
+        match f {
+            CustomFigure::MemoryGib => Some(self.memory_gib),
+            CustomFigure::BandwidthGbps => Some(self.bandwidth_gbps),
+            CustomFigure::Bf16Tflops => Some(self.bf16_tflops),
+            CustomFigure::Fp8Tflops => self.fp8_tflops,
+            CustomFigure::PriceUsdPerHour => self.price_usd_per_hour,
+            CustomFigure::TdpW => self.tdp_w,
+        }
+    }
+
+    /// Sets figure `f` to `v` (unchecked: [`CustomAccelerator::validate`] checks).
+    pub fn set_figure(&mut self, f: CustomFigure, v: f64) {
+        match f {
+            CustomFigure::MemoryGib => self.memory_gib = v,
+            CustomFigure::BandwidthGbps => self.bandwidth_gbps = v,
+            CustomFigure::Bf16Tflops => self.bf16_tflops = v,
+            CustomFigure::Fp8Tflops => self.fp8_tflops = Some(v),
+            CustomFigure::PriceUsdPerHour => self.price_usd_per_hour = Some(v),
+            CustomFigure::TdpW => self.tdp_w = Some(v),
+        }
+    }
+
     /// A compact URL-safe string: `name=My%20GPU;memory_gib=80;bandwidth_gbps=3350;…`
     /// (optional fields omitted). [`CustomAccelerator::from_query`] reads it back exactly.
     pub fn to_query(&self) -> String {
-        let mut parts = vec![
-            format!("name={}", pct_encode(&self.name)),
-            format!("memory_gib={}", self.memory_gib),
-            format!("bandwidth_gbps={}", self.bandwidth_gbps),
-            format!("bf16_tflops={}", self.bf16_tflops),
-        ];
-        if let Some(v) = self.fp8_tflops {
-            parts.push(format!("fp8_tflops={v}"));
-        }
-        if let Some(v) = self.price_usd_per_hour {
-            parts.push(format!("price_usd_per_hour={v}"));
-        }
-        if let Some(v) = self.tdp_w {
-            parts.push(format!("tdp_w={v}"));
+        let mut parts = vec![format!("name={}", pct_encode(&self.name))];
+        for f in CustomFigure::ALL {
+            if let Some(v) = self.figure(f) {
+                parts.push(format!("{}={v}", f.key()));
+            }
         }
         parts.join(";")
     }
@@ -249,12 +312,12 @@ impl CustomAccelerator {
         };
         Ok(CustomAccelerator {
             name,
-            memory_gib: req("memory_gib")?,
-            bandwidth_gbps: req("bandwidth_gbps")?,
-            bf16_tflops: req("bf16_tflops")?,
-            fp8_tflops: num("fp8_tflops")?,
-            price_usd_per_hour: num("price_usd_per_hour")?,
-            tdp_w: num("tdp_w")?,
+            memory_gib: req(CustomFigure::MemoryGib.key())?,
+            bandwidth_gbps: req(CustomFigure::BandwidthGbps.key())?,
+            bf16_tflops: req(CustomFigure::Bf16Tflops.key())?,
+            fp8_tflops: num(CustomFigure::Fp8Tflops.key())?,
+            price_usd_per_hour: num(CustomFigure::PriceUsdPerHour.key())?,
+            tdp_w: num(CustomFigure::TdpW.key())?,
         })
     }
 }

@@ -21,5 +21,6 @@ pub mod peak;
 // The face of this layer: what the UI, the charts and the CLI use (they name no module
 // inside a layer; `tests/layers.rs` checks it).
 pub use catalog::{
-    Accelerator, Architecture, Catalog, CustomAccelerator, InterconnectPreset, Link, Peak, Peaks,
+    Accelerator, Architecture, Catalog, CustomAccelerator, CustomFigure, InterconnectPreset, Link,
+    Peak, Peaks, NAME_MAX_CHARS,
 };

@@ -8,7 +8,9 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::i18n::Lang;
 use crate::core::base::url::{base64url_decode, base64url_encode, pct_decode, pct_encode};
 use crate::core::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
-use crate::core::hardware::catalog::{Catalog, CustomAccelerator, InterconnectPreset, Link};
+use crate::core::hardware::catalog::{
+    Catalog, CustomAccelerator, InterconnectPreset, Link, NAME_MAX_CHARS,
+};
 
 impl Scenario {
     /// The URL query (without `?`) that restores this scenario; defaults are left out.
@@ -383,13 +385,13 @@ fn gpu_to_param(g: &GpuChoice) -> String {
 
 fn gpu_from_param(v: &str) -> Option<GpuChoice> {
     if let Some(rest) = v.strip_prefix("custom:") {
-        // Room for a 60-character name percent-encoded at up to 12 bytes a character.
+        // Room for a NAME_MAX_CHARS-character name percent-encoded at up to 12 bytes a character.
         if rest.len() > 2000 {
             return None;
         }
         let mut c = CustomAccelerator::from_query(rest).ok()?;
         // The same cut the form applies, so a link the app wrote is always read back whole.
-        c.name = c.name.chars().take(60).collect();
+        c.name = c.name.chars().take(NAME_MAX_CHARS).collect();
         // Only values the form would accept travel in a link.
         c.validate().ok()?;
         return Some(GpuChoice::Custom(c));

@@ -3,44 +3,24 @@
 
 use super::reader::Reader;
 use super::{
-    add, add_attention, add_embeddings, add_mlp, check_kv, mul, read_core, read_dims,
-    read_head_dim, read_intermediate, read_max_pos, read_tie, Acc, Comp, Dims, FourH, Parts,
+    add, add_attention, add_dense_ffn, add_embeddings, check_kv, finish_parts, full_attention, mul,
+    read_core, read_dims, read_head_dim, read_intermediate, read_tie, Acc, Comp, Core, Dims, FourH,
+    Parts,
 };
-use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::desc::{Ffn, Layer, Mixer};
+use crate::core::base::error::CalcError;
+use crate::core::model::desc::{Ffn, Layer};
 
-fn mha_layers(
-    n: u64,
-    heads: u64,
-    kv: u64,
-    hd: u64,
-    inter: u64,
-    gated: bool,
-) -> Result<Vec<Layer>, CalcError> {
-    let n = usize::try_from(n).map_err(|_| CalcError::Overflow {
-        what: Phrase::tr("ovf_layer_count"),
-    })?;
-    Ok(vec![
-        Layer {
-            mixer: Mixer::Attention {
-                num_heads: heads,
-                kv_heads: kv,
-                head_dim: hd,
-                v_head_dim: hd,
-                window: None
-            },
-            ffn: Ffn::Dense {
-                intermediate: inter,
-                gated
-            },
-        };
-        n
-    ])
+/// A layer of full multi-head attention (`c`'s heads) and the plain MLP `ffn`.
+fn mha_layer(c: &Core, ffn: Ffn) -> Layer {
+    Layer {
+        mixer: full_attention(c.heads, c.kv, c.hd),
+        ffn,
+    }
 }
 
 /// LayerNorm with weight and bias: `2·h`.
 fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)
+    acc.norms(2, h)
 }
 
 /// GPT-2: per layer ln_1, c_attn (`3h² + 3h`), c_proj (`h² + h`), ln_2, c_fc (`h·I + I`),
@@ -56,16 +36,19 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     let tie = read_tie(r, true, "gpt2")?;
     let mut acc = Acc::default();
+    let mut layers = Vec::new();
     for _ in 0..c.n_layers {
         ln(&mut acc, h)?;
         add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
         ln(&mut acc, h)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+        layers.push(mha_layer(
+            &c,
+            add_dense_ffn(&mut acc, h, inter, false, true)?,
+        ));
     }
     ln(&mut acc, h)?;
     acc.add(Comp::Pos, mul("ovf_position_embeddings", &[pos, h])?)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, Some(pos)))
 }
 
@@ -94,10 +77,14 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     let tie = read_tie(r, true, "opt")?;
     let mut acc = Acc::default();
+    let mut layers = Vec::new();
     for _ in 0..c.n_layers {
         add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
         ln(&mut acc, h)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        layers.push(mha_layer(
+            &c,
+            add_dense_ffn(&mut acc, h, inter, false, bias)?,
+        ));
         ln(&mut acc, h)?;
     }
     if final_ln {
@@ -119,7 +106,6 @@ pub(super) fn opt(r: &mut Reader) -> Result<Parts, CalcError> {
         );
     }
     add_embeddings(r, &mut acc, c.vocab, proj, tie)?;
-    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, Some(max_pos)))
 }
 
@@ -178,6 +164,7 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         2
     };
     let mut acc = Acc::default();
+    let mut layers = Vec::new();
     let w = "ovf_attention_params";
     for _ in 0..n {
         let qkv_out = mul(w, &[add(w, &[heads, mul(w, &[2, kv])?])?, hd])?;
@@ -186,23 +173,23 @@ pub(super) fn falcon(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         if bias {
             acc.add(Comp::Attn, add(w, &[qkv_out, h])?)?;
         }
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, bias)?;
+        layers.push(Layer {
+            mixer: full_attention(heads, kv, hd),
+            ffn: add_dense_ffn(&mut acc, h, inter, false, bias)?,
+        });
         for _ in 0..lns_per_layer {
             ln(&mut acc, h)?;
         }
     }
-    ln(&mut acc, h)?;
-    add_embeddings(r, &mut acc, vocab, h, tie)?;
+    let parts = finish_parts(r, layers, acc, (h, vocab, tie), 2)?;
     let stored_twice = if tie && mt.starts_with("refinedweb") {
         mul("ovf_embedding_params", &[vocab, h])?
     } else {
         0
     };
-    let max_pos = read_max_pos(r)?;
-    let layers = mha_layers(n, heads, kv, hd, inter, false)?;
     Ok(Parts {
         stored_twice,
-        ..Parts::new(layers, acc, h, vocab, tie, max_pos)
+        ..parts
     })
 }
 
@@ -224,17 +211,17 @@ pub(super) fn gpt_neox(r: &mut Reader) -> Result<Parts, CalcError> {
     )?;
     let tie = read_tie(r, false, "gpt_neox")?;
     let mut acc = Acc::default();
+    let mut layers = Vec::new();
     for _ in 0..c.n_layers {
         ln(&mut acc, h)?;
         ln(&mut acc, h)?;
         add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+        layers.push(mha_layer(
+            &c,
+            add_dense_ffn(&mut acc, h, inter, false, true)?,
+        ));
     }
-    ln(&mut acc, h)?;
-    add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let max_pos = read_max_pos(r)?;
-    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
-    Ok(Parts::new(layers, acc, h, c.vocab, tie, max_pos))
+    finish_parts(r, layers, acc, (h, c.vocab, tie), 2)
 }
 
 /// BLOOM (ALiBi, no position embeddings): embedding LayerNorm, per layer two LayerNorms,
@@ -246,11 +233,15 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
     r.derived("intermediate_size", inter, "ldg_bloom_4_x_hidden_size");
     let tie = read_tie(r, true, "bloom")?;
     let mut acc = Acc::default();
+    let mut layers = Vec::new();
     for _ in 0..c.n_layers {
         ln(&mut acc, h)?;
         ln(&mut acc, h)?;
         add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
-        add_mlp(&mut acc, Comp::Mlp, h, inter, false, true)?;
+        layers.push(mha_layer(
+            &c,
+            add_dense_ffn(&mut acc, h, inter, false, true)?,
+        ));
     }
     ln(&mut acc, h)?;
     ln(&mut acc, h)?; // word_embeddings_layernorm
@@ -260,6 +251,5 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
         0,
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
-    let layers = mha_layers(c.n_layers, c.heads, c.kv, c.hd, inter, false)?;
     Ok(Parts::new(layers, acc, h, c.vocab, tie, None))
 }

@@ -9,11 +9,12 @@
 
 use super::reader::Reader;
 use super::{
-    add, add_attention, add_embeddings, add_mlp, mul, read_core, read_intermediate, read_max_pos,
-    read_tie, Acc, Comp, Core, FourH, Parts,
+    add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, full_attention,
+    mul, read_core, read_intermediate, read_max_pos, read_tie, windowed_attention, Acc, Comp, Core,
+    FourH, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
-use crate::core::model::desc::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer};
 
 /// Families handled here (besides `generic`).
 pub(super) const KNOWN: &[&str] = &[
@@ -542,40 +543,28 @@ fn read_moe_layers(
     Ok(mask)
 }
 
-/// Adds one MoE feed-forward (router, routed experts, optional shared expert and its gate).
+/// Adds one MoE feed-forward: the routed experts ([`add_routed_experts`]) with the router's bias
+/// and the experts' biases (`2·I_e + h` each, inactive like their weights) where the family has
+/// them, then the optional shared expert and its gate.
 fn add_moe_ffn(acc: &mut Acc, m: &Moe, h: u64) -> Result<Ffn, CalcError> {
-    acc.add(Comp::Router, mul("ovf_router_params", &[m.experts, h])?)?;
+    let shared = (u64::from(m.shared_inter > 0), m.shared_inter);
+    let ffn = add_routed_experts(acc, h, (m.experts, m.top_k, m.inter), shared)?;
     if m.router_bias {
         acc.add(Comp::Router, m.experts)?;
     }
-    let per_lin = mul("ovf_expert_params", &[3, h, m.inter])?;
-    let per_bias = if m.expert_bias { 2 * m.inter + h } else { 0 };
-    acc.lin(
-        Comp::Experts,
-        mul("ovf_expert_params", &[m.experts, per_lin])?,
-    )?;
-    acc.add(
-        Comp::Experts,
-        mul("ovf_expert_params", &[m.experts, per_bias])?,
-    )?;
-    acc.skip(mul(
-        "ovf_expert_params",
-        &[m.experts - m.top_k, per_lin + per_bias],
-    )?)?;
+    if m.expert_bias {
+        let w = "ovf_expert_params";
+        let per_bias = add(w, &[mul(w, &[2, m.inter])?, h])?;
+        acc.add(Comp::Experts, mul(w, &[m.experts, per_bias])?)?;
+        acc.skip(mul(w, &[m.experts - m.top_k, per_bias])?)?;
+    }
     if m.shared_inter > 0 {
         add_mlp(acc, Comp::Mlp, h, m.shared_inter, true, false)?;
         if m.shared_gate {
             acc.add(Comp::Router, h)?;
         }
     }
-    Ok(Ffn::Moe {
-        experts: m.experts,
-        top_k: m.top_k,
-        expert_intermediate: m.inter,
-        shared_experts: u64::from(m.shared_inter > 0),
-        shared_intermediate: m.shared_inter,
-        gated: true,
-    })
+    Ok(ffn)
 }
 
 /// Adds one layer's attention (with q/k norms and sinks) and its norms.
@@ -588,10 +577,7 @@ fn add_attention_block(acc: &mut Acc, c: &Core, o: &LayerOpts) -> Result<(), Cal
     if o.sinks {
         acc.add(Comp::Attn, c.heads)?;
     }
-    acc.add(
-        Comp::Norms,
-        mul("ovf_norm_params", &[o.norms_per_layer, h])?,
-    )
+    acc.norms(o.norms_per_layer, h)
 }
 
 /// Builds a Llama-style decoder.
@@ -626,26 +612,14 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         let is_moe = moe_mask.get(i).copied().unwrap_or(false);
         let ffn = match (&moe, is_moe) {
             (Some(m), true) => add_moe_ffn(&mut acc, m, h)?,
-            _ => {
-                add_mlp(&mut acc, Comp::Mlp, h, o.dense_inter, o.gated, o.mlp_bias)?;
-                Ffn::Dense {
-                    intermediate: o.dense_inter,
-                    gated: o.gated,
-                }
-            }
+            _ => add_dense_ffn(&mut acc, h, o.dense_inter, o.gated, o.mlp_bias)?,
         };
         layers.push(Layer {
-            mixer: Mixer::Attention {
-                num_heads: c.heads,
-                kv_heads: c.kv,
-                head_dim: hd,
-                v_head_dim: hd,
-                window: *window,
-            },
+            mixer: windowed_attention(c.heads, c.kv, hd, *window),
             ffn,
         });
     }
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[o.final_norm, h])?)?;
+    acc.norms(o.final_norm, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
     if !cross.is_empty() {
         // MllamaTextModel's embedding has 8 rows beyond the vocabulary (image tokens).
@@ -671,13 +645,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
                 let ffn = add_moe_ffn(&mut mt, m, h)?;
                 // Glm4MoeMTP: a full-attention layer (no window) with the MoE block.
                 mt.mtp_layers.push(Layer {
-                    mixer: Mixer::Attention {
-                        num_heads: c.heads,
-                        kv_heads: c.kv,
-                        head_dim: hd,
-                        v_head_dim: hd,
-                        window: None,
-                    },
+                    mixer: full_attention(c.heads, c.kv, hd),
                     ffn,
                 });
             }

@@ -12,7 +12,10 @@
 //! Hub's 684,489,830,400 is the checkpoint).
 
 use super::reader::Reader;
-use super::{add, add_embeddings, add_mlp, mul, read_max_pos, read_tie, Acc, Comp, Parts};
+use super::{
+    add, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, mul, read_max_pos, read_tie,
+    Acc, Comp, Parts,
+};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
 
@@ -55,33 +58,20 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
         mul(w, &[d.kv_lora, d.heads, add(w, &[d.nope, d.v])?])?,
     )?;
     acc.lin(Comp::Attn, mul(w, &[d.heads, d.v, d.h])?)?;
-    acc.add(Comp::Norms, mul("ovf_norm_params", &[2, d.h])?)?;
+    acc.norms(2, d.h)?;
     if moe {
-        acc.add(Comp::Router, mul("ovf_router_params", &[d.experts, d.h])?)?;
+        let routed = (d.experts, d.top_k, d.moe_inter);
+        let ffn = add_routed_experts(acc, d.h, routed, (d.shared, d.moe_inter))?;
         if d.corr_bias {
             acc.add(Comp::Router, d.experts)?;
         }
-        let per = mul("ovf_expert_params", &[3, d.h, d.moe_inter])?;
-        acc.lin(Comp::Experts, mul("ovf_expert_params", &[d.experts, per])?)?;
-        acc.skip(mul("ovf_expert_params", &[d.experts - d.top_k, per])?)?;
         let shared_inter = mul("ovf_shared_expert", &[d.shared, d.moe_inter])?;
         if shared_inter > 0 {
             add_mlp(acc, Comp::Mlp, d.h, shared_inter, true, false)?;
         }
-        Ok(Ffn::Moe {
-            experts: d.experts,
-            top_k: d.top_k,
-            expert_intermediate: d.moe_inter,
-            shared_experts: d.shared,
-            shared_intermediate: d.moe_inter,
-            gated: true,
-        })
+        Ok(ffn)
     } else {
-        add_mlp(acc, Comp::Mlp, d.h, d.inter, true, false)?;
-        Ok(Ffn::Dense {
-            intermediate: d.inter,
-            gated: true,
-        })
+        add_dense_ffn(acc, d.h, d.inter, true, false)
     }
 }
 

@@ -96,6 +96,12 @@ impl Acc {
         Ok(())
     }
 
+    /// Adds `n` norm weight vectors of width `h` (an RMSNorm is one, a LayerNorm with its bias
+    /// two).
+    pub fn norms(&mut self, n: u64, h: u64) -> Result<(), CalcError> {
+        self.add(Comp::Norms, mul("ovf_norm_params", &[n, h])?)
+    }
+
     /// Records `n` routed-expert parameters that a token does not touch.
     pub fn skip(&mut self, n: u64) -> Result<(), CalcError> {
         self.inactive = add("ovf_param_count", &[self.inactive, n])?;
@@ -206,31 +212,36 @@ pub(crate) fn add_dense_ffn(
     })
 }
 
-/// The end of a family builder: the final norm (`final_norm` parameters), the embeddings and
-/// the head unless tied, and `max_position_embeddings`.
+/// The end of a family builder: the final norm (`final_norms` weight vectors of width `h`, see
+/// [`Acc::norms`]), the embeddings and the head unless tied, and `max_position_embeddings`.
 pub(crate) fn finish_parts(
     r: &mut Reader,
     layers: Vec<Layer>,
     mut acc: Acc,
     (h, vocab, tie): (u64, u64, bool),
-    final_norm: u64,
+    final_norms: u64,
 ) -> Result<Parts, CalcError> {
-    acc.add(Comp::Norms, final_norm)?;
+    acc.norms(final_norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
-/// The mixer of full (not sliding-window) attention with `heads` query and `kv` key/value heads
-/// of width `hd` (values too).
-pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
+/// The mixer of attention with `heads` query and `kv` key/value heads of width `hd` (values
+/// too) over a sliding `window` of tokens (`None`: every token).
+pub(crate) fn windowed_attention(heads: u64, kv: u64, hd: u64, window: Option<u64>) -> Mixer {
     Mixer::Attention {
         num_heads: heads,
         kv_heads: kv,
         head_dim: hd,
         v_head_dim: hd,
-        window: None,
+        window,
     }
+}
+
+/// The mixer of full (not sliding-window) attention ([`windowed_attention`] without a window).
+pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
+    windowed_attention(heads, kv, hd, None)
 }
 
 /// Adds routed gated experts (router `E·h`, `E` experts of `3·h·I`: gate, up, down), of which a

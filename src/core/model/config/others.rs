@@ -59,7 +59,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..nl {
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         acc.lin(
             Comp::Attn,
             mul(w, &[h, add(w, &[h, mul(w, &[2, kv, hd])?])?])?,
@@ -70,7 +70,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
             ffn: add_routed_experts(&mut acc, h, (experts, top_k, inter), (0, 0))?,
         });
     }
-    finish_parts(r, layers, acc, (h, vocab, tie), h)
+    finish_parts(r, layers, acc, (h, vocab, tie), 1)
 }
 
 /// MPT.
@@ -95,7 +95,7 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut layers = Vec::new();
     for _ in 0..nl {
         let norm = if bias { 4 } else { 2 };
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[norm, h])?)?;
+        acc.norms(norm, h)?;
         super::add_attention(&mut acc, h, heads, heads, hd, hd, bias, bias)?;
         layers.push(Layer {
             mixer: full_attention(heads, heads, hd),
@@ -127,7 +127,7 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..nl {
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         super::add_attention(&mut acc, h, heads, heads, hd, hd, false, false)?;
         layers.push(Layer {
             mixer: full_attention(heads, heads, hd),
@@ -135,6 +135,5 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
         });
     }
     acc.add(Comp::LmHead, vocab)?; // lm_head bias
-    let final_norm = mul("ovf_norm_params", &[2, h])?;
-    finish_parts(r, layers, acc, (h, vocab, tie), final_norm)
+    finish_parts(r, layers, acc, (h, vocab, tie), 2)
 }

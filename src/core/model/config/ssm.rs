@@ -436,7 +436,7 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for t in &types {
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         let mixer = if t == "attention" {
             attention(&mut acc, h, (c.heads, c.kv, c.hd), attn_bias)?
         } else {
@@ -452,7 +452,7 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
         };
         layers.push(Layer { mixer, ffn });
     }
-    finish_parts(r, layers, acc, (h, c.vocab, tie), h)
+    finish_parts(r, layers, acc, (h, c.vocab, tie), 1)
 }
 
 /// One Gated DeltaNet (linear attention) mixer of Qwen3-Next: in_proj_qkvz
@@ -576,7 +576,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
             Some(t) => t == "full_attention",
             None => (i + 1).is_multiple_of(interval),
         };
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         let mixer = if full {
             qn_full_attention(&mut acc, &c)?
         } else {
@@ -595,7 +595,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     if mtp > 0 {
         let mut m = Acc::default();
         for _ in 0..mtp {
-            m.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+            m.norms(2, h)?;
             let mixer = qn_full_attention(&mut m, &c)?;
             let ffn = qn_moe(&mut m, h, &moe)?;
             m.mtp_layers.push(Layer { mixer, ffn });
@@ -665,7 +665,7 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     for c in pattern.chars() {
         nemotron_block(&mut acc, &m, c, &mut layers)?;
     }
-    finish_parts(r, layers, acc, (h, vocab, tie), h)
+    finish_parts(r, layers, acc, (h, vocab, tie), 1)
 }
 
 /// Jamba's layout: which layers are attention and which are MoE, and the experts.
@@ -767,7 +767,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for i in 0..nl {
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         let mixer = if i % ap == ao {
             attention(&mut acc, h, (heads, kv, hd), false)?
         } else {
@@ -780,7 +780,7 @@ pub(super) fn jamba(r: &mut Reader) -> Result<Parts, CalcError> {
         };
         layers.push(Layer { mixer, ffn });
     }
-    finish_parts(r, layers, acc, (h, vocab, tie), h)
+    finish_parts(r, layers, acc, (h, vocab, tie), 1)
 }
 
 /// Reads Falcon-H1's Mamba-2 sizes: inner width `mamba_d_ssm` (null: `mamba_expand·h`),
@@ -853,7 +853,7 @@ pub(super) fn falcon_h1(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..c.n_layers {
-        acc.add(Comp::Norms, mul("ovf_norm_params", &[2, h])?)?;
+        acc.norms(2, h)?;
         layers.push(Layer {
             mixer: attention(&mut acc, h, (c.heads, c.kv, c.hd), m.attn_bias)?,
             ffn: Ffn::None,
@@ -863,5 +863,5 @@ pub(super) fn falcon_h1(r: &mut Reader) -> Result<Parts, CalcError> {
         layers.push(Layer { mixer, ffn });
     }
     r.derived("layers_described", layers.len(), "ldg_falcon_h1_parallel");
-    finish_parts(r, layers, acc, (h, c.vocab, tie), h)
+    finish_parts(r, layers, acc, (h, c.vocab, tie), 1)
 }
