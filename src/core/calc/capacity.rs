@@ -1299,7 +1299,14 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                     "term_batch",
                     o.batch as f64,
                     "",
-                    Source::Derived(format!("src_batch_limited_by_{}", o.batch_limited_by)),
+                    Source::Derived(
+                        match o.batch_limited_by.as_str() {
+                            "memory" => "src_batch_limited_by_memory",
+                            "ttft" => "src_batch_limited_by_ttft",
+                            _ => "src_batch_limited_by_tpot",
+                        }
+                        .into(),
+                    ),
                 ),
                 Term::num(
                     "Ō",
