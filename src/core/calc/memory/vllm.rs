@@ -564,13 +564,10 @@ mod tests {
     use super::*;
     use crate::core::base::units::MIB;
 
-    #[test]
-    fn vllm_uniform_blocks_tokens_concurrency() {
-        // Llama-3.1-8B: 32 layers × 8 KV heads × (128 + 128) × 2 B = 131,072 B/token;
-        // one block = 16 × 131,072 = 2 MiB. 3.8125 GiB / 2 MiB = 1,952 blocks;
-        // tokens = 1,952 × 16 = 31,232; concurrency at 20,000 = 1.5616.
-        let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
-        let inp = VllmInputs {
+    /// vLLM's inputs with the KV memory given outright (`available_kv_override`), 16-token
+    /// blocks and `max_model_len` 20,000: only the KV pool matters to these tests.
+    fn inputs_with_kv(available: Bytes) -> VllmInputs {
+        VllmInputs {
             total_memory: Bytes::ZERO,
             total_source: Source::User("t".into()),
             gpu_memory_utilization: 0.9,
@@ -580,11 +577,20 @@ mod tests {
             activation_source: Source::User("a".into()),
             non_torch: Bytes::ZERO,
             non_torch_source: Source::User("n".into()),
-            available_kv_override: Some(Bytes(3 * GIB + 13 * GIB / 16)),
+            available_kv_override: Some(available),
             block_size: 16,
             max_model_len: 20_000,
             max_num_batched_tokens: 2048,
-        };
+        }
+    }
+
+    #[test]
+    fn vllm_uniform_blocks_tokens_concurrency() {
+        // Llama-3.1-8B: 32 layers × 8 KV heads × (128 + 128) × 2 B = 131,072 B/token;
+        // one block = 16 × 131,072 = 2 MiB. 3.8125 GiB / 2 MiB = 1,952 blocks;
+        // tokens = 1,952 × 16 = 31,232; concurrency at 20,000 = 1.5616.
+        let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
+        let inp = inputs_with_kv(Bytes(3 * GIB + 13 * GIB / 16));
         let b = vllm_budget(&inp, &kv).expect("valid");
         assert_eq!(b.bytes_per_block, Bytes(2 * MIB));
         assert_eq!(b.num_gpu_blocks, 1952);
@@ -605,22 +611,7 @@ mod tests {
         // 2 MiB blocks (as above); 20,000 tokens need ⌈20,000 / 16⌉ = 1,250 blocks.
         let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
         let budget_of = |blocks: u64| {
-            let inp = VllmInputs {
-                total_memory: Bytes::ZERO,
-                total_source: Source::User("t".into()),
-                gpu_memory_utilization: 0.9,
-                weights: Bytes::ZERO,
-                weights_source: Source::User("w".into()),
-                activation_peak: Bytes::ZERO,
-                activation_source: Source::User("a".into()),
-                non_torch: Bytes::ZERO,
-                non_torch_source: Source::User("n".into()),
-                available_kv_override: Some(Bytes(blocks * 2 * MIB)),
-                block_size: 16,
-                max_model_len: 20_000,
-                max_num_batched_tokens: 2048,
-            };
-            vllm_budget(&inp, &kv).expect("valid")
+            vllm_budget(&inputs_with_kv(Bytes(blocks * 2 * MIB)), &kv).expect("valid")
         };
         for (blocks, starts) in [(1249, false), (1250, true), (3000, true)] {
             let b = budget_of(blocks);
