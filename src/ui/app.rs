@@ -31,9 +31,7 @@ pub fn start_mark(name: &str) {
 /// runs once that frame has been rendered.
 fn after_first_frame() -> ReadSignal<bool> {
     let (done, set_done) = signal(false);
-    request_animation_frame(move || {
-        set_timeout(move || set_done.set(true), std::time::Duration::ZERO);
-    });
+    crate::ui::late::after_next_frame(move || set_done.set(true));
     done
 }
 

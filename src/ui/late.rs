@@ -242,19 +242,20 @@ fn publish_soon(state: AppState) {
     }
 }
 
+/// Runs `f` in a task queued from the next animation frame: after the frame that paints what
+/// the current task builds.
+pub fn after_next_frame(f: impl FnOnce() + 'static) {
+    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
+}
+
 /// Publishes in a task queued from the next animation frame (after that frame is painted).
 fn publish_after_frame(state: AppState) {
     if FRAME_ASKED.replace(true) {
         return;
     }
-    request_animation_frame(move || {
-        set_timeout(
-            move || {
-                FRAME_ASKED.set(false);
-                flush(state);
-            },
-            std::time::Duration::ZERO,
-        );
+    after_next_frame(move || {
+        FRAME_ASKED.set(false);
+        flush(state);
     });
 }
 
@@ -299,9 +300,7 @@ pub fn load_after_first_paint() {
         if !state.outcome.with(|o| o.report.is_some()) {
             return false;
         }
-        request_animation_frame(move || {
-            set_timeout(move || request_load(late), std::time::Duration::ZERO);
-        });
+        after_next_frame(move || request_load(late));
         true
     });
 }
