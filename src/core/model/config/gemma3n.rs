@@ -1,5 +1,5 @@
 //! Gemma 3n (`gemma3n`, `gemma3n_text`), counted as transformers' `modeling_gemma3n.py`
-//! builds it and as the published checkpoints store it (transformers 5.25.0; the class
+//! builds it and as the published checkpoints store it (transformers 5.24.0; the class
 //! defaults of `Gemma3nTextConfig`, `Gemma3nAudioConfig` and `Gemma3nVisionConfig` are those of
 //! `google/gemma-3n-E4B`).
 //!

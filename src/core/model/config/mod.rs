@@ -667,7 +667,7 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         "falcon" => classic::falcon(r, mt)?,
         "gpt_neox" => classic::gpt_neox(r)?,
         "bloom" => classic::bloom(r)?,
-        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(r, fam)?,
+        "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "axk1" => deepseek::build(r, fam)?,
         "mamba" => ssm::mamba(r)?,
         "mamba2" => ssm::mamba2_model(r)?,
         "dbrx" => others::dbrx(r)?,
