@@ -192,6 +192,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
         warnings: Vec::new(),
         load_mtp: false,
         mtp_layers: Vec::new(),
+        kv_shared: Vec::new(),
     }
 }
 

@@ -319,6 +319,15 @@ pub struct ModelDesc {
     /// stays as it was (the counts are in `params.mtp`), and no layer reads a description back.
     #[serde(default, skip_serializing)]
     pub mtp_layers: Vec<Layer>,
+    /// Indices (into [`ModelDesc::layers`]) of the layers that reuse the KV cache of an earlier
+    /// layer instead of keeping their own: Gemma 3n's last `num_kv_shared_layers` layers read
+    /// the cache of the last earlier layer of their attention type (transformers
+    /// `Gemma3nTextConfig.kv_sharing_modes`; vLLM gives them `kv_sharing_target_layer_name` and
+    /// allocates them no KV blocks). [`ModelDesc::kv_layers`] leaves them out; they still
+    /// attend (and read that cache) in [`ModelDesc::layers`]. Serialized only when not empty, so
+    /// the JSON of every other description stays as it was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kv_shared: Vec<usize>,
 }
 
 impl ModelDesc {
@@ -328,12 +337,19 @@ impl ModelDesc {
         self.params.loaded(self.load_mtp)
     }
 
-    /// The layers whose attention the serving engine caches: [`ModelDesc::layers`], then the
-    /// MTP modules' layers when they are loaded ([`ModelDesc::load_mtp`]; speculative decoding
-    /// with MTP gives them a KV cache too).
+    /// The layers whose attention the serving engine caches: [`ModelDesc::layers`] except those
+    /// that reuse another layer's cache ([`ModelDesc::kv_shared`]), then the MTP modules' layers
+    /// when they are loaded ([`ModelDesc::load_mtp`]; speculative decoding with MTP gives them a
+    /// KV cache too).
     pub fn kv_layers(&self) -> impl Iterator<Item = &Layer> {
         let mtp: &[Layer] = if self.load_mtp { &self.mtp_layers } else { &[] };
-        self.layers.iter().chain(mtp)
+        let shared = &self.kv_shared;
+        self.layers
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !shared.contains(i))
+            .map(|(_, l)| l)
+            .chain(mtp)
     }
 
     /// The number of MTP layers the KV cache holds: `mtp_layers` when loaded, else 0.

@@ -166,6 +166,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         warnings: Vec::new(),
         load_mtp: false,
         mtp_layers: Vec::new(),
+        kv_shared: Vec::new(),
     }
 }
 

@@ -160,6 +160,21 @@ fn family_windows(
                 }
             }
         }
+        "gemma3n" => {
+            // Gemma3nTextConfig (no layer_types): full attention where (ℓ + 1) % 5 == 0.
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "ℓ + 1 ≢ 0 (mod 5)",
+                    "ldg_gemma3n_every_5th_global",
+                );
+                for (i, x) in out.iter_mut().enumerate() {
+                    if !(i as u64 + 1).is_multiple_of(5) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
         "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => qwen_windows(r, sw, out)?,
         "llama4" => {
             if let Some(c) = chunk {

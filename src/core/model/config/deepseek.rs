@@ -1,4 +1,4 @@
-//! DeepSeek-V2/V3 (and Kimi-K2): multi-head latent attention plus DeepSeekMoE.
+//! DeepSeek-V2/V3 (and Kimi-K2, A.X K1): multi-head latent attention plus DeepSeekMoE.
 //!
 //! Attention per layer: q (`h·H·(d_nope + d_rope)`, or with `q_lora_rank` r_q:
 //! `h·r_q + r_q + r_q·H·(d_nope + d_rope)`), kv_a_proj_with_mqa `h·(r_kv + d_rope)`,
@@ -9,7 +9,8 @@
 //! (`num_nextn_predict_layers`) are counted in `other` and `mtp` as the checkpoint stores them:
 //! one MoE decoder layer + enorm + hnorm + eh_proj `2h·h` + shared_head.norm each, plus their
 //! own copies of the embedding and head `2·V·h` (the model card's 671B is the main model; the
-//! Hub's 684,489,830,400 is the checkpoint).
+//! Hub's 684,489,830,400 is the checkpoint). A.X K1 (`axk1`) is DeepSeek-V3's layout with an
+//! RMSNorm `h` after every layer's MLP.
 
 use super::reader::Reader;
 use super::{
@@ -119,7 +120,8 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         "ldg_no_moe_layer_freq_every_layer_after",
     )?;
     let method = r.string("topk_method").map(|(_, s)| s.to_string());
-    let corr = method.as_deref() == Some("noaux_tc") || (fam == "deepseek_v3" && method.is_none());
+    let v3_router = matches!(fam, "deepseek_v3" | "axk1");
+    let corr = method.as_deref() == Some("noaux_tc") || (v3_router && method.is_none());
     if corr {
         r.derived(
             "e_score_correction_bias",
@@ -229,9 +231,18 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         v_head_dim: d.v,
     };
     let mut layers = Vec::new();
+    // A.X K1: a post_mlp_layernorm after every layer's MLP, stored for the dense layer too
+    // (AXK1PreTrainedModel ignores that one on load; the checkpoint keeps it).
+    let post_mlp = fam == "axk1";
+    if post_mlp {
+        r.derived("post_mlp_layernorm", d.n_layers, "ldg_axk1_post_mlp_norm");
+    }
     for i in 0..d.n_layers {
         let moe = d.experts > 0 && i >= d.first_dense && i.is_multiple_of(d.freq);
         let ffn = layer(&mut acc, &d, moe)?;
+        if post_mlp {
+            acc.norms(1, h)?;
+        }
         layers.push(Layer {
             mixer: mixer.clone(),
             ffn,

@@ -19,6 +19,7 @@ mod classic;
 mod decoder;
 mod deepseek;
 pub mod defaults;
+mod gemma3n;
 mod others;
 mod quant;
 pub mod reader;
@@ -331,6 +332,8 @@ pub(crate) struct Parts {
     /// Parameters that the checkpoint stores twice (Falcon RW saves a tied lm_head; the
     /// DeepSeek-V3 MTP layer has its own copies of the embedding and head).
     pub stored_twice: u64,
+    /// Layers that reuse an earlier layer's KV cache ([`ModelDesc::kv_shared`]).
+    pub kv_shared: Vec<usize>,
 }
 
 impl Parts {
@@ -351,6 +354,7 @@ impl Parts {
             tie,
             max_pos,
             stored_twice: 0,
+            kv_shared: Vec::new(),
         }
     }
 }
@@ -464,6 +468,7 @@ fn from_index(
         warnings: r.warnings,
         load_mtp: false,
         mtp_layers: Vec::new(),
+        kv_shared: Vec::new(),
     })
 }
 
@@ -472,6 +477,7 @@ fn family(mt: &str) -> &str {
     match mt {
         "refinedweb" | "refinedwebmodel" | "rw" => "falcon",
         "gemma3_text" => "gemma3",
+        "gemma3n_text" => "gemma3n",
         "llama4_text" => "llama4",
         "phi4" => "phi3",
         "qwen2_vl" | "qwen2_5_vl" | "qwen2_vl_text" | "qwen2_5_vl_text" => "qwen2",
@@ -567,7 +573,6 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         t if t.is_empty() => root_type.clone(),
         t => t,
     };
-    unsupported(&root_type, &mt)?;
     let fam = family(&mt).to_string();
     if mt.is_empty() {
         r.default_note(
@@ -598,7 +603,9 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
 
     let mut acc = parts.acc;
     let mtp_layers = std::mem::take(&mut acc.mtp_layers);
-    if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
+    if root_type == "gemma3n" {
+        gemma3n::towers(&mut r, &mut acc, root, parts.hidden)?;
+    } else if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
         match vision_tower(&mut r, vc, &root_type, &fam, parts.hidden)? {
             Some(n) => acc.tower(n)?,
             None => r.warnings.push(Phrase::tr("wrn_vision_not_counted")),
@@ -648,29 +655,8 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         warnings: r.warnings,
         load_mtp: false,
         mtp_layers,
+        kv_shared: parts.kv_shared,
     })
-}
-
-/// Refuses a family whose weights or cache this calculator cannot count rather than reading it
-/// as a generic decoder with a number that matches nothing published: Gemma 3n
-/// (`gemma3n`/`gemma3n_text`; Gemma3nTextConfig of transformers 5.24.0) adds per-layer
-/// embeddings (`vocab_size_per_layer_input × num_hidden_layers × hidden_size_per_layer_input`
-/// plus their projection and gate), AltUp (`altup_num_inputs` streams with their router and
-/// coefficients), LAuReL (rank-`laurel_rank` side paths), one `intermediate_size` per layer and
-/// KV sharing across the last `num_kv_shared_layers` layers, and its towers (MobileNet-V5,
-/// named only by its timm architecture; a conformer audio encoder) are not spelled out in the
-/// config. The error names each of these.
-fn unsupported(root_type: &str, mt: &str) -> Result<(), CalcError> {
-    let gemma3n = |t: &str| t == "gemma3n" || t == "gemma3n_text";
-    if gemma3n(root_type) || gemma3n(mt) {
-        let shown = if gemma3n(mt) { mt } else { root_type };
-        return Err(CalcError::BadValue {
-            key: "model_type".into(),
-            found: Phrase::verbatim(shown.to_string()),
-            expected: Phrase::tr("exp_gemma3n_unsupported"),
-        });
-    }
-    Ok(())
 }
 
 /// Reads the language model of family `fam` (`mt` as written, for the warnings).
@@ -681,10 +667,11 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         "falcon" => classic::falcon(r, mt)?,
         "gpt_neox" => classic::gpt_neox(r)?,
         "bloom" => classic::bloom(r)?,
-        "deepseek_v2" | "deepseek_v3" | "kimi_k2" => deepseek::build(r, fam)?,
+        "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "axk1" => deepseek::build(r, fam)?,
         "mamba" => ssm::mamba(r)?,
         "mamba2" => ssm::mamba2_model(r)?,
         "dbrx" => others::dbrx(r)?,
+        "gemma3n" => gemma3n::build(r)?,
         "granitemoehybrid" => ssm::granite_hybrid(r)?,
         "qwen3_next" => ssm::qwen3_next(r)?,
         "mpt" => others::mpt(r)?,
