@@ -177,9 +177,10 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
     let o = "ovf_params";
     let h = m.hidden_size;
     let mut r = Replicated::default();
-    // The MTP modules' layers too when they are loaded (`ModelDesc::kv_layers`): their MLA
-    // down-projections are replicated like the model's.
-    for l in m.kv_layers() {
+    // Every layer holding weights (`ModelDesc::weight_layers`: the MTP modules' layers too when
+    // they are loaded, their MLA down-projections replicated like the model's; and a layer that
+    // reads another layer's KV cache, which still holds its own K/V projections).
+    for l in m.weight_layers() {
         match l.mixer {
             Mixer::Attention {
                 kv_heads,
@@ -737,6 +738,27 @@ mod tests {
             with_dtype(&m, Dtype::Bf16, 16).map(|w| w.per_gpu).ok(),
             Some(Bytes(2 * per_gpu))
         );
+    }
+
+    /// Weights do not depend on which layers share a KV cache: Gemma 3n E4B (15 of 35 layers
+    /// read an earlier layer's cache, 2 KV heads) at TP 4 holds the same bytes per GPU as the
+    /// same model with no sharing declared, since every layer keeps its K/V projections.
+    #[test]
+    fn kv_sharing_changes_no_weight() {
+        let m = preset(include_str!(
+            "../../../tests/fixtures/corpus/google__gemma-3n-E4B-it.json"
+        ));
+        assert!(!m.kv_shared.is_empty());
+        let mut unshared = m.clone();
+        unshared.kv_shared.clear();
+        for tp in [1, 2, 4, 8] {
+            let shared = with_dtype(&m, Dtype::Bf16, tp).map(|w| w.per_gpu);
+            assert_eq!(
+                shared,
+                with_dtype(&unshared, Dtype::Bf16, tp).map(|w| w.per_gpu)
+            );
+        }
+        assert!(with_dtype(&m, Dtype::Bf16, 4).is_ok());
     }
 
     /// The one TP rule refuses a degree that does not divide the heads, with its sentence.

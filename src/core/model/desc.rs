@@ -352,6 +352,15 @@ impl ModelDesc {
             .chain(mtp)
     }
 
+    /// The layers whose weights the serving engine loads: every layer of [`ModelDesc::layers`]
+    /// (a layer that reads another layer's KV cache, [`ModelDesc::kv_shared`], still holds its
+    /// own K/V projections: vLLM's Gemma 3n builds `qkv_proj` in every layer), then the MTP
+    /// modules' layers when they are loaded ([`ModelDesc::load_mtp`]).
+    pub fn weight_layers(&self) -> impl Iterator<Item = &Layer> {
+        let mtp: &[Layer] = if self.load_mtp { &self.mtp_layers } else { &[] };
+        self.layers.iter().chain(mtp)
+    }
+
     /// The number of MTP layers the KV cache holds: `mtp_layers` when loaded, else 0.
     pub fn kv_mtp_layers(&self) -> usize {
         if self.load_mtp {
