@@ -1003,6 +1003,28 @@ fn fmt0(v: f64) -> String {
     }
 }
 
+/// An efficiency fitted to measurements (docs/calibration.md), a term of the pass derivations.
+fn fitted_term(symbol: &str, name_key: &str, value: f64) -> Term {
+    term(
+        symbol,
+        name_key,
+        value,
+        "",
+        Source::Default("fitted (docs/calibration.md)".into()),
+    )
+}
+
+/// The batch `B` the user chose, a term of the pass and throughput derivations.
+fn batch_term(d: &Deriv) -> Term {
+    term(
+        "B",
+        "term_batch",
+        d.wl.batch as f64,
+        "",
+        Source::User("batch".into()),
+    )
+}
+
 fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
     Derivation {
         title_key: key.into(),
@@ -1048,20 +1070,8 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
                 "GB/s",
                 Source::Catalog("bw_gbps".into()),
             ),
-            term(
-                "e_c",
-                "term_compute_eff",
-                ce,
-                "",
-                Source::Default("fitted (docs/calibration.md)".into()),
-            ),
-            term(
-                "e_bw",
-                "term_bandwidth_eff",
-                d.eff.bandwidth,
-                "",
-                Source::Default("fitted (docs/calibration.md)".into()),
-            ),
+            fitted_term("e_c", "term_compute_eff", ce),
+            fitted_term("e_bw", "term_bandwidth_eff", d.eff.bandwidth),
             term(
                 "tp",
                 "term_tp",
@@ -1069,13 +1079,7 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
                 "",
                 Source::User("tp".into()),
             ),
-            term(
-                "B",
-                "term_batch",
-                d.wl.batch as f64,
-                "",
-                Source::User("batch".into()),
-            ),
+            batch_term(d),
         ],
         notes: vec![],
     }
@@ -1130,13 +1134,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
             fmt_sig(d.e2e.0)
         ),
         result: format!("{} tokens/s", fmt_sig(d.total_tps)),
-        terms: vec![term(
-            "B",
-            "term_batch",
-            d.wl.batch as f64,
-            "",
-            Source::User("batch".into()),
-        )],
+        terms: vec![batch_term(d)],
         notes: vec![],
     }
 }
