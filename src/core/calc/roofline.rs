@@ -18,6 +18,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use crate::core::calc::memory::kv_heads_per_rank;
 use crate::core::calc::tp::check_heads as check_tp;
+use crate::core::calc::weights::is_plain;
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
 
@@ -51,20 +52,20 @@ pub fn ridge_derivation(
         ),
         result: format!("{} FLOP/B", fmt_sig(r)),
         terms: vec![
-            Term {
-                symbol: "P".into(),
-                name_key: "term_peak_flops".into(),
-                value: fmt_sig(peak.tflops()),
-                unit: "TFLOP/s".into(),
-                source: peak_source,
-            },
-            Term {
-                symbol: "β".into(),
-                name_key: "term_bandwidth".into(),
-                value: fmt_sig(bw.gbps()),
-                unit: "GB/s".into(),
-                source: Source::Catalog("bandwidth".into()),
-            },
+            Term::num(
+                "P",
+                "term_peak_flops",
+                peak.tflops(),
+                "TFLOP/s",
+                peak_source,
+            ),
+            Term::num(
+                "β",
+                "term_bandwidth",
+                bw.gbps(),
+                "GB/s",
+                Source::Catalog("bandwidth".into()),
+            ),
         ],
         notes: vec![],
     };
@@ -320,24 +321,10 @@ impl Precisions {
     /// From a checkpoint's weight format: quantized linear layers at `bits + scale_bits/group`
     /// (+ `bits/group` for a zero point), the rest at the base precision.
     pub fn from_format(f: &WeightFormat, act: Dtype, kv: Dtype) -> Precisions {
-        let q = f.dtype.bits() as f64
-            + match f.group_size {
-                Some(g) if g > 0 => {
-                    (f.scale_bits as f64
-                        + if f.zero_point {
-                            f.dtype.bits() as f64
-                        } else {
-                            0.0
-                        })
-                        / g as f64
-                }
-                _ => 0.0,
-            };
+        // Bits per stored element, scales and zero points included (one linear weight).
+        let q = f.bytes_per_element() * 8.0;
         let base = f.base.bits() as f64;
-        let plain = f.method.is_empty()
-            || f.method == "none"
-            || f.method == "unknown"
-            || f.dtype.bits() >= 16;
+        let plain = is_plain(f);
         let linear = if plain {
             f.dtype.bits() as f64
         } else if f.experts_only {
