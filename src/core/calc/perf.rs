@@ -1014,15 +1014,10 @@ fn fitted_term(symbol: &str, name_key: &str, value: f64) -> Term {
     )
 }
 
-/// The batch `B` the user chose, a term of the pass and throughput derivations.
-fn batch_term(d: &Deriv) -> Term {
-    term(
-        "B",
-        "term_batch",
-        d.wl.batch as f64,
-        "",
-        Source::User("batch".into()),
-    )
+/// A count the user chose in field `field` (the TP degree, the batch), a term of the pass and
+/// throughput derivations.
+fn user_count(symbol: &str, name_key: &str, n: u64, field: &str) -> Term {
+    term(symbol, name_key, n as f64, "", Source::User(field.into()))
 }
 
 fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
@@ -1072,14 +1067,8 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
             ),
             fitted_term("e_c", "term_compute_eff", ce),
             fitted_term("e_bw", "term_bandwidth_eff", d.eff.bandwidth),
-            term(
-                "tp",
-                "term_tp",
-                d.wl.tp as f64,
-                "",
-                Source::User("tp".into()),
-            ),
-            batch_term(d),
+            user_count("tp", "term_tp", d.wl.tp, "tp"),
+            user_count("B", "term_batch", d.wl.batch, "batch"),
         ],
         notes: vec![],
     }
@@ -1134,7 +1123,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
             fmt_sig(d.e2e.0)
         ),
         result: format!("{} tokens/s", fmt_sig(d.total_tps)),
-        terms: vec![batch_term(d)],
+        terms: vec![user_count("B", "term_batch", d.wl.batch, "batch")],
         notes: vec![],
     }
 }
