@@ -6,6 +6,20 @@ use crate::ui::state::use_app;
 use crate::ui::view_common::num_symbols;
 use leptos::prelude::*;
 
+/// The slider position of `v`: the exponent of the power of two nearest below it, clamped to
+/// `exp` (0 reads as 1).
+pub fn log2_pos(v: u64, exp: (u32, u32)) -> u32 {
+    (63 - v.max(1).leading_zeros()).clamp(exp.0, exp.1)
+}
+
+/// The value a slider position sets: `2^e` for the exponent typed in `text`, `e` clamped to
+/// `exp` and the value to `range`; `None` for a position that is not a number or overflows.
+pub fn log2_value(text: &str, exp: (u32, u32), range: (u64, u64)) -> Option<u64> {
+    let e = text.parse::<u32>().ok()?;
+    let n = 1u64.checked_shl(e.clamp(exp.0, exp.1))?;
+    Some(n.clamp(range.0, range.1))
+}
+
 /// What is wrong with the typed text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FieldError {
@@ -69,18 +83,12 @@ pub fn NumberField(
         }
     };
     let slider = slider_log2.map(|(lo, hi)| {
-        let pos = move || {
-            let v = value.get().max(1);
-            (63 - v.leading_zeros()).clamp(lo, hi).to_string()
-        };
+        let pos = move || log2_pos(value.get(), (lo, hi)).to_string();
         let on_slide = move |ev: leptos::ev::Event| {
-            if let Ok(e) = event_target_value(&ev).parse::<u32>() {
-                if let Some(n) = 1u64.checked_shl(e.clamp(lo, hi)) {
-                    let n = n.clamp(range.0, range.1);
-                    error.set(None);
-                    raw.set(None);
-                    on_commit.run(n);
-                }
+            if let Some(n) = log2_value(&event_target_value(&ev), (lo, hi), range) {
+                error.set(None);
+                raw.set(None);
+                on_commit.run(n);
             }
         };
         view! {

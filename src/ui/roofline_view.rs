@@ -7,11 +7,12 @@ use crate::core::base::CalcError;
 use crate::core::present::RooflineData;
 use crate::core::present::Section;
 use crate::core::present::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
-use crate::core::scenario::limits;
+use crate::core::scenario::{limits, Scenario};
 use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
+use crate::ui::number_field::{log2_pos, log2_value};
 use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{gpus_memo, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;
@@ -20,11 +21,6 @@ use leptos::prelude::*;
 const BATCH_LOG2: (u32, u32) = (0, 10);
 /// Context slider: 2^6 … 2^17 tokens.
 const CONTEXT_LOG2: (u32, u32) = (6, 17);
-
-/// The exponent of the power of two nearest below `v`, clamped to `range`.
-fn log2_pos(v: u64, range: (u32, u32)) -> u32 {
-    (63 - v.max(1).leading_zeros()).clamp(range.0, range.1)
-}
 
 /// What the view shows: the roofline's data and details, or the model's error (`None` without
 /// a model).
@@ -140,24 +136,6 @@ fn RooflineControls(
     ops: RwSignal<OpsShown>,
 ) -> impl IntoView {
     let state = use_app();
-    let batch = move || state.scenario.with(|s| s.perf.batch);
-    let context = move || state.scenario.with(|s| s.context_len);
-    let on_batch = move |ev: leptos::ev::Event| {
-        if let Ok(e) = event_target_value(&ev).parse::<u32>() {
-            if let Some(n) = 1u64.checked_shl(e.clamp(BATCH_LOG2.0, BATCH_LOG2.1)) {
-                let n = n.clamp(limits::BATCH.0, limits::BATCH.1);
-                state.edit(History::Replace, |s| s.perf.batch = n);
-            }
-        }
-    };
-    let on_context = move |ev: leptos::ev::Event| {
-        if let Ok(e) = event_target_value(&ev).parse::<u32>() {
-            if let Some(n) = 1u64.checked_shl(e.clamp(CONTEXT_LOG2.0, CONTEXT_LOG2.1)) {
-                let n = n.clamp(limits::CONTEXT_LEN.0, limits::CONTEXT_LEN.1);
-                state.edit(History::Replace, |s| s.context_len = n);
-            }
-        }
-    };
     let on_ops = move |ev: leptos::ev::Event| {
         if let Some(o) = OpsShown::from_id(&event_target_value(&ev)) {
             ops.set(o);
@@ -165,41 +143,23 @@ fn RooflineControls(
     };
     view! {
         <div class="view-controls">
-            <div class="field slider-field">
-                <label for="roofline-batch">
-                    {move || state.tr("view_roof_batch")}": "
-                    <strong data-testid="roofline-batch-value">{move || num_symbols(state).group(batch())}</strong>
-                </label>
-                <input
-                    id="roofline-batch"
-                    data-testid="roofline-batch"
-                    type="range"
-                    min=BATCH_LOG2.0.to_string()
-                    max=BATCH_LOG2.1.to_string()
-                    step="1"
-                    aria-valuetext=move || num_symbols(state).group(batch())
-                    prop:value=move || log2_pos(batch(), BATCH_LOG2).to_string()
-                    on:input=on_batch
-                />
-            </div>
-            <div class="field slider-field">
-                <label for="roofline-context">
-                    {move || state.tr("view_roof_context")}": "
-                    <strong data-testid="roofline-context-value">{move || num_symbols(state).group(context())}</strong>
-                    " "{move || state.tr("view_unit_tokens")}
-                </label>
-                <input
-                    id="roofline-context"
-                    data-testid="roofline-context"
-                    type="range"
-                    min=CONTEXT_LOG2.0.to_string()
-                    max=CONTEXT_LOG2.1.to_string()
-                    step="1"
-                    aria-valuetext=move || num_symbols(state).group(context())
-                    prop:value=move || log2_pos(context(), CONTEXT_LOG2).to_string()
-                    on:input=on_context
-                />
-            </div>
+            <Log2Slider
+                id="roofline-batch"
+                label_key="view_roof_batch"
+                exp=BATCH_LOG2
+                range=limits::BATCH
+                get=|s| s.perf.batch
+                set=|s, n| s.perf.batch = n
+            />
+            <Log2Slider
+                id="roofline-context"
+                label_key="view_roof_context"
+                unit_key="view_unit_tokens"
+                exp=CONTEXT_LOG2
+                range=limits::CONTEXT_LEN
+                get=|s| s.context_len
+                set=|s, n| s.context_len = n
+            />
             <div class="field">
                 <label for="roofline-ops">{move || state.tr("view_roof_ops")}</label>
                 <select id="roofline-ops" data-testid="roofline-ops" on:change=on_ops>
@@ -216,6 +176,56 @@ fn RooflineControls(
                         .collect_view()}
                 </select>
             </div>
+        </div>
+    }
+}
+
+/// A slider in powers of two bound to one number of the scenario: its label with the value
+/// (grouped) and an optional unit, the position at the value's exponent clamped to `exp`, and
+/// the value it sets clamped to `range` (URL history replaced, not pushed).
+#[component]
+fn Log2Slider(
+    /// Element id and `data-testid` of the slider; `{id}-value` is the value shown.
+    id: &'static str,
+    /// Translation key of the label.
+    label_key: &'static str,
+    /// Translation key of the unit after the value, if any.
+    #[prop(optional)]
+    unit_key: Option<&'static str>,
+    /// Slider bounds as powers of two (exponents).
+    exp: (u32, u32),
+    /// Accepted values, inclusive.
+    range: (u64, u64),
+    /// Where the scenario holds the value.
+    get: fn(&Scenario) -> u64,
+    /// How the slider writes it.
+    set: fn(&mut Scenario, u64),
+) -> impl IntoView {
+    let state = use_app();
+    let value = move || state.scenario.with(get);
+    let on_input = move |ev: leptos::ev::Event| {
+        if let Some(n) = log2_value(&event_target_value(&ev), exp, range) {
+            state.edit(History::Replace, |s| set(s, n));
+        }
+    };
+    view! {
+        <div class="field slider-field">
+            <label for=id>
+                {move || state.tr(label_key)}": "
+                <strong data-testid=format!("{id}-value")>{move || num_symbols(state).group(value())}</strong>
+                {unit_key.map(|k| view! { " "{move || state.tr(k)} })}
+            </label>
+            <input
+                id=id
+                data-testid=id
+                type="range"
+                min=exp.0.to_string()
+                max=exp.1.to_string()
+                step="1"
+                aria-valuetext=move || num_symbols(state).group(value())
+                prop:value=move || log2_pos(value(), exp).to_string()
+                on:input=on_input
+            />
         </div>
     }
 }

@@ -947,6 +947,19 @@ fn price_of(gpu: &Accelerator, given: Option<f64>) -> Result<Option<f64>, CalcEr
     }
 }
 
+/// When no TP degree inside a node fits the model: the row of the smallest TP beyond
+/// `r.tp` (the node's largest) that fits, to say how many GPUs a replica would need.
+fn cross_node_row(r: &Row, t: &dyn Timing, inp: &PlanInputs) -> Option<PlanOption> {
+    let mut tp = (r.tp + 1).next_power_of_two();
+    while tp <= MAX_TP_ACROSS_NODES {
+        if t.check_tp(tp).is_ok() && max_batch(t, r.gpu, tp, &inp.traffic).unwrap_or(0) > 0 {
+            return option_row(&Row { tp, ..*r }, t, inp).ok();
+        }
+        tp *= 2;
+    }
+    None
+}
+
 /// Every option row, ranked, without judging feasibility (the UI shows these next to an
 /// error). Rows: viable options (meet the targets, inside one node) by cost at the peak, then
 /// the rest. Unknown GPU ids and bad inputs are errors.
@@ -1015,27 +1028,14 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
             tp *= 2;
         }
         if !any_fits {
-            // Say how many GPUs a replica would need: the smallest TP beyond the node that fits.
-            let mut tp = (in_node_max + 1).next_power_of_two();
-            while tp <= MAX_TP_ACROSS_NODES {
-                if t.check_tp(tp).is_ok() && max_batch(t, gpu, tp, &inp.traffic).unwrap_or(0) > 0 {
-                    if let Ok(o) = option_row(
-                        &Row {
-                            gpu,
-                            tp,
-                            gpn,
-                            price,
-                            crosses: true,
-                        },
-                        t,
-                        inp,
-                    ) {
-                        rows.push(o);
-                    }
-                    break;
-                }
-                tp *= 2;
-            }
+            let beyond = Row {
+                gpu,
+                tp: in_node_max,
+                gpn,
+                price,
+                crosses: true,
+            };
+            rows.extend(cross_node_row(&beyond, t, inp));
         }
     }
     rank(&mut rows);

@@ -53,14 +53,11 @@ pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
 }
 
 /// vLLM's `kv_cache_dtype = auto` for a checkpoint whose unquantized tensors are `base`: the
-/// base precision itself, bf16 when it is below 16 bits. The one rule behind every default
-/// KV precision.
+/// base precision itself, bf16 when it is below 16 bits (the precision of the unquantized
+/// tensors, [`crate::core::calc::weights::unquantized_dtype`]). The one rule behind every
+/// default KV precision.
 pub fn auto_kv_dtype(base: Dtype) -> Dtype {
-    if base.bits() >= 16 {
-        base
-    } else {
-        Dtype::Bf16
-    }
+    crate::core::calc::weights::unquantized_dtype(base)
 }
 
 /// Elements cached per token by one layer on one GPU (0 for SSM layers).

@@ -432,6 +432,22 @@ struct LoadD<'a> {
     cold_start: Seconds,
 }
 
+/// A count the user entered in the field of the same name as its symbol (`readers`, `tp`).
+fn user_count(name: &str, name_key: &str, n: u64) -> Term {
+    Term::num(name, name_key, n as f64, "", Source::User(name.into()))
+}
+
+/// The host link's nominal bandwidth, `link`, from `source`.
+fn host_link_term(link_nominal: BytesPerSecond, source: Source) -> Term {
+    Term::num(
+        "link",
+        "term_host_link",
+        link_nominal.gbps(),
+        "GB/s",
+        source,
+    )
+}
+
 fn load_derivations(d: &LoadD) -> Vec<Derivation> {
     let w_gb = d.total.gb();
     let link_src = if d.inp.host_link.is_some() {
@@ -465,13 +481,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "GB/s",
                     Source::User("storage".into()),
                 ),
-                Term::num(
-                    "readers",
-                    "term_readers",
-                    d.inp.readers as f64,
-                    "",
-                    Source::User("readers".into()),
-                ),
+                user_count("readers", "term_readers", d.inp.readers),
             ],
             notes: vec![],
         },
@@ -493,13 +503,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "GB",
                     Source::Derived("src_weights_over_tp".into()),
                 ),
-                Term::num(
-                    "link",
-                    "term_host_link",
-                    d.link_nominal.gbps(),
-                    "GB/s",
-                    link_src,
-                ),
+                host_link_term(d.link_nominal, link_src),
                 Term::num(
                     "e_link",
                     "term_link_efficiency",
@@ -507,13 +511,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "",
                     Source::Default("pinned-memory copy ≈ 0.8 of nominal".into()),
                 ),
-                Term::num(
-                    "tp",
-                    "term_tp",
-                    d.inp.tp as f64,
-                    "",
-                    Source::User("tp".into()),
-                ),
+                user_count("tp", "term_tp", d.inp.tp),
             ],
             notes: vec![],
         },
@@ -658,14 +656,44 @@ fn ratio_derivation(
                 "GB/s",
                 Source::Catalog("bw_gbps".into()),
             ),
-            Term::num(
-                "link",
-                "term_host_link",
-                link_nominal.gbps(),
-                "GB/s",
-                Source::Catalog("pcie_gen".into()),
-            ),
+            host_link_term(link_nominal, Source::Catalog("pcie_gen".into())),
         ],
+        notes: vec![],
+    }
+}
+
+/// The derivation of the TPOT with one stream of bytes over the host link,
+/// `TPOT + bytes × (1 / (link × e_link) − 1 / (HBM × e_bw))`: `(title_key, symbol,
+/// term_key)` name the stream, `source_key` says how its bytes are derived, `(tpot, bytes,
+/// offloaded)` are in seconds and bytes, `(link, hbm)` the effective bandwidths in B/s.
+fn offloaded_derivation(
+    (title_key, symbol, term_key): (&str, &str, &str),
+    source_key: &str,
+    (tpot, bytes, offloaded): (f64, f64, f64),
+    (link, hbm): (f64, f64),
+) -> Derivation {
+    Derivation {
+        title_key: title_key.into(),
+        formula: format!("TPOT + {symbol} × (1 / (link × e_link) − 1 / (HBM × e_bw))"),
+        substituted: format!(
+            "{} ms + {} GB × (1 / {} GB/s − 1 / {} GB/s)",
+            fmt_sig(tpot * 1e3),
+            fmt_sig(bytes / 1e9),
+            fmt_sig(link / 1e9),
+            fmt_sig(hbm / 1e9)
+        ),
+        result: format!(
+            "{} ms ({}× slower)",
+            fmt_sig(offloaded * 1e3),
+            fmt_sig(offloaded / tpot)
+        ),
+        terms: vec![Term::num(
+            symbol,
+            term_key,
+            bytes / 1e9,
+            "GB",
+            Source::Derived(source_key.into()),
+        )],
         notes: vec![],
     }
 }
@@ -707,50 +735,18 @@ pub fn offload(
     let ratio = hbm / link;
     let derivations = vec![
         ratio_derivation(gpu, eff, link_nominal, e, ratio),
-        Derivation {
-            title_key: "offload_weights_tpot".into(),
-            formula: "TPOT + W × (1 / (link × e_link) − 1 / (HBM × e_bw))".into(),
-            substituted: format!(
-                "{} ms + {} GB × (1 / {} GB/s − 1 / {} GB/s)",
-                fmt_sig(tpot * 1e3),
-                fmt_sig(w / 1e9),
-                fmt_sig(link / 1e9),
-                fmt_sig(hbm / 1e9)
-            ),
-            result: format!("{} ms ({}× slower)", fmt_sig(tw * 1e3), fmt_sig(tw / tpot)),
-            terms: vec![Term::num(
-                "W",
-                "term_weights_per_gpu",
-                w / 1e9,
-                "GB",
-                Source::Derived("src_weights_over_tp_no_embedding".into()),
-            )],
-            notes: vec![],
-        },
-        Derivation {
-            title_key: "offload_kv_tpot".into(),
-            formula: "TPOT + KV × (1 / (link × e_link) − 1 / (HBM × e_bw))".into(),
-            substituted: format!(
-                "{} ms + {} GB × (1 / {} GB/s − 1 / {} GB/s)",
-                fmt_sig(tpot * 1e3),
-                fmt_sig(kv / 1e9),
-                fmt_sig(link / 1e9),
-                fmt_sig(hbm / 1e9)
-            ),
-            result: format!(
-                "{} ms ({}× slower)",
-                fmt_sig(tkv * 1e3),
-                fmt_sig(tkv / tpot)
-            ),
-            terms: vec![Term::num(
-                "KV",
-                "term_kv_bytes_step",
-                kv / 1e9,
-                "GB",
-                Source::Derived("src_batch_times_mean_context".into()),
-            )],
-            notes: vec![],
-        },
+        offloaded_derivation(
+            ("offload_weights_tpot", "W", "term_weights_per_gpu"),
+            "src_weights_over_tp_no_embedding",
+            (tpot, w, tw),
+            (link, hbm),
+        ),
+        offloaded_derivation(
+            ("offload_kv_tpot", "KV", "term_kv_bytes_step"),
+            "src_batch_times_mean_context",
+            (tpot, kv, tkv),
+            (link, hbm),
+        ),
     ];
     Ok(OffloadReport {
         gpu: gpu.id.clone(),

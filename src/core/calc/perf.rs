@@ -1003,6 +1003,23 @@ fn fmt0(v: f64) -> String {
     }
 }
 
+/// An efficiency fitted to measurements (docs/calibration.md), a term of the pass derivations.
+fn fitted_term(symbol: &str, name_key: &str, value: f64) -> Term {
+    term(
+        symbol,
+        name_key,
+        value,
+        "",
+        Source::Default("fitted (docs/calibration.md)".into()),
+    )
+}
+
+/// A count the user chose in field `field` (the TP degree, the batch), a term of the pass and
+/// throughput derivations.
+fn user_count(symbol: &str, name_key: &str, n: u64, field: &str) -> Term {
+    term(symbol, name_key, n as f64, "", Source::User(field.into()))
+}
+
 fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
     Derivation {
         title_key: key.into(),
@@ -1048,34 +1065,10 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
                 "GB/s",
                 Source::Catalog("bw_gbps".into()),
             ),
-            term(
-                "e_c",
-                "term_compute_eff",
-                ce,
-                "",
-                Source::Default("fitted (docs/calibration.md)".into()),
-            ),
-            term(
-                "e_bw",
-                "term_bandwidth_eff",
-                d.eff.bandwidth,
-                "",
-                Source::Default("fitted (docs/calibration.md)".into()),
-            ),
-            term(
-                "tp",
-                "term_tp",
-                d.wl.tp as f64,
-                "",
-                Source::User("tp".into()),
-            ),
-            term(
-                "B",
-                "term_batch",
-                d.wl.batch as f64,
-                "",
-                Source::User("batch".into()),
-            ),
+            fitted_term("e_c", "term_compute_eff", ce),
+            fitted_term("e_bw", "term_bandwidth_eff", d.eff.bandwidth),
+            user_count("tp", "term_tp", d.wl.tp, "tp"),
+            user_count("B", "term_batch", d.wl.batch, "batch"),
         ],
         notes: vec![],
     }
@@ -1130,13 +1123,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
             fmt_sig(d.e2e.0)
         ),
         result: format!("{} tokens/s", fmt_sig(d.total_tps)),
-        terms: vec![term(
-            "B",
-            "term_batch",
-            d.wl.batch as f64,
-            "",
-            Source::User("batch".into()),
-        )],
+        terms: vec![user_count("B", "term_batch", d.wl.batch, "batch")],
         notes: vec![],
     }
 }

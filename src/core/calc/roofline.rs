@@ -18,6 +18,7 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use crate::core::calc::memory::kv_heads_per_rank;
 use crate::core::calc::tp::check_heads as check_tp;
+use crate::core::calc::weights::is_plain;
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
 
@@ -51,20 +52,20 @@ pub fn ridge_derivation(
         ),
         result: format!("{} FLOP/B", fmt_sig(r)),
         terms: vec![
-            Term {
-                symbol: "P".into(),
-                name_key: "term_peak_flops".into(),
-                value: fmt_sig(peak.tflops()),
-                unit: "TFLOP/s".into(),
-                source: peak_source,
-            },
-            Term {
-                symbol: "β".into(),
-                name_key: "term_bandwidth".into(),
-                value: fmt_sig(bw.gbps()),
-                unit: "GB/s".into(),
-                source: Source::Catalog("bandwidth".into()),
-            },
+            Term::num(
+                "P",
+                "term_peak_flops",
+                peak.tflops(),
+                "TFLOP/s",
+                peak_source,
+            ),
+            Term::num(
+                "β",
+                "term_bandwidth",
+                bw.gbps(),
+                "GB/s",
+                Source::Catalog("bandwidth".into()),
+            ),
         ],
         notes: vec![],
     };
@@ -320,24 +321,10 @@ impl Precisions {
     /// From a checkpoint's weight format: quantized linear layers at `bits + scale_bits/group`
     /// (+ `bits/group` for a zero point), the rest at the base precision.
     pub fn from_format(f: &WeightFormat, act: Dtype, kv: Dtype) -> Precisions {
-        let q = f.dtype.bits() as f64
-            + match f.group_size {
-                Some(g) if g > 0 => {
-                    (f.scale_bits as f64
-                        + if f.zero_point {
-                            f.dtype.bits() as f64
-                        } else {
-                            0.0
-                        })
-                        / g as f64
-                }
-                _ => 0.0,
-            };
+        // Bits per stored element, scales and zero points included (one linear weight).
+        let q = f.bytes_per_element() * 8.0;
         let base = f.base.bits() as f64;
-        let plain = f.method.is_empty()
-            || f.method == "none"
-            || f.method == "unknown"
-            || f.dtype.bits() >= 16;
+        let plain = is_plain(f);
         let linear = if plain {
             f.dtype.bits() as f64
         } else if f.experts_only {
@@ -496,6 +483,20 @@ impl Step<'_> {
     fn linear(&self, name: &str, din: f64, dout: f64) -> OpCost {
         linear(name, self.ph, self.t, din, dout, self.lb, self.act)
     }
+
+    /// An operator of this step without weights (attention's score and weighted sum, the SSM
+    /// scan): `flops`, `act_elems` activations in the activation bits and `kv_elems` cached
+    /// elements (KV or recurrent state) in the KV bits.
+    fn unweighted(&self, name: &str, flops: f64, act_elems: f64, kv_elems: f64) -> OpCost {
+        OpCost::new(
+            name,
+            self.ph,
+            flops,
+            Bytes::ZERO,
+            bits_to_bytes(act_elems, self.act),
+            bits_to_bytes(kv_elems, self.kvb),
+        )
+    }
 }
 
 /// The GQA/MQA attention operators (`op_attn_q/k/v`, `op_attn_score`, `op_attn_av`,
@@ -508,16 +509,7 @@ fn gqa_ops(
     (head_dim, v_head_dim): (u64, u64),
     window: Option<u64>,
 ) -> Result<Vec<OpCost>, CalcError> {
-    let Step {
-        w,
-        ph,
-        b,
-        t,
-        hf,
-        act,
-        kvb,
-        ..
-    } = *st;
+    let (w, b, t, hf) = (st.w, st.b, st.t, st.hf);
     let mut ops = Vec::new();
     check_tp(num_heads, kv_heads, tp)?;
     let hr = num_heads / tp;
@@ -529,23 +521,19 @@ fn gqa_ops(
     let pairs = attention_pairs(w, window);
     let keys = keys_read(w, window);
     let (hrf, hkvf, df, dvf) = (hr as f64, hkv as f64, d as f64, dv as f64);
-    let mut score = OpCost::new(
+    let mut score = st.unweighted(
         "op_attn_score",
-        ph,
         b * hrf * pairs * (2.0 * df + 5.0),
-        Bytes::ZERO,
-        bits_to_bytes(t * hrf * df, act),
-        bits_to_bytes(b * keys * hkvf * df + t * hkvf * df, kvb),
+        t * hrf * df,
+        b * keys * hkvf * df + t * hkvf * df,
     );
     score.window = window;
     ops.push(score);
-    let mut av = OpCost::new(
+    let mut av = st.unweighted(
         "op_attn_av",
-        ph,
         b * hrf * pairs * 2.0 * dvf,
-        Bytes::ZERO,
-        bits_to_bytes(t * hrf * dvf, act),
-        bits_to_bytes(b * keys * hkvf * dvf + t * hkvf * dvf, kvb),
+        t * hrf * dvf,
+        b * keys * hkvf * dvf + t * hkvf * dvf,
     );
     av.window = window;
     ops.push(av);
@@ -557,54 +545,38 @@ fn gqa_ops(
 /// (q and k of `dqk` dims, v of `dv` dims), the absorbed form in decode (scores over the
 /// `latent = kv_lora_rank + qk_rope_head_dim` latent, read once for all heads).
 fn mla_score_av(st: &Step, hr: u64, dqk: f64, (r, rope, dv): (u64, u64, u64)) -> [OpCost; 2] {
-    let Step {
-        w,
-        ph,
-        b,
-        t,
-        act,
-        kvb,
-        ..
-    } = *st;
+    let (w, b, t) = (st.w, st.b, st.t);
     let pairs = attention_pairs(w, None);
     let keys = keys_read(w, None);
     let hrf = hr as f64;
     let latent = r as f64 + rope as f64;
-    let (score, av) = match ph {
+    let (score, av) = match st.ph {
         Phase::Prefill => (
-            OpCost::new(
+            st.unweighted(
                 "op_attn_score",
-                ph,
                 b * hrf * pairs * (2.0 * dqk + 5.0),
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * dqk * 2.0, act),
-                bits_to_bytes(t * latent, kvb),
+                t * hrf * dqk * 2.0,
+                t * latent,
             ),
-            OpCost::new(
+            st.unweighted(
                 "op_attn_av",
-                ph,
                 b * hrf * pairs * 2.0 * dv as f64,
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * dv as f64 * 2.0, act),
-                Bytes::ZERO,
+                t * hrf * dv as f64 * 2.0,
+                0.0,
             ),
         ),
         Phase::Decode => (
-            OpCost::new(
+            st.unweighted(
                 "op_attn_score",
-                ph,
                 b * hrf * pairs * (2.0 * latent + 5.0),
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * latent, act),
-                bits_to_bytes(b * keys * latent + t * latent, kvb),
+                t * hrf * latent,
+                b * keys * latent + t * latent,
             ),
-            OpCost::new(
+            st.unweighted(
                 "op_attn_av",
-                ph,
                 b * hrf * pairs * 2.0 * r as f64,
-                Bytes::ZERO,
-                bits_to_bytes(t * hrf * r as f64, act),
-                Bytes::ZERO,
+                t * hrf * r as f64,
+                0.0,
             ),
         ),
     };
@@ -648,32 +620,22 @@ fn mla_ops(
 /// The SSM operators: `op_ssm_in`, `op_ssm_scan` (~9 FLOP per inner channel per state
 /// element per token; decode reads and writes the recurrent state) and `op_ssm_out`.
 fn ssm_ops(st: &Step, tp: u64, state_elems: u64, d_inner: u64, d_state: u64) -> Vec<OpCost> {
-    let Step {
-        ph,
-        b,
-        t,
-        hf,
-        act,
-        kvb,
-        ..
-    } = *st;
+    let (b, t, hf) = (st.b, st.t, st.hf);
     let mut ops = Vec::new();
     let di = d_inner.div_ceil(tp);
     ops.push(st.linear("op_ssm_in", hf, 2.0 * di as f64));
     let state = state_elems.div_ceil(tp) as f64;
     // Prefill writes the final state once; decode reads and writes it every step.
-    let state_traffic = if ph == Phase::Decode {
+    let state_traffic = if st.ph == Phase::Decode {
         2.0 * b * state
     } else {
         b * state
     };
-    ops.push(OpCost::new(
+    ops.push(st.unweighted(
         "op_ssm_scan",
-        ph,
         9.0 * t * di as f64 * d_state as f64,
-        Bytes::ZERO,
-        bits_to_bytes(2.0 * t * di as f64, act),
-        bits_to_bytes(state_traffic, kvb),
+        2.0 * t * di as f64,
+        state_traffic,
     ));
     ops.push(st.linear("op_ssm_out", di as f64, hf));
     ops

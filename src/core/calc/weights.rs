@@ -54,7 +54,7 @@ pub struct WeightBytes {
 /// The storage format assumed for a chosen precision `d` (see the module docs); `base` is
 /// the precision of the parts that are not quantized.
 pub fn format_for(d: Dtype, base: Dtype) -> WeightFormat {
-    let base16 = if base.bits() >= 16 { base } else { Dtype::Bf16 };
+    let base16 = unquantized_dtype(base);
     let mk = |group_size, scale_bits, zero_point, method: &str| WeightFormat {
         dtype: d,
         group_size,
@@ -110,8 +110,22 @@ pub fn quantized_bytes(n: u64, f: &WeightFormat) -> Result<u64, CalcError> {
     add("ovf_weight_bytes", &[data, scales])
 }
 
-fn is_plain(f: &WeightFormat) -> bool {
-    f.method == "none" || f.method == "unknown" || f.dtype.bits() >= 16
+/// Whether format `f` stores every weight plainly at `f.dtype` (no quantization method, an
+/// unknown one, or 16 bits and more): the one test the weight bytes and the roofline's
+/// precisions share.
+pub fn is_plain(f: &WeightFormat) -> bool {
+    f.method.is_empty() || f.method == "none" || f.method == "unknown" || f.dtype.bits() >= 16
+}
+
+/// The precision of a checkpoint's unquantized tensors when its base is `base`: `base` itself
+/// at 16 bits or more, else bf16. vLLM's `kv_cache_dtype = auto` follows the same rule
+/// ([`crate::core::calc::kv::auto_kv_dtype`]).
+pub fn unquantized_dtype(base: Dtype) -> Dtype {
+    if base.bits() >= 16 {
+        base
+    } else {
+        Dtype::Bf16
+    }
 }
 
 /// Splits the parameters into (quantized, replicated, other) for format `f`.
@@ -137,11 +151,7 @@ fn bytes_of(q: u64, rest: u64, f: &WeightFormat) -> Result<u64, CalcError> {
     if is_plain(f) {
         return plain_bytes(rest, f.dtype.bits());
     }
-    let base_bits = if f.base.bits() >= 16 {
-        f.base.bits()
-    } else {
-        16
-    };
+    let base_bits = unquantized_dtype(f.base).bits();
     add(
         "ovf_weight_bytes",
         &[quantized_bytes(q, f)?, plain_bytes(rest, base_bits)?],
@@ -416,11 +426,7 @@ fn quantized_derivation(
     let mut notes = Vec::new();
     let g = f.group_size.unwrap_or(0);
     let z = if f.zero_point { f.dtype.bits() } else { 0 };
-    let base_b = if f.base.bits() >= 16 {
-        f.base.bits()
-    } else {
-        16
-    } / 8;
+    let base_b = unquantized_dtype(f.base).bits() / 8;
     if f.group_size.is_none() {
         notes.push("note_scales_not_counted".to_string());
     }
@@ -645,6 +651,30 @@ mod tests {
             let exact = quantized_bytes(n, &f).unwrap_or(0) as f64;
             assert_eq!(exact, n as f64 * f.bytes_per_element(), "{d:?}: {f:?}");
         }
+    }
+
+    /// A format without a method name is plain, like `none` and `unknown`: its bytes are every
+    /// parameter at its dtype, and the roofline's linear layers read the same bits.
+    #[test]
+    fn a_format_without_a_method_is_plain_everywhere() {
+        use crate::core::calc::roofline::Precisions;
+        let Some(m) = llama2() else {
+            panic!("llama2 parses")
+        };
+        let f = WeightFormat {
+            method: String::new(),
+            ..format_for(Dtype::Int4, Dtype::Bf16)
+        };
+        assert!(is_plain(&f));
+        let bytes = bytes_of(0, m.params.total, &f).expect("bytes");
+        assert_eq!(bytes, (m.params.total * 4).div_ceil(8));
+        let p = Precisions::from_format(&f, Dtype::Bf16, Dtype::Bf16);
+        assert_eq!((p.linear_bits, p.base_bits), (4.0, 4.0));
+        let named = format_for(Dtype::Int4, Dtype::Bf16);
+        assert!(!is_plain(&named));
+        let q = Precisions::from_format(&named, Dtype::Bf16, Dtype::Bf16);
+        assert_eq!(q.linear_bits, named.bytes_per_element() * 8.0);
+        assert_eq!(q.base_bits, 16.0);
     }
 
     #[test]

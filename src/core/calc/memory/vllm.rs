@@ -337,29 +337,30 @@ struct BlockCounts {
     conc: f64,
 }
 
+/// A value the user entered in field `field`.
+fn user(field: &str) -> Source {
+    Source::User(field.to_string())
+}
+
 /// The derivation of the available KV memory: the override, or `M × u − W − A − N`.
 fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
     let u = inp.gpu_memory_utilization;
-    let src_user = |k: &str| Source::User(k.to_string());
-    match inp.available_kv_override {
-        Some(k) => Derivation {
-            title_key: "vllm_available_kv".into(),
-            formula: "KV_avail = K".into(),
-            substituted: format!("{} GiB", gib_str(k)),
-            result: format!("{:.2} GiB ({} B)", k.gib(), group(k.0)),
-            terms: vec![Term::new(
+    let (formula, substituted, terms, notes) = match inp.available_kv_override {
+        Some(k) => (
+            "KV_avail = K",
+            format!("{} GiB", gib_str(k)),
+            vec![Term::new(
                 "K",
                 "term_available_kv",
                 gib_str(k),
                 "GiB",
-                src_user("available_kv_gib"),
+                user("available_kv_gib"),
             )],
-            notes: vec![],
-        },
-        None => Derivation {
-            title_key: "vllm_available_kv".into(),
-            formula: "KV_avail = M × u − W − A − N".into(),
-            substituted: format!(
+            vec![],
+        ),
+        None => (
+            "KV_avail = M × u − W − A − N",
+            format!(
                 "{} GiB × {} − {} GiB − {} GiB − {} GiB",
                 gib_str(inp.total_memory),
                 u,
@@ -367,8 +368,7 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
                 gib_str(inp.activation_peak),
                 gib_str(inp.non_torch)
             ),
-            result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
-            terms: vec![
+            vec![
                 Term::new(
                     "M",
                     "term_total_gpu_memory",
@@ -381,7 +381,7 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
                     "term_gpu_memory_utilization",
                     u.to_string(),
                     "",
-                    src_user("gpu_memory_utilization"),
+                    user("gpu_memory_utilization"),
                 ),
                 Term::new(
                     "W",
@@ -405,8 +405,17 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
                     inp.non_torch_source.clone(),
                 ),
             ],
-            notes: vec!["note_vllm_gib".into()],
-        },
+            vec!["note_vllm_gib".into()],
+        ),
+    };
+    Derivation {
+        title_key: "vllm_available_kv".into(),
+        formula: formula.into(),
+        substituted,
+        // The override is the available memory itself.
+        result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
+        terms,
+        notes,
     }
 }
 
@@ -414,7 +423,6 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
 /// group (hybrid) or of all attention layers.
 fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout) -> Derivation {
     let bs = inp.block_size;
-    let src_user = |k: &str| Source::User(k.to_string());
     let per_tok_group = if layout.paging == Paging::Hybrid {
         kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
     } else {
@@ -435,7 +443,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
                 "term_block_size",
                 bs.to_string(),
                 "tokens",
-                src_user("block_size"),
+                user("block_size"),
             ),
             Term::new(
                 "Σ",
@@ -505,7 +513,7 @@ fn count_derivations(
             "term_max_model_len",
             group(l),
             "tokens",
-            Source::User("max_model_len".to_string()),
+            user("max_model_len"),
         )],
         notes: vec![],
     };
@@ -565,7 +573,8 @@ mod tests {
     use crate::core::base::units::MIB;
 
     /// vLLM's inputs with the KV memory given outright (`available_kv_override`), 16-token
-    /// blocks and `max_model_len` 20,000: only the KV pool matters to these tests.
+    /// blocks, `max_model_len` 20,000 and nothing else in memory: the tests change what they
+    /// vary.
     fn inputs_with_kv(available: Bytes) -> VllmInputs {
         VllmInputs {
             total_memory: Bytes::ZERO,
@@ -602,6 +611,36 @@ mod tests {
         assert!(b
             .log_lines
             .contains(&"GPU KV cache size: 31,232 tokens".to_string()));
+    }
+
+    /// A KV pool given outright derives as itself (`KV_avail = K`, the user's figure, no
+    /// GiB note); without it, `M × u − W − A − N` with the GiB note. Both results show the
+    /// budget's own `available_kv`.
+    #[test]
+    fn available_derivation_of_override_and_of_memory() {
+        let kv = KvProfile::uniform(1, Bytes(1));
+        let given = vllm_budget(&inputs_with_kv(Bytes(3 * GIB)), &kv).expect("valid");
+        let mut inp = inputs_with_kv(Bytes::ZERO);
+        (inp.available_kv_override, inp.total_memory) = (None, Bytes::from_gib(80));
+        let derived = vllm_budget(&inp, &kv).expect("valid");
+        for (b, formula, source, notes) in [
+            (&given, "KV_avail = K", user("available_kv_gib"), 0),
+            (
+                &derived,
+                "KV_avail = M × u − W − A − N",
+                Source::User("t".into()),
+                1,
+            ),
+        ] {
+            let d = &b.derivations[0];
+            assert_eq!(d.title_key, "vllm_available_kv");
+            assert_eq!(d.formula, formula);
+            assert_eq!(d.terms[0].source, source);
+            assert_eq!(d.notes.len(), notes);
+            let gib = format!("{:.2} GiB", b.available_kv.gib());
+            assert!(d.result.starts_with(&gib), "{} vs {gib}", d.result);
+        }
+        assert_eq!(given.available_kv, Bytes(3 * GIB));
     }
 
     /// vLLM starts when one request of `max_model_len` fits, else refuses; a server known to
@@ -649,19 +688,8 @@ mod tests {
             });
         }
         let inp = VllmInputs {
-            total_memory: Bytes::ZERO,
-            total_source: Source::User("t".into()),
-            gpu_memory_utilization: 0.9,
-            weights: Bytes::ZERO,
-            weights_source: Source::User("w".into()),
-            activation_peak: Bytes::ZERO,
-            activation_source: Source::User("a".into()),
-            non_torch: Bytes::ZERO,
-            non_torch_source: Source::User("n".into()),
-            available_kv_override: Some(Bytes::from_gib(10)),
-            block_size: 16,
             max_model_len: 8192,
-            max_num_batched_tokens: 2048,
+            ..inputs_with_kv(Bytes::from_gib(10))
         };
         let b = vllm_budget(&inp, &kv).expect("valid");
         assert_eq!(b.paging, Paging::Hybrid);
@@ -677,18 +705,11 @@ mod tests {
         for u in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
             let inp = VllmInputs {
                 total_memory: Bytes(1),
-                total_source: Source::User("t".into()),
                 gpu_memory_utilization: u,
-                weights: Bytes::ZERO,
-                weights_source: Source::User("w".into()),
-                activation_peak: Bytes::ZERO,
-                activation_source: Source::User("a".into()),
-                non_torch: Bytes::ZERO,
-                non_torch_source: Source::User("n".into()),
                 available_kv_override: None,
-                block_size: 16,
                 max_model_len: 1,
                 max_num_batched_tokens: 1,
+                ..inputs_with_kv(Bytes::ZERO)
             };
             assert!(vllm_budget(&inp, &kv).is_err());
         }
