@@ -69,41 +69,68 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// Percent-decodes (`+` is a space); invalid escapes stay as they are, invalid UTF-8 is replaced.
 pub fn pct_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let c = b.get(i).copied().unwrap_or(0);
-        if c == b'%' {
-            let hi = b.get(i + 1).and_then(|h| char::from(*h).to_digit(16));
-            let lo = b.get(i + 2).and_then(|h| char::from(*h).to_digit(16));
-            if let (Some(hi), Some(lo)) = (hi, lo) {
-                out.push(((hi << 4) | lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(if c == b'+' { b' ' } else { c });
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    String::from_utf8_lossy(&decode_bytes(s, false).unwrap_or_default()).into_owned()
 }
 
 /// Percent-decodes strictly (`+` is a space): `None` on an invalid escape or invalid UTF-8, for
 /// values that must round-trip exactly (a custom accelerator's name).
 pub fn pct_decode_strict(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    String::from_utf8(decode_bytes(s, true)?).ok()
+}
+
+/// The byte of the escape `%XY` at `i` (two hexadecimal digits, nothing else: no sign).
+fn escape_at(b: &[u8], i: usize) -> Option<u8> {
+    let hi = char::from(*b.get(i + 1)?).to_digit(16)?;
+    let lo = char::from(*b.get(i + 2)?).to_digit(16)?;
+    u8::try_from((hi << 4) | lo).ok()
+}
+
+/// The bytes of `s` with `+` as a space and `%XY` escapes decoded. An invalid escape is kept as
+/// text, or with `strict` makes the whole value `None`.
+fn decode_bytes(s: &str, strict: bool) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(if b == b'+' { b' ' } else { b });
-            i += 1;
+    while let Some(&c) = b.get(i) {
+        if c == b'%' {
+            match escape_at(b, i) {
+                Some(v) => {
+                    out.push(v);
+                    i += 3;
+                    continue;
+                }
+                None if strict => return None,
+                None => {}
+            }
         }
+        out.push(if c == b'+' { b' ' } else { c });
+        i += 1;
     }
-    String::from_utf8(out).ok()
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pct_decode, pct_decode_strict};
+
+    /// Both readings decode the same escapes and `+`; they differ only on a bad escape, which
+    /// the lenient one keeps as text and the strict one refuses, sign characters included
+    /// (`u8::from_str_radix` would have read `%+1` as byte 1).
+    #[test]
+    fn lenient_and_strict_agree_except_on_bad_escapes() {
+        for (text, want) in [
+            ("A100%2080GB", "A100 80GB"),
+            ("a+b%2Bc", "a b+c"),
+            ("%ED%95%9C", "한"),
+        ] {
+            assert_eq!(pct_decode(text), want);
+            assert_eq!(pct_decode_strict(text).as_deref(), Some(want));
+        }
+        for bad in ["%+1", "%-1", "%4", "%zz", "100%"] {
+            assert_eq!(pct_decode_strict(bad), None, "{bad}");
+            assert_eq!(pct_decode(bad), bad.replace('+', " "), "{bad}");
+        }
+        assert_eq!(pct_decode_strict("%FF"), None);
+        assert_eq!(pct_decode("%FF"), "\u{fffd}");
+    }
 }
