@@ -60,18 +60,15 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(out, "{}", usage());
         return 0;
     }
-    let parsed = match Args::parse(rest) {
-        Ok(a) => a,
-        Err(e) => {
-            let _ = writeln!(err, "llmcalc {cmd}: {e}");
-            return 2;
-        }
-    };
-    if parsed.flag("help") {
-        let _ = writeln!(out, "{}", usage());
-        return 0;
-    }
-    let result = dispatch(cmd, &parsed, out);
+    let result = Args::parse(rest)
+        .map_err(|e| e.to_string())
+        .and_then(|parsed| {
+            if parsed.flag("help") {
+                let _ = writeln!(out, "{}", usage());
+                return Ok(());
+            }
+            dispatch(cmd, &parsed, out).map_err(|e| e.to_string())
+        });
     match result {
         Ok(()) => 0,
         Err(e) => {
