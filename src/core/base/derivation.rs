@@ -1,7 +1,7 @@
 //! Derivations as data: the formula, the values substituted, and the result with its unit,
 //! so the UI can "show the math" in any language and the CLI can print it.
 
-use crate::core::base::units::fmt_sig;
+use crate::core::base::units::{fmt_sig, Bytes};
 use serde::{Deserialize, Serialize};
 
 /// One input of a formula: a symbol, its value, its unit and where it came from.
@@ -73,6 +73,18 @@ pub struct Derivation {
 /// Formats an integer with thousands separators: 6738415616 → "6,738,415,616".
 pub fn group(n: u64) -> String {
     crate::core::base::units::NumberSymbols::COMMA_DOT.group(n)
+}
+
+/// A byte count as a derivation's result: exact, then in both units, decimal first
+/// ("16,060,522,496 B = 16.06 GB = 14.96 GiB"), or binary first where the engine being
+/// reproduced speaks GiB (vLLM's memory log: the memory budget's steps).
+pub fn bytes_text(b: Bytes, gib_first: bool) -> String {
+    let (first, second) = if gib_first {
+        (b.fmt_gib(), b.fmt_gb())
+    } else {
+        (b.fmt_gb(), b.fmt_gib())
+    };
+    format!("{} B = {first} = {second}", group(b.0))
 }
 
 #[cfg(test)]

@@ -38,6 +38,11 @@ impl Dtype {
         Dtype::Fp4,
     ];
 
+    /// Bytes per element, without any scale overhead (`bits / 8`: 0.5 for the 4-bit types).
+    pub fn bytes(self) -> f64 {
+        self.bits() as f64 / 8.0
+    }
+
     /// Bits per element, without any scale overhead.
     pub const fn bits(self) -> u64 {
         match self {

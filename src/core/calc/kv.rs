@@ -343,7 +343,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
         }
     }
     let bytes = mul("ovf_state_bytes", &[elems, d.bits()])?.div_ceil(8);
-    let b_text = fmt_sig(d.bits() as f64 / 8.0);
+    let b_text = fmt_sig(d.bytes());
     let substituted = if per.len() == 1 {
         format!(
             "{n} × {} × {b_text}",

@@ -720,7 +720,7 @@ pub fn offload(
     let hbm = gpu.bandwidth.0 * eff.bandwidth;
     // The embedding table is gathered (B rows per step), not streamed: it stays out of the
     // per-step bytes unless it is tied to the lm_head, which reads all of it.
-    let base_bytes = m.weights.base.bits() as f64 / 8.0;
+    let base_bytes = m.weights.base.bytes();
     let gathered = if m.tie_word_embeddings {
         0.0
     } else {

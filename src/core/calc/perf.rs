@@ -541,7 +541,7 @@ fn sizes(m: &ModelDesc, wl: &Workload) -> (Sizes, WeightFormat) {
     };
     let s = Sizes {
         wb: fmt.bytes_per_element(),
-        kvb: kv_dtype(&fmt, wl).bits() as f64 / 8.0,
+        kvb: kv_dtype(&fmt, wl).bytes(),
     };
     (s, fmt)
 }

@@ -233,7 +233,7 @@ pub fn matmul(m: u64, k: u64, n: u64, dtype: Dtype) -> MatmulCost {
 /// Matmul with its derivation.
 pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, Derivation) {
     let c = matmul(m, k, n, dtype);
-    let b = dtype.bits() as f64 / 8.0;
+    let b = dtype.bytes();
     let t = |s: &str, key: &str, v: u64| Term {
         symbol: s.into(),
         name_key: key.into(),

@@ -28,7 +28,7 @@
 //!   evenly.
 
 use crate::core::base::checked::{add, mul};
-use crate::core::base::derivation::{group, Derivation, Source, Term};
+use crate::core::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
 use crate::core::base::units::{fmt_sig, Bytes};
@@ -65,15 +65,7 @@ pub fn format_for(d: Dtype, base: Dtype) -> WeightFormat {
         base: base16,
     };
     match d {
-        Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16 => WeightFormat {
-            dtype: d,
-            group_size: None,
-            scale_bits: 0,
-            zero_point: false,
-            method: "none".into(),
-            experts_only: false,
-            base: d,
-        },
+        Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16 => WeightFormat::plain(d),
         Dtype::Fp8 => mk(None, 0, false, "fp8"),
         Dtype::Int8 => mk(None, 0, false, "int8"),
         Dtype::Int4 => mk(Some(128), 16, true, "int4-g128"),
@@ -155,15 +147,6 @@ fn bytes_of(q: u64, rest: u64, f: &WeightFormat) -> Result<u64, CalcError> {
     add(
         "ovf_weight_bytes",
         &[quantized_bytes(q, f)?, plain_bytes(rest, base_bits)?],
-    )
-}
-
-fn result_text(b: u64) -> String {
-    format!(
-        "{} B = {} = {}",
-        group(b),
-        Bytes(b).fmt_gb(),
-        Bytes(b).fmt_gib()
     )
 }
 
@@ -382,7 +365,7 @@ fn share_derivation(
         title_key: "mem_weights_per_gpu".into(),
         formula,
         substituted,
-        result: result_text(bytes),
+        result: bytes_text(Bytes(bytes), false),
         terms,
         notes: vec!["note_tp_weights".into()],
     })
@@ -399,7 +382,7 @@ fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Der
             group(pt),
             crate::core::base::units::fmt_sig(bits as f64 / 8.0)
         ),
-        result: result_text(total),
+        result: bytes_text(Bytes(total), false),
         terms: vec![
             Term::new("P", "term_params", group(pt), "", src_p),
             Term::new(
@@ -454,7 +437,7 @@ fn quantized_derivation(
                 group(pt - q)
             )
         },
-        result: result_text(total),
+        result: bytes_text(Bytes(total), false),
         terms: vec![
             Term::new("P", "term_params", group(pt), "", src_p),
             Term::new(
@@ -558,7 +541,7 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
         title_key: "weights_bytes".into(),
         formula: "total_size".into(),
         substituted: group(b.0),
-        result: result_text(b.0),
+        result: bytes_text(b, false),
         terms: vec![Term::new(
             "total_size",
             "term_index_total_size",
@@ -599,7 +582,7 @@ fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) {
         group(b.0),
         group(class.total.0)
     );
-    d.result = result_text(per_gpu.0);
+    d.result = bytes_text(Bytes(per_gpu.0), false);
     d.terms.extend([
         Term::new(
             "W",

@@ -256,6 +256,19 @@ pub struct WeightFormat {
 }
 
 impl WeightFormat {
+    /// A plain (unquantized) format: every parameter in `d`.
+    pub fn plain(d: Dtype) -> WeightFormat {
+        WeightFormat {
+            dtype: d,
+            group_size: None,
+            scale_bits: 0,
+            zero_point: false,
+            method: "none".into(),
+            experts_only: false,
+            base: d,
+        }
+    }
+
     /// Bytes per stored element of the quantized (or plain) tensors, per-group scales and zero
     /// points included: `(bits + (s + z) / g) / 8` (`calc::weights::quantized_bytes` counts the
     /// same exactly, rounded up per tensor). This is the size of one linear-layer weight; the

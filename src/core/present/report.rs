@@ -14,7 +14,7 @@
 //! assert_eq!((a10g.requests_practical, a10g.requests_theoretical), (4, 5));
 //! ```
 
-use crate::core::base::derivation::{group, Derivation, Source, Term};
+use crate::core::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::Tokens;
@@ -213,13 +213,9 @@ pub fn model_of(source: &ModelSource) -> Result<ModelDesc, CalcError> {
     }
 }
 
-fn bytes_result(b: Bytes) -> String {
-    format!("{} B = {} = {}", group(b.0), b.fmt_gb(), b.fmt_gib())
-}
-
 /// KV per token, whole model, with the textbook formula when every layer is alike.
 fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation {
-    let b = kv.bits() as f64 / 8.0;
+    let b = kv.bytes();
     let attn: Vec<(u64, u64, u64)> = m
         .layers
         .iter()
@@ -399,7 +395,7 @@ fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -
         title_key: "kv_per_request".into(),
         formula: "KV_req = KV_token × S".into(),
         substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
-        result: bytes_result(kv_per_request),
+        result: bytes_text(kv_per_request, false),
         terms: vec![
             Term::new(
                 "KV_token",
@@ -430,7 +426,7 @@ fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64)
         title_key: "kv_total".into(),
         formula: "KV = KV_req × N".into(),
         substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
-        result: bytes_result(kv_total),
+        result: bytes_text(kv_total, false),
         terms: vec![Term::new(
             "N",
             "term_concurrency",

@@ -1,7 +1,8 @@
 //! Activation reserve estimate: the peak activation memory of one forward pass, per GPU.
 
 use super::defaults::{default_max_num_batched_tokens, DEFAULT_MAX_NUM_SEQS};
-use super::helpers::{bytes_result, ceil_div, elems_to_bytes};
+use super::helpers::{ceil_div, elems_to_bytes};
+use crate::core::base::derivation::bytes_text;
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
@@ -130,7 +131,7 @@ pub fn activation_estimate(
     } else {
         hidden_part + logits
     };
-    let b_act = ap.act.bits() as f64 / 8.0;
+    let b_act = ap.act.bytes();
     let d = Derivation {
         title_key: "mem_activation_estimate".into(),
         formula: "A = T × (2h + w_max) × b_act + R × V × 4".into(),
@@ -143,7 +144,7 @@ pub fn activation_estimate(
             group(rows),
             group(model.vocab_size)
         ),
-        result: bytes_result(total),
+        result: bytes_text(total, true),
         terms: profile_terms(
             ap.chunk_tokens,
             h,
@@ -275,7 +276,7 @@ pub fn v1_profile_peak(
             group(model.vocab_size),
             s
         ),
-        result: bytes_result(total),
+        result: bytes_text(total, true),
         terms: {
             let mut terms = profile_terms(t, h, w_max, b_act, rows, model.vocab_size, ap.act);
             terms.push(Term::new(

@@ -1,15 +1,10 @@
 //! Small helpers shared by the parts: byte formatting, rounding divisions, range errors.
 
-use crate::core::base::derivation::group;
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::Bytes;
 
 pub(super) fn gib_str(b: Bytes) -> String {
     format!("{:.3}", b.gib())
-}
-
-pub(super) fn bytes_result(b: Bytes) -> String {
-    format!("{} B = {} = {}", group(b.0), b.fmt_gib(), b.fmt_gb())
 }
 
 /// `⌈a × bits / 8⌉` bytes, saturating.

@@ -1,8 +1,9 @@
 //! vLLM's budget: the KV memory left after weights, activations and non-torch memory, paged in
 //! blocks, and the lines vLLM logs.
 
-use super::helpers::{bytes_result, ceil_div, floor_div, gib_str, out_of_range};
+use super::helpers::{ceil_div, floor_div, gib_str, out_of_range};
 use super::kv_profile::{KvLayer, KvLayerKind, KvProfile};
+use crate::core::base::derivation::bytes_text;
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{Bytes, GIB};
@@ -436,7 +437,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
             "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
         },
         substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
-        result: bytes_result(layout.bytes_per_block),
+        result: bytes_text(layout.bytes_per_block, true),
         terms: vec![
             Term::new(
                 "block_size",

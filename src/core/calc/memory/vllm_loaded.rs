@@ -21,7 +21,8 @@
 //!   (vllm-project/vllm#33155); Blackwell's FlashInfer paths pad both sizes to 256; ROCm pads to
 //!   its own alignment. Expert biases (bf16, about 6 MB for gpt-oss-120b) are not padded here.
 
-use super::helpers::{bytes_result, gib_str};
+use super::helpers::gib_str;
+use crate::core::base::derivation::bytes_text;
 use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
@@ -120,7 +121,7 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
                 title_key: "vllm_total_memory".into(),
                 formula: l.formula.into(),
                 substituted: format!("{} GiB < {} GiB", gib_str(l.bytes), gib_str(cap)),
-                result: bytes_result(l.bytes),
+                result: bytes_text(l.bytes, true),
                 terms: vec![
                     Term::new(
                         "M",
@@ -141,7 +142,7 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
                 title_key: "vllm_total_memory".into(),
                 formula: "M = M_catalog".into(),
                 substituted: format!("{} GiB", gib_str(cap)),
-                result: bytes_result(cap),
+                result: bytes_text(cap, true),
                 terms: vec![Term::new(
                     "M",
                     "term_total_gpu_memory",
@@ -277,7 +278,7 @@ pub fn vllm_loaded_weights(
             title_key: "vllm_loaded_weights".into(),
             formula: "W = W_ckpt + P_marlin".into(),
             substituted: format!("{} B + {} B", group(checkpoint.per_gpu.0), group(padding.0)),
-            result: bytes_result(bytes),
+            result: bytes_text(bytes, true),
             terms: vec![
                 Term::new(
                     "W_ckpt",

@@ -30,7 +30,7 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::base::units::Bytes;
 use crate::core::model::desc::{
-    Ffn, Layer, LedgerSource, Mixer, ModelDesc, ModelOrigin, ParamBreakdown,
+    Ffn, Layer, LedgerSource, Mixer, ModelDesc, ModelOrigin, ParamBreakdown, WeightFormat,
 };
 use reader::Reader;
 use serde_json::{Map, Value};
@@ -462,7 +462,7 @@ fn from_index(
         tie_word_embeddings: false,
         max_position_embeddings: None,
         params,
-        weights: quant::plain(Dtype::Bf16),
+        weights: WeightFormat::plain(Dtype::Bf16),
         exact_weight_bytes: exact,
         ledger: r.ledger,
         warnings: r.warnings,

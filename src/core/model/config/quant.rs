@@ -20,19 +20,6 @@ use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{LedgerSource, WeightFormat};
 use serde_json::{Map, Value};
 
-/// A plain (unquantized) format: every parameter in `d`.
-pub fn plain(d: Dtype) -> WeightFormat {
-    WeightFormat {
-        dtype: d,
-        group_size: None,
-        scale_bits: 0,
-        zero_point: false,
-        method: "none".into(),
-        experts_only: false,
-        base: d,
-    }
-}
-
 fn num(v: Option<&Value>) -> Option<i64> {
     v.and_then(|x| {
         x.as_i64().or_else(|| {
@@ -209,14 +196,14 @@ pub fn weight_format_from(
         .get("quantization_config")
         .or_else(|| r.find("quantization_config").map(|(_, v)| v));
     let Some(Value::Object(q)) = q else {
-        return Ok(plain(base));
+        return Ok(WeightFormat::plain(base));
     };
     let method = q
         .get("quant_method")
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_ascii_lowercase();
-    let mut f = plain(base);
+    let mut f = WeightFormat::plain(base);
     f.method = method.clone();
     match method.as_str() {
         "fp8" => fp8(q, &mut f),
