@@ -437,8 +437,14 @@ fn user_count(name: &str, name_key: &str, n: u64) -> Term {
     Term::num(name, name_key, n as f64, "", Source::User(name.into()))
 }
 
-/// The host link's nominal bandwidth, `link`, from `source`.
-fn host_link_term(link_nominal: BytesPerSecond, source: Source) -> Term {
+/// The host link's nominal bandwidth, `link`: the user's figure when given, else the one the
+/// catalog's PCIe generation implies.
+fn host_link_term(link_nominal: BytesPerSecond, user_given: bool) -> Term {
+    let source = if user_given {
+        Source::User("host_link".into())
+    } else {
+        Source::Catalog("pcie_gen".into())
+    };
     Term::num(
         "link",
         "term_host_link",
@@ -450,11 +456,6 @@ fn host_link_term(link_nominal: BytesPerSecond, source: Source) -> Term {
 
 fn load_derivations(d: &LoadD) -> Vec<Derivation> {
     let w_gb = d.total.gb();
-    let link_src = if d.inp.host_link.is_some() {
-        Source::User("host_link".into())
-    } else {
-        Source::Catalog("pcie_gen".into())
-    };
     vec![
         Derivation {
             title_key: "load_storage_time".into(),
@@ -503,7 +504,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "GB",
                     Source::Derived("src_weights_over_tp".into()),
                 ),
-                host_link_term(d.link_nominal, link_src),
+                host_link_term(d.link_nominal, d.inp.host_link.is_some()),
                 Term::num(
                     "e_link",
                     "term_link_efficiency",
@@ -633,7 +634,7 @@ fn check_link_inputs(inp: &OffloadInputs) -> Result<(), CalcError> {
 fn ratio_derivation(
     gpu: &Accelerator,
     eff: &Efficiencies,
-    link_nominal: BytesPerSecond,
+    (link_nominal, user_given): (BytesPerSecond, bool),
     e: f64,
     ratio: f64,
 ) -> Derivation {
@@ -656,7 +657,7 @@ fn ratio_derivation(
                 "GB/s",
                 Source::Catalog("bw_gbps".into()),
             ),
-            host_link_term(link_nominal, Source::Catalog("pcie_gen".into())),
+            host_link_term(link_nominal, user_given),
         ],
         notes: vec![],
     }
@@ -734,7 +735,7 @@ pub fn offload(
     let tkv = tpot + extra(kv);
     let ratio = hbm / link;
     let derivations = vec![
-        ratio_derivation(gpu, eff, link_nominal, e, ratio),
+        ratio_derivation(gpu, eff, (link_nominal, inp.host_link.is_some()), e, ratio),
         offloaded_derivation(
             ("offload_weights_tpot", "W", "term_weights_per_gpu"),
             "src_weights_over_tp_no_embedding",
@@ -941,6 +942,47 @@ mod tests {
             gh.slowdown_weights,
             h.slowdown_weights
         );
+    }
+
+    /// Every `link` term (load time, offload bandwidth ratio) cites the user's figure when one
+    /// was given and the catalog's PCIe generation otherwise.
+    #[test]
+    fn the_host_link_term_cites_where_the_figure_came_from() {
+        let m = model("meta-llama__Meta-Llama-3.1-8B");
+        let g = gpu("h100-sxm");
+        let eff = Efficiencies::default();
+        let link_sources = |ds: &[Derivation]| -> Vec<Source> {
+            ds.iter()
+                .flat_map(|d| d.terms.iter())
+                .filter(|t| t.symbol == "link")
+                .map(|t| t.source.clone())
+                .collect()
+        };
+        let user = Some(BytesPerSecond::from_gbps(16.0));
+        for (given, want) in [
+            (None, Source::Catalog("pcie_gen".into())),
+            (user, Source::User("host_link".into())),
+        ] {
+            let load = load_time(
+                &m,
+                g,
+                &LoadInputs {
+                    host_link: given,
+                    ..LoadInputs::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+            let off_inp = OffloadInputs {
+                host_link: given,
+                ..OffloadInputs::default()
+            };
+            let off = offload(&m, g, &off_inp, &eff).unwrap_or_else(|e| panic!("{e}"));
+            let mut all = link_sources(&load.derivations);
+            let from_offload = link_sources(&off.derivations);
+            assert!(!from_offload.is_empty(), "the ratio's term");
+            all.extend(from_offload);
+            assert!(all.iter().all(|s| *s == want), "{given:?}: {all:?}");
+        }
     }
 
     #[test]
