@@ -1228,10 +1228,11 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
         return Vec::new();
     };
     let ms = |x: Seconds| fmt_sig(x.ms());
-    let wait = if o.batch > 1 {
-        format!(" + {} ms", ms(o.tpot))
+    // At batch 1 nothing is in flight, so a new request waits for no step.
+    let (wait, wait_note) = if o.batch > 1 {
+        (format!(" + {} ms", ms(o.tpot)), "note_ttft_wait")
     } else {
-        " + 0 (batch 1: nothing in flight)".to_string()
+        (" + 0".to_string(), "note_ttft_batch1")
     };
     let term = |sym: &str, key: &str, x: Seconds, why: String| {
         Term::num(sym, key, x.ms(), "ms", Source::Derived(why))
@@ -1274,7 +1275,7 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 p.prefill_one,
                 "src_prefill_one_prompt".into(),
             )],
-            notes: vec!["note_ttft_wait".into()],
+            notes: vec![wait_note.into()],
         },
     ]
 }

@@ -684,7 +684,7 @@ fn offloaded_derivation(
             fmt_sig(hbm / 1e9)
         ),
         result: format!(
-            "{} ms ({}× slower)",
+            "{} ms = {}× TPOT",
             fmt_sig(offloaded * 1e3),
             fmt_sig(offloaded / tpot)
         ),

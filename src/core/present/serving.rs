@@ -408,7 +408,7 @@ fn run_gpu(
         .collect();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
-    let math = step_math(acc, &engine, step, rep.resolved().max_num_seqs);
+    let math = step_math(acc, &engine, step);
     let gpu = ServingGpu {
         name: acc.name.clone(),
         analytic_rate: analytic,
@@ -453,7 +453,6 @@ fn step_math(
     acc: &Accelerator,
     engine: &EngineConfig,
     (batch, ctx, t): (u64, u64, f64),
-    max_num_seqs: u64,
 ) -> Derivation {
     let ms = t * 1e3;
     let tok_s = if t > 0.0 { batch as f64 / t } else { 0.0 };
@@ -466,7 +465,7 @@ fn step_math(
             engine.tp
         ),
         result: format!(
-            "t_step = {} ms → {} output tokens/s on {}",
+            "t_step = {} ms → d / t_step = {} tok/s ({})",
             fmt_sig(ms),
             fmt_sig(tok_s),
             acc.name
@@ -477,7 +476,7 @@ fn step_math(
                 "sv_term_batch",
                 batch as f64,
                 "",
-                Source::Derived(format!("min(max_num_seqs = {max_num_seqs}, KV blocks)")),
+                Source::Derived("src_batch_seqs_or_kv".into()),
             ),
             Term::num(
                 "ctx",
