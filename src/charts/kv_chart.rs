@@ -194,10 +194,8 @@ fn batch_lines<DB: DrawingBackend>(
     let (xs, ys, rect) = (&frame.xs, &frame.ys, frame.rect);
     let n = data.lines.len();
     let mut ends = Vec::with_capacity(n);
-    // The lines are sampled at the same token counts: each count's text is made once.
-    let mut token_texts = std::collections::HashMap::<u64, String>::new();
+    let (batch_word, tokens_word) = (labels.batch, labels.tokens_axis);
     for (i, l) in data.lines.iter().enumerate() {
-        let batch_text = format!("{} {} · ", labels.batch, l.batch);
         let col = theme.ramp(i, n);
         let fpts: Vec<(f64, f64)> = l
             .points
@@ -213,15 +211,17 @@ fn batch_lines<DB: DrawingBackend>(
         for (t, b) in &l.points {
             let p = (xs.map(t.0 as f64), ys.map(b.gib()));
             if rect.contains(p) && t.0 > 0 {
-                let tokens = token_texts
-                    .entry(t.0)
-                    .or_insert_with(|| format!("{} {}", group(t.0), labels.tokens_axis));
-                m.hits.point(
-                    format!("kv/{}/{}", l.batch, t.0),
-                    p,
-                    5,
-                    vec![format!("{batch_text}{tokens}"), fmt::bytes(*b)],
-                );
+                // Made on hover: formatting 165 tooltips took most of this chart's drawing.
+                let (batch, tokens, bytes) = (l.batch, t.0, *b);
+                m.hits.point_with(p, 5, move || {
+                    (
+                        format!("kv/{batch}/{tokens}"),
+                        vec![
+                            format!("{batch_word} {batch} · {} {tokens_word}", group(tokens)),
+                            fmt::bytes(bytes),
+                        ],
+                    )
+                });
             }
         }
     }

@@ -429,14 +429,45 @@ fn text_width(font: &str, text: &str) -> Option<u32> {
     Some(w)
 }
 
+thread_local! {
+    /// The CSS fonts already written, with what they were written from (style, size, family):
+    /// a chart uses a few fonts for all its labels, and formatting the size (a float) for each
+    /// label and each measurement cost more than the lookup.
+    static FONTS: std::cell::RefCell<Vec<(String, u64, String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many written fonts are kept.
+const FONTS_KEPT: usize = 32;
+
 /// The CSS font of a text style, as plotters-canvas writes it.
 fn font_of<S: BackendTextStyle>(style: &S) -> String {
-    format!(
-        "{} {}px {}",
-        style.style().as_str(),
-        style.size(),
-        style.family().as_str()
-    )
+    let (kind, size, family) = (style.style(), style.size(), style.family());
+    let (kind, family) = (kind.as_str(), family.as_str());
+    let found = FONTS.with(|f| {
+        f.try_borrow().ok().and_then(|f| {
+            f.iter()
+                .find(|(k, s, fam, _)| k == kind && *s == size.to_bits() && fam == family)
+                .map(|(.., font)| font.clone())
+        })
+    });
+    found.unwrap_or_else(|| {
+        let font = format!("{kind} {size}px {family}");
+        FONTS.with(|f| {
+            if let Ok(mut f) = f.try_borrow_mut() {
+                if f.len() >= FONTS_KEPT {
+                    f.clear();
+                }
+                f.push((
+                    kind.to_string(),
+                    size.to_bits(),
+                    family.to_string(),
+                    font.clone(),
+                ));
+            }
+        });
+        font
+    })
 }
 
 fn js_err(what: &str, e: JsValue) -> DrawError {
@@ -691,14 +722,14 @@ fn chart_canvas(
 
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let (x, y) = (ev.offset_x(), ev.offset_y());
-        let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines.clone()));
+        let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines));
         let w = width.get_untracked();
         let h = data.with_untracked(|d| d.0.height_for_width(w));
         tooltip.set(tip.map(|lines| (tooltip_position(x, y, w, h), lines)));
     };
     let on_leave = move |_| tooltip.set(None);
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let id = hits.with_value(|h| h.at(ev.offset_x(), ev.offset_y()).map(|r| r.id.clone()));
+        let id = hits.with_value(|h| h.at(ev.offset_x(), ev.offset_y()).map(|r| r.id));
         if let (Some(cb), Some(id)) = (on_pick, id) {
             cb.run(id);
         }
@@ -793,12 +824,42 @@ fn draw_if_changed(
             return None;
         }
         drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
-        let labels = Labels::new(lang_now);
+        let labels = labels_in(lang_now);
         let h = d.0.height_for_width(w);
         Some(
             d.0.draw_canvas(canvas, (w, h), &Theme::for_dark(is_dark), &labels)
                 .map_err(|e| e.message(&labels)),
         )
+    })
+}
+
+thread_local! {
+    /// The chart labels of the language last drawn in: making them looks up every label's
+    /// translation, and each redraw of each chart needs them.
+    static LABELS: std::cell::RefCell<Option<(Lang, Labels)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The chart labels in `lang`, kept once every label has its translation (a label from the
+/// late module's part of the table is missing until that module is linked).
+fn labels_in(lang: Lang) -> Labels {
+    let kept = LABELS.with(|l| {
+        l.try_borrow().ok().and_then(|l| {
+            l.as_ref()
+                .filter(|(kl, _)| *kl == lang)
+                .map(|(_, k)| k.clone())
+        })
+    });
+    kept.unwrap_or_else(|| {
+        let labels = Labels::new(lang);
+        if Labels::KEYS.iter().all(|k| crate::core::base::has(k)) {
+            LABELS.with(|l| {
+                if let Ok(mut l) = l.try_borrow_mut() {
+                    *l = Some((lang, labels.clone()));
+                }
+            });
+        }
+        labels
     })
 }
 
