@@ -126,6 +126,24 @@ impl HiDpiCanvas {
         shape(&self.ctx);
     }
 
+    /// Draws a shape that may be filled: filled, `filled` draws it on the context
+    /// ([`Self::fill_shape`]); else `outline` draws its outline as plotters-canvas does, after
+    /// the gathered stroke.
+    fn shape(
+        &mut self,
+        (fill, color): (bool, BackendColor),
+        outline: impl FnOnce(&mut CanvasBackend) -> Result<(), DrawingErrorKind<CanvasErr>>,
+        filled: impl FnOnce(&CanvasRenderingContext2d),
+    ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        if fill {
+            self.fill_shape(color, filled);
+            Ok(())
+        } else {
+            self.flush();
+            outline(&mut self.inner)
+        }
+    }
+
     /// Draws the gathered labels, grouped by font and colour (their order within a group is
     /// kept). A label the context refuses is skipped: nothing else depends on it.
     fn draw_texts(&mut self) {
@@ -235,19 +253,18 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        if !fill {
-            self.flush();
-            return self.inner.draw_rect(upper_left, bottom_right, style, fill);
-        }
-        self.fill_shape(style.color(), |ctx| {
-            ctx.fill_rect(
-                f64::from(upper_left.0),
-                f64::from(upper_left.1),
-                f64::from(bottom_right.0 - upper_left.0),
-                f64::from(bottom_right.1 - upper_left.1),
-            )
-        });
-        Ok(())
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_rect(upper_left, bottom_right, style, fill),
+            |ctx| {
+                ctx.fill_rect(
+                    f64::from(upper_left.0),
+                    f64::from(upper_left.1),
+                    f64::from(bottom_right.0 - upper_left.0),
+                    f64::from(bottom_right.1 - upper_left.1),
+                )
+            },
+        )
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -259,13 +276,10 @@ impl DrawingBackend for HiDpiCanvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let mut points = path.into_iter();
-        if let Some(start) = points.next() {
+        let mut points = path.into_iter().peekable();
+        if points.peek().is_some() {
             self.stroke_in(color, style.stroke_width());
-            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
-            for p in points {
-                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
-            }
+            trace(&self.ctx, points);
         }
         Ok(())
     }
@@ -276,13 +290,8 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.fill_shape(style.color(), |ctx| {
-            let mut vert = vert.into_iter();
             ctx.begin_path();
-            if let Some(start) = vert.next() {
-                ctx.move_to(f64::from(start.0), f64::from(start.1));
-                for p in vert {
-                    ctx.line_to(f64::from(p.0), f64::from(p.1));
-                }
+            if trace(ctx, vert) {
                 ctx.close_path();
             }
             ctx.fill();
@@ -297,23 +306,22 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        if !fill {
-            self.flush();
-            return self.inner.draw_circle(center, radius, style, fill);
-        }
-        self.fill_shape(style.color(), |ctx| {
-            ctx.begin_path();
-            // `arc` refuses only a negative radius, which a u32 cannot be.
-            let _ = ctx.arc(
-                f64::from(center.0),
-                f64::from(center.1),
-                f64::from(radius),
-                0.0,
-                std::f64::consts::TAU,
-            );
-            ctx.fill();
-        });
-        Ok(())
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_circle(center, radius, style, fill),
+            |ctx| {
+                ctx.begin_path();
+                // `arc` refuses only a negative radius, which a u32 cannot be.
+                let _ = ctx.arc(
+                    f64::from(center.0),
+                    f64::from(center.1),
+                    f64::from(radius),
+                    0.0,
+                    std::f64::consts::TAU,
+                );
+                ctx.fill();
+            },
+        )
     }
 
     fn draw_text<TStyle: BackendTextStyle>(
@@ -374,6 +382,20 @@ impl DrawingBackend for HiDpiCanvas {
         });
         Ok((width, style.size().ceil().max(0.0) as u32))
     }
+}
+
+/// Adds `points` to the context's current path as one polyline (a move to the first, lines
+/// to the others); whether there was any point.
+fn trace(ctx: &CanvasRenderingContext2d, points: impl IntoIterator<Item = BackendCoord>) -> bool {
+    let mut points = points.into_iter();
+    let Some(start) = points.next() else {
+        return false;
+    };
+    ctx.move_to(f64::from(start.0), f64::from(start.1));
+    for p in points {
+        ctx.line_to(f64::from(p.0), f64::from(p.1));
+    }
+    true
 }
 
 thread_local! {
