@@ -173,7 +173,7 @@ mod tests {
         let out = super::super::render_svg(&data, &Theme::light(), &labels, (640, 480));
         let (svg, hits) = out.unwrap_or_else(|e| panic!("{e}"));
         assert!(svg.starts_with("<svg"));
-        assert_eq!(hits.regions.len(), data.points.len());
+        assert_eq!(hits.len(), data.points.len());
         assert!(svg.contains(&data.x_title));
         // Empty data draws the message, not a panic.
         let empty = AccuracyScatter {
@@ -182,7 +182,7 @@ mod tests {
         };
         let (svg, hits) = super::super::render_svg(&empty, &Theme::dark(), &labels, (300, 200))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert!(hits.regions.is_empty());
+        assert!(hits.is_empty());
         assert!(svg.contains(&empty.empty_label));
     }
 }

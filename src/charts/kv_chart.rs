@@ -35,15 +35,21 @@ pub fn draw<DB: DrawingBackend>(
     let right_w = axis::widest(area, theme, end_labels.iter().cloned())? + 12;
     let frame = frame(area, data, (theme, labels), (w, h, top, right_w), max_t)?;
     let rect = frame.rect;
-    let tl = (theme, labels);
-    current_context(area, data, tl, &frame, max_t)?;
+    let plot = Plot {
+        area,
+        data,
+        theme,
+        labels,
+        frame,
+    };
+    plot.current_context(max_t)?;
     let mut m = Marks::new((rect.left, rect.top, rect.right + right_w, rect.bottom));
-    budget_lines(area, data, tl, &frame, &mut m)?;
-    let ends = batch_lines(area, data, tl, &frame, &mut m)?;
-    oom_crosses(area, data, tl, &frame, &mut m)?;
+    plot.budget_lines(&mut m)?;
+    let ends = plot.batch_lines(&mut m)?;
+    plot.oom_crosses(&mut m)?;
     let ends = (&end_labels[..], &ends[..], right_w);
     batch_labels(area, theme, rect, ends, &mut m.placer)?;
-    budget_labels(area, data, tl, &frame, &mut m.placer)?;
+    plot.budget_labels(&mut m.placer)?;
     Ok(m.hits)
 }
 
@@ -123,149 +129,172 @@ fn frame<DB: DrawingBackend>(
     Ok(Frame { rect, xs, ys })
 }
 
-/// The current context: a dotted vertical line with its label.
-fn current_context<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    data: &KvSeries,
-    (theme, labels): (&Theme, &Labels),
-    frame: &Frame,
-    max_t: f64,
-) -> Result<(), DrawError> {
-    let ct = data.current_tokens.0 as f64;
-    if ct > 0.0 && ct <= max_t {
-        let rect = frame.rect;
-        let x = frame.xs.map(ct);
-        axis::dashed(
-            area,
-            &[(x, rect.top), (x, rect.bottom)],
-            (2.0, 3.0),
-            theme.muted.stroke_width(1),
-        )?;
-        let s = text_style(theme, 0.85, theme.muted, Pos::new(HPos::Left, VPos::Top));
-        let label = format!(
-            "{} {}",
-            labels.current_context,
-            group(data.current_tokens.0)
-        );
-        area.draw_text(&label, &s, (x + 4, rect.top + 2))
-            .map_err(DrawError::backend)?;
-    }
-    Ok(())
+/// What each drawing step after the axes reads: the area, the data, the theme and labels,
+/// and the laid-out frame.
+struct Plot<'a, DB: DrawingBackend> {
+    area: &'a DrawingArea<DB, Shift>,
+    data: &'a KvSeries,
+    theme: &'a Theme,
+    labels: &'a Labels,
+    frame: Frame,
 }
 
-/// Budget lines across the plot, in GPU colours.
-fn budget_lines<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    data: &KvSeries,
-    (theme, labels): (&Theme, &Labels),
-    frame: &Frame,
-    m: &mut Marks,
-) -> Result<(), DrawError> {
-    let rect = frame.rect;
-    for (i, c) in data.capacities.iter().enumerate() {
-        let y = frame.ys.map(c.kv_budget.gib());
-        axis::line(
-            area,
-            (rect.left, y),
-            (rect.right, y),
-            theme.gpu(i).stroke_width(2),
-        )?;
-        m.hits.push(
-            format!("budget/{}", c.gpu),
-            (rect.left, y - 3, rect.right, y + 3),
-            vec![
-                format!("{} · {}", c.gpu, labels.kv_budget),
-                fmt::bytes(c.kv_budget),
-                format!("{}: {}", labels.capacity, fmt::bytes(c.capacity)),
-            ],
-        );
+impl<DB: DrawingBackend> Plot<'_, DB> {
+    /// The current context: a dotted vertical line with its label.
+    fn current_context(&self, max_t: f64) -> Result<(), DrawError> {
+        let (data, theme) = (self.data, self.theme);
+        let ct = data.current_tokens.0 as f64;
+        if ct > 0.0 && ct <= max_t {
+            let rect = self.frame.rect;
+            let x = self.frame.xs.map(ct);
+            axis::dashed(
+                self.area,
+                &[(x, rect.top), (x, rect.bottom)],
+                (2.0, 3.0),
+                theme.muted.stroke_width(1),
+            )?;
+            let s = text_style(theme, 0.85, theme.muted, Pos::new(HPos::Left, VPos::Top));
+            let label = format!(
+                "{} {}",
+                self.labels.current_context,
+                group(data.current_tokens.0)
+            );
+            self.area
+                .draw_text(&label, &s, (x + 4, rect.top + 2))
+                .map_err(DrawError::backend)?;
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Batch lines (neutral ramp), clipped at the top; returns where each ends for its label.
-fn batch_lines<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    data: &KvSeries,
-    (theme, labels): (&Theme, &Labels),
-    frame: &Frame,
-    m: &mut Marks,
-) -> Result<Vec<(i32, i32)>, DrawError> {
-    let (xs, ys, rect) = (&frame.xs, &frame.ys, frame.rect);
-    let n = data.lines.len();
-    let mut ends = Vec::with_capacity(n);
-    // The lines are sampled at the same token counts: each count's text is made once.
-    let mut token_texts = std::collections::HashMap::<u64, String>::new();
-    for (i, l) in data.lines.iter().enumerate() {
-        let batch_text = format!("{} {} · ", labels.batch, l.batch);
-        let col = theme.ramp(i, n);
-        let fpts: Vec<(f64, f64)> = l
-            .points
-            .iter()
-            .map(|(t, b)| (xs.map_f(t.0 as f64), ys.map_f(b.gib())))
-            .collect();
-        let pts = axis::polyline(&fpts);
-        // A line leaving the top of the plot stops at its edge.
-        let clipped = clip_top(&pts, rect.top);
-        area.draw(&PathElement::new(clipped.clone(), col.stroke_width(2)))
-            .map_err(DrawError::backend)?;
-        ends.push(clipped.last().copied().unwrap_or((rect.right, rect.bottom)));
-        for (t, b) in &l.points {
-            let p = (xs.map(t.0 as f64), ys.map(b.gib()));
-            if rect.contains(p) && t.0 > 0 {
-                let tokens = token_texts
-                    .entry(t.0)
-                    .or_insert_with(|| format!("{} {}", group(t.0), labels.tokens_axis));
-                m.hits.point(
-                    format!("kv/{}/{}", l.batch, t.0),
-                    p,
-                    5,
-                    vec![format!("{batch_text}{tokens}"), fmt::bytes(*b)],
-                );
+    /// The pixel row of a KV budget.
+    fn budget_y(&self, budget: Bytes) -> i32 {
+        self.frame.ys.map(budget.gib())
+    }
+
+    /// Budget lines across the plot, in GPU colours.
+    fn budget_lines(&self, m: &mut Marks) -> Result<(), DrawError> {
+        let (rect, labels) = (self.frame.rect, self.labels);
+        for (i, c) in self.data.capacities.iter().enumerate() {
+            let y = self.budget_y(c.kv_budget);
+            axis::line(
+                self.area,
+                (rect.left, y),
+                (rect.right, y),
+                self.theme.gpu(i).stroke_width(2),
+            )?;
+            m.hits.push(
+                format!("budget/{}", c.gpu),
+                (rect.left, y - 3, rect.right, y + 3),
+                vec![
+                    format!("{} · {}", c.gpu, labels.kv_budget),
+                    fmt::bytes(c.kv_budget),
+                    format!("{}: {}", labels.capacity, fmt::bytes(c.capacity)),
+                ],
+            );
+        }
+        Ok(())
+    }
+
+    /// Batch lines (neutral ramp), clipped at the top; returns where each ends for its label.
+    fn batch_lines(&self, m: &mut Marks) -> Result<Vec<(i32, i32)>, DrawError> {
+        let (xs, ys, rect) = (&self.frame.xs, &self.frame.ys, self.frame.rect);
+        let n = self.data.lines.len();
+        let mut ends = Vec::with_capacity(n);
+        let (batch_word, tokens_word) = (self.labels.batch, self.labels.tokens_axis);
+        for (i, l) in self.data.lines.iter().enumerate() {
+            let col = self.theme.ramp(i, n);
+            let fpts: Vec<(f64, f64)> = l
+                .points
+                .iter()
+                .map(|(t, b)| (xs.map_f(t.0 as f64), ys.map_f(b.gib())))
+                .collect();
+            let pts = axis::polyline(&fpts);
+            // A line leaving the top of the plot stops at its edge.
+            let clipped = clip_top(&pts, rect.top);
+            self.area
+                .draw(&PathElement::new(clipped.clone(), col.stroke_width(2)))
+                .map_err(DrawError::backend)?;
+            ends.push(clipped.last().copied().unwrap_or((rect.right, rect.bottom)));
+            for (t, b) in &l.points {
+                let p = (xs.map(t.0 as f64), ys.map(b.gib()));
+                if rect.contains(p) && t.0 > 0 {
+                    // Made on hover: formatting 165 tooltips took most of this chart's drawing.
+                    let (batch, tokens, bytes) = (l.batch, t.0, *b);
+                    m.hits.point_with(p, 5, move || {
+                        (
+                            format!("kv/{batch}/{tokens}"),
+                            vec![
+                                format!("{batch_word} {batch} · {} {tokens_word}", group(tokens)),
+                                fmt::bytes(bytes),
+                            ],
+                        )
+                    });
+                }
             }
         }
+        Ok(ends)
     }
-    Ok(ends)
+
+    /// Out-of-memory crosses where a batch line meets a budget line.
+    fn oom_crosses(&self, m: &mut Marks) -> Result<(), DrawError> {
+        let labels = self.labels;
+        for o in &self.data.oom {
+            let Some(c) = self.data.capacities.get(o.gpu) else {
+                continue;
+            };
+            let p = self.frame.px(o.tokens.0 as f64, c.kv_budget.gib());
+            cross(self.area, p, 5, self.theme.gpu(o.gpu).stroke_width(2))?;
+            m.placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
+            m.hits.point(
+                format!("oom/{}/{}", c.gpu, o.batch),
+                p,
+                6,
+                vec![
+                    format!("{} {} · {}", labels.batch, o.batch, c.gpu),
+                    format!("{}: {}", labels.runs_out_at, group(o.tokens.0)),
+                ],
+            );
+        }
+        Ok(())
+    }
+
+    /// Budget labels: above the line at the left, else below, else further right.
+    fn budget_labels(&self, placer: &mut axis::Placer) -> Result<(), DrawError> {
+        let rect = self.frame.rect;
+        for (i, c) in self.data.capacities.iter().enumerate() {
+            let y = self.budget_y(c.kv_budget);
+            let label = format!(
+                "{} {}: {}",
+                c.gpu,
+                self.labels.kv_budget,
+                c.kv_budget.fmt_gib()
+            );
+            let x = rect.left + 6;
+            let mid = (rect.left + rect.right) / 2;
+            let cands = [
+                (x, y - 3, HPos::Left, VPos::Bottom),
+                (x, y + 3, HPos::Left, VPos::Top),
+                (mid, y - 3, HPos::Center, VPos::Bottom),
+                (mid, y + 3, HPos::Center, VPos::Top),
+                (rect.right - 4, y - 3, HPos::Right, VPos::Bottom),
+                (rect.right - 4, y + 3, HPos::Right, VPos::Top),
+            ];
+            let text = (&label[..], 0.85, self.theme.gpu(i));
+            placer.place(self.area, self.theme, text, &cands, true)?;
+        }
+        Ok(())
+    }
 }
 
-/// Out-of-memory crosses where a batch line meets a budget line.
-fn oom_crosses<DB: DrawingBackend>(
+/// An x of half-size `r` centred on `p`.
+fn cross<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    data: &KvSeries,
-    (theme, labels): (&Theme, &Labels),
-    frame: &Frame,
-    m: &mut Marks,
+    p: (i32, i32),
+    r: i32,
+    style: ShapeStyle,
 ) -> Result<(), DrawError> {
-    for o in &data.oom {
-        let Some(c) = data.capacities.get(o.gpu) else {
-            continue;
-        };
-        let p = frame.px(o.tokens.0 as f64, c.kv_budget.gib());
-        let col = theme.gpu(o.gpu);
-        axis::line(
-            area,
-            (p.0 - 5, p.1 - 5),
-            (p.0 + 5, p.1 + 5),
-            col.stroke_width(2),
-        )?;
-        axis::line(
-            area,
-            (p.0 - 5, p.1 + 5),
-            (p.0 + 5, p.1 - 5),
-            col.stroke_width(2),
-        )?;
-        m.placer.block((p.0 - 6, p.1 - 6, p.0 + 6, p.1 + 6));
-        m.hits.point(
-            format!("oom/{}/{}", c.gpu, o.batch),
-            p,
-            6,
-            vec![
-                format!("{} {} · {}", labels.batch, o.batch, c.gpu),
-                format!("{}: {}", labels.runs_out_at, group(o.tokens.0)),
-            ],
-        );
-    }
-    Ok(())
+    axis::line(area, (p.0 - r, p.1 - r), (p.0 + r, p.1 + r), style)?;
+    axis::line(area, (p.0 - r, p.1 + r), (p.0 + r, p.1 - r), style)
 }
 
 /// Batch labels at the line ends, spread apart vertically.
@@ -291,33 +320,6 @@ fn batch_labels<DB: DrawingBackend>(
         area.draw_text(label, &s, (x + 5, y))
             .map_err(DrawError::backend)?;
         placer.block((x + 5, y - gap / 2, x + 5 + right_w, y + gap / 2));
-    }
-    Ok(())
-}
-
-/// Budget labels: above the line at the left, else below, else further right.
-fn budget_labels<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    data: &KvSeries,
-    (theme, labels): (&Theme, &Labels),
-    frame: &Frame,
-    placer: &mut axis::Placer,
-) -> Result<(), DrawError> {
-    let rect = frame.rect;
-    for (i, c) in data.capacities.iter().enumerate() {
-        let y = frame.ys.map(c.kv_budget.gib());
-        let label = format!("{} {}: {}", c.gpu, labels.kv_budget, c.kv_budget.fmt_gib());
-        let x = rect.left + 6;
-        let mid = (rect.left + rect.right) / 2;
-        let cands = [
-            (x, y - 3, HPos::Left, VPos::Bottom),
-            (x, y + 3, HPos::Left, VPos::Top),
-            (mid, y - 3, HPos::Center, VPos::Bottom),
-            (mid, y + 3, HPos::Center, VPos::Top),
-            (rect.right - 4, y - 3, HPos::Right, VPos::Bottom),
-            (rect.right - 4, y + 3, HPos::Right, VPos::Top),
-        ];
-        placer.place(area, theme, (&label, 0.85, theme.gpu(i)), &cands, true)?;
     }
     Ok(())
 }

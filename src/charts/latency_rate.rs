@@ -259,12 +259,12 @@ mod tests {
         assert!(svg.contains("request rate (req/s)") && svg.contains("TTFT (ms)"));
         assert!(svg.contains("saturation 10 req/s") && svg.contains("saturation 20 req/s"));
         let knees = hits
-            .regions
+            .regions()
             .iter()
             .filter(|r| r.id.starts_with("knee/"))
             .count();
         assert_eq!(knees, 2);
-        let points = hits.regions.len() - knees;
+        let points = hits.len() - knees;
         assert_eq!(
             points,
             c.series.iter().map(|s| s.points.len()).sum::<usize>()
@@ -282,6 +282,6 @@ mod tests {
             super::super::render_svg(&c, &Theme::dark(), &Labels::new(Lang::En), (400, 300))
                 .unwrap_or_else(|e| panic!("{e}"));
         assert!(svg.contains("nothing"));
-        assert!(hits.regions.is_empty());
+        assert!(hits.is_empty());
     }
 }

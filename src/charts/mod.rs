@@ -65,48 +65,132 @@ pub struct HitRegion {
     pub lines: Vec<String>,
 }
 
-impl HitRegion {
-    fn area(&self) -> i64 {
-        let (l, t, r, b) = self.rect;
-        ((r - l) as i64).max(0) * ((b - t) as i64).max(0)
+/// The area of a (left, top, right, bottom) rectangle, 0 when it is empty.
+fn area_of((l, t, r, b): (i32, i32, i32, i32)) -> i64 {
+    ((r - l) as i64).max(0) * ((b - t) as i64).max(0)
+}
+
+/// Makes a region's id and tooltip lines when they are asked for (see [`HitMap::point_with`]).
+type MakeHit = std::sync::Arc<dyn Fn() -> (String, Vec<String>) + Send + Sync>;
+
+/// One region of a [`HitMap`]: made, or to be made when asked for.
+#[derive(Clone)]
+enum Hit {
+    Made(HitRegion),
+    Deferred((i32, i32, i32, i32), MakeHit),
+}
+
+impl Hit {
+    fn rect(&self) -> (i32, i32, i32, i32) {
+        match self {
+            Hit::Made(r) => r.rect,
+            Hit::Deferred(rect, _) => *rect,
+        }
+    }
+
+    fn region(&self) -> HitRegion {
+        match self {
+            Hit::Made(r) => r.clone(),
+            Hit::Deferred(rect, make) => {
+                let (id, lines) = make();
+                HitRegion {
+                    id,
+                    rect: *rect,
+                    lines,
+                }
+            }
+        }
     }
 }
 
 /// Screen regions → tooltips, returned by every draw function.
-#[derive(Debug, Clone, PartialEq, Default)]
+///
+/// A region's id and lines may be made only when asked for ([`HitMap::point_with`]): a chart
+/// with hundreds of points would otherwise format every tooltip on each redraw, though the
+/// pointer rests on one at most (the KV chart's 165 points took most of its drawing time).
+#[derive(Clone, Default)]
 pub struct HitMap {
     /// Regions in drawing order.
-    pub regions: Vec<HitRegion>,
+    hits: Vec<Hit>,
 }
 
 impl HitMap {
     /// Adds a region.
     pub fn push(&mut self, id: impl Into<String>, rect: (i32, i32, i32, i32), lines: Vec<String>) {
-        self.regions.push(HitRegion {
+        self.hits.push(Hit::Made(HitRegion {
             id: id.into(),
             rect,
             lines,
-        });
+        }));
     }
 
     /// Adds a square region of half-size `r` around a point.
     pub fn point(&mut self, id: impl Into<String>, p: (i32, i32), r: i32, lines: Vec<String>) {
-        self.push(id, (p.0 - r, p.1 - r, p.0 + r, p.1 + r), lines);
+        self.push(id, square(p, r), lines);
+    }
+
+    /// Adds a square region of half-size `r` around a point whose id and tooltip lines
+    /// `make` returns when they are asked for (hover, lookup), not now.
+    pub fn point_with(
+        &mut self,
+        p: (i32, i32),
+        r: i32,
+        make: impl Fn() -> (String, Vec<String>) + Send + Sync + 'static,
+    ) {
+        self.hits
+            .push(Hit::Deferred(square(p, r), std::sync::Arc::new(make)));
+    }
+
+    /// The number of regions.
+    pub fn len(&self) -> usize {
+        self.hits.len()
+    }
+
+    /// Whether there is no region.
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
+    }
+
+    /// Every region in drawing order, each made.
+    pub fn regions(&self) -> Vec<HitRegion> {
+        self.hits.iter().map(Hit::region).collect()
     }
 
     /// The smallest region under (x, y) in CSS pixels: points win over the bars or strips
-    /// behind them.
-    pub fn at(&self, x: i32, y: i32) -> Option<&HitRegion> {
-        self.regions
+    /// behind them (the first drawn of equal ones).
+    pub fn at(&self, x: i32, y: i32) -> Option<HitRegion> {
+        self.hits
             .iter()
-            .filter(|r| x >= r.rect.0 && x <= r.rect.2 && y >= r.rect.1 && y <= r.rect.3)
-            .min_by_key(|r| r.area())
+            .filter(|h| {
+                let r = h.rect();
+                x >= r.0 && x <= r.2 && y >= r.1 && y <= r.3
+            })
+            .min_by_key(|h| area_of(h.rect()))
+            .map(Hit::region)
     }
 
     /// The region with this id.
-    pub fn get(&self, id: &str) -> Option<&HitRegion> {
-        self.regions.iter().find(|r| r.id == id)
+    pub fn get(&self, id: &str) -> Option<HitRegion> {
+        self.hits.iter().map(Hit::region).find(|r| r.id == id)
     }
+}
+
+/// Two maps are equal when their regions, made, are.
+impl PartialEq for HitMap {
+    fn eq(&self, other: &Self) -> bool {
+        self.regions() == other.regions()
+    }
+}
+
+impl std::fmt::Debug for HitMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.regions()).finish()
+    }
+}
+
+/// The square of half-size `r` around `p`.
+fn square(p: (i32, i32), r: i32) -> (i32, i32, i32, i32) {
+    (p.0 - r, p.1 - r, p.0 + r, p.1 + r)
 }
 
 /// A data table: the accessible alternative to a chart.
@@ -530,8 +614,36 @@ mod tests {
         let mut h = HitMap::default();
         h.push("bar", (0, 0, 100, 100), vec![]);
         h.point("dot", (50, 50), 4, vec![]);
-        assert_eq!(h.at(50, 50).map(|r| r.id.as_str()), Some("dot"));
-        assert_eq!(h.at(10, 10).map(|r| r.id.as_str()), Some("bar"));
+        assert_eq!(h.at(50, 50).map(|r| r.id), Some("dot".to_string()));
+        assert_eq!(h.at(10, 10).map(|r| r.id), Some("bar".to_string()));
         assert!(h.at(200, 10).is_none());
+    }
+
+    #[test]
+    fn deferred_regions_are_made_only_when_asked_for() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let made = Arc::new(AtomicUsize::new(0));
+        let mut h = HitMap::default();
+        h.push("bar", (0, 0, 100, 100), vec!["bar".into()]);
+        let count = made.clone();
+        h.point_with((50, 50), 4, move || {
+            count.fetch_add(1, Ordering::SeqCst);
+            ("dot".into(), vec!["a dot".into()])
+        });
+        assert_eq!(made.load(Ordering::SeqCst), 0, "made while drawing");
+        assert_eq!(h.len(), 2);
+        let dot = h.at(50, 50);
+        assert_eq!(made.load(Ordering::SeqCst), 1);
+        assert_eq!(
+            dot.map(|r| (r.id, r.rect, r.lines)),
+            Some(("dot".into(), (46, 46, 54, 54), vec!["a dot".into()]))
+        );
+        // The same map with the region made at once is equal to it.
+        let mut eager = HitMap::default();
+        eager.push("bar", (0, 0, 100, 100), vec!["bar".into()]);
+        eager.point("dot", (50, 50), 4, vec!["a dot".into()]);
+        assert_eq!(h, eager);
+        assert!(h.get("dot").is_some() && h.get("nothing").is_none());
     }
 }

@@ -173,10 +173,7 @@ mod tests {
         for t in ["time (s)", "requests", "KV blocks in use (%)", "100%"] {
             assert!(svg.contains(t), "{t}");
         }
-        assert_eq!(
-            hits.regions.len(),
-            c.points.len().div_ceil(c.points.len() / 40)
-        );
+        assert_eq!(hits.len(), c.points.len().div_ceil(c.points.len() / 40));
         assert_eq!(table(&c).rows.len(), c.points.len().div_ceil(1));
     }
 }

@@ -126,6 +126,24 @@ impl HiDpiCanvas {
         shape(&self.ctx);
     }
 
+    /// Draws a shape that may be filled: filled, `filled` draws it on the context
+    /// ([`Self::fill_shape`]); else `outline` draws its outline as plotters-canvas does, after
+    /// the gathered stroke.
+    fn shape(
+        &mut self,
+        (fill, color): (bool, BackendColor),
+        outline: impl FnOnce(&mut CanvasBackend) -> Result<(), DrawingErrorKind<CanvasErr>>,
+        filled: impl FnOnce(&CanvasRenderingContext2d),
+    ) -> Result<(), DrawingErrorKind<CanvasErr>> {
+        if fill {
+            self.fill_shape(color, filled);
+            Ok(())
+        } else {
+            self.flush();
+            outline(&mut self.inner)
+        }
+    }
+
     /// Draws the gathered labels, grouped by font and colour (their order within a group is
     /// kept). A label the context refuses is skipped: nothing else depends on it.
     fn draw_texts(&mut self) {
@@ -235,19 +253,18 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        if !fill {
-            self.flush();
-            return self.inner.draw_rect(upper_left, bottom_right, style, fill);
-        }
-        self.fill_shape(style.color(), |ctx| {
-            ctx.fill_rect(
-                f64::from(upper_left.0),
-                f64::from(upper_left.1),
-                f64::from(bottom_right.0 - upper_left.0),
-                f64::from(bottom_right.1 - upper_left.1),
-            )
-        });
-        Ok(())
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_rect(upper_left, bottom_right, style, fill),
+            |ctx| {
+                ctx.fill_rect(
+                    f64::from(upper_left.0),
+                    f64::from(upper_left.1),
+                    f64::from(bottom_right.0 - upper_left.0),
+                    f64::from(bottom_right.1 - upper_left.1),
+                )
+            },
+        )
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -259,13 +276,10 @@ impl DrawingBackend for HiDpiCanvas {
         if color.alpha == 0.0 {
             return Ok(());
         }
-        let mut points = path.into_iter();
-        if let Some(start) = points.next() {
+        let mut points = path.into_iter().peekable();
+        if points.peek().is_some() {
             self.stroke_in(color, style.stroke_width());
-            self.ctx.move_to(f64::from(start.0), f64::from(start.1));
-            for p in points {
-                self.ctx.line_to(f64::from(p.0), f64::from(p.1));
-            }
+            trace(&self.ctx, points);
         }
         Ok(())
     }
@@ -276,13 +290,8 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.fill_shape(style.color(), |ctx| {
-            let mut vert = vert.into_iter();
             ctx.begin_path();
-            if let Some(start) = vert.next() {
-                ctx.move_to(f64::from(start.0), f64::from(start.1));
-                for p in vert {
-                    ctx.line_to(f64::from(p.0), f64::from(p.1));
-                }
+            if trace(ctx, vert) {
                 ctx.close_path();
             }
             ctx.fill();
@@ -297,23 +306,22 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        if !fill {
-            self.flush();
-            return self.inner.draw_circle(center, radius, style, fill);
-        }
-        self.fill_shape(style.color(), |ctx| {
-            ctx.begin_path();
-            // `arc` refuses only a negative radius, which a u32 cannot be.
-            let _ = ctx.arc(
-                f64::from(center.0),
-                f64::from(center.1),
-                f64::from(radius),
-                0.0,
-                std::f64::consts::TAU,
-            );
-            ctx.fill();
-        });
-        Ok(())
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_circle(center, radius, style, fill),
+            |ctx| {
+                ctx.begin_path();
+                // `arc` refuses only a negative radius, which a u32 cannot be.
+                let _ = ctx.arc(
+                    f64::from(center.0),
+                    f64::from(center.1),
+                    f64::from(radius),
+                    0.0,
+                    std::f64::consts::TAU,
+                );
+                ctx.fill();
+            },
+        )
     }
 
     fn draw_text<TStyle: BackendTextStyle>(
@@ -376,6 +384,20 @@ impl DrawingBackend for HiDpiCanvas {
     }
 }
 
+/// Adds `points` to the context's current path as one polyline (a move to the first, lines
+/// to the others); whether there was any point.
+fn trace(ctx: &CanvasRenderingContext2d, points: impl IntoIterator<Item = BackendCoord>) -> bool {
+    let mut points = points.into_iter();
+    let Some(start) = points.next() else {
+        return false;
+    };
+    ctx.move_to(f64::from(start.0), f64::from(start.1));
+    for p in points {
+        ctx.line_to(f64::from(p.0), f64::from(p.1));
+    }
+    true
+}
+
 thread_local! {
     /// Widths already measured, by (CSS font, text): tick labels and legends repeat on every
     /// redraw, and each `measureText` call (with the font switches it needs) costs more than
@@ -429,14 +451,45 @@ fn text_width(font: &str, text: &str) -> Option<u32> {
     Some(w)
 }
 
+thread_local! {
+    /// The CSS fonts already written, with what they were written from (style, size, family):
+    /// a chart uses a few fonts for all its labels, and formatting the size (a float) for each
+    /// label and each measurement cost more than the lookup.
+    static FONTS: std::cell::RefCell<Vec<(String, u64, String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many written fonts are kept.
+const FONTS_KEPT: usize = 32;
+
 /// The CSS font of a text style, as plotters-canvas writes it.
 fn font_of<S: BackendTextStyle>(style: &S) -> String {
-    format!(
-        "{} {}px {}",
-        style.style().as_str(),
-        style.size(),
-        style.family().as_str()
-    )
+    let (kind, size, family) = (style.style(), style.size(), style.family());
+    let (kind, family) = (kind.as_str(), family.as_str());
+    let found = FONTS.with(|f| {
+        f.try_borrow().ok().and_then(|f| {
+            f.iter()
+                .find(|(k, s, fam, _)| k == kind && *s == size.to_bits() && fam == family)
+                .map(|(.., font)| font.clone())
+        })
+    });
+    found.unwrap_or_else(|| {
+        let font = format!("{kind} {size}px {family}");
+        FONTS.with(|f| {
+            if let Ok(mut f) = f.try_borrow_mut() {
+                if f.len() >= FONTS_KEPT {
+                    f.clear();
+                }
+                f.push((
+                    kind.to_string(),
+                    size.to_bits(),
+                    family.to_string(),
+                    font.clone(),
+                ));
+            }
+        });
+        font
+    })
 }
 
 fn js_err(what: &str, e: JsValue) -> DrawError {
@@ -691,14 +744,14 @@ fn chart_canvas(
 
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let (x, y) = (ev.offset_x(), ev.offset_y());
-        let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines.clone()));
+        let tip = hits.with_value(|h| h.at(x, y).map(|r| r.lines));
         let w = width.get_untracked();
         let h = data.with_untracked(|d| d.0.height_for_width(w));
         tooltip.set(tip.map(|lines| (tooltip_position(x, y, w, h), lines)));
     };
     let on_leave = move |_| tooltip.set(None);
     let on_click = move |ev: leptos::ev::MouseEvent| {
-        let id = hits.with_value(|h| h.at(ev.offset_x(), ev.offset_y()).map(|r| r.id.clone()));
+        let id = hits.with_value(|h| h.at(ev.offset_x(), ev.offset_y()).map(|r| r.id));
         if let (Some(cb), Some(id)) = (on_pick, id) {
             cb.run(id);
         }
@@ -793,12 +846,42 @@ fn draw_if_changed(
             return None;
         }
         drawn.set_value(Some((d.clone(), w, is_dark, lang_now)));
-        let labels = Labels::new(lang_now);
+        let labels = labels_in(lang_now);
         let h = d.0.height_for_width(w);
         Some(
             d.0.draw_canvas(canvas, (w, h), &Theme::for_dark(is_dark), &labels)
                 .map_err(|e| e.message(&labels)),
         )
+    })
+}
+
+thread_local! {
+    /// The chart labels of the language last drawn in: making them looks up every label's
+    /// translation, and each redraw of each chart needs them.
+    static LABELS: std::cell::RefCell<Option<(Lang, Labels)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The chart labels in `lang`, kept once every label has its translation (a label from the
+/// late module's part of the table is missing until that module is linked).
+fn labels_in(lang: Lang) -> Labels {
+    let kept = LABELS.with(|l| {
+        l.try_borrow().ok().and_then(|l| {
+            l.as_ref()
+                .filter(|(kl, _)| *kl == lang)
+                .map(|(_, k)| k.clone())
+        })
+    });
+    kept.unwrap_or_else(|| {
+        let labels = Labels::new(lang);
+        if Labels::KEYS.iter().all(|k| crate::core::base::has(k)) {
+            LABELS.with(|l| {
+                if let Ok(mut l) = l.try_borrow_mut() {
+                    *l = Some((lang, labels.clone()));
+                }
+            });
+        }
+        labels
     })
 }
 
