@@ -20,6 +20,8 @@
 //   node bench/start_trace.mjs [--dist DIR] [--runs N] [--encoding gzip|br|identity]
 //                              [--profile loopback|10mbit] [--out FILE] [--names yes]
 //                              [--dump FILE (the first load's raw trace and page timings)]
+//                              [--tasks yes (the main thread's tasks between the answer's frame
+//                              and the probe's painted mark)]
 //                              [--cpu-profile yes]
 // With --cpu-profile, each load is recorded as a V8 CPU profile (100 µs sampling) instead, from
 // the navigation to the painted answer, summarised per function (bench/profile.mjs). Function
@@ -39,6 +41,7 @@ const encoding = arg('encoding', 'gzip');
 const profileName = arg('profile', 'loopback');
 const out = arg('out', '');
 const printNames = arg('names', 'no') === 'yes';
+const listTasks = arg('tasks', 'no') === 'yes';
 const dump = arg('dump', '');
 const cpuProfile = arg('cpu-profile', 'no') === 'yes';
 const CONDITIONS = {
@@ -172,12 +175,36 @@ function analyse({ page, events }) {
     const [b, tb] = bounds[i];
     phases.push({ phase: `${a} -> ${b}`, ms: tb - ta, work: mainThreadWork(events, main, zero + ta * 1000, zero + tb * 1000) });
   }
+  // With --tasks yes: the main thread's tasks (over 1 ms) between the answer's frame and the
+  // probe's painted mark, with what ran in each (the timers, frame callbacks, messages and
+  // script evaluations inside it): what the probe's figure may count besides the paint.
+  let tasks = null;
+  if (listTasks && page.marks['probe:answer-frame'] !== undefined) {
+    const from = zero + page.marks['probe:answer-frame'] * 1000;
+    const to = zero + (page.marks['probe:answer-painted'] ?? Infinity) * 1000;
+    const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur);
+    tasks = onMain
+      .filter((e) => e.name === 'RunTask' && e.ts + e.dur > from && e.ts < to && e.dur >= 1000)
+      .map((t) => {
+        const inner = onMain.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && /^(TimerFire|FireAnimationFrame|HandlePostMessage|EventDispatch|EvaluateScript|v8\.compileModule|v8\.evaluateModule|FunctionCall|Layout|UpdateLayoutTree|Paint|PrePaint|Layerize|Commit|ResourceReceivedData|ResourceFinish)$/.test(e.name));
+        const what = inner.map((e) => `${e.name}${e.args?.data?.type ? `(${e.args.data.type})` : ''}${e.args?.data?.url ? `(${e.args.data.url.split('/').pop()})` : ''} ${f1(e.dur / 1000)}`).slice(0, 12).join(', ');
+        return { at: ms(t.ts), ms: t.dur / 1000, what };
+      });
+  }
   let names = null;
   if (printNames) {
     names = {};
     for (const e of events) if (e.ph === 'X' && e.dur && `${e.pid}:${e.tid}` === main) names[e.name] = (names[e.name] || 0) + e.dur / 1000;
   }
-  return { marks: page.marks, net, fcp: page.fcp, wasm, phases, names };
+  return { marks: page.marks, net, fcp: page.fcp, wasm, phases, names, tasks };
+}
+
+// The page's own marks other than MARKS (e.g. the steps built after the answer: `llmcalc:fill`,
+// `llmcalc:below`), by time: whether they ran before the probe's painted mark.
+function laterMarks(marks) {
+  return Object.entries(marks)
+    .filter(([m]) => m.startsWith('llmcalc:') && !MARKS.includes(m))
+    .sort((x, y) => x[1] - y[1]);
 }
 
 const median = (xs) => {
@@ -190,6 +217,11 @@ const f1 = (x) => (x === null || x === undefined ? '-' : x.toFixed(1));
 function printLoad(i, a) {
   console.log(`bench start: load ${i}: network ends ${Object.entries(a.net).map(([k, v]) => `${k} ${f1(v)}`).join(', ')} ms; FCP ${f1(a.fcp)} ms`);
   console.log(`  marks: ${MARKS.filter((m) => a.marks[m] !== undefined).map((m) => `${m} ${f1(a.marks[m])}`).join(', ')}`);
+  const later = laterMarks(a.marks);
+  if (later.length) console.log(`  other marks: ${later.map(([m, t]) => `${m} ${f1(t)}`).join(', ')}`);
+  if (a.tasks) {
+    for (const t of a.tasks) console.log(`  task in the answer's frame..painted: ${f1(t.at)} ms, ${f1(t.ms)} ms: ${t.what}`);
+  }
   for (const p of a.phases) {
     const w = Object.entries(p.work).filter(([, v]) => Math.abs(v) >= 0.05).sort((x, y) => y[1] - x[1]).map(([k, v]) => `${k} ${f1(v)}`).join(', ');
     console.log(`  ${p.phase.padEnd(44)} ${f1(p.ms).padStart(7)} ms: ${w}`);

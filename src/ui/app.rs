@@ -26,15 +26,6 @@ pub fn start_mark(name: &str) {
     }
 }
 
-/// False until the task after the page's next frame (the one that paints what the current
-/// task builds), then true: an animation frame callback, then a task posted from it, which
-/// runs once that frame has been rendered.
-fn after_first_frame() -> ReadSignal<bool> {
-    let (done, set_done) = signal(false);
-    crate::ui::late::after_next_frame(move || set_done.set(true));
-    done
-}
-
 /// The whole app. Reads the scenario from the URL, provides [`AppState`] as context, keeps the
 /// URL in step with Back/Forward, and applies the language and theme to `<html>`.
 #[component]
@@ -86,12 +77,12 @@ fn FullPage() -> impl IntoView {
     let state = crate::ui::state::use_app();
     crate::ui::late::load_after_first_paint();
     // The answer first: what comes below the fit table (the charts, the late sections' slots)
-    // is built in the task after the page's first frame, the one that paints the first
-    // answer, so that frame has neither their building nor the charts' first drawing (a chart
-    // near the screen draws in the frame that lays it out). They are below the fold, after
-    // everything the first screen shows; a slot made then is announced to the late module like
-    // any new slot (ui::late::EVT_SLOT).
-    let below = after_first_frame();
+    // is built two frames after the one that paints the first answer (ui::late::FILL_FRAMES
+    // says why), so neither that frame nor a task posted from it has their building or the
+    // charts' first drawing (a chart near the screen draws in the frame that lays it out).
+    // They are below the fold, after everything the first screen shows; a slot made then is
+    // announced to the late module like any new slot (ui::late::EVT_SLOT).
+    let below = crate::ui::late::true_after_frames(crate::ui::late::BELOW_FRAMES, "llmcalc:below");
     let error = move || {
         state
             .outcome

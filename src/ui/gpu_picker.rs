@@ -125,7 +125,14 @@ fn GpuSearch() -> impl IntoView {
             }
         });
     };
+    // The catalog's list (46 buttons with their facts) is not part of the first answer: it is
+    // built one frame after it (ui::late::FILL_FRAMES), inside a box of the list's final height
+    // (`.gpu-options-filling`), so nothing below it moves when it arrives.
+    let filled = crate::ui::late::true_after_frames(crate::ui::late::FILL_FRAMES, "llmcalc:fill");
     let options = move || {
+        if !filled.get() {
+            return ().into_any();
+        }
         let q = query.get();
         let chosen = chosen.get();
         let lang = state.lang.get();
@@ -176,7 +183,14 @@ fn GpuSearch() -> impl IntoView {
             {move || full.get().then(|| view! {
                 <p class="muted" role="status">{move || state.tr("gpu_max_reached")}</p>
             })}
-            <ul class="gpu-options" data-testid="gpu-options">{options}</ul>
+            <ul
+                class="gpu-options"
+                class:gpu-options-filling=move || !filled.get()
+                aria-busy=move || (!filled.get()).then_some("true")
+                data-testid="gpu-options"
+            >
+                {options}
+            </ul>
         </div>
     }
 }

@@ -248,6 +248,46 @@ pub fn after_next_frame(f: impl FnOnce() + 'static) {
     request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
 }
 
+/// Runs `f` as [`after_next_frame`] does, `frames` frames later (0 and 1: after the next frame;
+/// 2: after the frame that follows it; …). Each step is a task queued from an animation frame,
+/// so every frame in between is rendered before `f` runs.
+pub fn after_frames(frames: u32, f: Box<dyn FnOnce()>) {
+    if frames <= 1 {
+        after_next_frame(f);
+    } else {
+        after_next_frame(move || after_frames(frames - 1, f));
+    }
+}
+
+/// After the first answer's frame, the page is built in steps, each one frame after the last,
+/// so the frame that paints the answer (and a task posted from it: a paint-timing probe's, a
+/// first input) waits for none of them:
+/// 1. the answer (in the mount's task): header, inputs, summary cards, fit table;
+/// 2. the input column's fill ([`FILL_FRAMES`]): the GPU picker's catalog list (inside a box of
+///    its final height) and the model panel's hidden modes;
+/// 3. below the fold ([`BELOW_FRAMES`]): the charts panel and the late sections' slots.
+///
+/// A step is a task after the frame that paints the step before it, so even a slow step never
+/// delays the one above it on screen.
+pub const FILL_FRAMES: u32 = 2;
+/// See [`FILL_FRAMES`].
+pub const BELOW_FRAMES: u32 = 3;
+
+/// False until the task `frames` frames after now ([`after_frames`]), then true: for a part
+/// of the first screen built one or more frames after the answer. `mark` names the moment in
+/// the page's performance timeline (bench/start_trace.mjs prints it).
+pub fn true_after_frames(frames: u32, mark: &'static str) -> ReadSignal<bool> {
+    let (done, set_done) = signal(false);
+    after_frames(
+        frames,
+        Box::new(move || {
+            crate::ui::app::start_mark(mark);
+            let _ = set_done.try_set(true);
+        }),
+    );
+    done
+}
+
 /// Publishes in a task queued from the next animation frame (after that frame is painted).
 fn publish_after_frame(state: AppState) {
     if FRAME_ASKED.replace(true) {
@@ -360,7 +400,12 @@ fn open_slot(
     let node = NodeRef::<leptos::html::Div>::new();
     node.on_load(move |_| {
         arrived();
-        dispatch(EVT_SLOT, &JsValue::UNDEFINED);
+        // Only a running late module listens; when it starts, it mounts into every slot in the
+        // page. Not asked for yet (the first screen's mount), there is nobody to tell.
+        let asked = status.is_none_or(|s| s.try_get_untracked() != Some(LateStatus::Waiting));
+        if asked {
+            dispatch(EVT_SLOT, &JsValue::UNDEFINED);
+        }
     });
     let gone = id.clone();
     on_cleanup(move || {

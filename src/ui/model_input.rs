@@ -86,6 +86,14 @@ pub fn ModelInput() -> impl IntoView {
         _ => String::new(),
     }));
     let error: RwSignal<Option<InputError>> = RwSignal::new(None);
+    // The paste zone and the quick fields are hidden in preset mode (the default): they are
+    // built one frame after the first answer (ui::late::FILL_FRAMES), at once when the page
+    // opens in their mode.
+    let hidden_modes = if mode.get_untracked() == Mode::Preset {
+        crate::ui::late::true_after_frames(crate::ui::late::FILL_FRAMES, "llmcalc:fill")
+    } else {
+        signal(true).0
+    };
 
     view! {
         <section class="panel model-panel" aria-labelledby="model-title">
@@ -96,9 +104,10 @@ pub fn ModelInput() -> impl IntoView {
                 <PresetSelect id="model-preset" on_pick=move |()| error.set(None) />
             </div>
 
-            <PasteZone mode=mode text=text error=error />
-
-            <QuickFields mode=mode />
+            {move || hidden_modes.get().then(|| view! {
+                <PasteZone mode=mode text=text error=error />
+                <QuickFields mode=mode />
+            })}
 
             <ModelError error=error />
 
