@@ -1465,7 +1465,6 @@ pub const LATE_KEYS: &[&str] = &[
     "rng_above0",
     "rng_above0_at_most",
     "rng_at_least_1",
-    "rng_below",
     "rng_fleet_rate",
     "rng_fleet_target",
     "rng_fraction",
