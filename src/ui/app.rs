@@ -18,13 +18,7 @@ use crate::ui::workload::Workload;
 use leptos::ev;
 use leptos::prelude::*;
 
-/// Adds a named mark to the page's performance timeline (`performance.mark`), for the trace of
-/// a cold start (bench/start_trace.mjs); nothing when the browser has no `performance`.
-pub fn start_mark(name: &str) {
-    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = p.mark(name);
-    }
-}
+pub use crate::ui::late::start_mark;
 
 /// The whole app. Reads the scenario from the URL, provides [`AppState`] as context, keeps the
 /// URL in step with Back/Forward, and applies the language and theme to `<html>`.

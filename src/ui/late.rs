@@ -281,7 +281,7 @@ pub fn true_after_frames(frames: u32, mark: &'static str) -> ReadSignal<bool> {
     after_frames(
         frames,
         Box::new(move || {
-            crate::ui::app::start_mark(mark);
+            start_mark(mark);
             let _ = set_done.try_set(true);
         }),
     );
@@ -529,4 +529,12 @@ pub fn LatePart(
             })}
         },
     )
+}
+
+/// Adds a named mark to the page's performance timeline (`performance.mark`), for the trace of
+/// a cold start (bench/start_trace.mjs); nothing when the browser has no `performance`.
+pub fn start_mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
 }
