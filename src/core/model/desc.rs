@@ -355,14 +355,12 @@ impl ModelDesc {
     /// when they are loaded ([`ModelDesc::load_mtp`]; speculative decoding with MTP gives them a
     /// KV cache too).
     pub fn kv_layers(&self) -> impl Iterator<Item = &Layer> {
-        let mtp: &[Layer] = if self.load_mtp { &self.mtp_layers } else { &[] };
+        // The MTP layers come after `layers`, so their positions are never in `kv_shared`.
         let shared = &self.kv_shared;
-        self.layers
-            .iter()
+        self.weight_layers()
             .enumerate()
             .filter(move |(i, _)| !shared.contains(i))
             .map(|(_, l)| l)
-            .chain(mtp)
     }
 
     /// The layers whose weights the serving engine loads: every layer of [`ModelDesc::layers`]

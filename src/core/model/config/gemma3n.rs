@@ -31,7 +31,7 @@ use super::{
     windowed_attention, Acc, Comp, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::desc::{Layer, LedgerSource};
+use crate::core::model::desc::Layer;
 use serde_json::{Map, Value};
 
 const W: &str = "ovf_param_count";
@@ -184,14 +184,7 @@ fn list(v: &mut Reader, key: &'static str) -> Result<Option<Vec<u64>>, CalcError
         }
     }
     let text = format!("{out:?}");
-    match class {
-        Some(c) => v.note_class_default(&format!("audio.{key}"), text, k, c),
-        None => v.note(
-            &format!("audio.{key}"),
-            text,
-            LedgerSource::Key(k.to_string()),
-        ),
-    }
+    v.note_found(&format!("audio.{key}"), text, k, class);
     Ok(Some(out))
 }
 
@@ -260,10 +253,7 @@ fn embedder(vocab: u64, m: u64, h: u64) -> Result<u64, CalcError> {
 fn vision(v: &mut Reader, text_h: u64) -> Result<Option<u64>, CalcError> {
     let arch = match v.lookup("architecture") {
         Some((k, Value::String(s), class)) => {
-            match class {
-                Some(c) => v.note_class_default("vision.architecture", s, k, c),
-                None => v.note("vision.architecture", s, LedgerSource::Key(k.to_string())),
-            }
+            v.note_found("vision.architecture", s, k, class);
             s.clone()
         }
         _ => String::new(),

@@ -178,7 +178,19 @@ impl<'a> Reader<'a> {
         key: &str,
         class: &ClassDefaults,
     ) {
-        self.note(field, value, Self::source_of(key, Some(class)));
+        self.note_found(field, value, key, Some(class));
+    }
+
+    /// Records `value` as [`Reader::lookup`] found it: under config key `key`, or the class
+    /// default of `key` in `class`.
+    pub fn note_found(
+        &mut self,
+        field: &str,
+        value: impl ToString,
+        key: &str,
+        class: Option<&ClassDefaults>,
+    ) {
+        self.note(field, value, Self::source_of(key, class));
     }
 
     /// The ledger source of a value found by [`Reader::lookup`].
