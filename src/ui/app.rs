@@ -76,7 +76,7 @@ fn FullPage() -> impl IntoView {
     // charts' first drawing (a chart near the screen draws in the frame that lays it out).
     // They are below the fold, after everything the first screen shows; a slot made then is
     // announced to the late module like any new slot (ui::late::EVT_SLOT).
-    let below = crate::ui::late::true_after_frames(crate::ui::late::BELOW_FRAMES, "llmcalc:below");
+    let below = crate::ui::late::after_below();
     let error = move || {
         state
             .outcome

@@ -128,7 +128,7 @@ fn GpuSearch() -> impl IntoView {
     // The catalog's list (46 buttons with their facts) is not part of the first answer: it is
     // built one frame after it (ui::late::FILL_FRAMES), inside a box of the list's final height
     // (`.gpu-options-filling`), so nothing below it moves when it arrives.
-    let filled = crate::ui::late::true_after_frames(crate::ui::late::FILL_FRAMES, "llmcalc:fill");
+    let filled = crate::ui::late::after_fill();
     let options = move || {
         if !filled.get() {
             return ().into_any();

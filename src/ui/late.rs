@@ -242,21 +242,29 @@ fn publish_soon(state: AppState) {
     }
 }
 
+/// Runs `f` inside the `n`th animation frame from now (the next one for 0 or 1), before that
+/// frame is rendered: what `f` changes is painted in it.
+pub fn in_frame(n: u32, f: impl FnOnce() + 'static) {
+    request_animation_frame(move || {
+        if n <= 1 {
+            f();
+        } else {
+            in_frame(n - 1, f);
+        }
+    });
+}
+
 /// Runs `f` in a task queued from the next animation frame: after the frame that paints what
 /// the current task builds.
 pub fn after_next_frame(f: impl FnOnce() + 'static) {
-    request_animation_frame(move || set_timeout(f, std::time::Duration::ZERO));
+    after_frames(1, f);
 }
 
-/// Runs `f` as [`after_next_frame`] does, `frames` frames later (0 and 1: after the next frame;
-/// 2: after the frame that follows it; …). Each step is a task queued from an animation frame,
-/// so every frame in between is rendered before `f` runs.
-pub fn after_frames(frames: u32, f: Box<dyn FnOnce()>) {
-    if frames <= 1 {
-        after_next_frame(f);
-    } else {
-        after_next_frame(move || after_frames(frames - 1, f));
-    }
+/// Runs `f` in a task queued from the `frames`th animation frame from now (0 and 1: after the
+/// next frame; 2: after the frame that follows it; …), so every frame until then is rendered
+/// before `f` runs.
+fn after_frames(frames: u32, f: impl FnOnce() + 'static) {
+    in_frame(frames, move || set_timeout(f, std::time::Duration::ZERO));
 }
 
 /// After the first answer's frame, the page is built in steps, each one frame after the last,
@@ -273,18 +281,25 @@ pub const FILL_FRAMES: u32 = 2;
 /// See [`FILL_FRAMES`].
 pub const BELOW_FRAMES: u32 = 3;
 
+/// False until the input column's fill step ([`FILL_FRAMES`]), then true.
+pub fn after_fill() -> ReadSignal<bool> {
+    true_after_frames(FILL_FRAMES, "llmcalc:fill")
+}
+
+/// False until the below-the-fold step ([`BELOW_FRAMES`]), then true.
+pub fn after_below() -> ReadSignal<bool> {
+    true_after_frames(BELOW_FRAMES, "llmcalc:below")
+}
+
 /// False until the task `frames` frames after now ([`after_frames`]), then true: for a part
 /// of the first screen built one or more frames after the answer. `mark` names the moment in
 /// the page's performance timeline (bench/start_trace.mjs prints it).
-pub fn true_after_frames(frames: u32, mark: &'static str) -> ReadSignal<bool> {
+fn true_after_frames(frames: u32, mark: &'static str) -> ReadSignal<bool> {
     let (done, set_done) = signal(false);
-    after_frames(
-        frames,
-        Box::new(move || {
-            start_mark(mark);
-            let _ = set_done.try_set(true);
-        }),
-    );
+    after_frames(frames, move || {
+        start_mark(mark);
+        let _ = set_done.try_set(true);
+    });
     done
 }
 

@@ -90,7 +90,7 @@ pub fn ModelInput() -> impl IntoView {
     // built one frame after the first answer (ui::late::FILL_FRAMES), at once when the page
     // opens in their mode.
     let hidden_modes = if mode.get_untracked() == Mode::Preset {
-        crate::ui::late::true_after_frames(crate::ui::late::FILL_FRAMES, "llmcalc:fill")
+        crate::ui::late::after_fill()
     } else {
         signal(true).0
     };

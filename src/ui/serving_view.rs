@@ -170,22 +170,11 @@ fn frames_after(sig: SimSignals, frames: u32) -> ReadSignal<u64> {
     let (tick, set_tick) = signal(0_u64);
     Effect::new(move |_| {
         sig.view.track();
-        after_frames(frames, move || {
+        crate::ui::late::in_frame(frames, move || {
             set_tick.try_update(|n| *n = n.wrapping_add(1));
         });
     });
     tick
-}
-
-/// Runs `f` in the `n`th animation frame from now (the next one for 0 or 1).
-fn after_frames(n: u32, f: impl FnOnce() + 'static) {
-    request_animation_frame(move || {
-        if n <= 1 {
-            f();
-        } else {
-            after_frames(n - 1, f);
-        }
-    });
 }
 
 /// One sentence per GPU: saturation, the analytic estimate, the highest rate meeting the
