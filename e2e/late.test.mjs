@@ -3,7 +3,7 @@
 // a placeholder of its height, so nothing moves when they arrive; if the module cannot load, a
 // sentence says so and the first answer stays.
 
-import { byId, check, lateSettled, readNumber, readText, waitFor } from './app.mjs';
+import { afterPaint, byId, check, lateSettled, readNumber, readText, waitFor } from './app.mjs';
 
 /** The late module's files (Trunk keeps their plain names: index.html). */
 const LATE_FILE = /\/sections(?:_bg)?\.(?:js|wasm)$/;
@@ -43,6 +43,8 @@ async function openHeldBack(open, server, slot, width = 1400) {
   await p.page.goto(server.url, { waitUntil: 'load', timeout: 30000 });
   await waitFor(async () => (await readNumber(p.page, 'params-total')) > 0, 'the first answer');
   await byId(p.page, `late-placeholder-${slot}`).waitFor({ state: 'visible' });
+  // The placeholders as painted (the charts above them take their height in the frame).
+  await afterPaint(p.page);
   return { p, release };
 }
 
