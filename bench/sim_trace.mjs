@@ -8,9 +8,11 @@
 //   bench/paint_trace.mjs for how to build one).
 //
 // With --planner, the jobs are the capacity planner's simulated sizing instead (the router
-// switched per job, as bench/sim_worker.mjs does).
+// switched per job, as bench/sim_worker.mjs does). With --wasm, the trace also records V8's
+// wasm events, and each job's line counts the lazy compiles (a function's first call) in the
+// edit's task and in the job's tasks.
 //
-//   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--planner] [--out FILE]
+//   node bench/sim_trace.mjs [--dist DIR] [--sweeps N] [--over MS] [--profile] [--planner] [--wasm] [--out FILE]
 import { writeFileSync } from 'node:fs';
 import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
@@ -22,6 +24,7 @@ const over = Number(arg('over', '16'));
 const out = arg('out', '');
 const profile = process.argv.includes('--profile');
 const planner = process.argv.includes('--planner');
+const wasm = process.argv.includes('--wasm');
 const JOB = planner ? 'llmcalc-sim-job-plan' : 'llmcalc-sim-job-sweep';
 
 await withServedBrowser(distDir, run);
@@ -51,7 +54,7 @@ async function run(browser, server) {
     await cdp.send('Profiler.start');
   } else {
     await browser.startTracing(page, {
-      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8.execute', 'toplevel'],
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'v8.execute', 'toplevel', ...(wasm ? ['v8.wasm', 'disabled-by-default-v8.wasm.detailed'] : [])],
     });
   }
   for (let i = 1; i <= sweeps; i += 1) {
@@ -117,7 +120,20 @@ async function run(browser, server) {
     const during = all.filter((t) => t.ts >= from && t.ts <= end + 1.5e6);
     const byWall = [...during].sort((a, b) => b.dur - a.dur)[0];
     const byCpu = [...during].sort((a, b) => cpu(b) - cpu(a))[0];
-    console.log(`job (${kindName}) ${((end - sent) / 1000).toFixed(0)} ms: the edit's task ${fmt(edit)}; during the job: longest by wall ${fmt(byWall)}, by CPU ${fmt(byCpu)}`);
+    // The task that hands the reply to the page (sim_client::hand_over) ends the job's measure.
+    const hand = all.find((t) => t.ts <= end && t.ts + t.dur >= end);
+    console.log(`job (${kindName}) ${((end - sent) / 1000).toFixed(0)} ms: the edit's task ${fmt(edit)}; during the job: longest by wall ${fmt(byWall)}, by CPU ${fmt(byCpu)}; the hand-over's task ${fmt(hand)}`);
+    if (wasm) {
+      // V8 compiles a wasm function on its first call: a task's lazy compiles are a one-time
+      // cost (a first rebuild, say), not what the same task costs on later jobs.
+      const compiles = (t) => onMain.filter((e) => e.name === 'wasm.CompileLazy' && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur);
+      const ms = (es) => es.reduce((a, e) => a + e.dur, 0) / 1000;
+      const per = during.map((t) => ({ t, c: compiles(t) })).filter((x) => x.c.length);
+      const worst = [...per].sort((a, b) => b.c.length - a.c.length)[0];
+      const inEdit = edit ? compiles(edit) : [];
+      const inHand = hand ? compiles(hand) : [];
+      console.log(`    wasm lazy compiles: the edit's task ${inEdit.length} (${ms(inEdit).toFixed(1)} ms); the hand-over's ${inHand.length} (${ms(inHand).toFixed(1)} ms); during the job ${per.reduce((a, x) => a + x.c.length, 0)} in ${per.length} task(s)${worst ? `, most in one task ${worst.c.length} (${ms(worst.c).toFixed(1)} ms, in ${fmt(worst.t)})` : ''}`);
+    }
   }
   console.log(`${outer.length} main-thread task(s) over ${over} ms wall during ${sweeps} sweep(s):`);
   for (const t of outer.sort((a, b) => a.ts - b.ts)) {

@@ -17,7 +17,7 @@ use crate::core::sim::{FleetSizing, FleetTails, Router};
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::sim_client::{self, SimSignals};
-use crate::ui::sim_status::{SimPlaceholder, SimStatusLine};
+use crate::ui::sim_status::{rebuild_once, SimPlaceholder, SimStatusLine};
 use crate::ui::state::{use_app, History};
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -179,13 +179,18 @@ fn sizing_row(
 fn SimResult(sig: SimSignals<PlanSimView>) -> impl IntoView {
     let state = use_app();
     let t = move |k: &'static str| move || state.tr(k);
+    // Once after the mount, the result rebuilds with the same reply, so that the first later
+    // reply does not also compile the rebuild code (`rebuild_once`).
+    let warm = rebuild_once();
     let derivation = move |i: usize| {
         Signal::derive(move || {
+            warm.track();
             sig.view
                 .with(|v| v.as_ref().and_then(|v| v.plan.derivations.get(i).cloned()))
         })
     };
     let body = move || {
+        warm.track();
         let lang = state.lang.get();
         sig.view.with(|v| {
             v.as_ref().map(|v| {

@@ -20,7 +20,7 @@ use crate::ui::math_panel::MathPanel;
 use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
 use crate::ui::sim_client::{self, SimSignals};
-use crate::ui::sim_status::{SimPlaceholder, SimStatusLine};
+use crate::ui::sim_status::{rebuild_once, SimPlaceholder, SimStatusLine};
 use crate::ui::state::{use_app, AppState};
 use crate::ui::view_common::is_dark;
 use leptos::html::Div;
@@ -89,6 +89,9 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
     // the layout; bench/sim_trace.mjs, docs/PERF_UI.md).
     let rate_tick = frames_after(sig, 2);
     let series_tick = frames_after(sig, 3);
+    // Once after the mount, the lists below rebuild with the same result, so that the first
+    // later reply does not also compile the rebuild code (`rebuild_once`).
+    let warm = rebuild_once();
     let rate_chart: Memo<LatencyRateChart> = Memo::new(move |_| {
         rate_tick.track();
         let (m, lang) = (metric.get(), state.lang.get());
@@ -103,8 +106,12 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
             .with_untracked(|v| v.as_ref().map(|v| time_series_chart(v, g, lang)))
             .unwrap_or_default()
     });
-    let math = Signal::derive(move || sig.view.with(|v| v.as_ref().and_then(|v| v.math.clone())));
+    let math = Signal::derive(move || {
+        warm.track();
+        sig.view.with(|v| v.as_ref().and_then(|v| v.math.clone()))
+    });
     let names = move || -> Vec<String> {
+        warm.track();
         sig.view.with(|v| {
             v.as_ref()
                 .map(|v| v.gpus.iter().map(|g| g.name.clone()).collect())
@@ -122,7 +129,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
     };
     let t = move |k: &'static str| move || state.tr(k);
     view! {
-        <Summary sig=sig />
+        <Summary sig=sig warm=warm />
         <div class="field">
             <label for="sv-metric">{t("sv_metric")}</label>
             <select id="sv-metric" on:change=on_metric>
@@ -158,7 +165,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
                 test_id="chart-serving-series"
             />
         </div>
-        <StatsTable sig=sig />
+        <StatsTable sig=sig warm=warm />
         <MathPanel derivation=math testid="math-sv-step" />
     }
 }
@@ -180,9 +187,10 @@ fn frames_after(sig: SimSignals, frames: u32) -> ReadSignal<u64> {
 /// One sentence per GPU: saturation, the analytic estimate, the highest rate meeting the
 /// targets; the GPUs that could not be simulated; a partial-run note.
 #[component]
-fn Summary(sig: SimSignals) -> impl IntoView {
+fn Summary(sig: SimSignals, warm: Trigger) -> impl IntoView {
     let state = use_app();
     let lines = move || -> Vec<String> {
+        warm.track();
         let lang = state.lang.get();
         sig.view.with(|v| {
             let Some(v) = v else { return Vec::new() };
@@ -225,9 +233,10 @@ fn Summary(sig: SimSignals) -> impl IntoView {
 
 /// `vllm bench serve`'s statistics at the chosen rate, one column per GPU.
 #[component]
-fn StatsTable(sig: SimSignals) -> impl IntoView {
+fn StatsTable(sig: SimSignals, warm: Trigger) -> impl IntoView {
     let state = use_app();
     let table = move || {
+        warm.track();
         let lang = state.lang.get();
         sig.view
             .with(|v| v.as_ref().map(|v: &ViewData| stats_table(v, lang)))

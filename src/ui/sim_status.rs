@@ -64,3 +64,29 @@ where
         </div>
     }
 }
+
+/// Frames after a result block mounts before [`rebuild_once`] fires: after the frames that
+/// draw the serving section's charts (two and three frames after a reply, `ui::serving_view`).
+const REBUILD_ONCE_FRAMES: u32 = 4;
+
+/// A trigger that a worker-backed section's result lists track (sentences, table rows, the
+/// GPU choice, the math's derivation), fired once, in a task of its own after the block
+/// mounts: the lists are rebuilt once with the same result. V8 compiles wasm lazily, on a
+/// function's first call, and the mount only *builds* the lists: without this, the first
+/// later reply's hand-over (`sim_client::hand_over`) also compiled the rebuild paths
+/// (tachys' list and element `rebuild`, ~36 functions, 3-5 ms; docs/PERF_UI.md). Nothing on
+/// screen changes: every text is rebuilt as it was, and an unchanged text is not written.
+pub fn rebuild_once() -> Trigger {
+    let t = Trigger::new();
+    crate::ui::late::in_frame(REBUILD_ONCE_FRAMES, move || {
+        set_timeout(
+            move || {
+                if !t.is_disposed() {
+                    t.notify();
+                }
+            },
+            std::time::Duration::ZERO,
+        );
+    });
+    t
+}
