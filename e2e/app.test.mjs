@@ -131,6 +131,52 @@ export default function register(runner) {
     await screenshot(page, 'llama-2-7b');
   });
 
+  runner.test('model details: the assumption ledger is built when opened and lists the config keys read', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteLlama2(page);
+    const ledger = byId(page, 'model-ledger');
+    // Closed, the ledger is its summary alone (its table is built on the first open).
+    const closed = await ledger.evaluate((d) => ({ open: d.open, rows: d.querySelectorAll('tbody tr').length, summary: d.querySelector('summary')?.textContent ?? '' }));
+    check(!closed.open, 'the ledger starts open');
+    check(closed.rows === 0, `the closed ledger already holds ${closed.rows} row(s)`);
+    const count = Number(/\((\d+)\)\s*$/.exec(closed.summary.trim())?.[1]);
+    check(count > 0, `the ledger's summary "${closed.summary}" gives no entry count`);
+    await ledger.locator('summary').click();
+    const rows = await waitFor(async () => {
+      const r = await ledger.evaluate((d) => [...d.querySelectorAll('tbody tr')].map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+      return r.length > 0 ? r : null;
+    }, 'the ledger rows after opening it');
+    check(rows.length === count, `the ledger shows ${rows.length} rows, its summary says ${count}`);
+    // Each integer key of the pasted config that the ledger names is shown with the config's value.
+    const keys = ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'vocab_size'];
+    for (const key of keys) {
+      const row = rows.find((r) => r[0] === key);
+      check(row, `the ledger has no row for ${key}: ${rows.map((r) => r[0]).join(', ')}`);
+      check(row[1] === String(LLAMA2[key]), `ledger ${key} = "${row[1]}", the config says ${LLAMA2[key]}`);
+    }
+    // Closing and opening again keeps the table (built once per model).
+    await ledger.locator('summary').click();
+    await ledger.locator('summary').click();
+    const again = await waitFor(async () => (await ledger.evaluate((d) => d.open && d.querySelectorAll('tbody tr').length)) || null, 'the ledger reopened');
+    check(again === count, `reopened, the ledger shows ${again} rows (expected ${count})`);
+    // Another model while it is open: the ledger stays open and lists the new model's entries.
+    await choosePreset(page, 'mixtral-8x7b');
+    const mixtral = await waitFor(async () => {
+      const r = await ledger.evaluate((d) => ({
+        open: d.open,
+        summary: d.querySelector('summary')?.textContent ?? '',
+        rows: [...d.querySelectorAll('tbody tr')].map((tr) => tr.cells[0]?.textContent.trim()),
+      }));
+      return r.rows.includes('experts') ? r : null;
+    }, 'the open ledger to list the new model (a row for experts)');
+    const n2 = Number(/\((\d+)\)\s*$/.exec(mixtral.summary.trim())?.[1]);
+    check(mixtral.open, 'the ledger closed when the model changed');
+    check(mixtral.rows.length === n2, `after the model changed the ledger shows ${mixtral.rows.length} rows, its summary says ${n2}`);
+    log(`ledger: ${count} entries, ${n2} after choosing Mixtral`);
+    await screenshot(page, 'ledger-open');
+  });
+
   runner.test('A10G and L40S at 4,096 tokens serve 4 and 16 requests', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openApp(p, server.url);

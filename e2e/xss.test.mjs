@@ -159,7 +159,12 @@ export default function register(runner) {
     // model_type (unknown architecture) → model-arch, the warning and the ledger.
     await pasteCase('config model_type (model-arch)', (x) => ({ model_type: x }), (pg) => textOf(pg, 'model-arch'));
     await pasteCase('config model_type (warning)', (x) => ({ model_type: x }), (pg) => pg.evaluate(() => [...document.querySelectorAll('.model-warnings li')].map((e) => e.textContent).join('\n')));
-    await pasteCase('config model_type (ledger)', (x) => ({ model_type: x }), (pg) => textOf(pg, 'model-ledger'));
+    // The ledger's table is built when it is first opened.
+    const ledgerText = async (pg) => {
+      await pg.evaluate(() => { const d = document.querySelector('[data-testid="model-ledger"]'); if (d) d.open = true; });
+      return textOf(pg, 'model-ledger');
+    };
+    await pasteCase('config model_type (ledger)', (x) => ({ model_type: x }), ledgerText);
     await screenshot(page, 'model-type-payload');
     // architectures[0]: the app does not display it; it must still do nothing.
     await pasteCase('config architectures[0]', (x) => ({ architectures: [x] }), null);

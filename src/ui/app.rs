@@ -76,6 +76,9 @@ fn FullPage() -> impl IntoView {
     // charts' first drawing (a chart near the screen draws in the frame that lays it out).
     // They are below the fold, after everything the first screen shows; a slot made then is
     // announced to the late module like any new slot (ui::late::EVT_SLOT).
+    // The steps after the answer: one chain of frames, shared by the input column's fill
+    // (ui::gpu_picker, ui::model_input) and the part below the fold here.
+    crate::ui::late::provide_steps();
     let below = crate::ui::late::after_below();
     let error = move || {
         state

@@ -126,8 +126,8 @@ fn GpuSearch() -> impl IntoView {
         });
     };
     // The catalog's list (46 buttons with their facts) is not part of the first answer: it is
-    // built one frame after it (ui::late::FILL_FRAMES), inside a box of the list's final height
-    // (`.gpu-options-filling`), so nothing below it moves when it arrives.
+    // built in the page's fill step (ui::late::provide_steps), inside a box of the list's final
+    // height (`.gpu-options-filling`), so nothing below it moves when it arrives.
     let filled = crate::ui::late::after_fill();
     let options = move || {
         if !filled.get() {

@@ -281,23 +281,50 @@ pub const FILL_FRAMES: u32 = 2;
 /// See [`FILL_FRAMES`].
 pub const BELOW_FRAMES: u32 = 3;
 
-/// False until the input column's fill step ([`FILL_FRAMES`]), then true.
+/// The first screen's later steps as signals (false until the step's task, then true), made
+/// once per page by [`provide_steps`]: one chain of frames for all the parts of a step, and each
+/// step's mark set once.
+#[derive(Clone, Copy)]
+struct Steps {
+    fill: ReadSignal<bool>,
+    below: ReadSignal<bool>,
+}
+
+/// Starts the first screen's steps ([`FILL_FRAMES`], [`BELOW_FRAMES`]) as one chain of frames
+/// and provides them to the components below: call once, in the component that builds the
+/// first screen, before its children. The below-the-fold step follows the fill step's task by
+/// `BELOW_FRAMES - FILL_FRAMES` frames. Each step sets its mark in the page's performance
+/// timeline (`llmcalc:fill`, `llmcalc:below`; bench/start_trace.mjs prints them).
+pub fn provide_steps() {
+    let (fill, set_fill) = signal(false);
+    let (below, set_below) = signal(false);
+    after_frames(FILL_FRAMES, move || {
+        start_mark("llmcalc:fill");
+        let _ = set_fill.try_set(true);
+        after_frames(BELOW_FRAMES - FILL_FRAMES, move || {
+            start_mark("llmcalc:below");
+            let _ = set_below.try_set(true);
+        });
+    });
+    provide_context(Steps { fill, below });
+}
+
+/// False until the input column's fill step ([`FILL_FRAMES`]), then true: the page's step
+/// ([`provide_steps`]), or a chain of its own for a component used outside the page.
 pub fn after_fill() -> ReadSignal<bool> {
-    true_after_frames(FILL_FRAMES, "llmcalc:fill")
+    use_context::<Steps>().map_or_else(|| true_after_frames(FILL_FRAMES), |s| s.fill)
 }
 
-/// False until the below-the-fold step ([`BELOW_FRAMES`]), then true.
+/// False until the below-the-fold step ([`BELOW_FRAMES`]), then true: the page's step
+/// ([`provide_steps`]), or a chain of its own outside the page.
 pub fn after_below() -> ReadSignal<bool> {
-    true_after_frames(BELOW_FRAMES, "llmcalc:below")
+    use_context::<Steps>().map_or_else(|| true_after_frames(BELOW_FRAMES), |s| s.below)
 }
 
-/// False until the task `frames` frames after now ([`after_frames`]), then true: for a part
-/// of the first screen built one or more frames after the answer. `mark` names the moment in
-/// the page's performance timeline (bench/start_trace.mjs prints it).
-fn true_after_frames(frames: u32, mark: &'static str) -> ReadSignal<bool> {
+/// False until the task `frames` frames after now ([`after_frames`]), then true.
+fn true_after_frames(frames: u32) -> ReadSignal<bool> {
     let (done, set_done) = signal(false);
     after_frames(frames, move || {
-        start_mark(mark);
         let _ = set_done.try_set(true);
     });
     done

@@ -87,7 +87,7 @@ pub fn ModelInput() -> impl IntoView {
     }));
     let error: RwSignal<Option<InputError>> = RwSignal::new(None);
     // The paste zone and the quick fields are hidden in preset mode (the default): they are
-    // built one frame after the first answer (ui::late::FILL_FRAMES), at once when the page
+    // built in the page's fill step (ui::late::provide_steps), at once when the page
     // opens in their mode.
     let hidden_modes = if mode.get_untracked() == Mode::Preset {
         crate::ui::late::after_fill()
