@@ -1220,6 +1220,28 @@ pub const TABLE: &[(&str, &str, &str)] = &[
         "이 가속기의 아키텍처는 알 수 없습니다(사용자 정의 항목): 세대별 커널 계수는 적용하지 않으며(Marlin MXFP4 전문가 계산 계수는 Hopper 제품에만 해당), vLLM의 전체 메모리는 입력한 용량으로 봅니다.",
     ),
     ("src_vllm_marlin_padding", "Marlin's alignment: intermediate size per GPU to 128, hidden size to 256 (vLLM mxfp4.py)", "Marlin 정렬: GPU당 중간 크기를 128로, 은닉 크기를 256으로 (vLLM mxfp4.py)"),
+    // Derivations without words (core::base::derivation): a result whose unit is a word puts
+    // its number into one of these (`Derivation::result_key`), and the symbols new terms name.
+    ("drv_n_requests", "{n} requests", "요청 {n}개"),
+    ("drv_n_sequences", "{n} sequences", "시퀀스 {n}개"),
+    ("drv_n_replicas", "{n} replicas", "레플리카 {n}개"),
+    ("drv_n_rps", "{n} requests/s", "초당 요청 {n}개"),
+    ("drv_n_blocks", "{n} blocks", "블록 {n}개"),
+    ("drv_n_tokens", "{n} tokens", "토큰 {n}개"),
+    ("unit_bits", "bits", "비트"),
+    ("term_tps", "output tokens per second, all requests together", "모든 요청을 합한 초당 출력 토큰 수"),
+    ("term_rps_per_replica", "requests per second one replica serves", "레플리카 하나가 처리하는 초당 요청 수"),
+    ("term_replicas_peak", "replicas at the peak", "피크 때 레플리카 수"),
+    ("term_op_flops", "floating-point operations of the operator", "연산자의 부동소수점 연산 수"),
+    ("term_op_bytes", "bytes the operator reads and writes", "연산자가 읽고 쓰는 바이트 수"),
+    ("term_p_emb", "embedding parameters (position embeddings included)", "임베딩 파라미터 (위치 임베딩 포함)"),
+    ("term_p_attn", "attention parameters", "어텐션 파라미터"),
+    ("term_p_mlp", "dense MLP parameters", "밀집 MLP 파라미터"),
+    ("term_p_exp", "expert parameters (MoE)", "전문가 파라미터 (MoE)"),
+    ("term_p_router", "router parameters (MoE)", "라우터 파라미터 (MoE)"),
+    ("term_p_norm", "normalization parameters", "정규화 파라미터"),
+    ("term_p_head", "LM head parameters", "LM 헤드 파라미터"),
+    ("term_p_other", "other parameters (SSM mixers included)", "기타 파라미터 (SSM 믹서 포함)"),
 ];
 
 /// The rows of [`TABLE`] the shell (the page's first module, `src/main.rs`) never names: the late
