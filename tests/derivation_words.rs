@@ -11,7 +11,8 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use llm_serving_calculator::core::base::{has, tr, Derivation, Lang};
+use llm_serving_calculator::core::base::derivation::Term;
+use llm_serving_calculator::core::base::{has, tr, Derivation, Lang, Source};
 use llm_serving_calculator::core::hardware::catalog::Catalog;
 use llm_serving_calculator::core::present::report;
 use llm_serving_calculator::core::present::views;
@@ -97,15 +98,14 @@ fn derivations_in(debug: &str) -> Vec<Derivation> {
             continue;
         }
         let indent = line.len() - line.trim_start().len();
-        let field = format!("{:w$}", "", w = indent + 4);
         let mut d = Derivation::default();
-        let mut term: Option<llm_serving_calculator::core::base::derivation::Term> = None;
+        let mut source_kind: Option<&str> = None;
         for l in &lines[i + 1..] {
             let li = l.len() - l.trim_start().len();
             if li <= indent {
                 break;
             }
-            if l.starts_with(&field) && li == indent + 4 {
+            if li == indent + 4 {
                 for (name, slot) in [
                     ("title_key", &mut d.title_key),
                     ("formula", &mut d.formula),
@@ -117,26 +117,39 @@ fn derivations_in(debug: &str) -> Vec<Derivation> {
                         *slot = v;
                     }
                 }
-                continue;
-            }
-            // A term's fields sit at indent + 12 (terms: [ Term { symbol … } ]).
-            if li == indent + 12 {
+            } else if li == indent + 12 {
+                // A term's fields (terms: [ Term { symbol … } ]).
                 if let Some(v) = debug_field(l, "symbol") {
-                    term = Some(llm_serving_calculator::core::base::derivation::Term::new(
+                    d.terms.push(Term::new(
                         &v,
                         "",
                         String::new(),
                         "",
-                        llm_serving_calculator::core::base::derivation::Source::User(String::new()),
+                        Source::User(String::new()),
                     ));
-                } else if let (Some(v), Some(t)) = (debug_field(l, "name_key"), term.as_mut()) {
-                    t.name_key = v;
-                } else if let Some(v) = debug_field(l, "unit") {
-                    if let Some(mut t) = term.take() {
+                } else if let Some(t) = d.terms.last_mut() {
+                    if let Some(v) = debug_field(l, "name_key") {
+                        t.name_key = v;
+                    } else if let Some(v) = debug_field(l, "value") {
+                        t.value = v;
+                    } else if let Some(v) = debug_field(l, "unit") {
                         t.unit = v;
-                        d.terms.push(t);
+                    } else if let Some(kind) = l.trim().strip_prefix("source: ") {
+                        source_kind = Some(kind.trim_end_matches('('));
                     }
                 }
+            } else if let (true, Some(kind), Some(t)) =
+                (li == indent + 16, source_kind.take(), d.terms.last_mut())
+            {
+                // The source's detail, one line below its kind.
+                let detail = debug_field(&format!("x: {}", l.trim()), "x").unwrap_or_default();
+                t.source = match kind {
+                    "Derived" => Source::Derived(detail),
+                    "Default" => Source::Default(detail),
+                    "ConfigKey" => Source::ConfigKey(detail),
+                    "Catalog" => Source::Catalog(detail),
+                    _ => Source::User(detail),
+                };
             }
         }
         found.push(d);
@@ -213,8 +226,19 @@ fn words_of(d: &Derivation) -> Vec<(String, String, String)> {
     ];
     for t in &d.terms {
         parts.push(("term unit", unit_shown(Lang::Ko, &t.unit), &[]));
+        parts.push(("term value", t.value.clone(), &[]));
         if !has(&t.name_key) {
             flag(&t.name_key, "term name without a row", &t.symbol);
+        }
+        // How a value was derived, or why a default applies, is a row, or an identifier (a
+        // dtype, an engine flag: `bf16`, `max_num_seqs`), never a sentence.
+        if let Source::Derived(k) | Source::Default(k) = &t.source {
+            let identifier = k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+            if !has(k) && !identifier {
+                flag(k, "term source without a row", &t.symbol);
+            }
         }
     }
     for (part, text, symbols) in parts {
@@ -395,7 +419,6 @@ fn accuracy_axes_show_no_english_words() {
 /// the scan above fails on them), and passes what they write now.
 #[test]
 fn the_finder_finds_the_old_words() {
-    use llm_serving_calculator::core::base::derivation::{Source, Term};
     let term = |sym: &str| Term::new(sym, "term_rate", "1".into(), "", Source::User("x".into()));
     let old = Derivation {
         title_key: "plan_replicas_peak".into(),

@@ -1010,7 +1010,7 @@ fn fitted_term(symbol: &str, name_key: &str, value: f64) -> Term {
         name_key,
         value,
         "",
-        Source::Default("fitted (docs/calibration.md)".into()),
+        Source::Default("src_fitted_calibration".into()),
     )
 }
 
@@ -1151,7 +1151,7 @@ fn max_batch_derivation(d: &Deriv) -> Derivation {
                 "term_memory_utilization",
                 DEFAULT_GPU_MEMORY_UTILIZATION,
                 "",
-                Source::Default("vLLM gpu_memory_utilization".into()),
+                Source::Default("src_vllm_default_gmu".into()),
             ),
             term(
                 "I + O",
