@@ -36,6 +36,7 @@ use super::simulate::num;
 use super::{write_json, write_serialized, write_text, Args, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
+use crate::core::base::Lang;
 use crate::core::calc::{
     cost_curve, largest_in_family, plan, Bucket, Candidate, Family, LargestReport, PerfTiming,
     Plan, PlanInputs, PlanOption, Targets, Traffic,
@@ -310,8 +311,12 @@ fn render_simulated(s: &SimulatedPlan) -> String {
         fmt_sig(s.targets.ttft_ms),
         fmt_sig(s.targets.tpot_ms)
     );
-    for (label, d) in ["average", "peak"].iter().zip(&s.derivations) {
-        t.push_str(&format!("{label}: {}", d.result));
+    let analytic = [s.analytic_replicas_avg, s.analytic_replicas_peak];
+    for ((label, d), n0) in ["average", "peak"].iter().zip(&s.derivations).zip(analytic) {
+        t.push_str(&format!(
+            "{label}: {} (Little's law: {n0})",
+            d.result_text(Lang::En)
+        ));
         if !d.substituted.is_empty() {
             t.push_str(&format!(" — {}", d.substituted));
         }

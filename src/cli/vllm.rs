@@ -26,7 +26,7 @@ use super::args::stdout_error;
 use super::{write_json, Args, CliError};
 use crate::core::base::Bytes;
 use crate::core::base::Dtype;
-use crate::core::base::{Derivation, Source};
+use crate::core::base::{Derivation, Lang, Source};
 use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
     default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate, vllm_activation,
@@ -295,7 +295,10 @@ fn write_budget_text(
         writeln!(
             out,
             "{}: {} = {} = {}",
-            d.title_key, d.formula, d.substituted, d.result
+            d.title_key,
+            d.formula,
+            d.substituted,
+            d.result_text(Lang::En)
         )
         .map_err(stdout_error)?;
     }

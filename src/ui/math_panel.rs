@@ -35,7 +35,8 @@ fn set_open(id: &str, open: bool) {
 }
 
 /// A translation when the key exists, else the text itself (derivations from other layers
-/// may carry keys not yet in the table, or plain text).
+/// may carry keys not yet in the table, or plain text; a term's unit is a key such as
+/// `unit_tokens` or a symbol such as `GB/s`).
 fn tr_or(lang: Lang, key: &str) -> String {
     if has(key) {
         tr(lang, key).to_string()
@@ -121,7 +122,7 @@ pub fn MathPanel(
                                 <tr>
                                     <td><code>{t.symbol.clone()}</code></td>
                                     <td>{tr_or(lang, &t.name_key)}</td>
-                                    <td class="num">{format!("{} {}", t.value, t.unit)}</td>
+                                    <td class="num">{format!("{} {}", t.value, tr_or(lang, &t.unit))}</td>
                                     <td><span class="tag">{kind}</span>" "{detail}</td>
                                 </tr>
                             }
@@ -141,7 +142,7 @@ pub fn MathPanel(
                                 <dt>{tr(lang, "math_substituted")}</dt>
                                 <dd><code>{d.substituted.clone()}</code></dd>
                                 <dt>{tr(lang, "math_result")}</dt>
-                                <dd><strong>{d.result.clone()}</strong></dd>
+                                <dd><strong>{d.result_text(lang)}</strong></dd>
                             </dl>
                             {(!d.terms.is_empty()).then(|| view! {
                                 <div class="table-scroll" tabindex="0"><table class="terms">

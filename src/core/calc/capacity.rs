@@ -1239,8 +1239,9 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
     };
     vec![
         Derivation {
+            result_key: String::new(),
             title_key: "plan_tpot_under_load".into(),
-            formula: "decode(B) + prefill(B) / Ō".into(),
+            formula: "t_dec(B) + t_pre(B) / Ō".into(),
             substituted: format!(
                 "{} ms + {} ms / {}",
                 ms(p.decode),
@@ -1250,13 +1251,13 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
             result: format!("{} ms", ms(o.tpot)),
             terms: vec![
                 term(
-                    "decode(B)",
+                    "t_dec(B)",
                     "term_decode_step",
                     p.decode,
                     "src_decode_step_of_batch".into(),
                 ),
                 term(
-                    "prefill(B)",
+                    "t_pre(B)",
                     "term_prefill_batch",
                     p.prefill_batch,
                     "src_prefill_pass_of_batch".into(),
@@ -1265,12 +1266,13 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
             notes: vec!["note_chunked_prefill".into()],
         },
         Derivation {
+            result_key: String::new(),
             title_key: "plan_ttft_under_load".into(),
-            formula: "prefill(1) + TPOT(B)".into(),
+            formula: "t_pre(1) + TPOT(B)".into(),
             substituted: format!("{} ms{wait}", ms(p.prefill_one)),
             result: format!("{} ms", ms(o.ttft)),
             terms: vec![term(
-                "prefill(1)",
+                "t_pre(1)",
                 "term_prefill_one",
                 p.prefill_one,
                 "src_prefill_one_prompt".into(),
@@ -1285,6 +1287,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     let mut v = step_derivations(o, mo);
     v.extend([
         Derivation {
+            result_key: String::new(),
             title_key: "plan_e2e".into(),
             formula: "TTFT + (Ō − 1) × TPOT".into(),
             substituted: format!(
@@ -1313,44 +1316,55 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                     "Ō",
                     "term_output_len",
                     mo,
-                    "tokens",
+                    "unit_tokens",
                     Source::User("output_len".into()),
                 ),
             ],
             notes: vec![],
         },
         Derivation {
+            result_key: "drv_n_rps".into(),
             title_key: "plan_requests_per_replica".into(),
             formula: "B / e2e".into(),
             substituted: format!("{} / {} s", o.batch, fmt_sig(o.e2e.0)),
-            result: format!("{} req/s", fmt_sig(o.requests_per_s_per_replica)),
+            result: fmt_sig(o.requests_per_s_per_replica),
             terms: vec![],
             notes: vec!["note_littles_law".into()],
         },
         Derivation {
+            result_key: "drv_n_replicas".into(),
             title_key: "plan_replicas_peak".into(),
-            formula: "ceil(rate × peak multiplier / per replica)".into(),
+            formula: "⌈λ × k_peak / r⌉".into(),
             substituted: format!(
-                "ceil({} × {} / {})",
+                "⌈{} × {} / {}⌉ (× {} = {} GPU)",
                 fmt_sig(inp.traffic.avg_rate_rps),
                 fmt_sig(inp.traffic.peak_multiplier),
-                fmt_sig(o.requests_per_s_per_replica)
+                fmt_sig(o.requests_per_s_per_replica),
+                o.tp,
+                o.gpus_peak
             ),
-            result: format!("{} replicas = {} GPUs", o.replicas_peak, o.gpus_peak),
+            result: o.replicas_peak.to_string(),
             terms: vec![
                 Term::num(
-                    "rate",
+                    "λ",
                     "term_rate",
                     inp.traffic.avg_rate_rps,
-                    "req/s",
+                    "view_unit_rps",
                     Source::User("rate".into()),
                 ),
                 Term::num(
-                    "peak",
+                    "k_peak",
                     "term_peak_multiplier",
                     inp.traffic.peak_multiplier,
                     "×",
                     Source::User("peak_multiplier".into()),
+                ),
+                Term::num(
+                    "r",
+                    "term_rps_per_replica",
+                    o.requests_per_s_per_replica,
+                    "view_unit_rps",
+                    Source::Derived("plan_requests_per_replica".into()),
                 ),
             ],
             notes: vec![],
@@ -1358,21 +1372,32 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     ]);
     if let (Some(p), Some(c)) = (o.price_usd_per_gpu_hour, o.cost_per_hour_peak) {
         v.push(Derivation {
+            result_key: String::new(),
             title_key: "plan_cost_peak".into(),
-            formula: "replicas × tp × price".into(),
+            formula: "N × tp × price".into(),
             substituted: format!("{} × {} × ${}", o.replicas_peak, o.tp, fmt_sig(p)),
             result: format!(
-                "${}/h = ${}/month (730 h)",
+                "${}/h (× {} h = ${})",
                 fmt_sig(c),
+                fmt_sig(HOURS_PER_MONTH),
                 fmt_sig(c * HOURS_PER_MONTH)
             ),
-            terms: vec![Term::num(
-                "price",
-                "term_price",
-                p,
-                "$/GPU-h",
-                Source::Catalog("price_usd_per_hour".into()),
-            )],
+            terms: vec![
+                Term::num(
+                    "N",
+                    "term_replicas_peak",
+                    o.replicas_peak as f64,
+                    "",
+                    Source::Derived("plan_replicas_peak".into()),
+                ),
+                Term::num(
+                    "price",
+                    "term_price",
+                    p,
+                    "$/GPU-h",
+                    Source::Catalog("price_usd_per_hour".into()),
+                ),
+            ],
             notes: vec![],
         });
     }

@@ -247,7 +247,7 @@ fn compute(
             "T",
             "term_tokens",
             t.to_string(),
-            "tokens",
+            "unit_tokens",
             Source::User("context".into()),
         ));
     }
@@ -285,6 +285,7 @@ fn compute(
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
+            result_key: String::new(),
             title_key: title.into(),
             formula,
             substituted,
@@ -355,6 +356,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
+            result_key: String::new(),
             title_key: "state_bytes".into(),
             formula: "L_ssm × S × b".into(),
             substituted,

@@ -446,7 +446,7 @@ fn host_link_term(link_nominal: BytesPerSecond, user_given: bool) -> Term {
         Source::Catalog("pcie_gen".into())
     };
     Term::num(
-        "link",
+        "BW_link",
         "term_host_link",
         link_nominal.gbps(),
         "GB/s",
@@ -458,8 +458,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
     let w_gb = d.total.gb();
     vec![
         Derivation {
+            result_key: String::new(),
             title_key: "load_storage_time".into(),
-            formula: "readers × W / BW_storage".into(),
+            formula: "n_r × W / BW_storage".into(),
             substituted: format!(
                 "{} × {} GB / {} GB/s",
                 d.inp.readers,
@@ -482,13 +483,20 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "GB/s",
                     Source::User("storage".into()),
                 ),
-                user_count("readers", "term_readers", d.inp.readers),
+                Term::num(
+                    "n_r",
+                    "term_readers",
+                    d.inp.readers as f64,
+                    "",
+                    Source::User("readers".into()),
+                ),
             ],
             notes: vec![],
         },
         Derivation {
+            result_key: String::new(),
             title_key: "load_host_to_gpu_time".into(),
-            formula: "(W / tp) / (link × e_link)".into(),
+            formula: "(W / tp) / (BW_link × e_link)".into(),
             substituted: format!(
                 "{} GB / ({} GB/s × {})",
                 fmt_sig(d.per_gpu.gb()),
@@ -510,13 +518,14 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                     "term_link_efficiency",
                     d.inp.link_efficiency,
                     "",
-                    Source::Default("pinned-memory copy ≈ 0.8 of nominal".into()),
+                    Source::Default("src_pinned_copy".into()),
                 ),
                 user_count("tp", "term_tp", d.inp.tp),
             ],
             notes: vec![],
         },
         Derivation {
+            result_key: String::new(),
             title_key: "load_time".into(),
             formula: if d.inp.overlap {
                 "max(t_storage, t_link)".into()
@@ -533,8 +542,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
             notes: vec![],
         },
         Derivation {
+            result_key: String::new(),
             title_key: "cold_start".into(),
-            formula: "load + t_engine".into(),
+            formula: "t_load + t_engine".into(),
             substituted: format!(
                 "{} s + {} s",
                 fmt_sig(d.load.0),
@@ -546,7 +556,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                 "term_engine_startup",
                 d.inp.engine_startup_s,
                 "s",
-                Source::Default("CUDA init + torch.compile + CUDA-graph capture, rough".into()),
+                Source::Default("src_engine_startup_rough".into()),
             )],
             notes: vec![],
         },
@@ -639,8 +649,9 @@ fn ratio_derivation(
     ratio: f64,
 ) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: "offload_bandwidth_ratio".into(),
-        formula: "(HBM × e_bw) / (link × e_link)".into(),
+        formula: "(HBM × e_bw) / (BW_link × e_link)".into(),
         substituted: format!(
             "({} GB/s × {}) / ({} GB/s × {})",
             fmt_sig(gpu.bandwidth.gbps()),
@@ -674,8 +685,9 @@ fn offloaded_derivation(
     (link, hbm): (f64, f64),
 ) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: title_key.into(),
-        formula: format!("TPOT + {symbol} × (1 / (link × e_link) − 1 / (HBM × e_bw))"),
+        formula: format!("TPOT + {symbol} × (1 / (BW_link × e_link) − 1 / (HBM × e_bw))"),
         substituted: format!(
             "{} ms + {} GB × (1 / {} GB/s − 1 / {} GB/s)",
             fmt_sig(tpot * 1e3),
@@ -954,7 +966,7 @@ mod tests {
         let link_sources = |ds: &[Derivation]| -> Vec<Source> {
             ds.iter()
                 .flat_map(|d| d.terms.iter())
-                .filter(|t| t.symbol == "link")
+                .filter(|t| t.symbol == "BW_link")
                 .map(|t| t.source.clone())
                 .collect()
         };

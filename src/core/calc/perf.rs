@@ -1010,7 +1010,7 @@ fn fitted_term(symbol: &str, name_key: &str, value: f64) -> Term {
         name_key,
         value,
         "",
-        Source::Default("fitted (docs/calibration.md)".into()),
+        Source::Default("src_fitted_calibration".into()),
     )
 }
 
@@ -1022,6 +1022,7 @@ fn user_count(symbol: &str, name_key: &str, n: u64, field: &str) -> Term {
 
 fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: key.into(),
         formula: "Σ_i max(F_i / (P × e_c), M_i / (BW × e_bw)) + n_ar × t_ar + t_0".into(),
         substituted: format!(
@@ -1081,7 +1082,7 @@ fn decode_derivation(d: &Deriv) -> Derivation {
         "C",
         "term_context",
         d.ctx as f64,
-        "tokens",
+        "unit_tokens",
         Source::Derived("src_mean_context".into()),
     ));
     x
@@ -1091,6 +1092,7 @@ fn decode_derivation(d: &Deriv) -> Derivation {
 fn e2e_derivation(d: &Deriv) -> Derivation {
     let o = d.wl.output_len as f64;
     Derivation {
+        result_key: String::new(),
         title_key: "perf_e2e_latency".into(),
         formula: "TTFT + (O − 1) × TPOT".into(),
         substituted: format!(
@@ -1104,7 +1106,7 @@ fn e2e_derivation(d: &Deriv) -> Derivation {
             "O",
             "term_output_len",
             o,
-            "tokens",
+            "unit_tokens",
             Source::User("output_len".into()),
         )],
         notes: vec![],
@@ -1114,6 +1116,7 @@ fn e2e_derivation(d: &Deriv) -> Derivation {
 /// The derivation of the output throughput, `B × O / e2e`.
 fn throughput_derivation(d: &Deriv) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: "perf_output_tokens_per_s".into(),
         formula: "B × O / e2e".into(),
         substituted: format!(
@@ -1122,7 +1125,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
             d.wl.output_len,
             fmt_sig(d.e2e.0)
         ),
-        result: format!("{} tokens/s", fmt_sig(d.total_tps)),
+        result: format!("{} tok/s", fmt_sig(d.total_tps)),
         terms: vec![user_count("B", "term_batch", d.wl.batch, "batch")],
         notes: vec![],
     }
@@ -1132,6 +1135,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
 fn max_batch_derivation(d: &Deriv) -> Derivation {
     let (usable, w, kv, b) = d.memory;
     Derivation {
+        result_key: "drv_n_sequences".into(),
         title_key: "perf_max_batch".into(),
         formula: "⌊(C × u − W_gpu) / KV_seq,gpu⌋".into(),
         substituted: format!(
@@ -1140,20 +1144,20 @@ fn max_batch_derivation(d: &Deriv) -> Derivation {
             Bytes(w.clamp(0.0, 1.8e19) as u64).fmt_gib(),
             Bytes(kv.clamp(0.0, 1.8e19) as u64).fmt_gib()
         ),
-        result: format!("{b} sequences"),
+        result: b.to_string(),
         terms: vec![
             term(
                 "u",
                 "term_memory_utilization",
                 DEFAULT_GPU_MEMORY_UTILIZATION,
                 "",
-                Source::Default("vLLM gpu_memory_utilization".into()),
+                Source::Default("src_vllm_default_gmu".into()),
             ),
             term(
                 "I + O",
                 "term_context",
                 (d.wl.input_len + d.wl.output_len) as f64,
-                "tokens",
+                "unit_tokens",
                 Source::User("input_len + output_len".into()),
             ),
         ],
@@ -1165,21 +1169,25 @@ fn max_batch_derivation(d: &Deriv) -> Derivation {
 fn cost_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(p), Some(c)) = (d.price, d.usd_per_million) {
         Some(Derivation {
+            result_key: String::new(),
             title_key: "perf_usd_per_million_tokens".into(),
-            formula: "price × tp / 3600 / (tokens/s) × 10^6".into(),
+            formula: "price × tp / 3600 / TPS × 10^6".into(),
             substituted: format!(
                 "{p} $/h × {} / 3600 / {} × 10^6",
                 d.wl.tp,
                 fmt_sig(d.total_tps)
             ),
             result: format!("${}", fmt_sig(c)),
-            terms: vec![term(
-                "price",
-                "term_price",
-                p,
-                "$/GPU-h",
-                Source::Catalog("price_usd_per_hour".into()),
-            )],
+            terms: vec![
+                term(
+                    "price",
+                    "term_price",
+                    p,
+                    "$/GPU-h",
+                    Source::Catalog("price_usd_per_hour".into()),
+                ),
+                tps_term(d),
+            ],
             notes: vec![],
         })
     } else {
@@ -1187,21 +1195,30 @@ fn cost_derivation(d: &Deriv) -> Option<Derivation> {
     }
 }
 
+/// `TPS`, the output throughput the cost and energy derivations divide by.
+fn tps_term(d: &Deriv) -> Term {
+    term(
+        "TPS",
+        "term_tps",
+        d.total_tps,
+        "tok/s",
+        Source::Derived("perf_output_tokens_per_s".into()),
+    )
+}
+
 /// The derivation of tokens per joule at the TDP, when the TDP is known.
 fn energy_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(w), Some(t)) = (d.gpu.tdp_w, d.tpj) {
         Some(Derivation {
+            result_key: String::new(),
             title_key: "perf_tokens_per_joule".into(),
-            formula: "(tokens/s) / (TDP × tp)".into(),
+            formula: "TPS / (TDP × tp)".into(),
             substituted: format!("{} / ({w} W × {})", fmt_sig(d.total_tps), d.wl.tp),
-            result: format!("{} tokens/J", fmt_sig(t)),
-            terms: vec![term(
-                "TDP",
-                "term_tdp",
-                w,
-                "W",
-                Source::Catalog("tdp_w".into()),
-            )],
+            result: format!("{} tok/J", fmt_sig(t)),
+            terms: vec![
+                term("TDP", "term_tdp", w, "W", Source::Catalog("tdp_w".into())),
+                tps_term(d),
+            ],
             notes: vec!["note_tdp_upper_bound".into()],
         })
     } else {
@@ -1219,10 +1236,11 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
         throughput_derivation(d),
     ];
     v.push(Derivation {
+        result_key: String::new(),
         title_key: "perf_tokens_per_s_per_user".into(),
         formula: "1 / TPOT".into(),
         substituted: format!("1 / {} s", fmt_sig(d.decode.total.0)),
-        result: format!("{} tokens/s", fmt_sig(1.0 / d.decode.total.0)),
+        result: format!("{} tok/s", fmt_sig(1.0 / d.decode.total.0)),
         terms: vec![],
         notes: vec![],
     });

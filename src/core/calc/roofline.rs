@@ -43,6 +43,7 @@ pub fn ridge_derivation(
 ) -> (f64, Derivation) {
     let r = ridge_point(peak, bw);
     let d = Derivation {
+        result_key: String::new(),
         title_key: "roof_ridge_point".into(),
         formula: "I* = P / β".into(),
         substituted: format!(
@@ -109,6 +110,7 @@ pub fn attainable_derivation(
 ) -> (Attainable, Derivation) {
     let a = attainable(peak, bw, intensity);
     let d = Derivation {
+        result_key: String::new(),
         title_key: "roof_attainable".into(),
         formula: "P_att = min(P, I × β)".into(),
         substituted: format!(
@@ -121,8 +123,8 @@ pub fn attainable_derivation(
             "{} TFLOP/s ({})",
             fmt_sig(a.flops_per_s.tflops()),
             match a.bound {
-                Bound::Memory => "memory-bound",
-                Bound::Compute => "compute-bound",
+                Bound::Memory => "I × β < P",
+                Bound::Compute => "P ≤ I × β",
             }
         ),
         terms: vec![],
@@ -242,6 +244,7 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
         source: Source::User(s.to_ascii_lowercase()),
     };
     let d = Derivation {
+        result_key: String::new(),
         title_key: "roof_matmul_intensity".into(),
         formula: "I = 2·M·N·K / (b·(M·K + K·N + M·N))".into(),
         substituted: format!(
@@ -394,11 +397,27 @@ impl OpCost {
     /// This operator's intensity as a derivation.
     pub fn derivation(&self) -> Derivation {
         Derivation {
+            result_key: String::new(),
             title_key: self.name_key.clone(),
-            formula: "I = FLOPs / bytes".into(),
+            formula: "I = F / M".into(),
             substituted: format!("{:.4e} FLOP / {} B", self.flops.0, group(self.bytes.0)),
             result: format!("{} FLOP/B", fmt_sig(self.intensity)),
-            terms: vec![],
+            terms: vec![
+                Term::new(
+                    "F",
+                    "term_op_flops",
+                    format!("{:.4e}", self.flops.0),
+                    "FLOP",
+                    Source::Derived(self.name_key.clone()),
+                ),
+                Term::new(
+                    "M",
+                    "term_op_bytes",
+                    group(self.bytes.0),
+                    "B",
+                    Source::Derived(self.name_key.clone()),
+                ),
+            ],
             notes: vec!["note_op_bytes_split".into()],
         }
     }

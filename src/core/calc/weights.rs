@@ -362,6 +362,7 @@ fn share_derivation(
         ));
     }
     Ok(Derivation {
+        result_key: String::new(),
         title_key: "mem_weights_per_gpu".into(),
         formula,
         substituted,
@@ -375,6 +376,7 @@ fn share_derivation(
 fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Derivation {
     let bits = f.dtype.bits();
     Derivation {
+        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: "P × b".into(),
         substituted: format!(
@@ -414,6 +416,7 @@ fn quantized_derivation(
         notes.push("note_scales_not_counted".to_string());
     }
     Derivation {
+        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: if g > 0 {
             "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
@@ -455,7 +458,7 @@ fn quantized_derivation(
                 "bits",
                 "term_bits",
                 f.dtype.bits().to_string(),
-                "bit",
+                "unit_bits",
                 Source::Derived(f.method.clone()),
             ),
             Term::new(
@@ -469,14 +472,14 @@ fn quantized_derivation(
                 "s",
                 "term_scale_bits",
                 f.scale_bits.to_string(),
-                "bit",
+                "unit_bits",
                 Source::Derived(f.method.clone()),
             ),
             Term::new(
                 "z",
                 "term_zero_point_bits",
                 z.to_string(),
-                "bit",
+                "unit_bits",
                 Source::Derived(f.method.clone()),
             ),
             Term::new(
@@ -538,6 +541,7 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
         return Ok(class);
     };
     let d = Derivation {
+        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: "total_size".into(),
         substituted: group(b.0),

@@ -242,6 +242,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
     );
     match uniform {
         Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
+            result_key: String::new(),
             title_key: "kv_per_token".into(),
             formula: "KV_token = 2 × L × H_kv × d_head × b".into(),
             substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
@@ -273,6 +274,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
             notes: vec![],
         },
         _ => Derivation {
+            result_key: String::new(),
             title_key: "kv_per_token".into(),
             formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
             substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
@@ -364,26 +366,39 @@ pub fn evaluate_model(
 
 /// The parameter count's derivation: the sum of the model's parts.
 fn params_derivation(model: &ModelDesc) -> Derivation {
+    let p = &model.params;
+    let parts = [
+        ("P_emb", "term_p_emb", p.embeddings + p.position_embeddings),
+        ("P_attn", "term_p_attn", p.attention),
+        ("P_mlp", "term_p_mlp", p.mlp),
+        ("P_exp", "term_p_exp", p.experts),
+        ("P_router", "term_p_router", p.router),
+        ("P_norm", "term_p_norm", p.norms),
+        ("P_head", "term_p_head", p.lm_head),
+        ("P_other", "term_p_other", p.ssm + p.other),
+    ];
     Derivation {
+        result_key: String::new(),
         title_key: "params_total".into(),
-        formula: "P = embeddings + attention + MLP + experts + router + norms + lm_head + other"
-            .into(),
-        substituted: {
-            let p = &model.params;
-            format!(
-                "{} + {} + {} + {} + {} + {} + {} + {}",
-                group(p.embeddings + p.position_embeddings),
-                group(p.attention),
-                group(p.mlp),
-                group(p.experts),
-                group(p.router),
-                group(p.norms),
-                group(p.lm_head),
-                group(p.ssm + p.other)
-            )
-        },
+        formula: "P = P_emb + P_attn + P_mlp + P_exp + P_router + P_norm + P_head + P_other".into(),
+        substituted: parts
+            .iter()
+            .map(|(_, _, n)| group(*n))
+            .collect::<Vec<_>>()
+            .join(" + "),
         result: group(model.params.total),
-        terms: vec![],
+        terms: parts
+            .iter()
+            .map(|(sym, key, n)| {
+                Term::new(
+                    sym,
+                    key,
+                    group(*n),
+                    "",
+                    Source::Derived("params_total".into()),
+                )
+            })
+            .collect(),
         notes: vec![],
     }
 }
@@ -392,6 +407,7 @@ fn params_derivation(model: &ModelDesc) -> Derivation {
 /// makes it differ).
 fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: "kv_per_request".into(),
         formula: "KV_req = KV_token × S".into(),
         substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
@@ -408,7 +424,7 @@ fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -
                 "S",
                 "term_context_len",
                 group(ctx),
-                "tokens",
+                "unit_tokens",
                 Source::User("context_len".into()),
             ),
         ],
@@ -423,6 +439,7 @@ fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -
 /// KV of all requested concurrent requests: KV per request times the concurrency.
 fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: "kv_total".into(),
         formula: "KV = KV_req × N".into(),
         substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
@@ -604,6 +621,7 @@ fn smaller_weights(model: &ModelDesc, tp: u64) -> Vec<(Dtype, Bytes)> {
 /// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
 fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) -> Derivation {
     Derivation {
+        result_key: String::new(),
         title_key: "cost_per_request".into(),
         formula: "c = price × TP / N".into(),
         substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
@@ -626,7 +644,7 @@ fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) ->
                 "term_requests",
                 requests.to_string(),
                 "",
-                Source::Derived("requests".into()),
+                Source::Derived("card_max_requests".into()),
             ),
         ],
         notes: vec![],

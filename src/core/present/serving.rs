@@ -457,11 +457,11 @@ fn step_math(
     let ms = t * 1e3;
     let tok_s = if t > 0.0 { batch as f64 / t } else { 0.0 };
     Derivation {
+        result_key: String::new(),
         title_key: "sv_math_title".into(),
-        formula: "t_step = linear(T) + head(S) + attention(Σ keys) + all-reduce(T) + overhead"
-            .into(),
+        formula: "t_step = t_lin(T) + t_head(S) + t_attn(Σ K) + t_ar(T) + t_0".into(),
         substituted: format!(
-            "T = d = {batch}, S = {batch}, Σ keys = {batch} × {ctx} (TP {})",
+            "T = d = {batch}, S = {batch}, Σ K = {batch} × {ctx} (TP {})",
             engine.tp
         ),
         result: format!(
@@ -482,7 +482,7 @@ fn step_math(
                 "ctx",
                 "sv_term_context",
                 ctx as f64,
-                "tokens",
+                "unit_tokens",
                 Source::Derived("src_mean_context".into()),
             ),
         ],

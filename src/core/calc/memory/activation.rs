@@ -133,6 +133,7 @@ pub fn activation_estimate(
     };
     let b_act = ap.act.bytes();
     let d = Derivation {
+        result_key: String::new(),
         title_key: "mem_activation_estimate".into(),
         formula: "A = T × (2h + w_max) × b_act + R × V × 4".into(),
         substituted: format!(
@@ -260,6 +261,7 @@ pub fn v1_profile_peak(
     };
     let b_act = bits as f64 / 8.0;
     let d = Derivation {
+        result_key: String::new(),
         title_key: "vllm_activation_peak".into(),
         formula: "A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)".into(),
         substituted: format!(
@@ -313,7 +315,7 @@ fn profile_terms(
             "T",
             "term_chunk_tokens",
             group(t),
-            "tokens",
+            "unit_tokens",
             Source::Default("default_max_num_batched_tokens".into()),
         ),
         Term::new(

@@ -73,6 +73,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         )
     };
     let d_theory = Derivation {
+        result_key: "drv_n_requests".into(),
         title_key: "mem_requests_theoretical".into(),
         formula: "N = ⌊(C_marketed − W) / KV_req⌋".into(),
         substituted: format!(
@@ -81,7 +82,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
             gib_str(inp.weights),
             gib_str(per)
         ),
-        result: format!("{theoretical} requests"),
+        result: theoretical.to_string(),
         terms: vec![
             Term::new(
                 "C_marketed",
@@ -96,6 +97,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         notes: vec!["note_marketed_as_gib".into()],
     };
     let d_practice = Derivation {
+        result_key: "drv_n_requests".into(),
         title_key: "mem_requests_practical".into(),
         formula: "N = ⌊(C_usable − W − A) / KV_req⌋".into(),
         substituted: format!(
@@ -105,7 +107,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
             gib_str(inp.activation_reserve),
             gib_str(per)
         ),
-        result: format!("{practical} requests"),
+        result: practical.to_string(),
         terms: vec![
             Term::new(
                 "C_usable",
@@ -127,6 +129,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         notes: vec!["note_activation_reserve".into()],
     };
     let d_rot = Derivation {
+        result_key: String::new(),
         title_key: "mem_rule_of_thumb".into(),
         formula: "M ≈ 2 × W".into(),
         substituted: format!("2 × {}", inp.weights.fmt_gb()),

@@ -410,6 +410,7 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
         ),
     };
     Derivation {
+        result_key: String::new(),
         title_key: "vllm_available_kv".into(),
         formula: formula.into(),
         substituted,
@@ -430,6 +431,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
         kv.per_token_all_layers()
     };
     Derivation {
+        result_key: String::new(),
         title_key: "vllm_bytes_per_block".into(),
         formula: if layout.paging == Paging::Hybrid {
             "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
@@ -443,7 +445,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
                 "block_size",
                 "term_block_size",
                 bs.to_string(),
-                "tokens",
+                "unit_tokens",
                 user("block_size"),
             ),
             Term::new(
@@ -469,39 +471,42 @@ fn count_derivations(
     let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
     let hybrid = layout.paging == Paging::Hybrid;
     let d_blocks = Derivation {
+        result_key: "drv_n_blocks".into(),
         title_key: "vllm_num_gpu_blocks".into(),
-        formula: "blocks = ⌊KV_avail / B_block⌋".into(),
+        formula: "N_blocks = ⌊KV_avail / B_block⌋".into(),
         substituted: format!(
             "⌊{} B / {} B⌋",
             group(available.0),
             group(layout.bytes_per_block.0)
         ),
-        result: format!("{} blocks", group(blocks)),
+        result: group(blocks),
         terms: vec![],
         notes: vec![],
     };
     let d_tokens = Derivation {
+        result_key: "drv_n_tokens".into(),
         title_key: "vllm_kv_cache_tokens".into(),
         formula: if hybrid {
-            "tokens = ⌊X × L⌋".into()
+            "N_tok = ⌊X × L⌋".into()
         } else {
-            "tokens = blocks × block_size".into()
+            "N_tok = N_blocks × block_size".into()
         },
         substituted: if hybrid {
             format!("⌊{conc:.4} × {}⌋", group(l))
         } else {
             format!("{} × {}", group(blocks), bs)
         },
-        result: format!("{} tokens", group(tokens)),
+        result: group(tokens),
         terms: vec![],
         notes: vec![],
     };
     let d_conc = Derivation {
+        result_key: String::new(),
         title_key: "vllm_max_concurrency".into(),
         formula: if hybrid {
-            "X = blocks / Σ_groups blocks_per_request".into()
+            "X = N_blocks / Σ_groups blocks_per_request".into()
         } else {
-            "X = tokens / L".into()
+            "X = N_tok / L".into()
         },
         substituted: if hybrid {
             format!("{} / {}", group(blocks), group(layout.blocks_per_request))
@@ -513,7 +518,7 @@ fn count_derivations(
             "L",
             "term_max_model_len",
             group(l),
-            "tokens",
+            "unit_tokens",
             user("max_model_len"),
         )],
         notes: vec![],

@@ -80,7 +80,7 @@ fn logged_total(gpu: &Accelerator) -> Option<LoggedTotal> {
             bytes: gib(H100_80GB_VLLM_TOTAL_GIB),
             source_key: VLLM_TOTAL_LOGGED,
             note_key: "note_vllm_total_logged",
-            formula: "M = total_gpu_memory (vLLM log) < M_smi",
+            formula: "M = total_gpu_memory < M_smi",
         })
     } else if gpu.architecture == Architecture::Ampere && smi(A100_80GB_SMI_MIB) {
         // The Ampere parts nvidia-smi reports with 81,920 MiB: the A100 80 GB (SXM4, PCIe).
@@ -88,7 +88,7 @@ fn logged_total(gpu: &Accelerator) -> Option<LoggedTotal> {
             bytes: gib(A100_80GB_VLLM_TOTAL_GIB),
             source_key: VLLM_TOTAL_FROM_KV_LOGS,
             note_key: "note_vllm_total_kv_logs",
-            formula: "M = ΔKV_avail / Δu (two vLLM logs) < M_smi",
+            formula: "M = ΔKV_avail / Δu < M_smi",
         })
     } else {
         None
@@ -118,6 +118,7 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
             bytes: l.bytes,
             source: Source::Derived(l.source_key.into()),
             derivation: Derivation {
+                result_key: String::new(),
                 title_key: "vllm_total_memory".into(),
                 formula: l.formula.into(),
                 substituted: format!("{} GiB < {} GiB", gib_str(l.bytes), gib_str(cap)),
@@ -139,6 +140,7 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
             bytes: cap,
             source: cap_src.clone(),
             derivation: Derivation {
+                result_key: String::new(),
                 title_key: "vllm_total_memory".into(),
                 formula: "M = M_catalog".into(),
                 substituted: format!("{} GiB", gib_str(cap)),
@@ -275,6 +277,7 @@ pub fn vllm_loaded_weights(
         (Source::Derived("weights_per_gpu".into()), None)
     } else {
         let d = Derivation {
+            result_key: String::new(),
             title_key: "vllm_loaded_weights".into(),
             formula: "W = W_ckpt + P_marlin".into(),
             substituted: format!("{} B + {} B", group(checkpoint.per_gpu.0), group(padding.0)),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// One calibration row on the accuracy scatter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AccPoint {
-    /// Measured value (ms, or tokens/s for throughput).
+    /// Measured value (ms, or tok/s for throughput).
     pub measured: f64,
     /// Predicted value, same unit.
     pub predicted: f64,
@@ -55,7 +55,7 @@ pub const fn metric_key(m: Metric) -> &'static str {
 /// Unit of a metric.
 pub const fn metric_unit(m: Metric) -> &'static str {
     match m {
-        Metric::Throughput => "tokens/s",
+        Metric::Throughput => "tok/s",
         _ => "ms",
     }
 }

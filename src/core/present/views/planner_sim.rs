@@ -257,7 +257,7 @@ fn tails_text(t: &FleetTails, slo: Slo) -> String {
         fmt_sig(t.p99_tpot_ms),
         cmp(t.p99_tpot_ms, slo.tpot_ms),
         fmt_sig(slo.tpot_ms),
-        if t.partial { " (partial)" } else { "" }
+        if t.partial { " (…)" } else { "" }
     )
 }
 
@@ -268,16 +268,22 @@ fn derivation(title: &str, s: &FleetSizing, analytic: u64, slo: Slo) -> Derivati
         .map(|t| tails_text(t, slo))
         .collect::<Vec<_>>()
         .join("; ");
-    let result = match s.replicas {
-        Some(n) => format!("{n} replicas (Little's law: {analytic})"),
-        None => format!(
-            "none up to {} replicas (Little's law: {analytic})",
-            s.tried.iter().map(|t| t.replicas).max().unwrap_or(0)
+    // No count met the targets: N is above every count tried (N₀, Little's law's count, is
+    // a term).
+    let (result, result_key) = match s.replicas {
+        Some(n) => (n.to_string(), "drv_n_replicas"),
+        None => (
+            format!(
+                "N > {}",
+                s.tried.iter().map(|t| t.replicas).max().unwrap_or(0)
+            ),
+            "",
         ),
     };
     Derivation {
+        result_key: result_key.into(),
         title_key: title.into(),
-        formula: "min N: P99 TTFT(N) ≤ T_ttft and P99 TPOT(N) ≤ T_tpot".into(),
+        formula: "min N: P99 TTFT(N) ≤ T_ttft ∧ P99 TPOT(N) ≤ T_tpot".into(),
         substituted,
         result,
         terms: vec![
@@ -285,7 +291,7 @@ fn derivation(title: &str, s: &FleetSizing, analytic: u64, slo: Slo) -> Derivati
                 "λ",
                 "term_plan_sim_rate",
                 s.rate_rps,
-                "req/s",
+                "view_unit_rps",
                 Source::User("rate".into()),
             ),
             Term::num(
