@@ -44,6 +44,14 @@ impl Bytes {
         (b.is_finite() && b >= 0.0 && b < u64::MAX as f64).then_some(Bytes(b as u64))
     }
 
+    /// From a computed (fractional) byte count, rounded down and saturating: negative and NaN
+    /// give 0, anything beyond `u64::MAX` gives `u64::MAX` (Rust's float-to-int `as`). For
+    /// figures a formula produced (a per-GPU share, a matmul's traffic), not for user input,
+    /// which [`Bytes::from_gib_f64`] rejects instead.
+    pub fn saturating_from_f64(b: f64) -> Bytes {
+        Bytes(b as u64)
+    }
+
     /// Value in decimal gigabytes (10^9 bytes).
     pub fn gb(self) -> f64 {
         self.0 as f64 / GB as f64
@@ -363,6 +371,15 @@ mod tests {
         // 0.5 MiB per token: 2 × 32 × 32 × 128 × 2 = 524,288 B.
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).fmt_gib(), "512 KiB");
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).mib(), 0.5);
+    }
+
+    #[test]
+    fn saturating_bytes_clamp_at_both_ends() {
+        assert_eq!(Bytes::saturating_from_f64(1536.9), Bytes(1536));
+        assert_eq!(Bytes::saturating_from_f64(-3.0), Bytes::ZERO);
+        assert_eq!(Bytes::saturating_from_f64(f64::NAN), Bytes::ZERO);
+        assert_eq!(Bytes::saturating_from_f64(1e30), Bytes(u64::MAX));
+        assert_eq!(Bytes::saturating_from_f64(f64::INFINITY), Bytes(u64::MAX));
     }
 
     #[test]

@@ -1140,9 +1140,9 @@ fn max_batch_derivation(d: &Deriv) -> Derivation {
         formula: "⌊(C × u − W_gpu) / KV_seq,gpu⌋".into(),
         substituted: format!(
             "⌊({} − {}) / {}⌋",
-            Bytes(usable.max(0.0) as u64).fmt_gib(),
-            Bytes(w.clamp(0.0, 1.8e19) as u64).fmt_gib(),
-            Bytes(kv.clamp(0.0, 1.8e19) as u64).fmt_gib()
+            Bytes::saturating_from_f64(usable).fmt_gib(),
+            Bytes::saturating_from_f64(w).fmt_gib(),
+            Bytes::saturating_from_f64(kv).fmt_gib()
         ),
         result: b.to_string(),
         terms: vec![

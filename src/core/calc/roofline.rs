@@ -191,7 +191,7 @@ impl Matmul {
         let elems = (self.m as f64) * (self.k as f64)
             + (self.k as f64) * (self.n as f64)
             + (self.m as f64) * (self.n as f64);
-        Bytes((elems * MATMUL_ELEM_BYTES as f64).min(u64::MAX as f64) as u64)
+        Bytes::saturating_from_f64(elems * MATMUL_ELEM_BYTES as f64)
     }
 
     /// Intensity = M·N·K / (M·K + K·N + M·N) FLOP/B (the 2s cancel), computed in f64 so
