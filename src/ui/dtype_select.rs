@@ -27,12 +27,15 @@ pub fn DtypeSelect(
     target: DtypeTarget,
 ) -> impl IntoView {
     let state = use_app();
-    let current = move || {
+    // A selector: an edit of anything but this precision (a keystroke in the context length)
+    // wakes its one effect, not each option's; an option hears only when it becomes or stops
+    // being the choice.
+    let current = Selector::new(move || {
         state.scenario.with(|s| match target {
             DtypeTarget::Weights => s.weight_dtype,
             DtypeTarget::Kv => s.kv_dtype,
         })
-    };
+    });
     let on_change = move |ev: leptos::ev::Event| {
         let d = Dtype::parse(&event_target_value(&ev)).ok();
         state.edit(History::Replace, |s| match target {
@@ -44,15 +47,19 @@ pub fn DtypeSelect(
         <div class="field">
             <label for=id>{move || state.tr(label_key)}</label>
             <select id=id data-testid=id on:change=on_change>
-                <option value="" selected=move || current().is_none()>
+                <option value="" selected={
+                    let current = current.clone();
+                    move || current.selected(&None)
+                }>
                     {move || state.tr(none_key)}
                 </option>
                 {Dtype::ALL
                     .iter()
                     .map(|d| {
                         let d = *d;
+                        let current = current.clone();
                         view! {
-                            <option value=d.id() selected=move || current() == Some(d)>
+                            <option value=d.id() selected=move || current.selected(&Some(d))>
                                 {d.id()}
                             </option>
                         }

@@ -17,12 +17,21 @@ pub fn PresetSelect(
     on_pick: Option<Callback<()>>,
 ) -> impl IntoView {
     let state = use_app();
-    let preset_value = move || {
+    // A selector: an edit of anything but the model (a keystroke in the context length) wakes
+    // its one effect, not each option's (29 of them, each reading the scenario); an option
+    // hears only when it becomes or stops being the choice.
+    let chosen = Selector::new(move || {
         state.scenario.with(|s| match &s.model {
             ModelSource::Preset(id) => id.clone(),
             _ => String::new(),
         })
-    };
+    });
+    let preset_value = Memo::new(move |_| {
+        state.scenario.with(|s| match &s.model {
+            ModelSource::Preset(id) => id.clone(),
+            _ => String::new(),
+        })
+    });
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
         if let Some(p) = preset(&id) {
@@ -36,14 +45,15 @@ pub fn PresetSelect(
     };
     view! {
         <label for=id>{move || state.tr("model_preset_label")}</label>
-        <select id=id data-testid=id prop:value=preset_value on:change=on_change>
+        <select id=id data-testid=id prop:value=move || preset_value.get() on:change=on_change>
             {all_presets()
                 .iter()
                 .map(|p| {
                     let id = p.id.clone();
+                    let chosen = chosen.clone();
                     let id2 = id.clone();
                     view! {
-                        <option value=id selected=move || preset_value() == id2>
+                        <option value=id selected=move || chosen.selected(&id2)>
                             {p.label()}
                         </option>
                     }

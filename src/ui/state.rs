@@ -349,7 +349,7 @@ impl AppState {
     }
 
     /// Marks the inputs as changing (before the scenario changes, so off-screen sections skip
-    /// this change) and restarts the timer that marks them settled.
+    /// this change) and moves the moment they count as settled to [`SETTLE_MS`] from now.
     fn unsettle(&self) {
         if self.settled.get_untracked() {
             self.settled.set(false);
@@ -357,11 +357,34 @@ impl AppState {
         if self.caught_up.get_untracked() != 0 {
             self.caught_up.set(0);
         }
-        let this = *self;
-        set_settle_timer(gloo::timers::callback::Timeout::new(SETTLE_MS, move || {
-            let _ = this.settled.try_set(true);
-            this.catch_up(1);
-        }));
+        // A burst of keystrokes only moves the deadline: the timer already waiting waits out
+        // the rest when it fires (no timer and closure made and cancelled per keystroke).
+        let due = now_ms() + f64::from(SETTLE_MS);
+        let waiting = SETTLE.with(|s| {
+            s.try_borrow_mut().is_ok_and(|mut s| {
+                s.due = due;
+                s.waiting && s.timer.is_some()
+            })
+        });
+        if !waiting {
+            self.wait_settle(SETTLE_MS);
+        }
+    }
+
+    /// Waits `ms`, then marks the inputs settled and starts the catch-up, unless the deadline
+    /// moved meanwhile (then it waits out the rest).
+    fn wait_settle(self, ms: u32) {
+        let timer = gloo::timers::callback::Timeout::new(ms, move || {
+            let left = SETTLE.with(|s| s.try_borrow().map_or(0.0, |s| s.due - now_ms()));
+            if left >= 1.0 {
+                // `as` saturates; `left` is at most SETTLE_MS here.
+                self.wait_settle(left.ceil() as u32);
+                return;
+            }
+            let _ = self.settled.try_set(true);
+            self.catch_up(1);
+        });
+        set_settle_timer(timer, true);
     }
 
     /// Lets the first `n` results sections catch up now, and the next one in a task of its own
@@ -369,9 +392,12 @@ impl AppState {
     fn catch_up(self, n: u32) {
         let _ = self.caught_up.try_set(n);
         if self.sections.try_get_value().is_some_and(|count| n < count) {
-            set_settle_timer(gloo::timers::callback::Timeout::new(0, move || {
+            let timer = gloo::timers::callback::Timeout::new(0, move || {
                 self.catch_up(n + 1);
-            }));
+            });
+            set_settle_timer(timer, false);
+        } else {
+            set_settle_timer_done();
         }
     }
 
@@ -408,23 +434,61 @@ impl AppState {
                 self.write_url_now(History::Push);
             }
             History::Replace => {
-                cancel_pending_url();
-                let this = *self;
-                let timer = gloo::timers::callback::Timeout::new(URL_SETTLE_MS, move || {
+                // A write already waiting only has its deadline moved (it waits out the rest).
+                let due = now_ms() + f64::from(URL_SETTLE_MS);
+                let waiting = PENDING_URL.with(|p| {
+                    p.try_borrow_mut().is_ok_and(|mut p| match p.as_mut() {
+                        Some(w) => {
+                            w.due = due;
+                            true
+                        }
+                        None => false,
+                    })
+                });
+                if !waiting {
+                    self.wait_url(URL_SETTLE_MS, due);
+                }
+            }
+        }
+    }
+
+    /// Writes the scenario to the URL (replacing the entry) in `ms`, or later if the deadline
+    /// moves meanwhile.
+    fn wait_url(self, ms: u32, due: f64) {
+        let timer = gloo::timers::callback::Timeout::new(ms, move || {
+            let left = PENDING_URL.with(|p| {
+                p.try_borrow()
+                    .ok()
+                    .and_then(|p| p.as_ref().map(|w| w.due - now_ms()))
+            });
+            match left {
+                // Flushed or cancelled meanwhile.
+                None => {}
+                Some(left) if left >= 1.0 => {
+                    let due = left + now_ms();
+                    // `as` saturates; `left` is at most URL_SETTLE_MS here.
+                    self.wait_url(left.ceil() as u32, due);
+                }
+                Some(_) => {
                     PENDING_URL.with(|p| {
                         if let Ok(mut p) = p.try_borrow_mut() {
                             *p = None;
                         }
                     });
-                    this.write_url_now(History::Replace);
-                });
-                PENDING_URL.with(|p| {
-                    if let Ok(mut p) = p.try_borrow_mut() {
-                        *p = Some((timer, this));
-                    }
+                    self.write_url_now(History::Replace);
+                }
+            }
+        });
+        PENDING_URL.with(|p| {
+            if let Ok(mut p) = p.try_borrow_mut() {
+                // The timer being replaced (if any) is the one running now: dropping it is a no-op.
+                *p = Some(PendingUrl {
+                    timer,
+                    state: self,
+                    due,
                 });
             }
-        }
+        });
     }
 
     fn write_url_now(&self, history: History) {
@@ -488,11 +552,35 @@ thread_local! {
     static URL_SINK: std::cell::Cell<Option<UrlSink>> =
         const { std::cell::Cell::new(None) };
     /// The timer that marks the inputs settled, then lets the sections catch up one by one.
-    static SETTLE_TIMER: std::cell::RefCell<Option<gloo::timers::callback::Timeout>> =
+    static SETTLE: std::cell::RefCell<Settle> = const {
+        std::cell::RefCell::new(Settle { timer: None, waiting: false, due: 0.0 })
+    };
+    /// The URL write waiting for a continuous edit to settle.
+    static PENDING_URL: std::cell::RefCell<Option<PendingUrl>> =
         const { std::cell::RefCell::new(None) };
-    /// The URL write waiting for a continuous edit to settle, and the state to write.
-    static PENDING_URL: std::cell::RefCell<Option<(gloo::timers::callback::Timeout, AppState)>> =
-        const { std::cell::RefCell::new(None) };
+}
+
+/// The settling step waiting: the wait for the inputs to settle, or a section's catch-up.
+struct Settle {
+    timer: Option<gloo::timers::callback::Timeout>,
+    /// Whether `timer` is the wait for the inputs to settle (not a catch-up step).
+    waiting: bool,
+    /// When the inputs count as settled ([`now_ms`]'s clock), [`SETTLE_MS`] after the last
+    /// change.
+    due: f64,
+}
+
+/// A URL write waiting for a continuous edit to settle: its timer, the state to write, and
+/// when it is due ([`now_ms`]'s clock).
+struct PendingUrl {
+    timer: gloo::timers::callback::Timeout,
+    state: AppState,
+    due: f64,
+}
+
+/// Milliseconds on the clock the settling deadlines are kept in.
+fn now_ms() -> f64 {
+    js_sys::Date::now()
 }
 
 /// Sends every later edit to `sink` instead of the URL (called once by the late module).
@@ -500,13 +588,27 @@ pub fn set_url_sink(sink: UrlSink) {
     URL_SINK.with(|s| s.set(Some(sink)));
 }
 
-/// Makes `timer` the one settling step waiting (a step still waiting is cancelled).
-fn set_settle_timer(timer: gloo::timers::callback::Timeout) {
-    SETTLE_TIMER.with(|t| {
-        if let Ok(mut t) = t.try_borrow_mut() {
-            if let Some(old) = t.replace(timer) {
+/// Makes `timer` the one settling step waiting (a step still waiting is cancelled);
+/// `waiting`: it is the wait for the inputs to settle, not a catch-up step.
+fn set_settle_timer(timer: gloo::timers::callback::Timeout, waiting: bool) {
+    SETTLE.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.waiting = waiting;
+            // The old timer is the one running now (a step arms the next) or one that a new
+            // change cancels.
+            if let Some(old) = s.timer.replace(timer) {
                 old.cancel();
             }
+        }
+    });
+}
+
+/// The last catch-up step has run: nothing is waiting.
+fn set_settle_timer_done() {
+    SETTLE.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            s.waiting = false;
+            s.timer = None;
         }
     });
 }
@@ -515,8 +617,8 @@ fn set_settle_timer(timer: gloo::timers::callback::Timeout) {
 fn cancel_pending_url() {
     PENDING_URL.with(|p| {
         if let Ok(mut p) = p.try_borrow_mut() {
-            if let Some((timer, _)) = p.take() {
-                timer.cancel();
+            if let Some(w) = p.take() {
+                w.timer.cancel();
             }
         }
     });
@@ -525,9 +627,9 @@ fn cancel_pending_url() {
 /// Writes a pending URL change now (the page is being left or reloaded).
 pub fn flush_pending_url() {
     let pending = PENDING_URL.with(|p| p.try_borrow_mut().ok().and_then(|mut p| p.take()));
-    if let Some((timer, state)) = pending {
-        timer.cancel();
-        state.write_url_now(History::Replace);
+    if let Some(w) = pending {
+        w.timer.cancel();
+        w.state.write_url_now(History::Replace);
     }
 }
 

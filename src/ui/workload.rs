@@ -34,8 +34,10 @@ fn budget_block_size(state: AppState) -> u32 {
 #[component]
 pub fn Workload() -> impl IntoView {
     let state = use_app();
-    let ctx = Signal::derive(move || state.scenario.with(|s| s.context_len));
-    let conc = Signal::derive(move || state.scenario.with(|s| s.concurrency));
+    // Memos: an edit of one field does not wake the other field's text, slider and value
+    // (a derived signal would rerun all of them on every change of the scenario).
+    let ctx = Memo::new(move |_| state.scenario.with(|s| s.context_len));
+    let conc = Memo::new(move |_| state.scenario.with(|s| s.concurrency));
     // A memo: the vLLM fields are built when the rule changes, not on every scenario change
     // (which would rebuild the fields being typed in).
     let is_vllm = Memo::new(move |_| {
