@@ -136,6 +136,9 @@ fn GpuSearch() -> impl IntoView {
         let q = query.get();
         let chosen = chosen.get();
         let lang = state.lang.get();
+        // Read once for the whole list: a reactive `disabled` per button made each of the 45
+        // re-check the memo on every edit of the scenario (docs/PERF_UI.md, branch paint18b).
+        let full_now = full.get();
         let list: Vec<_> = Catalog::builtin()
             .accelerators
             .iter()
@@ -150,7 +153,7 @@ fn GpuSearch() -> impl IntoView {
                             type="button"
                             class="gpu-option"
                             data-testid=format!("gpu-option-{}", a.id)
-                            disabled=move || is_chosen || full.get()
+                            disabled=is_chosen || full_now
                             aria-pressed=is_chosen.to_string()
                             on:click=move |_| add(id.clone())
                         >

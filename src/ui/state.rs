@@ -493,12 +493,20 @@ impl AppState {
 
     fn write_url_now(&self, history: History) {
         let (query, notice) = self.scenario.with_untracked(|s| s.share_query());
-        self.notices.update(|ns| {
-            ns.retain(|n| n.kind != NoticeKind::ConfigNotInLink);
-            if let Some(n) = notice {
-                ns.push(n);
-            }
+        // The "config not in the link" notice, replaced only when it changes: an update with
+        // the same notices would still re-render the notice bar after every edit.
+        let same = self.notices.with_untracked(|ns| {
+            let mut old = ns.iter().filter(|n| n.kind == NoticeKind::ConfigNotInLink);
+            old.next() == notice.as_ref() && old.next().is_none()
         });
+        if !same {
+            self.notices.update(|ns| {
+                ns.retain(|n| n.kind != NoticeKind::ConfigNotInLink);
+                if let Some(n) = notice {
+                    ns.push(n);
+                }
+            });
+        }
         let Some(window) = web_sys::window() else {
             return;
         };
