@@ -994,8 +994,7 @@ fn ChartTable(
         <details
             class="chart-table"
             on:toggle=move |ev| {
-                let open = event_target::<web_sys::HtmlDetailsElement>(&ev).open();
-                table_open.set(open);
+                table_open.set(crate::ui::view_common::details_opened(&ev));
             }
         >
             <summary>{t("chart_data_table")}</summary>

@@ -85,11 +85,7 @@ pub fn MathPanel(
     let shown = RwSignal::new(open);
     let id = testid.clone();
     let on_toggle = move |ev: leptos::ev::Event| {
-        let now = ev
-            .target()
-            .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
+        let now = crate::ui::view_common::details_opened(&ev);
         set_open(&id, now);
         if now != shown.get_untracked() {
             shown.set(now);

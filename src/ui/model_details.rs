@@ -28,12 +28,7 @@ pub fn ModelDetails() -> impl IntoView {
     // in place: an open ledger stays open and shows the new model's rows.
     let opened = RwSignal::new(false);
     let on_toggle = move |ev: leptos::ev::Event| {
-        let open = ev
-            .target()
-            .and_then(|t| js_sys::Reflect::get(&t, &"open".into()).ok())
-            .and_then(|v| v.as_bool())
-            .unwrap_or(false);
-        if open && !opened.get_untracked() {
+        if crate::ui::view_common::details_opened(&ev) && !opened.get_untracked() {
             opened.set(true);
         }
     };

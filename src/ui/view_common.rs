@@ -47,6 +47,15 @@ pub fn display_if(shown: bool) -> &'static str {
     }
 }
 
+/// Whether the `<details>` a `toggle` event came from is now open (`false` for any other
+/// target, so a stray event cannot panic).
+pub fn details_opened(ev: &leptos::ev::Event) -> bool {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+        .is_some_and(|d| d.open())
+}
+
 /// The number symbols of the UI language (reactive).
 pub fn num_symbols(state: AppState) -> NumberSymbols {
     state.lang.get().number_symbols()
