@@ -263,7 +263,7 @@ pub fn after_next_frame(f: impl FnOnce() + 'static) {
 /// Runs `f` in a task queued from the `frames`th animation frame from now (0 and 1: after the
 /// next frame; 2: after the frame that follows it; …), so every frame until then is rendered
 /// before `f` runs.
-fn after_frames(frames: u32, f: impl FnOnce() + 'static) {
+pub fn after_frames(frames: u32, f: impl FnOnce() + 'static) {
     in_frame(frames, move || set_timeout(f, std::time::Duration::ZERO));
 }
 

@@ -20,18 +20,13 @@ pub fn PresetSelect(
     // A selector: an edit of anything but the model (a keystroke in the context length) wakes
     // its one effect, not each option's (29 of them, each reading the scenario); an option
     // hears only when it becomes or stops being the choice.
-    let chosen = Selector::new(move || {
-        state.scenario.with(|s| match &s.model {
-            ModelSource::Preset(id) => id.clone(),
-            _ => String::new(),
-        })
-    });
     let preset_value = Memo::new(move |_| {
         state.scenario.with(|s| match &s.model {
             ModelSource::Preset(id) => id.clone(),
             _ => String::new(),
         })
     });
+    let chosen = Selector::new(move || preset_value.get());
     let on_change = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
         if let Some(p) = preset(&id) {

@@ -78,15 +78,10 @@ const REBUILD_ONCE_FRAMES: u32 = 4;
 /// screen changes: every text is rebuilt as it was, and an unchanged text is not written.
 pub fn rebuild_once() -> Trigger {
     let t = Trigger::new();
-    crate::ui::late::in_frame(REBUILD_ONCE_FRAMES, move || {
-        set_timeout(
-            move || {
-                if !t.is_disposed() {
-                    t.notify();
-                }
-            },
-            std::time::Duration::ZERO,
-        );
+    crate::ui::late::after_frames(REBUILD_ONCE_FRAMES, move || {
+        if !t.is_disposed() {
+            t.notify();
+        }
     });
     t
 }
