@@ -971,3 +971,64 @@ fn gemma3n_reads_its_text_part_alone_and_names_a_short_width_list() {
         assert_eq!(m.kv_shared.first().copied(), Some(m.layers.len() - shared));
     }
 }
+
+/// Gemma 3n's KV-sharing layers keep no cache of their own, but every decode step they still
+/// attend to the cache of the layer they share (vLLM's shared-KV attention reads it), so the
+/// roofline's decode KV traffic runs over every attention layer while the KV storage counts
+/// only the cached ones. Expected bytes from the raw JSON: per layer, `(keys + 1) × H_kv ×
+/// (d + d) × b` (the keys read, capped at the sliding window, plus the new token's K/V).
+#[test]
+fn gemma3n_shared_layers_read_the_cache_they_share_every_decode_step() {
+    use llm_serving_calculator::core::calc::roofline::{model_ops, Pass, Phase, Precisions};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let text =
+        std::fs::read_to_string(dir.join("tests/fixtures/corpus/google__gemma-3n-E2B-it.json"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let m = model(&text);
+    let root: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    let c = &root["text_config"];
+    let num = |k: &str| c[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+    let (hkv, d, win) = (
+        num("num_key_value_heads"),
+        num("head_dim"),
+        num("sliding_window"),
+    );
+    let shared = num("num_kv_shared_layers") as usize;
+    let types: Vec<&str> = c["layer_types"]
+        .as_array()
+        .unwrap_or_else(|| panic!("layer_types"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(types.len() as u64, num("num_hidden_layers"));
+    let ctx = 4096u64;
+    let per_layer = |t: &str| {
+        let keys = if t == "sliding_attention" {
+            ctx.min(win)
+        } else {
+            ctx
+        };
+        (keys + 1) * hkv * 2 * d * 2
+    };
+    let all: u64 = types.iter().map(|t| per_layer(t)).sum();
+    let cached: u64 = types[..types.len() - shared]
+        .iter()
+        .map(|t| per_layer(t))
+        .sum();
+    assert!(cached < all);
+    let pass = Pass {
+        phase: Phase::Decode,
+        batch: 1,
+        seq: ctx,
+    };
+    let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
+    let ops = model_ops(&m, &pass, &p, 1).unwrap_or_else(|e| panic!("{e}"));
+    let read: u64 = ops
+        .iter()
+        .filter(|o| o.name_key == "op_attn_score" || o.name_key == "op_attn_av")
+        .map(|o| o.kv_bytes.0)
+        .sum();
+    assert_eq!(read, all);
+    // Storage: only the cached layers hold KV (per token, no window cap here).
+    assert_eq!(m.kv_layers().count(), types.len() - shared);
+}
