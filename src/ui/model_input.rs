@@ -277,7 +277,9 @@ fn QuickFields(
     mode: RwSignal<Mode>,
 ) -> impl IntoView {
     let state = use_app();
-    let quick = move || quick_of(state);
+    // A memo: an edit of anything else in the scenario does not write the fields' values
+    // (the same text) nor poll the precision's nine options.
+    let quick = Memo::new(move |_| quick_of(state));
     let quick_raw: RwSignal<Option<String>> = RwSignal::new(None);
     let quick_err: RwSignal<Option<&'static str>> = RwSignal::new(None);
     let on_quick_params = move |ev: leptos::ev::Event| {
@@ -286,7 +288,7 @@ fn QuickFields(
         match parse_count(&v) {
             Some(n) if n >= limits::PARAMS.0 && n <= limits::PARAMS.1 => {
                 quick_err.set(None);
-                let dtype = quick().1;
+                let dtype = quick.get_untracked().1;
                 state.edit(History::Replace, |s| {
                     s.model = ModelSource::Quick { params: n, dtype }
                 });
@@ -297,7 +299,7 @@ fn QuickFields(
     };
     let on_quick_dtype = move |ev: leptos::ev::Event| {
         if let Ok(d) = Dtype::parse(&event_target_value(&ev)) {
-            let params = quick().0;
+            let params = quick.get_untracked().0;
             state.edit(History::Replace, |s| {
                 s.model = ModelSource::Quick { params, dtype: d }
             });
@@ -314,7 +316,7 @@ fn QuickFields(
                     inputmode="decimal"
                     autocomplete="off"
                     placeholder=move || state.tr("model_quick_params_hint")
-                    prop:value=move || quick_raw.get().unwrap_or_else(|| quick().0.to_string())
+                    prop:value=move || quick_raw.get().unwrap_or_else(|| quick.get().0.to_string())
                     on:input=on_quick_params
                     on:change=move |_| {
                         if quick_err.try_get_untracked() == Some(None) {
@@ -336,7 +338,7 @@ fn QuickFields(
                 <select
                     id="quick-dtype"
                     data-testid="quick-dtype"
-                    prop:value=move || quick().1.id()
+                    prop:value=move || quick.get().1.id()
                     on:change=on_quick_dtype
                 >
                     {Dtype::ALL
@@ -344,7 +346,7 @@ fn QuickFields(
                         .map(|d| {
                             let d = *d;
                             view! {
-                                <option value=d.id() selected=move || quick().1 == d>
+                                <option value=d.id() selected=move || quick.with(|q| q.1 == d)>
                                     {d.id()}
                                 </option>
                             }

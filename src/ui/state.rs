@@ -7,7 +7,7 @@ use crate::core::base::{Bytes, NumberSymbols};
 use crate::core::hardware::Catalog;
 use crate::core::model::preset;
 use crate::core::model::ModelDesc;
-use crate::core::present::{evaluate_model, model_of, Report};
+use crate::core::present::{evaluate_with, model_of, ModelChoices, ModelPart, Report};
 use crate::core::scenario::{coalesce, ModelSource, Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
@@ -135,26 +135,44 @@ fn watch_system_theme(theme: RwSignal<Theme>, system_dark: RwSignal<bool>) {
     }
 }
 
-/// The scenario's model read from its source (a preset's config, pasted text, a quick size),
-/// kept with the source it was read from.
-struct ReadModel {
+/// The model-level part of the report ([`ModelPart`]: weight bytes, KV per token, the
+/// parameter derivation, the weights at FP8 and INT4) with what it was made from: the model's
+/// source (read from it again only when it changes: an edit of the workload does not parse
+/// the config again) and the model-level choices (TP, precisions, MTP).
+struct ModelLevel {
     source: ModelSource,
     model: Result<ModelDesc, CalcError>,
+    choices: ModelChoices,
+    part: Result<ModelPart, CalcError>,
 }
 
-/// The model of the scenario, read again only when the model itself changes: an edit of the
-/// workload does not parse the config again.
-fn read_model_memo(scenario: RwSignal<Scenario>) -> Memo<ReadModel> {
-    Memo::new_owning(move |prev: Option<ReadModel>| {
-        scenario.with(|s| match prev {
-            Some(p) if p.source == s.model => (p, false),
-            _ => (
-                ReadModel {
-                    source: s.model.clone(),
-                    model: model_of(&s.model),
-                },
-                true,
-            ),
+/// The model-level part of the report, made again only when the model or a model-level
+/// choice changes: an edit of the workload (context length, concurrency, GPUs, budget rule)
+/// keeps it, and only the workload part is evaluated ([`evaluate_with`]).
+fn model_level_memo(reported: Memo<Scenario>) -> Memo<ModelLevel> {
+    Memo::new_owning(move |prev: Option<ModelLevel>| {
+        reported.with(|s| {
+            let choices = ModelChoices::of(s);
+            let model = match prev {
+                Some(p) if p.source == s.model => {
+                    if p.choices == choices {
+                        return (p, false);
+                    }
+                    p.model
+                }
+                _ => model_of(&s.model),
+            };
+            let part = match &model {
+                Ok(desc) => ModelPart::new(desc.clone(), choices),
+                Err(e) => Err(e.clone()),
+            };
+            let next = ModelLevel {
+                source: s.model.clone(),
+                model,
+                choices,
+                part,
+            };
+            (next, true)
         })
     })
 }
@@ -279,11 +297,11 @@ impl AppState {
     fn from_scenario(scenario: Scenario, notices: Vec<Notice>) -> AppState {
         let browser = browser_lang();
         let scenario = RwSignal::new(scenario);
-        let model = read_model_memo(scenario);
         let reported = reported_memo(scenario);
+        let model = model_level_memo(reported);
         let outcome = Memo::new_owning(move |prev: Option<Outcome>| {
-            let res = model.with(|m| match &m.model {
-                Ok(desc) => reported.with(|s| evaluate_model(s, desc.clone(), Catalog::builtin())),
+            let res = model.with(|m| match &m.part {
+                Ok(part) => Ok(reported.with(|s| evaluate_with(s, part, Catalog::builtin()))),
                 Err(e) => Err(e.clone()),
             });
             next_outcome(prev, res)

@@ -20,7 +20,10 @@ pub mod views;
 // inside a layer; `tests/layers.rs` checks it).
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
-pub use report::{evaluate, evaluate_model, model_of, GpuReport, Report, Verdict};
+pub use report::{
+    evaluate, evaluate_model, evaluate_with, model_of, GpuReport, ModelChoices, ModelPart, Report,
+    Verdict,
+};
 pub use series::{
     BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,
     LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, PointKind, RooflineData, WorkPoint,

@@ -308,60 +308,156 @@ pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
     evaluate_model(s, model_of(&s.model)?, catalog)
 }
 
-/// [`evaluate`] with the scenario's model already read (`model_of(&s.model)`): the app reads
-/// the model once per model change, not once per edit of the workload.
+/// [`evaluate`] with the scenario's model already read (`model_of(&s.model)`).
 pub fn evaluate_model(
     s: &Scenario,
-    mut model: ModelDesc,
+    model: ModelDesc,
     catalog: &Catalog,
 ) -> Result<Report, CalcError> {
-    model.load_mtp = s.include_mtp;
-    let tp = u64::from(s.tp.max(1));
-    let weight_dtype = s.weight_dtype.unwrap_or(model.weights.dtype);
-    let kv_dtype = s.kv_dtype.unwrap_or_else(|| kv::default_kv_dtype(&model));
-    // Weight bytes at the chosen precision (`None` = the checkpoint's own format), whole and
-    // per GPU of the replica: the one rule of `weights` (group scales, experts-only
-    // quantization, replicated parts, the TP check).
-    let w = weights::chosen(&model, s.weight_dtype, tp)?;
-    let weights = w.total;
-    let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
-    let per_gpu_profile = KvProfile::from_model(&model, kv_dtype, tp)?;
-    let kv_per_token = whole.per_token_all_layers();
-    let ctx = s.context_len.max(1);
-    let kv_per_request = whole.per_request(ctx);
-    let kv_total = whole.per_batch(s.concurrency, ctx);
+    let part = ModelPart::new(model, ModelChoices::of(s))?;
+    Ok(evaluate_with(s, &part, catalog))
+}
 
-    let d_params = params_derivation(&model);
-    let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
-        Ok(k) if k.bytes == kv_per_token => {
-            let mut d = k.derivation;
-            d.title_key = "kv_per_token".into();
-            d
+/// What [`ModelPart::new`] reads of a scenario besides its model: whether the MTP layers are
+/// loaded, the TP degree and the chosen weight and KV precisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelChoices {
+    /// [`Scenario::include_mtp`].
+    pub include_mtp: bool,
+    /// [`Scenario::tp`].
+    pub tp: u32,
+    /// [`Scenario::weight_dtype`].
+    pub weight_dtype: Option<Dtype>,
+    /// [`Scenario::kv_dtype`].
+    pub kv_dtype: Option<Dtype>,
+}
+
+impl ModelChoices {
+    /// The model-level choices of `s`.
+    pub fn of(s: &Scenario) -> ModelChoices {
+        ModelChoices {
+            include_mtp: s.include_mtp,
+            tp: s.tp,
+            weight_dtype: s.weight_dtype,
+            kv_dtype: s.kv_dtype,
         }
-        _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
-    };
-    let d_kv_req = kv_request_derivation(kv_per_token, kv_per_request, ctx);
+    }
+}
+
+/// The part of a report that depends only on the model and its [`ModelChoices`]: the weight
+/// bytes (and at FP8 and INT4, which the "what would fit" suggestions try), the KV cache per
+/// token, the parameter and KV-per-token derivations. The app keeps it while the workload is
+/// edited (context length, concurrency, GPUs, budget rule): such an edit only runs
+/// [`evaluate_with`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelPart {
+    /// The model, with [`ModelChoices::include_mtp`] applied.
+    model: ModelDesc,
+    /// The choices it was made with.
+    choices: ModelChoices,
+    /// The weight precision in effect.
+    weight_dtype: Dtype,
+    /// The KV-cache precision in effect.
+    kv_dtype: Dtype,
+    /// Weight bytes at the chosen precision, whole and per GPU of the replica.
+    weights: weights::WeightBytes,
+    /// One request's KV cache on the whole model (TP 1).
+    whole: KvProfile,
+    /// One request's KV cache on one GPU of a replica.
+    per_gpu: KvProfile,
+    /// KV bytes per token, whole model, all layers.
+    kv_per_token: Bytes,
+    /// Derivations of the parameter count and of the KV bytes per token.
+    d_params: Derivation,
+    d_kv_token: Derivation,
+    /// Weights per GPU at FP8 and INT4 (those that can be computed).
+    smaller: Vec<(Dtype, Bytes)>,
+}
+
+impl ModelPart {
+    /// The model-level part of a report on `model` under `choices`. Errors: a TP degree the
+    /// model cannot be split by, a model whose KV cache cannot be sized.
+    pub fn new(mut model: ModelDesc, choices: ModelChoices) -> Result<ModelPart, CalcError> {
+        model.load_mtp = choices.include_mtp;
+        let tp = u64::from(choices.tp.max(1));
+        let weight_dtype = choices.weight_dtype.unwrap_or(model.weights.dtype);
+        let kv_dtype = choices
+            .kv_dtype
+            .unwrap_or_else(|| kv::default_kv_dtype(&model));
+        // Weight bytes at the chosen precision (`None` = the checkpoint's own format), whole
+        // and per GPU of the replica: the one rule of `weights` (group scales, experts-only
+        // quantization, replicated parts, the TP check).
+        let weights = weights::chosen(&model, choices.weight_dtype, tp)?;
+        let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
+        let per_gpu = KvProfile::from_model(&model, kv_dtype, tp)?;
+        let kv_per_token = whole.per_token_all_layers();
+        let d_params = params_derivation(&model);
+        let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
+            Ok(k) if k.bytes == kv_per_token => {
+                let mut d = k.derivation;
+                d.title_key = "kv_per_token".into();
+                d
+            }
+            _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
+        };
+        let smaller = smaller_weights(&model, tp);
+        Ok(ModelPart {
+            model,
+            choices,
+            weight_dtype,
+            kv_dtype,
+            weights,
+            whole,
+            per_gpu,
+            kv_per_token,
+            d_params,
+            d_kv_token,
+            smaller,
+        })
+    }
+
+    /// The choices it was made with (a scenario with other [`ModelChoices`] needs another).
+    pub fn choices(&self) -> ModelChoices {
+        self.choices
+    }
+}
+
+/// The report of `s` from its model-level part, made with `s`'s model and
+/// [`ModelChoices::of`]`(s)`: this reads only the workload of `s` (context length,
+/// concurrency, GPUs, budget rule). Equal to [`evaluate`]`(s, catalog)` when `part` is
+/// `s`'s.
+pub fn evaluate_with(s: &Scenario, part: &ModelPart, catalog: &Catalog) -> Report {
+    let ctx = s.context_len.max(1);
+    let kv_per_request = part.whole.per_request(ctx);
+    let kv_total = part.whole.per_batch(s.concurrency, ctx);
+    let d_kv_req = kv_request_derivation(part.kv_per_token, kv_per_request, ctx);
     let d_kv_total = kv_total_derivation(kv_per_request, kv_total, s.concurrency);
-    let (gpus, gpu_errors) = gpu_reports(s, &model, catalog, &w, &per_gpu_profile);
+    let (gpus, gpu_errors) = gpu_reports(s, part, catalog);
     let cheapest = cheapest_index(&gpus);
 
-    Ok(Report {
-        weight_dtype,
-        kv_dtype,
-        weights,
-        kv_per_token,
+    Report {
+        weight_dtype: part.weight_dtype,
+        kv_dtype: part.kv_dtype,
+        weights: part.weights.total,
+        kv_per_token: part.kv_per_token,
         kv_per_request,
         kv_total,
         context_len: ctx,
         concurrency: s.concurrency,
-        tp,
+        tp: part.weights.tp,
         gpus,
         cheapest,
         gpu_errors,
-        derivations: vec![d_params, w.derivation, d_kv_token, d_kv_req, d_kv_total],
-        kv_profile: per_gpu_profile,
-        model,
-    })
+        derivations: vec![
+            part.d_params.clone(),
+            part.weights.derivation.clone(),
+            part.d_kv_token.clone(),
+            d_kv_req,
+            d_kv_total,
+        ],
+        kv_profile: part.per_gpu.clone(),
+        model: part.model.clone(),
+    }
 }
 
 /// The parameter count's derivation: the sum of the model's parts.
@@ -459,16 +555,14 @@ fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64)
 /// not be evaluated, by key.
 fn gpu_reports(
     s: &Scenario,
-    model: &ModelDesc,
+    part: &ModelPart,
     catalog: &Catalog,
-    weights: &weights::WeightBytes,
-    profile: &KvProfile,
 ) -> (Vec<GpuReport>, Vec<(String, CalcError)>) {
     let mut gpus = Vec::new();
     let mut gpu_errors = Vec::new();
     for (i, g) in s.gpus.iter().enumerate() {
         let key = g.key(i);
-        match gpu_report(s, model, g, catalog, weights, profile, key.clone()) {
+        match gpu_report(s, part, g, catalog, key.clone()) {
             Ok(r) => gpus.push(r),
             Err(e) => gpu_errors.push((key, e)),
         }
@@ -485,22 +579,21 @@ fn cheapest_index(gpus: &[GpuReport]) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-#[allow(clippy::too_many_arguments)] // reason: one private step of evaluate, all inputs distinct
+/// The report of one compared GPU (`key`: its stable key).
 fn gpu_report(
     s: &Scenario,
-    model: &ModelDesc,
+    part: &ModelPart,
     g: &GpuChoice,
     catalog: &Catalog,
-    weights: &weights::WeightBytes,
-    profile: &KvProfile,
     key: String,
 ) -> Result<GpuReport, CalcError> {
+    let (model, weights, profile) = (&part.model, &part.weights, &part.per_gpu);
     let acc = accelerator_of(g, catalog)?;
     let ctx = s.context_len.max(1);
     let tp = weights.tp;
     let (w_gpu, d_wgpu) = (weights.per_gpu, weights.per_gpu_derivation.clone());
     let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
-    let start = vllm_start_for(s, model, &acc, tp, ctx)?;
+    let start = vllm_start_for(s, part, &acc, ctx)?;
     let vin = &start.inputs;
     let vb = memory::vllm_budget(vin, profile)?;
     let kv_load = profile.per_batch(s.concurrency, ctx);
@@ -540,8 +633,7 @@ fn gpu_report(
     // room for the weights.
     let requests = if weights_fit { requests } else { 0 };
     let verdict = verdict_of(weights_fit, requests, s.concurrency, &bar);
-    let alternatives = smaller_weights(model, tp);
-    let suggestions = what_would_fit(&inp, profile, ctx, &alternatives);
+    let suggestions = what_would_fit(&inp, profile, ctx, &part.smaller);
     let usd_per_hour = acc.price.as_ref().map(|p| p.usd_per_hour * tp as f64);
     let usd_per_request_hour = usd_per_hour
         .filter(|_| requests > 0)
@@ -577,15 +669,15 @@ fn gpu_report(
 
 /// vLLM's inputs for one GPU (`memory::vllm_start`, as the serving simulator and `llmcalc
 /// vllm` find them): the chosen rule's utilization and block size (vLLM's defaults under the
-/// textbook rule), the scenario's weight precision, `max_model_len` = the context length.
+/// textbook rule), the chosen weight precision, `max_model_len` = the context length.
 fn vllm_start_for(
     s: &Scenario,
-    model: &ModelDesc,
+    part: &ModelPart,
     acc: &Accelerator,
-    tp: u64,
     ctx: u64,
 ) -> Result<memory::VllmStart, CalcError> {
-    let mut e = memory::VllmEngine::defaults(acc, tp, s.weight_dtype, ctx);
+    let (tp, weight_dtype) = (part.weights.tp, part.choices.weight_dtype);
+    let mut e = memory::VllmEngine::defaults(acc, tp, weight_dtype, ctx);
     if let BudgetRule::Vllm {
         gpu_memory_utilization,
         block_size,
@@ -594,7 +686,7 @@ fn vllm_start_for(
         e.gpu_memory_utilization = gpu_memory_utilization;
         e.block_size = u64::from(block_size);
     }
-    memory::vllm_start(model, acc, &e)
+    memory::vllm_start(&part.model, acc, &e)
 }
 
 /// The fit verdict: no weights room, all requests and the bar fit, some requests, or none.
@@ -777,6 +869,59 @@ mod tests {
         s.concurrency = u64::MAX;
         s.model = Scenario::default().model;
         let _ = evaluate(&s, Catalog::builtin());
+    }
+
+    /// A model-level part kept across edits of the workload gives the report that
+    /// evaluating each edited scenario from scratch gives (what the app relies on).
+    #[test]
+    fn a_kept_model_part_gives_the_fresh_report() {
+        for (preset, tp, wd) in [
+            ("meta-llama__Llama-2-7b-hf", 1u32, None),
+            ("deepseek-ai__DeepSeek-V3", 8, None),
+            ("openai__gpt-oss-120b", 2, Some(Dtype::Fp8)),
+        ] {
+            let base = Scenario {
+                model: ModelSource::Preset(preset.into()),
+                tp,
+                weight_dtype: wd,
+                ..Scenario::default()
+            };
+            let model = model_of(&base.model).expect("preset");
+            let part = ModelPart::new(model, ModelChoices::of(&base)).expect("part");
+            let edits: [fn(&mut Scenario); 5] = [
+                |s| s.context_len = 131_072,
+                |s| s.concurrency = 1_000,
+                |s| s.gpus = vec![GpuChoice::Catalog("h100-sxm".into())],
+                |s| {
+                    s.budget = BudgetRule::Vllm {
+                        gpu_memory_utilization: 0.8,
+                        block_size: 32,
+                    }
+                },
+                |s| s.gpus.push(GpuChoice::Catalog("zzz".into())),
+            ];
+            let mut s = base.clone();
+            for edit in edits {
+                edit(&mut s);
+                assert_eq!(part.choices(), ModelChoices::of(&s));
+                let kept = evaluate_with(&s, &part, Catalog::builtin());
+                let fresh = evaluate(&s, Catalog::builtin()).expect("report");
+                assert_eq!(kept, fresh, "{preset}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_model_part_fails_as_evaluate_does() {
+        let s = Scenario {
+            tp: 3, // does not divide 32 heads
+            ..Scenario::default()
+        };
+        let model = model_of(&s.model).expect("preset");
+        assert_eq!(
+            ModelPart::new(model, ModelChoices::of(&s)).err(),
+            evaluate(&s, Catalog::builtin()).err()
+        );
     }
 
     #[test]
