@@ -663,6 +663,52 @@ mod tests {
         }
     }
 
+    /// The shortcuts give the very bits of the long way: decodes added as a count and a sum
+    /// of contexts equal the same decodes added one by one (with a prefill chunk in the step),
+    /// and a remembered linear or head time equals a fresh one; a sliding-window model is not
+    /// full attention, so the scheduler adds its decodes one by one.
+    #[test]
+    fn summed_decodes_and_remembered_times_are_bit_identical() {
+        let cat = Catalog::builtin();
+        let g = cat.get("h100-sxm").expect("gpu");
+        let wl = Workload::new(1, 1, 1, 1);
+        let eff = Efficiencies::default();
+        let keys = [17u64, 4000, 1, 999, 8191, 250, 3];
+        for id in ["Qwen__Qwen3-8B", "Qwen__Qwen3-30B-A3B"] {
+            let m = model(id);
+            let fresh = || StepModel::new(&m, g, &wl, &eff, 8192).expect("model");
+            let mut one_by_one = fresh();
+            assert!(one_by_one.full_attention(), "{id}");
+            one_by_one.begin();
+            one_by_one.add_prefill(100, 300);
+            for k in keys {
+                one_by_one.add_decode(k);
+            }
+            let a = one_by_one.finish(307, 8);
+            let mut summed = fresh();
+            summed.begin();
+            summed.add_prefill(100, 300);
+            summed.add_decodes(keys.len() as u64, keys.iter().sum());
+            let b = summed.finish(307, 8);
+            assert_eq!(a.to_bits(), b.to_bits(), "{id}: {a} vs {b}");
+            let mut s = fresh();
+            for n in [1u64, 37, 300, 8191] {
+                for phase in [Phase::Decode, Phase::Prefill] {
+                    for head in [false, true] {
+                        let direct = s.token_ops(n, phase, head);
+                        let first = s.token_ops_memo(n, phase, head);
+                        let again = s.token_ops_memo(n, phase, head);
+                        assert_eq!(direct.to_bits(), first.to_bits(), "{id} {n}");
+                        assert_eq!(first.to_bits(), again.to_bits(), "{id} {n}");
+                    }
+                }
+            }
+        }
+        let m = model("google__gemma-2-9b-it");
+        let s = StepModel::new(&m, g, &wl, &eff, 8192).expect("model");
+        assert!(!s.full_attention());
+    }
+
     /// vLLM's Marlin layout of MXFP4 experts on GPUs without native FP4: gpt-oss's 2,880 ×
     /// 2,880 experts run as 2,944 × 3,072 at TP 1 and 1,536 × 3,072 per partition at TP 2; the
     /// step's expert FLOPs and weight bytes grow by that ratio, nothing else moves.
