@@ -44,7 +44,7 @@ pub(crate) struct FreeQueue {
 
 impl FreeQueue {
     /// Some preempted request holds cached blocks in the queue.
-    #[inline]
+    #[inline(always)]
     pub fn active(&self) -> bool {
         self.owned > 0
     }
@@ -70,7 +70,7 @@ impl FreeQueue {
     }
 
     /// `n` blocks no request will hit are freed (appended at the tail).
-    #[inline]
+    #[inline(always)]
     pub fn release(&mut self, n: u64) {
         if self.active() {
             self.push_plain(n);

@@ -1,9 +1,11 @@
 //! One engine replica under load: a discrete-event simulation of vLLM V1's scheduler.
 //!
 //! Events (request ready to send, request entering the engine after the server's frontend
-//! path, engine step start, engine step end) sit in a binary heap ordered by time, then kind
+//! path, engine step start, engine step end) are handled in order of time, then kind
 //! (arrivals and entries at an instant are seen before a step starting at that instant), then
-//! insertion order, so a run is deterministic. A sent request enters the engine's waiting
+//! insertion order, so a run is deterministic. The requests' events sit in a binary heap; the
+//! engine's own (at most one pending: a step start or a step end) waits beside it, so the
+//! heap holds a few events and a step costs no heap operation. A sent request enters the engine's waiting
 //! queue `frontend_overhead_s` later (`Resolved`; at once when 0). Each step, as vLLM's
 //! `v1/core/sched/scheduler.py` `schedule()` does:
 //!
@@ -28,8 +30,12 @@
 //!
 //! Per step the work is proportional to the running batch; nothing is allocated per token.
 //! Each request is added to the step's time as it is scheduled (one pass over the batch, not
-//! two), and a decode-only step's time is looked up in a [`StepCache`] before the step model
-//! is asked (the same value: the step model is a pure function of what it is given).
+//! two; a full-attention cache's decodes as a count and a sum of contexts, integers), and a
+//! decode-only step's time is looked up in a [`StepCache`] before the step model is asked
+//! (the same value: the step model is a pure function of what it is given). The release
+//! profile optimises for size (`opt-level = "z"`, for the wasm bundle), under which LLVM
+//! ignores `#[inline]`: the per-request helpers of the step loops are `#[inline(always)]`, and
+//! the step's (request, tokens) list is overwritten in place rather than pushed to.
 
 use crate::core::base::error::CalcError;
 use crate::core::sim::config::{Budget, Resolved};
@@ -193,7 +199,12 @@ pub(crate) struct Engine<'a> {
     times: Vec<ReqTimes>,
     ready_times: Vec<f64>,
     max_concurrency: u64,
+    /// The requests' events (ready, enter).
     heap: BinaryHeap<Reverse<Event>>,
+    /// The engine's one pending event (a step start or end), kept out of the heap: at most
+    /// one is pending at a time (`busy`), and it is compared with the heap's first by the
+    /// same order.
+    engine_event: Option<Event>,
     seq: u64,
     waiting: VecDeque<u32>,
     running: Vec<u32>,
@@ -207,11 +218,20 @@ pub(crate) struct Engine<'a> {
     cached: Vec<Cached>,
     /// (request, new tokens) of the step in flight.
     scheduled: Vec<(u32, u64)>,
+    /// Entries of `scheduled` in use (the vector is overwritten in place, step after step:
+    /// a slot written costs less than a push).
+    n_scheduled: usize,
     /// New tokens of the step being scheduled, and requests of it sampling a token.
     step_tokens: u64,
     step_sampled: u64,
-    /// Contexts of the step's decode tokens (given to the step model on a cache miss).
-    decode_keys: Vec<u64>,
+    /// Decode tokens of the step and the sum of their contexts (given to the step model as
+    /// sums on a cache miss, when `sum_decodes`; otherwise each decode goes to the step
+    /// model as it is scheduled).
+    decode_count: u64,
+    decode_key_sum: u64,
+    /// A decode-only step's time is a function of (decodes, sum of contexts): one
+    /// full-attention group and no sliding window in the step model.
+    sum_decodes: bool,
     /// The step holds prompt tokens (its time is never cached).
     step_prefill: bool,
     cache: StepCache,
@@ -263,6 +283,12 @@ impl<'a> Engine<'a> {
         n: usize,
         max_concurrency: Option<u64>,
     ) -> Engine<'a> {
+        let uniform = cfg.groups.len() == 1
+            && cfg
+                .groups
+                .first()
+                .is_some_and(|g| g.count == 1 && g.window.is_none());
+        let sum_decodes = uniform && steps_model.full_attention();
         Engine {
             cfg,
             steps_model,
@@ -271,6 +297,7 @@ impl<'a> Engine<'a> {
             ready_times: Vec::with_capacity(n),
             max_concurrency: max_concurrency.unwrap_or(u64::MAX),
             heap: BinaryHeap::with_capacity(8),
+            engine_event: None,
             seq: 0,
             waiting: VecDeque::with_capacity(n),
             running: Vec::with_capacity(usize::try_from(cfg.max_num_seqs).unwrap_or(256).min(n)),
@@ -280,19 +307,16 @@ impl<'a> Engine<'a> {
             free_queue: FreeQueue::default(),
             cached: Vec::with_capacity(n),
             scheduled: Vec::with_capacity(n.min(4096)),
+            n_scheduled: 0,
             step_tokens: 0,
             step_sampled: 0,
-            decode_keys: Vec::with_capacity(
-                usize::try_from(cfg.max_num_seqs).unwrap_or(256).min(n),
-            ),
+            decode_count: 0,
+            decode_key_sum: 0,
+            sum_decodes,
             step_prefill: false,
             cache: StepCache::default(),
             busy: false,
-            uniform: cfg.groups.len() == 1
-                && cfg
-                    .groups
-                    .first()
-                    .is_some_and(|g| g.count == 1 && g.window.is_none()),
+            uniform,
             step_start_s: 0.0,
             steps: 0,
             preemptions: 0,
@@ -308,11 +332,27 @@ impl<'a> Engine<'a> {
 
     fn push(&mut self, t: f64, kind: Kind) {
         self.seq += 1;
-        self.heap.push(Reverse(Event {
+        let ev = Event {
             t: t.max(0.0).to_bits(),
             kind,
             seq: self.seq,
-        }));
+        };
+        if matches!(kind, Kind::StepStart | Kind::StepEnd) {
+            self.engine_event = Some(ev);
+        } else {
+            self.heap.push(Reverse(ev));
+        }
+    }
+
+    /// The first pending event, and whether it is the heap's (else the engine's own).
+    #[inline(always)]
+    fn next_event(&self) -> Option<(Event, bool)> {
+        match (self.heap.peek(), self.engine_event) {
+            (Some(&Reverse(a)), Some(b)) => Some(if a <= b { (a, true) } else { (b, false) }),
+            (Some(&Reverse(a)), None) => Some((a, true)),
+            (None, Some(b)) => Some((b, false)),
+            (None, None) => None,
+        }
     }
 
     /// Runs until every request is done, the budget is spent, or the engine stalls.
@@ -330,11 +370,15 @@ impl<'a> Engine<'a> {
     /// first, as in one engine's own order.
     pub fn advance(&mut self, until: Option<f64>, max_steps: u64) -> Result<bool, CalcError> {
         let limit = until.map_or(u64::MAX, |t| t.max(0.0).to_bits());
-        while let Some(Reverse(ev)) = self.heap.peek().copied() {
+        while let Some((ev, from_heap)) = self.next_event() {
             if ev.t >= limit {
                 break;
             }
-            self.heap.pop();
+            if from_heap {
+                self.heap.pop();
+            } else {
+                self.engine_event = None;
+            }
             self.now = f64::from_bits(ev.t);
             match ev.kind {
                 Kind::Ready(i) => self.on_ready(i),
@@ -423,7 +467,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Blocks request `r` needs beyond those it holds to compute `k` more tokens.
-    #[inline]
+    #[inline(always)]
     fn blocks_needed(&self, r: &Req, k: u64) -> u64 {
         let tokens = r.computed + k;
         if self.uniform {
@@ -439,7 +483,7 @@ impl<'a> Engine<'a> {
     }
 
     /// Blocks (across the groups) holding the first `tokens` tokens of a request.
-    #[inline]
+    #[inline(always)]
     fn prefix_blocks(&self, tokens: u64) -> u64 {
         if self.uniform {
             tokens.div_ceil(self.cfg.block_size)
@@ -483,7 +527,7 @@ impl<'a> Engine<'a> {
     }
 
     /// `n` blocks leave the free pool (evicting cached blocks from the queue's head).
-    #[inline]
+    #[inline(always)]
     fn allocate(&mut self, n: u64) {
         self.free_blocks -= n;
         if self.free_queue.active() && n > 0 {
@@ -547,7 +591,7 @@ impl<'a> Engine<'a> {
     /// Schedules `k` tokens of request `id`, which takes `blocks` more blocks, and adds them
     /// to the step's time (the request's state is final for this step once taken: a request
     /// scheduled earlier in a step is never preempted later in it).
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, id: u32, blocks: u64, k: u64) {
         self.allocate(blocks);
         if let Some(r) = self.reqs.get_mut(id as usize) {
@@ -558,13 +602,22 @@ impl<'a> Engine<'a> {
                 self.step_sampled += 1;
             }
             if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
-                self.decode_keys.push(r.computed + 1);
+                if self.sum_decodes {
+                    self.decode_count += 1;
+                    self.decode_key_sum += r.computed + 1;
+                } else {
+                    self.steps_model.add_decode(r.computed + 1);
+                }
             } else {
                 self.step_prefill = true;
                 self.steps_model.add_prefill(r.computed, k);
             }
         }
-        self.scheduled.push((id, k));
+        match self.scheduled.get_mut(self.n_scheduled) {
+            Some(slot) => *slot = (id, k),
+            None => self.scheduled.push((id, k)),
+        }
+        self.n_scheduled += 1;
     }
 
     /// Step 2: admit waiting requests while budget, seats and blocks last.
@@ -621,16 +674,16 @@ impl<'a> Engine<'a> {
     }
 
     fn on_step_start(&mut self) -> Result<(), CalcError> {
-        self.scheduled.clear();
+        self.n_scheduled = 0;
         self.steps_model.begin();
         (self.step_tokens, self.step_sampled) = (0, 0);
-        self.decode_keys.clear();
+        (self.decode_count, self.decode_key_sum) = (0, 0);
         self.step_prefill = false;
         let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
         if !preempted {
             self.schedule_waiting(budget);
         }
-        if self.scheduled.is_empty() {
+        if self.n_scheduled == 0 {
             self.busy = false;
             // Work left that cannot be scheduled with nothing running cannot progress.
             self.stalled = !self.waiting.is_empty() && self.running.is_empty();
@@ -652,20 +705,18 @@ impl<'a> Engine<'a> {
     }
 
     /// The scheduled step's time: from the cache for a decode-only step of a full-attention
-    /// cache seen before, else from the step model (the decodes added after the prefill
-    /// chunks: the model sums each kind on its own, so the order between kinds is immaterial).
+    /// cache seen before, else from the step model (the decodes added as sums after the
+    /// prefill chunks: the model sums each kind on its own, and a sum of integers is exact in
+    /// an `f64`, so neither the order nor the grouping changes a bit).
     fn step_time(&mut self) -> f64 {
-        let key = (self.uniform && !self.step_prefill).then(|| {
-            (
-                self.decode_keys.len() as u64,
-                self.decode_keys.iter().sum::<u64>(),
-            )
-        });
+        let key = (self.sum_decodes && !self.step_prefill)
+            .then_some((self.decode_count, self.decode_key_sum));
         if let Some(t) = key.and_then(|k| self.cache.map.get(&k)) {
             return *t;
         }
-        for &k in &self.decode_keys {
-            self.steps_model.add_decode(k);
+        if self.sum_decodes {
+            self.steps_model
+                .add_decodes(self.decode_count, self.decode_key_sum);
         }
         let t = self.steps_model.finish(self.step_tokens, self.step_sampled);
         if let Some(k) = key {
@@ -690,7 +741,7 @@ impl<'a> Engine<'a> {
     fn on_step_end(&mut self) {
         let now = self.now;
         let mut finished = 0u64;
-        for idx in 0..self.scheduled.len() {
+        for idx in 0..self.n_scheduled {
             let Some(&(id, k)) = self.scheduled.get(idx) else {
                 break;
             };

@@ -228,7 +228,7 @@ impl Collector {
     /// A token of a request (`measured`: not a warm-up one), `gap` seconds after its previous
     /// one; `contiguous` when the previous token came at the end of the step before (the gap
     /// is then this step's time).
-    #[inline]
+    #[inline(always)]
     pub fn itl(&mut self, measured: bool, gap: f64, contiguous: bool) {
         if !measured {
             return;

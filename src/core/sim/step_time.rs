@@ -35,7 +35,10 @@
 //! experts touched (`core::roofline::expected_distinct_experts`). The coefficients are read
 //! once from the operator list at 1 and 2 tokens; a step then updates the operators' FLOPs
 //! and bytes in place and calls `time_pass`: O(operators + running requests), no allocation,
-//! and exactly the operator list's figures at every token count.
+//! and exactly the operator list's figures at every token count. The linear and head parts
+//! depend only on (token count, phase), so each is computed once per token count and
+//! remembered (`StepModel::token_ops_memo`; the same `f64`, as a pure function's value); a
+//! step then times only its attention operators.
 //!
 //! Approximations (stated in `docs/SERVING_SIMULATOR.md`): MLA prefill chunks are timed with
 //! the per-key bytes of the absorbed (decode) form; SSM layers' per-sequence state traffic is
@@ -178,7 +181,16 @@ pub struct StepModel {
     allreduce_bytes_per_token: f64,
     decodes: f64,
     prefill_tokens: f64,
+    /// [`StepModel::token_ops`] already computed, by `[phase][head][tokens]` (NaN: not yet;
+    /// at most [`MEMO_MAX`] token counts): a pure function of its arguments, so a step
+    /// reads the very value it would compute.
+    memo: [[Vec<f64>; 2]; 2],
 }
+
+/// Most token counts [`StepModel`] remembers the linear and head times of (per phase and
+/// kind; vLLM's token budget is 8,192 or 2,048 by default, and the sampled requests at most
+/// `max_num_seqs`).
+const MEMO_MAX: usize = 1 << 16;
 
 fn is_attn(name: &str) -> bool {
     ATTN_OPS.contains(&name)
@@ -353,6 +365,7 @@ impl StepModel {
             allreduce_bytes_per_token: d1.allreduce_bytes,
             decodes: 0.0,
             prefill_tokens: 0.0,
+            memo: Default::default(),
         })
     }
 
@@ -385,6 +398,28 @@ impl StepModel {
         self.decodes += 1.0;
     }
 
+    /// Adds `count` decode tokens whose queries attend to `keys` tokens in all, as
+    /// [`StepModel::add_decode`] once for each would (the per-operator sums are sums of
+    /// integers, exact in an `f64`, so one addition of the total gives the same bits). Only
+    /// for a model without sliding windows ([`StepModel::full_attention`]): with one, each
+    /// context is capped on its own, and this adds nothing.
+    pub fn add_decodes(&mut self, count: u64, keys: u64) {
+        if !self.full_attention() {
+            return;
+        }
+        let k = keys as f64;
+        for s in &mut self.sums {
+            s.decode_keys += k;
+        }
+        self.decodes += count as f64;
+    }
+
+    /// No attention operator has a sliding window: a decode-only step's time depends on its
+    /// decodes only through their number and the sum of their contexts.
+    pub fn full_attention(&self) -> bool {
+        self.coefs.iter().all(|c| c.window.is_none())
+    }
+
     /// Adds a prefill chunk of `n` tokens after `computed` tokens already in the cache.
     pub fn add_prefill(&mut self, computed: u64, n: u64) {
         let (c, end) = (computed as f64, (computed + n) as f64);
@@ -404,8 +439,8 @@ impl StepModel {
         } else {
             Phase::Decode
         };
-        let linear = self.token_ops(tokens, phase, false);
-        let head = self.token_ops(sampled, phase, true);
+        let linear = self.token_ops_memo(tokens, phase, false);
+        let head = self.token_ops_memo(sampled, phase, true);
         for (i, (s, c)) in self.sums.iter().zip(&self.coefs).enumerate() {
             if let Some(op) = self.decode_work.ops.get_mut(i) {
                 op.flops.0 = c.flops_per_key * s.decode_keys + c.flops_per_token * self.decodes;
@@ -433,6 +468,33 @@ impl StepModel {
             self.eff.step_overhead_s
         };
         linear + head + attn + comm + overhead
+    }
+
+    /// [`StepModel::token_ops`], remembered by its arguments.
+    fn token_ops_memo(&mut self, n: u64, phase: Phase, head: bool) -> f64 {
+        let Ok(i) = usize::try_from(n) else {
+            return self.token_ops(n, phase, head);
+        };
+        if i >= MEMO_MAX {
+            return self.token_ops(n, phase, head);
+        }
+        let p = usize::from(phase == Phase::Prefill);
+        let known = self.memo[p][usize::from(head)]
+            .get(i)
+            .copied()
+            .filter(|t| !t.is_nan());
+        if let Some(t) = known {
+            return t;
+        }
+        let t = self.token_ops(n, phase, head);
+        let m = &mut self.memo[p][usize::from(head)];
+        if m.len() <= i {
+            m.resize((i + 1).next_power_of_two().min(MEMO_MAX), f64::NAN);
+        }
+        if let Some(slot) = m.get_mut(i) {
+            *slot = t;
+        }
+        t
     }
 
     /// Time of the linear (or head) operators for `n` tokens at `phase`, seconds.
@@ -465,6 +527,7 @@ impl StepModel {
     /// does not apply): the fit of that constant re-derives it through this.
     pub fn with_marlin_hopper_moe_compute(mut self, k: f64) -> StepModel {
         self.expert_compute = expert_compute_factor(self.marlin_on_hopper, k);
+        self.memo = Default::default();
         self
     }
 
@@ -473,6 +536,7 @@ impl StepModel {
     fn checkpoint_shapes(&mut self) {
         self.expert_scale = 1.0;
         self.expert_compute = 1.0;
+        self.memo = Default::default();
     }
 
     /// Linear and head operator times for `n` tokens straight from the operator list (the
@@ -597,6 +661,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The shortcuts give the very bits of the long way: decodes added as a count and a sum
+    /// of contexts equal the same decodes added one by one (with a prefill chunk in the step),
+    /// and a remembered linear or head time equals a fresh one; a sliding-window model is not
+    /// full attention, so the scheduler adds its decodes one by one.
+    #[test]
+    fn summed_decodes_and_remembered_times_are_bit_identical() {
+        let cat = Catalog::builtin();
+        let g = cat.get("h100-sxm").expect("gpu");
+        let wl = Workload::new(1, 1, 1, 1);
+        let eff = Efficiencies::default();
+        let keys = [17u64, 4000, 1, 999, 8191, 250, 3];
+        for id in ["Qwen__Qwen3-8B", "Qwen__Qwen3-30B-A3B"] {
+            let m = model(id);
+            let fresh = || StepModel::new(&m, g, &wl, &eff, 8192).expect("model");
+            let mut one_by_one = fresh();
+            assert!(one_by_one.full_attention(), "{id}");
+            one_by_one.begin();
+            one_by_one.add_prefill(100, 300);
+            for k in keys {
+                one_by_one.add_decode(k);
+            }
+            let a = one_by_one.finish(307, 8);
+            let mut summed = fresh();
+            summed.begin();
+            summed.add_prefill(100, 300);
+            summed.add_decodes(keys.len() as u64, keys.iter().sum());
+            let b = summed.finish(307, 8);
+            assert_eq!(a.to_bits(), b.to_bits(), "{id}: {a} vs {b}");
+            let mut s = fresh();
+            for n in [1u64, 37, 300, 8191] {
+                for phase in [Phase::Decode, Phase::Prefill] {
+                    for head in [false, true] {
+                        let direct = s.token_ops(n, phase, head);
+                        let first = s.token_ops_memo(n, phase, head);
+                        let again = s.token_ops_memo(n, phase, head);
+                        assert_eq!(direct.to_bits(), first.to_bits(), "{id} {n}");
+                        assert_eq!(first.to_bits(), again.to_bits(), "{id} {n}");
+                    }
+                }
+            }
+        }
+        let m = model("google__gemma-2-9b-it");
+        let s = StepModel::new(&m, g, &wl, &eff, 8192).expect("model");
+        assert!(!s.full_attention());
     }
 
     /// vLLM's Marlin layout of MXFP4 experts on GPUs without native FP4: gpt-oss's 2,880 ×
