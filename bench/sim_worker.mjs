@@ -47,7 +47,8 @@ const INSTRUMENT = () => {
   window.__long = [];
   window.__gaps = [];
   try {
-    new PerformanceObserver((list) => {
+    // Named like the probe's functions: the bench's own task, not the page's (PROBE_PREFIX).
+    new PerformanceObserver(function __probeLongtasks(list) {
       for (const e of list.getEntries()) window.__long.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   } catch {
