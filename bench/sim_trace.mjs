@@ -17,6 +17,7 @@ import { writeFileSync } from 'node:fs';
 import { arg, openPage, repoPath, withServedBrowser } from '../e2e/harness.mjs';
 import { openApp } from '../e2e/app.mjs';
 import { summariseProfile } from './profile.mjs';
+import { cpuMs, mainThread } from './trace_events.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const sweeps = Number(arg('sweeps', '3'));
@@ -84,25 +85,16 @@ async function run(browser, server) {
   if (out) writeFileSync(out, buf);
   const trace = JSON.parse(buf.toString());
   const events = trace.traceEvents || trace;
-  const mains = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const counts = new Map();
-  for (const e of events) {
-    const k = `${e.pid}:${e.tid}`;
-    if (mains.has(k)) counts.set(k, (counts.get(k) || 0) + 1);
-  }
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur);
-  const tasks = onMain.filter((e) => (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') && e.dur / 1000 > over);
-  // Tasks nest (ThreadControllerImpl::RunTask holds RunTask): keep the outermost.
-  const outer = tasks.filter((t) => !tasks.some((u) => u !== t && u.ts <= t.ts && u.ts + u.dur >= t.ts + t.dur && u.dur > t.dur));
+  // The renderer main thread's top-level tasks (bench/trace_events.mjs, as bench/sim_worker.mjs
+  // reads them).
+  const { onMain, tasks: all } = mainThread(events);
+  const outer = all.filter((t) => t.dur / 1000 > over);
   // Instant marks only (a measure's 'b' event sits at its start mark and would repeat it).
   const marks = events.filter((e) => e.cat?.includes('blink.user_timing') && (e.ph === 'I' || e.ph === 'R')).map((e) => ({ name: e.name, ts: e.ts }));
   // Thread CPU time (tdur) is what the task cost; wall time (dur) also counts waiting for a
   // core, which on a busy machine can be most of it.
-  const runs = onMain.filter((e) => e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask');
-  const all = runs.filter((t) => !runs.some((u) => u !== t && u.ts <= t.ts && u.ts + u.dur >= t.ts + t.dur && u.dur > t.dur));
   const kind = (t) => onMain.find((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur && !/RunTask/.test(e.name))?.name || '?';
-  const cpu = (e) => (e.tdur ?? e.dur) / 1000;
+  const cpu = cpuMs;
   const top = [...all].sort((a, b) => cpu(b) - cpu(a)).slice(0, 5).map((e) => `${cpu(e).toFixed(1)} (wall ${(e.dur / 1000).toFixed(1)}, ${kind(e)})`);
   console.log(`sim trace: ${sweeps} sweep(s): longest main-thread tasks by CPU time, ms: ${top.join(', ')}`);
   // Per job, as bench/sim_worker.mjs splits it: the edit's task (the one holding the job's
@@ -138,7 +130,7 @@ async function run(browser, server) {
   console.log(`${outer.length} main-thread task(s) over ${over} ms wall during ${sweeps} sweep(s):`);
   for (const t of outer.sort((a, b) => a.ts - b.ts)) {
     const near = marks.filter((m) => m.ts >= t.ts - 2e6 && m.ts <= t.ts + t.dur).map((m) => `${m.name}@${((m.ts - t.ts) / 1000).toFixed(0)}`).slice(-4);
-    console.log(`- ${(t.dur / 1000).toFixed(1)} ms (cpu ${((t.tdur ?? t.dur) / 1000).toFixed(1)})  marks: ${near.join(' ')}`);
+    console.log(`- ${(t.dur / 1000).toFixed(1)} ms (cpu ${cpu(t).toFixed(1)})  marks: ${near.join(' ')}`);
     const inside = new Map();
     for (const e of onMain) {
       if (e === t || e.ts < t.ts || e.ts + e.dur > t.ts + t.dur) continue;

@@ -672,13 +672,17 @@ pub fn ChartCanvas<C>(
     /// Called with the id of the hover region clicked (a point's name), when given.
     #[prop(optional, into)]
     on_pick: Option<Callback<String>>,
+    /// While true, the chart is not drawn and only keeps its place, as off screen: a section
+    /// can draw its charts in tasks of their own (`ui::serving_view`'s first result).
+    #[prop(optional, into)]
+    hold: Option<Signal<bool>>,
 ) -> impl IntoView
 where
     C: Chart + Send + Sync + 'static,
 {
     // The only typed step: the data, shared and type-erased; the rest is compiled once.
     let data = Memo::new(move |_| AnyChart(std::sync::Arc::new(data.get())));
-    chart_canvas(data, lang, dark, title, test_id, on_pick)
+    chart_canvas(data, lang, dark, title, test_id, on_pick, hold)
 }
 
 fn chart_canvas(
@@ -688,6 +692,7 @@ fn chart_canvas(
     title: Signal<String>,
     test_id: &'static str,
     on_pick: Option<Callback<String>>,
+    hold: Option<Signal<bool>>,
 ) -> AnyView {
     let canvas_ref: NodeRef<Canvas> = NodeRef::new();
     let wrap_ref: NodeRef<Div> = NodeRef::new();
@@ -710,7 +715,10 @@ fn chart_canvas(
     let near = in_view(wrap_ref);
     let seen = on_screen(wrap_ref);
     let settled = use_context::<crate::ui::state::AppState>().map(|s| s.settled);
-    let visible = Memo::new(move |_| seen.get() || (near.get() && settled.is_none_or(|s| s.get())));
+    let visible = Memo::new(move |_| {
+        !hold.is_some_and(|h| h.get())
+            && (seen.get() || (near.get() && settled.is_none_or(|s| s.get())))
+    });
     let drawn = StoredValue::new(None::<Drawn>);
     Effect::new(move |_| {
         let w = width.get();
