@@ -304,17 +304,10 @@ pub(crate) fn accelerator_of(g: &GpuChoice, catalog: &Catalog) -> Result<Acceler
 /// Evaluates a scenario. Errors concern the model or the whole scenario (unparsable config,
 /// TP that does not divide the heads); a single bad GPU is reported in
 /// [`Report::gpu_errors`] and the others are still evaluated.
+/// The model-level part ([`ModelPart`]) and the workload part ([`evaluate_with`]) in a row;
+/// the app keeps the first across workload edits.
 pub fn evaluate(s: &Scenario, catalog: &Catalog) -> Result<Report, CalcError> {
-    evaluate_model(s, model_of(&s.model)?, catalog)
-}
-
-/// [`evaluate`] with the scenario's model already read (`model_of(&s.model)`).
-pub fn evaluate_model(
-    s: &Scenario,
-    model: ModelDesc,
-    catalog: &Catalog,
-) -> Result<Report, CalcError> {
-    let part = ModelPart::new(model, ModelChoices::of(s))?;
+    let part = ModelPart::new(model_of(&s.model)?, ModelChoices::of(s))?;
     Ok(evaluate_with(s, &part, catalog))
 }
 

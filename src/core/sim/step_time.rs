@@ -404,6 +404,10 @@ impl StepModel {
     /// for a model without sliding windows ([`StepModel::full_attention`]): with one, each
     /// context is capped on its own, and this adds nothing.
     pub fn add_decodes(&mut self, count: u64, keys: u64) {
+        debug_assert!(
+            self.full_attention(),
+            "add_decodes on a sliding-window model"
+        );
         if !self.full_attention() {
             return;
         }
