@@ -77,11 +77,22 @@ export default function register(runner) {
     await page.evaluate(() => document.querySelector('[data-testid="chart-serving-series"]')?.scrollIntoView());
     await screenshot(page, 'serving-series', { fullPage: false });
 
-    // A smaller max_num_seqs lowers the capacity: the summary changes.
+    // A smaller max_num_seqs lowers the capacity: the summary changes. "Recomputing" comes and
+    // goes in the status line's reserved height: the results below it do not move.
     await scrollToServing(page);
+    await page.evaluate(() => {
+      const status = document.querySelector('[data-testid="serving-status"]');
+      const below = () => document.querySelector('[data-testid="serving-summary"]').getBoundingClientRect().top + window.scrollY;
+      window.__tops = [{ running: false, top: below() }];
+      new MutationObserver(() => window.__tops.push({ running: !!status.querySelector('[data-testid="serving-running"]'), top: below() }))
+        .observe(status, { childList: true, subtree: true });
+    });
     await setValue(page, 'sv-mns', 8);
     const second = await summaryAfter(page, first, 'a recomputed sweep after max_num_seqs = 8');
     log(`after max_num_seqs 8: ${second.split('\n').join(' | ')}`);
+    const tops = await page.evaluate(() => window.__tops);
+    check(tops.some((t) => t.running), `"recomputing" was never shown: ${JSON.stringify(tops)}`);
+    check(tops.every((t) => Math.abs(t.top - tops[0].top) < 0.5), `the results moved as the status line changed: ${JSON.stringify(tops)}`);
     check(page.url().includes('sv_mns=8'), `the URL does not carry sv_mns: ${page.url()}`);
 
     // A bad value: a sentence beside the field, the result kept.
