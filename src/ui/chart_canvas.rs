@@ -550,6 +550,20 @@ fn draw_on_canvas<C: Chart>(
     Ok(hits)
 }
 
+/// Draws `chart` on `canvas`, a canvas of `css` pixels that is never shown. V8 compiles wasm
+/// lazily, on a function's first call: the first drawing of a chart type in a module compiles
+/// its drawing code in the task that draws it. A section can rehearse its charts in idle tasks
+/// of their own before its first result (`ui::serving_view`).
+pub fn rehearse<C: Chart>(
+    canvas: &HtmlCanvasElement,
+    chart: &C,
+    css: (u32, u32),
+    dark: bool,
+    lang: Lang,
+) {
+    let _ = draw_on_canvas(canvas, chart, css, &Theme::for_dark(dark), &labels_in(lang));
+}
+
 /// Where the tooltip goes for a pointer at (`x`, `y`) on a chart of `w` × `h` CSS pixels: beside
 /// the pointer, on the side towards the chart's centre, so it stays inside the chart's section
 /// (which clips what overflows it, style/results.css).

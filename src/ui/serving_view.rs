@@ -10,11 +10,12 @@
 //! sentence says so and the rest of the page keeps working. At its end, a box for a pasted
 //! `vllm bench serve` result (`ui::serving_bench_view`).
 
+use crate::core::base::Lang;
 use crate::core::present::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
-    ServingView as ViewData, TimeSeriesChart,
+    LatencyRateSeries, ServingView as ViewData, TimeSeriesChart,
 };
-use crate::ui::chart_canvas::ChartCanvas;
+use crate::ui::chart_canvas::{rehearse, ChartCanvas};
 use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::serving_bench_view::BenchPaste;
@@ -25,6 +26,7 @@ use crate::ui::state::{use_app, AppState};
 use crate::ui::view_common::is_dark;
 use leptos::html::Div;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// The section.
 #[component]
@@ -37,6 +39,7 @@ pub fn ServingView() -> impl IntoView {
     // Start on first approach; then every new (query, language) is a job.
     // Scrolling in and out again sends nothing: only a new (query, language) is a new job.
     let last: StoredValue<Option<(String, &'static str)>> = StoredValue::new(None);
+    let rehearsed = StoredValue::new(false);
     Effect::new(move |_| {
         let q = query.get();
         let lang = state.lang.get().code();
@@ -49,6 +52,10 @@ pub fn ServingView() -> impl IntoView {
         }
         last.set_value(key);
         sim_client::submit(sig, q, lang);
+        if !rehearsed.get_value() && sig.view.with_untracked(Option::is_none) {
+            rehearsed.set_value(true);
+            rehearse_charts(sig, untrack(|| state.is_dark()), state.lang.get_untracked());
+        }
     });
     let metric = RwSignal::new(LatencyMetric::Ttft);
     // Only the first result mounts the results (a memo: each later reply updates them in
@@ -183,6 +190,99 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
 /// rate chart once the charts are reported on screen (an `IntersectionObserver` task before
 /// frame 2).
 const SERIES_FIRST_FRAMES: u32 = 2;
+
+/// Frames between the steps of [`rehearse_charts`]: the first step comes after the frame that
+/// shows the job running.
+const REHEARSE_FRAMES: u32 = 2;
+
+/// While the worker runs the section's first job (the main thread idles for 0.3-3 s), the
+/// charts are drawn on a small canvas that is never shown, in three tasks: an empty chart (the
+/// canvas, the backend, the labels), the rate chart, the time series. Their drawing code (in
+/// the late module, which V8 compiles lazily, a function at its first call) is compiled then,
+/// not in the tasks that draw the first result: the rate chart's first drawing compiled 129
+/// functions in a task of 15-27 ms CPU (docs/PERF_UI.md). Stops once a result is there.
+fn rehearse_charts(sig: SimSignals, dark: bool, lang: Lang) {
+    use crate::ui::late::after_frames as then;
+    const SIZE: (u32, u32) = (320, 200);
+    let Some(canvas) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("canvas").ok())
+        .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+    else {
+        return;
+    };
+    let waiting = move || sig.view.try_with_untracked(Option::is_none) == Some(true);
+    then(REHEARSE_FRAMES, move || {
+        if !waiting() {
+            return;
+        }
+        let empty = LatencyRateChart {
+            empty_label: "…".to_string(),
+            ..LatencyRateChart::default()
+        };
+        rehearse(&canvas, &empty, SIZE, dark, lang);
+        then(REHEARSE_FRAMES, move || {
+            if !waiting() {
+                return;
+            }
+            rehearse(&canvas, &sample_rate_chart(), SIZE, dark, lang);
+            then(REHEARSE_FRAMES, move || {
+                if waiting() {
+                    rehearse(&canvas, &sample_series_chart(), SIZE, dark, lang);
+                }
+            });
+        });
+    });
+}
+
+/// A rate chart of the usual shape (two GPUs, 12 rates, a knee, a target), never shown.
+fn sample_rate_chart() -> LatencyRateChart {
+    let series = (0..2)
+        .map(|g| LatencyRateSeries {
+            name: format!("GPU {g}"),
+            points: (1..=12)
+                .map(|i| {
+                    let p50 = 40.0 * f64::from(1 + i * i);
+                    (f64::from(i) * 0.5, p50, p50 * 2.0)
+                })
+                .collect(),
+            knee: 5.0,
+        })
+        .collect();
+    LatencyRateChart {
+        series,
+        target_ms: Some(500.0),
+        x_title: "req/s".to_string(),
+        y_title: "ms".to_string(),
+        knee_label: "knee".to_string(),
+        target_label: "target".to_string(),
+        p50_label: "P50".to_string(),
+        p99_label: "P99".to_string(),
+        empty_label: String::new(),
+    }
+}
+
+/// A time series of the usual shape (batch, queue, KV occupancy over 100 s), never shown.
+fn sample_series_chart() -> TimeSeriesChart {
+    TimeSeriesChart {
+        points: (0..100)
+            .map(|i| {
+                let t = f64::from(i);
+                (
+                    t,
+                    20.0 + (t * 0.3).sin() * 10.0,
+                    (t - 50.0).max(0.0),
+                    t / 200.0,
+                )
+            })
+            .collect(),
+        x_title: "s".to_string(),
+        y_title: "requests".to_string(),
+        y2_title: "%".to_string(),
+        names: ["batch".to_string(), "queue".to_string(), "KV".to_string()],
+        empty_label: String::new(),
+    }
+}
 
 /// A counter that changes `frames` animation frames after each new result of `sig`: a chart
 /// whose data reads the result untracked and this counter tracked is recomputed and drawn in
