@@ -83,7 +83,9 @@ pub fn NumberField(
         }
     };
     let slider = slider_log2.map(|(lo, hi)| {
-        let pos = move || log2_pos(value.get(), (lo, hi)).to_string();
+        // A memo: a value that keeps the slider's position (3,072 after 2,048) does not write
+        // the same position again.
+        let pos = Memo::new(move |_| log2_pos(value.get(), (lo, hi)));
         let on_slide = move |ev: leptos::ev::Event| {
             if let Some(n) = log2_value(&event_target_value(&ev), (lo, hi), range) {
                 error.set(None);
@@ -100,7 +102,7 @@ pub fn NumberField(
                 max=hi.to_string()
                 step="1"
                 aria-label=move || state.tr(label_key)
-                prop:value=pos
+                prop:value=move || pos.get().to_string()
                 on:input=on_slide
             />
         }
@@ -114,6 +116,18 @@ pub fn NumberField(
                 .replace("{max}", &num_symbols(state).group(range.1)),
         })
     };
+    // The text shown: what was typed, else the committed value. Written only when the input
+    // does not already hold it, so typing a valid number does not write the typed text back
+    // (`prop:value` would, on every keystroke: the browser then restyles the field).
+    let input_ref = NodeRef::<leptos::html::Input>::new();
+    Effect::new(move |_| {
+        let text = raw.get().unwrap_or_else(|| value.get().to_string());
+        if let Some(el) = input_ref.get() {
+            if el.value() != text {
+                el.set_value(&text);
+            }
+        }
+    });
     let err_id = format!("{id}-error");
     let err_id2 = err_id.clone();
     view! {
@@ -128,7 +142,7 @@ pub fn NumberField(
                     autocomplete="off"
                     aria-invalid=move || error.with(|e| e.is_some()).to_string()
                     aria-describedby=err_id
-                    prop:value=move || raw.get().unwrap_or_else(|| value.get().to_string())
+                    node_ref=input_ref
                     on:input=on_input
                     on:change=on_change
                 />

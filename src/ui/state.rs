@@ -7,7 +7,9 @@ use crate::core::base::{Bytes, NumberSymbols};
 use crate::core::hardware::Catalog;
 use crate::core::model::preset;
 use crate::core::model::ModelDesc;
-use crate::core::present::{evaluate_with, model_of, ModelChoices, ModelPart, Report};
+use crate::core::present::{
+    evaluate_with_gpus, gpu_parts, model_of, GpuPart, ModelChoices, ModelPart, Report,
+};
 use crate::core::scenario::{coalesce, ModelSource, Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
@@ -144,15 +146,18 @@ struct ModelLevel {
     model: Result<ModelDesc, CalcError>,
     choices: ModelChoices,
     part: Result<ModelPart, CalcError>,
+    /// Counts the parts made, so that a part kept for this one ([`GpuLevel`]) knows it.
+    serial: u64,
 }
 
 /// The model-level part of the report, made again only when the model or a model-level
 /// choice changes: an edit of the workload (context length, concurrency, GPUs, budget rule)
-/// keeps it, and only the workload part is evaluated ([`evaluate_with`]).
+/// keeps it, and only the workload part is evaluated ([`evaluate_with_gpus`]).
 fn model_level_memo(reported: Memo<Scenario>) -> Memo<ModelLevel> {
     Memo::new_owning(move |prev: Option<ModelLevel>| {
         reported.with(|s| {
             let choices = ModelChoices::of(s);
+            let serial = prev.as_ref().map_or(0, |p| p.serial.wrapping_add(1));
             let model = match prev {
                 Some(p) if p.source == s.model => {
                     if p.choices == choices {
@@ -171,8 +176,46 @@ fn model_level_memo(reported: Memo<Scenario>) -> Memo<ModelLevel> {
                 model,
                 choices,
                 part,
+                serial,
             };
             (next, true)
+        })
+    })
+}
+
+/// The per-GPU parts of the report ([`GpuPart`]: the accelerator, its activation reserve,
+/// what vLLM starts from), one per compared GPU, for the model-level part numbered `serial`.
+struct GpuLevel {
+    serial: u64,
+    parts: Vec<GpuPart>,
+}
+
+/// The per-GPU parts of the report, kept while the model-level part and the GPU list stay:
+/// an edit of the context length, the concurrency or the budget rule keeps them, and a GPU
+/// added or removed keeps the parts of the others.
+fn gpu_level_memo(reported: Memo<Scenario>, model: Memo<ModelLevel>) -> Memo<GpuLevel> {
+    Memo::new_owning(move |prev: Option<GpuLevel>| {
+        model.with(|m| {
+            reported.with(|s| {
+                let kept = match prev {
+                    Some(p) if p.serial == m.serial => {
+                        if p.parts.iter().map(GpuPart::choice).eq(s.gpus.iter()) {
+                            return (p, false);
+                        }
+                        p.parts
+                    }
+                    _ => Vec::new(),
+                };
+                let parts = match &m.part {
+                    Ok(part) => gpu_parts(part, &s.gpus, Catalog::builtin(), kept),
+                    Err(_) => Vec::new(),
+                };
+                let next = GpuLevel {
+                    serial: m.serial,
+                    parts,
+                };
+                (next, true)
+            })
         })
     })
 }
@@ -299,9 +342,12 @@ impl AppState {
         let scenario = RwSignal::new(scenario);
         let reported = reported_memo(scenario);
         let model = model_level_memo(reported);
+        let gpus = gpu_level_memo(reported, model);
         let outcome = Memo::new_owning(move |prev: Option<Outcome>| {
             let res = model.with(|m| match &m.part {
-                Ok(part) => Ok(reported.with(|s| evaluate_with(s, part, Catalog::builtin()))),
+                Ok(part) => {
+                    Ok(gpus.with(|g| reported.with(|s| evaluate_with_gpus(s, part, &g.parts))))
+                }
                 Err(e) => Err(e.clone()),
             });
             next_outcome(prev, res)

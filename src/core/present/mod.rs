@@ -21,7 +21,8 @@ pub mod views;
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
 pub use report::{
-    evaluate, evaluate_with, model_of, GpuReport, ModelChoices, ModelPart, Report, Verdict,
+    evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
+    ModelChoices, ModelPart, Report, Verdict,
 };
 pub use series::{
     BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,

@@ -19,7 +19,7 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::Tokens;
 use crate::core::base::units::{fmt_sig, Bytes};
-use crate::core::calc::memory::{self, textbook_for, what_would_fit, KvProfile, Suggestion};
+use crate::core::calc::memory::{self, textbook_budget, what_would_fit, KvProfile, Suggestion};
 use crate::core::calc::{kv, weights};
 use crate::core::hardware::catalog::{Accelerator, Catalog};
 use crate::core::model::config::parse_model_text;
@@ -420,12 +420,94 @@ impl ModelPart {
 /// concurrency, GPUs, budget rule). Equal to [`evaluate`]`(s, catalog)` when `part` is
 /// `s`'s.
 pub fn evaluate_with(s: &Scenario, part: &ModelPart, catalog: &Catalog) -> Report {
+    evaluate_with_gpus(s, part, &gpu_parts(part, &s.gpus, catalog, Vec::new()))
+}
+
+/// The part of one compared GPU's report that depends only on the GPU and the model-level
+/// part ([`ModelPart`]: the model, TP, the weight precision), not on the workload: the
+/// accelerator, the textbook's capacities and activation reserve, and what vLLM starts from
+/// (its total memory, the weights as loaded, the profiling run's activation peak), each
+/// with its derivation. The app keeps one per GPU while the context length, the concurrency
+/// or the budget rule is edited; such an edit only runs [`evaluate_with_gpus`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuPart {
+    /// The GPU it was made for.
+    choice: GpuChoice,
+    /// What was found, or why the GPU cannot be evaluated.
+    fixed: Result<GpuFixed, CalcError>,
+}
+
+/// [`GpuPart`]'s findings.
+#[derive(Debug, Clone, PartialEq)]
+struct GpuFixed {
+    acc: Accelerator,
+    textbook: memory::TextbookGpu,
+    start: memory::VllmStart,
+}
+
+impl GpuPart {
+    /// The part of `choice` for the model-level part `part`.
+    pub fn new(part: &ModelPart, choice: &GpuChoice, catalog: &Catalog) -> GpuPart {
+        GpuPart {
+            choice: choice.clone(),
+            fixed: gpu_fixed(part, choice, catalog),
+        }
+    }
+
+    /// The GPU it was made for.
+    pub fn choice(&self) -> &GpuChoice {
+        &self.choice
+    }
+}
+
+/// The accelerator, then the textbook's and vLLM's per-GPU inputs (the errors in the order
+/// [`gpu_report`] met them before the split: the accelerator, the textbook, vLLM's start).
+fn gpu_fixed(part: &ModelPart, g: &GpuChoice, catalog: &Catalog) -> Result<GpuFixed, CalcError> {
+    let acc = accelerator_of(g, catalog)?;
+    // The report's textbook reserve is estimated at TP 1 (`textbook_for`).
+    let textbook = memory::TextbookGpu::new(&part.model, &acc, 1)?;
+    let (tp, weight_dtype) = (part.weights.tp, part.choices.weight_dtype);
+    // The context length is a per-workload knob (`VllmStart::inputs_under`); 1 stands in.
+    let e = memory::VllmEngine::defaults(&acc, tp, weight_dtype, 1);
+    let start = memory::vllm_start(&part.model, &acc, &e)?;
+    Ok(GpuFixed {
+        acc,
+        textbook,
+        start,
+    })
+}
+
+/// The GPU parts of `gpus` for `part`, in that order: a part of `kept` (made with the same
+/// `part`) is reused for each GPU it was made for, the others are made.
+pub fn gpu_parts(
+    part: &ModelPart,
+    gpus: &[GpuChoice],
+    catalog: &Catalog,
+    kept: Vec<GpuPart>,
+) -> Vec<GpuPart> {
+    let mut kept: Vec<Option<GpuPart>> = kept.into_iter().map(Some).collect();
+    gpus.iter()
+        .map(|g| {
+            kept.iter_mut()
+                .find(|k| k.as_ref().is_some_and(|k| k.choice == *g))
+                .and_then(Option::take)
+                .unwrap_or_else(|| GpuPart::new(part, g, catalog))
+        })
+        .collect()
+}
+
+/// The report of `s` from its model-level part and the parts of its GPUs
+/// ([`gpu_parts`]`(part, &s.gpus, …)`, in the scenario's order): this reads only the context
+/// length, the concurrency and the budget rule of `s`. Equal to [`evaluate`]`(s, catalog)`
+/// when the parts are `s`'s.
+pub fn evaluate_with_gpus(s: &Scenario, part: &ModelPart, gpus: &[GpuPart]) -> Report {
+    debug_assert!(gpus.iter().map(|g| &g.choice).eq(s.gpus.iter()));
     let ctx = s.context_len.max(1);
     let kv_per_request = part.whole.per_request(ctx);
     let kv_total = part.whole.per_batch(s.concurrency, ctx);
     let d_kv_req = kv_request_derivation(part.kv_per_token, kv_per_request, ctx);
     let d_kv_total = kv_total_derivation(kv_per_request, kv_total, s.concurrency);
-    let (gpus, gpu_errors) = gpu_reports(s, part, catalog);
+    let (gpus, gpu_errors) = gpu_reports(s, part, gpus);
     let cheapest = cheapest_index(&gpus);
 
     Report {
@@ -549,18 +631,23 @@ fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64)
 fn gpu_reports(
     s: &Scenario,
     part: &ModelPart,
-    catalog: &Catalog,
+    gpus: &[GpuPart],
 ) -> (Vec<GpuReport>, Vec<(String, CalcError)>) {
-    let mut gpus = Vec::new();
+    let mut reports = Vec::new();
     let mut gpu_errors = Vec::new();
-    for (i, g) in s.gpus.iter().enumerate() {
-        let key = g.key(i);
-        match gpu_report(s, part, g, catalog, key.clone()) {
-            Ok(r) => gpus.push(r),
+    for (i, g) in gpus.iter().enumerate() {
+        let key = g.choice.key(i);
+        match g
+            .fixed
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|f| gpu_report(s, part, f, key.clone()))
+        {
+            Ok(r) => reports.push(r),
             Err(e) => gpu_errors.push((key, e)),
         }
     }
-    (gpus, gpu_errors)
+    (reports, gpu_errors)
 }
 
 /// Index of the GPU with the lowest price per request, when prices are known.
@@ -576,18 +663,19 @@ fn cheapest_index(gpus: &[GpuReport]) -> Option<usize> {
 fn gpu_report(
     s: &Scenario,
     part: &ModelPart,
-    g: &GpuChoice,
-    catalog: &Catalog,
+    fixed: &GpuFixed,
     key: String,
 ) -> Result<GpuReport, CalcError> {
-    let (model, weights, profile) = (&part.model, &part.weights, &part.per_gpu);
-    let acc = accelerator_of(g, catalog)?;
+    let (weights, profile) = (&part.weights, &part.per_gpu);
+    let acc = &fixed.acc;
     let ctx = s.context_len.max(1);
     let tp = weights.tp;
     let (w_gpu, d_wgpu) = (weights.per_gpu, weights.per_gpu_derivation.clone());
-    let (inp, tb, d_act) = textbook_for(model, &acc, w_gpu, profile, ctx)?;
-    let start = vllm_start_for(s, part, &acc, ctx)?;
-    let vin = &start.inputs;
+    let inp = fixed.textbook.inputs(w_gpu, profile.per_request(ctx));
+    let tb = textbook_budget(&inp);
+    let d_act = fixed.textbook.activation.clone();
+    let start = &fixed.start;
+    let vin = &start.inputs_under(&vllm_engine(s, start.engine, ctx));
     let vb = memory::vllm_budget(vin, profile)?;
     let kv_load = profile.per_batch(s.concurrency, ctx);
     let (requests, bar) = match s.budget {
@@ -636,7 +724,7 @@ fn gpu_report(
     derivations.extend(start.derivations());
     derivations.extend(vb.derivations.clone());
     if let (Some(p), Some(c)) = (usd_per_hour, usd_per_request_hour) {
-        derivations.push(cost_derivation(&acc, p, c, tp, requests));
+        derivations.push(cost_derivation(acc, p, c, tp, requests));
     }
     Ok(GpuReport {
         key,
@@ -656,21 +744,15 @@ fn gpu_report(
         usd_per_request_hour,
         suggestions,
         derivations,
-        accelerator: acc,
+        accelerator: acc.clone(),
     })
 }
 
-/// vLLM's inputs for one GPU (`memory::vllm_start`, as the serving simulator and `llmcalc
-/// vllm` find them): the chosen rule's utilization and block size (vLLM's defaults under the
-/// textbook rule), the chosen weight precision, `max_model_len` = the context length.
-fn vllm_start_for(
-    s: &Scenario,
-    part: &ModelPart,
-    acc: &Accelerator,
-    ctx: u64,
-) -> Result<memory::VllmStart, CalcError> {
-    let (tp, weight_dtype) = (part.weights.tp, part.choices.weight_dtype);
-    let mut e = memory::VllmEngine::defaults(acc, tp, weight_dtype, ctx);
+/// vLLM's knobs for one GPU (`memory::vllm_start`, as the serving simulator and `llmcalc
+/// vllm` find them) from its defaults `e` there: the chosen rule's utilization and block size
+/// (vLLM's defaults under the textbook rule), `max_model_len` = the context length.
+fn vllm_engine(s: &Scenario, mut e: memory::VllmEngine, ctx: u64) -> memory::VllmEngine {
+    e.max_model_len = ctx;
     if let BudgetRule::Vllm {
         gpu_memory_utilization,
         block_size,
@@ -679,7 +761,7 @@ fn vllm_start_for(
         e.gpu_memory_utilization = gpu_memory_utilization;
         e.block_size = u64::from(block_size);
     }
-    memory::vllm_start(&part.model, acc, &e)
+    e
 }
 
 /// The fit verdict: no weights room, all requests and the bar fit, some requests, or none.
@@ -900,6 +982,59 @@ mod tests {
                 let kept = evaluate_with(&s, &part, Catalog::builtin());
                 let fresh = evaluate(&s, Catalog::builtin()).expect("report");
                 assert_eq!(kept, fresh, "{preset}");
+            }
+        }
+    }
+
+    /// Parts of the GPUs kept across edits of the context length, the concurrency, the
+    /// budget rule and the GPU list (each edit reusing the parts of the GPUs still compared)
+    /// give the report that evaluating each edited scenario from scratch gives.
+    #[test]
+    fn kept_gpu_parts_give_the_fresh_report() {
+        for (preset, tp, wd) in [
+            ("meta-llama__Llama-2-7b-hf", 1u32, None),
+            ("openai__gpt-oss-120b", 2, None),
+            ("deepseek-ai__DeepSeek-V3", 8, Some(Dtype::Int4)),
+        ] {
+            let base = Scenario {
+                model: ModelSource::Preset(preset.into()),
+                tp,
+                weight_dtype: wd,
+                gpus: vec![
+                    GpuChoice::Catalog("a10g".into()),
+                    GpuChoice::Catalog("h100-sxm".into()),
+                    GpuChoice::Catalog("zzz".into()),
+                ],
+                ..Scenario::default()
+            };
+            let model = model_of(&base.model).expect("preset");
+            let part = ModelPart::new(model, ModelChoices::of(&base)).expect("part");
+            let catalog = Catalog::builtin();
+            let mut kept = gpu_parts(&part, &base.gpus, catalog, Vec::new());
+            let edits: [fn(&mut Scenario); 7] = [
+                |s| s.context_len = 131_072,
+                |s| s.concurrency = 1_000,
+                |s| s.context_len = 1,
+                |s| {
+                    s.budget = BudgetRule::Vllm {
+                        gpu_memory_utilization: 0.8,
+                        block_size: 32,
+                    }
+                },
+                |s| s.gpus.reverse(),
+                |s| s.gpus.insert(1, GpuChoice::Catalog("a100-sxm-80gb".into())),
+                |s| {
+                    s.gpus.remove(0);
+                    s.context_len = 8_192;
+                },
+            ];
+            let mut s = base.clone();
+            for edit in edits {
+                edit(&mut s);
+                kept = gpu_parts(&part, &s.gpus, catalog, kept);
+                let got = evaluate_with_gpus(&s, &part, &kept);
+                let fresh = evaluate(&s, catalog).expect("report");
+                assert_eq!(got, fresh, "{preset}");
             }
         }
     }

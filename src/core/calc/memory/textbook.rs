@@ -48,11 +48,9 @@ pub struct TextbookBudget {
 /// A request of 0 bytes is counted as fitting `u64::MAX` times.
 pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
     let bt = inp.marketed_capacity - inp.weights;
-    let bp = inp.usable_capacity - inp.weights - inp.activation_reserve;
     let per = inp.kv_per_request;
-    let count = |b: Bytes| b.0.checked_div(per.0).unwrap_or(u64::MAX);
-    let theoretical = count(bt);
-    let practical = count(bp);
+    let theoretical = requests_in(bt, per);
+    let (bp, practical) = practical_count(inp);
     let rot = inp.weights * 2;
     let t_weights = || {
         Term::new(
@@ -147,6 +145,18 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
     }
 }
 
+/// How many requests of `per` bytes fit in `budget` (`u64::MAX` for requests of 0 bytes).
+fn requests_in(budget: Bytes, per: Bytes) -> u64 {
+    budget.0.checked_div(per.0).unwrap_or(u64::MAX)
+}
+
+/// The practical budget `usable − weights − reserve` (at least 0) and its request count, as
+/// [`textbook_budget`] finds them, without the derivations' texts.
+fn practical_count(inp: &TextbookInputs) -> (Bytes, u64) {
+    let bp = inp.usable_capacity - inp.weights - inp.activation_reserve;
+    (bp, requests_in(bp, inp.kv_per_request))
+}
+
 /// A computed way to make a model fit when not even one request does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -185,8 +195,8 @@ pub fn what_would_fit(
     context: u64,
     alternatives: &[(Dtype, Bytes)],
 ) -> Vec<Suggestion> {
-    let base = textbook_budget(inp);
-    if base.practical > 0 {
+    let (base_budget, base_practical) = practical_count(inp);
+    if base_practical > 0 {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -207,19 +217,19 @@ pub fn what_would_fit(
         if *w >= inp.weights {
             continue;
         }
-        let b = textbook_budget(&TextbookInputs {
+        let (_, practical) = practical_count(&TextbookInputs {
             weights: *w,
             ..*inp
         });
-        if b.practical > 0 {
+        if practical > 0 {
             out.push(Suggestion::LowerPrecision {
                 dtype: *dtype,
                 weights: *w,
-                requests: b.practical,
+                requests: practical,
             });
         }
     }
-    if let Some(l) = profile.max_len_within(base.budget_practical) {
+    if let Some(l) = profile.max_len_within(base_budget) {
         if l > 0 && l < context {
             out.push(Suggestion::ShorterContext { max_tokens: l });
         }
@@ -252,27 +262,61 @@ pub fn textbook_for_tp(
     context: u64,
     tp: u64,
 ) -> Result<(TextbookInputs, TextbookBudget, Derivation), CalcError> {
-    let marketed = Bytes::from_gib_f64(acc.memory_marketed_gb).ok_or_else(|| {
-        out_of_range(
-            "memory_marketed_gb",
-            acc.memory_marketed_gb,
-            Phrase::tr("rng_positive"),
-        )
-    })?;
-    let usable = acc.capacity();
-    let ap = ActivationParams {
-        tp: tp.max(1),
-        ..ActivationParams::defaults(usable)
-    };
-    let (reserve, d_act) = activation_estimate(model, &ap)?;
-    let inp = TextbookInputs {
-        marketed_capacity: marketed,
-        usable_capacity: usable,
-        weights,
-        kv_per_request: profile.per_request(context),
-        activation_reserve: reserve,
-    };
-    Ok((inp, textbook_budget(&inp), d_act))
+    let gpu = TextbookGpu::new(model, acc, tp)?;
+    let inp = gpu.inputs(weights, profile.per_request(context));
+    Ok((inp, textbook_budget(&inp), gpu.activation))
+}
+
+/// What the textbook rule reads of one GPU for a model ([`textbook_for_tp`]): the two
+/// capacities and the activation reserve with its derivation. None of it depends on the
+/// weights' share or on the request length, so it can be kept while those are edited.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextbookGpu {
+    /// The marketed capacity read as GiB.
+    pub marketed_capacity: Bytes,
+    /// What the driver reports ([`Accelerator::capacity`]).
+    pub usable_capacity: Bytes,
+    /// [`activation_estimate`] with vLLM's default chunk for that GPU.
+    pub activation_reserve: Bytes,
+    /// The reserve's derivation.
+    pub activation: Derivation,
+}
+
+impl TextbookGpu {
+    /// `model` on `acc`, one GPU of a tensor-parallel group of `tp`. Errors: a marketed
+    /// capacity out of range, a model whose activations cannot be estimated.
+    pub fn new(model: &ModelDesc, acc: &Accelerator, tp: u64) -> Result<TextbookGpu, CalcError> {
+        let marketed = Bytes::from_gib_f64(acc.memory_marketed_gb).ok_or_else(|| {
+            out_of_range(
+                "memory_marketed_gb",
+                acc.memory_marketed_gb,
+                Phrase::tr("rng_positive"),
+            )
+        })?;
+        let usable = acc.capacity();
+        let ap = ActivationParams {
+            tp: tp.max(1),
+            ..ActivationParams::defaults(usable)
+        };
+        let (reserve, activation) = activation_estimate(model, &ap)?;
+        Ok(TextbookGpu {
+            marketed_capacity: marketed,
+            usable_capacity: usable,
+            activation_reserve: reserve,
+            activation,
+        })
+    }
+
+    /// The rule's inputs with these weights per GPU and this KV cache per request.
+    pub fn inputs(&self, weights: Bytes, kv_per_request: Bytes) -> TextbookInputs {
+        TextbookInputs {
+            marketed_capacity: self.marketed_capacity,
+            usable_capacity: self.usable_capacity,
+            weights,
+            kv_per_request,
+            activation_reserve: self.activation_reserve,
+        }
+    }
 }
 
 #[cfg(test)]

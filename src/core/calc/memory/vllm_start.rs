@@ -112,9 +112,53 @@ pub struct VllmStart {
     pub weights: LoadedWeights,
     /// `A`'s derivation (title `vllm_activation_peak`).
     pub activation: Derivation,
+    /// The knobs it was found under.
+    pub engine: VllmEngine,
 }
 
 impl VllmStart {
+    /// The budget's inputs under `e`, which may differ from [`VllmStart::engine`] only in
+    /// the knobs that none of `M`, `W`, `A` and `N` depends on (`gpu_memory_utilization`,
+    /// `block_size`, `max_model_len`): equal to [`vllm_start`]`(model, gpu, e)`'s inputs, so a
+    /// start found once per GPU serves every edit of those.
+    pub fn inputs_under(&self, e: &VllmEngine) -> VllmInputs {
+        debug_assert_eq!(
+            (
+                e.tp,
+                e.weights_dtype,
+                e.max_num_batched_tokens,
+                e.max_num_seqs
+            ),
+            (
+                self.engine.tp,
+                self.engine.weights_dtype,
+                self.engine.max_num_batched_tokens,
+                self.engine.max_num_seqs
+            ),
+            "a start is reused only under the knobs it was found with"
+        );
+        debug_assert!(self.inputs.available_kv_override.is_none());
+        let i = &self.inputs;
+        VllmInputs {
+            total_memory: i.total_memory,
+            total_source: i.total_source.clone(),
+            gpu_memory_utilization: e.gpu_memory_utilization,
+            weights: i.weights,
+            weights_source: i.weights_source.clone(),
+            activation_peak: i.activation_peak,
+            activation_source: i.activation_source.clone(),
+            non_torch: i.non_torch,
+            non_torch_source: i.non_torch_source.clone(),
+            // A start finds every figure (`vllm_start`); a given KV memory is `llmcalc vllm
+            // --available-kv-gib`'s. Stated, not copied: the page's shell then leaves that
+            // branch of the budget's derivation out (its key is a late one, `i18n::LATE_KEYS`).
+            available_kv_override: None,
+            block_size: e.block_size,
+            max_model_len: e.max_model_len,
+            max_num_batched_tokens: i.max_num_batched_tokens,
+        }
+    }
+
     /// The derivations of `M`, `W` (when padded) and `A`, in that order.
     pub fn derivations(&self) -> Vec<Derivation> {
         let mut v = vec![self.total.derivation.clone()];
@@ -202,6 +246,7 @@ pub fn vllm_start(
         total,
         weights,
         activation,
+        engine: *e,
     })
 }
 
@@ -257,6 +302,27 @@ mod tests {
         .expect("start");
         assert!(s8.weights.derivation.is_none());
         assert_eq!(s8.weights.padding, Bytes::ZERO);
+    }
+
+    /// A start found once serves other utilizations, block sizes and lengths: its inputs
+    /// under them are those of a start found under them.
+    #[test]
+    fn a_kept_start_gives_the_inputs_of_a_fresh_one() {
+        let m = model("openai__gpt-oss-120b");
+        for id in ["h100-sxm", "a10g", "a100-sxm-80gb"] {
+            let g = Catalog::builtin().get(id).expect("gpu");
+            let kept = vllm_start(&m, g, &VllmEngine::defaults(g, 2, None, 4096)).expect("start");
+            for (u, block, len) in [(0.8, 32, 131_072), (0.95, 16, 1), (0.5, 64, 8192)] {
+                let e = VllmEngine {
+                    gpu_memory_utilization: u,
+                    block_size: block,
+                    ..VllmEngine::defaults(g, 2, None, len)
+                };
+                let fresh = vllm_start(&m, g, &e).expect("start");
+                assert_eq!(kept.inputs_under(&e), fresh.inputs, "{id}");
+                assert_eq!(kept.derivations(), fresh.derivations(), "{id}");
+            }
+        }
     }
 
     #[test]
