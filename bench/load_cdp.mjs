@@ -23,8 +23,9 @@
 // Target.createBrowserContext, Target.createTarget (about:blank) in it, Target.attachToTarget
 // (flatten), then on that session Page/Network/Runtime enabled, the emulation set, ONE
 // Page.addScriptToEvaluateOnNewDocument in the main world (the service worker block Playwright's
-// `serviceWorkers: 'block'` installs, then the probe), Page.navigate, and Runtime.evaluate every
-// 50 ms until the probe saw the answer painted (bench/load.mjs polls as often).
+// `serviceWorkers: 'block'` installs, then the probe), Page.navigate, and one Runtime.evaluate
+// whose promise checks the probe every 50 ms in the page until it saw the answer painted
+// (bench/load.mjs's waitForFunction polls as often).
 //
 // Bytes: the page session's responses (Network.* events): each file's encoded body bytes (the
 // page's Resource Timing encodedBodySize when the page fetched the URL once, else the CDP total
@@ -309,12 +310,23 @@ const SEEN_EXPRESSION = `({
   gpus: document.querySelectorAll('[data-testid^="gpu-selected-"]').length,
 })`;
 
-/** Polls the probe every 50 ms until it saw the answer painted; returns its record. */
+// Resolves once the probe saw the answer painted, checking every 50 ms in the page (a timer, as
+// Playwright's waitForFunction polls); false at once in a document without the probe (the
+// about:blank before the navigation commits).
+const WAIT_EXPRESSION = `(() => {
+  if (!window.__firstAnswer) return false;
+  return new Promise((resolve) => {
+    const check = () => (window.__firstAnswer.painted !== null ? resolve(true) : setTimeout(check, 50));
+    check();
+  });
+})()`;
+
+/** Waits until the probe saw the answer painted; returns its record. */
 async function firstAnswer(cdp, sessionId, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    // Before the new document commits this may run in about:blank (no probe there: false).
-    const done = await evaluate(cdp, sessionId, 'Boolean(window.__firstAnswer && window.__firstAnswer.painted !== null)').catch(() => false);
+    // Rejected when the document it ran in goes away (the navigation's commit): asked again.
+    const done = await withTimeout(evaluate(cdp, sessionId, WAIT_EXPRESSION), Math.max(1, deadline - Date.now()), 'the first answer').catch(() => false);
     if (done) {
       return evaluate(cdp, sessionId, `({
         ...window.__firstAnswer,
@@ -322,7 +334,7 @@ async function firstAnswer(cdp, sessionId, timeoutMs) {
         domContentLoaded: performance.getEntriesByType('navigation')[0]?.domContentLoadedEventEnd ?? null,
       })`);
     }
-    await sleep(50);
+    await sleep(20);
   }
   const seen = await evaluate(cdp, sessionId, SEEN_EXPRESSION).catch(() => null);
   throw new Error(`no first answer within ${timeoutMs} ms; the page showed ${JSON.stringify(seen)}`);
