@@ -1,5 +1,5 @@
-// What bench/load.mjs and bench/start_trace.mjs share: a static server for dist/ that compresses
-// as static hosts do, and the in-page probe that times the first answer.
+// What bench/load.mjs, bench/load_cdp.mjs and bench/start_trace.mjs share: a static server for
+// dist/ that compresses as static hosts do, and the in-page probe that times the first answer.
 import { createServer } from 'node:http';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';

@@ -16,6 +16,7 @@
 #   bench-load     node bench/load.mjs      cold load to the first answer (parameter count and
 #                    the GPUs' verdicts painted) from a gzip/brotli static server, on loopback
 #                    and at 10 Mbit/s 40 ms, bytes before/after it, offline reload (report only)
+#   bench-load-cdp node bench/load_cdp.mjs  bench-load's cold loads over CDP, no Playwright (report only)
 #   bench-paint    node bench/paint.mjs     input-to-paint in the page (report only)
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top (report only)
 #   bench-typing   node bench/typing.mjs    long tasks (over 50 ms) while typing, page scrolled to
@@ -195,6 +196,7 @@ if [ "$built" = "1" ]; then
         cargo test --test late_keys -- --ignored
     stage bench-size plain 300 node bench/size.mjs dist
     stage bench-load plain 900 node bench/load.mjs --dist dist --runs 7
+    stage bench-load-cdp plain 600 node bench/load_cdp.mjs --dist dist --runs 7
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
     stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
     stage bench-typing plain 600 node bench/typing.mjs --dist dist
@@ -203,6 +205,7 @@ else
     skip late-keys "needs the release build"
     skip bench-size "needs the release build"
     skip bench-load "needs the release build"
+    skip bench-load-cdp "needs the release build"
     skip bench-paint "needs the release build"
     skip bench-paint-top "needs the release build"
     skip bench-typing "needs the release build"
