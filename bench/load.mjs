@@ -42,10 +42,10 @@
 // fast, and which files the service worker answered.
 
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { SUB_PATH, arg, closeBrowser, launchBrowser, repoPath, sleep, withTimeout } from '../e2e/harness.mjs';
-import { FIRST_ANSWER_PROBE, loadDist, startStaticServer } from './load_common.mjs';
+import { FIRST_ANSWER_PROBE, PROFILES, TARGET_BYTES_BROTLI, VIEWPORT, kB, load, loadDist, median, met, msText, startStaticServer } from './load_common.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Math.max(1, Number(arg('runs', '7')));
@@ -54,17 +54,6 @@ const profileNames = arg('profiles', 'loopback,10mbit').split(',').filter(Boolea
 const offlineRuns = Math.max(0, Number(arg('offline-runs', '3')));
 const scrollThrough = arg('scroll', 'yes') !== 'no';
 
-const VIEWPORT = { width: 1400, height: 1000 };
-// Issue 18's targets, printed beside the figures (reported, not asserted).
-const TARGET_BYTES_BROTLI = 250 * 1000;
-const PROFILES = {
-  loopback: { label: 'loopback, no throttling', conditions: null, targetMs: 300 },
-  '10mbit': {
-    label: '10 Mbit/s down, 5 Mbit/s up, 40 ms latency (Chromium network emulation)',
-    conditions: { offline: false, latency: 40, downloadThroughput: (10e6 / 8), uploadThroughput: (5e6 / 8) },
-    targetMs: 800,
-  },
-};
 
 /** Records every request of a context: start, end (epoch ms), encoded body bytes, encoding. */
 function recordRequests(context) {
@@ -295,16 +284,6 @@ async function offlineVisit(browser, server) {
   }
 }
 
-/** The median of the numbers in `xs` (null and NaN left out; null when none). */
-const median = (xs) => {
-  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
-  if (s.length === 0) return null;
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
-const msText = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(0)} ms`);
-const met = (ok) => (ok ? 'met' : 'NOT met');
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
 /** Bytes of a run's files by phase. */
 function byPhase(files) {

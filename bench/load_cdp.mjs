@@ -43,10 +43,11 @@
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHROMIUM, CHROMIUM_ARGS, SUB_PATH, arg, killProcess, repoPath, sleep, withTimeout } from '../e2e/harness.mjs';
-import { FIRST_ANSWER_PROBE, loadDist, startStaticServer } from './load_common.mjs';
+import { FIRST_ANSWER_PROBE, PROFILES, TARGET_BYTES_BROTLI, VIEWPORT, kB, load, loadDist, median, met, msText, startStaticServer } from './load_common.mjs';
+import { START_CATEGORIES, topTasks } from './trace_events.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Math.max(1, Number(arg('runs', '7')));
@@ -55,17 +56,6 @@ const profileNames = arg('profiles', 'loopback,10mbit').split(',').filter(Boolea
 const traceFile = arg('trace', '');
 const analyseFile = arg('analyse-trace', '');
 
-const VIEWPORT = { width: 1400, height: 1000 };
-const TARGET_BYTES_BROTLI = 250 * 1000;
-// The same profiles as bench/load.mjs.
-const PROFILES = {
-  loopback: { label: 'loopback, no throttling', conditions: null, targetMs: 300 },
-  '10mbit': {
-    label: '10 Mbit/s down, 5 Mbit/s up, 40 ms latency (Chromium network emulation)',
-    conditions: { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 },
-    targetMs: 800,
-  },
-};
 
 // The switches playwright-core 1.65's launch adds (its chromiumSwitches, less those for other
 // systems, and its headless ones; --no-startup-window as for its non-persistent browser), so that
@@ -116,20 +106,6 @@ const BROWSER_ARGS = [
   '--mute-audio',
   '--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4',
   '--no-startup-window',
-];
-
-// The categories of bench/start_trace.mjs (V8.DeserializeContext is in `v8`).
-const TRACE_CATEGORIES = [
-  'devtools.timeline',
-  'disabled-by-default-devtools.timeline',
-  'blink.user_timing',
-  'loading',
-  'toplevel',
-  'v8',
-  'v8.execute',
-  'v8.wasm',
-  'disabled-by-default-v8.wasm.detailed',
-  'disabled-by-default-v8.compile',
 ];
 
 // What Playwright's `serviceWorkers: 'block'` installs in every document (less its console
@@ -394,7 +370,7 @@ async function coldLoad(cdp, server, profile, { trace }) {
     ]);
     const rec = recordRequests(cdp, sessionId);
     offs.push(rec.stop);
-    if (trace) await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: TRACE_CATEGORIES } });
+    if (trace) await cdp.send('Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: START_CATEGORIES } });
     const slow = profile.conditions ? 3 : 1;
     const nav = await withTimeout(send('Page.navigate', { url: server.url }), 30000 * slow, 'navigating');
     if (nav.errorText) throw new Error(`navigation failed: ${nav.errorText}`);
@@ -510,14 +486,7 @@ function traceSummary(events, marks) {
   // and wall time; the CPU figure is what a busy machine inflates least.
   const painted = events.find((e) => e.name === 'probe:answer-painted' && e.cat?.includes('blink.user_timing'));
   if (painted) {
-    const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
-    const tasks = [];
-    let end = -Infinity;
-    for (const e of onMain) {
-      if (!isTask(e) || e.ts + e.dur <= end) continue;
-      tasks.push(e);
-      end = e.ts + e.dur;
-    }
+    const tasks = topTasks(onMain);
     const inWindow = tasks.filter((t) => t.ts >= commit.ts && t.ts < painted.ts);
     const cpu = inWindow.reduce((a, t) => a + Math.min(t.tdur ?? t.dur, t.dur) / 1000, 0);
     const wall = inWindow.reduce((a, t) => a + t.dur / 1000, 0);
@@ -531,15 +500,6 @@ function traceSummary(events, marks) {
   return lines;
 }
 
-const median = (xs) => {
-  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
-  if (s.length === 0) return null;
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
-const msText = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(0)} ms`);
-const met = (ok) => (ok ? 'met' : 'NOT met');
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
 function summarize(encoding, profileName, results) {
   const profile = PROFILES[profileName];

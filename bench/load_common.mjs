@@ -1,6 +1,7 @@
 // What bench/load.mjs, bench/load_cdp.mjs and bench/start_trace.mjs share: a static server for
 // dist/ that compresses as static hosts do, and the in-page probe that times the first answer.
 import { createServer } from 'node:http';
+import { loadavg } from 'node:os';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -144,4 +145,30 @@ export const FIRST_ANSWER_PROBE = () => {
     ch.port2.postMessage(0);
   };
   requestAnimationFrame(tick);
+};
+
+/** The median of the numbers in `xs` (null and NaN left out; null when none). */
+export const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+export const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
+export const msText = (x) => (x === null || x === undefined ? '-' : `${x.toFixed(0)} ms`);
+export const met = (ok) => (ok ? 'met' : 'NOT met');
+/** The machine's load averages (1, 5, 15 min), as printed beside every figure. */
+export const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/** The cold loads' window, and issue 18's targets (reported beside the figures, not asserted). */
+export const VIEWPORT = { width: 1400, height: 1000 };
+export const TARGET_BYTES_BROTLI = 250 * 1000;
+/** The network profiles of a cold load: none, or Chromium's emulation (CDP
+ * Network.emulateNetworkConditions), each with its first-answer target. */
+export const PROFILES = {
+  loopback: { label: 'loopback, no throttling', conditions: null, targetMs: 300 },
+  '10mbit': {
+    label: '10 Mbit/s down, 5 Mbit/s up, 40 ms latency (Chromium network emulation)',
+    conditions: { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 },
+    targetMs: 800,
+  },
 };

@@ -29,11 +29,10 @@
 // target/wasm32-unknown-unknown/release/app.wasm, then `wasm-opt -Oz -g`, in a copy of dist/
 // (hashed name kept, the index's integrity attributes removed).
 import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { arg, closeBrowser, launchBrowser, repoPath, withTimeout } from '../e2e/harness.mjs';
-import { FIRST_ANSWER_PROBE, loadDist, startStaticServer } from './load_common.mjs';
+import { FIRST_ANSWER_PROBE, load, loadDist, median, startStaticServer } from './load_common.mjs';
 import { summariseProfile } from './profile.mjs';
-import { rendererMain } from './trace_events.mjs';
+import { START_CATEGORIES, rendererMain } from './trace_events.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Math.max(1, Number(arg('runs', '3')));
@@ -48,18 +47,6 @@ const CONDITIONS = {
   loopback: null,
   '10mbit': { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 },
 };
-const CATEGORIES = [
-  'devtools.timeline',
-  'disabled-by-default-devtools.timeline',
-  'blink.user_timing',
-  'loading',
-  'toplevel',
-  'v8',
-  'v8.execute',
-  'v8.wasm',
-  'disabled-by-default-v8.wasm.detailed',
-  'disabled-by-default-v8.compile',
-];
 
 const MARKS = ['llmcalc:loader', 'llmcalc:js', 'llmcalc:main', 'llmcalc:report', 'llmcalc:mounted', 'llmcalc:started', 'probe:answer-frame', 'probe:answer-painted'];
 const KIND = [
@@ -115,7 +102,7 @@ async function coldLoad(browser, server) {
       await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
       await cdp.send('Profiler.start');
     } else {
-      await browser.startTracing(page, { categories: CATEGORIES });
+      await browser.startTracing(page, { categories: START_CATEGORIES });
     }
     await page.goto(server.url, { waitUntil: 'commit', timeout: 60000 });
     await page.waitForFunction(() => window.__firstAnswer && window.__firstAnswer.painted !== null, null, { timeout: 60000, polling: 50 });
@@ -207,11 +194,6 @@ function laterMarks(marks) {
     .sort((x, y) => x[1] - y[1]);
 }
 
-const median = (xs) => {
-  const s = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((a, b) => a - b);
-  if (!s.length) return null;
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const f1 = (x) => (x === null || x === undefined ? '-' : x.toFixed(1));
 
 function printLoad(i, a) {
@@ -237,7 +219,7 @@ function printLoad(i, a) {
 let server;
 let browser;
 try {
-  const startLoad = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const startLoad = load();
   console.log(`bench start: ${runs} cold loads of ${distDir}, ${encoding}, ${profileName}; load average ${startLoad}`);
   server = await startStaticServer(loadDist(distDir));
   server.encoding = encoding;
@@ -267,7 +249,7 @@ try {
       console.log(`  ${name.padEnd(44)} ${f1(median(same.map((x) => x.ms))).padStart(7)} ms: ${w}`);
     }
   }
-  console.log(`bench start: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at the end (${startLoad} at start)`);
+  console.log(`bench start: load average ${load()} at the end (${startLoad} at start)`);
   if (out) writeFileSync(out, JSON.stringify(all.map(({ names, ...a }) => a), null, 2));
 } finally {
   await closeBrowser(browser);

@@ -16,6 +16,22 @@ export function rendererMain(events) {
 /** The categories a main-thread task trace needs: tasks, what runs in them, the page's marks. */
 export const TASK_CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'];
 
+/** The trace categories of a cold start (bench/start_trace.mjs, bench/load_cdp.mjs): the
+ * main thread's tasks, user timing, loading, and V8's compile and wasm events
+ * (V8.DeserializeContext is in `v8`). */
+export const START_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'blink.user_timing',
+  'loading',
+  'toplevel',
+  'v8',
+  'v8.execute',
+  'v8.wasm',
+  'disabled-by-default-v8.wasm.detailed',
+  'disabled-by-default-v8.compile',
+];
+
 const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask';
 
 /**
@@ -27,6 +43,12 @@ const isTask = (e) => e.name === 'RunTask' || e.name === 'ThreadControllerImpl::
 export function mainThread(events) {
   const main = rendererMain(events);
   const onMain = events.filter((e) => `${e.pid}:${e.tid}` === main && e.ph === 'X' && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur - a.dur);
+  return { onMain, tasks: topTasks(onMain) };
+}
+
+/** The top-level tasks among a thread's complete events `onMain` (sorted by start), as
+ * [`mainThread`] finds them. */
+export function topTasks(onMain) {
   const tasks = [];
   let end = -Infinity;
   for (const e of onMain) {
@@ -34,7 +56,7 @@ export function mainThread(events) {
     tasks.push(e);
     end = e.ts + e.dur;
   }
-  return { onMain, tasks };
+  return tasks;
 }
 
 /**
