@@ -138,24 +138,15 @@ impl VllmStart {
             "a start is reused only under the knobs it was found with"
         );
         debug_assert!(self.inputs.available_kv_override.is_none());
-        let i = &self.inputs;
         VllmInputs {
-            total_memory: i.total_memory,
-            total_source: i.total_source.clone(),
             gpu_memory_utilization: e.gpu_memory_utilization,
-            weights: i.weights,
-            weights_source: i.weights_source.clone(),
-            activation_peak: i.activation_peak,
-            activation_source: i.activation_source.clone(),
-            non_torch: i.non_torch,
-            non_torch_source: i.non_torch_source.clone(),
             // A start finds every figure (`vllm_start`); a given KV memory is `llmcalc vllm
             // --available-kv-gib`'s. Stated, not copied: the page's shell then leaves that
             // branch of the budget's derivation out (its key is a late one, `i18n::LATE_KEYS`).
             available_kv_override: None,
             block_size: e.block_size,
             max_model_len: e.max_model_len,
-            max_num_batched_tokens: i.max_num_batched_tokens,
+            ..self.inputs.clone()
         }
     }
 
