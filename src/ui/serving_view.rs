@@ -141,8 +141,18 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
     let on_gpu = move |ev: leptos::ev::Event| {
         gpu.set(event_target_value(&ev).parse().unwrap_or(0));
     };
+    // The statistics table and the math mount one frame after the rest, in a task of their
+    // own: the frame that laid out all of the first result at once (style of 156 elements,
+    // layout of 201 objects) was the section's longest task, 20-22 ms CPU
+    // (bench/sim_worker.mjs; docs/PERF_UI.md). The box keeps the placeholder's height
+    // meanwhile (`.serving-results-partial`), so what is below moves once, as before.
+    let rest = RwSignal::new(false);
+    crate::ui::late::after_frames(REST_FRAMES, move || {
+        rest.try_set(true);
+    });
     let t = move |k: &'static str| move || state.tr(k);
     view! {
+        <div class="serving-results" class:serving-results-partial=move || !rest.get()>
         <Summary sig=sig warm=warm />
         <div class="field">
             <label for="sv-metric">{t("sv_metric")}</label>
@@ -180,10 +190,18 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
                 hold=hold_series
             />
         </div>
-        <StatsTable sig=sig warm=warm />
-        <MathPanel derivation=math testid="math-sv-step" />
+        {move || rest.get().then(|| view! {
+            <StatsTable sig=sig warm=warm />
+            <MathPanel derivation=math testid="math-sv-step" />
+        })}
+        </div>
     }
 }
+
+/// Frames after the results mount before the statistics table and the math mount (in a task
+/// queued from that frame): after the frame that lays out the summary, the selects and the
+/// chart boxes.
+const REST_FRAMES: u32 = 1;
 
 /// Frames after the results mount before the time series is first drawn, in a task queued
 /// from that frame: after the frame that lays the results out (1) and the task that draws the
