@@ -37,9 +37,11 @@ export const MARK_END = '<!-- prerender:end -->';
 // and WebAssembly present (else the live app never replaces it). Otherwise it is removed. When
 // shown, <html data-theme> is set as public/loader.js sets it (the copy then has the right
 // palette from its first frame; the stored theme is "Auto" here). The first screen's DOM does not
-// depend on the window's width (e2e "prerender" compares it at 1400, 1024 and 390 px).
+// depend on the window's width (e2e "prerender" compares it at 1400, 1024 and 390 px). The
+// script removes its own element first: once run it has nothing to do, and the page keeps no
+// inline script (e2e "xss" counts any as injected).
 export const GATE_SCRIPT =
-  "(function(){var p=document.getElementById('prerendered');if(!p)return;var t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}" +
+  "(function(){var s=document.currentScript;if(s)s.remove();var p=document.getElementById('prerendered');if(!p)return;var t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}" +
   "var l=String(navigator.language||'').toLowerCase();" +
   "if(location.search===''&&location.hash===''&&t!=='light'&&t!=='dark'&&l.indexOf('ko')<0&&typeof WebAssembly==='object'){" +
   "document.documentElement.setAttribute('data-theme',matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');p.hidden=false}" +
