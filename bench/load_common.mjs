@@ -96,38 +96,66 @@ export async function startStaticServer(files) {
   };
 }
 
-// Installed before the app starts, in every document of the context.
+// Installed before the app starts, in every document of the context. Two answers are timed:
+// the live one (`dom`, `frame`, `painted`, `detail`: the app's own elements, `data-testid`,
+// computed by the wasm in the page) and the prerendered static copy's (`static*`: index.html's
+// `#prerendered`, shown before the wasm arrives for the default scenario in English, its test ids
+// renamed `data-static-testid`; scripts/prerender.mjs). `staticPainted` stays null when the page
+// showed no static copy.
 export const FIRST_ANSWER_PROBE = () => {
-  const state = { dom: null, frame: null, painted: null, detail: null };
+  const state = { dom: null, frame: null, painted: null, detail: null, staticDom: null, staticFrame: null, staticPainted: null, staticDetail: null };
   window.__firstAnswer = state;
   // The anchor of a trace's clock (bench/start_trace.mjs): the probe runs before any script.
   performance.mark('probe:installed');
   // `visible`: also require a layout box (forces a layout: only done in the frame callback).
-  const read = (visible) => {
+  // `copy`: read the static copy (inside a shown #prerendered) instead of the live app.
+  const read = (visible, copy) => {
+    const attr = copy ? 'data-static-testid' : 'data-testid';
+    const scope = copy ? document.querySelector('#prerendered:not([hidden])') : document;
+    if (!scope) return null;
     const shown = (el) => el && (!visible || el.getClientRects().length > 0);
-    const p = document.querySelector('[data-testid="params-total"]');
+    const p = scope.querySelector(`[${attr}="params-total"]`);
     if (!shown(p)) return null;
     const m = (p.textContent || '').replace(/\u00a0/g, ' ').match(/\d[\d,]*(\.\d+)?/);
     if (!m || !(Number(m[0].replace(/,/g, '')) > 0)) return null;
     const verdicts = new Map(
-      [...document.querySelectorAll('[data-testid^="verdict-"]')]
+      [...scope.querySelectorAll(`[${attr}^="verdict-"]`)]
         .filter((e) => shown(e) && (e.textContent || '').trim() !== '')
-        .map((e) => [e.getAttribute('data-testid').slice('verdict-'.length), e.textContent.trim()]),
+        .map((e) => [e.getAttribute(attr).slice('verdict-'.length), e.textContent.trim()]),
     );
-    const chips = [...document.querySelectorAll('[data-testid^="gpu-selected-"]')].map((e) => e.getAttribute('data-testid').slice('gpu-selected-'.length));
+    const chips = [...scope.querySelectorAll(`[${attr}^="gpu-selected-"]`)].map((e) => e.getAttribute(attr).slice('gpu-selected-'.length));
     const gpus = chips.length ? chips : [...verdicts.keys()];
     if (gpus.length === 0 || gpus.some((g) => !verdicts.has(g))) return null;
     return { params: p.textContent.trim(), verdicts: gpus.map((g) => `${g}: ${verdicts.get(g)}`) };
   };
   const observer = new MutationObserver(() => {
-    if (state.dom === null && read(false)) {
+    if (state.staticDom === null && read(false, true)) state.staticDom = performance.now();
+    if (state.dom === null && read(false, false)) {
       state.dom = performance.now();
       observer.disconnect();
     }
   });
-  observer.observe(document, { childList: true, subtree: true, characterData: true });
+  observer.observe(document, { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ['hidden'] });
+  // A task posted from the frame's callback runs after that frame was rendered.
+  const afterFrame = (key, mark) => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => {
+      state[key] = performance.now();
+      performance.mark(mark);
+    };
+    ch.port2.postMessage(0);
+  };
   const tick = () => {
-    const found = read(true);
+    if (state.staticFrame === null && state.frame === null) {
+      const copy = read(true, true);
+      if (copy) {
+        state.staticFrame = performance.now();
+        state.staticDetail = copy;
+        performance.mark('probe:static-answer-frame');
+        afterFrame('staticPainted', 'probe:static-answer-painted');
+      }
+    }
+    const found = read(true, false);
     if (!found) {
       requestAnimationFrame(tick);
       return;
@@ -136,13 +164,7 @@ export const FIRST_ANSWER_PROBE = () => {
     state.detail = found;
     // Named in a performance trace (bench/start_trace.mjs lines the phases up with these).
     performance.mark('probe:answer-frame');
-    // A task posted from the frame's callback runs after that frame was rendered.
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => {
-      state.painted = performance.now();
-      performance.mark('probe:answer-painted');
-    };
-    ch.port2.postMessage(0);
+    afterFrame('painted', 'probe:answer-painted');
   };
   requestAnimationFrame(tick);
 };
@@ -172,3 +194,39 @@ export const PROFILES = {
     targetMs: 800,
   },
 };
+
+/**
+ * The static copy's figures of one load, from the probe's record and the load's files (each
+ * with `endMs` and `body`): the answer painted from index.html's prerendered copy, and what had
+ * arrived whole before it. All null when the page showed no static copy.
+ */
+export function staticFigures(fa, files) {
+  if (fa.staticPainted === null || fa.staticPainted === undefined) {
+    return { staticAnswerMs: null, staticFrameMs: null, staticDetail: null, staticBytes: null, staticFiles: 0, staticLastByteMs: null };
+  }
+  const before = files.filter((f) => f.endMs !== null && f.endMs <= fa.staticPainted);
+  return {
+    staticAnswerMs: fa.staticPainted,
+    staticFrameMs: fa.staticFrame,
+    staticDetail: fa.staticDetail,
+    staticBytes: before.reduce((n, f) => n + f.body, 0),
+    staticFiles: before.length,
+    staticLastByteMs: before.length ? Math.max(...before.map((f) => f.endMs)) : null,
+  };
+}
+
+/** Prints the static copy's line of a profile's summary (`results`: staticFigures' fields). */
+export function printStatic(tag, encoding, profile, results) {
+  const statics = results.map((r) => r.staticAnswerMs);
+  const shown = results.filter((r) => r.staticAnswerMs !== null);
+  if (shown.length === 0) {
+    console.log(`${tag} first answer painted (prerendered static copy): none shown in ${results.length} cold loads`);
+    return { median: null, shown: 0, runs: statics, bytesBefore: null };
+  }
+  const med = median(shown.map((r) => r.staticAnswerMs));
+  const bytes = median(shown.map((r) => r.staticBytes));
+  const brNote = encoding === 'br' ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(bytes <= TARGET_BYTES_BROTLI)}` : ' (the 250 kB target is for brotli)';
+  console.log(`${tag} first answer painted (prerendered static copy) median ${msText(med)}, worst ${msText(Math.max(...shown.map((r) => r.staticAnswerMs)))} in ${shown.length}/${results.length} cold loads (${statics.map((t) => (t === null ? '-' : t.toFixed(0))).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
+  console.log(`${tag} bytes arrived before the static copy's answer ${kB(bytes)} encoded bodies in ${shown[0].staticFiles} file(s), last of them median ${msText(median(shown.map((r) => r.staticLastByteMs)))}${brNote} (reported, not asserted)`);
+  return { median: med, shown: shown.length, runs: statics, bytesBefore: bytes };
+}

@@ -24,6 +24,7 @@ pub use crate::ui::late::start_mark;
 /// URL in step with Back/Forward, and applies the language and theme to `<html>`.
 #[component]
 pub fn App() -> impl IntoView {
+    remove_prerendered();
     let state = AppState::from_location();
     // The first report is computed here, on its own, so a trace of the start tells it apart
     // from the page's mount (its memo would compute it on the first read in any case).
@@ -62,6 +63,16 @@ pub fn App() -> impl IntoView {
                 ViewMode::Full => view! { <FullPage /> }.into_any(),
             }}
         </div>
+    }
+}
+
+/// The hand-over from the prerendered first screen (`#prerendered` in index.html, written by
+/// scripts/prerender.mjs and shown only for the default scenario in English): it is removed
+/// here, in the mount's task and right before the live page is attached, so no frame shows
+/// neither or both. The live page's first screen is the same DOM (e2e "prerender" checks it).
+fn remove_prerendered() {
+    if let Some(el) = document().get_element_by_id("prerendered") {
+        el.remove();
     }
 }
 
