@@ -24,7 +24,9 @@
 //! ShareGPT burst rows to the length distribution, with a sample of the dataset itself
 //! (`fixtures/sharegpt_sample_lengths.csv`).
 
-use llm_serving_calculator::core::base::csv;
+mod common;
+
+use common::percentile;
 use llm_serving_calculator::core::base::Dtype;
 use llm_serving_calculator::core::calc::memory::VllmStartup;
 use llm_serving_calculator::core::calc::Efficiencies;
@@ -352,32 +354,12 @@ fn map_row(line: usize, f: &BTreeMap<&str, &str>) -> Result<Case, String> {
 }
 
 fn cases() -> (Vec<Case>, Vec<(usize, String)>) {
-    let recs = csv::parse(CSV).expect("csv parses");
-    let header = recs.first().expect("header").fields.clone();
     let (mut ok, mut skipped) = (Vec::new(), Vec::new());
-    for r in recs.iter().skip(1) {
-        let f: BTreeMap<&str, &str> = header
-            .iter()
-            .map(String::as_str)
-            .zip(r.fields.iter().map(String::as_str))
-            .collect();
-        match map_row(r.line, &f) {
-            Ok(c) => ok.push(c),
-            Err(why) => skipped.push((r.line, why)),
-        }
-    }
+    common::for_each_csv_row(CSV, |line, f| match map_row(line, f) {
+        Ok(c) => ok.push(c),
+        Err(why) => skipped.push((line, why)),
+    });
     (ok, skipped)
-}
-
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
 /// Runs one mapped case.

@@ -16,11 +16,11 @@
 //! achieved ones rounded up (as `serving_validation.rs` does), so a change to the model that
 //! moves them shows here.
 
-use llm_serving_calculator::core::base::csv;
+mod common;
+
+use common::percentile;
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
-use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
-use std::collections::BTreeMap;
 
 const CSV: &str = include_str!("fixtures/vllm_static_argonne.csv");
 
@@ -51,27 +51,19 @@ fn gpu_of(hardware: &str) -> Option<&'static str> {
 }
 
 fn rows() -> (Vec<Row>, usize) {
-    let recs = csv::parse(CSV).expect("csv parses");
-    let header = recs.first().expect("header").fields.clone();
-    let cat = Catalog::builtin();
     let (mut out, mut left_out) = (Vec::new(), 0);
-    for r in recs.iter().skip(1) {
-        let f: BTreeMap<&str, &str> = header
-            .iter()
-            .map(String::as_str)
-            .zip(r.fields.iter().map(String::as_str))
-            .collect();
-        let num = |k: &str| -> f64 { f[k].parse().unwrap_or_else(|_| panic!("line {}", r.line)) };
+    common::for_each_csv_row(CSV, |line, f| {
+        let num = |k: &str| -> f64 { f[k].parse().unwrap_or_else(|_| panic!("line {line}")) };
         let gpu = gpu_of(f["Hardware"]).expect("an A100 or H100 row");
         let name = preset_of(f["Model"]).expect("a mapped model");
         let model = parse_model_text(preset(name).expect("preset").json).expect("model");
         let (batch, len) = (num("Batch Size") as u64, num("Input Output Length") as u64);
         let wl = Workload::new(batch, len, len, num("Num of Hardware") as u64);
-        let acc = cat.get(gpu).expect("catalog GPU");
-        let p = evaluate(&model, acc, &wl, &Efficiencies::default(), None).expect("evaluates");
+        let eff = Efficiencies::default();
+        let p = evaluate(&model, common::gpu(gpu), &wl, &eff, None).expect("evaluates");
         if !p.fits || p.max_batch < batch {
             left_out += 1;
-            continue;
+            return;
         }
         out.push(Row {
             gpu,
@@ -80,17 +72,8 @@ fn rows() -> (Vec<Row>, usize) {
             measured: num("Latency"),
             predicted: p.e2e.0,
         });
-    }
+    });
     (out, left_out)
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
 }
 
 #[test]
@@ -118,12 +101,18 @@ fn vllm_static_batches_error_by_batch() {
             .filter(|r| r.gpu == gpu && r.batch == batch)
             .collect();
         assert!(sel.len() >= 20, "{gpu} batch {batch}: {} rows", sel.len());
-        let err = median(sel.iter().map(|r| r.predicted / r.measured - 1.0).collect());
+        let err = percentile(
+            &mut sel
+                .iter()
+                .map(|r| r.predicted / r.measured - 1.0)
+                .collect::<Vec<_>>(),
+            0.5,
+        );
         let per_seq = if batch > 1 {
             let us = sel
                 .iter()
                 .map(|r| (r.measured - r.predicted) / (r.len * (r.batch - 1)) as f64 * 1e6);
-            format!("{:.0} µs", median(us.collect()))
+            format!("{:.0} µs", percentile(&mut us.collect::<Vec<_>>(), 0.5))
         } else {
             "–".into()
         };

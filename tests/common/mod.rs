@@ -6,10 +6,12 @@
 pub mod english;
 
 use llm_serving_calculator::cli;
+use llm_serving_calculator::core::base::csv;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
 use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc, ParamBreakdown};
 use llm_serving_calculator::core::sim::{EngineConfig, Replica};
+use std::collections::BTreeMap;
 
 /// Qwen3-8B from its preset config.
 pub fn qwen8b() -> ModelDesc {
@@ -121,4 +123,31 @@ pub fn calibrate<'a>(
 /// sub-totals inside it).
 pub fn consistent(p: &ParamBreakdown) -> Result<(), String> {
     p.check_sums()
+}
+
+/// Calls `f` with each record of a CSV text after its header: its 1-based line and its fields
+/// by column name.
+pub fn for_each_csv_row(text: &str, mut f: impl FnMut(usize, &BTreeMap<&str, &str>)) {
+    let recs = csv::parse(text).expect("csv parses");
+    let header = &recs.first().expect("header").fields;
+    for r in recs.iter().skip(1) {
+        let fields: BTreeMap<&str, &str> = header
+            .iter()
+            .map(String::as_str)
+            .zip(r.fields.iter().map(String::as_str))
+            .collect();
+        f(r.line, &fields);
+    }
+}
+
+/// The `q` quantile of `v` (sorted in place), linear between neighbours; NaN when empty.
+pub fn percentile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
