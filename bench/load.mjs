@@ -5,6 +5,7 @@
 //
 //   node bench/load.mjs [--dist DIR] [--runs N] [--encodings gzip,br,identity]
 //                       [--profiles loopback,10mbit] [--offline-runs N] [--scroll yes|no]
+//                       [--held-runs N]
 //
 // The dist/ is served under the e2e sub-path by a small static server in this script that
 // compresses as static hosts do: `Content-Encoding: gzip` (level 9) or `br` (quality 11) for
@@ -43,6 +44,13 @@
 // clock as the first answer), else from the request record (a worker's own fetches; that clock
 // was seen to differ from the page's by up to ~100 ms on a busy machine: clockDiffMs in the JSON).
 //
+// What the static copy needs (`--held-runs`, default 3 per encoding, on loopback): on loopback
+// every file of the load can end before the copy's frame, so the bytes that "arrived before" it
+// count the wasm too. A held load answers what the copy needs: every request but the page itself
+// is held at the browser until the copy's answer is painted (10 s at most), so the copy paints
+// with the page alone or not at all; the page's encoded bytes are then the bytes it needs. The
+// held requests are released afterwards and the live app must still answer.
+//
 // Offline second visit: service worker allowed, one load, wait until it is active and controls
 // the page (its install caches the app), network off, reload: does the first answer appear, how
 // fast, and which files the service worker answered.
@@ -59,6 +67,8 @@ const encodings = arg('encodings', 'gzip,br').split(',').filter(Boolean);
 const profileNames = arg('profiles', 'loopback,10mbit').split(',').filter(Boolean);
 const offlineRuns = Math.max(0, Number(arg('offline-runs', '3')));
 const scrollThrough = arg('scroll', 'yes') !== 'no';
+// Cold loads per encoding with every request but the page held (what the static copy needs).
+const heldRuns = Math.max(0, Number(arg('held-runs', '3')));
 
 
 /** Records every request of a context: start, end (epoch ms), encoded body bytes, encoding. */
@@ -238,6 +248,60 @@ async function coldLoad(browser, server, profile, { scroll }) {
   }
 }
 
+/**
+ * What the static copy needs (on loopback every file can end before the copy's frame, so "bytes
+ * arrived before" is what came, not what was needed): a cold load in which every request but the
+ * page itself is held at the browser (Playwright route) until the copy's answer is painted, or
+ * until `holdMs`. Answers whether the copy paints with the page alone, when, and the page's
+ * encoded bytes; then releases the held requests and checks the live app still answers.
+ */
+async function heldLoad(browser, server, profile, holdMs) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'block' });
+  let release;
+  const released = new Promise((r) => {
+    release = r;
+  });
+  const held = [];
+  try {
+    await context.addInitScript(FIRST_ANSWER_PROBE);
+    await context.route('**/*', async (route) => {
+      const req = route.request();
+      if (req.isNavigationRequest() && req.resourceType() === 'document') return route.continue();
+      held.push(fileName(req.url()));
+      await released;
+      return route.continue().catch(() => {});
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    if (profile.conditions) await cdp.send('Network.emulateNetworkConditions', profile.conditions);
+    const rec = recordRequests(context);
+    await page.goto(server.url, { waitUntil: 'commit', timeout: 30000 });
+    let staticMs = null;
+    try {
+      await page.waitForFunction(() => window.__firstAnswer && window.__firstAnswer.staticPainted !== null, null, { timeout: holdMs, polling: 50 });
+      staticMs = await page.evaluate(() => window.__firstAnswer.staticPainted);
+    } catch {
+      staticMs = null;
+    }
+    // What had been delivered while the rest was held: the page's own response(s).
+    const delivered = rec.list.filter((r) => r.done && !r.failed).map((r) => ({ file: fileName(r.url), body: r.body ?? 0, encoding: r.encoding ?? null }));
+    const heldBefore = [...new Set(held)];
+    release();
+    let liveMs = null;
+    try {
+      liveMs = (await firstAnswer(page, 30000)).painted;
+    } catch {
+      liveMs = null;
+    }
+    return { staticMs, delivered, held: heldBefore, liveMs };
+  } finally {
+    release();
+    await withTimeout(context.close(), 10000, 'closing a browser context').catch(() => {});
+  }
+}
+
 /** Offline second visit: load with the service worker, network off, reload. */
 async function offlineVisit(browser, server) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'allow' });
@@ -338,6 +402,25 @@ function summarize(encoding, profileName, results) {
   return { encoding, profile: profileName, label: profile.label, targetMs: profile.targetMs, staticAnswer: staticSummary, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
 }
 
+/** Runs `heldRuns` held loads for `encoding` on loopback and prints what the copy needed. */
+async function neededByCopy(browser, server, encoding) {
+  const tag = `bench load: ${encoding}, loopback, every request but the page held:`;
+  const runsHeld = [];
+  for (let i = 0; i < heldRuns; i += 1) runsHeld.push(await withTimeout(heldLoad(browser, server, PROFILES.loopback, 10000), 120000, `held load ${i + 1}`));
+  const shown = runsHeld.filter((r) => r.staticMs !== null);
+  const bytes = median(shown.map((r) => r.delivered.reduce((n, f) => n + f.body, 0)));
+  const first = shown[0] ?? runsHeld[0];
+  const brNote = encoding === 'br' ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(shown.length === runsHeld.length && bytes <= TARGET_BYTES_BROTLI)}` : ' (the 250 kB target is for brotli)';
+  if (shown.length === 0) {
+    console.log(`${tag} the static copy did NOT paint in ${runsHeld.length} load(s) within 10 s (held: ${first.held.join(', ')})`);
+  } else {
+    console.log(`${tag} the static copy's answer painted in ${shown.length}/${runsHeld.length} loads, median ${msText(median(shown.map((r) => r.staticMs)))}, with only ${first.delivered.map((f) => `${f.file} (${kB(f.body)} ${f.encoding})`).join(', ')} delivered: the bytes it needs ${kB(bytes)}${brNote} (reported, not asserted)`);
+  }
+  const live = runsHeld.filter((r) => r.liveMs !== null).length;
+  console.log(`${tag} held until then: ${first.held.join(', ') || 'nothing'}; after their release the live app answered in ${live}/${runsHeld.length}`);
+  return { encoding, runs: runsHeld.map(({ staticMs, delivered, held, liveMs }) => ({ staticMs, delivered, held, liveMs })), medianStaticMs: median(shown.map((r) => r.staticMs)), bytesNeeded: bytes };
+}
+
 let server;
 let browser;
 let code = 0;
@@ -358,6 +441,7 @@ try {
   server = await startStaticServer(files);
   browser = await launchBrowser();
   const summaries = [];
+  const needed = [];
   for (const encoding of encodings) {
     server.encoding = encoding;
     for (const profileName of profileNames) {
@@ -376,6 +460,7 @@ try {
       }
       summaries.push(summarize(encoding, profileName, results));
     }
+    if (heldRuns > 0) needed.push(await neededByCopy(browser, server, encoding));
   }
   const offline = [];
   if (offlineRuns > 0) {
@@ -400,7 +485,7 @@ try {
   mkdirSync(repoPath('artifacts'), { recursive: true });
   writeFileSync(
     repoPath('artifacts', 'bench-load.json'),
-    JSON.stringify({ dist: distDir, viewport: VIEWPORT, loadavgStart: loadAtStart, loadavgEnd: load(), shipped, targets: { loopbackMs: 300, tenMbitMs: 800, bytesBeforeBrotli: TARGET_BYTES_BROTLI }, results: summaries, offline }, null, 2),
+    JSON.stringify({ dist: distDir, viewport: VIEWPORT, loadavgStart: loadAtStart, loadavgEnd: load(), shipped, targets: { loopbackMs: 300, tenMbitMs: 800, bytesBeforeBrotli: TARGET_BYTES_BROTLI }, results: summaries, neededByStaticCopy: needed, offline }, null, 2),
   );
 } catch (err) {
   console.log(`bench load: could not measure: ${err.message}`);

@@ -225,7 +225,13 @@ export function printStatic(tag, encoding, profile, results) {
   }
   const med = median(shown.map((r) => r.staticAnswerMs));
   const bytes = median(shown.map((r) => r.staticBytes));
-  const brNote = encoding === 'br' ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(bytes <= TARGET_BYTES_BROTLI)}` : ' (the 250 kB target is for brotli)';
+  // On loopback every file can end before the copy's frame, the wasm too: what arrived is not
+  // what was needed, so no verdict here (bench/load.mjs's held loads give what the copy needs).
+  const brNote = !profile.conditions
+    ? ': on loopback this counts every file that happened to finish first, not what the copy needs (bench/load.mjs "every request but the page held" gives that)'
+    : encoding === 'br'
+      ? `; target <= ${kB(TARGET_BYTES_BROTLI)} brotli: ${met(bytes <= TARGET_BYTES_BROTLI)}`
+      : ' (the 250 kB target is for brotli)';
   console.log(`${tag} first answer painted (prerendered static copy) median ${msText(med)}, worst ${msText(Math.max(...shown.map((r) => r.staticAnswerMs)))} in ${shown.length}/${results.length} cold loads (${statics.map((t) => (t === null ? '-' : t.toFixed(0))).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
   console.log(`${tag} bytes arrived before the static copy's answer ${kB(bytes)} encoded bodies in ${shown[0].staticFiles} file(s), last of them median ${msText(median(shown.map((r) => r.staticLastByteMs)))}${brNote} (reported, not asserted)`);
   return { median: med, shown: shown.length, runs: statics, bytesBefore: bytes };
