@@ -5,7 +5,7 @@
 //
 //   node bench/load.mjs [--dist DIR] [--runs N] [--encodings gzip,br,identity]
 //                       [--profiles loopback,10mbit] [--offline-runs N] [--scroll yes|no]
-//                       [--held-runs N]
+//                       [--held-runs N] [--locales en-US,ko-KR]
 //
 // The dist/ is served under the e2e sub-path by a small static server in this script that
 // compresses as static hosts do: `Content-Encoding: gzip` (level 9) or `br` (quality 11) for
@@ -13,7 +13,9 @@
 // compressed once at start, so the server's compression time is not part of a load.
 //
 // Each cold load: a new browser context (empty cache), HTTP cache disabled (CDP
-// Network.setCacheDisabled), service worker blocked, viewport 1400 x 1000. Profiles:
+// Network.setCacheDisabled), service worker blocked, viewport 1400 x 1000, browser language
+// (`--locales`, default en-US then ko-KR: index.html carries a prerendered copy per language;
+// the page is scrolled through in the first only). Profiles:
 // - loopback: no throttling;
 // - 10mbit: Chromium's network emulation (CDP Network.emulateNetworkConditions) at 10 Mbit/s
 //   down, 5 Mbit/s up, 40 ms latency. It throttles the page's own requests; requests a Web
@@ -69,6 +71,9 @@ const offlineRuns = Math.max(0, Number(arg('offline-runs', '3')));
 const scrollThrough = arg('scroll', 'yes') !== 'no';
 // Cold loads per encoding with every request but the page held (what the static copy needs).
 const heldRuns = Math.max(0, Number(arg('held-runs', '3')));
+// Browser languages (navigator.language): the page shows a prerendered copy per language.
+const locales = arg('locales', 'en-US,ko-KR').split(',').filter(Boolean);
+const localeTag = (locale) => (locale === locales[0] ? '' : `, ${locale}`);
 
 
 /** Records every request of a context: start, end (epoch ms), encoded body bytes, encoding. */
@@ -172,8 +177,8 @@ const fileName = (url) => {
 };
 
 /** One cold load: new context, cache disabled, service worker blocked. */
-async function coldLoad(browser, server, profile, { scroll }) {
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'block' });
+async function coldLoad(browser, server, profile, { scroll, locale }) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale, serviceWorkers: 'block' });
   try {
     await context.addInitScript(FIRST_ANSWER_PROBE);
     const page = await context.newPage();
@@ -255,8 +260,8 @@ async function coldLoad(browser, server, profile, { scroll }) {
  * until `holdMs`. Answers whether the copy paints with the page alone, when, and the page's
  * encoded bytes; then releases the held requests and checks the live app still answers.
  */
-async function heldLoad(browser, server, profile, holdMs) {
-  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale: 'en-US', serviceWorkers: 'block' });
+async function heldLoad(browser, server, profile, holdMs, locale) {
+  const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale, serviceWorkers: 'block' });
   let release;
   const released = new Promise((r) => {
     release = r;
@@ -375,7 +380,7 @@ function printFiles(files) {
   }
 }
 
-function summarize(encoding, profileName, results) {
+function summarize(encoding, profileName, results, locale) {
   const profile = PROFILES[profileName];
   const times = results.map((r) => r.firstAnswerMs);
   const med = median(times);
@@ -384,7 +389,7 @@ function summarize(encoding, profileName, results) {
   const before = median(phases.map((p) => p.before?.body ?? 0));
   const beforeTransferred = median(phases.map((p) => p.before?.transferred ?? 0));
   const beforeFiles = phases[0].before?.files ?? 0;
-  const tag = `bench load: ${encoding}, ${profileName}:`;
+  const tag = `bench load: ${encoding}, ${profileName}${localeTag(locale)}:`;
   const staticSummary = printStatic(tag, encoding, profile, results);
   console.log(`${tag} first answer live (computed by the app in the page) median ${msText(med)}, worst ${msText(worst)} over ${times.length} cold loads (${times.map((t) => t.toFixed(0)).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
   console.log(`${tag} first contentful paint median ${msText(median(results.map((r) => r.fcpMs ?? NaN)))}; answer in the DOM median ${msText(median(results.map((r) => r.domMs ?? NaN)))}, in a frame's callback median ${msText(median(results.map((r) => r.frameMs)))}`);
@@ -399,14 +404,14 @@ function summarize(encoding, profileName, results) {
   }
   const varied = new Set(phases.map((p) => p.before?.body ?? 0)).size > 1;
   if (varied) console.log(`${tag} note: the bytes before the first answer differed between runs (${phases.map((p) => kB(p.before?.body ?? 0)).join(', ')})`);
-  return { encoding, profile: profileName, label: profile.label, targetMs: profile.targetMs, staticAnswer: staticSummary, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
+  return { encoding, locale, profile: profileName, label: profile.label, targetMs: profile.targetMs, staticAnswer: staticSummary, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
 }
 
 /** Runs `heldRuns` held loads for `encoding` on loopback and prints what the copy needed. */
-async function neededByCopy(browser, server, encoding) {
-  const tag = `bench load: ${encoding}, loopback, every request but the page held:`;
+async function neededByCopy(browser, server, encoding, locale) {
+  const tag = `bench load: ${encoding}, loopback${localeTag(locale)}, every request but the page held:`;
   const runsHeld = [];
-  for (let i = 0; i < heldRuns; i += 1) runsHeld.push(await withTimeout(heldLoad(browser, server, PROFILES.loopback, 10000), 120000, `held load ${i + 1}`));
+  for (let i = 0; i < heldRuns; i += 1) runsHeld.push(await withTimeout(heldLoad(browser, server, PROFILES.loopback, 10000, locale), 120000, `held load ${i + 1}`));
   const shown = runsHeld.filter((r) => r.staticMs !== null);
   const bytes = median(shown.map((r) => r.delivered.reduce((n, f) => n + f.body, 0)));
   const first = shown[0] ?? runsHeld[0];
@@ -418,7 +423,7 @@ async function neededByCopy(browser, server, encoding) {
   }
   const live = runsHeld.filter((r) => r.liveMs !== null).length;
   console.log(`${tag} held until then: ${first.held.join(', ') || 'nothing'}; after their release the live app answered in ${live}/${runsHeld.length}`);
-  return { encoding, runs: runsHeld.map(({ staticMs, delivered, held, liveMs }) => ({ staticMs, delivered, held, liveMs })), medianStaticMs: median(shown.map((r) => r.staticMs)), bytesNeeded: bytes };
+  return { encoding, locale, runs: runsHeld.map(({ staticMs, delivered, held, liveMs }) => ({ staticMs, delivered, held, liveMs })), medianStaticMs: median(shown.map((r) => r.staticMs)), bytesNeeded: bytes };
 }
 
 let server;
@@ -442,14 +447,16 @@ try {
   browser = await launchBrowser();
   const summaries = [];
   const needed = [];
-  for (const encoding of encodings) {
+  for (const [locale, encoding] of locales.flatMap((l) => encodings.map((e) => [l, e]))) {
     server.encoding = encoding;
     for (const profileName of profileNames) {
       const profile = PROFILES[profileName];
-      console.log(`bench load: ${encoding}, ${profileName} (${profile.label}): ${runs} cold loads, cache disabled, service worker blocked`);
+      console.log(`bench load: ${encoding}, ${profileName}${localeTag(locale)} (${profile.label}, browser language ${locale}): ${runs} cold loads, cache disabled, service worker blocked`);
       const results = [];
       for (let i = 0; i < runs; i += 1) {
-        const r = await withTimeout(coldLoad(browser, server, profile, { scroll: scrollThrough && i === 0 }), 240000, `cold load ${i + 1}`);
+        // The page is scrolled through once per encoding and profile, in the first language.
+        const scroll = scrollThrough && i === 0 && locale === locales[0];
+        const r = await withTimeout(coldLoad(browser, server, profile, { scroll, locale }), 240000, `cold load ${i + 1}`);
         results.push(r);
         if (i === 0) {
           if (r.staticDetail) console.log(`  static copy's answer: params-total "${r.staticDetail.params}", ${r.staticDetail.verdicts.join('; ')}`);
@@ -458,9 +465,9 @@ try {
           if (r.problems.length) console.log(`  page problems: ${r.problems.slice(0, 5).join(' | ')}`);
         }
       }
-      summaries.push(summarize(encoding, profileName, results));
+      summaries.push(summarize(encoding, profileName, results, locale));
     }
-    if (heldRuns > 0) needed.push(await neededByCopy(browser, server, encoding));
+    if (heldRuns > 0) needed.push(await neededByCopy(browser, server, encoding, locale));
   }
   const offline = [];
   if (offlineRuns > 0) {
