@@ -15,7 +15,8 @@
 #   bench-size     node bench/size.mjs      shipped bytes: raw, gzip, brotli (report only)
 #   bench-load     node bench/load.mjs      cold load to the first answer (parameter count and
 #                    the GPUs' verdicts painted) from a gzip/brotli static server, on loopback
-#                    and at 10 Mbit/s 40 ms, bytes before/after it, offline reload (report only)
+#                    and at 10 Mbit/s 40 ms, in English and Korean, bytes before/after it, what
+#                    the static copy needs (other requests held), offline reload (report only)
 #   bench-load-cdp node bench/load_cdp.mjs  bench-load's cold loads over CDP, no Playwright (report only)
 #   bench-paint    node bench/paint.mjs     input-to-paint in the page (report only)
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top (report only)
@@ -195,7 +196,7 @@ if [ "$built" = "1" ]; then
     LLMCALC_SHELL_WASM="$ROOT/$shell_wasm" stage late-keys cargo 900 \
         cargo test --test late_keys -- --ignored
     stage bench-size plain 300 node bench/size.mjs dist
-    stage bench-load plain 900 node bench/load.mjs --dist dist --runs 7
+    stage bench-load plain 1500 node bench/load.mjs --dist dist --runs 7
     stage bench-load-cdp plain 600 node bench/load_cdp.mjs --dist dist --runs 7
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
     stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
