@@ -1,15 +1,18 @@
-// The prerendered first screen (issue 18, "first answer first"): a static copy of the live app's
-// first screen for the default scenario in English, checked into index.html so the answer is
-// painted before the wasm arrives. The live app removes it in the task that mounts the page
+// The prerendered first screen (issue 18, "first answer first"): static copies of the live app's
+// first screen for the default scenario, in English and in Korean (for a browser whose language
+// Rust reads as Korean), checked into index.html so the answer is painted before the wasm
+// arrives. The live app removes it in the task that mounts the page
 // (src/ui/app.rs, `remove_prerendered`), and its first screen is the same DOM.
 //
 //   node scripts/prerender.mjs [--dist dist] [--index index.html]
 //
-// Loads the built dist's bare URL (no query, no hash) in headless Chromium (en-US, 1400 x 1000,
-// service worker blocked), takes the live app root as it is in the frame that paints the first
-// answer (the first animation frame after the mount, see `CAPTURE_INIT`), and writes it into
-// index.html between the markers below, followed by the gate script, whose sha256 it writes into
-// the page's CSP. Run it after a change to the first screen: e2e "prerender" fails while the
+// Loads the built dist's bare URL (no query, no hash) in headless Chromium (1400 x 1000, service
+// worker blocked), once with the locale en-US and once with ko-KR, takes the live app root as it
+// is in the frame that paints the first answer (the first animation frame after the mount, see
+// `CAPTURE_INIT`), and writes both into index.html between the markers below: the English copy,
+// then the Korean one inside `<template id="prerendered-ko">` (parsed inert, never styled or laid
+// out: what an English visitor pays for it is its bytes), then the gate script, whose sha256 it
+// writes into the page's CSP. Run it after a change to the first screen: e2e "prerender" fails while the
 // copy differs from what the live app mounts. It also writes the same block into the dist's
 // index.html when that has one (Trunk copies the block and the CSP unchanged), so the dist it
 // captured from is current without a second build; `--dist-too no` leaves the dist alone.
@@ -17,8 +20,8 @@
 // The static copy differs from the live root only in: form state written as attributes (an
 // input's value, a checkbox, the chosen option), `data-testid` renamed `data-static-testid` (no
 // test or probe reading a test id can find the copy), and `id="prerendered" hidden inert
-// aria-hidden="true"` on the root: hidden until the gate says the scenario is the default one,
-// never focusable, clickable or read by assistive technology.
+// aria-hidden="true"` on the root (both copies): hidden until the gate says the scenario is the
+// default one, never focusable, clickable or read by assistive technology.
 
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,39 +31,67 @@ import { fileURLToPath } from 'node:url';
 export const MARK_START = '<!-- prerender:start -->';
 export const MARK_END = '<!-- prerender:end -->';
 
-// The gate, run by the parser right after the (hidden) copy, before any paint can show it. The
-// copy is the default scenario in English with the "Auto" theme, so it is shown only when
-// everything the first screen depends on says so (src/ui/state.rs): no query (`from_location`
-// reads `location.search`: the scenario, the language, embed mode) and no hash (a section link);
-// a browser language Rust does not read as Korean (`browser_lang`: "ko" or "ko-*"; any "ko" in
-// it hides the copy, a superset); no theme remembered (`stored_theme`: the theme toggle's label);
-// and WebAssembly present (else the live app never replaces it). Otherwise it is removed. When
-// shown, <html data-theme> is set as public/loader.js sets it (the copy then has the right
-// palette from its first frame; the stored theme is "Auto" here). The first screen's DOM does not
-// depend on the window's width (e2e "prerender" compares it at 1400, 1024 and 390 px). The
-// script removes its own element first: once run it has nothing to do, and the page keeps no
-// inline script (e2e "xss" counts any as injected).
+// The gate, run by the parser right after the (hidden) English copy and the Korean one's
+// <template> (parsed inert: never styled or laid out), before any paint can show either. Each copy
+// is the default scenario with the "Auto" theme, so one is shown only when everything the first
+// screen depends on says so (src/ui/state.rs): no query (`from_location` reads `location.search`:
+// the scenario, the language, embed mode) and no hash (a section link); no theme remembered
+// (`stored_theme`: the theme toggle's label); and WebAssembly present (else the live app never
+// replaces it). The language is Rust's `browser_lang` exactly (`Lang::from_code` of
+// `navigator.language`: trimmed of Unicode white space, ASCII-lowercased, "ko" or "ko-…" is
+// Korean, anything else the default English): `KO_RULE` below. For a Korean browser the English
+// copy is replaced by the template's content (the same `id="prerendered"` root, hidden, inert,
+// aria-hidden), and <html lang> set to "ko" as the app sets it at mount; the template is removed
+// in every case. When shown, <html data-theme> is set as public/loader.js sets it (the copy then
+// has the right palette from its first frame; the stored theme is "Auto" here). Otherwise the
+// copy is removed. The first screen's DOM does not depend on the window's width (e2e "prerender"
+// compares it at 1400, 1024 and 390 px). The script removes its own element first: once run it
+// has nothing to do, and the page keeps no inline script (e2e "xss" counts any as injected).
+//
+// `KO_RULE`: Rust's `str::trim` strips the characters with the Unicode White_Space property
+// (`char::is_whitespace`): U+0009-000D, U+0020, U+0085, U+00A0, U+1680, U+2000-200A, U+2028,
+// U+2029, U+202F, U+205F, U+3000. JavaScript's `trim` and `\s` differ (no U+0085, plus U+FEFF),
+// so the class is spelled out. The `i` flag without `u` folds only ASCII letters onto "k" and "o"
+// (the Kelvin sign does not match), as `to_ascii_lowercase` does.
+const WS = String.raw`[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*`;
+export const KO_RULE = `/^${WS}ko(-|${WS}$)/i`;
+export const TEMPLATE_ID = 'prerendered-ko';
 export const GATE_SCRIPT =
-  "(function(){var s=document.currentScript;if(s)s.remove();var p=document.getElementById('prerendered');if(!p)return;var t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}" +
-  "var l=String(navigator.language||'').toLowerCase();" +
-  "if(location.search===''&&location.hash===''&&t!=='light'&&t!=='dark'&&l.indexOf('ko')<0&&typeof WebAssembly==='object'){" +
-  "document.documentElement.setAttribute('data-theme',matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');p.hidden=false}" +
+  `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
+  `var ko=${KO_RULE}.test(navigator.language||'');` +
+  "if(ko&&p){k?p.replaceWith(k.content):p.remove();p=d.getElementById('prerendered')}if(k)k.remove();if(!p)return;" +
+  "if(location.search===''&&location.hash===''&&t!=='light'&&t!=='dark'&&typeof WebAssembly==='object'){" +
+  "d.documentElement.setAttribute('data-theme',matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');if(ko)d.documentElement.lang='ko';p.hidden=false}" +
   'else{p.remove()}})();';
 
 /** The CSP source that allows `script` inline: 'sha256-<base64>'. */
 export const cspHash = (script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
 
-/** The block between the markers: the copy, then the gate. */
-export const blockOf = (copyHtml) => `${MARK_START}\n    ${copyHtml}\n    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
+const TEMPLATE_OPEN = `<template id="${TEMPLATE_ID}">`;
 
-/** The copy's HTML in a page's source (index.html or the built one), or null. */
+/** The block between the markers: the English copy, the Korean one in its template, the gate. */
+export const blockOf = (copyHtml, koHtml) =>
+  `${MARK_START}\n    ${copyHtml}\n    ${TEMPLATE_OPEN}${koHtml}</template>\n    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
+
+/** The English copy's HTML in a page's source (index.html or the built one), or null. */
 export function copyIn(html) {
   const a = html.indexOf(MARK_START);
   const b = html.indexOf(MARK_END);
   if (a < 0 || b < a) return null;
   const block = html.slice(a + MARK_START.length, b);
-  const end = block.indexOf('<script>');
-  return (end < 0 ? block : block.slice(0, end)).trim();
+  const ends = ['<template', '<script>'].map((m) => block.indexOf(m)).filter((i) => i >= 0);
+  return (ends.length ? block.slice(0, Math.min(...ends)) : block).trim();
+}
+
+/** The Korean copy's HTML (its template's content) in a page's source, or null. */
+export function koCopyIn(html) {
+  const a = html.indexOf(MARK_START);
+  const b = html.indexOf(MARK_END);
+  if (a < 0 || b < a) return null;
+  const block = html.slice(a, b);
+  const t = block.indexOf(TEMPLATE_OPEN);
+  const e = block.indexOf('</template>', t);
+  return t < 0 || e < 0 ? null : block.slice(t + TEMPLATE_OPEN.length, e);
 }
 
 /** The inline gate script's text in a page's source, or null. */
@@ -78,7 +109,8 @@ export function gateIn(html) {
  * document in the same mutation batch (the same task: no frame between), and the live root's
  * HTML, as a static copy, in the next animation frame (the frame that paints the first answer:
  * the mount's effects, which set the inputs' values, have run) and in the task after that frame
- * (it must not have changed: the next steps come frames later). `window.__llmcalcCapture`:
+ * (it must not have changed: the next steps come frames later); `staticAtMount`: a copy or the
+ * Korean copy's template still in the page once the live root is there. `window.__llmcalcCapture`:
  * { html, afterFrame, removedWithMount, staticAtMount, ready }.
  */
 export const CAPTURE_INIT = () => {
@@ -131,7 +163,7 @@ export const CAPTURE_INIT = () => {
     if (!live) return;
     observer.disconnect();
     out.removedWithMount = removed;
-    out.staticAtMount = document.getElementById('prerendered') !== null;
+    out.staticAtMount = document.getElementById('prerendered') !== null || document.getElementById('prerendered-ko') !== null;
     // The inputs' values are set by effects in the mount's microtasks: the frame is the moment.
     requestAnimationFrame(() => {
       out.html = serialize(live);
@@ -160,12 +192,12 @@ export async function capture(browser, url, { width = 1400, height = 1000, local
   }
 }
 
-/** index.html with `copyHtml` between the markers and the gate's hash in the CSP. */
-export function withCopy(indexHtml, copyHtml) {
+/** index.html with both copies between the markers and the gate's hash in the CSP. */
+export function withCopy(indexHtml, copyHtml, koHtml) {
   const a = indexHtml.indexOf(MARK_START);
   const b = indexHtml.indexOf(MARK_END);
   if (a < 0 || b < a) throw new Error(`index.html has no ${MARK_START} … ${MARK_END} block`);
-  let out = indexHtml.slice(0, a) + blockOf(copyHtml) + indexHtml.slice(b + MARK_END.length);
+  let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml) + indexHtml.slice(b + MARK_END.length);
   const csp = out.match(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')? 'wasm-unsafe-eval'/);
   if (!csp) throw new Error("index.html's CSP has no \"script-src 'self' … 'wasm-unsafe-eval'\"");
   out = out.replace(csp[0], `script-src 'self' ${cspHash(GATE_SCRIPT)} 'wasm-unsafe-eval'`);
@@ -179,19 +211,27 @@ async function main() {
   const server = await startServer(dist);
   const browser = await launchBrowser();
   try {
-    const cap = await capture(browser, server.url);
-    if (cap.html !== cap.afterFrame) {
-      throw new Error('the live first screen changed in the task after its first frame; the copy would not match what stays painted');
+    const caps = {};
+    for (const locale of ['en-US', 'ko-KR']) {
+      const cap = await capture(browser, server.url, { locale });
+      if (cap.html !== cap.afterFrame) {
+        throw new Error(`the live first screen (${locale}) changed in the task after its first frame; the copy would not match what stays painted`);
+      }
+      if (cap.html.includes('</template>')) throw new Error(`the live first screen (${locale}) holds "</template>": it cannot go in the Korean copy's template`);
+      caps[locale] = cap.html;
     }
+    const en = caps['en-US'];
+    const ko = caps['ko-KR'];
+    if (en === ko) throw new Error('the first screen is the same for en-US and ko-KR: the Korean locale did not reach the app');
     const before = readFileSync(indexPath, 'utf8');
-    const after = withCopy(before, cap.html);
+    const after = withCopy(before, en, ko);
     writeFileSync(indexPath, after);
-    const old = copyIn(before);
-    console.log(`prerender: ${old === cap.html ? 'unchanged' : 'written'}: ${cap.html.length} bytes of first screen into ${indexPath}; gate ${cspHash(GATE_SCRIPT)}`);
+    console.log(`prerender: ${copyIn(before) === en ? 'unchanged' : 'written'}: ${en.length} characters of first screen (en-US) into ${indexPath}`);
+    console.log(`prerender: ${koCopyIn(before) === ko ? 'unchanged' : 'written'}: ${ko.length} characters of first screen (ko-KR, in <template id="${TEMPLATE_ID}">) into ${indexPath}; gate ${cspHash(GATE_SCRIPT)}`);
     const distIndex = join(dist, 'index.html');
     const built = readFileSync(distIndex, 'utf8');
     if (arg('dist-too', 'yes') !== 'no' && copyIn(built) !== null) {
-      const patched = withCopy(built, cap.html);
+      const patched = withCopy(built, en, ko);
       if (patched !== built) writeFileSync(distIndex, patched);
       console.log(`prerender: ${patched === built ? 'unchanged' : 'written'}: the same block into ${distIndex}`);
     } else {

@@ -67,12 +67,16 @@ pub fn App() -> impl IntoView {
 }
 
 /// The hand-over from the prerendered first screen (`#prerendered` in index.html, written by
-/// scripts/prerender.mjs and shown only for the default scenario in English): it is removed
-/// here, in the mount's task and right before the live page is attached, so no frame shows
-/// neither or both. The live page's first screen is the same DOM (e2e "prerender" checks it).
+/// scripts/prerender.mjs and shown only for the default scenario, in English or, for a Korean
+/// browser, in Korean from `<template id="prerendered-ko">`): it is removed here, in the mount's
+/// task and right before the live page is attached, so no frame shows neither or both; so is the
+/// template, should the gate not have run. The live page's first screen is the same DOM (e2e
+/// "prerender" checks it).
 fn remove_prerendered() {
-    if let Some(el) = document().get_element_by_id("prerendered") {
-        el.remove();
+    for id in ["prerendered", "prerendered-ko"] {
+        if let Some(el) = document().get_element_by_id(id) {
+            el.remove();
+        }
     }
 }
 
