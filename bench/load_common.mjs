@@ -99,7 +99,7 @@ export async function startStaticServer(files) {
 // Installed before the app starts, in every document of the context. Two answers are timed:
 // the live one (`dom`, `frame`, `painted`, `detail`: the app's own elements, `data-testid`,
 // computed by the wasm in the page) and the prerendered static copy's (`static*`: index.html's
-// `#prerendered`, shown before the wasm arrives for the default scenario in English, its test ids
+// `#prerendered`, shown before the wasm arrives for the default scenario in English or Korean, its test ids
 // renamed `data-static-testid`; scripts/prerender.mjs). `staticPainted` stays null when the page
 // showed no static copy.
 export const FIRST_ANSWER_PROBE = () => {
