@@ -82,9 +82,27 @@ async function checkModes({ open, server, screenshot, log }, grow) {
       } catch (err) {
         fail(err.message);
       }
+      // The widget may still grow after its first message (a chart or a late part taking its
+      // height in a later frame), and each growth sends a new one: read the messages once the
+      // frame's document has kept its height for 500 ms, so the checks below see the settled
+      // widget and its last report (not a report the widget has since replaced).
+      if (heights.length) {
+        let seen = { h: -1, since: Date.now() };
+        await waitFor(async () => {
+          const h = await page.frames().find((f) => f.url().includes(`embed=${mode}`))?.evaluate(() => document.documentElement.scrollHeight);
+          if (h !== seen.h) seen = { h, since: Date.now() };
+          return Date.now() - seen.since >= 500;
+        }, 'the widget to keep its height for 500 ms', 10000).catch((err) => fail(err.message));
+        heights = await page.evaluate(() => window.__heights);
+      }
       // From here on the framed app must not fetch anything (its own files are loaded once).
       await page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
       p.markLoaded();
+      // No transient height: a course page that sizes its frame on every message would jump
+      // (the widget sends a height once it has held for a frame: src/ui/embed.rs).
+      const hs = heights.map((h) => h.height);
+      const dip = hs.findIndex((h, i) => i > 0 && i + 1 < hs.length && h < hs[i - 1] && hs.slice(i + 1).some((x) => x > h));
+      if (dip > 0) fail(`the reported height went down and up again (${hs.join(' → ')}): a frame sized on each message would jump`);
       const last = heights.at(-1);
       if (last) {
         if (!(typeof last.height === 'number' && Number.isFinite(last.height) && last.height > 0)) fail(`height ${JSON.stringify(last.height)} is not a positive number`);

@@ -14,26 +14,62 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-/// Sends `{type: "llmcalc:height", height}` to the parent window (when framed).
-fn post_height() {
-    let Some(w) = web_sys::window() else {
-        return;
-    };
-    let Some(parent) = w.parent().ok().flatten() else {
-        return;
-    };
+/// The frame document's height, or `None` when the page is not framed (no parent to tell).
+fn framed_height() -> Option<(web_sys::Window, i32)> {
+    let w = web_sys::window()?;
+    let parent = w.parent().ok().flatten()?;
     if parent == w {
-        return;
+        return None;
     }
     let height = w
         .document()
         .and_then(|d| d.document_element())
         .map(|e| e.scroll_height())
         .unwrap_or(0);
-    let msg = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&msg, &"type".into(), &"llmcalc:height".into());
-    let _ = js_sys::Reflect::set(&msg, &"height".into(), &height.into());
-    let _ = parent.post_message(&msg, "*");
+    Some((parent, height))
+}
+
+thread_local! {
+    /// The height report: the height read at the last check (-1: none yet), the height last
+    /// sent (-1: none), and whether a check is scheduled.
+    static REPORT: std::cell::Cell<(i32, i32, bool)> = const { std::cell::Cell::new((-1, -1, false)) };
+}
+
+/// Asks for a height report to the parent window: `{type: "llmcalc:height", height}`, sent
+/// once the height has held for one animation frame and only when it differs from the last
+/// one sent. A part that takes its height a frame after it mounts (a late part's chart: the
+/// matmul widget read 1,051 → 978 → 1,051 px in three frames) then sends no transient height,
+/// so a course page that sizes its frame on every message does not jump.
+fn report_height() {
+    REPORT.with(|r| {
+        let (seen, sent, pending) = r.get();
+        if !pending {
+            r.set((seen, sent, true));
+            request_animation_frame(check_height);
+        }
+    });
+}
+
+/// One check of [`report_height`]: reads the height, and sends it if it equals the previous
+/// frame's reading, else looks again in the next frame.
+fn check_height() {
+    let Some((parent, height)) = framed_height() else {
+        REPORT.with(|r| r.set((-1, -1, false)));
+        return;
+    };
+    let (seen, sent, _) = REPORT.with(std::cell::Cell::get);
+    if height != seen {
+        REPORT.with(|r| r.set((height, sent, true)));
+        request_animation_frame(check_height);
+        return;
+    }
+    REPORT.with(|r| r.set((height, height, false)));
+    if height != sent {
+        let msg = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&msg, &"type".into(), &"llmcalc:height".into());
+        let _ = js_sys::Reflect::set(&msg, &"height".into(), &height.into());
+        let _ = parent.post_message(&msg, "*");
+    }
 }
 
 /// One widget alone, for course pages.
@@ -47,7 +83,7 @@ pub fn EmbedView(
     Effect::new(move |_| {
         state.outcome.track();
         state.lang.track();
-        request_animation_frame(post_height);
+        report_height();
     });
     let body = match widget {
         EmbedWidget::Memory => view! {
@@ -83,7 +119,7 @@ pub fn EmbedView(
     // layout settled at a new width), not only when the results change.
     let root_ref = NodeRef::<leptos::html::Main>::new();
     root_ref.on_load(move |el| {
-        let cb = Closure::<dyn FnMut()>::new(post_height);
+        let cb = Closure::<dyn FnMut()>::new(report_height);
         if let Ok(obs) = web_sys::ResizeObserver::new(cb.as_ref().unchecked_ref()) {
             obs.observe(&el);
             crate::ui::keep_alive::keep_observer(obs, cb, web_sys::ResizeObserver::disconnect);
