@@ -19,6 +19,14 @@ pub enum CliError {
         /// The OS reason.
         reason: String,
     },
+    /// Writing the output failed (stdout closed or full).
+    #[error("cannot write to {path}: {reason}")]
+    Write {
+        /// Where the output went.
+        path: String,
+        /// The OS reason.
+        reason: String,
+    },
     /// The core rejected the input.
     #[error("{0}")]
     Calc(#[from] CalcError),
@@ -30,9 +38,9 @@ pub enum CliError {
 /// User input as quoted in messages: its first 40 characters (the core's one rule).
 pub(crate) use crate::core::base::shorten as short;
 
-/// A failure writing to stdout as a `CliError` ("cannot read stdout: …", as ever).
+/// A failure writing to stdout as a `CliError`.
 pub(crate) fn stdout_error(e: impl Display) -> CliError {
-    CliError::Io {
+    CliError::Write {
         path: "stdout".into(),
         reason: e.to_string(),
     }

@@ -2,6 +2,8 @@
 //!
 //! One file per command; each exposes `run(&Args, &mut dyn Write) -> Result<(), CliError>`.
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
+//! A reader that stops reading (`llmcalc … | head`) ends the output quietly, with status 0, as
+//! other line-oriented tools do.
 
 mod args;
 mod calibrate;
@@ -60,6 +62,10 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(out, "{}", usage());
         return 0;
     }
+    let mut out = Watched {
+        inner: out,
+        closed: false,
+    };
     let result = Args::parse(rest)
         .map_err(|e| e.to_string())
         .and_then(|parsed| {
@@ -67,14 +73,37 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 let _ = writeln!(out, "{}", usage());
                 return Ok(());
             }
-            dispatch(cmd, &parsed, out).map_err(|e| e.to_string())
+            dispatch(cmd, &parsed, &mut out).map_err(|e| e.to_string())
         });
     match result {
         Ok(()) => 0,
+        Err(_) if out.closed => 0,
         Err(e) => {
             let _ = writeln!(err, "llmcalc {cmd}: {e}");
             2
         }
+    }
+}
+
+/// The output, noting whether its reader has gone (a broken pipe).
+struct Watched<'w> {
+    inner: &'w mut dyn Write,
+    closed: bool,
+}
+
+impl Write for Watched<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.note(e))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.note(e))
+    }
+}
+
+impl Watched<'_> {
+    fn note(&mut self, e: &std::io::Error) {
+        self.closed |= e.kind() == std::io::ErrorKind::BrokenPipe;
     }
 }
 
@@ -155,4 +184,55 @@ pub fn usage() -> String {
         s.push_str(&format!("  {o}\n      {d}\n"));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run;
+    use std::io::{Error, ErrorKind, Write};
+
+    /// Takes `room` bytes, then fails every write with `kind`.
+    struct Failing {
+        room: usize,
+        kind: ErrorKind,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(Error::new(self.kind, "test"));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn run_into(kind: ErrorKind) -> (i32, String) {
+        let args: Vec<String> = ["gpus"].iter().map(|s| (*s).to_string()).collect();
+        let mut out = Failing { room: 100, kind };
+        let mut err = Vec::new();
+        let code = run(&args, &mut out, &mut err);
+        (code, String::from_utf8_lossy(&err).into_owned())
+    }
+
+    #[test]
+    fn a_reader_that_stops_reading_ends_the_output_quietly() {
+        let (code, err) = run_into(ErrorKind::BrokenPipe);
+        assert_eq!((code, err.as_str()), (0, ""));
+    }
+
+    #[test]
+    fn another_write_failure_is_one_sentence_and_status_2() {
+        let (code, err) = run_into(ErrorKind::StorageFull);
+        assert_eq!(code, 2);
+        assert!(
+            err.starts_with("llmcalc gpus: cannot write to stdout: ") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
 }
