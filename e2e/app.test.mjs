@@ -219,6 +219,28 @@ export default function register(runner) {
     await waitFor(() => noModelError(page), 'model-error to clear after a valid paste');
   });
 
+  runner.test('a config without model_type is read as its architecture, with a warning', async ({ open, server, screenshot, log }) => {
+    const p = await open();
+    const page = await openApp(p, server.url);
+    // Llama-2-7b's sizes under Qwen2's architecture and no model_type: Qwen2 adds the q, k and
+    // v projections' biases, h + 2 × kv_heads × head_dim per layer, to the Llama count; a
+    // generic (Llama-style) reading would give the Llama count itself.
+    const cfg = { ...LLAMA2, architectures: ['Qwen2ForCausalLM'] };
+    delete cfg.model_type;
+    const want = EXPECTED_PARAMS + L * (h + 2 * kvHeads * headDim);
+    await pasteConfig(page, JSON.stringify(cfg, null, 2));
+    await waitFor(async () => (await readNumber(page, 'params-total')) === want, `params-total = ${want} (Qwen2's biases counted)`);
+    await expectNoModelError(page, 'model-error for a config without model_type: ');
+    check((await readText(page, 'model-arch')) === 'qwen2', `model-arch should say qwen2, says "${await readText(page, 'model-arch')}"`);
+    const warning = await waitFor(async () => {
+      const items = await page.locator('.model-warnings li').allTextContents();
+      return items.find((t) => t.includes('Qwen2ForCausalLM')) || null;
+    }, 'a warning naming the architecture');
+    check(/no model_type/.test(warning), `the warning should say the config has no model_type: "${warning}"`);
+    log(`params-total ${want}; warning: ${warning}`);
+    await screenshot(page, 'type-from-architecture');
+  });
+
   runner.test('changed inputs survive a reload of the URL', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openApp(p, server.url);

@@ -548,3 +548,55 @@ fn more_active_experts_than_experts_is_refused_with_the_key_read() {
     }
     assert!(moe >= 10, "only {moe} MoE fixtures");
 }
+
+/// A config without its `model_type`, or with one no family has, is read as the type its
+/// `architectures` names (vLLM builds the model from that class): for every corpus config the
+/// counts equal those of the config as published, with a warning saying what was assumed.
+#[test]
+fn every_architecture_names_the_family_of_its_model_type() {
+    let mut failures = Vec::new();
+    let mut agreed = 0;
+    for (file, cfg) in fixtures() {
+        let original = parse_model_text(&Value::Object(cfg.clone()).to_string())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut outcomes = Vec::new();
+        for (case, given) in [
+            ("no model_type", None),
+            ("an unknown model_type", Some("custom_x")),
+        ] {
+            let mut cut = cfg.clone();
+            match given {
+                None => cut.remove("model_type"),
+                Some(t) => cut.insert("model_type".into(), Value::from(t)),
+            };
+            let outcome = match parse_model_text(&Value::Object(cut).to_string()) {
+                Err(e) => Err(format!("{file} with {case}: {e}")),
+                Ok(m) if result(&m) != result(&original) => Err(format!(
+                    "{file} with {case}: read as {} ({} parameters, published config {} as {})",
+                    m.model_type, m.params.total, original.params.total, original.model_type
+                )),
+                Ok(m)
+                    if !m
+                        .warnings
+                        .iter()
+                        .any(|w| w.to_string().contains("architecture")) =>
+                {
+                    Err(format!(
+                        "{file} with {case}: no warning names the architecture"
+                    ))
+                }
+                Ok(_) => Ok(()),
+            };
+            outcomes.push(outcome);
+        }
+        if outcomes.iter().all(Result::is_ok) {
+            agreed += 1;
+        }
+        failures.extend(outcomes.into_iter().filter_map(Result::err));
+    }
+    println!(
+        "{agreed} of {} corpus configs read the same without their model_type or with an unknown one",
+        fixtures().len()
+    );
+    assert!(agreed > 0 && failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -15,6 +15,7 @@
 //! assert_eq!(m.params.total, 6_738_415_616);
 //! ```
 
+mod architecture;
 mod classic;
 mod decoder;
 mod deepseek;
@@ -474,21 +475,91 @@ fn from_index(
 
 /// Normalizes `model_type` spellings to a family name.
 fn family(mt: &str) -> &str {
-    match mt {
-        "refinedweb" | "refinedwebmodel" | "rw" => "falcon",
-        "gemma3_text" => "gemma3",
-        "gemma3n_text" => "gemma3n",
-        "llama4_text" => "llama4",
-        "phi4" => "phi3",
-        "qwen2_vl" | "qwen2_5_vl" | "qwen2_vl_text" | "qwen2_5_vl_text" => "qwen2",
-        "qwen3_vl_text" | "qwen3_vl" => "qwen3",
-        "qwen3_vl_moe_text" | "qwen3_vl_moe" => "qwen3_moe",
-        "olmo3" => "olmo2",
-        "granitemoeshared" => "granitemoe",
-        "kanana" | "smollm" => "llama",
-        "mllama_text_model" => "mllama",
-        other => other,
-    }
+    FAMILY_OF
+        .iter()
+        .find(|(t, _)| *t == mt)
+        .map_or(mt, |(_, f)| f)
+}
+
+/// The `model_type`s read as another family's (`gemma3_text` as `gemma3`).
+const FAMILY_OF: &[(&str, &str)] = &[
+    ("refinedweb", "falcon"),
+    ("refinedwebmodel", "falcon"),
+    ("rw", "falcon"),
+    ("gemma3_text", "gemma3"),
+    ("gemma3n_text", "gemma3n"),
+    ("llama4_text", "llama4"),
+    ("phi4", "phi3"),
+    ("qwen2_vl", "qwen2"),
+    ("qwen2_5_vl", "qwen2"),
+    ("qwen2_vl_text", "qwen2"),
+    ("qwen2_5_vl_text", "qwen2"),
+    ("qwen3_vl_text", "qwen3"),
+    ("qwen3_vl", "qwen3"),
+    ("qwen3_vl_moe_text", "qwen3_moe"),
+    ("qwen3_vl_moe", "qwen3_moe"),
+    ("olmo3", "olmo2"),
+    ("granitemoeshared", "granitemoe"),
+    ("kanana", "llama"),
+    ("smollm", "llama"),
+    ("mllama_text_model", "mllama"),
+];
+
+/// The families [`build_family`] reads with a builder of their own (the rest of the known
+/// ones are [`decoder::KNOWN`]).
+const OWN_BUILDERS: &[&str] = &[
+    "gpt2",
+    "opt",
+    "falcon",
+    "gpt_neox",
+    "bloom",
+    "deepseek_v2",
+    "deepseek_v3",
+    "kimi_k2",
+    "axk1",
+    "mamba",
+    "mamba2",
+    "dbrx",
+    "gemma3n",
+    "granitemoehybrid",
+    "qwen3_next",
+    "mpt",
+    "gptj",
+    "nemotron_h",
+    "jamba",
+    "falcon_h1",
+];
+
+/// Whether a `model_type` is one this calculator reads by its family (not as a generic
+/// decoder).
+fn known_type(mt: &str) -> bool {
+    let f = family(mt);
+    OWN_BUILDERS.contains(&f) || decoder::KNOWN.contains(&f)
+}
+
+/// Whether a `model_type` is read by its family or has a class in the defaults table (a
+/// multimodal wrapper such as `mistral3`, whose language model is nested).
+fn recognised(mt: &str) -> bool {
+    known_type(mt) || defaults::class_for(mt).is_some()
+}
+
+/// Every recognised `model_type`: the families, the types read as another family's and the
+/// classes of the defaults table (the candidates an architecture is matched against).
+fn known_types() -> &'static [&'static str] {
+    static TYPES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    TYPES.get_or_init(|| {
+        let mut v: Vec<&'static str> = OWN_BUILDERS.to_vec();
+        v.extend(decoder::KNOWN);
+        v.extend(FAMILY_OF.iter().map(|(t, _)| *t));
+        v.extend(defaults::table().iter().map(|c| c.model_type.as_str()));
+        let mut known: Vec<&'static str> = Vec::new();
+        for t in v {
+            if recognised(t) && !known.contains(&t) {
+                known.push(t);
+            }
+        }
+        known
+    })
 }
 
 /// Keys whose values must agree when both the top level and the language-model part give them.
@@ -551,7 +622,8 @@ fn type_of(o: &Map<String, Value>) -> String {
 fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let text = text_part(root);
     let primary = text.map_or(root, |(_, t)| t);
-    let root_type = type_of(root);
+    let types = Types::of(root, text);
+    let root_type = types.root.clone();
     let root_class = defaults::class_for(&root_type);
     let primary_class = match text {
         // The parent class names the part by its canonical key, whatever its spelling here.
@@ -569,20 +641,8 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         );
         disagreements(&mut r, part, primary, root);
     }
-    let mt = match type_of(primary) {
-        t if t.is_empty() => root_type.clone(),
-        t => t,
-    };
+    let mt = types.note(&mut r, text.map(|(part, _)| part));
     let fam = family(&mt).to_string();
-    if mt.is_empty() {
-        r.default_note(
-            "model_type",
-            "(none)",
-            "ldg_no_model_type_read_as_a_generic",
-        );
-    } else {
-        r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
-    }
 
     let parts = build_family(&mut r, &fam, &mt)?;
 
@@ -659,6 +719,87 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     })
 }
 
+/// The `model_type`s of a config: the top level's, the language model's, and what the
+/// architecture stood in for.
+struct Types {
+    /// The top level's type (the architecture's where the config gives none this calculator
+    /// knows).
+    root: String,
+    /// The language-model part's own type (the top level's for a flat config).
+    own: String,
+    /// The type the config gave and the architecture read instead, when one was.
+    by_arch: Option<(String, String)>,
+}
+
+impl Types {
+    fn of(root: &Map<String, Value>, text: Option<(&str, &Map<String, Value>)>) -> Types {
+        let mut root_type = type_of(root);
+        // No type this calculator knows at the top level: the one the architecture names.
+        let mut by_arch = None;
+        if !recognised(&root_type) {
+            if let Some((t, arch)) = architecture::from_architectures(root, known_types()) {
+                by_arch = Some((std::mem::replace(&mut root_type, t.to_string()), arch));
+            }
+        }
+        let own = match text {
+            Some((_, t)) => type_of(t),
+            None => root_type.clone(),
+        };
+        Types {
+            root: root_type,
+            own,
+            by_arch,
+        }
+    }
+
+    /// The language model's type, noted in the ledger (`part`: the nested part's key).
+    fn note(self, r: &mut Reader, part: Option<&str>) -> String {
+        let from_root = self.own.is_empty() || (self.by_arch.is_some() && !recognised(&self.own));
+        let mt = if from_root {
+            self.root.clone()
+        } else {
+            self.own
+        };
+        if let Some((given, arch)) = &self.by_arch {
+            note_type_by_architecture(r, &self.root, given, arch);
+            if let (Some(part), true) = (part, mt != self.root) {
+                let key = format!("{part}.model_type");
+                r.note("model_type", &mt, LedgerSource::Key(key));
+            }
+        } else if mt.is_empty() {
+            r.default_note(
+                "model_type",
+                "(none)",
+                "ldg_no_model_type_read_as_a_generic",
+            );
+        } else {
+            r.note("model_type", &mt, LedgerSource::Key("model_type".into()));
+        }
+        mt
+    }
+}
+
+/// The ledger line and the warning of a `model_type` read from the config's `architectures`
+/// (`given`: the config's own type, empty when it has none).
+fn note_type_by_architecture(r: &mut Reader, mt: &str, given: &str, arch: &str) {
+    let (why, warning) = if given.is_empty() {
+        ("ldg_type_from_architecture", "wrn_type_from_architecture")
+    } else {
+        (
+            "ldg_unknown_type_by_architecture",
+            "wrn_unknown_type_by_architecture",
+        )
+    };
+    let phrase = |key| {
+        Phrase::tr(key)
+            .val("mt", mt)
+            .val("given", given)
+            .val("arch", arch)
+    };
+    r.note("model_type", mt, LedgerSource::Derived(phrase(why)));
+    r.warnings.push(phrase(warning));
+}
+
 /// Reads the language model of family `fam` (`mt` as written, for the warnings).
 fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError> {
     Ok(match fam {
@@ -680,8 +821,7 @@ fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError>
         "jamba" => ssm::jamba(r)?,
         "falcon_h1" => ssm::falcon_h1(r)?,
         f => {
-            let known = decoder::KNOWN.contains(&f);
-            if !known {
+            if !decoder::KNOWN.contains(&f) {
                 if r.find("kv_lora_rank").is_some() {
                     r.warnings
                         .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
