@@ -1032,3 +1032,70 @@ fn gemma3n_shared_layers_read_the_cache_they_share_every_decode_step() {
     // Storage: only the cached layers hold KV (per token, no window cap here).
     assert_eq!(m.kv_layers().count(), types.len() - shared);
 }
+
+/// Phi's `qk_layernorm` (false in every published Phi-1/1.5/2 config) adds a LayerNorm with
+/// weight and bias of `hidden_size / num_attention_heads` on the queries and one on the keys in
+/// every layer: `layers × 2 × 2 × (h / H)` parameters, and nothing else changes.
+#[test]
+fn phi_qk_layernorm_adds_two_layernorms_of_a_head_per_layer() {
+    let text = fixture("corpus/microsoft__phi-2.json");
+    let cfg = raw(&text);
+    let off = model(&text);
+    let mut with = cfg.clone();
+    with["qk_layernorm"] = Value::Bool(true);
+    let on = model(&with.to_string());
+    let (h, heads, layers) = (
+        key(&cfg, "hidden_size").unwrap_or(0),
+        key(&cfg, "num_attention_heads").unwrap_or(1),
+        key(&cfg, "num_hidden_layers").unwrap_or(0),
+    );
+    assert!(h > 0 && layers > 0);
+    assert_eq!(
+        on.params.total - off.params.total,
+        layers * 2 * 2 * (h / heads)
+    );
+    assert_eq!(
+        on.params.norms - off.params.norms,
+        layers * 2 * 2 * (h / heads)
+    );
+}
+
+/// GPTBigCode at StarCoder's sizes (bigcode/starcoder: 40 layers, n_embd 6144, 48 heads,
+/// n_inner 24576, n_positions 8192, multi-query, tied; the keys as the StarCoder configs spell
+/// them) with WizardCoder-15B's vocabulary of 49,153 (StarCoder's 49,152 plus one added
+/// token): Together AI's public model list gives WizardCoder-15B-V1.0 `num_parameters`
+/// 15,517,462,528 (the config here is rebuilt from those sizes, not a copy of the file).
+#[test]
+fn gpt_bigcode_at_starcoder_sizes_gives_wizardcoders_published_count() {
+    let cfg = serde_json::json!({
+        "architectures": ["GPTBigCodeForCausalLM"],
+        "model_type": "gpt_bigcode",
+        "n_embd": 6144,
+        "n_head": 48,
+        "n_inner": 24576,
+        "n_layer": 40,
+        "n_positions": 8192,
+        "multi_query": true,
+        "vocab_size": 49153,
+        "torch_dtype": "float16"
+    });
+    let m = model(&cfg.to_string());
+    assert_eq!(m.params.total, 15_517_462_528);
+    // multi_query omitted: GPTBigCodeConfig's default (true) applies.
+    let mut no_flag = cfg.clone();
+    no_flag.as_object_mut().map(|o| o.remove("multi_query"));
+    assert_eq!(model(&no_flag.to_string()).params.total, m.params.total);
+    // Without multi-query attention every layer's c_attn is GPT-2's `3h² + 3h`: the count is
+    // the GPT-2 reading of the same sizes.
+    let mut mha = cfg.clone();
+    mha["multi_query"] = Value::Bool(false);
+    let mut as_gpt2 = mha.clone();
+    as_gpt2["model_type"] = Value::from("gpt2");
+    let (a, b) = (model(&mha.to_string()), model(&as_gpt2.to_string()));
+    assert_eq!(a.params.total, b.params.total);
+    let (h, d, layers) = (6144u64, 6144u64 / 48, 40u64);
+    assert_eq!(
+        a.params.total - m.params.total,
+        layers * 2 * (h - d) * (h + 1)
+    );
+}

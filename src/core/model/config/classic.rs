@@ -1,5 +1,5 @@
 //! Classic decoders with LayerNorm (weight + bias) and biased projections: gpt2, opt,
-//! falcon / RefinedWeb, gpt_neox, bloom.
+//! gpt_bigcode, falcon / RefinedWeb, gpt_neox, bloom, phi.
 
 use super::reader::Reader;
 use super::{
@@ -27,6 +27,42 @@ fn ln(acc: &mut Acc, h: u64) -> Result<(), CalcError> {
 /// c_proj (`I·h + h`); learned positions `n_positions·h`; ln_f; tied lm_head.
 pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = read_core(r, "gpt2")?;
+    gpt2_stack(r, &c, "gpt2")
+}
+
+/// GPTBigCode (StarCoder, SantaCoder, WizardCoder, Granite Code 20B/34B): GPT-2's layers with
+/// multi-query attention when `multi_query` (its class default): c_attn `h·(h + 2d) + h + 2d`.
+/// The model takes its KV heads from `multi_query` alone (1 or all), whatever else the config
+/// says.
+pub(super) fn gpt_bigcode(r: &mut Reader) -> Result<Parts, CalcError> {
+    let Dims {
+        h,
+        n_layers,
+        heads,
+        vocab,
+    } = read_dims(r, "gpt_bigcode")?;
+    let hd = read_head_dim(r, h, heads)?;
+    let mq = r.flag("multi_query", true, "ldg_gpt_bigcode_default_multi_query")?;
+    let kv = if mq {
+        r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
+        1
+    } else {
+        r.derived("kv_heads", heads, "ldg_multi_query_false_every_head");
+        heads
+    };
+    let c = Core {
+        h,
+        n_layers,
+        heads,
+        kv,
+        hd,
+        vocab,
+    };
+    gpt2_stack(r, &c, "gpt_bigcode")
+}
+
+/// GPT-2's stack for the core dimensions `c`.
+fn gpt2_stack(r: &mut Reader, c: &Core, fam: &str) -> Result<Parts, CalcError> {
     let h = c.h;
     // GPT2Config's n_inner defaults to null: the model then uses 4 × n_embd.
     let inter = read_intermediate(r, h, FourH::Derived, "ldg_n_inner_is_null_4_x_n")?;
@@ -34,7 +70,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
         ("n_positions", "max_position_embeddings"),
         "why_size_pos_emb",
     )?;
-    let tie = read_tie(r, true, "gpt2")?;
+    let tie = read_tie(r, true, fam)?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
     for _ in 0..c.n_layers {
@@ -42,7 +78,7 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
         add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
         ln(&mut acc, h)?;
         layers.push(mha_layer(
-            &c,
+            c,
             add_dense_ffn(&mut acc, h, inter, false, true)?,
         ));
     }
@@ -252,4 +288,41 @@ pub(super) fn bloom(r: &mut Reader) -> Result<Parts, CalcError> {
         "ldg_bloom_uses_alibi_no_position_parameters",
     );
     Ok(Parts::new(layers, acc, h, c.vocab, tie, None))
+}
+
+/// Phi-1, Phi-1.5, Phi-2 (`PhiForCausalLM`): attention and MLP in parallel after one LayerNorm
+/// per layer; biased q/k/v (`h·H·d + H·d`, `2·(h·K·d + K·d)`) and dense (`H·d·h + h`); MLP fc1
+/// and fc2 with biases (`h·I + I + I·h + h`); with `qk_layernorm`, a LayerNorm of `h / H` on
+/// the queries and one on the keys (`2·2·(h / H)`); final LayerNorm; untied lm_head with a
+/// bias (`V·h + V`).
+pub(super) fn phi(r: &mut Reader) -> Result<Parts, CalcError> {
+    let c = read_core(r, "phi")?;
+    let h = c.h;
+    let inter = read_intermediate(
+        r,
+        h,
+        FourH::Guessed,
+        "ldg_no_intermediate_size_4_x_hidden_size",
+    )?;
+    let qk_ln = r.flag("qk_layernorm", false, "ldg_default_no_qk_norm")?;
+    let tie = read_tie(r, false, "phi")?;
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..c.n_layers {
+        ln(&mut acc, h)?;
+        add_attention(&mut acc, h, c.heads, c.kv, c.hd, c.hd, true, true)?;
+        if qk_ln {
+            // PhiAttention sizes these LayerNorms hidden_size // num_attention_heads.
+            acc.norms(4, h / c.heads)?;
+        }
+        layers.push(mha_layer(
+            &c,
+            add_dense_ffn(&mut acc, h, inter, false, true)?,
+        ));
+    }
+    let parts = finish_parts(r, layers, acc, (h, c.vocab, tie), 2)?;
+    let mut acc = parts.acc;
+    acc.add(Comp::LmHead, c.vocab)?;
+    r.derived("lm_head_bias", c.vocab, "ldg_phi_lm_head_bias");
+    Ok(Parts { acc, ..parts })
 }

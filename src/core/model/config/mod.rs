@@ -509,10 +509,12 @@ const FAMILY_OF: &[(&str, &str)] = &[
 /// ones are [`decoder::KNOWN`]).
 const OWN_BUILDERS: &[&str] = &[
     "gpt2",
+    "gpt_bigcode",
     "opt",
     "falcon",
     "gpt_neox",
     "bloom",
+    "phi",
     "deepseek_v2",
     "deepseek_v3",
     "kimi_k2",
@@ -804,10 +806,12 @@ fn note_type_by_architecture(r: &mut Reader, mt: &str, given: &str, arch: &str) 
 fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError> {
     Ok(match fam {
         "gpt2" => classic::gpt2(r)?,
+        "gpt_bigcode" => classic::gpt_bigcode(r)?,
         "opt" => classic::opt(r)?,
         "falcon" => classic::falcon(r, mt)?,
         "gpt_neox" => classic::gpt_neox(r)?,
         "bloom" => classic::bloom(r)?,
+        "phi" => classic::phi(r)?,
         "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "axk1" => deepseek::build(r, fam)?,
         "mamba" => ssm::mamba(r)?,
         "mamba2" => ssm::mamba2_model(r)?,
