@@ -1099,3 +1099,34 @@ fn gpt_bigcode_at_starcoder_sizes_gives_wizardcoders_published_count() {
         layers * 2 * (h - d) * (h + 1)
     );
 }
+
+/// OLMo (v1, `OlmoForCausalLM`): a Llama-style stack whose LayerNorms have no parameters.
+/// The sizes of allenai/OLMo-7B-hf (untied) and allenai/OLMo-1B-hf (tied), as their configs
+/// give them, against the totals public code states for those checkpoints: 6,888,095,744
+/// (OLMo-7B, a model-annotation test and a reanalysis table of OLMo-7B-0724-hf) and
+/// 1,176,764,416 (OLMo-1B, `sum(p.numel())` of the model built with weight tying).
+#[test]
+fn olmo_sizes_give_the_published_totals() {
+    for (h, inter, layers, heads, tie, published) in [
+        (4096, 11008, 32, 32, false, 6_888_095_744u64),
+        (2048, 8192, 16, 16, true, 1_176_764_416),
+    ] {
+        let cfg = serde_json::json!({
+            "architectures": ["OlmoForCausalLM"],
+            "model_type": "olmo",
+            "hidden_size": h,
+            "intermediate_size": inter,
+            "num_hidden_layers": layers,
+            "num_attention_heads": heads,
+            "num_key_value_heads": heads,
+            "vocab_size": 50304,
+            "max_position_embeddings": 2048,
+            "attention_bias": false,
+            "clip_qkv": null,
+            "tie_word_embeddings": tie
+        });
+        let m = model(&cfg.to_string());
+        assert_eq!(m.params.total, published, "h = {h}");
+        assert_eq!(m.params.norms, 0, "h = {h}");
+    }
+}

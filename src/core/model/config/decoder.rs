@@ -36,6 +36,7 @@ pub(super) const KNOWN: &[&str] = &[
     "smollm3",
     "granite",
     "granitemoe",
+    "olmo",
     "olmo2",
     "cohere",
     "cohere2",
@@ -452,7 +453,8 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
 
 /// Norm vectors per layer and for the final norm: Gemma 2/3, GLM-4 and HyperCLOVA X four per layer, Cohere
 /// one (attention and MLP in parallel), LayerNorms with biases count twice (StarCoder2,
-/// Phi-3.5-MoE); two otherwise (EXAONE 4 and OLMo 2 put theirs after the blocks).
+/// Phi-3.5-MoE), OLMo's none (its LayerNorms have no parameters); two otherwise (EXAONE 4 and
+/// OLMo 2 put theirs after the blocks).
 fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
     // HyperCLOVA X (Peri-LN): post_norm1/post_norm2 after the blocks with `use_post_norm`.
     let peri = fam == "hyperclovax" && r.flag("use_post_norm", true, "ldg_gemma_pre_post_norms")?;
@@ -461,6 +463,8 @@ fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
         "gemma2" | "gemma3" | "glm4" => (4, 1, "ldg_gemma_pre_post_norms"),
         "cohere" | "cohere2" => (1, 1, "ldg_one_norm_parallel_block"),
         "starcoder2" | "phimoe" => (4, 2, "ldg_layernorm_with_bias"),
+        // OlmoLayerNorm: "LayerNorm but with no learnable weight or bias".
+        "olmo" => (0, 0, "ldg_olmo_layernorm_without_parameters"),
         _ => (2, 1, "ldg_input_and_post_attention_rmsnorm"),
     };
     r.derived("norms_per_layer", per_layer, key);
