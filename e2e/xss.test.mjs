@@ -156,8 +156,11 @@ export default function register(runner) {
       if (exact !== payload) failures.push(`model-name is ${JSON.stringify(exact)}, expected exactly ${JSON.stringify(payload)}`);
     }
     await screenshot(page, 'name-payload');
-    // model_type (unknown architecture) → model-arch, the warning and the ledger.
-    await pasteCase('config model_type (model-arch)', (x) => ({ model_type: x }), (pg) => textOf(pg, 'model-arch'));
+    // model_type (unknown architecture) → model-arch, the warning and the ledger. No
+    // `architectures` entry names a known type here: one that did would be read instead, and
+    // model-arch would show that type (the given one stays in the warning and the ledger).
+    const unknownType = (x) => ({ model_type: x, architectures: [] });
+    await pasteCase('config model_type (model-arch)', unknownType, (pg) => textOf(pg, 'model-arch'));
     await pasteCase('config model_type (warning)', (x) => ({ model_type: x }), (pg) => pg.evaluate(() => [...document.querySelectorAll('.model-warnings li')].map((e) => e.textContent).join('\n')));
     // The ledger's table is built when it is first opened.
     const ledgerText = async (pg) => {
@@ -166,7 +169,8 @@ export default function register(runner) {
     };
     await pasteCase('config model_type (ledger)', (x) => ({ model_type: x }), ledgerText);
     await screenshot(page, 'model-type-payload');
-    // architectures[0]: the app does not display it; it must still do nothing.
+    // architectures[0]: shown only when it names a known type (so only letters, digits, '_'
+    // and '-' around a known prefix); a hostile one is never read and must still do nothing.
     await pasteCase('config architectures[0]', (x) => ({ architectures: [x] }), null);
     // quantization_config.quant_method (unknown method) → a warning.
     await pasteCase('config quant_method (warning)', (x) => ({ quantization_config: { quant_method: x } }), (pg) => allText(pg));
@@ -237,7 +241,7 @@ export default function register(runner) {
     for (const payload of PAYLOADS) {
       let pg = await open(u, `${server.url}?gpu=a10g&gpu=${customGpuParam(payload)}`);
       await verify(u, pg, 'custom GPU name via crafted gpu=custom: URL', payload, () => pg.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
-      pg = await open(u, `${server.url}?cfg=${base64url(config({ _name_or_path: payload, model_type: payload }))}`);
+      pg = await open(u, `${server.url}?cfg=${base64url(config({ _name_or_path: payload, model_type: payload, architectures: [] }))}`);
       await verify(u, pg, 'cfg= URL _name_or_path (model-name)', payload, () => textOf(pg, 'model-name'));
       await verify(u, pg, 'cfg= URL model_type (model-arch)', payload, () => textOf(pg, 'model-arch'));
       pg = await open(u, `${server.url}?${pctEncode(payload)}=1&ctx=${pctEncode(payload)}&model=${pctEncode(payload)}&embed=${pctEncode(payload)}`);
