@@ -1130,3 +1130,62 @@ fn olmo_sizes_give_the_published_totals() {
         assert_eq!(m.params.norms, 0, "h = {h}");
     }
 }
+
+/// StableLM (`StableLmForCausalLM`): LayerNorms with biases, q/k/v biases with
+/// `use_qkv_bias`, a gated MLP, untied head. Stable LM 2 1.6B's sizes (24 layers, h 2048, 32
+/// heads, MLP 5632, vocabulary 100,352, q/k/v biases) against the 1,644,515,328 parameters a
+/// public comparison of Stable LM 2 1.6B and H2O-Danube tabulates. With `qk_layernorm` (Stable
+/// LM 2 12B) a weight-only LayerNorm per query head and per KV head adds `(H + K)·d` per layer;
+/// with `use_parallel_residual` the post-attention LayerNorm (`2·h`) goes.
+#[test]
+fn stablelm_sizes_give_the_published_total() {
+    let cfg = serde_json::json!({
+        "architectures": ["StableLmForCausalLM"],
+        "model_type": "stablelm",
+        "hidden_size": 2048,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 100352,
+        "use_qkv_bias": true,
+        "tie_word_embeddings": false
+    });
+    let base = model(&cfg.to_string()).params.total;
+    assert_eq!(base, 1_644_515_328);
+    let (h, heads, kv, layers) = (2048u64, 32u64, 32u64, 24u64);
+    let d = h / heads;
+    let mut qk = cfg.clone();
+    qk["qk_layernorm"] = Value::Bool(true);
+    assert_eq!(
+        model(&qk.to_string()).params.total - base,
+        layers * (heads + kv) * d
+    );
+    let mut parallel = cfg.clone();
+    parallel["use_parallel_residual"] = Value::Bool(true);
+    assert_eq!(
+        base - model(&parallel.to_string()).params.total,
+        layers * 2 * h
+    );
+}
+
+/// GLM (`GlmForCausalLM`, the transformers port of GLM-4-9B): biases on q, k and v (class
+/// default `attention_bias` true) but none on o_proj, a fused gate/up MLP, two RMSNorms per
+/// layer. GLM-4-9B's sizes against the 9,399,951,360 trainable parameters public code prints
+/// for THUDM/glm-4-9b-chat (the remote-code model with the same tensors).
+#[test]
+fn glm_sizes_give_the_published_total() {
+    let cfg = serde_json::json!({
+        "architectures": ["GlmForCausalLM"],
+        "model_type": "glm",
+        "hidden_size": 4096,
+        "intermediate_size": 13696,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "vocab_size": 151552,
+        "tie_word_embeddings": false
+    });
+    assert_eq!(model(&cfg.to_string()).params.total, 9_399_951_360);
+}

@@ -780,6 +780,8 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_falcon_default_original_decoder", "Falcon default: original decoder", "Falcon 기본값: 원래 디코더 구조"),
     ("ldg_falcon_default_parallel_attention_and_mlp", "Falcon default: parallel attention and MLP", "Falcon 기본값: 어텐션과 MLP 병렬"),
     ("ldg_olmo_layernorm_without_parameters", "OLMo's LayerNorms have no weight or bias: no norm parameters", "OLMo의 LayerNorm에는 가중치도 바이어스도 없음: 정규화 파라미터 0개"),
+    ("ldg_stablelm_default_sequential_residual", "StableLM default: attention, then the MLP (two LayerNorms per layer)", "StableLM 기본값: 어텐션 다음에 MLP (층마다 LayerNorm 2개)"),
+    ("ldg_one_layernorm_with_bias_parallel_block", "one LayerNorm with bias per layer: attention and MLP in parallel", "층마다 바이어스 있는 LayerNorm 1개: 어텐션과 MLP를 병렬로"),
     ("ldg_phi_lm_head_bias", "Phi's lm_head has a bias: one per vocabulary entry", "Phi의 lm_head에는 어휘 항목마다 바이어스가 하나씩 있음"),
     ("ldg_gpt_neox_default_attention_biases", "GPT-NeoX default: attention biases", "GPT-NeoX 기본값: 어텐션 바이어스 있음"),
     ("ldg_gemma_2_alternates_sliding_even_and_global", "Gemma-2 alternates sliding (even) and global (odd) layers", "Gemma-2는 슬라이딩(짝수)과 전역(홀수) 레이어를 번갈아 씀"),

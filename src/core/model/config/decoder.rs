@@ -38,6 +38,8 @@ pub(super) const KNOWN: &[&str] = &[
     "granitemoe",
     "olmo",
     "olmo2",
+    "stablelm",
+    "glm",
     "cohere",
     "cohere2",
     "starcoder2",
@@ -376,9 +378,14 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
             )?;
             (b, b)
         }
-        // GLM-4: `attention_bias` puts biases on q, k, v only (o_proj has none).
-        "glm4" | "glm4_moe" => {
+        // GLM and GLM-4: `attention_bias` puts biases on q, k, v only (o_proj has none).
+        "glm" | "glm4" | "glm4_moe" => {
             let b = r.flag("attention_bias", false, "ldg_default_no_attention_biases")?;
+            (b, false)
+        }
+        // StableLM: `use_qkv_bias` on q, k, v; o_proj has none.
+        "stablelm" => {
+            let b = r.flag("use_qkv_bias", false, "ldg_default_no_attention_biases")?;
             (b, false)
         }
         // StarCoder2 and ERNIE 4.5: one `use_bias` for every projection.
@@ -435,6 +442,15 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
     let n = match fam {
         "qwen3" | "qwen3_moe" | "gemma3" | "exaone4" => per_head,
         "olmo2" => full,
+        // StableLM 2 12B: a LayerNorm (weight only) per query head and per KV head.
+        "stablelm" => {
+            let on = r.flag("qk_layernorm", false, "ldg_default_no_qk_norm")?;
+            if on {
+                full
+            } else {
+                0
+            }
+        }
         "glm4_moe" | "cohere" | "cohere2" | "minimax_m2" => {
             let on = r.flag("use_qk_norm", fam == "minimax_m2", "ldg_default_no_qk_norm")?;
             match (on, fam) {
@@ -463,6 +479,19 @@ fn norm_counts(r: &mut Reader, fam: &str) -> Result<(u64, u64), CalcError> {
         "gemma2" | "gemma3" | "glm4" => (4, 1, "ldg_gemma_pre_post_norms"),
         "cohere" | "cohere2" => (1, 1, "ldg_one_norm_parallel_block"),
         "starcoder2" | "phimoe" => (4, 2, "ldg_layernorm_with_bias"),
+        // StableLM: LayerNorms with biases; one per layer with `use_parallel_residual`.
+        "stablelm" => {
+            let parallel = r.flag(
+                "use_parallel_residual",
+                false,
+                "ldg_stablelm_default_sequential_residual",
+            )?;
+            if parallel {
+                (2, 2, "ldg_one_layernorm_with_bias_parallel_block")
+            } else {
+                (4, 2, "ldg_layernorm_with_bias")
+            }
+        }
         // OlmoLayerNorm: "LayerNorm but with no learnable weight or bias".
         "olmo" => (0, 0, "ldg_olmo_layernorm_without_parameters"),
         _ => (2, 1, "ldg_input_and_post_attention_rmsnorm"),
