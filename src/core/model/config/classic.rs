@@ -4,8 +4,8 @@
 use super::reader::Reader;
 use super::{
     add, add_attention, add_dense_ffn, add_embeddings, check_kv, finish_parts, full_attention, mul,
-    read_core, read_dims, read_head_dim, read_intermediate, read_tie, Acc, Comp, Core, Dims, FourH,
-    Parts,
+    read_core, read_core_with, read_dims, read_head_dim, read_intermediate, read_tie, Acc, Comp,
+    Core, Dims, FourH, Parts,
 };
 use crate::core::base::error::CalcError;
 use crate::core::model::desc::{Ffn, Layer};
@@ -35,29 +35,17 @@ pub(super) fn gpt2(r: &mut Reader) -> Result<Parts, CalcError> {
 /// The model takes its KV heads from `multi_query` alone (1 or all), whatever else the config
 /// says.
 pub(super) fn gpt_bigcode(r: &mut Reader) -> Result<Parts, CalcError> {
-    let Dims {
-        h,
-        n_layers,
-        heads,
-        vocab,
-    } = read_dims(r, "gpt_bigcode")?;
-    let hd = read_head_dim(r, h, heads)?;
-    let mq = r.flag("multi_query", true, "ldg_gpt_bigcode_default_multi_query")?;
-    let kv = if mq {
-        r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
-        1
-    } else {
-        r.derived("kv_heads", heads, "ldg_multi_query_false_every_head");
-        heads
-    };
-    let c = Core {
-        h,
-        n_layers,
-        heads,
-        kv,
-        hd,
-        vocab,
-    };
+    let c = read_core_with(r, "gpt_bigcode", |r, heads| {
+        Ok(
+            if r.flag("multi_query", true, "ldg_gpt_bigcode_default_multi_query")? {
+                r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
+                1
+            } else {
+                r.derived("kv_heads", heads, "ldg_multi_query_false_every_head");
+                heads
+            },
+        )
+    })?;
     gpt2_stack(r, &c, "gpt_bigcode")
 }
 

@@ -951,6 +951,15 @@ pub(crate) struct Core {
 /// Reads the keys every transformer decoder has ([`read_dims`], then the head size and the KV
 /// heads) and validates them.
 pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
+    read_core_with(r, fam, kv_from_keys)
+}
+
+/// As [`read_core`], with the KV heads from `kv` (given the reader and the attention heads).
+pub(crate) fn read_core_with(
+    r: &mut Reader,
+    fam: &str,
+    kv: fn(&mut Reader, u64) -> Result<u64, CalcError>,
+) -> Result<Core, CalcError> {
     let Dims {
         h,
         n_layers,
@@ -958,7 +967,22 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
         vocab,
     } = read_dims(r, fam)?;
     let hd = read_head_dim(r, h, heads)?;
-    let kv = match r.opt(("kv_heads", "num_key_value_heads"))? {
+    let kv = kv(r, heads)?;
+    check_kv(heads, kv, r.key_of("kv_heads"))?;
+    Ok(Core {
+        h,
+        n_layers,
+        heads,
+        kv,
+        hd,
+        vocab,
+    })
+}
+
+/// The KV heads a decoder's keys give: `num_key_value_heads` (or a spelling), one with
+/// `multi_query`, otherwise every attention head.
+fn kv_from_keys(r: &mut Reader, heads: u64) -> Result<u64, CalcError> {
+    Ok(match r.opt(("kv_heads", "num_key_value_heads"))? {
         Some(k) => k,
         None if r.find("multi_query").and_then(|(_, v)| v.as_bool()) == Some(true) => {
             r.derived("kv_heads", 1, "ldg_multi_query_true_one_shared_kv_head");
@@ -968,15 +992,6 @@ pub(crate) fn read_core(r: &mut Reader, fam: &str) -> Result<Core, CalcError> {
             r.default_note("kv_heads", heads, "ldg_no_num_key_value_heads_multi_head");
             heads
         }
-    };
-    check_kv(heads, kv, r.key_of("kv_heads"))?;
-    Ok(Core {
-        h,
-        n_layers,
-        heads,
-        kv,
-        hd,
-        vocab,
     })
 }
 
