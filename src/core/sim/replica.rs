@@ -65,6 +65,16 @@ impl Replica {
         }
     }
 
+    /// The same replica with a per-request time per step (`StepModel::with_per_sequence_cost`;
+    /// the step times computed so far are dropped): a sensitivity of the validation only.
+    pub fn with_per_sequence_cost(self, seconds: f64, per_rank: bool) -> Replica {
+        Replica {
+            resolved: self.resolved,
+            steps: self.steps.with_per_sequence_cost(seconds, per_rank),
+            cache: StepCache::default(),
+        }
+    }
+
     /// The engine figures in use.
     pub fn resolved(&self) -> &Resolved {
         &self.resolved

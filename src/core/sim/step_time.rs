@@ -179,6 +179,9 @@ pub struct StepModel {
     expert_compute: f64,
     allreduces: u64,
     allreduce_bytes_per_token: f64,
+    /// Time per sampling request beyond the first, per step, seconds: 0 (nothing of the
+    /// kind is modelled) unless a sensitivity sets it ([`StepModel::with_per_sequence_cost`]).
+    per_sequence_s: f64,
     decodes: f64,
     prefill_tokens: f64,
     /// [`StepModel::token_ops`] already computed, by `[phase][head][tokens]` (NaN: not yet;
@@ -363,6 +366,7 @@ impl StepModel {
             ),
             allreduces: d1.allreduces,
             allreduce_bytes_per_token: d1.allreduce_bytes,
+            per_sequence_s: 0.0,
             decodes: 0.0,
             prefill_tokens: 0.0,
             memo: Default::default(),
@@ -471,7 +475,12 @@ impl StepModel {
         } else {
             self.eff.step_overhead_s
         };
-        linear + head + attn + comm + overhead
+        let t = linear + head + attn + comm + overhead;
+        if self.per_sequence_s > 0.0 {
+            t + self.per_sequence_s * sampled.saturating_sub(1) as f64
+        } else {
+            t
+        }
     }
 
     /// [`StepModel::token_ops`], remembered by its arguments.
@@ -532,6 +541,26 @@ impl StepModel {
     pub fn with_marlin_hopper_moe_compute(mut self, k: f64) -> StepModel {
         self.expert_compute = expert_compute_factor(self.marlin_on_hopper, k);
         self.memo = Default::default();
+        self
+    }
+
+    /// The same step model with a time per step for every request sampling a token beyond
+    /// the first (`seconds`, divided by the TP degree when `per_rank`), the form of an
+    /// engine's per-request work each step (vLLM V0's scheduler, sampler and output
+    /// processing: `docs/SERVING_SIMULATOR.md`). Not part of the model: the cross-validation
+    /// in `tests/serving_validation.rs` tries it, and nothing else sets it. One request's
+    /// step is unchanged, so the batch-1 equality with the static model holds.
+    pub fn with_per_sequence_cost(mut self, seconds: f64, per_rank: bool) -> StepModel {
+        let ranks = if per_rank {
+            self.wl.tp.max(1) as f64
+        } else {
+            1.0
+        };
+        self.per_sequence_s = if seconds.is_finite() {
+            seconds.max(0.0) / ranks
+        } else {
+            0.0
+        };
         self
     }
 
@@ -664,6 +693,39 @@ mod tests {
                     assert!((a - b).abs() <= 1e-8 * b, "{id} n={n}: {a} vs {b}");
                 }
             }
+        }
+    }
+
+    /// The per-request cost of the cross-validation adds `(S − 1) × t` to a step where `S`
+    /// requests sample (divided by the TP degree when asked), leaves one request's step as
+    /// it was, and a bad value sets nothing.
+    #[test]
+    fn per_sequence_cost_adds_its_time_per_extra_request() {
+        let cat = Catalog::builtin();
+        let m = model("meta-llama__Meta-Llama-3.1-70B");
+        let g = cat.get("h100-sxm").expect("gpu");
+        let wl = Workload::new(1, 1, 1, 4);
+        let eff = Efficiencies::default();
+        let step = |s: &mut StepModel, n: u64| {
+            s.begin();
+            for _ in 0..n {
+                s.add_decode(700);
+            }
+            s.finish(n, n)
+        };
+        let base = StepModel::new(&m, g, &wl, &eff, 4096).expect("model");
+        let t = 85e-6;
+        for (per_rank, ranks) in [(false, 1.0), (true, 4.0)] {
+            let mut plain = base.clone();
+            let mut with = base.clone().with_per_sequence_cost(t, per_rank);
+            assert_eq!(step(&mut with, 1), step(&mut plain, 1));
+            let added = step(&mut with, 33) - step(&mut plain, 33);
+            assert!((added - 32.0 * t / ranks).abs() < 1e-12, "{added}");
+        }
+        for bad in [f64::NAN, -1.0, f64::INFINITY] {
+            let mut plain = base.clone();
+            let mut with = base.clone().with_per_sequence_cost(bad, false);
+            assert_eq!(step(&mut with, 9), step(&mut plain, 9), "{bad}");
         }
     }
 
