@@ -822,21 +822,8 @@ fn objective(errs: &BTreeMap<(usize, &'static str), f64>, keep: &dyn Fn(usize) -
         .sum()
 }
 
-/// Cross-validation of engine terms fitted on the serving rows themselves (a sensitivity,
-/// not the asserted validation; `docs/SERVING_SIMULATOR.md`, "2026-12-04"). The simulator's
-/// defaults fit two constants on one row each; here every term is chosen from a grid (a
-/// per-request time per step, with or without division by the TP degree; the Marlin factor;
-/// the frontend path; the length distribution of ShareGPT rows) by the validation's own
-/// criterion on the training rows, and each held-out unit is predicted by the point its
-/// training rows chose: leaving out one row, one setup (source, model, GPU, TP) or one
-/// source's model on one GPU. Prints the held-out figures of each scheme and the best
-/// point chosen by looking at all rows (which is not a validation). Run it with
-/// `cargo test --release --test serving_validation -- --ignored --nocapture cross_validated`
-/// (about a minute). The check: every scheme predicts every row once.
-#[test]
-#[ignore = "an experiment of about a minute; its figures are in docs/SERVING_SIMULATOR.md"]
-fn cross_validated_engine_terms() {
-    let (cases, _) = cases();
+/// The cross-validation's grid (144 points).
+fn grid() -> Vec<Terms> {
     let mut grid = Vec::new();
     for per_sequence_us in [0.0, 20.0, 45.0, 85.0, 110.0] {
         for per_rank in [false, true] {
@@ -858,6 +845,54 @@ fn cross_validated_engine_terms() {
             }
         }
     }
+    grid
+}
+
+/// The V1 cost per running request measured outside the validation
+/// (`tests/vllm_v1_concurrency.rs`: 39 µs), on the held-out rows of the asserted validation,
+/// with the Marlin factor at 1 (line 25 cannot be fitted with it) and at its default.
+fn print_v1_cost(cases: &[Case]) {
+    println!("\nwith V1's measured 39 µs per request (held-out rows, fit rows left out):");
+    for (marlin, dataset_lengths) in [(1.0, false), (0.274, false), (1.0, true), (0.274, true)] {
+        let t = Terms {
+            per_sequence_us: 39.0,
+            per_rank: false,
+            marlin,
+            frontend_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
+            dataset_lengths,
+        };
+        let e = errors_under(cases, t);
+        let mut line = format!("  Marlin {marlin}, dataset lengths {dataset_lengths}:");
+        for (stat, _) in TARGETS {
+            let mut v: Vec<f64> = e
+                .iter()
+                .filter(|((l, s), _)| s == stat && !FIT_ROWS.contains(l))
+                .map(|(_, x)| x.abs())
+                .collect();
+            line.push_str(&format!(" {stat} {:.1}%", percentile(&mut v, 0.5) * 100.0));
+        }
+        let l25 = e.get(&(25, "median_tpot")).copied().unwrap_or(f64::NAN);
+        println!("{line}; line 25 median TPOT {:+.0}%", l25 * 100.0);
+    }
+}
+
+/// Cross-validation of engine terms fitted on the serving rows themselves (a sensitivity,
+/// not the asserted validation; `docs/SERVING_SIMULATOR.md`, "2026-12-04"). The simulator's
+/// defaults fit two constants on one row each; here every term is chosen from a grid (a
+/// per-request time per step, with or without division by the TP degree; the Marlin factor;
+/// the frontend path; the length distribution of ShareGPT rows) by the validation's own
+/// criterion on the training rows, and each held-out unit is predicted by the point its
+/// training rows chose: leaving out one row, one setup (source, model, GPU, TP) or one
+/// source's model on one GPU. Prints the held-out figures of each scheme and the best
+/// point chosen by looking at all rows (which is not a validation), and the held-out figures
+/// with the V1 cost per request measured outside the validation ([`print_v1_cost`]). Run it with
+/// `cargo test --release --test serving_validation -- --ignored --nocapture cross_validated`
+/// (about a minute). The check: every scheme predicts every row once.
+#[test]
+#[ignore = "an experiment of about a minute; its figures are in docs/SERVING_SIMULATOR.md"]
+fn cross_validated_engine_terms() {
+    let (cases, _) = cases();
+    let grid = grid();
     let half = grid.len() / 2;
     let (a, b) = grid.split_at(half);
     let runs: Vec<_> = std::thread::scope(|s| {
@@ -933,6 +968,7 @@ fn cross_validated_engine_terms() {
             println!("  chosen {n:3}x: {point}");
         }
     }
+    print_v1_cost(&cases);
     let everything = |_: usize| true;
     let best = (0..runs.len())
         .min_by(|&i, &j| {
