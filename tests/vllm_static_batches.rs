@@ -122,11 +122,6 @@ fn vllm_static_batches_error_by_batch() {
             sel.len(),
             err * 100.0
         );
-        assert!(
-            err.abs() <= level,
-            "{gpu} batch {batch}: median error {:+.1}% beyond {:.0}%",
-            err * 100.0,
-            level * 100.0
-        );
+        common::assert_within_level(&format!("{gpu} batch {batch}"), err, level);
     }
 }

@@ -122,12 +122,7 @@ fn vllm_v1_tpot_by_concurrency() {
             e.len(),
             m * 100.0
         );
-        assert!(
-            m.abs() <= level,
-            "C = {c}: {:+.1}% beyond {:.0}%",
-            m * 100.0,
-            level * 100.0
-        );
+        common::assert_within_level(&format!("C = {c}"), m, level);
     }
     let mut groups: BTreeMap<(u64, u64, u64), Vec<(f64, f64)>> = BTreeMap::new();
     for r in &rows {

@@ -151,3 +151,14 @@ pub fn percentile(v: &mut [f64], q: f64) -> f64 {
     let hi = pos.ceil() as usize;
     v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
+
+/// Asserts that a median signed error stays within its achieved level (the level rounded up
+/// from a run), naming `what` when it does not.
+pub fn assert_within_level(what: &str, err: f64, level: f64) {
+    assert!(
+        err.abs() <= level,
+        "{what}: median error {:+.1}% beyond {:.0}%",
+        err * 100.0,
+        level * 100.0
+    );
+}
