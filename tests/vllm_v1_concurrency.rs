@@ -43,6 +43,11 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
+    rows_with(&Efficiencies::default(), 0.0)
+}
+
+/// [`rows`] with the given efficiencies and time per running request (seconds).
+fn rows_with(eff: &Efficiencies, per_request: f64) -> Vec<Row> {
     let model = parse_model_text(preset("Qwen__Qwen3-32B").expect("preset").json).expect("model");
     let gpu = common::gpu("h100-sxm");
     let mut out = Vec::new();
@@ -65,8 +70,9 @@ fn rows() -> Vec<Row> {
         };
         let n = 22 * c;
         let pairs = (0..n).map(|i| (isl, osl + (i * 7919) % 7 - 3)).collect();
-        let r = Replica::new(&model, gpu, &engine, &Efficiencies::default())
+        let r = Replica::new(&model, gpu, &engine, eff)
             .expect("replica")
+            .with_per_sequence_cost(per_request, false)
             .run(
                 &WorkloadSpec {
                     arrival: Arrival::AllAtOnce,
@@ -162,4 +168,48 @@ fn vllm_v1_tpot_by_concurrency() {
         "decode-heavy median slope {med:.1} µs"
     );
     assert!(prompt < 0.0, "prompt-heavy median slope {prompt:.1} µs");
+}
+
+/// The efficiencies that fit these runs best (a sensitivity, `docs/SERVING_SIMULATOR.md`,
+/// "2026-12-04"): a grid over the bandwidth and prefill compute efficiencies, the decode step's
+/// fixed time and a time per running request, scored by the mean |ln(predicted / measured)| of
+/// the 90 mean TPOTs. About two minutes: `cargo test --release --test vllm_v1_concurrency --
+/// --ignored --nocapture`. The check: the best point fits better than the defaults.
+#[test]
+#[ignore = "a grid of about two minutes; its figures are in docs/SERVING_SIMULATOR.md"]
+fn efficiencies_fitted_on_the_v1_runs() {
+    let score = |rows: &[Row]| {
+        rows.iter()
+            .map(|r| (r.predicted / r.measured).ln().abs())
+            .sum::<f64>()
+            / rows.len() as f64
+    };
+    let defaults = score(&rows());
+    let mut res = Vec::new();
+    for bandwidth in [0.74, 0.80, 0.86, 0.92] {
+        for step_overhead_s in [0.0012, 0.0006] {
+            for compute_prefill in [0.56, 0.66, 0.76] {
+                for per_request in [0.0, 25e-6, 39e-6, 55e-6] {
+                    let eff = Efficiencies {
+                        bandwidth,
+                        step_overhead_s,
+                        compute_prefill,
+                        ..Efficiencies::default()
+                    };
+                    let s = score(&rows_with(&eff, per_request));
+                    res.push((s, bandwidth, step_overhead_s, compute_prefill, per_request));
+                }
+            }
+        }
+    }
+    res.sort_by(|a, b| a.0.total_cmp(&b.0));
+    println!("defaults: mean |ln(predicted / measured)| {defaults:.4}");
+    for (s, bw, so, cp, pr) in res.iter().take(5) {
+        println!(
+            "{s:.4}: bandwidth {bw}, decode step {:.1} ms, prefill compute {cp}, {:.0} µs per request",
+            so * 1e3,
+            pr * 1e6
+        );
+    }
+    assert!(res[0].0 < defaults);
 }
