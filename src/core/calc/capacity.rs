@@ -1239,7 +1239,6 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
     };
     vec![
         Derivation {
-            result_key: String::new(),
             title_key: "plan_tpot_under_load".into(),
             formula: "t_dec(B) + t_pre(B) / Ō".into(),
             substituted: format!(
@@ -1264,9 +1263,9 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 ),
             ],
             notes: vec!["note_chunked_prefill".into()],
+            ..Default::default()
         },
         Derivation {
-            result_key: String::new(),
             title_key: "plan_ttft_under_load".into(),
             formula: "t_pre(1) + TPOT(B)".into(),
             substituted: format!("{} ms{wait}", ms(p.prefill_one)),
@@ -1278,6 +1277,7 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 "src_prefill_one_prompt".into(),
             )],
             notes: vec![wait_note.into()],
+            ..Default::default()
         },
     ]
 }
@@ -1287,7 +1287,6 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     let mut v = step_derivations(o, mo);
     v.extend([
         Derivation {
-            result_key: String::new(),
             title_key: "plan_e2e".into(),
             formula: "TTFT + (Ō − 1) × TPOT".into(),
             substituted: format!(
@@ -1321,6 +1320,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                 ),
             ],
             notes: vec![],
+            ..Default::default()
         },
         Derivation {
             result_key: "drv_n_rps".into(),
@@ -1372,7 +1372,6 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
     ]);
     if let (Some(p), Some(c)) = (o.price_usd_per_gpu_hour, o.cost_per_hour_peak) {
         v.push(Derivation {
-            result_key: String::new(),
             title_key: "plan_cost_peak".into(),
             formula: "N × tp × price".into(),
             substituted: format!("{} × {} × ${}", o.replicas_peak, o.tp, fmt_sig(p)),
@@ -1399,6 +1398,7 @@ fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivation> {
                 ),
             ],
             notes: vec![],
+            ..Default::default()
         });
     }
     v

@@ -285,13 +285,13 @@ fn compute(
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
-            result_key: String::new(),
             title_key: title.into(),
             formula,
             substituted,
             result: bytes_text(bytes),
             terms,
             notes,
+            ..Default::default()
         },
     })
 }
@@ -356,7 +356,6 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
-            result_key: String::new(),
             title_key: "state_bytes".into(),
             formula: "L_ssm × S × b".into(),
             substituted,
@@ -385,6 +384,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
                 ),
             ],
             notes: vec!["note_state_dtype".into()],
+            ..Default::default()
         },
     })
 }

@@ -458,7 +458,6 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
     let w_gb = d.total.gb();
     vec![
         Derivation {
-            result_key: String::new(),
             title_key: "load_storage_time".into(),
             formula: "n_r × W / BW_storage".into(),
             substituted: format!(
@@ -492,9 +491,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                 ),
             ],
             notes: vec![],
+            ..Default::default()
         },
         Derivation {
-            result_key: String::new(),
             title_key: "load_host_to_gpu_time".into(),
             formula: "(W / tp) / (BW_link × e_link)".into(),
             substituted: format!(
@@ -523,9 +522,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                 user_count("tp", "term_tp", d.inp.tp),
             ],
             notes: vec![],
+            ..Default::default()
         },
         Derivation {
-            result_key: String::new(),
             title_key: "load_time".into(),
             formula: if d.inp.overlap {
                 "max(t_storage, t_link)".into()
@@ -540,9 +539,9 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
             result: format!("{} s", fmt_sig(d.load.0)),
             terms: vec![],
             notes: vec![],
+            ..Default::default()
         },
         Derivation {
-            result_key: String::new(),
             title_key: "cold_start".into(),
             formula: "t_load + t_engine".into(),
             substituted: format!(
@@ -559,6 +558,7 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
                 Source::Default("src_engine_startup_rough".into()),
             )],
             notes: vec![],
+            ..Default::default()
         },
     ]
 }
@@ -649,7 +649,6 @@ fn ratio_derivation(
     ratio: f64,
 ) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: "offload_bandwidth_ratio".into(),
         formula: "(HBM × e_bw) / (BW_link × e_link)".into(),
         substituted: format!(
@@ -671,6 +670,7 @@ fn ratio_derivation(
             host_link_term(link_nominal, user_given),
         ],
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -685,7 +685,6 @@ fn offloaded_derivation(
     (link, hbm): (f64, f64),
 ) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: title_key.into(),
         formula: format!("TPOT + {symbol} × (1 / (BW_link × e_link) − 1 / (HBM × e_bw))"),
         substituted: format!(
@@ -708,6 +707,7 @@ fn offloaded_derivation(
             Source::Derived(source_key.into()),
         )],
         notes: vec![],
+        ..Default::default()
     }
 }
 

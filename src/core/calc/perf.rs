@@ -1022,7 +1022,6 @@ fn user_count(symbol: &str, name_key: &str, n: u64, field: &str) -> Term {
 
 fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: key.into(),
         formula: "Σ_i max(F_i / (P × e_c), M_i / (BW × e_bw)) + n_ar × t_ar + t_0".into(),
         substituted: format!(
@@ -1072,6 +1071,7 @@ fn pass_derivation(d: &Deriv, p: &PassTime, key: &str, ce: f64) -> Derivation {
             user_count("B", "term_batch", d.wl.batch, "batch"),
         ],
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -1092,7 +1092,6 @@ fn decode_derivation(d: &Deriv) -> Derivation {
 fn e2e_derivation(d: &Deriv) -> Derivation {
     let o = d.wl.output_len as f64;
     Derivation {
-        result_key: String::new(),
         title_key: "perf_e2e_latency".into(),
         formula: "TTFT + (O − 1) × TPOT".into(),
         substituted: format!(
@@ -1110,13 +1109,13 @@ fn e2e_derivation(d: &Deriv) -> Derivation {
             Source::User("output_len".into()),
         )],
         notes: vec![],
+        ..Default::default()
     }
 }
 
 /// The derivation of the output throughput, `B × O / e2e`.
 fn throughput_derivation(d: &Deriv) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: "perf_output_tokens_per_s".into(),
         formula: "B × O / e2e".into(),
         substituted: format!(
@@ -1128,6 +1127,7 @@ fn throughput_derivation(d: &Deriv) -> Derivation {
         result: format!("{} tok/s", fmt_sig(d.total_tps)),
         terms: vec![user_count("B", "term_batch", d.wl.batch, "batch")],
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -1169,7 +1169,6 @@ fn max_batch_derivation(d: &Deriv) -> Derivation {
 fn cost_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(p), Some(c)) = (d.price, d.usd_per_million) {
         Some(Derivation {
-            result_key: String::new(),
             title_key: "perf_usd_per_million_tokens".into(),
             formula: "price × tp / 3600 / TPS × 10^6".into(),
             substituted: format!(
@@ -1189,6 +1188,7 @@ fn cost_derivation(d: &Deriv) -> Option<Derivation> {
                 tps_term(d),
             ],
             notes: vec![],
+            ..Default::default()
         })
     } else {
         None
@@ -1210,7 +1210,6 @@ fn tps_term(d: &Deriv) -> Term {
 fn energy_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(w), Some(t)) = (d.gpu.tdp_w, d.tpj) {
         Some(Derivation {
-            result_key: String::new(),
             title_key: "perf_tokens_per_joule".into(),
             formula: "TPS / (TDP × tp)".into(),
             substituted: format!("{} / ({w} W × {})", fmt_sig(d.total_tps), d.wl.tp),
@@ -1220,6 +1219,7 @@ fn energy_derivation(d: &Deriv) -> Option<Derivation> {
                 tps_term(d),
             ],
             notes: vec!["note_tdp_upper_bound".into()],
+            ..Default::default()
         })
     } else {
         None
@@ -1236,13 +1236,13 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
         throughput_derivation(d),
     ];
     v.push(Derivation {
-        result_key: String::new(),
         title_key: "perf_tokens_per_s_per_user".into(),
         formula: "1 / TPOT".into(),
         substituted: format!("1 / {} s", fmt_sig(d.decode.total.0)),
         result: format!("{} tok/s", fmt_sig(1.0 / d.decode.total.0)),
         terms: vec![],
         notes: vec![],
+        ..Default::default()
     });
     v.push(max_batch_derivation(d));
     v.extend(cost_derivation(d));

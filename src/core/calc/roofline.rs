@@ -43,7 +43,6 @@ pub fn ridge_derivation(
 ) -> (f64, Derivation) {
     let r = ridge_point(peak, bw);
     let d = Derivation {
-        result_key: String::new(),
         title_key: "roof_ridge_point".into(),
         formula: "I* = P / β".into(),
         substituted: format!(
@@ -69,6 +68,7 @@ pub fn ridge_derivation(
             ),
         ],
         notes: vec![],
+        ..Default::default()
     };
     (r, d)
 }
@@ -110,7 +110,6 @@ pub fn attainable_derivation(
 ) -> (Attainable, Derivation) {
     let a = attainable(peak, bw, intensity);
     let d = Derivation {
-        result_key: String::new(),
         title_key: "roof_attainable".into(),
         formula: "P_att = min(P, I × β)".into(),
         substituted: format!(
@@ -132,6 +131,7 @@ pub fn attainable_derivation(
             Bound::Memory => "note_bound_memory".into(),
             Bound::Compute => "note_bound_compute".into(),
         }],
+        ..Default::default()
     };
     (a, d)
 }
@@ -244,7 +244,6 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
         source: Source::User(s.to_ascii_lowercase()),
     };
     let d = Derivation {
-        result_key: String::new(),
         title_key: "roof_matmul_intensity".into(),
         formula: "I = 2·M·N·K / (b·(M·K + K·N + M·N))".into(),
         substituted: format!(
@@ -267,6 +266,7 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
             t("N", "term_n", n),
         ],
         notes: vec!["note_half_precision_n_over_3".into()],
+        ..Default::default()
     };
     (c, d)
 }
@@ -397,7 +397,6 @@ impl OpCost {
     /// This operator's intensity as a derivation.
     pub fn derivation(&self) -> Derivation {
         Derivation {
-            result_key: String::new(),
             title_key: self.name_key.clone(),
             formula: "I = F / M".into(),
             substituted: format!("{:.4e} FLOP / {} B", self.flops.0, group(self.bytes.0)),
@@ -419,6 +418,7 @@ impl OpCost {
                 ),
             ],
             notes: vec!["note_op_bytes_split".into()],
+            ..Default::default()
         }
     }
 }

@@ -362,13 +362,13 @@ fn share_derivation(
         ));
     }
     Ok(Derivation {
-        result_key: String::new(),
         title_key: "mem_weights_per_gpu".into(),
         formula,
         substituted,
         result: bytes_text(Bytes(bytes), false),
         terms,
         notes: vec!["note_tp_weights".into()],
+        ..Default::default()
     })
 }
 
@@ -376,7 +376,6 @@ fn share_derivation(
 fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Derivation {
     let bits = f.dtype.bits();
     Derivation {
-        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: "P × b".into(),
         substituted: format!(
@@ -396,6 +395,7 @@ fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Der
             ),
         ],
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -416,7 +416,6 @@ fn quantized_derivation(
         notes.push("note_scales_not_counted".to_string());
     }
     Derivation {
-        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: if g > 0 {
             "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
@@ -491,6 +490,7 @@ fn quantized_derivation(
             ),
         ],
         notes,
+        ..Default::default()
     }
 }
 
@@ -541,7 +541,6 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
         return Ok(class);
     };
     let d = Derivation {
-        result_key: String::new(),
         title_key: "weights_bytes".into(),
         formula: "total_size".into(),
         substituted: group(b.0),
@@ -554,6 +553,7 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
             Source::ConfigKey("metadata.total_size".into()),
         )],
         notes: vec!["note_exact_index".into()],
+        ..Default::default()
     };
     let (per_gpu, per_gpu_derivation) = index_share(b, &class);
     Ok(WeightBytes {

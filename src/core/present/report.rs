@@ -242,7 +242,6 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
     );
     match uniform {
         Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
-            result_key: String::new(),
             title_key: "kv_per_token".into(),
             formula: "KV_token = 2 × L × H_kv × d_head × b".into(),
             substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
@@ -272,9 +271,9 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
                 b_term,
             ],
             notes: vec![],
+            ..Default::default()
         },
         _ => Derivation {
-            result_key: String::new(),
             title_key: "kv_per_token".into(),
             formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
             substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
@@ -290,6 +289,7 @@ fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation
                 b_term,
             ],
             notes: vec!["note_kv_mixed_layers".into()],
+            ..Default::default()
         },
     }
 }
@@ -549,7 +549,6 @@ fn params_derivation(model: &ModelDesc) -> Derivation {
         ("P_other", "term_p_other", p.ssm + p.other),
     ];
     Derivation {
-        result_key: String::new(),
         title_key: "params_total".into(),
         formula: "P = P_emb + P_attn + P_mlp + P_exp + P_router + P_norm + P_head + P_other".into(),
         substituted: parts
@@ -571,6 +570,7 @@ fn params_derivation(model: &ModelDesc) -> Derivation {
             })
             .collect(),
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -578,7 +578,6 @@ fn params_derivation(model: &ModelDesc) -> Derivation {
 /// makes it differ).
 fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: "kv_per_request".into(),
         formula: "KV_req = KV_token × S".into(),
         substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
@@ -604,13 +603,13 @@ fn kv_request_derivation(kv_per_token: Bytes, kv_per_request: Bytes, ctx: u64) -
         } else {
             vec!["note_kv_window_or_state".into()]
         },
+        ..Default::default()
     }
 }
 
 /// KV of all requested concurrent requests: KV per request times the concurrency.
 fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: "kv_total".into(),
         formula: "KV = KV_req × N".into(),
         substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
@@ -623,6 +622,7 @@ fn kv_total_derivation(kv_per_request: Bytes, kv_total: Bytes, concurrency: u64)
             Source::User("concurrency".into()),
         )],
         notes: vec![],
+        ..Default::default()
     }
 }
 
@@ -788,7 +788,6 @@ fn smaller_weights(model: &ModelDesc, tp: u64) -> Vec<(Dtype, Bytes)> {
 /// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
 fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) -> Derivation {
     Derivation {
-        result_key: String::new(),
         title_key: "cost_per_request".into(),
         formula: "c = price × TP / N".into(),
         substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
@@ -815,6 +814,7 @@ fn cost_derivation(acc: &Accelerator, p: f64, c: f64, tp: u64, requests: u64) ->
             ),
         ],
         notes: vec![],
+        ..Default::default()
     }
 }
 

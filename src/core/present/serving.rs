@@ -457,7 +457,6 @@ fn step_math(
     let ms = t * 1e3;
     let tok_s = if t > 0.0 { batch as f64 / t } else { 0.0 };
     Derivation {
-        result_key: String::new(),
         title_key: "sv_math_title".into(),
         formula: "t_step = t_lin(T) + t_head(S) + t_attn(Σ K) + t_ar(T) + t_0".into(),
         substituted: format!(
@@ -491,6 +490,7 @@ fn step_math(
         } else {
             vec!["sv_math_note".into()]
         },
+        ..Default::default()
     }
 }
 

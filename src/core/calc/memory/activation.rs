@@ -133,7 +133,6 @@ pub fn activation_estimate(
     };
     let b_act = ap.act.bytes();
     let d = Derivation {
-        result_key: String::new(),
         title_key: "mem_activation_estimate".into(),
         formula: "A = T × (2h + w_max) × b_act + R × V × 4".into(),
         substituted: format!(
@@ -160,6 +159,7 @@ pub fn activation_estimate(
         } else {
             vec!["note_activation_estimate".into()]
         },
+        ..Default::default()
     };
     Ok((total, d))
 }
@@ -261,7 +261,6 @@ pub fn v1_profile_peak(
     };
     let b_act = bits as f64 / 8.0;
     let d = Derivation {
-        result_key: String::new(),
         title_key: "vllm_activation_peak".into(),
         formula: "A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)".into(),
         substituted: format!(
@@ -295,6 +294,7 @@ pub fn v1_profile_peak(
         } else {
             vec!["note_vllm_profile_sampler".into()]
         },
+        ..Default::default()
     };
     Ok((total, d))
 }

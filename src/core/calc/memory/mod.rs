@@ -59,8 +59,8 @@ pub use defaults::{
 pub use kv_profile::{KvLayer, KvLayerKind, KvProfile};
 pub use serving::serving_memory;
 pub use textbook::{
-    textbook_budget, textbook_for, textbook_for_tp, what_would_fit, Suggestion, TextbookBudget,
-    TextbookGpu, TextbookInputs,
+    textbook_budget, textbook_for, what_would_fit, Suggestion, TextbookBudget, TextbookGpu,
+    TextbookInputs,
 };
 pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs, VllmStartup};
 pub use vllm_loaded::{

@@ -127,13 +127,13 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         notes: vec!["note_activation_reserve".into()],
     };
     let d_rot = Derivation {
-        result_key: String::new(),
         title_key: "mem_rule_of_thumb".into(),
         formula: "M ≈ 2 × W".into(),
         substituted: format!("2 × {}", inp.weights.fmt_gb()),
         result: format!("{} ({})", rot.fmt_gb(), rot.fmt_gib()),
         terms: vec![t_weights()],
         notes: vec!["note_rule_of_thumb".into()],
+        ..Default::default()
     };
     TextbookBudget {
         budget_theoretical: bt,
@@ -237,10 +237,11 @@ pub fn what_would_fit(
     out
 }
 
-/// The textbook budget for a model on a catalog accelerator: theoretical from the marketed
+/// The textbook budget for a model on one catalog accelerator: theoretical from the marketed
 /// capacity read as GiB, practical from [`Accelerator::capacity`] minus
-/// [`activation_estimate`] with vLLM's default chunk for that GPU. `weights` and `profile` are
-/// per GPU. Same as [`textbook_for_tp`] at TP 1.
+/// [`activation_estimate`] with vLLM's default chunk for that GPU. The report keeps a
+/// [`TextbookGpu`] per GPU (and for tensor parallelism) instead; this is the one-GPU shortcut
+/// the worked examples and charts use.
 pub fn textbook_for(
     model: &ModelDesc,
     acc: &Accelerator,
@@ -248,26 +249,12 @@ pub fn textbook_for(
     profile: &KvProfile,
     context: u64,
 ) -> Result<(TextbookInputs, TextbookBudget, Derivation), CalcError> {
-    textbook_for_tp(model, acc, weights, profile, context, 1)
-}
-
-/// [`textbook_for`] on one GPU of a tensor-parallel group of `tp`: the activation reserve is
-/// estimated with per-GPU widths (heads and intermediate ÷ TP). `weights` and `profile` must
-/// already be per GPU ([`crate::core::calc::weights::per_gpu`], [`KvProfile::from_model`] with the same `tp`).
-pub fn textbook_for_tp(
-    model: &ModelDesc,
-    acc: &Accelerator,
-    weights: Bytes,
-    profile: &KvProfile,
-    context: u64,
-    tp: u64,
-) -> Result<(TextbookInputs, TextbookBudget, Derivation), CalcError> {
-    let gpu = TextbookGpu::new(model, acc, tp)?;
+    let gpu = TextbookGpu::new(model, acc, 1)?;
     let inp = gpu.inputs(weights, profile.per_request(context));
     Ok((inp, textbook_budget(&inp), gpu.activation))
 }
 
-/// What the textbook rule reads of one GPU for a model ([`textbook_for_tp`]): the two
+/// What the textbook rule reads of one GPU for a model ([`textbook_for`]): the two
 /// capacities and the activation reserve with its derivation. None of it depends on the
 /// weights' share or on the request length, so it can be kept while those are edited.
 #[derive(Debug, Clone, PartialEq)]

@@ -410,7 +410,6 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
         ),
     };
     Derivation {
-        result_key: String::new(),
         title_key: "vllm_available_kv".into(),
         formula: formula.into(),
         substituted,
@@ -418,6 +417,7 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
         result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
         terms,
         notes,
+        ..Default::default()
     }
 }
 
@@ -431,7 +431,6 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
         kv.per_token_all_layers()
     };
     Derivation {
-        result_key: String::new(),
         title_key: "vllm_bytes_per_block".into(),
         formula: if layout.paging == Paging::Hybrid {
             "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
@@ -457,6 +456,7 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
             ),
         ],
         notes: vec!["note_vllm_mla_latent".into()],
+        ..Default::default()
     }
 }
 
@@ -501,7 +501,6 @@ fn count_derivations(
         notes: vec![],
     };
     let d_conc = Derivation {
-        result_key: String::new(),
         title_key: "vllm_max_concurrency".into(),
         formula: if hybrid {
             "X = N_blocks / Σ_groups blocks_per_request".into()
@@ -522,6 +521,7 @@ fn count_derivations(
             user("max_model_len"),
         )],
         notes: vec![],
+        ..Default::default()
     };
     [d_blocks, d_tokens, d_conc]
 }

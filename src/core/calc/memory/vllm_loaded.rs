@@ -118,7 +118,6 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
             bytes: l.bytes,
             source: Source::Derived(l.source_key.into()),
             derivation: Derivation {
-                result_key: String::new(),
                 title_key: "vllm_total_memory".into(),
                 formula: l.formula.into(),
                 substituted: format!("{} GiB < {} GiB", gib_str(l.bytes), gib_str(cap)),
@@ -134,13 +133,13 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
                     Term::new("M_smi", "term_memory_smi", gib_str(cap), "GiB", cap_src),
                 ],
                 notes: vec![l.note_key.into()],
+                ..Default::default()
             },
         },
         None => VllmTotal {
             bytes: cap,
             source: cap_src.clone(),
             derivation: Derivation {
-                result_key: String::new(),
                 title_key: "vllm_total_memory".into(),
                 formula: "M = M_catalog".into(),
                 substituted: format!("{} GiB", gib_str(cap)),
@@ -153,6 +152,7 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
                     cap_src,
                 )],
                 notes: vec!["note_vllm_total_catalog".into()],
+                ..Default::default()
             },
         },
     }
@@ -277,7 +277,6 @@ pub fn vllm_loaded_weights(
         (Source::Derived("weights_per_gpu".into()), None)
     } else {
         let d = Derivation {
-            result_key: String::new(),
             title_key: "vllm_loaded_weights".into(),
             formula: "W = W_ckpt + P_marlin".into(),
             substituted: format!("{} B + {} B", group(checkpoint.per_gpu.0), group(padding.0)),
@@ -299,6 +298,7 @@ pub fn vllm_loaded_weights(
                 ),
             ],
             notes: vec!["note_vllm_marlin_padding".into()],
+            ..Default::default()
         };
         (Source::Derived("src_vllm_weights_padded".into()), Some(d))
     };
