@@ -58,19 +58,21 @@ impl Replica {
     /// constant (`StepModel::with_marlin_hopper_moe_compute`; the step times computed so far
     /// are dropped): the fit of that constant passes its trial values through this.
     pub fn with_marlin_hopper_moe_compute(self, k: f64) -> Replica {
-        Replica {
-            resolved: self.resolved,
-            steps: self.steps.with_marlin_hopper_moe_compute(k),
-            cache: StepCache::default(),
-        }
+        self.map_steps(|s| s.with_marlin_hopper_moe_compute(k))
     }
 
     /// The same replica with a per-request time per step (`StepModel::with_per_sequence_cost`;
     /// the step times computed so far are dropped): a sensitivity of the validation only.
     pub fn with_per_sequence_cost(self, seconds: f64, per_rank: bool) -> Replica {
+        self.map_steps(|s| s.with_per_sequence_cost(seconds, per_rank))
+    }
+
+    /// The same replica with its step model changed by `f`; the step times computed so far
+    /// are dropped.
+    fn map_steps(self, f: impl FnOnce(StepModel) -> StepModel) -> Replica {
         Replica {
             resolved: self.resolved,
-            steps: self.steps.with_per_sequence_cost(seconds, per_rank),
+            steps: f(self.steps),
             cache: StepCache::default(),
         }
     }
