@@ -2,7 +2,8 @@
 // P99s (computed in the serving worker, only once the planner is on screen; N meets the
 // targets and N − 1 does not; a router change recomputes and reaches the URL), and the pasted
 // `vllm bench serve` summary (measured against simulated; "Fit" writes the efficiencies into
-// the link; a bad paste gives a sentence and keeps the last result).
+// the link; clients in lockstep get the note and a fit that leaves the TTFT alone; a bad paste
+// gives a sentence and keeps the last result).
 
 import { readFileSync } from 'node:fs';
 import { LAZY_WORKER_FILE } from './harness.mjs';
@@ -104,6 +105,22 @@ export default function register(runner) {
       const c = await cells();
       return err(c.simulated) < 0.05 ? c : null;
     }, 'the comparison with the fitted efficiencies', 120000, 200);
+
+    // The same benchmark from 8 clients (4 rounds of alike requests): the simulated clients run
+    // in lockstep; the box says so, and the fit leaves the TTFT alone.
+    await setValue(page, 'bench-paste', SUMMARY.replace('Maximum request concurrency: 32', 'Maximum request concurrency: 8'));
+    await byId(page, 'bench-compare').click();
+    const lockNote = await waitFor(async () => {
+      if ((await byId(page, 'bench-notes').count()) === 0) return null;
+      const t = await readText(page, 'bench-notes');
+      return /in step/.test(t) ? t : null;
+    }, 'the lockstep note', 120000, 200);
+    log(`lockstep: ${lockNote}`);
+    check(/8 clients/.test(lockNote) && /2\.4/.test(lockNote), `the lockstep note lacks the clients or the factor: ${lockNote}`);
+    await byId(page, 'bench-ttft-not-fitted').waitFor({ state: 'visible', timeout: 10000 });
+    check(/TTFT was not fitted/.test(await readText(page, 'bench-ttft-not-fitted')), 'the fit does not say it left the TTFT alone');
+    await byId(page, 'bench-notes').scrollIntoViewIfNeeded();
+    await screenshot(page, 'serving-bench-lockstep', { fullPage: false });
 
     // A bad paste: a sentence; the last good result stays.
     const before = await readText(page, 'bench-table');

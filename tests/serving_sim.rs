@@ -7,11 +7,12 @@
 mod common;
 
 use common::{h100, qwen8b, qwen8b_replica};
+use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimResult, Slo, WorkloadSpec,
-    DEFAULT_FRONTEND_OVERHEAD_MS,
+    simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimNote, SimResult, Slo,
+    WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS, LOCKSTEP_TTFT_RATIO,
 };
 use proptest::prelude::*;
 
@@ -285,6 +286,48 @@ fn clients_and_warmup() {
     let mut other = cfg.clone();
     other.workload.seed = 9;
     assert_ne!(r.ttft_ms, run(&other).ttft_ms);
+}
+
+/// Clients whose requests are all alike, sent at once over more than one round, carry the
+/// lockstep note (in both languages, with its factor); any one condition missing, none.
+#[test]
+fn alike_clients_carry_the_lockstep_note() {
+    let fixed = Lengths::Fixed {
+        input: 512,
+        output: 64,
+    };
+    let lockstep = |arrival: Arrival, lengths: Lengths, n: u64, clients: Option<u64>| {
+        let mut cfg = config(arrival, lengths, n);
+        cfg.workload.max_concurrency = clients;
+        run(&cfg)
+            .notes
+            .into_iter()
+            .find(|n| matches!(n, SimNote::Lockstep { .. }))
+    };
+    let note = lockstep(Arrival::AllAtOnce, fixed.clone(), 40, Some(8));
+    assert_eq!(note, Some(SimNote::Lockstep { clients: 8 }));
+    let factor = format!("{LOCKSTEP_TTFT_RATIO:.1}");
+    for lang in [Lang::En, Lang::Ko] {
+        let text = note.as_ref().map(|n| n.message(lang)).unwrap_or_default();
+        assert!(text.contains('8') && text.contains(&factor), "{text}");
+    }
+    let alike_list = Lengths::List {
+        pairs: vec![(512, 64); 3],
+    };
+    assert!(lockstep(Arrival::AllAtOnce, alike_list, 40, Some(8)).is_some());
+    let varied = Lengths::List {
+        pairs: vec![(512, 64), (512, 65)],
+    };
+    for (arrival, lengths, n, clients) in [
+        (Arrival::AllAtOnce, varied, 40, Some(8)),
+        (Arrival::AllAtOnce, Lengths::ShareGpt, 40, Some(8)),
+        (Arrival::AllAtOnce, fixed.clone(), 8, Some(8)),
+        (Arrival::AllAtOnce, fixed.clone(), 40, Some(1)),
+        (Arrival::AllAtOnce, fixed.clone(), 40, None),
+        (Arrival::Poisson { rate: 2.0 }, fixed.clone(), 40, Some(8)),
+    ] {
+        assert_eq!(lockstep(arrival, lengths, n, clients), None);
+    }
 }
 
 /// Bad input gets an error (a sentence), never a panic.

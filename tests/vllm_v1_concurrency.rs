@@ -26,13 +26,15 @@ use common::percentile;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    Arrival, Budget, EngineConfig, Lengths, Replica, WorkloadSpec,
+    Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, WorkloadSpec, LOCKSTEP_TTFT_RATIO,
 };
 use std::collections::BTreeMap;
 
 const CSV: &str = include_str!("fixtures/vllm_v1_aiconfigurator_qwen3_32b_h100.csv");
 
-/// One row: TP, prompt and output tokens, clients, measured and predicted mean TPOT (ms).
+/// One row: TP, prompt and output tokens, clients, measured and predicted mean TPOT (ms),
+/// measured and predicted TTFT (ms; the predicted one the mean), and whether the run carried
+/// the lockstep note.
 struct Row {
     tp: u64,
     isl: u64,
@@ -40,7 +42,13 @@ struct Row {
     c: u64,
     measured: f64,
     predicted: f64,
+    ttft_measured: f64,
+    ttft_predicted: f64,
+    lockstep_note: bool,
 }
+
+/// The outputs spread by ±3 tokens (the assumption above).
+const SPREAD: u64 = 3;
 
 fn rows() -> Vec<Row> {
     rows_with(&Efficiencies::default(), 0.0)
@@ -48,6 +56,11 @@ fn rows() -> Vec<Row> {
 
 /// [`rows`] with the given efficiencies and time per running request (seconds).
 fn rows_with(eff: &Efficiencies, per_request: f64) -> Vec<Row> {
+    rows_spread(eff, per_request, SPREAD)
+}
+
+/// [`rows_with`] with the outputs spread by ±`spread` tokens (0: the stated lengths).
+fn rows_spread(eff: &Efficiencies, per_request: f64, spread: u64) -> Vec<Row> {
     let model = parse_model_text(preset("Qwen__Qwen3-32B").expect("preset").json).expect("model");
     let gpu = common::gpu("h100-sxm");
     let mut out = Vec::new();
@@ -69,7 +82,9 @@ fn rows_with(eff: &Efficiencies, per_request: f64) -> Vec<Row> {
             ..EngineConfig::default()
         };
         let n = 22 * c;
-        let pairs = (0..n).map(|i| (isl, osl + (i * 7919) % 7 - 3)).collect();
+        let pairs = (0..n)
+            .map(|i| (isl, osl + (i * 7919) % (2 * spread + 1) - spread))
+            .collect();
         let r = Replica::new(&model, gpu, &engine, eff)
             .expect("replica")
             .with_per_sequence_cost(per_request, false)
@@ -93,6 +108,12 @@ fn rows_with(eff: &Efficiencies, per_request: f64) -> Vec<Row> {
             c,
             measured: num("silicon_tpot_ms"),
             predicted: r.tpot_ms.mean,
+            ttft_measured: num("silicon_ttft_ms"),
+            ttft_predicted: r.ttft_ms.mean,
+            lockstep_note: r
+                .notes
+                .iter()
+                .any(|n| matches!(n, SimNote::Lockstep { .. })),
         });
     });
     out
@@ -168,6 +189,53 @@ fn vllm_v1_tpot_by_concurrency() {
         "decode-heavy median slope {med:.1} µs"
     );
     assert!(prompt < 0.0, "prompt-heavy median slope {prompt:.1} µs");
+}
+
+/// The lockstep of clients whose requests are all alike (`SimNote::Lockstep`): at the stated
+/// lengths every run carries the note and the median simulated / measured TTFT is the factor
+/// the note quotes ([`LOCKSTEP_TTFT_RATIO`], within 0.1); with the ±3-token spread no run
+/// carries it and the TTFT comes far closer. The TPOT moves much less between the two (the
+/// note says so).
+#[test]
+fn lockstep_at_the_stated_lengths() {
+    let (fixed, spread) = (rows_spread(&Efficiencies::default(), 0.0, 0), rows());
+    assert!(
+        fixed.iter().all(|r| r.lockstep_note),
+        "every run at fixed lengths"
+    );
+    assert!(
+        spread.iter().all(|r| !r.lockstep_note),
+        "no run with spread outputs"
+    );
+    let ttft_ratio = |rows: &[Row]| {
+        let mut v: Vec<f64> = rows
+            .iter()
+            .map(|r| r.ttft_predicted / r.ttft_measured)
+            .collect();
+        percentile(&mut v, 0.5)
+    };
+    let (at_fixed, at_spread) = (ttft_ratio(&fixed), ttft_ratio(&spread));
+    let mut tpot_moves: Vec<f64> = fixed
+        .iter()
+        .zip(&spread)
+        .map(|(f, s)| (f.predicted / s.predicted - 1.0).abs())
+        .collect();
+    let tpot_move = percentile(&mut tpot_moves, 0.5);
+    let tpot_p90 = percentile(&mut tpot_moves, 0.9);
+    println!(
+        "simulated / measured mean TTFT, median: {at_fixed:.2} at the stated lengths, \
+         {at_spread:.2} with outputs ±{SPREAD}; the mean TPOT moves by a median {:.1}% \
+         (P90 {:.1}%) between the two",
+        tpot_move * 100.0,
+        tpot_p90 * 100.0
+    );
+    assert!(
+        (at_fixed - LOCKSTEP_TTFT_RATIO).abs() <= 0.1,
+        "the note quotes {LOCKSTEP_TTFT_RATIO}, the runs give {at_fixed:.2}"
+    );
+    // Achieved levels, rounded up.
+    assert!(at_spread <= 1.5, "with spread outputs {at_spread:.2}");
+    common::assert_within_level("TPOT move (median)", tpot_move, 0.04);
 }
 
 /// The efficiencies that fit these runs best (a sensitivity, `docs/SERVING_SIMULATOR.md`,

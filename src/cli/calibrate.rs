@@ -22,7 +22,7 @@
 
 use super::simulate::{engine, num, result_json};
 use super::{write_json, write_text, Args, CliError};
-use crate::core::base::{f64_any_text, f64_any_value};
+use crate::core::base::{f64_any_text, f64_any_value, tr, Lang};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::ViewInputs;
@@ -82,6 +82,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         bench.num_prompts,
         &cmp,
     );
+    for n in &r.notes {
+        text.push_str(&format!("note: {}\n", n.message(Lang::En)));
+    }
     if let Some(f) = &fit {
         text.push_str(&render_fit(f));
     }
@@ -125,6 +128,7 @@ fn fitted_json(f: &FitResult) -> Value {
             "relative_error_after": num(after),
         })).collect::<Vec<Value>>(),
         "simulations": f.simulations,
+        "ttft_fitted": !f.ttft_not_fitted,
         "url_params": url_params(f),
     })
 }
@@ -153,6 +157,9 @@ fn render_fit(f: &FitResult) -> String {
             b.relative_error * 100.0,
             after * 100.0
         ));
+    }
+    if f.ttft_not_fitted {
+        s.push_str(&format!("{}\n", tr(Lang::En, "bb_ttft_not_fitted")));
     }
     s.push_str(&format!("link parameters: {}\n", url_params(f)));
     s

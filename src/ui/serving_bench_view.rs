@@ -182,6 +182,14 @@ fn BenchResult(sig: SimSignals<BenchView>) -> impl IntoView {
                     <ul class="plan-notes muted" data-testid="bench-knobs">
                         {knobs.into_iter().map(|k| view! { <li>{k}</li> }).collect_view()}
                     </ul>
+                    {v.ttft_not_fitted.then(|| view! {
+                        <p class="muted" data-testid="bench-ttft-not-fitted">{tr(lang, "bb_ttft_not_fitted")}</p>
+                    })}
+                    {(!v.notes.is_empty()).then(|| view! {
+                        <ul class="plan-notes muted" data-testid="bench-notes">
+                            {v.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+                        </ul>
+                    })}
                     {v.fit_error.clone().map(|m| view! { <p class="calc-error" data-testid="bench-fit-error">{m}</p> })}
                 }
             })

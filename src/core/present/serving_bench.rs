@@ -76,6 +76,11 @@ pub struct BenchView {
     pub fit_error: Option<String>,
     /// Simulations the fit ran.
     pub simulations: u32,
+    /// The fit left the TTFT alone (the simulated clients run in lockstep).
+    pub ttft_not_fitted: bool,
+    /// The notes of the unfitted simulation (the lockstep of alike clients, say), in the
+    /// page's language.
+    pub notes: Vec<String>,
 }
 
 fn finite(x: f64) -> Option<f64> {
@@ -203,6 +208,8 @@ pub fn run_bench_job(
         knobs,
         fit_error,
         simulations,
+        ttft_not_fitted: fit.as_ref().is_ok_and(|f| f.ttft_not_fitted),
+        notes: r.notes.iter().map(|n| n.message(lang)).collect(),
     })
 }
 

@@ -18,6 +18,11 @@
 //!   moves `compute_prefill` or `prefill_overhead_s`, whichever is the larger term of the
 //!   model's prefill pass of the mean prompt.
 //!
+//! When the benchmark's clients run in lockstep in the simulation (every request alike,
+//! `--max-concurrency` at rate inf, more requests than clients: [`SimNote::Lockstep`]), its
+//! simulated TTFT is a few times a real server's whatever the prefill's speed, so only the
+//! decode is fitted and the prefill knobs keep their values ([`FitResult::ttft_not_fitted`]).
+//!
 //! When the chosen knob reaches its physical bound (efficiency 1, say, because the measured
 //! run is faster than the model can be at full bandwidth), the other knob of the phase takes
 //! the rest. `compute_decode`, the all-reduce latency and the interconnect efficiency are
@@ -40,7 +45,7 @@ use crate::core::model::ModelDesc;
 use crate::core::sim::bench::{BenchRun, Comparison};
 use crate::core::sim::config::{Budget, EngineConfig};
 use crate::core::sim::replica::Replica;
-use crate::core::sim::result::SimResult;
+use crate::core::sim::result::{SimNote, SimResult};
 use crate::core::sim::workload::{Lengths, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
@@ -145,6 +150,10 @@ pub struct FitResult {
     pub simulations: u32,
     /// The simulation with the fitted efficiencies.
     pub predicted: SimResult,
+    /// The TTFT was not fitted: the benchmark's clients run in lockstep in the simulation
+    /// ([`SimNote::Lockstep`]), whose TTFT is then a few times a real server's, so matching
+    /// it would misstate the prefill; the prefill knobs keep their values.
+    pub ttft_not_fitted: bool,
 }
 
 /// A measured statistic to match.
@@ -374,7 +383,8 @@ fn note(fitted: &mut Vec<(Knob, String, bool)>, k: Knob, key: &str, at_bound: bo
 
 /// Fits the efficiencies to `bench` (run with `engine` on `model` and `gpu`), starting from
 /// `start`. Refuses with a sentence when the benchmark states no decode statistic (TPOT or
-/// ITL) or no TTFT.
+/// ITL) or no TTFT. When the simulated clients run in lockstep only the decode is fitted
+/// ([`FitResult::ttft_not_fitted`]).
 pub fn fit_bench(
     model: &ModelDesc,
     gpu: &Accelerator,
@@ -409,10 +419,16 @@ pub fn fit_bench(
         sims: 1,
         current: first.clone(),
     };
+    let lockstep = first
+        .notes
+        .iter()
+        .any(|n| matches!(n, SimNote::Lockstep { .. }));
     let mut fitted = Vec::new();
     for _round in 0..2 {
         f.phase(dk, &decode, &mut fitted)?;
-        f.phase(pk, &prefill, &mut fitted)?;
+        if !lockstep {
+            f.phase(pk, &prefill, &mut fitted)?;
+        }
     }
     let knobs = fitted
         .into_iter()
@@ -431,6 +447,7 @@ pub fn fit_bench(
         after: bench.compare(&f.current),
         simulations: f.sims,
         predicted: f.current,
+        ttft_not_fitted: lockstep,
     })
 }
 
@@ -554,6 +571,49 @@ mod tests {
         let again = fit_bench(&model, gpu, &engine, &bench, &d, wl.seed).unwrap();
         // (compared as text: a statistic measured as 0 has a NaN relative error.)
         assert_eq!(format!("{again:?}"), format!("{fit:?}"));
+    }
+
+    /// Clients in lockstep (alike requests, 8 clients at rate inf, 5 rounds): only the decode
+    /// is fitted, the prefill knobs keep their values, and the result says so.
+    #[test]
+    fn lockstep_clients_leave_the_ttft_unfitted() {
+        let (model, gpu, engine) = (qwen3_8b(), h100(), engine_alone());
+        let wl = WorkloadSpec {
+            arrival: Arrival::AllAtOnce,
+            max_concurrency: Some(8),
+            lengths: Lengths::Fixed {
+                input: 1024,
+                output: 128,
+            },
+            num_requests: 40,
+            warmup: 0,
+            seed: 3,
+        };
+        let d = Efficiencies::default();
+        let mut truth = d;
+        truth.bandwidth *= 0.8;
+        truth.compute_prefill *= 0.7;
+        let bench = synthetic(&truth, &wl);
+        let fit = fit_bench(&model, gpu, &engine, &bench, &d, wl.seed).unwrap();
+        assert!(fit.ttft_not_fitted);
+        assert!(
+            fit.knobs
+                .iter()
+                .all(|k| matches!(k.knob, Knob::Bandwidth | Knob::StepOverhead)),
+            "{:?}",
+            fit.knobs
+        );
+        assert_eq!(fit.efficiencies.compute_prefill, d.compute_prefill);
+        assert_eq!(fit.efficiencies.prefill_overhead_s, d.prefill_overhead_s);
+        // Alike requests but a single round: no lockstep, both phases fitted.
+        let one_round = WorkloadSpec {
+            num_requests: 8,
+            ..wl
+        };
+        let bench = synthetic(&truth, &one_round);
+        let fit = fit_bench(&model, gpu, &engine, &bench, &d, wl.seed).unwrap();
+        assert!(!fit.ttft_not_fitted);
+        assert_ne!(fit.efficiencies.compute_prefill, d.compute_prefill);
     }
 
     fn knob_stat_of(b: &BenchRun, key: &str) -> f64 {

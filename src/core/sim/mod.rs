@@ -56,7 +56,7 @@ pub use config::{
 pub use fit::{fit_bench, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use replica::{simulate, Replica};
-pub use result::{EngineUsed, SimNote, SimResult};
+pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use stats::{Dist, Point, Series};
 pub use sweep::{sweep_rates, SweepPoint, SweepResult};

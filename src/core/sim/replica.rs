@@ -11,7 +11,20 @@ use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::core::sim::scheduler::{Engine, Outcome, StepCache};
 use crate::core::sim::stats::{dist, dist_weighted};
 use crate::core::sim::step_time::StepModel;
-use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
+use crate::core::sim::workload::{Arrival, Request, WorkloadSpec, MAX_REQUESTS};
+
+/// The clients of `wl` when they run in lockstep ([`SimNote::Lockstep`]): more than one
+/// client (`max_concurrency`), all requests sent at once, more requests than clients, and
+/// every request the same prompt and output lengths.
+fn lockstep_clients(wl: &WorkloadSpec, reqs: &[Request]) -> Option<u64> {
+    let clients = wl.max_concurrency.filter(|&c| c >= 2)?;
+    let first = reqs.first()?;
+    let alike = reqs
+        .iter()
+        .all(|q| q.input == first.input && q.output == first.output);
+    (matches!(wl.arrival, Arrival::AllAtOnce) && reqs.len() as u64 > clients && alike)
+        .then_some(clients)
+}
 
 /// One replica ready to run workloads: the resolved engine and its step model, built once
 /// and reused by every run (the rates of a sweep, say).
@@ -97,6 +110,9 @@ impl Replica {
         let generated = wl.generate()?;
         self.check_lengths(&generated.requests)?;
         let mut notes = self.run_notes(generated.capped_from);
+        if let Some(clients) = lockstep_clients(wl, &generated.requests) {
+            notes.push(SimNote::Lockstep { clients });
+        }
         let resolved = self.resolved.clone();
         let mut engine = Engine::new(
             &resolved,
