@@ -505,38 +505,50 @@ const FAMILY_OF: &[(&str, &str)] = &[
     ("mllama_text_model", "mllama"),
 ];
 
-/// The families [`build_family`] reads with a builder of their own (the rest of the known
-/// ones are [`decoder::KNOWN`]).
-const OWN_BUILDERS: &[&str] = &[
-    "gpt2",
-    "gpt_bigcode",
-    "opt",
-    "falcon",
-    "gpt_neox",
-    "bloom",
-    "phi",
-    "deepseek_v2",
-    "deepseek_v3",
-    "kimi_k2",
-    "axk1",
-    "mamba",
-    "mamba2",
-    "dbrx",
-    "gemma3n",
-    "granitemoehybrid",
-    "qwen3_next",
-    "mpt",
-    "gptj",
-    "nemotron_h",
-    "jamba",
-    "falcon_h1",
+/// A family's own builder: the reader, the family, the `model_type` as written.
+type Builder = fn(&mut Reader, &str, &str) -> Result<Parts, CalcError>;
+
+/// The families [`build_family`] reads with a builder of their own, and the builder (the rest
+/// of the known ones are [`decoder::KNOWN`]). One table, so a family cannot have a builder and
+/// still count as unknown, or the reverse.
+const OWN_BUILDERS: &[(&str, Builder)] = &[
+    ("gpt2", |r, _, _| classic::gpt2(r)),
+    ("gpt_bigcode", |r, _, _| classic::gpt_bigcode(r)),
+    ("opt", |r, _, _| classic::opt(r)),
+    ("falcon", |r, _, mt| classic::falcon(r, mt)),
+    ("gpt_neox", |r, _, _| classic::gpt_neox(r)),
+    ("bloom", |r, _, _| classic::bloom(r)),
+    ("phi", |r, _, _| classic::phi(r)),
+    ("deepseek_v2", |r, fam, _| deepseek::build(r, fam)),
+    ("deepseek_v3", |r, fam, _| deepseek::build(r, fam)),
+    ("kimi_k2", |r, fam, _| deepseek::build(r, fam)),
+    ("axk1", |r, fam, _| deepseek::build(r, fam)),
+    ("mamba", |r, _, _| ssm::mamba(r)),
+    ("mamba2", |r, _, _| ssm::mamba2_model(r)),
+    ("dbrx", |r, _, _| others::dbrx(r)),
+    ("gemma3n", |r, _, _| gemma3n::build(r)),
+    ("granitemoehybrid", |r, _, _| ssm::granite_hybrid(r)),
+    ("qwen3_next", |r, _, _| ssm::qwen3_next(r)),
+    ("mpt", |r, _, _| others::mpt(r)),
+    ("gptj", |r, _, _| others::gptj(r)),
+    ("nemotron_h", |r, _, _| ssm::nemotron_h(r)),
+    ("jamba", |r, _, _| ssm::jamba(r)),
+    ("falcon_h1", |r, _, _| ssm::falcon_h1(r)),
 ];
+
+/// The builder of a family in [`OWN_BUILDERS`].
+fn own_builder(fam: &str) -> Option<Builder> {
+    OWN_BUILDERS
+        .iter()
+        .find(|(name, _)| *name == fam)
+        .map(|(_, b)| *b)
+}
 
 /// Whether a `model_type` is one this calculator reads by its family (not as a generic
 /// decoder).
 fn known_type(mt: &str) -> bool {
     let f = family(mt);
-    OWN_BUILDERS.contains(&f) || decoder::KNOWN.contains(&f)
+    own_builder(f).is_some() || decoder::KNOWN.contains(&f)
 }
 
 /// Whether a `model_type` is read by its family or has a class in the defaults table (a
@@ -550,7 +562,7 @@ fn recognised(mt: &str) -> bool {
 fn known_types() -> &'static [&'static str] {
     static TYPES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     TYPES.get_or_init(|| {
-        let mut v: Vec<&'static str> = OWN_BUILDERS.to_vec();
+        let mut v: Vec<&'static str> = OWN_BUILDERS.iter().map(|(name, _)| *name).collect();
         v.extend(decoder::KNOWN);
         v.extend(FAMILY_OF.iter().map(|(t, _)| *t));
         v.extend(defaults::table().iter().map(|c| c.model_type.as_str()));
@@ -804,40 +816,18 @@ fn note_type_by_architecture(r: &mut Reader, mt: &str, given: &str, arch: &str) 
 
 /// Reads the language model of family `fam` (`mt` as written, for the warnings).
 fn build_family(r: &mut Reader, fam: &str, mt: &str) -> Result<Parts, CalcError> {
-    Ok(match fam {
-        "gpt2" => classic::gpt2(r)?,
-        "gpt_bigcode" => classic::gpt_bigcode(r)?,
-        "opt" => classic::opt(r)?,
-        "falcon" => classic::falcon(r, mt)?,
-        "gpt_neox" => classic::gpt_neox(r)?,
-        "bloom" => classic::bloom(r)?,
-        "phi" => classic::phi(r)?,
-        "deepseek_v2" | "deepseek_v3" | "kimi_k2" | "axk1" => deepseek::build(r, fam)?,
-        "mamba" => ssm::mamba(r)?,
-        "mamba2" => ssm::mamba2_model(r)?,
-        "dbrx" => others::dbrx(r)?,
-        "gemma3n" => gemma3n::build(r)?,
-        "granitemoehybrid" => ssm::granite_hybrid(r)?,
-        "qwen3_next" => ssm::qwen3_next(r)?,
-        "mpt" => others::mpt(r)?,
-        "gptj" => others::gptj(r)?,
-        "nemotron_h" => ssm::nemotron_h(r)?,
-        "jamba" => ssm::jamba(r)?,
-        "falcon_h1" => ssm::falcon_h1(r)?,
-        f => {
-            if !decoder::KNOWN.contains(&f) {
-                if r.find("kv_lora_rank").is_some() {
-                    r.warnings
-                        .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
-                    deepseek::build(r, "deepseek_v3")?
-                } else {
-                    generic(r, mt)?
-                }
-            } else {
-                decoder::build(r, f)?
-            }
-        }
-    })
+    if let Some(build) = own_builder(fam) {
+        return build(r, fam, mt);
+    }
+    if decoder::KNOWN.contains(&fam) {
+        return decoder::build(r, fam);
+    }
+    if r.find("kv_lora_rank").is_some() {
+        r.warnings
+            .push(Phrase::tr("wrn_unknown_type_mla").val("mt", mt));
+        return deepseek::build(r, "deepseek_v3");
+    }
+    generic(r, mt)
 }
 
 /// Reads an unknown `model_type` as a generic decoder, warning with the keys it guessed (the
