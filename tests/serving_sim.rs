@@ -288,8 +288,10 @@ fn clients_and_warmup() {
     assert_ne!(r.ttft_ms, run(&other).ttft_ms);
 }
 
-/// Clients whose requests are all alike, sent at once over more than one round, carry the
-/// lockstep note (in both languages, with its factor); any one condition missing, none.
+/// Clients whose requests are all alike, each sending its next as soon as its last returns
+/// for at least a round, carry the lockstep note (in both languages, with its factor); any
+/// one condition missing (a single round, one client, no cap, varied lengths, a rate the
+/// clients keep up with), none.
 #[test]
 fn alike_clients_carry_the_lockstep_note() {
     let fixed = Lengths::Fixed {
@@ -315,6 +317,14 @@ fn alike_clients_carry_the_lockstep_note() {
         pairs: vec![(512, 64); 3],
     };
     assert!(lockstep(Arrival::AllAtOnce, alike_list, 40, Some(8)).is_some());
+    // Offered far faster than 8 clients serve: they run closed-loop, as at rate inf.
+    assert!(lockstep(
+        Arrival::Poisson { rate: 1000.0 },
+        fixed.clone(),
+        40,
+        Some(8)
+    )
+    .is_some());
     let varied = Lengths::List {
         pairs: vec![(512, 64), (512, 65)],
     };

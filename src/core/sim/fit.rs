@@ -19,7 +19,7 @@
 //!   model's prefill pass of the mean prompt.
 //!
 //! When the benchmark's clients run in lockstep in the simulation (every request alike,
-//! `--max-concurrency` at rate inf, more requests than clients: [`SimNote::Lockstep`]), its
+//! `--max-concurrency` binding for at least a round: [`SimNote::Lockstep`]), its
 //! simulated TTFT is a few times a real server's whatever the prefill's speed, so only the
 //! decode is fitted and the prefill knobs keep their values ([`FitResult::ttft_not_fitted`]).
 //!

@@ -11,19 +11,19 @@ use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::core::sim::scheduler::{Engine, Outcome, StepCache};
 use crate::core::sim::stats::{dist, dist_weighted};
 use crate::core::sim::step_time::StepModel;
-use crate::core::sim::workload::{Arrival, Request, WorkloadSpec, MAX_REQUESTS};
+use crate::core::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
 
-/// The clients of `wl` when they run in lockstep ([`SimNote::Lockstep`]): more than one
-/// client (`max_concurrency`), all requests sent at once, more requests than clients, and
-/// every request the same prompt and output lengths.
-fn lockstep_clients(wl: &WorkloadSpec, reqs: &[Request]) -> Option<u64> {
+/// The clients of `wl` when they ran in lockstep ([`SimNote::Lockstep`]): more than one
+/// client (`max_concurrency`), at least a round of requests that waited for a client
+/// (`client_sends`: sent the moment one freed up, so the clients ran closed-loop, whatever the
+/// arrival process), and every request the same prompt and output lengths.
+fn lockstep_clients(wl: &WorkloadSpec, reqs: &[Request], client_sends: u64) -> Option<u64> {
     let clients = wl.max_concurrency.filter(|&c| c >= 2)?;
     let first = reqs.first()?;
     let alike = reqs
         .iter()
         .all(|q| q.input == first.input && q.output == first.output);
-    (matches!(wl.arrival, Arrival::AllAtOnce) && reqs.len() as u64 > clients && alike)
-        .then_some(clients)
+    (client_sends >= clients && alike).then_some(clients)
 }
 
 /// One replica ready to run workloads: the resolved engine and its step model, built once
@@ -110,9 +110,6 @@ impl Replica {
         let generated = wl.generate()?;
         self.check_lengths(&generated.requests)?;
         let mut notes = self.run_notes(generated.capped_from);
-        if let Some(clients) = lockstep_clients(wl, &generated.requests) {
-            notes.push(SimNote::Lockstep { clients });
-        }
         let resolved = self.resolved.clone();
         let mut engine = Engine::new(
             &resolved,
@@ -126,6 +123,9 @@ impl Replica {
         self.cache = engine.take_cache();
         ran?;
         let outcome = engine.outcome();
+        if let Some(clients) = lockstep_clients(wl, &generated.requests, outcome.client_sends) {
+            notes.push(SimNote::Lockstep { clients });
+        }
         if outcome.partial {
             notes.push(SimNote::Partial {
                 steps: outcome.steps,

@@ -28,10 +28,10 @@ pub enum SimNote {
         /// Steps simulated.
         steps: u64,
     },
-    /// Every request has the same lengths and a fixed number of clients sends them all at
-    /// once (`--max-concurrency` at rate inf) over more than one round: the deterministic
-    /// clients stay in step, round after round (their prompts share engine steps), where a
-    /// real server's timing breaks them up. The TTFT is likely overestimated
+    /// Every request has the same lengths and a fixed number of clients sends them, each its
+    /// next as soon as its last returns, for at least a round (`--max-concurrency` binding):
+    /// the deterministic clients stay in step, round after round (their prompts share engine
+    /// steps), where a real server's timing breaks them up. The TTFT is likely overestimated
     /// ([`LOCKSTEP_TTFT_RATIO`]).
     Lockstep {
         /// The clients.

@@ -209,6 +209,8 @@ pub(crate) struct Engine<'a> {
     waiting: VecDeque<u32>,
     running: Vec<u32>,
     client_queue: VecDeque<u32>,
+    /// Requests sent the moment a client freed up (they had waited for one).
+    client_sends: u64,
     in_flight: u64,
     /// Free blocks, cached ones included (vLLM counts evictable cached blocks as free).
     free_blocks: u64,
@@ -302,6 +304,7 @@ impl<'a> Engine<'a> {
             waiting: VecDeque::with_capacity(n),
             running: Vec::with_capacity(usize::try_from(cfg.max_num_seqs).unwrap_or(256).min(n)),
             client_queue: VecDeque::new(),
+            client_sends: 0,
             in_flight: 0,
             free_blocks: cfg.num_gpu_blocks,
             free_queue: FreeQueue::default(),
@@ -822,6 +825,7 @@ impl<'a> Engine<'a> {
             for _ in 0..finished {
                 self.in_flight = self.in_flight.saturating_sub(1);
                 if let Some(next) = self.client_queue.pop_front() {
+                    self.client_sends += 1;
                     self.send(next);
                 }
             }
@@ -863,6 +867,7 @@ impl<'a> Engine<'a> {
             generated: self.reqs.len() as u64,
             preemptions: self.preemptions,
             steps: self.steps,
+            client_sends: self.client_sends,
             partial: self.partial || self.stalled,
             collector: std::mem::take(&mut self.collector),
             series: std::mem::take(&mut self.series),
@@ -888,6 +893,8 @@ pub(crate) struct Outcome {
     pub generated: u64,
     pub preemptions: u64,
     pub steps: u64,
+    /// Requests sent the moment a client freed up (`--max-concurrency` binding).
+    pub client_sends: u64,
     /// Stopped by the step budget or stalled.
     pub partial: bool,
     pub collector: Collector,
@@ -907,6 +914,7 @@ impl Outcome {
         self.generated += o.generated;
         self.preemptions += o.preemptions;
         self.steps += o.steps;
+        self.client_sends += o.client_sends;
         self.partial |= o.partial;
         self.collector.absorb(o.collector);
     }
