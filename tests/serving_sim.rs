@@ -311,7 +311,13 @@ fn alike_clients_carry_the_lockstep_note() {
     let factor = format!("{LOCKSTEP_TTFT_RATIO:.1}");
     for lang in [Lang::En, Lang::Ko] {
         let text = note.as_ref().map(|n| n.message(lang)).unwrap_or_default();
-        assert!(text.contains('8') && text.contains(&factor), "{text}");
+        // Both placeholders filled: the factor shown, and the count (another count, another
+        // sentence).
+        let other = SimNote::Lockstep { clients: 9 }.message(lang);
+        assert!(
+            text.contains(&factor) && !text.contains('{') && text != other,
+            "{text}"
+        );
     }
     let alike_list = Lengths::List {
         pairs: vec![(512, 64); 3],

@@ -20,7 +20,7 @@
 //! efficiencies the comparison uses and the fit starts from; `--frontend-overhead-ms` the
 //! server's frontend path (as `simulate`).
 
-use super::simulate::{engine, num, result_json};
+use super::simulate::{engine, notes_text, num, result_json};
 use super::{write_json, write_text, Args, CliError};
 use crate::core::base::{f64_any_text, f64_any_value, tr, Lang};
 use crate::core::hardware::Catalog;
@@ -82,9 +82,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         bench.num_prompts,
         &cmp,
     );
-    for n in &r.notes {
-        text.push_str(&format!("note: {}\n", n.message(Lang::En)));
-    }
+    text.push_str(&notes_text(&r.notes));
     if let Some(f) = &fit {
         text.push_str(&render_fit(f));
     }

@@ -33,8 +33,8 @@ use crate::core::base::{f64_any_text, f64_any_value};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
-    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, Slo, SweepResult,
-    WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
+    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, SimResult, Slo,
+    SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -422,10 +422,17 @@ fn result_text(r: &SimResult, rate: f64) -> String {
         ),
     );
     s.push_str(&format!("{:=^50}\n", ""));
-    for n in &r.notes {
-        s.push_str(&format!("note: {}\n", n.message(Lang::En)));
-    }
+    s.push_str(&notes_text(&r.notes));
     s
+}
+
+/// A run's notes in English, one `note:` line each (the text outputs of `simulate` and
+/// `calibrate`).
+pub fn notes_text(notes: &[SimNote]) -> String {
+    notes
+        .iter()
+        .map(|n| format!("note: {}\n", n.message(Lang::En)))
+        .collect()
 }
 
 fn sweep_text(sw: &SweepResult) -> String {

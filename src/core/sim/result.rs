@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 /// Simulated over measured mean TTFT, median over the 90 vLLM 0.12 runs of
 /// `tests/vllm_v1_concurrency.rs` (Qwen3-32B on H100, 8–128 clients, every request the same
 /// lengths, the default 48 ms frontend path): how far the lockstep of [`SimNote::Lockstep`]
-/// puts the TTFT above a real server's. That test recomputes it and fails when it drifts by more than 0.1.
+/// puts the TTFT above a real server's. That test recomputes it and fails when it drifts by
+/// more than 0.1.
 pub const LOCKSTEP_TTFT_RATIO: f64 = 2.4;
 
 /// A note on a run, typed so that the UI can say it in either language.
