@@ -8,7 +8,7 @@
 //! `relative_error`, vLLM's keys), `predicted` (the whole simulated result, as `simulate
 //! --json`). A file in neither format exits 2 with one sentence saying what is expected.
 //!
-//! `--fit` also fits the efficiencies to the benchmark (`core::sim::fit_bench`: the decode
+//! `--fit` also fits the efficiencies to the benchmark (`core::sim::fit_bench_from`: the decode
 //! efficiency to its TPOT, the prefill one to its TTFT) and adds `fitted` to the JSON:
 //! `efficiencies` (every field after the fit), `knobs` (`name`, `statistic`, `before`,
 //! `after`, `at_bound`), `errors` (per statistic: `measured`, `relative_error_before`,
@@ -26,7 +26,9 @@ use crate::core::base::{f64_any_text, f64_any_value, tr, Lang};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::scenario::ViewInputs;
-use crate::core::sim::{fit_bench, parse_bench, Budget, Comparison, FitResult, Lengths, Replica};
+use crate::core::sim::{
+    fit_bench_from, parse_bench, Budget, Comparison, FitResult, Lengths, Replica,
+};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -43,7 +45,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let r = rep.run(&wl, None, Budget::default())?;
     let cmp = bench.compare(&r);
     let fit = if args.flag("fit") {
-        Some(fit_bench(&model, gpu, &e, &bench, &eff, seed)?)
+        Some(fit_bench_from(&model, gpu, &e, &bench, &eff, seed, &r)?)
     } else {
         None
     };

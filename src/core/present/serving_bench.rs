@@ -4,7 +4,7 @@
 //! cap, burstiness, request count, lengths) with the scenario's model, its first compared GPU,
 //! the serving section's engine flags and the scenario's efficiencies; every measured
 //! statistic the simulator also reports is shown beside the simulated one, and the
-//! efficiencies are fitted to it (`core::sim::fit_bench`, as `llmcalc calibrate --fit`), so
+//! efficiencies are fitted to it (`core::sim::fit_bench_from`, as `llmcalc calibrate --fit`), so
 //! the page's "Fit" button only writes them into the scenario (`e_*` in the URL).
 //!
 //! Plain data out: rates and errors that are not finite are `None` (JSON has no infinity).
@@ -18,7 +18,7 @@ use crate::core::present::serving_load::{engine_config, SEED};
 use crate::core::scenario::{Scenario, ServingInputs};
 use crate::core::sim::bench::parse_bench;
 use crate::core::sim::config::Budget;
-use crate::core::sim::fit::fit_bench;
+use crate::core::sim::fit::fit_bench_from;
 use crate::core::sim::replica::Replica;
 use crate::core::sim::workload::Lengths;
 use serde::{Deserialize, Serialize};
@@ -163,7 +163,7 @@ pub fn run_bench_job(
     let mut rep = Replica::new(&model, &acc, &engine, &s.views.eff)?;
     let r = rep.run(&bench.workload(SEED), None, Budget::default())?;
     let before = bench.compare(&r);
-    let fit = fit_bench(&model, &acc, &engine, &bench, &s.views.eff, SEED);
+    let fit = fit_bench_from(&model, &acc, &engine, &bench, &s.views.eff, SEED, &r);
     let rows = before
         .iter()
         .map(|c| BenchRow {

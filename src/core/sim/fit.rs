@@ -393,6 +393,17 @@ pub fn fit_bench(
     start: &Efficiencies,
     seed: u64,
 ) -> Result<FitResult, CalcError> {
+    targets(bench)?;
+    let first = Replica::new(model, gpu, engine, start)?.run(
+        &bench.workload(seed),
+        None,
+        Budget::default(),
+    )?;
+    fit_bench_from(model, gpu, engine, bench, start, seed, &first)
+}
+
+/// The decode and prefill statistics the fit matches, or the refusal.
+fn targets(bench: &BenchRun) -> Result<(Target, Target), CalcError> {
     let decode = target(
         bench,
         &[
@@ -405,16 +416,29 @@ pub fn fit_bench(
     .ok_or_else(|| refuse("fit_found_no_tpot"))?;
     let prefill = target(bench, &["median_ttft_ms", "mean_ttft_ms"])
         .ok_or_else(|| refuse("fit_found_no_ttft"))?;
+    Ok((decode, prefill))
+}
+
+/// [`fit_bench`] from the caller's own run of the benchmark with `start` (`first`: the same
+/// workload for `seed`, as the app and `llmcalc calibrate` show it unfitted), so that run is
+/// not simulated again.
+pub fn fit_bench_from(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    engine: &EngineConfig,
+    bench: &BenchRun,
+    start: &Efficiencies,
+    seed: u64,
+    first: &SimResult,
+) -> Result<FitResult, CalcError> {
+    let (decode, prefill) = targets(bench)?;
     let rep = Replica::new(model, gpu, engine, start)?;
     let (dk, pk) = primary_knobs(&rep, bench);
-    let wl = bench.workload(seed);
-    let mut rep = rep;
-    let first = rep.run(&wl, None, Budget::default())?;
     let mut f = Fitter {
         model,
         gpu,
         engine,
-        wl,
+        wl: bench.workload(seed),
         eff: *start,
         sims: 1,
         current: first.clone(),
@@ -443,7 +467,7 @@ pub fn fit_bench(
     Ok(FitResult {
         efficiencies: f.eff,
         knobs,
-        before: bench.compare(&first),
+        before: bench.compare(first),
         after: bench.compare(&f.current),
         simulations: f.sims,
         predicted: f.current,

@@ -53,7 +53,7 @@ pub use config::{
     Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_FRONTEND_OVERHEAD_MS,
     DEFAULT_MAX_STEPS, MAX_FRONTEND_OVERHEAD_MS,
 };
-pub use fit::{fit_bench, FitResult, FittedKnob, Knob};
+pub use fit::{fit_bench, fit_bench_from, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
