@@ -38,6 +38,7 @@ pub(super) const KNOWN: &[&str] = &[
     "granitemoe",
     "olmo",
     "olmo2",
+    "olmoe",
     "stablelm",
     "glm",
     "cohere",
@@ -53,6 +54,10 @@ pub(super) const KNOWN: &[&str] = &[
     "minimax_m2",
     "hyperclovax",
     "mllama",
+    "arcee",
+    "apertus",
+    "seed_oss",
+    "dots1",
 ];
 
 /// The MoE shape of a family.
@@ -179,6 +184,22 @@ fn family_windows(
             }
         }
         "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => qwen_windows(r, sw, out)?,
+        // Dots1Config: "sliding_attention" from layer `max_window_layers` on (62 by default,
+        // every layer of dots.llm1, whose config sets `sliding_window` null anyway).
+        "dots1" => {
+            if let Some(w) = sw {
+                let from = r.or0(
+                    "max_window_layers",
+                    0,
+                    "ldg_no_max_window_layers_every_layer_slides",
+                )?;
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i as u64 >= from {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
         "llama4" => {
             if let Some(c) = chunk {
                 llama4_windows(r, c, out)?;
@@ -267,7 +288,14 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     let Some(experts) = experts else {
         if matches!(
             fam,
-            "mixtral" | "qwen2_moe" | "qwen3_moe" | "gpt_oss" | "phimoe" | "granitemoe"
+            "mixtral"
+                | "qwen2_moe"
+                | "qwen3_moe"
+                | "gpt_oss"
+                | "phimoe"
+                | "granitemoe"
+                | "olmoe"
+                | "dots1"
         ) {
             return Err(CalcError::MissingKey {
                 key: experts_key(fam).into(),
@@ -278,10 +306,11 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
     };
     let top_k = super::read_top_k(r, experts, None)?;
     let inter = match fam {
-        "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" => r.req(
-            ("expert_intermediate", "intermediate_size"),
-            "why_size_experts",
-        )?,
+        "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" | "olmoe" => r
+            .req(
+                ("expert_intermediate", "intermediate_size"),
+                "why_size_experts",
+            )?,
         _ => match r.opt(("expert_intermediate", "moe_intermediate_size"))? {
             Some(i) => i,
             None => r.req(
@@ -300,7 +329,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
             true,
         ),
         "llama4" => (inter, false),
-        "glm4_moe" | "ernie4_5_moe" => {
+        "glm4_moe" | "ernie4_5_moe" | "dots1" => {
             let n = r.or0(
                 ("shared_experts", "n_shared_experts"),
                 0,
@@ -319,8 +348,9 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         _ => (0, false),
     };
     let gpt = fam == "gpt_oss";
-    // GLM-4.5, ERNIE 4.5 and MiniMax-M2 route with a per-expert correction bias.
-    let corr = matches!(fam, "glm4_moe" | "ernie4_5_moe" | "minimax_m2");
+    // GLM-4.5, ERNIE 4.5, MiniMax-M2 and dots.llm1 route with a per-expert correction bias
+    // (a stored buffer in Dots1TopkRouter, which the Hub's total counts).
+    let corr = matches!(fam, "glm4_moe" | "ernie4_5_moe" | "minimax_m2" | "dots1");
     if corr {
         r.derived(
             "e_score_correction_bias",
@@ -356,6 +386,8 @@ struct LayerOpts {
     dense_inter: u64,
     /// The output head has a bias (`V`, Phi-3.5-MoE).
     lm_head_bias: bool,
+    /// Learnable scalars of the activation per dense MLP (Apertus's xIELU: 2).
+    act_params: u64,
 }
 
 /// Reads the attention biases: q/k/v only for Qwen2, `attention_bias` (default on for
@@ -382,6 +414,16 @@ fn read_attention_bias(r: &mut Reader, fam: &str) -> Result<(bool, bool), CalcEr
         "glm" | "glm4" | "glm4_moe" => {
             let b = r.flag("attention_bias", false, "ldg_default_no_attention_biases")?;
             (b, false)
+        }
+        // Seed-OSS: `attention_bias` on q, k, v (on by default), `attention_out_bias` on o_proj.
+        "seed_oss" => {
+            let q = r.flag("attention_bias", true, "ldg_seed_oss_qkv_bias_default_on")?;
+            let o = r.flag(
+                "attention_out_bias",
+                false,
+                "ldg_default_no_attention_biases",
+            )?;
+            (q, o)
         }
         // StableLM: `use_qkv_bias` on q, k, v; o_proj has none.
         "stablelm" => {
@@ -434,14 +476,15 @@ fn read_dense_inter(r: &mut Reader, fam: &str, h: u64) -> Result<u64, CalcError>
 }
 
 /// The q/k norm elements per layer: per head (`2·d`: Qwen3, Gemma 3, EXAONE 4, GLM-4.5 with
-/// `use_qk_norm`) or over all heads (`(H + K)·d`: OLMo 2, MiniMax-M2, Cohere with
+/// `use_qk_norm`) or over all heads (`(H + K)·d`: OLMo 2, OLMoE, MiniMax-M2, Cohere with
 /// `use_qk_norm`).
 fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
     let per_head = 2 * c.hd;
     let full = (c.heads + c.kv) * c.hd;
     let n = match fam {
-        "qwen3" | "qwen3_moe" | "gemma3" | "exaone4" => per_head,
-        "olmo2" => full,
+        "qwen3" | "qwen3_moe" | "gemma3" | "exaone4" | "apertus" | "dots1" => per_head,
+        // OlmoeAttention: q_norm over `h`, k_norm over `K·d` (d = h / H).
+        "olmo2" | "olmoe" => full,
         // StableLM 2 12B: a LayerNorm (weight only) per query head and per KV head.
         "stablelm" => {
             let on = r.flag("qk_layernorm", false, "ldg_default_no_qk_norm")?;
@@ -462,7 +505,12 @@ fn read_qk_norm(r: &mut Reader, fam: &str, c: &Core) -> Result<u64, CalcError> {
         _ => 0,
     };
     if n > 0 {
-        r.derived("qk_norm", n, "ldg_q_norm_and_k_norm_rmsnorm_weights");
+        let why = if n == per_head {
+            "ldg_q_norm_and_k_norm_rmsnorm_weights"
+        } else {
+            "ldg_qk_norm_over_all_heads"
+        };
+        r.derived("qk_norm", n, why);
     }
     Ok(n)
 }
@@ -507,18 +555,21 @@ fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, Cal
     let (norms_per_layer, final_norm) = norm_counts(r, fam)?;
     let sinks = fam == "gpt_oss";
     let mlp_bias = match fam {
-        "gpt_oss" => false,
+        // ApertusMLP: bias=False whatever `mlp_bias` says.
+        "gpt_oss" | "apertus" => false,
         "starcoder2" | "ernie4_5" | "ernie4_5_moe" | "internlm2" => qkv_bias,
         "internlm3" => o_bias,
         _ => r.flag("mlp_bias", false, "ldg_default_no_mlp_biases")?,
     };
-    let gated = fam != "starcoder2";
+    // StarCoder2 (c_fc, c_proj), Arcee (relu2) and Apertus (xIELU): up and down only.
+    let gated = !matches!(fam, "starcoder2" | "arcee" | "apertus");
     if !gated {
         r.derived("mlp_gated", false, "ldg_plain_mlp_c_fc_c_proj");
     }
     let lm_head_bias =
         fam == "phimoe" && r.flag("lm_head_bias", false, "ldg_default_no_lm_head_bias")?;
     let dense_inter = read_dense_inter(r, fam, c.h)?;
+    let act_params = read_act_params(r, fam);
     Ok(LayerOpts {
         qkv_bias,
         o_bias,
@@ -530,7 +581,23 @@ fn read_layer_opts(r: &mut Reader, fam: &str, c: &Core) -> Result<LayerOpts, Cal
         gated,
         dense_inter,
         lm_head_bias,
+        act_params,
     })
+}
+
+/// The activation's own parameters per MLP: Apertus's xIELU (`hidden_act` "xielu", the
+/// class default) learns `alpha_p` and `alpha_n`, one element each; its `beta` and `eps` are
+/// 0-dimensional buffers, which the Hub's total leaves out.
+fn read_act_params(r: &mut Reader, fam: &str) -> u64 {
+    if fam != "apertus" {
+        return 0;
+    }
+    let act = r.string("hidden_act").map_or("xielu", |(_, a)| a);
+    if act != "xielu" {
+        return 0;
+    }
+    r.derived("act_params", 2, "ldg_apertus_xielu_alphas");
+    2
 }
 
 /// Reads which layers are MoE: the `mlp_only_layers` list (Qwen MoE), the MoE step
@@ -564,7 +631,7 @@ fn read_moe_layers(
                 *m = !mlp_only.contains(&i) && (i + 1).is_multiple_of(step);
             }
         }
-        "glm4_moe" => {
+        "glm4_moe" | "dots1" => {
             let first = r.or0(
                 "first_k_dense_replace",
                 0,
@@ -660,7 +727,13 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         let is_moe = moe_mask.get(i).copied().unwrap_or(false);
         let ffn = match (&moe, is_moe) {
             (Some(m), true) => add_moe_ffn(&mut acc, m, h)?,
-            _ => add_dense_ffn(&mut acc, h, o.dense_inter, o.gated, o.mlp_bias)?,
+            _ => {
+                let ffn = add_dense_ffn(&mut acc, h, o.dense_inter, o.gated, o.mlp_bias)?;
+                if o.act_params > 0 {
+                    acc.add(Comp::Mlp, o.act_params)?;
+                }
+                ffn
+            }
         };
         layers.push(Layer {
             mixer: windowed_attention(c.heads, c.kv, hd, *window),
