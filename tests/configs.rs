@@ -1189,3 +1189,86 @@ fn glm_sizes_give_the_published_total() {
     });
     assert_eq!(model(&cfg.to_string()).params.total, 9_399_951_360);
 }
+
+/// The state vLLM allocates per sequence for the recurrent layers of Bamba and LFM2, computed
+/// from the corpus configs' own keys as vLLM's `MambaStateShapeCalculator` shapes it:
+/// `mamba2_state_shape` conv `(d_conv − 1) × (expand·h + 2·groups·d_state)` plus SSM
+/// `heads × d_head × d_state` per Mamba-2 layer; `short_conv_state_shape` `(L − 1) × conv_dim`
+/// per LFM2 convolution layer. The attention layers' KV is per token, as for any decoder.
+#[test]
+fn bamba_and_lfm2_state_as_vllm_allocates() {
+    let k = |v: &Value, name: &str| key(v, name).unwrap_or_else(|| panic!("no {name}"));
+    let text = fixture("corpus/ibm-ai-platform__Bamba-9B.json");
+    let cfg: Value = serde_json::from_str(&text).expect("json");
+    let m = model(&text);
+    let attn = cfg["attn_layer_indices"].as_array().map_or(0, Vec::len) as u64;
+    let mamba_layers = k(&cfg, "num_hidden_layers") - attn;
+    let conv_dim = k(&cfg, "mamba_expand") * k(&cfg, "hidden_size")
+        + 2 * k(&cfg, "mamba_n_groups") * k(&cfg, "mamba_d_state");
+    let per_layer = (k(&cfg, "mamba_d_conv") - 1) * conv_dim
+        + k(&cfg, "mamba_n_heads") * k(&cfg, "mamba_d_head") * k(&cfg, "mamba_d_state");
+    assert_eq!(
+        kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+        Some(mamba_layers * per_layer * 2)
+    );
+    let hd = k(&cfg, "hidden_size") / k(&cfg, "num_attention_heads");
+    assert_eq!(
+        kv::per_token(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+        Some(2 * attn * k(&cfg, "num_key_value_heads") * hd * 2)
+    );
+    for file in ["LiquidAI__LFM2-1.2B.json", "LiquidAI__LFM2-350M.json"] {
+        let text = fixture(&format!("corpus/{file}"));
+        let cfg: Value = serde_json::from_str(&text).expect("json");
+        let m = model(&text);
+        let attn = cfg["full_attn_idxs"].as_array().map_or(0, Vec::len) as u64;
+        let conv_layers = k(&cfg, "num_hidden_layers") - attn;
+        let per_layer = (k(&cfg, "conv_L_cache") - 1) * k(&cfg, "conv_dim");
+        assert_eq!(
+            kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+            Some(conv_layers * per_layer * 2),
+            "{file}"
+        );
+        let hd = k(&cfg, "hidden_size") / k(&cfg, "num_attention_heads");
+        assert_eq!(
+            kv::per_token(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+            Some(2 * attn * k(&cfg, "num_key_value_heads") * hd * 2),
+            "{file}"
+        );
+    }
+}
+
+/// Out-of-range layer lists and an absurd LFM2 width multiplier are refused with a sentence
+/// that names the key, not read as something else.
+#[test]
+fn bamba_and_lfm2_refuse_bad_layer_lists() {
+    let cases = [
+        (
+            "ibm-ai-platform__Bamba-9B.json",
+            "attn_layer_indices",
+            serde_json::json!([9, 32]),
+        ),
+        (
+            "LiquidAI__LFM2-350M.json",
+            "full_attn_idxs",
+            serde_json::json!([2, 99]),
+        ),
+        (
+            "LiquidAI__LFM2-350M.json",
+            "layer_types",
+            serde_json::json!(["conv", "conv"]),
+        ),
+        (
+            "LiquidAI__LFM2-350M.json",
+            "block_ffn_dim_multiplier",
+            serde_json::json!(1e300),
+        ),
+    ];
+    for (file, k, bad) in cases {
+        let mut v: Value = serde_json::from_str(&fixture(&format!("corpus/{file}"))).expect("json");
+        v[k] = bad;
+        match parse_model_text(&v.to_string()) {
+            Err(e) => assert!(e.to_string().contains(k), "{file}: {e}"),
+            Ok(m) => panic!("{file}: {k} accepted ({} parameters)", m.params.total),
+        }
+    }
+}

@@ -534,6 +534,8 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("nemotron_h", |r, _, _| ssm::nemotron_h(r)),
     ("jamba", |r, _, _| ssm::jamba(r)),
     ("falcon_h1", |r, _, _| ssm::falcon_h1(r)),
+    ("bamba", |r, _, _| ssm::bamba(r)),
+    ("lfm2", |r, _, _| ssm::lfm2(r)),
 ];
 
 /// The builder of a family in [`OWN_BUILDERS`].
