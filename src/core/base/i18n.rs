@@ -868,6 +868,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_lfm2_default_multiple_of_256", "Lfm2Config default: block_multiple_of 256", "Lfm2Config 기본값: block_multiple_of 256"),
     ("ldg_lfm2_default_conv_l_cache_3", "Lfm2Config default: conv_L_cache 3", "Lfm2Config 기본값: conv_L_cache 3"),
     ("ldg_lfm2_ff_width", "the MLP width Lfm2MLP builds: ⌊2 × block_ff_dim / 3⌋ × block_ffn_dim_multiplier, rounded up to block_multiple_of", "Lfm2MLP가 만드는 MLP 폭: ⌊2 × block_ff_dim / 3⌋ × block_ffn_dim_multiplier를 block_multiple_of의 배수로 올림"),
+    ("ldg_lfm2_default_multiplier_1", "Lfm2Config default: block_ffn_dim_multiplier 1.0", "Lfm2Config 기본값: block_ffn_dim_multiplier 1.0"),
     ("ldg_no_conv_bias", "no conv biases", "conv 바이어스 없음"),
     ("ldg_qk_norm_over_all_heads", "q_norm over all query heads and k_norm over all KV heads: (H + K) × head_dim weights", "q_norm은 모든 쿼리 헤드, k_norm은 모든 KV 헤드에 걸침: (H + K) × head_dim 가중치"),
     ("ldg_sliding_window_applies_to_every_layer_mistra", "sliding_window applies to every layer (Mistral-style)", "sliding_window가 모든 레이어에 적용됨 (Mistral 방식)"),

@@ -933,8 +933,8 @@ fn lfm2_attention_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, Cal
 }
 
 /// LFM2's MLP width: `block_ff_dim` (else `intermediate_size`), with
-/// `block_auto_adjust_ff_dim` taken to `⌊2·I/3⌋`, times `block_ffn_dim_multiplier` and rounded
-/// up to `block_multiple_of` (`Lfm2MLP`).
+/// `block_auto_adjust_ff_dim` taken to `⌊2·I/3⌋`, then, unless `block_ffn_dim_multiplier` is
+/// null, times it and rounded up to `block_multiple_of` (`Lfm2MLP`).
 fn lfm2_ff_width(r: &mut Reader) -> Result<u64, CalcError> {
     let base = match r.opt("block_ff_dim")? {
         Some(i) => i,
@@ -949,8 +949,21 @@ fn lfm2_ff_width(r: &mut Reader) -> Result<u64, CalcError> {
         return Ok(base);
     }
     let mut i = mul("ovf_intermediate", &[2, base])? / 3;
+    // Lfm2Config defaults the multiplier to 1.0; an explicit null skips it and the rounding.
+    let explicit_null = r
+        .root()
+        .get("block_ffn_dim_multiplier")
+        .is_some_and(Value::is_null);
     let mult = match r.find("block_ffn_dim_multiplier") {
-        None => Some(1.0),
+        None if explicit_null => None,
+        None => {
+            r.default_note(
+                "block_ffn_dim_multiplier",
+                1,
+                "ldg_lfm2_default_multiplier_1",
+            );
+            Some(1.0)
+        }
         Some((k, v)) => match v.as_f64() {
             Some(m) if m.is_finite() && m > 0.0 && m <= 64.0 => Some(m),
             _ => {
