@@ -444,3 +444,39 @@ fn a_warm_step_cache_changes_no_result() {
         serde_json::to_string(&again).expect("serialises")
     );
 }
+
+/// A model with recurrent layers pages them as vLLM does (`Paging::Mamba`): LFM2-1.2B's one
+/// attention group holds `⌈tokens / 16⌉` blocks and each of its two convolution groups (10
+/// layers in groups of 6) one block per request, so 1,510 tokens need 95 + 2 = 97 blocks;
+/// Bamba-9B runs with the block size vLLM sets for it (528 tokens), not the flag's 16.
+#[test]
+fn recurrent_layers_take_one_block_per_group_and_the_raised_block_size() {
+    let read = |f: &str| {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/corpus")
+            .join(f);
+        parse_model_text(&std::fs::read_to_string(p).expect("config")).expect("model")
+    };
+    let lfm2 = read("LiquidAI__LFM2-1.2B.json");
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 1500,
+            output: 10,
+        },
+        3,
+    );
+    cfg.engine.max_model_len = Some(4096);
+    cfg.engine.num_gpu_blocks_override = Some(96);
+    let e = simulate(&lfm2, h100(), &cfg).expect_err("97 blocks do not fit 96");
+    assert!(e.to_string().contains("1510"), "{e}");
+    cfg.engine.num_gpu_blocks_override = Some(97);
+    let r = simulate(&lfm2, h100(), &cfg).expect("fits");
+    assert_eq!((r.completed, r.engine.block_size), (3, 16));
+    assert_accounted(&r);
+    let bamba = read("ibm-ai-platform__Bamba-9B.json");
+    cfg.engine.num_gpu_blocks_override = None;
+    let r = simulate(&bamba, h100(), &cfg).expect("fits");
+    assert_eq!((r.completed, r.engine.block_size), (3, 528));
+    assert_accounted(&r);
+}

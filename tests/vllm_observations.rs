@@ -812,3 +812,151 @@ fn the_flashinfer_sampler_explains_the_a100_logs_and_the_native_does_not() {
         assert!(native < 0.0, "{}: {native}", l.source);
     }
 }
+
+/// A vLLM V1 start-up log of a model with recurrent layers beside its attention layers, with
+/// the KV memory it logged and the lines it printed after.
+struct HybridLog {
+    /// Where the log was found.
+    source: &'static str,
+    /// The corpus config (`tests/fixtures/corpus/`).
+    config: &'static str,
+    tp: u64,
+    kv_dtype: Dtype,
+    max_model_len: u64,
+    /// "Available KV cache memory: X GiB" as printed (`None` where the log stops before it).
+    kv_gib: Option<&'static str>,
+    /// The lines that follow from it, as printed (the block-size and padding lines first).
+    lines: &'static [&'static str],
+}
+
+/// Three public logs: Qwen3-Next-80B-A3B on two GPUs at vLLM 0.10.2 and 0.13.0 (the Instruct
+/// checkpoint; our config is the Thinking one, whose cache shapes are the same) and
+/// Granite-4.0-H-Small at vLLM 0.11.1, whose log stops after the block lines.
+fn hybrid_logs() -> Vec<HybridLog> {
+    vec![
+        HybridLog {
+            source: "a user's shell log of `vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct \
+                     --tensor-parallel-size 2` (vLLM 0.10.2, H200, defaults otherwise), \
+                     found in the public code index",
+            config: "Qwen__Qwen3-Next-80B-A3B-Thinking.json",
+            tp: 2,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: Some("44.59"),
+            lines: &[
+                "Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 1.49% to ensure that mamba page size and attention page size are exactly equal.",
+                "GPU KV cache size: 973,760 tokens",
+                "Maximum concurrency for 262,144 tokens per request: 14.77x",
+            ],
+        },
+        HybridLog {
+            source: "a docker-compose log of Qwen3-Next-80B-A3B-Instruct (W4A16) on 2 x L40S \
+                     (vLLM 0.13.0, --kv-cache-dtype fp8, --max-model-len 32768), found in \
+                     the public code index",
+            config: "Qwen__Qwen3-Next-80B-A3B-Thinking.json",
+            tp: 2,
+            kv_dtype: Dtype::Fp8,
+            max_model_len: 32_768,
+            kv_gib: Some("17.58"),
+            lines: &[
+                "Setting attention block size to 1072 tokens to ensure that attention page size is >= mamba page size.",
+                "GPU KV cache size: 767,552 tokens",
+                "Maximum concurrency for 32,768 tokens per request: 84.29x",
+            ],
+        },
+        HybridLog {
+            source: "https://github.com/ROCm/ROCm/issues/5590 (granite-4.0-h-small, vLLM \
+                     0.11.1rc6, defaults: max_model_len 131072)",
+            config: "ibm-granite__granite-4.0-h-small.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 131_072,
+            kv_gib: None,
+            lines: &[
+                "Setting attention block size to 528 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 0.69% to ensure that mamba page size and attention page size are exactly equal.",
+            ],
+        },
+    ]
+}
+
+/// Each hybrid log's block-size and padding lines come out exactly (they depend on the
+/// model's shapes alone), and its cache tokens and concurrency come out exactly for some KV
+/// memory within the rounding of the logged GiB: the budget is run at both ends of that
+/// interval, and the logged block count must lie between the two (as for the rows above).
+#[test]
+fn hybrid_logs_are_reproduced() {
+    for h in hybrid_logs() {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/corpus")
+                .join(h.config),
+        )
+        .expect("config");
+        let m = parse_model_text(&text).expect("parses");
+        let kv = KvProfile::from_model(&m, h.kv_dtype, h.tp).expect("profile");
+        let logged: f64 = h.kv_gib.map_or(1.0, |k| k.parse().expect("number"));
+        let run = |avail: Bytes| {
+            let inp = VllmInputs {
+                total_memory: Bytes::ZERO,
+                total_source: Source::User("t".into()),
+                gpu_memory_utilization: 0.9,
+                weights: Bytes::ZERO,
+                weights_source: Source::User("w".into()),
+                activation_peak: Bytes::ZERO,
+                activation_source: Source::User("a".into()),
+                non_torch: Bytes::ZERO,
+                non_torch_source: Source::User("n".into()),
+                available_kv_override: Some(avail),
+                block_size: 16,
+                max_model_len: h.max_model_len,
+                max_num_batched_tokens: 8192,
+            };
+            vllm_budget(&inp, &kv).expect("budget")
+        };
+        let (lo, mid, hi) = (
+            run(gib(logged - 0.005)),
+            run(gib(logged)),
+            run(gib(logged + 0.005)),
+        );
+        let block_lines: Vec<&&str> = h
+            .lines
+            .iter()
+            .filter(|l| !l.contains("KV cache size") && !l.contains("concurrency"))
+            .collect();
+        for l in &block_lines {
+            assert!(
+                mid.log_lines.iter().any(|x| x == **l),
+                "{}: {l}\n{:?}",
+                h.source,
+                mid.log_lines
+            );
+        }
+        let ours_block_lines = mid
+            .log_lines
+            .iter()
+            .filter(|x| x.starts_with("Setting") || x.starts_with("Padding"))
+            .count();
+        assert_eq!(
+            ours_block_lines,
+            block_lines.len(),
+            "{}: {:?}",
+            h.source,
+            mid.log_lines
+        );
+        if h.kv_gib.is_none() {
+            continue;
+        }
+        // Some block count within the interval prints exactly the logged lines.
+        let found = (lo.num_gpu_blocks..=hi.num_gpu_blocks).any(|blocks| {
+            let b = run(Bytes(mid.bytes_per_block.0 * blocks));
+            h.lines.iter().all(|l| b.log_lines.iter().any(|x| x == l))
+        });
+        assert!(
+            found,
+            "{}: no block count in {}..={} prints {:?}; ours at the logged GiB: {:?}",
+            h.source, lo.num_gpu_blocks, hi.num_gpu_blocks, h.lines, mid.log_lines
+        );
+    }
+}

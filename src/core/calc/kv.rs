@@ -389,6 +389,22 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     })
 }
 
+/// The recurrent state of each SSM / linear-attention layer, in model order, per sequence
+/// on one of `tp` GPUs at precision `d` (the terms [`state_bytes`] sums).
+pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Bytes>, CalcError> {
+    let tp = tp.max(1);
+    let mut out = Vec::new();
+    for l in &m.layers {
+        if let Mixer::Ssm { state_elems, .. } = l.mixer {
+            if state_elems > 0 {
+                let bits = mul("ovf_state_bytes", &[state_elems.div_ceil(tp), d.bits()])?;
+                out.push(Bytes(bits.div_ceil(8)));
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

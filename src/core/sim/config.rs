@@ -141,12 +141,19 @@ pub struct BlockGroup {
     pub count: u64,
     /// Sliding window, tokens (`None` = full attention).
     pub window: Option<u64>,
+    /// Recurrent layers (Mamba, short convolution, linear attention): one block per request,
+    /// whatever its length ([`Paging::Mamba`]).
+    #[serde(default)]
+    pub state: bool,
 }
 
 impl BlockGroup {
     /// Blocks one group holds for a request of `tokens` tokens, `new` of them computed in
     /// the current step.
     pub fn blocks(&self, tokens: u64, new: u64, block_size: u64) -> u64 {
+        if self.state {
+            return u64::from(tokens > 0);
+        }
         let all = tokens.div_ceil(block_size.max(1));
         match self.window {
             None => all,
@@ -161,12 +168,29 @@ impl BlockGroup {
 }
 
 /// The groups of a cache: the hybrid allocator's buckets (by kind) split in groups of
-/// `group_size` layers, or one full group.
+/// `group_size` layers; beside recurrent layers, the attention groups and the state groups
+/// (one block each per request); or one full group.
 fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
-    if budget.paging != Paging::Hybrid || budget.group_size == 0 {
+    let g = budget.group_size;
+    if budget.paging == Paging::Mamba && g > 0 {
+        return vec![
+            BlockGroup {
+                count: (profile.layers.len() as u64).div_ceil(g),
+                window: None,
+                state: false,
+            },
+            BlockGroup {
+                count: (profile.state_layers.len() as u64).div_ceil(g),
+                window: None,
+                state: true,
+            },
+        ];
+    }
+    if budget.paging != Paging::Hybrid || g == 0 {
         return vec![BlockGroup {
             count: 1,
             window: None,
+            state: false,
         }];
     }
     let mut buckets: Vec<(Option<u64>, u64)> = Vec::new();
@@ -185,6 +209,7 @@ fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
         .map(|(window, c)| BlockGroup {
             count: c.div_ceil(budget.group_size),
             window,
+            state: false,
         })
         .collect()
 }
@@ -260,7 +285,8 @@ impl EngineConfig {
         Ok(Resolved {
             max_num_seqs: seqs,
             max_num_batched_tokens: mnbt,
-            block_size,
+            // vLLM raises the attention block beside recurrent layers (`Paging::Mamba`).
+            block_size: budget.block_size.max(block_size),
             max_model_len: mml,
             num_gpu_blocks: blocks,
             groups,

@@ -39,6 +39,10 @@ pub struct KvProfile {
     pub layers: Vec<KvLayer>,
     /// Constant recurrent state per sequence (SSM / linear-attention layers), per GPU.
     pub state_per_seq: Bytes,
+    /// The same per recurrent layer, in model order (vLLM pages each layer's state as one
+    /// block of a `MambaSpec`); empty where the profile is given as plain quantities.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub state_layers: Vec<Bytes>,
 }
 
 impl KvProfile {
@@ -54,6 +58,7 @@ impl KvProfile {
                 n
             ],
             state_per_seq: Bytes::ZERO,
+            state_layers: Vec::new(),
         }
     }
 
@@ -94,6 +99,7 @@ impl KvProfile {
             });
         }
         p.state_per_seq = kvmod::state_bytes(model, model.weights.base, tp)?.bytes;
+        p.state_layers = kvmod::state_bytes_per_layer(model, model.weights.base, tp)?;
         Ok(p)
     }
 

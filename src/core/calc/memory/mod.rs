@@ -28,6 +28,16 @@
 //! tokens / L (newest vLLM divides blocks by `⌈L / block_size⌉` instead, which differs only when
 //! `block_size` does not divide L: 23,641 vs 23,648 tokens for row 2 of the observations).
 //!
+//! Recurrent layers (Mamba, short convolution, linear attention) beside full attention follow
+//! vLLM V1's `HybridAttentionMambaModelConfig` and the same allocator (`Paging::Mamba`): the
+//! block size becomes `max(block_size, 16 × ⌈S / (16 × a)⌉)` (`S` one recurrent layer's state,
+//! `a` one attention layer's bytes per token, both per GPU), every state is padded to the page
+//! `block × a`, the layers form groups of the smaller count (the larger when under 1.25× it),
+//! a request holds `⌈L / block⌉` blocks in each attention group and one in each recurrent
+//! group, and the token figure is `⌊blocks / groups⌋ × min(block, L)`, as vLLM up to 0.19 logs
+//! it. `tests/vllm_observations.rs::hybrid_logs_are_reproduced` checks three public logs
+//! (Qwen3-Next on two GPUs, Granite-4.0-H-Small).
+//!
 //! All byte arithmetic is integer and saturating or checked: no input can panic, overflow or
 //! produce NaN.
 //!
@@ -99,6 +109,7 @@ mod tests {
                         })
                         .collect(),
                     state_per_seq: Bytes(st),
+                    state_layers: Vec::new(),
                 })
         }
 

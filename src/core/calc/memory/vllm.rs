@@ -61,6 +61,11 @@ pub enum Paging {
     /// vLLM V1 hybrid allocator: full and sliding-window layers in equal-size groups sharing
     /// one block pool; sliding groups hold only their window.
     Hybrid,
+    /// vLLM V1's allocator for attention beside recurrent layers (Mamba, short convolution,
+    /// linear attention): the attention block grows until one page holds a layer's state,
+    /// every state is padded to that page, and the layers form equal-size groups sharing one
+    /// block pool, each request holding one block in every recurrent group.
+    Mamba,
     /// No attention layer: no paged KV cache.
     None,
 }
@@ -84,6 +89,9 @@ pub struct VllmBudget {
     pub fits_max_model_len: bool,
     /// Paging scheme used.
     pub paging: Paging,
+    /// Tokens per block as vLLM runs it: the user's `block_size`, or the larger one vLLM sets
+    /// for a model with recurrent layers ([`Paging::Mamba`]).
+    pub block_size: u64,
     /// Layers per KV group (hybrid), else the number of attention layers.
     pub group_size: u64,
     /// Blocks one request of `max_model_len` needs.
@@ -201,6 +209,36 @@ struct PageLayout {
     group_size: u64,
     bytes_per_block: Bytes,
     blocks_per_request: u64,
+    /// Tokens per block (the user's, or raised for recurrent layers).
+    block_size: u64,
+    /// Groups of attention layers and of recurrent layers ([`Paging::Mamba`]; else 0).
+    groups: (u64, u64),
+    /// One recurrent layer's state before padding to the page ([`Paging::Mamba`]; else 0).
+    state_page: Bytes,
+    /// The block size is the one vLLM's rule for recurrent layers chose (it logs it).
+    block_set: bool,
+}
+
+impl PageLayout {
+    /// A layout of one block size without recurrent groups.
+    fn plain(
+        paging: Paging,
+        group_size: u64,
+        bytes_per_block: Bytes,
+        per_req: u64,
+        bs: u64,
+    ) -> Self {
+        PageLayout {
+            paging,
+            group_size,
+            bytes_per_block,
+            blocks_per_request: per_req,
+            block_size: bs,
+            groups: (0, 0),
+            state_page: Bytes::ZERO,
+            block_set: false,
+        }
+    }
 }
 
 /// The page layout of `kv`'s attention layers: none without attention, uniform (all layers
@@ -217,24 +255,17 @@ fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pag
         .is_some_and(|f| attn.iter().all(|x| x.bytes_per_token == f.bytes_per_token));
     if attn.is_empty() {
         notes.push("note_vllm_no_attention".to_string());
-        PageLayout {
-            paging: Paging::None,
-            group_size: 0,
-            bytes_per_block: Bytes::ZERO,
-            blocks_per_request: 0,
-        }
+        PageLayout::plain(Paging::None, 0, Bytes::ZERO, 0, bs)
+    } else if !kv.state_layers.is_empty() && !sliding && uniform_page {
+        mamba_layout(inp, kv, notes)
     } else if !sliding || !uniform_page {
         if sliding {
             // vLLM falls back to full-attention paging when page sizes cannot be unified.
             notes.push("note_vllm_sliding_as_full".to_string());
         }
         let per_block = kv.per_token_all_layers() * bs;
-        PageLayout {
-            paging: Paging::Uniform,
-            group_size: attn.len() as u64,
-            bytes_per_block: per_block,
-            blocks_per_request: ceil_div(l, bs),
-        }
+        let n = attn.len() as u64;
+        PageLayout::plain(Paging::Uniform, n, per_block, ceil_div(l, bs), bs)
     } else {
         hybrid_layout(inp, attn, notes)
     }
@@ -252,13 +283,9 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
             None => buckets.push((x.kind, 1)),
         }
     }
-    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1).max(1);
-    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1).max(1);
-    let group_size = if (max as f64) < 1.5 * min as f64 {
-        max
-    } else {
-        min
-    };
+    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
+    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
+    let group_size = hybrid_group_size(min, max);
     let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
     let mut need = 0u64;
     for (k, c) in &buckets {
@@ -279,11 +306,56 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
         notes.push("note_vllm_padding_layers".to_string());
     }
     notes.push("note_vllm_hybrid".to_string());
+    PageLayout::plain(Paging::Hybrid, group_size, page * group_size, need, bs)
+}
+
+/// The layers per group of vLLM V1's hybrid allocator for buckets of `min` and `max` layers:
+/// the larger when it is under 1.5 times the smaller (the rest padded), else the smaller.
+fn hybrid_group_size(min: u64, max: u64) -> u64 {
+    let (min, max) = (min.max(1), max.max(1));
+    if (max as f64) < 1.5 * min as f64 {
+        max
+    } else {
+        min
+    }
+}
+
+/// The alignment, tokens, of the attention block size vLLM sets beside recurrent layers (the
+/// attention kernels' block alignment; 16 in the logs of `tests/vllm_observations.rs`).
+pub const MAMBA_BLOCK_ALIGN: u64 = 16;
+
+/// vLLM V1's layout for attention beside recurrent layers ([`Paging::Mamba`]): the block
+/// size raised to `max(block_size, 16·⌈S / (16·a)⌉)` (`a` one attention layer's bytes per
+/// token, `S` one recurrent layer's state), each state padded to the page `block × a`, the
+/// layers in groups of equal size; one request holds `⌈L / block⌉` blocks in each attention
+/// group and one in each recurrent group.
+fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let l = inp.max_model_len;
+    let a = kv.layers.first().map_or(0, |f| f.bytes_per_token.0).max(1);
+    let state = kv.state_layers.iter().copied().max().unwrap_or(Bytes::ZERO);
+    let align = MAMBA_BLOCK_ALIGN;
+    let needed = align.saturating_mul(ceil_div(state.0, align.saturating_mul(a)));
+    let bs = inp.block_size.max(needed).max(1);
+    let page = Bytes(bs.saturating_mul(a));
+    let (n_attn, n_state) = (kv.layers.len() as u64, kv.state_layers.len() as u64);
+    // vLLM 0.12+: the smaller count, or the larger when under 1.25 times the smaller
+    // (0.10 and 0.11 always take the smaller; the sliding-window buckets above keep 1.5).
+    let (lo, hi) = (n_attn.min(n_state).max(1), n_attn.max(n_state).max(1));
+    let g = if hi * 4 < lo * 5 { hi } else { lo };
+    let (ga, gs) = (ceil_div(n_attn, g), ceil_div(n_state, g));
+    if n_attn % g != 0 || n_state % g != 0 {
+        notes.push("note_vllm_padding_layers".to_string());
+    }
+    notes.push("note_vllm_mamba_paged".to_string());
     PageLayout {
-        paging: Paging::Hybrid,
-        group_size,
-        bytes_per_block: page * group_size,
-        blocks_per_request: need,
+        paging: Paging::Mamba,
+        group_size: g,
+        bytes_per_block: page * g,
+        blocks_per_request: ga.saturating_mul(ceil_div(l, bs)).saturating_add(gs),
+        block_size: bs,
+        groups: (ga, gs),
+        state_page: state,
+        block_set: needed >= inp.block_size,
     }
 }
 
@@ -291,8 +363,16 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
 /// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid), 0 without
 /// paging.
 fn tokens_and_concurrency(inp: &VllmInputs, layout: &PageLayout, blocks: u64) -> (u64, f64) {
-    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let (bs, l) = (layout.block_size, inp.max_model_len);
     match layout.paging {
+        // vLLM ≤ 0.19 logs `num_blocks // len(kv_cache_groups) × block_size`.
+        // (a state group's block size is `max_model_len`, hence `min(block_size, L)`).
+        Paging::Mamba => {
+            let g = layout.groups.0 + layout.groups.1;
+            let c = blocks as f64 / layout.blocks_per_request.max(1) as f64;
+            let per = bs.min(l);
+            (blocks.checked_div(g).unwrap_or(0).saturating_mul(per), c)
+        }
         Paging::Uniform => {
             let t = blocks.saturating_mul(bs);
             (t, t as f64 / l as f64)
@@ -329,6 +409,30 @@ fn vllm_log_lines(l: u64, available: Bytes, counts: &BlockCounts, fits: bool) ->
         ));
     }
     log_lines
+}
+
+/// The lines vLLM logs when it sizes the attention block for recurrent layers: the block
+/// size it sets (when the rule chose it) and the padding of the state to the page.
+fn mamba_log_lines(layout: &PageLayout) -> Vec<String> {
+    let mut out = Vec::new();
+    if layout.paging != Paging::Mamba {
+        return out;
+    }
+    let bs = layout.block_size;
+    if layout.block_set {
+        out.push(format!(
+            "Setting attention block size to {bs} tokens to ensure that attention page size is >= mamba page size."
+        ));
+    }
+    let page = layout.bytes_per_block.0 / layout.group_size.max(1);
+    let state = layout.state_page.0;
+    if state > 0 && page > state {
+        let pct = 100.0 * (page - state) as f64 / state as f64;
+        out.push(format!(
+            "Padding mamba page size by {pct:.2}% to ensure that mamba page size and attention page size are exactly equal."
+        ));
+    }
+    out
 }
 
 /// Blocks, cache tokens and concurrency, as vLLM reports them.
@@ -423,16 +527,17 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
 
 /// The derivation of the bytes per block: `block_size` times the per-token bytes of one
 /// group (hybrid) or of all attention layers.
-fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout) -> Derivation {
-    let bs = inp.block_size;
-    let per_tok_group = if layout.paging == Paging::Hybrid {
+fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Derivation {
+    let bs = layout.block_size;
+    let grouped = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
+    let per_tok_group = if grouped {
         kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
     } else {
         kv.per_token_all_layers()
     };
     Derivation {
         title_key: "vllm_bytes_per_block".into(),
-        formula: if layout.paging == Paging::Hybrid {
+        formula: if grouped {
             "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
         } else {
             "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
@@ -445,7 +550,11 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
                 "term_block_size",
                 bs.to_string(),
                 "unit_tokens",
-                user("block_size"),
+                if layout.block_set {
+                    Source::Derived("src_vllm_mamba_block".into())
+                } else {
+                    user("block_size")
+                },
             ),
             Term::new(
                 "Σ",
@@ -455,7 +564,11 @@ fn block_bytes_derivation(inp: &VllmInputs, kv: &KvProfile, layout: &PageLayout)
                 Source::Derived("src_kv_per_token_per_gpu".into()),
             ),
         ],
-        notes: vec!["note_vllm_mla_latent".into()],
+        notes: if layout.paging == Paging::Mamba {
+            vec!["note_vllm_mamba_block".into()]
+        } else {
+            vec!["note_vllm_mla_latent".into()]
+        },
         ..Default::default()
     }
 }
@@ -467,9 +580,11 @@ fn count_derivations(
     available: Bytes,
     counts: &BlockCounts,
 ) -> [Derivation; 3] {
-    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let (bs, l) = (layout.block_size, inp.max_model_len);
     let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
-    let hybrid = layout.paging == Paging::Hybrid;
+    let hybrid = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
+    let mamba = layout.paging == Paging::Mamba;
+    let (ga, gs) = layout.groups;
     let d_blocks = Derivation {
         result_key: "drv_n_blocks".into(),
         title_key: "vllm_num_gpu_blocks".into(),
@@ -486,12 +601,16 @@ fn count_derivations(
     let d_tokens = Derivation {
         result_key: "drv_n_tokens".into(),
         title_key: "vllm_kv_cache_tokens".into(),
-        formula: if hybrid {
+        formula: if mamba {
+            "N_tok = ⌊N_blocks / G⌋ × min(block_size, L)".into()
+        } else if hybrid {
             "N_tok = ⌊X × L⌋".into()
         } else {
             "N_tok = N_blocks × block_size".into()
         },
-        substituted: if hybrid {
+        substituted: if mamba {
+            format!("⌊{} / {}⌋ × {}", group(blocks), ga + gs, bs.min(l))
+        } else if hybrid {
             format!("⌊{conc:.4} × {}⌋", group(l))
         } else {
             format!("{} × {}", group(blocks), bs)
@@ -507,7 +626,9 @@ fn count_derivations(
         } else {
             "X = N_tok / L".into()
         },
-        substituted: if hybrid {
+        substituted: if mamba {
+            format!("{} / ({ga} × ⌈{} / {bs}⌉ + {gs})", group(blocks), group(l))
+        } else if hybrid {
             format!("{} / {}", group(blocks), group(layout.blocks_per_request))
         } else {
             format!("{} / {}", group(tokens), group(l))
@@ -536,13 +657,12 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
     let mut notes = Vec::new();
     let available = available_kv(inp, requested, &mut notes);
 
-    if kv.state_per_seq > Bytes::ZERO && kv.has_attention() {
-        // vLLM V1 pages recurrent state alongside attention (enlarging block_size to equal page
-        // sizes); that is not modelled: only the attention layers are paged here.
-        notes.push("note_vllm_state_not_paged".to_string());
-    }
     // Paging.
     let layout = page_layout(inp, kv, &mut notes);
+    if kv.state_per_seq > Bytes::ZERO && kv.has_attention() && layout.paging != Paging::Mamba {
+        // Recurrent state beside sliding-window layers: not paged here, only attention is.
+        notes.push("note_vllm_state_not_paged".to_string());
+    }
     let blocks = floor_div(available, layout.bytes_per_block);
     let (tokens, conc) = tokens_and_concurrency(inp, &layout, blocks);
     let counts = BlockCounts {
@@ -551,10 +671,11 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         conc,
     };
     let fits = layout.paging == Paging::None || blocks >= layout.blocks_per_request;
-    let log_lines = vllm_log_lines(l, available, &counts, fits);
+    let mut log_lines = mamba_log_lines(&layout);
+    log_lines.extend(vllm_log_lines(l, available, &counts, fits));
 
     let d_avail = available_derivation(inp, available);
-    let d_block = block_bytes_derivation(inp, kv, &layout);
+    let d_block = block_bytes_derivation(kv, &layout);
     let [d_blocks, d_tokens, d_conc] = count_derivations(inp, &layout, available, &counts);
     Ok(VllmBudget {
         requested_memory: requested,
@@ -565,6 +686,7 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         max_concurrency: conc,
         fits_max_model_len: fits,
         paging: layout.paging,
+        block_size: layout.block_size,
         group_size: layout.group_size,
         blocks_per_request: layout.blocks_per_request,
         log_lines,
