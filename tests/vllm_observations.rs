@@ -898,21 +898,7 @@ fn hybrid_logs_are_reproduced() {
         let kv = KvProfile::from_model(&m, h.kv_dtype, h.tp).expect("profile");
         let logged: f64 = h.kv_gib.map_or(1.0, |k| k.parse().expect("number"));
         let run = |avail: Bytes| {
-            let inp = VllmInputs {
-                total_memory: Bytes::ZERO,
-                total_source: Source::User("t".into()),
-                gpu_memory_utilization: 0.9,
-                weights: Bytes::ZERO,
-                weights_source: Source::User("w".into()),
-                activation_peak: Bytes::ZERO,
-                activation_source: Source::User("a".into()),
-                non_torch: Bytes::ZERO,
-                non_torch_source: Source::User("n".into()),
-                available_kv_override: Some(avail),
-                block_size: 16,
-                max_model_len: h.max_model_len,
-                max_num_batched_tokens: 8192,
-            };
+            let inp = VllmInputs::with_available_kv(avail, h.max_model_len);
             vllm_budget(&inp, &kv).expect("budget")
         };
         let (lo, mid, hi) = (

@@ -104,6 +104,30 @@ pub struct VllmBudget {
     pub notes: Vec<String>,
 }
 
+impl VllmInputs {
+    /// vLLM's inputs with the KV memory given outright (`available_kv_override`, as a log's
+    /// "Available KV cache memory" gives it), 16-token blocks, 2,048 tokens a step and
+    /// `max_model_len`; the rest zero (the override bypasses them).
+    pub fn with_available_kv(available: Bytes, max_model_len: u64) -> VllmInputs {
+        let given = |s: &str| Source::User(s.into());
+        VllmInputs {
+            total_memory: Bytes::ZERO,
+            total_source: given("total_memory"),
+            gpu_memory_utilization: 0.9,
+            weights: Bytes::ZERO,
+            weights_source: given("weights"),
+            activation_peak: Bytes::ZERO,
+            activation_source: given("activation_peak"),
+            non_torch: Bytes::ZERO,
+            non_torch_source: given("non_torch"),
+            available_kv_override: Some(available),
+            block_size: 16,
+            max_model_len,
+            max_num_batched_tokens: 2048,
+        }
+    }
+}
+
 /// What vLLM V1 does at start-up with a budget: its `check_enough_kv_cache_memory` refuses to
 /// start when the pool does not hold one request of `max_model_len`
 /// ([`VllmBudget::fits_max_model_len`]).
@@ -700,25 +724,10 @@ mod tests {
     use super::*;
     use crate::core::base::units::MIB;
 
-    /// vLLM's inputs with the KV memory given outright (`available_kv_override`), 16-token
-    /// blocks, `max_model_len` 20,000 and nothing else in memory: the tests change what they
-    /// vary.
+    /// vLLM's inputs with the KV memory given outright, 16-token blocks, `max_model_len`
+    /// 20,000: the tests change what they vary.
     fn inputs_with_kv(available: Bytes) -> VllmInputs {
-        VllmInputs {
-            total_memory: Bytes::ZERO,
-            total_source: Source::User("t".into()),
-            gpu_memory_utilization: 0.9,
-            weights: Bytes::ZERO,
-            weights_source: Source::User("w".into()),
-            activation_peak: Bytes::ZERO,
-            activation_source: Source::User("a".into()),
-            non_torch: Bytes::ZERO,
-            non_torch_source: Source::User("n".into()),
-            available_kv_override: Some(available),
-            block_size: 16,
-            max_model_len: 20_000,
-            max_num_batched_tokens: 2048,
-        }
+        VllmInputs::with_available_kv(available, 20_000)
     }
 
     #[test]
@@ -756,7 +765,7 @@ mod tests {
             (
                 &derived,
                 "KV_avail = M × u − W − A − N",
-                Source::User("t".into()),
+                Source::User("total_memory".into()),
                 1,
             ),
         ] {

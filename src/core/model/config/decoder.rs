@@ -188,16 +188,7 @@ fn family_windows(
         // every layer of dots.llm1, whose config sets `sliding_window` null anyway).
         "dots1" => {
             if let Some(w) = sw {
-                let from = r.or0(
-                    "max_window_layers",
-                    0,
-                    "ldg_no_max_window_layers_every_layer_slides",
-                )?;
-                for (i, x) in out.iter_mut().enumerate() {
-                    if i as u64 >= from {
-                        *x = Some(w);
-                    }
-                }
+                windows_from_max_window_layers(r, w, out)?;
             }
         }
         "llama4" => {
@@ -227,15 +218,26 @@ fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Res
         "ldg_qwen_default_sliding_window_off",
     )?;
     if let (true, Some(w)) = (on, sw) {
-        let from = r.or0(
-            "max_window_layers",
-            0,
-            "ldg_no_max_window_layers_every_layer_slides",
-        )?;
-        for (i, x) in out.iter_mut().enumerate() {
-            if i as u64 >= from {
-                *x = Some(w);
-            }
+        windows_from_max_window_layers(r, w, out)?;
+    }
+    Ok(())
+}
+
+/// The window `w` on every layer from `max_window_layers` on (Qwen with `use_sliding_window`,
+/// dots.llm1).
+fn windows_from_max_window_layers(
+    r: &mut Reader,
+    w: u64,
+    out: &mut [Option<u64>],
+) -> Result<(), CalcError> {
+    let from = r.or0(
+        "max_window_layers",
+        0,
+        "ldg_no_max_window_layers_every_layer_slides",
+    )?;
+    for (i, x) in out.iter_mut().enumerate() {
+        if i as u64 >= from {
+            *x = Some(w);
         }
     }
     Ok(())
