@@ -131,6 +131,39 @@ export default function register(runner) {
     await screenshot(page, 'llama-2-7b');
   });
 
+  runner.test('pasting a hybrid (Bamba-9B) config: its published count and vLLM\'s block-size lines for its Mamba layers', async ({ open, server, screenshot, log }) => {
+    // The count is the corpus row's published figure; the block size is vLLM's rule computed
+    // from the config's own keys: 16 × ⌈S / (16 × a)⌉, S one Mamba-2 layer's state and a one
+    // attention layer's K and V bytes per token (bf16, TP 1).
+    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
+    const text = readFileSync(new URL('ibm-ai-platform__Bamba-9B.json', corpus), 'utf8');
+    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('tests/fixtures/corpus/ibm-ai-platform__Bamba-9B.json,'));
+    const published = Number(row.split(',')[3]);
+    const c = JSON.parse(text);
+    const convDim = c.mamba_expand * c.hidden_size + 2 * c.mamba_n_groups * c.mamba_d_state;
+    const state = 2 * ((c.mamba_d_conv - 1) * convDim + c.mamba_n_heads * c.mamba_d_head * c.mamba_d_state);
+    const perToken = 2 * c.num_key_value_heads * (c.hidden_size / c.num_attention_heads) * 2;
+    const block = 16 * Math.ceil(state / (16 * perToken));
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteConfig(page, text);
+    await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
+    await expectNoModelError(page, 'model-error after pasting Bamba-9B: ');
+    await byId(page, 'vllm-log').first().evaluate((d) => { d.open = true; });
+    const logText = await waitFor(async () => {
+      const t = await page.evaluate(() =>
+        [...document.querySelectorAll('[data-testid^="vllm-log-"]')].map((e) => e.textContent).join('\n'));
+      return t.includes('Setting attention block size') ? t : null;
+    }, 'the vLLM log to show the block-size line');
+    check(logText.includes(`Setting attention block size to ${block} tokens`), `vLLM log should set the block to ${block}: ${logText}`);
+    check(logText.includes('Padding mamba page size by'), `vLLM log should pad the Mamba page: ${logText}`);
+    log(`Bamba-9B: ${published} parameters, attention block ${block} tokens`);
+    await byId(page, 'vllm-log').first().scrollIntoViewIfNeeded().catch(() => {});
+    await screenshot(page, 'bamba-vllm-log');
+  });
+
   runner.test('model details: the assumption ledger is built when opened and lists the config keys read', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openApp(p, server.url);
