@@ -332,15 +332,11 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     let mut elems = 0u64;
     let mut n = 0u64;
     let mut per = Vec::new();
-    for l in &m.layers {
-        if let Mixer::Ssm { state_elems, .. } = l.mixer {
-            if state_elems > 0 {
-                elems = add("ovf_state_elements", &[elems, state_elems.div_ceil(tp)])?;
-                n += 1;
-                if !per.contains(&state_elems) {
-                    per.push(state_elems);
-                }
-            }
+    for state_elems in ssm_state_elems(m) {
+        elems = add("ovf_state_elements", &[elems, state_elems.div_ceil(tp)])?;
+        n += 1;
+        if !per.contains(&state_elems) {
+            per.push(state_elems);
         }
     }
     let bytes = mul("ovf_state_bytes", &[elems, d.bits()])?.div_ceil(8);
@@ -393,16 +389,21 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
 /// on one of `tp` GPUs at precision `d` (the terms [`state_bytes`] sums).
 pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Bytes>, CalcError> {
     let tp = tp.max(1);
-    let mut out = Vec::new();
-    for l in &m.layers {
-        if let Mixer::Ssm { state_elems, .. } = l.mixer {
-            if state_elems > 0 {
-                let bits = mul("ovf_state_bytes", &[state_elems.div_ceil(tp), d.bits()])?;
-                out.push(Bytes(bits.div_ceil(8)));
-            }
-        }
-    }
-    Ok(out)
+    ssm_state_elems(m)
+        .map(|e| {
+            Ok(Bytes(
+                mul("ovf_state_bytes", &[e.div_ceil(tp), d.bits()])?.div_ceil(8),
+            ))
+        })
+        .collect()
+}
+
+/// The state elements of each recurrent layer that keeps a state, in model order.
+fn ssm_state_elems(m: &ModelDesc) -> impl Iterator<Item = u64> + '_ {
+    m.layers.iter().filter_map(|l| match l.mixer {
+        Mixer::Ssm { state_elems, .. } if state_elems > 0 => Some(state_elems),
+        _ => None,
+    })
 }
 
 #[cfg(test)]

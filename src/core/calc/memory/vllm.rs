@@ -309,7 +309,7 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
     }
     let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
     let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
-    let group_size = hybrid_group_size(min, max);
+    let group_size = hybrid_group_size(min, max, 1.5);
     let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
     let mut need = 0u64;
     for (k, c) in &buckets {
@@ -334,10 +334,10 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
 }
 
 /// The layers per group of vLLM V1's hybrid allocator for buckets of `min` and `max` layers:
-/// the larger when it is under 1.5 times the smaller (the rest padded), else the smaller.
-fn hybrid_group_size(min: u64, max: u64) -> u64 {
+/// the larger when it is under `ratio` times the smaller (the rest padded), else the smaller.
+fn hybrid_group_size(min: u64, max: u64, ratio: f64) -> u64 {
     let (min, max) = (min.max(1), max.max(1));
-    if (max as f64) < 1.5 * min as f64 {
+    if (max as f64) < ratio * min as f64 {
         max
     } else {
         min
@@ -362,10 +362,9 @@ fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pa
     let bs = inp.block_size.max(needed).max(1);
     let page = Bytes(bs.saturating_mul(a));
     let (n_attn, n_state) = (kv.layers.len() as u64, kv.state_layers.len() as u64);
-    // vLLM 0.12+: the smaller count, or the larger when under 1.25 times the smaller
-    // (0.10 and 0.11 always take the smaller; the sliding-window buckets above keep 1.5).
-    let (lo, hi) = (n_attn.min(n_state).max(1), n_attn.max(n_state).max(1));
-    let g = if hi * 4 < lo * 5 { hi } else { lo };
+    // vLLM 0.12+ takes the larger under 1.25 times the smaller (0.10 and 0.11 always the
+    // smaller; the sliding-window buckets above keep 1.5).
+    let g = hybrid_group_size(n_attn.min(n_state), n_attn.max(n_state), 1.25);
     let (ga, gs) = (ceil_div(n_attn, g), ceil_div(n_state, g));
     if n_attn % g != 0 || n_state % g != 0 {
         notes.push("note_vllm_padding_layers".to_string());
