@@ -7,6 +7,7 @@ use llm_serving_calculator::core::base::error::CalcError;
 use llm_serving_calculator::core::base::{csv, json};
 use llm_serving_calculator::core::calc::{kv, weights};
 use llm_serving_calculator::core::model::config::parse_model_text;
+use llm_serving_calculator::core::model::desc::Mixer;
 use llm_serving_calculator::core::model::ModelDesc;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -1271,4 +1272,117 @@ fn bamba_and_lfm2_refuse_bad_layer_lists() {
             Ok(m) => panic!("{file}: {k} accepted ({} parameters)", m.params.total),
         }
     }
+}
+
+/// MiniMax-M1 (lightning attention beside softmax attention): the card's 45.9 B active
+/// parameters (embeddings and head excluded), the checkpoint's bytes (its routers in fp32), the
+/// lightning state vLLM allocates and the KV of the softmax layers, each computed from the
+/// config's own keys and the index's metadata.
+#[test]
+fn minimax_m1_matches_its_card_its_checkpoint_and_vllms_state() {
+    let k = |v: &Value, name: &str| key(v, name).unwrap_or_else(|| panic!("no {name}"));
+    let text = fixture("corpus/MiniMax-AI__MiniMax-M1.json");
+    let cfg: Value = serde_json::from_str(&text).expect("json");
+    let m = model(&text);
+    let p = &m.params;
+    // The card: "45.9 billion parameters activated per token", one decimal.
+    let active_body = p.active - p.embeddings - p.lm_head;
+    assert!(
+        active_body.abs_diff(45_900_000_000) <= 50_000_000,
+        "{active_body}"
+    );
+    // The index: every tensor in bf16 but the routers, which the 80 gate entries hold in fp32.
+    let index: Value =
+        serde_json::from_str(&fixture("corpus/MiniMax-AI__MiniMax-M1.index-gates.json"))
+            .expect("json");
+    let gates = index["weight_map"].as_object().map_or(0, |w| w.len()) as u64;
+    assert_eq!(gates, k(&cfg, "num_hidden_layers"));
+    assert_eq!(
+        p.router,
+        gates * k(&cfg, "num_local_experts") * k(&cfg, "hidden_size")
+    );
+    assert_eq!(
+        Some(2 * p.total + 2 * p.router),
+        index["metadata"]["total_size"].as_u64()
+    );
+    // vLLM's state per lightning layer: (heads / TP, head_dim, head_dim) in the model dtype;
+    // the softmax layers' KV: 2 × kv heads × head_dim per token.
+    let kinds = cfg["attn_type_list"].as_array().expect("attn_type_list");
+    let softmax = kinds.iter().filter(|x| x.as_u64() == Some(1)).count() as u64;
+    let lightning = kinds.len() as u64 - softmax;
+    let (heads, hd) = (k(&cfg, "num_attention_heads"), k(&cfg, "head_dim"));
+    for tp in [1, 8] {
+        assert_eq!(
+            kv::state_bytes(&m, Dtype::Bf16, tp).map(|s| s.bytes.0).ok(),
+            Some(lightning * (heads / tp) * hd * hd * 2),
+            "tp {tp}"
+        );
+    }
+    assert_eq!(
+        kv::per_token(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+        Some(2 * softmax * k(&cfg, "num_key_value_heads") * hd * 2)
+    );
+}
+
+/// A MiniMax layer list of the wrong length or with an unknown kind, and a remote-code config
+/// without `attn_type_list`, are refused with a sentence naming the key; the native class
+/// without a list alternates, starting with softmax attention, and says so.
+#[test]
+fn minimax_layer_kinds_are_read_or_refused() {
+    let base: Value =
+        serde_json::from_str(&fixture("corpus/MiniMax-AI__MiniMax-M1.json")).expect("json");
+    let refused = |v: &Value, k: &str| match parse_model_text(&v.to_string()) {
+        Err(e) => assert!(e.to_string().contains(k), "{k}: {e}"),
+        Ok(m) => panic!("{k} accepted ({} parameters)", m.params.total),
+    };
+    for bad in [
+        serde_json::json!([0, 1]),
+        serde_json::json!(vec![2; 80]),
+        serde_json::json!("x"),
+    ] {
+        let mut v = base.clone();
+        v["attn_type_list"] = bad;
+        refused(&v, "attn_type_list");
+    }
+    let mut v = base.clone();
+    v.as_object_mut().map(|o| o.remove("attn_type_list"));
+    refused(&v, "attn_type_list");
+    v["layer_types"] = serde_json::json!(vec!["sliding_attention"; 80]);
+    refused(&v, "layer_types");
+    // The native class, with the layer kinds as transformers writes them: the same count.
+    let kinds: Vec<&str> = base["attn_type_list"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|x| {
+            if x.as_u64() == Some(1) {
+                "full_attention"
+            } else {
+                "linear_attention"
+            }
+        })
+        .collect();
+    v["layer_types"] = serde_json::json!(kinds);
+    v["model_type"] = serde_json::json!("minimax");
+    assert_eq!(
+        model(&v.to_string()).params.total,
+        model(&base.to_string()).params.total
+    );
+    // Without a list, MiniMaxConfig alternates: 40 softmax layers of 80, noted in the ledger.
+    v.as_object_mut().map(|o| o.remove("layer_types"));
+    let m = model(&v.to_string());
+    let softmax = m
+        .layers
+        .iter()
+        .filter(|l| matches!(l.mixer, Mixer::Attention { .. }))
+        .count();
+    assert_eq!(softmax, 40);
+    assert!(matches!(m.layers[0].mixer, Mixer::Attention { .. }));
+    assert!(
+        m.ledger
+            .iter()
+            .any(|e| e.field == "softmax_attention_layers" && e.value == "40"),
+        "{:?}",
+        m.ledger
+    );
 }

@@ -21,6 +21,7 @@ mod decoder;
 mod deepseek;
 pub mod defaults;
 mod gemma3n;
+mod minimax;
 mod others;
 mod quant;
 pub mod reader;
@@ -503,6 +504,8 @@ const FAMILY_OF: &[(&str, &str)] = &[
     ("kanana", "llama"),
     ("smollm", "llama"),
     ("mllama_text_model", "mllama"),
+    ("minimax_text_01", "minimax"),
+    ("minimax_m1", "minimax"),
 ];
 
 /// A family's own builder: the reader, the family, the `model_type` as written.
@@ -536,6 +539,7 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("falcon_h1", |r, _, _| ssm::falcon_h1(r)),
     ("bamba", |r, _, _| ssm::bamba(r)),
     ("lfm2", |r, _, _| ssm::lfm2(r)),
+    ("minimax", |r, _, mt| minimax::build(r, mt)),
 ];
 
 /// The builder of a family in [`OWN_BUILDERS`].

@@ -1,0 +1,197 @@
+//! MiniMax-Text-01 and MiniMax-M1: transformers' `minimax` (`MiniMaxConfig`), and the
+//! remote-code `minimax_text_01` / `minimax_m1` their checkpoints name.
+//!
+//! Every layer has two RMSNorms, a MoE (router `E·h`, `E` gated experts `3·h·I`; the remote
+//! code adds a gated shared MLP `3·h·I` and its `coefficient` `h` when
+//! `shared_intermediate_size` > 0) and one of two mixers:
+//! * **Lightning attention** (linear): `qkv_proj` `h·3·H·d`, `output_gate` `h·H·d`, an RMSNorm
+//!   `H·d`, `out_proj` `H·d·h`, no biases. Its state per sequence is one `d × d` matrix per head,
+//!   `H·d·d` elements (vLLM's `linear_attention_state_shape`: `(H / TP, d, d)`), kept in the
+//!   model's precision; it has no KV cache.
+//! * **Softmax attention**: GQA q/k/v/o without biases (RoPE on `rotary_dim` of the head; no
+//!   parameters).
+//!
+//! Which layer is which: `layer_types` ("linear_attention" / "full_attention", the native
+//! form), else `attn_type_list` (0 = lightning, 1 = softmax: the remote code's form, which vLLM
+//! also reads), else `MiniMaxConfig`'s default (softmax at even layers). The remote classes have
+//! no default: their configs must list the layers.
+//!
+//! The lightning layers' decay and slope tables (`slope_rate`, `query_decay`, `key_decay`,
+//! `diagonal_decay`) are buffers computed from the config, not parameters; the released
+//! checkpoints store none of them. The released checkpoints keep the routers in fp32 (their
+//! index's `total_size` is 2 bytes per parameter plus 2 more per router weight).
+
+use super::reader::Reader;
+use super::{
+    add_mlp, add_routed_experts, finish_parts, full_attention, mul, read_tie, Acc, Comp, Parts,
+};
+use crate::core::base::error::{CalcError, Phrase};
+use crate::core::model::desc::{Ffn, Layer, Mixer};
+use serde_json::Value;
+
+/// The MoE sizes every MiniMax layer shares.
+struct Moe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared: bool,
+}
+
+/// One lightning (linear) attention mixer of `heads` heads of width `hd` in a model of width
+/// `h` (`MiniMaxLightningAttention`).
+fn lightning(acc: &mut Acc, h: u64, heads: u64, hd: u64) -> Result<Mixer, CalcError> {
+    let w = "ovf_ssm_params";
+    let inner = mul(w, &[heads, hd])?;
+    acc.lin(Comp::Ssm, mul(w, &[h, 3, inner])?)?;
+    acc.lin(Comp::Ssm, mul(w, &[h, inner])?)?;
+    acc.lin(Comp::Ssm, mul(w, &[inner, h])?)?;
+    acc.add(Comp::Ssm, inner)?;
+    Ok(Mixer::Ssm {
+        state_elems: mul(w, &[inner, hd])?,
+        d_inner: inner,
+        d_state: hd,
+    })
+}
+
+/// One softmax attention mixer (`MiniMaxAttention`): GQA q/k/v/o, no biases.
+fn softmax(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError> {
+    super::add_attention(acc, c.h, c.heads, c.kv, c.hd, c.hd, false, false)?;
+    Ok(full_attention(c.heads, c.kv, c.hd))
+}
+
+/// A `BadValue` for a layer list of `n` entries where `n_layers` are needed.
+fn wrong_length(key: &str, n: usize, n_layers: u64) -> CalcError {
+    CalcError::BadValue {
+        key: key.into(),
+        found: Phrase::tr("fnd_list_of").val("n", n),
+        expected: Phrase::tr("exp_one_per_layer").val("n", n_layers),
+    }
+}
+
+/// Which layers run softmax attention (`true`) rather than lightning attention.
+fn softmax_layers(r: &mut Reader, native: bool, n_layers: u64) -> Result<Vec<bool>, CalcError> {
+    if let Some(types) = r.str_list("layer_types")? {
+        if types.len() as u64 != n_layers {
+            return Err(wrong_length("layer_types", types.len(), n_layers));
+        }
+        let kinds = types
+            .iter()
+            .map(|t| match t.as_str() {
+                "full_attention" => Ok(true),
+                "linear_attention" => Ok(false),
+                _ => Err(CalcError::BadValue {
+                    key: "layer_types".into(),
+                    found: Phrase::verbatim(t.chars().take(40).collect::<String>()),
+                    expected: Phrase::tr("exp_one_of")
+                        .val("list", "\"linear_attention\", \"full_attention\""),
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        note_softmax(r, &kinds, "ldg_minimax_layer_types");
+        return Ok(kinds);
+    }
+    if let Some((k, v)) = r.find("attn_type_list") {
+        let kinds = attn_type_list(k, v, n_layers)?;
+        note_softmax(r, &kinds, "ldg_minimax_attn_type_list");
+        return Ok(kinds);
+    }
+    if !native {
+        return Err(CalcError::MissingKey {
+            key: "attn_type_list".into(),
+            why: Phrase::tr("why_minimax_layer_kinds"),
+        });
+    }
+    let kinds: Vec<bool> = (0..n_layers).map(|i| i % 2 == 0).collect();
+    note_softmax(r, &kinds, "ldg_minimax_default_alternate");
+    Ok(kinds)
+}
+
+/// Reads `attn_type_list`: one 0 (lightning) or 1 (softmax) per layer.
+fn attn_type_list(k: &str, v: &Value, n_layers: u64) -> Result<Vec<bool>, CalcError> {
+    let bad = |found: Phrase| CalcError::BadValue {
+        key: k.into(),
+        found,
+        expected: Phrase::tr("exp_minimax_attn_type"),
+    };
+    let Value::Array(a) = v else {
+        return Err(bad(Phrase::verbatim(
+            v.to_string().chars().take(40).collect::<String>(),
+        )));
+    };
+    if a.len() as u64 != n_layers {
+        return Err(wrong_length(k, a.len(), n_layers));
+    }
+    a.iter()
+        .map(|x| match x.as_u64() {
+            Some(0) => Ok(false),
+            Some(1) => Ok(true),
+            _ => Err(bad(Phrase::verbatim(
+                x.to_string().chars().take(40).collect::<String>(),
+            ))),
+        })
+        .collect()
+}
+
+/// Records how many layers run softmax attention, and how that was read.
+fn note_softmax(r: &mut Reader, kinds: &[bool], how: &'static str) {
+    let n = kinds.iter().filter(|s| **s).count();
+    r.derived("softmax_attention_layers", n, how);
+}
+
+/// Reads the MoE sizes: `num_local_experts` experts of `intermediate_size`, top
+/// `num_experts_per_tok`, and whether the remote code's shared MLP is there.
+fn read_moe(r: &mut Reader) -> Result<Moe, CalcError> {
+    let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
+    let top_k = super::read_top_k(r, experts, None)?;
+    let inter = r.req(
+        ("expert_intermediate", "intermediate_size"),
+        "why_size_experts",
+    )?;
+    let shared = r.or0(
+        ("shared_intermediate", "shared_intermediate_size"),
+        0,
+        "ldg_no_shared_expert",
+    )? > 0;
+    Ok(Moe {
+        experts,
+        top_k,
+        inter,
+        shared,
+    })
+}
+
+/// One layer's MoE: router and experts, and with `shared` the remote code's shared MLP (of
+/// `intermediate_size`, as `MiniMaxM1MLP` builds it) and its `coefficient` `h`.
+fn moe(acc: &mut Acc, h: u64, m: &Moe) -> Result<Ffn, CalcError> {
+    let routed = (m.experts, m.top_k, m.inter);
+    let shared = if m.shared { (1, m.inter) } else { (0, 0) };
+    let ffn = add_routed_experts(acc, h, routed, shared)?;
+    if m.shared {
+        add_mlp(acc, Comp::Mlp, h, m.inter, true, false)?;
+        acc.add(Comp::Router, h)?;
+    }
+    Ok(ffn)
+}
+
+/// MiniMax (`minimax`, `minimax_text_01`, `minimax_m1`; `mt` as written): see the module.
+pub(super) fn build(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
+    let c = super::read_core(r, "minimax")?;
+    let h = c.h;
+    let tie = read_tie(r, false, "minimax")?;
+    let kinds = softmax_layers(r, mt == "minimax", c.n_layers)?;
+    let m = read_moe(r)?;
+    r.derived("router_dtype", "fp32", "ldg_minimax_router_fp32");
+    let mut acc = Acc::default();
+    let mut layers = Vec::new();
+    for softmax_layer in kinds {
+        acc.norms(2, h)?;
+        let mixer = if softmax_layer {
+            softmax(&mut acc, &c)?
+        } else {
+            lightning(&mut acc, h, c.heads, c.hd)?
+        };
+        let ffn = moe(&mut acc, h, &m)?;
+        layers.push(Layer { mixer, ffn });
+    }
+    finish_parts(r, layers, acc, (h, c.vocab, tie), 1)
+}
