@@ -480,3 +480,30 @@ fn recurrent_layers_take_one_block_per_group_and_the_raised_block_size() {
     assert_eq!((r.completed, r.engine.block_size), (3, 528));
     assert_accounted(&r);
 }
+
+/// A model of recurrent layers only runs with one block per request whatever its length (vLLM
+/// V1's block of `max_model_len` tokens): with three blocks, three 1,500-token requests fit
+/// where an attention model would need ⌈1,510 / 16⌉ each, and a fourth waits for a block.
+#[test]
+fn a_recurrent_only_model_holds_one_block_per_request() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/ArthurZ__mamba-2.8b.json");
+    let mamba = parse_model_text(&std::fs::read_to_string(p).expect("config")).expect("model");
+    let mut cfg = config(
+        Arrival::AllAtOnce,
+        Lengths::Fixed {
+            input: 1500,
+            output: 10,
+        },
+        4,
+    );
+    cfg.engine.max_model_len = Some(4096);
+    let r = simulate(&mamba, h100(), &cfg).expect("runs");
+    assert_eq!((r.completed, r.engine.block_size), (4, 4096));
+    assert_eq!(r.max_batch, 4);
+    assert_accounted(&r);
+    cfg.engine.num_gpu_blocks_override = Some(3);
+    let r = simulate(&mamba, h100(), &cfg).expect("runs");
+    assert_eq!((r.completed, r.max_batch), (4, 3));
+    assert_accounted(&r);
+}

@@ -946,3 +946,123 @@ fn hybrid_logs_are_reproduced() {
         );
     }
 }
+
+/// `n` with commas every three digits, as Python's `f"{n:,}"` prints it.
+fn commas(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A model of recurrent layers only (Mamba-1, Mamba-2: vLLM's `IsAttentionFree` classes) is
+/// paged as vLLM V1 pages it (0.10.2–0.14.0 read from the releases' sources): all layers in one
+/// group, one block per request holding its whole state (`block_size` = `max_model_len`), the
+/// page the unpadded state. The state per layer is computed here from the config's keys with
+/// vLLM's `mamba1_state_shape` / `mamba2_state_shape` (bf16), the blocks as `get_num_blocks`
+/// does (`⌊⌊M / P⌋ / layers⌋`), and the two lines as 0.11+ prints them (tokens = blocks ×
+/// `max_model_len`, concurrency = blocks). Three figures are also pinned to what vLLM
+/// 0.12.0's own `get_num_blocks` and `_report_kv_cache_config` printed for the same specs (run
+/// outside this repo; no public log of a pure Mamba model was found).
+#[test]
+fn recurrent_only_models_hold_one_block_per_request() {
+    let read = |f: &str| {
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures")
+                .join(f),
+        )
+        .expect("config");
+        // Codestral's time_step_limit holds Python's `Infinity`, which strict JSON refuses.
+        let strict = text.replace("Infinity", "null");
+        let cfg: serde_json::Value = serde_json::from_str(&strict).expect("json");
+        (parse_model_text(&text).expect("parses"), cfg)
+    };
+    let k = |v: &serde_json::Value, key: &str| v[key].as_u64().expect(key);
+    let (mamba, mcfg) = read("ArthurZ__mamba-2.8b.json");
+    let (codestral, ccfg) = read("corpus/mistralai__Mamba-Codestral-7B-v0.1.json");
+    // mamba1_state_shape: conv (K − 1, I / TP), ssm (I / TP, N), I = expand × hidden.
+    let i1 = k(&mcfg, "expand") * k(&mcfg, "hidden_size");
+    let p_mamba =
+        |tp: u64| ((k(&mcfg, "conv_kernel") - 1) * i1 / tp + i1 / tp * k(&mcfg, "state_size")) * 2;
+    // mamba2_state_shape: conv (K − 1, (I + 2·G·N) / TP), ssm (H / TP, P, N).
+    let conv2 = k(&ccfg, "intermediate_size") + 2 * k(&ccfg, "n_groups") * k(&ccfg, "state_size");
+    let p_codestral = |tp: u64| {
+        ((k(&ccfg, "conv_kernel") - 1) * conv2 / tp
+            + k(&ccfg, "num_heads") / tp * k(&ccfg, "head_dim") * k(&ccfg, "state_size"))
+            * 2
+    };
+    let cases = [
+        (
+            &mamba,
+            p_mamba(1),
+            k(&mcfg, "num_hidden_layers"),
+            1,
+            20.0,
+            2048,
+            Some(1724),
+        ),
+        (
+            &mamba,
+            p_mamba(1),
+            k(&mcfg, "num_hidden_layers"),
+            1,
+            65.5,
+            4096,
+            None,
+        ),
+        (
+            &codestral,
+            p_codestral(1),
+            k(&ccfg, "num_hidden_layers"),
+            1,
+            40.0,
+            32_768,
+            Some(310),
+        ),
+        (
+            &codestral,
+            p_codestral(2),
+            k(&ccfg, "num_hidden_layers"),
+            2,
+            40.0,
+            32_768,
+            Some(621),
+        ),
+    ];
+    for (m, page, layers, tp, gib_avail, l, vllm_printed) in cases {
+        let kv = KvProfile::from_model(m, Dtype::Bf16, tp).expect("profile");
+        let avail = gib(gib_avail);
+        let b = vllm_budget(&VllmInputs::with_available_kv(avail, l), &kv).expect("budget");
+        let blocks = avail.0 / page / layers;
+        assert_eq!(b.num_gpu_blocks, blocks, "{} tp {tp}", m.name);
+        if let Some(n) = vllm_printed {
+            assert_eq!(blocks, n, "{} tp {tp}: vLLM 0.12.0 printed {n}", m.name);
+        }
+        assert_eq!((b.block_size, b.blocks_per_request), (l, 1));
+        assert!(b.fits_max_model_len);
+        let want = [
+            format!("# GPU blocks: {blocks}"),
+            format!("GPU KV cache size: {} tokens", commas(blocks * l)),
+            format!(
+                "Maximum concurrency for {} tokens per request: {blocks}.00x",
+                commas(l)
+            ),
+        ];
+        for w in &want {
+            assert!(b.log_lines.contains(w), "{w}\n{:?}", b.log_lines);
+        }
+        assert!(
+            !b.log_lines
+                .iter()
+                .any(|x| x.starts_with("Setting") || x.starts_with("Padding")),
+            "{:?}",
+            b.log_lines
+        );
+    }
+}

@@ -36,7 +36,10 @@
 //! a request holds `⌈L / block⌉` blocks in each attention group and one in each recurrent
 //! group, and the token figure is `⌊blocks / groups⌋ × min(block, L)`, as vLLM up to 0.19 logs
 //! it. `tests/vllm_observations.rs::hybrid_logs_are_reproduced` checks three public logs
-//! (Qwen3-Next on two GPUs, Granite-4.0-H-Small).
+//! (Qwen3-Next on two GPUs, Granite-4.0-H-Small). A model of recurrent layers only (Mamba,
+//! Mamba-2) is paged the same way with no attention group: one group of every layer, a block
+//! of `max_model_len` tokens holding one request's whole unpadded state, one block per
+//! request (`recurrent_only_models_hold_one_block_per_request`).
 //!
 //! All byte arithmetic is integer and saturating or checked: no input can panic, overflow or
 //! produce NaN.

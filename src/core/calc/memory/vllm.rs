@@ -277,7 +277,9 @@ fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pag
     let uniform_page = attn
         .first()
         .is_some_and(|f| attn.iter().all(|x| x.bytes_per_token == f.bytes_per_token));
-    if attn.is_empty() {
+    if attn.is_empty() && !kv.state_layers.is_empty() {
+        state_only_layout(inp, kv, notes)
+    } else if attn.is_empty() {
         notes.push("note_vllm_no_attention".to_string());
         PageLayout::plain(Paging::None, 0, Bytes::ZERO, 0, bs)
     } else if !kv.state_layers.is_empty() && !sliding && uniform_page {
@@ -379,6 +381,29 @@ fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pa
         groups: (ga, gs),
         state_page: state,
         block_set: needed >= inp.block_size,
+    }
+}
+
+/// vLLM V1's layout for a model of recurrent layers only (Mamba, Mamba-2, FalconMamba: its
+/// `IsAttentionFree` classes, which the hybrid rule above never sees): every layer in one
+/// group, the block as long as `max_model_len` so that one block holds a request's whole state,
+/// the page the state itself (no padding); one block per request, whatever its length. vLLM
+/// 0.10.2–0.14.0 (`get_kv_cache_spec` / `MambaModelConfig`, `get_num_blocks`,
+/// `get_max_concurrency_for_kv_cache_config`). The layers of these models all keep the same
+/// state; were they to differ, the largest is taken (an upper bound on the block).
+fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let n = kv.state_layers.len() as u64;
+    let state = kv.state_layers.iter().copied().max().unwrap_or(Bytes::ZERO);
+    notes.push("note_vllm_state_only_paged".to_string());
+    PageLayout {
+        paging: Paging::Mamba,
+        group_size: n,
+        bytes_per_block: state * n,
+        blocks_per_request: 1,
+        block_size: inp.max_model_len,
+        groups: (0, 1),
+        state_page: state,
+        block_set: false,
     }
 }
 
@@ -551,6 +576,9 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
 /// The derivation of the bytes per block: `block_size` times the per-token bytes of one
 /// group (hybrid) or of all attention layers.
 fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Derivation {
+    if layout.paging == Paging::Mamba && layout.groups.0 == 0 {
+        return state_block_derivation(layout);
+    }
     let bs = layout.block_size;
     let grouped = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
     let per_tok_group = if grouped {
@@ -592,6 +620,36 @@ fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Derivation {
         } else {
             vec!["note_vllm_mla_latent".into()]
         },
+        ..Default::default()
+    }
+}
+
+/// The derivation of the bytes per block of a model of recurrent layers only: every layer's
+/// state, one request's worth.
+fn state_block_derivation(layout: &PageLayout) -> Derivation {
+    let n = layout.group_size;
+    Derivation {
+        title_key: "vllm_bytes_per_block".into(),
+        formula: "B_block = n_layers × S_layer".into(),
+        substituted: format!("{} × {} B", n, group(layout.state_page.0)),
+        result: bytes_text(layout.bytes_per_block, true),
+        terms: vec![
+            Term::new(
+                "n_layers",
+                "term_layers",
+                n.to_string(),
+                "",
+                Source::Derived("src_ssm_layers".into()),
+            ),
+            Term::new(
+                "S_layer",
+                "term_state_bytes_layer_gpu",
+                group(layout.state_page.0),
+                "B",
+                Source::Derived("src_ssm_state_per_layer".into()),
+            ),
+        ],
+        notes: vec!["note_vllm_state_only_block".into()],
         ..Default::default()
     }
 }
@@ -649,7 +707,9 @@ fn count_derivations(
         } else {
             "X = N_tok / L".into()
         },
-        substituted: if mamba {
+        substituted: if mamba && ga == 0 {
+            format!("{} / {gs}", group(blocks))
+        } else if mamba {
             format!("{} / ({ga} × ⌈{} / {bs}⌉ + {gs})", group(blocks), group(l))
         } else if hybrid {
             format!("{} / {}", group(blocks), group(layout.blocks_per_request))
