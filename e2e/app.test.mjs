@@ -164,6 +164,38 @@ export default function register(runner) {
     await screenshot(page, 'bamba-vllm-log');
   });
 
+  runner.test('pasting a Mamba-only (Mamba-Codestral) config: vLLM\'s log holds one block per request, so its concurrency is its block count', async ({ open, server, screenshot, log }) => {
+    // vLLM V1 gives an attention-free model one block of max_model_len tokens per request:
+    // "Maximum concurrency ... N.00x" with N the "# GPU blocks" of the same log, and no
+    // block-size line. Before, this model showed 0 blocks and 0.00x.
+    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
+    const text = readFileSync(new URL('mistralai__Mamba-Codestral-7B-v0.1.json', corpus), 'utf8');
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteConfig(page, text);
+    await waitFor(async () => (await readNumber(page, 'params-total')) > 7e9, 'params-total of a 7B model');
+    await expectNoModelError(page, 'model-error after pasting Mamba-Codestral: ');
+    const kvToken = await readText(page, 'kv-per-token');
+    check(/\b0 MiB \(0 B\)/.test(kvToken) && !/e0\b/.test(kvToken), `no attention: the KV per token should read "0 MiB (0 B)", not "${kvToken}"`);
+    await byId(page, 'vllm-log').first().evaluate((d) => { d.open = true; });
+    const logText = await waitFor(async () => {
+      const t = await page.evaluate(() =>
+        [...document.querySelectorAll('[data-testid^="vllm-log-"]')].map((e) => e.textContent).join('\n'));
+      return t.includes('# GPU blocks') ? t : null;
+    }, 'the vLLM log to show its block count');
+    const blocks = [...logText.matchAll(/# GPU blocks: (\d+)/g)].map((m) => Number(m[1]));
+    const conc = [...logText.matchAll(/Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x/g)].map((m) => Number(m[1]));
+    check(blocks.length > 0 && blocks.length === conc.length, `one block count and one concurrency per GPU: ${logText}`);
+    blocks.forEach((b, i) => {
+      check(b > 0, `GPU ${i}: vLLM should page the Mamba state in blocks (got ${b}): ${logText}`);
+      check(conc[i] === b, `GPU ${i}: concurrency ${conc[i]} should equal the ${b} blocks (one per request)`);
+    });
+    check(!logText.includes('Setting attention block size'), `no attention block to set: ${logText}`);
+    log(`Mamba-Codestral: blocks ${blocks.join(', ')}`);
+    await byId(page, 'vllm-log').first().scrollIntoViewIfNeeded().catch(() => {});
+    await screenshot(page, 'mamba-codestral-vllm-log');
+  });
+
   runner.test('model details: the assumption ledger is built when opened and lists the config keys read', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openApp(p, server.url);

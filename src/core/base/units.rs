@@ -124,6 +124,10 @@ pub fn fmt_sig(v: f64) -> String {
     if !v.is_finite() {
         return "—".to_string();
     }
+    if v == 0.0 {
+        // Not "0.000e0": a zero (a model without attention has no KV per token) is written as such.
+        return "0".to_string();
+    }
     let a = v.abs();
     let decimals = if a >= 1000.0 {
         0
@@ -371,6 +375,15 @@ mod tests {
         // 0.5 MiB per token: 2 × 32 × 32 × 128 × 2 = 524,288 B.
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).fmt_gib(), "512 KiB");
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).mib(), 0.5);
+    }
+
+    #[test]
+    fn significant_digits_write_zero_as_zero() {
+        // A model of recurrent layers only has 0 KV bytes per token: "0 MiB (0 B)".
+        assert_eq!(fmt_sig(0.0), "0");
+        assert_eq!(fmt_sig(-0.0), "0");
+        assert_eq!(fmt_sig(0.004), "4.000e-3");
+        assert_eq!(fmt_sig(12.5), "12.5");
     }
 
     #[test]
