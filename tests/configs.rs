@@ -1322,6 +1322,15 @@ fn minimax_m1_matches_its_card_its_checkpoint_and_vllms_state() {
         kv::per_token(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
         Some(2 * softmax * k(&cfg, "num_key_value_heads") * hd * 2)
     );
+    // shared_intermediate_size > 0: the remote code's shared MLP, as wide as the experts
+    // (MiniMaxM1MLP reads intermediate_size), and its coefficient, in every layer.
+    let mut shared = cfg.clone();
+    shared["shared_intermediate_size"] = serde_json::json!(1);
+    let (h, i) = (k(&cfg, "hidden_size"), k(&cfg, "intermediate_size"));
+    assert_eq!(
+        model(&shared.to_string()).params.total,
+        p.total + k(&cfg, "num_hidden_layers") * (3 * h * i + h)
+    );
 }
 
 /// A MiniMax layer list of the wrong length or with an unknown kind, and a remote-code config

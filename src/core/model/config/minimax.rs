@@ -22,20 +22,11 @@
 //! index's `total_size` is 2 bytes per parameter plus 2 more per router weight).
 
 use super::reader::Reader;
-use super::{
-    add_mlp, add_routed_experts, finish_parts, full_attention, mul, read_tie, Acc, Comp, Parts,
-};
+use super::ssm::{read_shared_moe, shared_moe, SharedMoe};
+use super::{finish_parts, full_attention, mul, read_tie, Acc, Comp, Parts};
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::desc::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Layer, Mixer};
 use serde_json::Value;
-
-/// The MoE sizes every MiniMax layer shares.
-struct Moe {
-    experts: u64,
-    top_k: u64,
-    inter: u64,
-    shared: bool,
-}
 
 /// One lightning (linear) attention mixer of `heads` heads of width `hd` in a model of width
 /// `h` (`MiniMaxLightningAttention`).
@@ -139,38 +130,20 @@ fn note_softmax(r: &mut Reader, kinds: &[bool], how: &'static str) {
 }
 
 /// Reads the MoE sizes: `num_local_experts` experts of `intermediate_size`, top
-/// `num_experts_per_tok`, and whether the remote code's shared MLP is there.
-fn read_moe(r: &mut Reader) -> Result<Moe, CalcError> {
-    let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
-    let top_k = super::read_top_k(r, experts, None)?;
-    let inter = r.req(
-        ("expert_intermediate", "intermediate_size"),
-        "why_size_experts",
-    )?;
-    let shared = r.or0(
-        ("shared_intermediate", "shared_intermediate_size"),
-        0,
-        "ldg_no_shared_expert",
-    )? > 0;
-    Ok(Moe {
-        experts,
-        top_k,
-        inter,
-        shared,
-    })
-}
-
-/// One layer's MoE: router and experts, and with `shared` the remote code's shared MLP (of
-/// `intermediate_size`, as `MiniMaxM1MLP` builds it) and its `coefficient` `h`.
-fn moe(acc: &mut Acc, h: u64, m: &Moe) -> Result<Ffn, CalcError> {
-    let routed = (m.experts, m.top_k, m.inter);
-    let shared = if m.shared { (1, m.inter) } else { (0, 0) };
-    let ffn = add_routed_experts(acc, h, routed, shared)?;
-    if m.shared {
-        add_mlp(acc, Comp::Mlp, h, m.inter, true, false)?;
-        acc.add(Comp::Router, h)?;
+/// `num_experts_per_tok`; with `shared_intermediate_size` > 0 the remote code adds a shared MLP
+/// of `intermediate_size` (`MiniMaxM1MLP`) and its `coefficient` `h`, as wide as the experts
+/// whatever the key's value.
+fn read_moe(r: &mut Reader) -> Result<SharedMoe, CalcError> {
+    let mut m = read_shared_moe(r, ("intermediate_size", "shared_intermediate_size"))?;
+    if m.shared > 0 {
+        m.shared = m.inter;
+        r.derived(
+            "shared_intermediate",
+            m.inter,
+            "ldg_minimax_shared_mlp_width",
+        );
     }
-    Ok(ffn)
+    Ok(m)
 }
 
 /// MiniMax (`minimax`, `minimax_text_01`, `minimax_m1`; `mt` as written): see the module.
@@ -190,7 +163,7 @@ pub(super) fn build(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
         } else {
             lightning(&mut acc, h, c.heads, c.hd)?
         };
-        let ffn = moe(&mut acc, h, &m)?;
+        let ffn = shared_moe(&mut acc, h, &m)?;
         layers.push(Layer { mixer, ffn });
     }
     finish_parts(r, layers, acc, (h, c.vocab, tie), 1)

@@ -487,12 +487,14 @@ struct Gdn {
     k: u64,
 }
 
-/// The MoE block of a Qwen3-Next layer.
-struct QnMoe {
-    experts: u64,
-    top_k: u64,
-    inter: u64,
-    shared: u64,
+/// A MoE block of routed experts and an optional gated shared expert (Qwen3-Next; MiniMax's
+/// remote code).
+pub(super) struct SharedMoe {
+    pub experts: u64,
+    pub top_k: u64,
+    pub inter: u64,
+    /// The shared expert's width (0: none).
+    pub shared: u64,
 }
 
 /// Gated full attention of Qwen3-Next: q_proj doubled for the output gate (`2·h·H·d`), k and v
@@ -506,9 +508,9 @@ fn qn_full_attention(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError>
     Ok(full_attention(c.heads, c.kv, c.hd))
 }
 
-/// The MoE of a Qwen3-Next layer: router `E·h`, experts `3·E·h·I`, shared expert `3·h·S` and
-/// its gate `h`.
-fn qn_moe(acc: &mut Acc, h: u64, m: &QnMoe) -> Result<Ffn, CalcError> {
+/// A MoE layer: router `E·h`, experts `3·E·h·I`, the shared expert `3·h·S` and its gate `h`
+/// (Qwen3-Next's `shared_expert_gate`, MiniMax's `coefficient`).
+pub(super) fn shared_moe(acc: &mut Acc, h: u64, m: &SharedMoe) -> Result<Ffn, CalcError> {
     let routed = (m.experts, m.top_k, m.inter);
     let ffn = add_routed_experts(acc, h, routed, (u64::from(m.shared > 0), m.shared))?;
     if m.shared > 0 {
@@ -530,20 +532,21 @@ fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
     })
 }
 
-/// Reads the MoE sizes of Qwen3-Next.
-fn read_qn_moe(r: &mut Reader) -> Result<QnMoe, CalcError> {
+/// Reads the MoE sizes: `num_local_experts`, `num_experts_per_tok`, the experts' width under
+/// `inter_key` and the shared expert's under `shared_key` (0 when absent).
+pub(super) fn read_shared_moe(
+    r: &mut Reader,
+    (inter_key, shared_key): (&'static str, &'static str),
+) -> Result<SharedMoe, CalcError> {
     let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
     let top_k = super::read_top_k(r, experts, None)?;
-    let inter = r.req(
-        ("expert_intermediate", "moe_intermediate_size"),
-        "why_size_experts",
-    )?;
+    let inter = r.req(("expert_intermediate", inter_key), "why_size_experts")?;
     let shared = r.or0(
-        ("shared_intermediate", "shared_expert_intermediate_size"),
+        ("shared_intermediate", shared_key),
         0,
         "ldg_no_shared_expert",
     )?;
-    Ok(QnMoe {
+    Ok(SharedMoe {
         experts,
         top_k,
         inter,
@@ -567,7 +570,10 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     let tie = read_tie(r, false, "qwen3_next")?;
     let interval = r.or("full_attention_interval", 4, "ldg_every_layer_is_moe")?;
     let g = read_gdn(r)?;
-    let moe = read_qn_moe(r)?;
+    let moe = read_shared_moe(
+        r,
+        ("moe_intermediate_size", "shared_expert_intermediate_size"),
+    )?;
     let types = r.str_list("layer_types")?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
@@ -582,7 +588,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         } else {
             gated_delta_net(&mut acc, h, &g)?
         };
-        let ffn = qn_moe(&mut acc, h, &moe)?;
+        let ffn = shared_moe(&mut acc, h, &moe)?;
         layers.push(Layer { mixer, ffn });
     }
     acc.add(Comp::Norms, h)?;
@@ -597,7 +603,7 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         for _ in 0..mtp {
             m.norms(2, h)?;
             let mixer = qn_full_attention(&mut m, &c)?;
-            let ffn = qn_moe(&mut m, h, &moe)?;
+            let ffn = shared_moe(&mut m, h, &moe)?;
             m.mtp_layers.push(Layer { mixer, ffn });
         }
         super::add_mtp_modules(r, &mut acc, m, mtp, (c.vocab, h), super::MtpHeads::Shared)?;
