@@ -64,9 +64,10 @@ pub enum Paging {
     /// vLLM V1's allocator for attention beside recurrent layers (Mamba, short convolution,
     /// linear attention): the attention block grows until one page holds a layer's state,
     /// every state is padded to that page, and the layers form equal-size groups sharing one
-    /// block pool, each request holding one block in every recurrent group.
+    /// block pool, each request holding one block in every recurrent group. A model of
+    /// recurrent layers only has one group of them all and blocks of `max_model_len` tokens.
     Mamba,
-    /// No attention layer: no paged KV cache.
+    /// Neither attention nor recurrent layers: no paged cache.
     None,
 }
 
@@ -265,9 +266,10 @@ impl PageLayout {
     }
 }
 
-/// The page layout of `kv`'s attention layers: none without attention, uniform (all layers
-/// in one group) without sliding layers or when page sizes differ, else vLLM V1's hybrid
-/// allocator ([`hybrid_layout`]).
+/// The page layout of `kv`'s layers: the recurrent layers alone without attention
+/// ([`state_only_layout`]), none without either, attention beside recurrent layers
+/// ([`mamba_layout`]), uniform (all layers in one group) without sliding layers or when page
+/// sizes differ, else vLLM V1's hybrid allocator ([`hybrid_layout`]).
 fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
     let (bs, l) = (inp.block_size, inp.max_model_len);
     let attn = &kv.layers;
