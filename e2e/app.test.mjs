@@ -67,6 +67,17 @@ async function expectNoModelError(page, what) {
   if (!(await noModelError(page))) throw new Error(`${what}${await readText(page, 'model-error')}`);
 }
 
+/** Opens the "vLLM would log" box and waits until the logs of every GPU, joined, hold `marker`;
+ * returns that text. */
+async function openVllmLog(page, marker, what) {
+  await byId(page, 'vllm-log').first().evaluate((d) => { d.open = true; });
+  return waitFor(async () => {
+    const t = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-testid^="vllm-log-"]')].map((e) => e.textContent).join('\n'));
+    return t.includes(marker) ? t : null;
+  }, what);
+}
+
 /** Registers the tests with the runner. */
 export default function register(runner) {
   runner.test('default page shows a result from a sub-path', async ({ open, server, screenshot, log }) => {
@@ -151,12 +162,7 @@ export default function register(runner) {
     await pasteConfig(page, text);
     await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
     await expectNoModelError(page, 'model-error after pasting Bamba-9B: ');
-    await byId(page, 'vllm-log').first().evaluate((d) => { d.open = true; });
-    const logText = await waitFor(async () => {
-      const t = await page.evaluate(() =>
-        [...document.querySelectorAll('[data-testid^="vllm-log-"]')].map((e) => e.textContent).join('\n'));
-      return t.includes('Setting attention block size') ? t : null;
-    }, 'the vLLM log to show the block-size line');
+    const logText = await openVllmLog(page, 'Setting attention block size', 'the vLLM log to show the block-size line');
     check(logText.includes(`Setting attention block size to ${block} tokens`), `vLLM log should set the block to ${block}: ${logText}`);
     check(logText.includes('Padding mamba page size by'), `vLLM log should pad the Mamba page: ${logText}`);
     log(`Bamba-9B: ${published} parameters, attention block ${block} tokens`);
@@ -177,12 +183,7 @@ export default function register(runner) {
     await expectNoModelError(page, 'model-error after pasting Mamba-Codestral: ');
     const kvToken = await readText(page, 'kv-per-token');
     check(/\b0 MiB \(0 B\)/.test(kvToken) && !/e0\b/.test(kvToken), `no attention: the KV per token should read "0 MiB (0 B)", not "${kvToken}"`);
-    await byId(page, 'vllm-log').first().evaluate((d) => { d.open = true; });
-    const logText = await waitFor(async () => {
-      const t = await page.evaluate(() =>
-        [...document.querySelectorAll('[data-testid^="vllm-log-"]')].map((e) => e.textContent).join('\n'));
-      return t.includes('# GPU blocks') ? t : null;
-    }, 'the vLLM log to show its block count');
+    const logText = await openVllmLog(page, '# GPU blocks', 'the vLLM log to show its block count');
     const blocks = [...logText.matchAll(/# GPU blocks: (\d+)/g)].map((m) => Number(m[1]));
     const conc = [...logText.matchAll(/Maximum concurrency for [\d,]+ tokens per request: ([\d.]+)x/g)].map((m) => Number(m[1]));
     check(blocks.length > 0 && blocks.length === conc.length, `one block count and one concurrency per GPU: ${logText}`);

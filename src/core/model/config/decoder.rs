@@ -103,11 +103,11 @@ fn windows_from_types(
     chunk: Option<u64>,
 ) -> Result<Vec<Option<u64>>, CalcError> {
     if types.len() != n {
-        return Err(CalcError::BadValue {
-            key: "layer_types".into(),
-            found: Phrase::tr("fnd_list_of").val("n", types.len()),
-            expected: Phrase::tr("exp_one_per_layer").val("n", n),
-        });
+        return Err(super::not_one_per_layer(
+            "layer_types",
+            types.len(),
+            n as u64,
+        ));
     }
     let mut out = Vec::with_capacity(n);
     for t in types {

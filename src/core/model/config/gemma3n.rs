@@ -50,11 +50,11 @@ fn intermediate(r: &mut Reader, n: u64) -> Result<Vec<u64>, CalcError> {
     if let Some((_, Value::Array(_))) = r.find("intermediate_size") {
         let v = r.u64_list("intermediate_size")?;
         if v.len() != n || v.contains(&0) {
-            return Err(CalcError::BadValue {
-                key: "intermediate_size".into(),
-                found: Phrase::tr("fnd_list_of").val("n", v.len()),
-                expected: Phrase::tr("exp_one_per_layer").val("n", n),
-            });
+            return Err(super::not_one_per_layer(
+                "intermediate_size",
+                v.len(),
+                n as u64,
+            ));
         }
         return Ok(v);
     }

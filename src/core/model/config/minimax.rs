@@ -22,9 +22,9 @@
 //! index's `total_size` is 2 bytes per parameter plus 2 more per router weight).
 
 use super::reader::Reader;
-use super::ssm::{read_shared_moe, shared_moe, SharedMoe};
-use super::{finish_parts, full_attention, mul, read_tie, Acc, Comp, Parts};
-use crate::core::base::error::{CalcError, Phrase};
+use super::ssm::{attention, read_shared_moe, shared_moe, SharedMoe};
+use super::{finish_parts, mul, not_one_per_layer, read_tie, Acc, Comp, Parts};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Layer, Mixer};
 use serde_json::Value;
 
@@ -44,26 +44,11 @@ fn lightning(acc: &mut Acc, h: u64, heads: u64, hd: u64) -> Result<Mixer, CalcEr
     })
 }
 
-/// One softmax attention mixer (`MiniMaxAttention`): GQA q/k/v/o, no biases.
-fn softmax(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError> {
-    super::add_attention(acc, c.h, c.heads, c.kv, c.hd, c.hd, false, false)?;
-    Ok(full_attention(c.heads, c.kv, c.hd))
-}
-
-/// A `BadValue` for a layer list of `n` entries where `n_layers` are needed.
-fn wrong_length(key: &str, n: usize, n_layers: u64) -> CalcError {
-    CalcError::BadValue {
-        key: key.into(),
-        found: Phrase::tr("fnd_list_of").val("n", n),
-        expected: Phrase::tr("exp_one_per_layer").val("n", n_layers),
-    }
-}
-
 /// Which layers run softmax attention (`true`) rather than lightning attention.
 fn softmax_layers(r: &mut Reader, native: bool, n_layers: u64) -> Result<Vec<bool>, CalcError> {
     if let Some(types) = r.str_list("layer_types")? {
         if types.len() as u64 != n_layers {
-            return Err(wrong_length("layer_types", types.len(), n_layers));
+            return Err(not_one_per_layer("layer_types", types.len(), n_layers));
         }
         let kinds = types
             .iter()
@@ -72,7 +57,7 @@ fn softmax_layers(r: &mut Reader, native: bool, n_layers: u64) -> Result<Vec<boo
                 "linear_attention" => Ok(false),
                 _ => Err(CalcError::BadValue {
                     key: "layer_types".into(),
-                    found: Phrase::verbatim(t.chars().take(40).collect::<String>()),
+                    found: Phrase::verbatim(shorten(t)),
                     expected: Phrase::tr("exp_one_of")
                         .val("list", "\"linear_attention\", \"full_attention\""),
                 }),
@@ -105,20 +90,16 @@ fn attn_type_list(k: &str, v: &Value, n_layers: u64) -> Result<Vec<bool>, CalcEr
         expected: Phrase::tr("exp_minimax_attn_type"),
     };
     let Value::Array(a) = v else {
-        return Err(bad(Phrase::verbatim(
-            v.to_string().chars().take(40).collect::<String>(),
-        )));
+        return Err(bad(Phrase::verbatim(shorten(&v.to_string()))));
     };
     if a.len() as u64 != n_layers {
-        return Err(wrong_length(k, a.len(), n_layers));
+        return Err(not_one_per_layer(k, a.len(), n_layers));
     }
     a.iter()
         .map(|x| match x.as_u64() {
             Some(0) => Ok(false),
             Some(1) => Ok(true),
-            _ => Err(bad(Phrase::verbatim(
-                x.to_string().chars().take(40).collect::<String>(),
-            ))),
+            _ => Err(bad(Phrase::verbatim(shorten(&x.to_string())))),
         })
         .collect()
 }
@@ -159,7 +140,7 @@ pub(super) fn build(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
     for softmax_layer in kinds {
         acc.norms(2, h)?;
         let mixer = if softmax_layer {
-            softmax(&mut acc, &c)?
+            attention(&mut acc, h, (c.heads, c.kv, c.hd), false)?
         } else {
             lightning(&mut acc, h, c.heads, c.hd)?
         };

@@ -1069,6 +1069,16 @@ pub(crate) fn read_top_k(
     Ok(k)
 }
 
+/// The refusal of a per-layer list under `key` that holds `found` entries where the model has
+/// `n_layers` layers.
+pub(crate) fn not_one_per_layer(key: &str, found: usize, n_layers: u64) -> CalcError {
+    CalcError::BadValue {
+        key: key.into(),
+        found: Phrase::tr("fnd_list_of").val("n", found),
+        expected: Phrase::tr("exp_one_per_layer").val("n", n_layers),
+    }
+}
+
 /// KV heads must divide the attention heads and not exceed them; the error names `key`, the
 /// spelling the config used (`n_head_kv`, `attn_config.kv_n_heads`, …), or
 /// `num_key_value_heads` when the value was not read from a key.

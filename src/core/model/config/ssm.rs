@@ -40,7 +40,7 @@ fn dt_rank(r: &mut Reader, key: &'static str, h: u64) -> Result<u64, CalcError> 
 
 /// Full attention (q/k/v/o, biases with `bias`) of `heads` query and `kv` key/value heads of
 /// width `hd` in a model of width `h`; returns its mixer.
-fn attention(
+pub(super) fn attention(
     acc: &mut Acc,
     h: u64,
     (heads, kv, hd): (u64, u64, u64),
@@ -410,11 +410,11 @@ pub(super) fn granite_hybrid(r: &mut Reader) -> Result<Parts, CalcError> {
             why: Phrase::tr("why_layer_kinds"),
         })?;
     if types.len() as u64 != c.n_layers {
-        return Err(CalcError::BadValue {
-            key: "layer_types".into(),
-            found: Phrase::tr("fnd_list_of").val("n", types.len()),
-            expected: Phrase::tr("exp_one_per_layer").val("n", c.n_layers),
-        });
+        return Err(super::not_one_per_layer(
+            "layer_types",
+            types.len(),
+            c.n_layers,
+        ));
     }
     let m = read_granite_mamba(r, h, tie)?;
     let attn_bias = r.flag("attention_bias", false, "ldg_no_attention_biases")?;
@@ -917,11 +917,11 @@ pub(super) fn bamba(r: &mut Reader) -> Result<Parts, CalcError> {
 fn lfm2_attention_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, CalcError> {
     if let Some(types) = r.str_list("layer_types")? {
         if types.len() as u64 != n_layers {
-            return Err(CalcError::BadValue {
-                key: "layer_types".into(),
-                found: Phrase::tr("fnd_list_of").val("n", types.len()),
-                expected: Phrase::tr("exp_one_per_layer").val("n", n_layers),
-            });
+            return Err(super::not_one_per_layer(
+                "layer_types",
+                types.len(),
+                n_layers,
+            ));
         }
         return Ok(types.iter().map(|t| t != "conv").collect());
     }
