@@ -1193,8 +1193,9 @@ fn glm_sizes_give_the_published_total() {
 
 /// The state vLLM allocates per sequence for the recurrent layers of Bamba and LFM2, computed
 /// from the corpus configs' own keys as vLLM's `MambaStateShapeCalculator` shapes it:
-/// `mamba2_state_shape` conv `(d_conv − 1) × (expand·h + 2·groups·d_state)` plus SSM
-/// `heads × d_head × d_state` per Mamba-2 layer; `short_conv_state_shape` `(L − 1) × conv_dim`
+/// `mamba2_state_shape` conv `(d_conv − 1) × (expand·h + 2·groups·d_state) / TP` plus SSM
+/// `heads / TP × d_head × d_state` per Mamba-2 layer, the groups padded to TP when TP does
+/// not divide them; `short_conv_state_shape` `(L − 1) × conv_dim`
 /// per LFM2 convolution layer. The attention layers' KV is per token, as for any decoder.
 #[test]
 fn bamba_and_lfm2_state_as_vllm_allocates() {
@@ -1204,14 +1205,24 @@ fn bamba_and_lfm2_state_as_vllm_allocates() {
     let m = model(&text);
     let attn = cfg["attn_layer_indices"].as_array().map_or(0, Vec::len) as u64;
     let mamba_layers = k(&cfg, "num_hidden_layers") - attn;
-    let conv_dim = k(&cfg, "mamba_expand") * k(&cfg, "hidden_size")
-        + 2 * k(&cfg, "mamba_n_groups") * k(&cfg, "mamba_d_state");
-    let per_layer = (k(&cfg, "mamba_d_conv") - 1) * conv_dim
-        + k(&cfg, "mamba_n_heads") * k(&cfg, "mamba_d_head") * k(&cfg, "mamba_d_state");
-    assert_eq!(
-        kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
-        Some(mamba_layers * per_layer * 2)
-    );
+    // Bamba has one group: at TP 2 and 4 vLLM pads it to TP groups
+    // (`extra_groups_for_head_shards` = TP − n_groups when TP does not divide n_groups).
+    let groups = k(&cfg, "mamba_n_groups");
+    for tp in [1, 2, 4] {
+        let padded = if groups % tp == 0 { groups } else { tp };
+        let conv_dim = k(&cfg, "mamba_expand") * k(&cfg, "hidden_size")
+            + 2 * padded * k(&cfg, "mamba_d_state");
+        let per_layer = (k(&cfg, "mamba_d_conv") - 1) * (conv_dim / tp)
+            + k(&cfg, "mamba_n_heads") / tp * k(&cfg, "mamba_d_head") * k(&cfg, "mamba_d_state");
+        let state = kv::state_bytes(&m, Dtype::Bf16, tp).expect("state");
+        assert_eq!(state.bytes.0, mamba_layers * per_layer * 2, "TP {tp}");
+        let noted = state
+            .derivation
+            .notes
+            .iter()
+            .any(|n| n == "note_mamba_groups_padded");
+        assert_eq!(noted, padded != groups, "TP {tp}");
+    }
     let hd = k(&cfg, "hidden_size") / k(&cfg, "num_attention_heads");
     assert_eq!(
         kv::per_token(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),

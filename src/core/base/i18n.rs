@@ -232,6 +232,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("src_batch_times_mean_context", "batch × mean-context tokens (input + output / 2)", "배치 × 평균 컨텍스트 토큰 (입력 + 출력 / 2)"),
     ("note_kv_heads_per_rank", "Each GPU holds max(1, KV heads / TP) heads; the MLA latent is copied to every GPU.", "GPU마다 max(1, KV 헤드 / TP)개의 헤드를 보관하고, MLA 잠재 벡터는 모든 GPU에 복사됩니다."),
     ("note_state_dtype", "The recurrent state is kept in the model's precision, as vLLM and Hugging Face do by default.", "순환 상태는 vLLM과 Hugging Face의 기본값처럼 모델 정밀도로 보관합니다."),
+    ("note_mamba_groups_padded", "The tensor-parallel degree does not divide the Mamba-2 n_groups, so vLLM pads the B/C groups to the degree (extra_groups_for_head_shards): each GPU keeps every group its heads need, and its conv state is larger than 1/TP of the model's.", "텐서 병렬 수가 Mamba-2의 n_groups를 나누어떨어지게 하지 못하므로 vLLM은 B/C 그룹을 병렬 수만큼 채웁니다(extra_groups_for_head_shards). 각 GPU는 자기 헤드에 필요한 그룹을 모두 가지므로 conv 상태가 모델 전체의 1/TP보다 큽니다."),
     ("state_dtype_model", "the model's own precision", "모델 자체의 정밀도"),
     ("kv_per_request", "KV cache per request", "요청당 KV 캐시"),
     ("kv_total", "KV cache for all requests", "전체 요청의 KV 캐시"),

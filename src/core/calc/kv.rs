@@ -332,20 +332,22 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     let mut elems = 0u64;
     let mut n = 0u64;
     let mut per = Vec::new();
-    for state_elems in ssm_state_elems(m) {
-        elems = add("ovf_state_elements", &[elems, state_elems.div_ceil(tp)])?;
+    let mut padded = false;
+    for mixer in ssm_mixers(m) {
+        let on_gpu = mixer.state_elems_per_gpu(tp);
+        let whole = whole_state_elems(mixer);
+        padded |= on_gpu != whole.div_ceil(tp);
+        elems = add("ovf_state_elements", &[elems, on_gpu])?;
         n += 1;
-        if !per.contains(&state_elems) {
-            per.push(state_elems);
+        if !per.contains(&(whole, on_gpu)) {
+            per.push((whole, on_gpu));
         }
     }
     let bytes = mul("ovf_state_bytes", &[elems, d.bits()])?.div_ceil(8);
     let b_text = fmt_sig(d.bytes());
+    let (whole, on_gpu) = per.first().copied().unwrap_or((0, 0));
     let substituted = if per.len() == 1 {
-        format!(
-            "{n} × {} × {b_text}",
-            group(per.first().copied().unwrap_or(0).div_ceil(tp))
-        )
+        format!("{n} × {} × {b_text}", group(on_gpu))
     } else {
         format!("{} × {b_text}", group(elems))
     };
@@ -367,7 +369,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
                 Term::new(
                     "S",
                     "term_state_elems",
-                    group(per.first().copied().unwrap_or(0)),
+                    group(whole),
                     "",
                     Source::Derived("src_ssm_state_per_layer".into()),
                 ),
@@ -379,7 +381,11 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
                     Source::Default("state_dtype_model".into()),
                 ),
             ],
-            notes: vec!["note_state_dtype".into()],
+            notes: if padded {
+                vec!["note_state_dtype".into(), "note_mamba_groups_padded".into()]
+            } else {
+                vec!["note_state_dtype".into()]
+            },
             ..Default::default()
         },
     })
@@ -388,22 +394,34 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
 /// The recurrent state of each SSM / linear-attention layer, in model order, per sequence
 /// on one of `tp` GPUs at precision `d` (the terms [`state_bytes`] sums).
 pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Bytes>, CalcError> {
-    let tp = tp.max(1);
-    ssm_state_elems(m)
-        .map(|e| {
+    ssm_mixers(m)
+        .map(|mixer| {
             Ok(Bytes(
-                mul("ovf_state_bytes", &[e.div_ceil(tp), d.bits()])?.div_ceil(8),
+                mul(
+                    "ovf_state_bytes",
+                    &[mixer.state_elems_per_gpu(tp), d.bits()],
+                )?
+                .div_ceil(8),
             ))
         })
         .collect()
 }
 
-/// The state elements of each recurrent layer that keeps a state, in model order.
-fn ssm_state_elems(m: &ModelDesc) -> impl Iterator<Item = u64> + '_ {
-    m.layers.iter().filter_map(|l| match l.mixer {
-        Mixer::Ssm { state_elems, .. } if state_elems > 0 => Some(state_elems),
-        _ => None,
-    })
+/// The mixer of each recurrent layer that keeps a state, in model order.
+fn ssm_mixers(m: &ModelDesc) -> impl Iterator<Item = &Mixer> + '_ {
+    m.layers
+        .iter()
+        .map(|l| &l.mixer)
+        .filter(|mixer| whole_state_elems(mixer) > 0)
+}
+
+/// A mixer's recurrent state elements per sequence, before tensor parallelism (0 for
+/// attention).
+fn whole_state_elems(mixer: &Mixer) -> u64 {
+    match *mixer {
+        Mixer::Ssm { state_elems, .. } => state_elems,
+        _ => 0,
+    }
 }
 
 #[cfg(test)]

@@ -638,12 +638,12 @@ fn mla_ops(
 
 /// The SSM operators: `op_ssm_in`, `op_ssm_scan` (~9 FLOP per inner channel per state
 /// element per token; decode reads and writes the recurrent state) and `op_ssm_out`.
-fn ssm_ops(st: &Step, tp: u64, state_elems: u64, d_inner: u64, d_state: u64) -> Vec<OpCost> {
+fn ssm_ops(st: &Step, tp: u64, state_on_gpu: u64, d_inner: u64, d_state: u64) -> Vec<OpCost> {
     let (b, t, hf) = (st.b, st.t, st.hf);
     let mut ops = Vec::new();
     let di = d_inner.div_ceil(tp);
     ops.push(st.linear("op_ssm_in", hf, 2.0 * di as f64));
-    let state = state_elems.div_ceil(tp) as f64;
+    let state = state_on_gpu as f64;
     // Prefill writes the final state once; decode reads and writes it every step.
     let state_traffic = if st.ph == Phase::Decode {
         2.0 * b * state
@@ -696,10 +696,14 @@ fn mixer_ops(st: &Step, mixer: &Mixer, tp: u64) -> Result<Vec<OpCost>, CalcError
             ),
         ),
         Mixer::Ssm {
-            state_elems,
-            d_inner,
-            d_state,
-        } => Ok(ssm_ops(st, tp, *state_elems, *d_inner, *d_state)),
+            d_inner, d_state, ..
+        } => Ok(ssm_ops(
+            st,
+            tp,
+            mixer.state_elems_per_gpu(tp),
+            *d_inner,
+            *d_state,
+        )),
     }
 }
 
@@ -1186,11 +1190,21 @@ mod tests {
                         qk_rope_head_dim: ro,
                         v_head_dim: v
                     }),
-                (any::<u64>(), any::<u64>(), any::<u64>()).prop_map(|(s, d, n)| Mixer::Ssm {
-                    state_elems: s,
-                    d_inner: d,
-                    d_state: n
-                }),
+                (
+                    any::<u64>(),
+                    any::<u64>(),
+                    any::<u64>(),
+                    proptest::option::of((any::<u64>(), any::<u64>()))
+                )
+                    .prop_map(|(s, d, n, g)| Mixer::Ssm {
+                        state_elems: s,
+                        d_inner: d,
+                        d_state: n,
+                        groups: g.map(|(groups, conv_elems)| crate::core::model::SsmGroups {
+                            groups,
+                            conv_elems
+                        }),
+                    }),
             ]
         }
 

@@ -168,7 +168,46 @@ pub enum Mixer {
         d_inner: u64,
         /// SSM state size N.
         d_state: u64,
+        /// Mamba-2's grouped B/C channels in the conv state (`None` for other mixers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        groups: Option<SsmGroups>,
     },
+}
+
+/// The `n_groups` groups of a Mamba-2 mixer's B and C channels, which sit in its conv state.
+/// vLLM keeps every group a head needs on that head's GPU: when the tensor-parallel degree
+/// does not divide `n_groups`, it pads them to the degree (`extra_groups_for_head_shards`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SsmGroups {
+    /// `n_groups`.
+    pub groups: u64,
+    /// Conv-state elements of one group: `(conv_kernel − 1) × 2 × state_size`.
+    pub conv_elems: u64,
+}
+
+impl Mixer {
+    /// Recurrent state elements of one sequence on one of `tp` GPUs (0 for attention): the
+    /// channels split `tp` ways, rounded up, after padding Mamba-2's groups as vLLM's
+    /// `mamba2_state_shape` does (to `tp` groups when `tp` does not divide `n_groups`).
+    pub fn state_elems_per_gpu(&self, tp: u64) -> u64 {
+        let tp = tp.max(1);
+        match *self {
+            Mixer::Ssm {
+                state_elems,
+                groups,
+                ..
+            } => {
+                let elems = match groups {
+                    Some(SsmGroups { groups, conv_elems }) if groups % tp != 0 => state_elems
+                        .saturating_sub(groups.saturating_mul(conv_elems))
+                        .saturating_add(tp.saturating_mul(conv_elems)),
+                    _ => state_elems,
+                };
+                elems.div_ceil(tp)
+            }
+            _ => 0,
+        }
+    }
 }
 
 /// The feed-forward block of one layer.

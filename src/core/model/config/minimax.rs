@@ -41,6 +41,7 @@ fn lightning(acc: &mut Acc, h: u64, heads: u64, hd: u64) -> Result<Mixer, CalcEr
         state_elems: mul(w, &[inner, hd])?,
         d_inner: inner,
         d_state: hd,
+        groups: None,
     })
 }
 

@@ -18,7 +18,7 @@ use super::{
     finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
 };
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::desc::{Ffn, Layer, Mixer};
+use crate::core::model::desc::{Ffn, Layer, Mixer, SsmGroups};
 use serde_json::Value;
 
 /// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉, given by the config or
@@ -78,14 +78,15 @@ fn read_attention(r: &mut Reader, h: u64) -> Result<(u64, u64, u64), CalcError> 
 fn ssm_mixer(
     (k, conv_dim): (u64, u64),
     recurrent: u64,
-    d_inner: u64,
-    d_state: u64,
+    (d_inner, d_state): (u64, u64),
+    groups: Option<SsmGroups>,
 ) -> Result<Mixer, CalcError> {
     let w = "ovf_ssm_params";
     Ok(Mixer::Ssm {
         state_elems: add(w, &[mul(w, &[k.saturating_sub(1), conv_dim])?, recurrent])?,
         d_inner,
         d_state,
+        groups,
     })
 }
 
@@ -145,7 +146,7 @@ fn mamba1(acc: &mut Acc, m: &Mamba1) -> Result<Mixer, CalcError> {
     if m.inner_norms {
         acc.add(Comp::Ssm, add(w, &[rk, n, n])?)?; // dt/b/c layernorms (Jamba)
     }
-    ssm_mixer((k, d), mul(w, &[d, n])?, d, n)
+    ssm_mixer((k, d), mul(w, &[d, n])?, (d, n), None)
 }
 
 /// Mamba (v1): embeddings, `n_layer` × (RMSNorm `h` + mixer), norm_f, tied lm_head.
@@ -339,7 +340,11 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
     if m.out_bias {
         acc.add(Comp::Ssm, h)?;
     }
-    ssm_mixer((k, conv_dim), mul(w, &[mh, mp, n])?, d, n)
+    let groups = SsmGroups {
+        groups: g,
+        conv_elems: mul(w, &[k.saturating_sub(1), 2, n])?,
+    };
+    ssm_mixer((k, conv_dim), mul(w, &[mh, mp, n])?, (d, n), Some(groups))
 }
 
 /// Mamba-2 (`Mamba2ForCausalLM`): embeddings, per layer an RMSNorm and a Mamba-2 mixer
@@ -475,7 +480,12 @@ fn gated_delta_net(acc: &mut Acc, h: u64, g: &Gdn) -> Result<Mixer, CalcError> {
     acc.add(Comp::Ssm, mul(w, &[conv_dim, g.k])?)?;
     acc.add(Comp::Ssm, add(w, &[mul(w, &[2, g.vh])?, g.dv])?)?;
     acc.lin(Comp::Ssm, mul(w, &[value, h])?)?;
-    ssm_mixer((g.k, conv_dim), mul(w, &[g.vh, g.dk, g.dv])?, value, g.dk)
+    ssm_mixer(
+        (g.k, conv_dim),
+        mul(w, &[g.vh, g.dk, g.dv])?,
+        (value, g.dk),
+        None,
+    )
 }
 
 /// The Gated DeltaNet sizes of Qwen3-Next.
@@ -642,6 +652,7 @@ fn nemotron_block(
                         state_elems: 0,
                         d_inner: 0,
                         d_state: 0,
+                        groups: None,
                     },
                     ffn,
                 }),
@@ -1007,7 +1018,7 @@ fn short_conv(acc: &mut Acc, h: u64, l: u64, bias: bool) -> Result<Mixer, CalcEr
     if bias {
         acc.add(Comp::Ssm, mul(w, &[5, h])?)?;
     }
-    ssm_mixer((l, h), 0, h, 0)
+    ssm_mixer((l, h), 0, (h, 0), None)
 }
 
 /// LFM2 (`lfm2`): per layer two RMSNorms (operator, FFN), a gated short convolution or, at the
