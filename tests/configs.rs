@@ -1191,6 +1191,17 @@ fn glm_sizes_give_the_published_total() {
     assert_eq!(model(&cfg.to_string()).params.total, 9_399_951_360);
 }
 
+/// `m` with its Mamba-2 groups forgotten, so nothing is padded under tensor parallelism.
+fn without_group_padding(m: &ModelDesc) -> ModelDesc {
+    let mut m = m.clone();
+    for l in &mut m.layers {
+        if let Mixer::Ssm { groups, .. } = &mut l.mixer {
+            *groups = None;
+        }
+    }
+    m
+}
+
 /// The state vLLM allocates per sequence for the recurrent layers of Bamba and LFM2, computed
 /// from the corpus configs' own keys as vLLM's `MambaStateShapeCalculator` shapes it:
 /// `mamba2_state_shape` conv `(d_conv − 1) × (expand·h + 2·groups·d_state) / TP` plus SSM
@@ -1222,6 +1233,25 @@ fn bamba_and_lfm2_state_as_vllm_allocates() {
             .iter()
             .any(|n| n == "note_mamba_groups_padded");
         assert_eq!(noted, padded != groups, "TP {tp}");
+        // MambaMixer2 sizes in_proj (h → 2I + 2·G·N + H, with its bias) and conv1d (K and
+        // its bias per channel) for the padded groups: the extra rows, split TP ways, are the
+        // difference from the same model with its groups left unpadded.
+        let unpadded = without_group_padding(&m);
+        let extra_rows = 2 * (padded - groups) * k(&cfg, "mamba_d_state");
+        let flag = |name: &str| u64::from(cfg[name].as_bool().expect(name));
+        let biases = flag("mamba_conv_bias") + flag("mamba_proj_bias");
+        let per_layer = (extra_rows * k(&cfg, "hidden_size")).div_ceil(tp)
+            + (extra_rows * (k(&cfg, "mamba_d_conv") + biases)).div_ceil(tp);
+        let bytes = |m: &ModelDesc| {
+            weights::per_gpu(m, &m.weights, tp)
+                .map(|(b, _)| b.0)
+                .expect("per gpu")
+        };
+        assert_eq!(
+            bytes(&m) - bytes(&unpadded),
+            mamba_layers * per_layer * 2,
+            "weights at TP {tp}"
+        );
     }
     let hd = k(&cfg, "hidden_size") / k(&cfg, "num_attention_heads");
     assert_eq!(

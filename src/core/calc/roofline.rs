@@ -1194,15 +1194,19 @@ mod tests {
                     any::<u64>(),
                     any::<u64>(),
                     any::<u64>(),
-                    proptest::option::of((any::<u64>(), any::<u64>()))
+                    proptest::option::of(any::<(u64, u64, u64, u64)>())
                 )
                     .prop_map(|(s, d, n, g)| Mixer::Ssm {
                         state_elems: s,
                         d_inner: d,
                         d_state: n,
-                        groups: g.map(|(groups, conv_elems)| crate::core::model::SsmGroups {
-                            groups,
-                            conv_elems
+                        groups: g.map(|(groups, conv_elems, linear_elems, other_elems)| {
+                            crate::core::model::SsmGroups {
+                                groups,
+                                conv_elems,
+                                linear_elems,
+                                other_elems,
+                            }
                         }),
                     }),
             ]

@@ -163,6 +163,26 @@ struct Replicated {
     /// Extra K/V projection elements when `tp` exceeds the KV heads: per such layer
     /// `h·(d_k + d_v) − ⌈h·(d_k + d_v)·K / tp⌉` (each GPU holds one whole K and V head).
     kv_extra: u64,
+    /// Mamba-2 `in_proj` rows of the groups padded to `tp` when `tp` does not divide
+    /// `n_groups`: per such layer `⌈padding × 2N·h / tp⌉` (`MambaMixer2` sizes its
+    /// column-parallel `in_proj` and `conv1d` for the padded groups).
+    group_linear: u64,
+    /// The same groups' conv1d weight and bias rows: `⌈padding × 2N·(K + biases) / tp⌉`.
+    group_other: u64,
+}
+
+impl Replicated {
+    /// Elements one GPU holds beyond its share because heads or groups are padded (`X`):
+    /// the extra K/V heads and Mamba-2's padded groups.
+    fn padded(&self) -> u64 {
+        self.kv_extra
+            .saturating_add(self.group_linear)
+            .saturating_add(self.group_other)
+    }
+    /// The padded linear elements, stored like the attention matrices.
+    fn padded_linear(&self) -> u64 {
+        self.kv_extra.saturating_add(self.group_linear)
+    }
 }
 
 /// What one GPU holds whole, beyond its share (see [`Replicated`]).
@@ -184,6 +204,13 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
                 let per_head = mul("ovf_kv_projection", &[h, add(o, &[head_dim, v_head_dim])?])?;
                 let share = mul("ovf_kv_projection", &[per_head, kv_heads])?.div_ceil(tp);
                 r.kv_extra = add(o, &[r.kv_extra, per_head.saturating_sub(share)])?;
+            }
+            Mixer::Ssm {
+                groups: Some(g), ..
+            } if g.padding(tp) > 0 => {
+                let extra = |per: u64| mul(o, &[g.padding(tp), per]).map(|e| e.div_ceil(tp));
+                r.group_linear = add(o, &[r.group_linear, extra(g.linear_elems)?])?;
+                r.group_other = add(o, &[r.group_other, extra(g.other_elems)?])?;
             }
             Mixer::Mla {
                 kv_lora_rank,
@@ -248,9 +275,9 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
         (0, add(o, &[r.mla_linear, r.mla_norms])?.min(other))
     };
     let (kv_q, kv_o) = if attn_q {
-        (r.kv_extra, 0)
+        (r.padded_linear(), r.group_other)
     } else {
-        (0, r.kv_extra)
+        (0, r.padded())
     };
     Ok(Share {
         q_sharded: q - q_whole,
@@ -271,7 +298,9 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
 /// * held whole on every GPU: norms, MoE routers (`gate`, with DeepSeek's correction bias),
 ///   learned position embeddings, MLA's down-projections `q_a_proj` and `kv_a_proj_with_mqa`
 ///   (`ReplicatedLinear`, or the fused `qkv_a_proj` with TP disabled) with their layer norms;
-/// * when `tp` exceeds a layer's KV heads, one whole K and V head per GPU.
+/// * when `tp` exceeds a layer's KV heads, one whole K and V head per GPU;
+/// * when `tp` does not divide a Mamba-2 layer's `n_groups`, the groups padded to `tp`
+///   (`MambaMixer2`'s `in_proj` and `conv1d` rows for them, split `tp` ways).
 ///
 /// Each class keeps its own bytes per element (gpt-oss's MXFP4 experts, its bf16 attention).
 /// The degree is checked first by the one TP rule ([`check_model`]). Not modelled (under
@@ -291,7 +320,7 @@ fn share_derivation(
     s: &Share,
     bytes: u64,
 ) -> Result<Derivation, CalcError> {
-    let whole = add("ovf_params", &[s.q_whole, s.o_whole])?.saturating_sub(s.repl.kv_extra);
+    let whole = add("ovf_params", &[s.q_whole, s.o_whole])?.saturating_sub(s.repl.padded());
     let base_b = fmt_sig(
         if is_plain(f) {
             f.dtype.bits()
@@ -307,7 +336,7 @@ fn share_derivation(
                 "(⌈{} / {tp}⌉ + {} + {}) × {base_b} B",
                 group(s.o_sharded),
                 group(whole),
-                group(s.repl.kv_extra)
+                group(s.repl.padded())
             ),
         )
     } else {
@@ -347,7 +376,7 @@ fn share_derivation(
         Term::new(
             "X",
             "term_kv_heads_replicated",
-            group(s.repl.kv_extra),
+            group(s.repl.padded()),
             "",
             Source::Derived("ldg_tp_kv_heads_replicated".into()),
         ),

@@ -183,12 +183,32 @@ pub struct SsmGroups {
     pub groups: u64,
     /// Conv-state elements of one group: `(conv_kernel − 1) × 2 × state_size`.
     pub conv_elems: u64,
+    /// Linear weights of one group: its B and C rows of `in_proj`, `2 × state_size × h`.
+    pub linear_elems: u64,
+    /// Other weights of one group: its rows of the conv1d weight and of the biases,
+    /// `2 × state_size × (conv_kernel + conv bias + in_proj bias)`.
+    pub other_elems: u64,
+}
+
+impl SsmGroups {
+    /// The groups one of `tp` GPUs holds beyond its share: vLLM's
+    /// `extra_groups_for_head_shards` (`tp − n_groups` when `tp` does not divide `n_groups`),
+    /// 0 when there would be fewer.
+    pub fn padding(&self, tp: u64) -> u64 {
+        let tp = tp.max(1);
+        if self.groups.is_multiple_of(tp) {
+            0
+        } else {
+            tp.saturating_sub(self.groups)
+        }
+    }
 }
 
 impl Mixer {
     /// Recurrent state elements of one sequence on one of `tp` GPUs (0 for attention): the
     /// channels split `tp` ways, rounded up, after padding Mamba-2's groups as vLLM's
-    /// `mamba2_state_shape` does (to `tp` groups when `tp` does not divide `n_groups`).
+    /// `mamba2_state_shape` does (to `tp` groups when `tp` does not divide `n_groups`,
+    /// [`SsmGroups::padding`]).
     pub fn state_elems_per_gpu(&self, tp: u64) -> u64 {
         let tp = tp.max(1);
         match *self {
@@ -197,13 +217,8 @@ impl Mixer {
                 groups,
                 ..
             } => {
-                let elems = match groups {
-                    Some(SsmGroups { groups, conv_elems }) if groups % tp != 0 => state_elems
-                        .saturating_sub(groups.saturating_mul(conv_elems))
-                        .saturating_add(tp.saturating_mul(conv_elems)),
-                    _ => state_elems,
-                };
-                elems.div_ceil(tp)
+                let pad = groups.map_or(0, |g| g.padding(tp).saturating_mul(g.conv_elems));
+                state_elems.saturating_add(pad).div_ceil(tp)
             }
             _ => 0,
         }

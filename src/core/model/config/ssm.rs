@@ -343,6 +343,15 @@ fn mamba2(acc: &mut Acc, m: &NemotronH) -> Result<Mixer, CalcError> {
     let groups = SsmGroups {
         groups: g,
         conv_elems: mul(w, &[k.saturating_sub(1), 2, n])?,
+        linear_elems: mul(w, &[2, n, h])?,
+        other_elems: mul(
+            w,
+            &[
+                2,
+                n,
+                add(w, &[k, u64::from(m.conv_bias), u64::from(m.proj_bias)])?,
+            ],
+        )?,
     };
     ssm_mixer((k, conv_dim), mul(w, &[mh, mp, n])?, (d, n), Some(groups))
 }
