@@ -295,7 +295,7 @@ pub fn analytic_capacity(
         })
         .fold(0, u64::saturating_add)
         .max(1);
-    let mut batch = r.max_num_seqs.min(r.num_gpu_blocks / per_request).max(1);
+    let mut batch = r.max_num_seqs.min(r.usable_blocks() / per_request).max(1);
     if let Some(c) = wl.max_concurrency {
         batch = batch.min(c.max(1));
     }

@@ -117,7 +117,8 @@ pub struct Resolved {
     pub block_size: u64,
     /// `max_model_len`.
     pub max_model_len: u64,
-    /// KV blocks available to requests.
+    /// KV blocks in the pool (`# GPU blocks`); requests draw from one fewer
+    /// ([`Resolved::usable_blocks`]).
     pub num_gpu_blocks: u64,
     /// The block groups one request draws from the pool (vLLM V1's KV-cache groups): one
     /// full-attention group for a uniform cache; under the hybrid allocator, one per
@@ -130,6 +131,14 @@ pub struct Resolved {
     pub frontend_overhead_s: f64,
     /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given).
     pub budget: VllmBudget,
+}
+
+impl Resolved {
+    /// The blocks requests can hold: the pool less vLLM's null block (`BlockPool` takes the
+    /// first free block as `null_block` at start-up, and `get_usage` divides by the rest).
+    pub fn usable_blocks(&self) -> u64 {
+        self.num_gpu_blocks.saturating_sub(1)
+    }
 }
 
 /// Block groups of one kind: `count` groups, each needing `⌈tokens / block_size⌉` blocks per
@@ -279,7 +288,8 @@ impl EngineConfig {
         let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
         let groups = block_groups(&profile, &budget);
         let blocks = match self.num_gpu_blocks_override {
-            Some(b) => whole("num_gpu_blocks_override", b, 1, u64::MAX)?,
+            // Two at least: vLLM keeps one as its null block.
+            Some(b) => whole("num_gpu_blocks_override", b, 2, u64::MAX)?,
             None => budget.num_gpu_blocks,
         };
         Ok(Resolved {

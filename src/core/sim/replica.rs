@@ -46,7 +46,7 @@ impl Replica {
         eff: &Efficiencies,
     ) -> Result<Replica, CalcError> {
         let resolved = engine.resolve(model, gpu)?;
-        if resolved.num_gpu_blocks == 0 {
+        if resolved.usable_blocks() == 0 {
             return Err(CalcError::BadValue {
                 key: "num_gpu_blocks".into(),
                 found: Phrase::verbatim("0"),
@@ -185,7 +185,7 @@ fn token_cap(r: &Resolved) -> u64 {
     let (mut lo, mut hi) = (0u64, r.max_model_len);
     while lo < hi {
         let mid = lo + (hi - lo).div_ceil(2);
-        if blocks(mid) <= r.num_gpu_blocks {
+        if blocks(mid) <= r.usable_blocks() {
             lo = mid;
         } else {
             hi = mid - 1;
@@ -258,7 +258,7 @@ pub(crate) fn assemble(
             0.0
         },
         max_batch: c.max_batch,
-        peak_kv_occupancy: c.max_blocks_used as f64 / resolved.num_gpu_blocks.max(1) as f64,
+        peak_kv_occupancy: c.max_blocks_used as f64 / resolved.usable_blocks().max(1) as f64,
         running_at_end: o.running,
         waiting_at_end: o.waiting,
         not_sent_at_end: o.not_sent,

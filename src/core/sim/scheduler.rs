@@ -306,7 +306,7 @@ impl<'a> Engine<'a> {
             client_queue: VecDeque::new(),
             client_sends: 0,
             in_flight: 0,
-            free_blocks: cfg.num_gpu_blocks,
+            free_blocks: cfg.usable_blocks(),
             free_queue: FreeQueue::default(),
             cached: Vec::with_capacity(n),
             scheduled: Vec::with_capacity(n.min(4096)),
@@ -695,12 +695,12 @@ impl<'a> Engine<'a> {
         let dt = self.step_time();
         self.steps += 1;
         self.step_start_s = self.now;
-        let used = self.cfg.num_gpu_blocks - self.free_blocks;
+        let used = self.cfg.usable_blocks() - self.free_blocks;
         self.series.record(
             self.now,
             self.running.len() as u64,
             self.waiting.len() as u64,
-            used as f64 / self.cfg.num_gpu_blocks.max(1) as f64,
+            used as f64 / self.cfg.usable_blocks().max(1) as f64,
         );
         self.collector.step(dt, self.running.len() as u64, used);
         self.push(self.now + dt, Kind::StepEnd);
