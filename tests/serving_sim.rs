@@ -8,7 +8,9 @@ mod common;
 
 use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::Lang;
-use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
+use llm_serving_calculator::core::calc::{
+    evaluate, Efficiencies, Workload, MAX_MODEL_LEN_WARNING, MAX_MODEL_LEN_WITHOUT_CONFIG,
+};
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimNote, SimResult, Slo,
@@ -481,6 +483,29 @@ fn recurrent_layers_take_one_block_per_group_and_the_raised_block_size() {
     assert_accounted(&r);
 }
 
+/// `llmcalc vllm` on a config that states no maximum length and without `--max-model-len`
+/// budgets for the 2,048 tokens vLLM assumes, prints vLLM's warning first and says so in JSON.
+#[test]
+fn a_config_without_a_maximum_length_gets_vllms_2048() {
+    let config = "tests/fixtures/ArthurZ__mamba-2.8b.json";
+    let args = ["vllm", "--config", config, "--gpu", "a100-sxm-80gb"];
+    let (code, out, err) = common::run_cli(&args);
+    assert_eq!(code, 0, "{err}");
+    let first = out.lines().next().unwrap_or_default();
+    assert_eq!(first, format!("WARNING {MAX_MODEL_LEN_WARNING}"));
+    assert!(
+        out.contains("Maximum concurrency for 2,048 tokens per request"),
+        "{out}"
+    );
+    let (code, json, err) = common::run_cli(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["max_model_len"], MAX_MODEL_LEN_WITHOUT_CONFIG);
+    assert_eq!(v["max_model_len_assumed"], true);
+    let (_, out, _) = common::run_cli(&[&args[..], &["--max-model-len", "4096"]].concat());
+    assert!(!out.contains("WARNING"), "{out}");
+}
+
 /// A model of recurrent layers only runs with one block per request whatever its length (vLLM
 /// V1's block of `max_model_len` tokens): with three blocks, one of them vLLM's null block,
 /// two 1,500-token requests fit where an attention model would need ⌈1,510 / 16⌉ each, and
@@ -498,9 +523,24 @@ fn a_recurrent_only_model_holds_one_block_per_request() {
         },
         4,
     );
+    // The config states no maximum length: vLLM assumes 2,048 (and says so), and so do we.
+    let r = simulate(&mamba, h100(), &cfg).expect("runs without max_model_len");
+    let assumed = MAX_MODEL_LEN_WITHOUT_CONFIG;
+    assert_eq!(
+        (r.engine.max_model_len, r.engine.block_size),
+        (assumed, assumed)
+    );
+    assert!(r
+        .notes
+        .contains(&SimNote::MaxModelLenAssumed { len: assumed }));
+    assert!(r.notes[0].message(Lang::En).contains("2048"));
     cfg.engine.max_model_len = Some(4096);
     let r = simulate(&mamba, h100(), &cfg).expect("runs");
     assert_eq!((r.completed, r.engine.block_size), (4, 4096));
+    assert!(!r
+        .notes
+        .iter()
+        .any(|n| matches!(n, SimNote::MaxModelLenAssumed { .. })));
     assert_eq!(r.max_batch, 4);
     assert_accounted(&r);
     // Three blocks, one of them vLLM's null block: two requests at a time.

@@ -11,7 +11,9 @@
 //! weights and caches their attention layers too (`ModelDesc::kv_layers`).
 //! JSON fields: `kv_cache_gib` (available KV memory, GiB), `kv_cache_bytes`,
 //! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`,
-//! `fits_max_model_len`, `paging`, `inputs` (every term with its value in GiB and its source:
+//! `fits_max_model_len`, `paging`, `max_model_len`, `max_model_len_assumed` (the config states
+//! no maximum length and no `--max-model-len` was given, so 2,048 as vLLM assumes, and the
+//! text output starts with vLLM's warning), `inputs` (every term with its value in GiB and its source:
 //! `user`, `catalog`, `vllm_log` (a figure vLLM logged for that GPU), `estimate` or `config`), `log_lines`, `derivations`, `notes`.
 //! Without `--gpu-memory-gib`, `--weights-gib`, `--activation-gib` and `--non-torch-gib` the
 //! terms are the ones the serving simulator and the app use (`core::calc::memory::vllm_start`):
@@ -29,10 +31,10 @@ use crate::core::base::Dtype;
 use crate::core::base::{Derivation, Lang, Source};
 use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
-    default_max_num_batched_tokens, default_max_num_seqs, non_torch_estimate, vllm_activation,
-    vllm_budget, vllm_loaded_weights, vllm_serve_defaults, vllm_total, KvProfile, Paging,
-    VllmBudget, VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
-    VLLM_TOTAL_LOGGED,
+    default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
+    non_torch_estimate, vllm_activation, vllm_budget, vllm_loaded_weights, vllm_serve_defaults,
+    vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE,
+    DEFAULT_GPU_MEMORY_UTILIZATION, MAX_MODEL_LEN_WARNING, VLLM_TOTAL_LOGGED,
 };
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
@@ -73,6 +75,8 @@ struct Options {
     util: f64,
     /// Longest request, in tokens.
     max_model_len: u64,
+    /// `max_model_len` is vLLM's assumption for a config that states no maximum length.
+    max_model_len_assumed: bool,
     /// KV-cache precision.
     kv_dtype: Dtype,
 }
@@ -89,13 +93,9 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
             "--gpu-memory-utilization must be above 0 and at most 1".into(),
         ));
     }
-    let max_model_len = match args.u64_opt("max-model-len")? {
-        Some(l) => l,
-        None => model.max_position_embeddings.ok_or_else(|| {
-            CliError::Usage(
-                "--max-model-len is required: the config states no max_position_embeddings".into(),
-            )
-        })?,
+    let (max_model_len, max_model_len_assumed) = match args.u64_opt("max-model-len")? {
+        Some(l) => (l, false),
+        None => default_max_model_len(model.max_position_embeddings),
     };
     let kv_dtype = match args.get("kv-dtype") {
         Some(s) => Dtype::parse(s)?,
@@ -106,6 +106,7 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
         block_size,
         util,
         max_model_len,
+        max_model_len_assumed,
         kv_dtype,
     })
 }
@@ -237,6 +238,9 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     if args.flag("json") {
         write_json(out, &budget_json(&model.name, &o, &inp, &b, &derivations))
     } else {
+        if o.max_model_len_assumed {
+            writeln!(out, "WARNING {MAX_MODEL_LEN_WARNING}").map_err(stdout_error)?;
+        }
         write_budget_text(out, &b, &derivations)
     }
 }
@@ -263,6 +267,7 @@ fn budget_json(
         "paging": match b.paging { Paging::Uniform => "uniform", Paging::Hybrid => "hybrid", Paging::Mamba => "mamba", Paging::None => "none" },
         "block_size": b.block_size,
         "max_model_len": o.max_model_len,
+        "max_model_len_assumed": o.max_model_len_assumed,
         "tp": o.tp,
         "kv_dtype": o.kv_dtype.id(),
         "inputs": {

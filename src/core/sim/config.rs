@@ -4,7 +4,8 @@
 //! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
 //! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), and the small
 //! figures on every A100 as vLLM's rule says (`core::memory::vllm_serve_defaults`), `block_size` 16,
-//! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings`.
+//! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings` (2,048
+//! when it states none, as vLLM assumes: `core::memory::default_max_model_len`).
 //! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
 //! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
 //! use): total memory × utilization − weights − the activation peak of a
@@ -27,8 +28,8 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::kv::auto_kv_dtype;
 use crate::core::calc::memory::{
-    vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile, Paging, VllmBudget,
-    VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile,
+    Paging, VllmBudget, VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::format_for;
@@ -71,7 +72,8 @@ pub struct EngineConfig {
     pub block_size: u64,
     /// `--gpu-memory-utilization`, in (0, 1].
     pub gpu_memory_utilization: f64,
-    /// `--max-model-len` (`None` = the config's `max_position_embeddings`).
+    /// `--max-model-len` (`None` = the config's `max_position_embeddings`, or vLLM's 2,048 when
+    /// it states none).
     pub max_model_len: Option<u64>,
     /// `--num-gpu-blocks-override`.
     pub num_gpu_blocks_override: Option<u64>,
@@ -117,6 +119,10 @@ pub struct Resolved {
     pub block_size: u64,
     /// `max_model_len`.
     pub max_model_len: u64,
+    /// `max_model_len` is vLLM's 2,048 for a config that states no maximum length
+    /// ([`default_max_model_len`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_model_len_assumed: bool,
     /// KV blocks in the pool (`# GPU blocks`); requests draw from one fewer
     /// ([`Resolved::usable_blocks`]).
     pub num_gpu_blocks: u64,
@@ -276,15 +282,11 @@ impl EngineConfig {
                 Phrase::tr("rng_sim_frontend_overhead"),
             ));
         }
-        let mml = match self.max_model_len.or(model.max_position_embeddings) {
-            Some(l) => whole("max_model_len", l, 1, u64::MAX)?,
-            None => {
-                return Err(CalcError::MissingKey {
-                    key: "max_position_embeddings".into(),
-                    why: Phrase::tr("why_sim_max_model_len"),
-                })
-            }
+        let (mml, max_model_len_assumed) = match self.max_model_len {
+            Some(l) => (l, false),
+            None => default_max_model_len(model.max_position_embeddings),
         };
+        let mml = whole("max_model_len", mml, 1, u64::MAX)?;
         let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
         let groups = block_groups(&profile, &budget);
         let blocks = match self.num_gpu_blocks_override {
@@ -298,6 +300,7 @@ impl EngineConfig {
             // vLLM raises the attention block beside recurrent layers (`Paging::Mamba`).
             block_size: budget.block_size.max(block_size),
             max_model_len: mml,
+            max_model_len_assumed,
             num_gpu_blocks: blocks,
             groups,
             prefix_hit: p,

@@ -144,6 +144,11 @@ impl Replica {
             .cloned()
             .map(|note| SimNote::Perf { note })
             .collect();
+        if self.resolved.max_model_len_assumed {
+            notes.push(SimNote::MaxModelLenAssumed {
+                len: self.resolved.max_model_len,
+            });
+        }
         if let Some(asked) = capped_from {
             notes.push(SimNote::RequestsCapped {
                 asked,

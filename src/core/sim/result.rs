@@ -38,6 +38,11 @@ pub enum SimNote {
         /// The clients.
         clients: u64,
     },
+    /// The config states no maximum length, so `max_model_len` is the `len` vLLM assumes.
+    MaxModelLenAssumed {
+        /// The length assumed.
+        len: u64,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -58,6 +63,9 @@ impl SimNote {
             SimNote::Lockstep { clients } => tr(lang, "sim_note_lockstep")
                 .replace("{clients}", &clients.to_string())
                 .replace("{ratio}", &format!("{LOCKSTEP_TTFT_RATIO:.1}")),
+            SimNote::MaxModelLenAssumed { len } => {
+                tr(lang, "sim_note_max_model_len").replace("{len}", &len.to_string())
+            }
             SimNote::Perf { note } => note.message(lang),
         }
     }

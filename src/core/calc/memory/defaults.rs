@@ -10,6 +10,27 @@ pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.9;
 /// profiling run samples).
 pub const DEFAULT_MAX_NUM_SEQS: u64 = 256;
 
+/// The `max_model_len` vLLM assumes when the config states no maximum length
+/// (`_get_and_verify_max_len`: none of `max_position_embeddings`, `n_positions`,
+/// `max_seq_len`, `seq_length`, … is set, so `default_max_len` = 2,048, with a warning).
+pub const MAX_MODEL_LEN_WITHOUT_CONFIG: u64 = 2048;
+
+/// The warning vLLM logs when it assumes [`MAX_MODEL_LEN_WITHOUT_CONFIG`], as it prints it.
+pub const MAX_MODEL_LEN_WARNING: &str = "The model's config.json does not contain any of the \
+following keys to determine the original maximum length of the model: \
+['max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'model_max_length', \
+'max_target_positions', 'max_sequence_length', 'max_seq_length', 'seq_len']. Assuming the \
+model's maximum length is 2048.";
+
+/// vLLM's `max_model_len` when the flag is not given: the config's maximum length `limit`, or
+/// [`MAX_MODEL_LEN_WITHOUT_CONFIG`] when it states none; `true` when it was assumed.
+pub fn default_max_model_len(limit: Option<u64>) -> (u64, bool) {
+    match limit {
+        Some(l) => (l, false),
+        None => (MAX_MODEL_LEN_WITHOUT_CONFIG, true),
+    }
+}
+
 /// vLLM's default `max_num_batched_tokens` (the prefill chunk its profiling run uses) for
 /// `vllm serve` with chunked prefill: 8,192 on GPUs with at least 70 GiB, 2,048 below
 /// (vLLM `EngineArgs._set_default_args`, V1 engine).
