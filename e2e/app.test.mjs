@@ -170,7 +170,7 @@ export default function register(runner) {
     await screenshot(page, 'bamba-vllm-log');
   });
 
-  runner.test('pasting a Mamba-only (Mamba-Codestral) config: vLLM\'s log holds one block per request, so its concurrency is its block count', async ({ open, server, screenshot, log }) => {
+  runner.test('pasting a Mamba-only (Mamba-Codestral) config: vLLM\'s log holds one block per request, so its concurrency is its block count; serving runs at vLLM\'s assumed 2,048 tokens', async ({ open, server, screenshot, log }) => {
     // vLLM V1 gives an attention-free model one block of max_model_len tokens per request:
     // "Maximum concurrency ... N.00x" with N the "# GPU blocks" of the same log, and no
     // block-size line. Before, this model showed 0 blocks and 0.00x.
@@ -195,7 +195,19 @@ export default function register(runner) {
     log(`Mamba-Codestral: blocks ${blocks.join(', ')}`);
     await byId(page, 'vllm-log').first().scrollIntoViewIfNeeded().catch(() => {});
     await screenshot(page, 'mamba-codestral-vllm-log');
-  });
+    // Its config states no maximum length: the serving section runs at the 2,048 tokens vLLM
+    // assumes then, and says so (it used to refuse, asking for max_position_embeddings).
+    await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+    const summary = await waitFor(async () => {
+      if ((await byId(page, 'serving-summary').count()) === 0) return null;
+      const t = await readText(page, 'serving-summary');
+      return /saturates at/.test(t) ? t : null;
+    }, 'the serving sweep of Mamba-Codestral', 120000, 200);
+    check(summary.includes('max_model_len is 2048'), `the serving summary should say max_model_len is vLLM's 2048: ${summary}`);
+    log(`Mamba-Codestral serving: ${summary.split('\n').join(' | ')}`);
+    await byId(page, 'serving-view').scrollIntoViewIfNeeded();
+    await screenshot(page, 'mamba-codestral-serving', { fullPage: false });
+  }, { timeoutMs: 240000 });
 
   runner.test('model details: the assumption ledger is built when opened and lists the config keys read', async ({ open, server, screenshot, log }) => {
     const p = await open();
