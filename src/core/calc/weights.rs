@@ -235,13 +235,14 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
 struct Share {
     /// Sharded quantized elements `S_q` (the decoder matrices at the format's bits).
     q_sharded: u64,
-    /// Quantized elements held whole `R_q` (MLA down-projections, extra K/V heads, when
-    /// attention is quantized).
+    /// Quantized elements held whole `R_q` (MLA down-projections, extra K/V heads and Mamba-2's
+    /// padded `in_proj` rows, when attention is quantized).
     q_whole: u64,
     /// Sharded other elements `S_o` (at the base precision).
     o_sharded: u64,
-    /// Other elements held whole `R_o` (norms, routers, position embeddings, MLA norms, and the
-    /// MLA down-projections and extra K/V heads when attention is not quantized).
+    /// Other elements held whole `R_o` (norms, routers, position embeddings, MLA norms, Mamba-2's
+    /// padded conv1d rows, and the MLA down-projections, extra K/V heads and padded `in_proj`
+    /// rows when attention is not quantized).
     o_whole: u64,
     /// What was replicated, for the derivation's terms.
     repl: Replicated,
@@ -260,8 +261,8 @@ impl Share {
 
 /// One GPU's share of the parameters in format `f` under tensor parallelism `tp`, the
 /// replicated parts kept in their own storage class: MLA down-projections are quantized with
-/// the decoder matrices, their norms are not; the extra K/V heads are quantized only when
-/// attention is.
+/// the decoder matrices, their norms are not; the extra K/V heads and Mamba-2's padded
+/// `in_proj` rows are quantized only when attention is, its padded conv1d rows never.
 fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
     let o = "ovf_params";
     let (q, repl, other) = split(m, f);
@@ -274,16 +275,16 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
     } else {
         (0, add(o, &[r.mla_linear, r.mla_norms])?.min(other))
     };
-    let (kv_q, kv_o) = if attn_q {
+    let (pad_q, pad_o) = if attn_q {
         (r.padded_linear(), r.group_other)
     } else {
         (0, r.padded())
     };
     Ok(Share {
         q_sharded: q - q_whole,
-        q_whole: add(o, &[q_whole, kv_q])?,
+        q_whole: add(o, &[q_whole, pad_q])?,
         o_sharded: other - o_whole,
-        o_whole: add(o, &[o_whole, repl, kv_o])?,
+        o_whole: add(o, &[o_whole, repl, pad_o])?,
         repl: r,
     })
 }

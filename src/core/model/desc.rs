@@ -191,9 +191,9 @@ pub struct SsmGroups {
 }
 
 impl SsmGroups {
-    /// The groups one of `tp` GPUs holds beyond its share: vLLM's
-    /// `extra_groups_for_head_shards` (`tp − n_groups` when `tp` does not divide `n_groups`),
-    /// 0 when there would be fewer.
+    /// The groups vLLM adds to `n_groups` under tensor parallelism of degree `tp` before
+    /// splitting them `tp` ways: `extra_groups_for_head_shards` (`tp − n_groups` when `tp`
+    /// does not divide `n_groups`), 0 where that would remove groups.
     pub fn padding(&self, tp: u64) -> u64 {
         let tp = tp.max(1);
         if self.groups.is_multiple_of(tp) {
