@@ -9,7 +9,7 @@ mod common;
 use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::{
-    evaluate, Efficiencies, Workload, MAX_MODEL_LEN_WARNING, MAX_MODEL_LEN_WITHOUT_CONFIG,
+    evaluate, max_model_len_warning, Efficiencies, Workload, MAX_MODEL_LEN_WITHOUT_CONFIG,
 };
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
@@ -492,7 +492,7 @@ fn a_config_without_a_maximum_length_gets_vllms_2048() {
     let (code, out, err) = common::run_cli(&args);
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap_or_default();
-    assert_eq!(first, format!("WARNING {MAX_MODEL_LEN_WARNING}"));
+    assert_eq!(first, format!("WARNING {}", max_model_len_warning()));
     assert!(
         out.contains("Maximum concurrency for 2,048 tokens per request"),
         "{out}"

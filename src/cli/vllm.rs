@@ -32,9 +32,9 @@ use crate::core::base::{Derivation, Lang, Source};
 use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
-    non_torch_estimate, vllm_activation, vllm_budget, vllm_loaded_weights, vllm_serve_defaults,
-    vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION, MAX_MODEL_LEN_WARNING, VLLM_TOTAL_LOGGED,
+    max_model_len_warning, non_torch_estimate, vllm_activation, vllm_budget, vllm_loaded_weights,
+    vllm_serve_defaults, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, VLLM_TOTAL_LOGGED,
 };
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
@@ -239,7 +239,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         write_json(out, &budget_json(&model.name, &o, &inp, &b, &derivations))
     } else {
         if o.max_model_len_assumed {
-            writeln!(out, "WARNING {MAX_MODEL_LEN_WARNING}").map_err(stdout_error)?;
+            writeln!(out, "WARNING {}", max_model_len_warning()).map_err(stdout_error)?;
         }
         write_budget_text(out, &b, &derivations)
     }

@@ -29,6 +29,7 @@ use crate::core::base::derivation::{group, Derivation, Source, Term};
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, GIB, MIB};
+use crate::core::calc::tp::state_elems_per_gpu;
 use crate::core::model::{Mixer, ModelDesc};
 
 /// A byte count with its derivation.
@@ -334,7 +335,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     let mut per = Vec::new();
     let mut padded = false;
     for mixer in ssm_mixers(m) {
-        let on_gpu = mixer.state_elems_per_gpu(tp);
+        let on_gpu = state_elems_per_gpu(mixer, tp);
         let whole = whole_state_elems(mixer);
         padded |= on_gpu != whole.div_ceil(tp);
         elems = add("ovf_state_elements", &[elems, on_gpu])?;
@@ -399,7 +400,7 @@ pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Byt
             Ok(Bytes(
                 mul(
                     "ovf_state_bytes",
-                    &[mixer.state_elems_per_gpu(tp), d.bits()],
+                    &[state_elems_per_gpu(mixer, tp), d.bits()],
                 )?
                 .div_ceil(8),
             ))

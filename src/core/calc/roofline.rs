@@ -17,7 +17,7 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use crate::core::calc::memory::kv_heads_per_rank;
-use crate::core::calc::tp::check_heads as check_tp;
+use crate::core::calc::tp::{check_heads as check_tp, state_elems_per_gpu};
 use crate::core::calc::weights::is_plain;
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 use serde::{Deserialize, Serialize};
@@ -700,7 +700,7 @@ fn mixer_ops(st: &Step, mixer: &Mixer, tp: u64) -> Result<Vec<OpCost>, CalcError
         } => Ok(ssm_ops(
             st,
             tp,
-            mixer.state_elems_per_gpu(tp),
+            state_elems_per_gpu(mixer, tp),
             *d_inner,
             *d_state,
         )),

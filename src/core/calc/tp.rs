@@ -3,12 +3,15 @@
 //! (then each rank holds one replicated KV head). MLA layers (DeepSeek) shard their heads the
 //! same way and have no separate KV heads; SSM layers accept any degree.
 //!
+//! Mamba-2's B/C groups are padded to the degree when it does not divide them
+//! ([`group_padding`], [`state_elems_per_gpu`]).
+//!
 //! Every caller (KV bytes, the memory budgets, the roofline's operators, the performance model
 //! and the planner) checks through [`check_model`] or [`check_heads`], so a degree is refused
 //! with the same sentence everywhere.
 
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::model::{Mixer, ModelDesc};
+use crate::core::model::{Mixer, ModelDesc, SsmGroups};
 
 /// Checks `tp` against one layer's heads (`kv_heads` 0 for a layer without separate KV heads):
 /// 0 is out of range; a degree that does not divide the query heads gives
@@ -58,6 +61,35 @@ fn out_of_range(tp: u64, range: Phrase) -> CalcError {
         field: Phrase::verbatim("tp"),
         value: tp.to_string(),
         range,
+    }
+}
+
+/// The groups vLLM adds to a Mamba-2 mixer's `n_groups` under tensor parallelism of degree
+/// `tp` before splitting them `tp` ways: `extra_groups_for_head_shards` (`tp − n_groups` when
+/// `tp` does not divide `n_groups`), 0 where that would remove groups.
+pub fn group_padding(g: &SsmGroups, tp: u64) -> u64 {
+    let tp = tp.max(1);
+    if g.groups.is_multiple_of(tp) {
+        0
+    } else {
+        tp.saturating_sub(g.groups)
+    }
+}
+
+/// Recurrent state elements of one sequence on one of `tp` GPUs (0 for attention): the
+/// channels split `tp` ways, rounded up, after padding Mamba-2's groups as vLLM's
+/// `mamba2_state_shape` does ([`group_padding`]).
+pub fn state_elems_per_gpu(mixer: &Mixer, tp: u64) -> u64 {
+    match *mixer {
+        Mixer::Ssm {
+            state_elems,
+            groups,
+            ..
+        } => {
+            let pad = groups.map_or(0, |g| group_padding(&g, tp).saturating_mul(g.conv_elems));
+            state_elems.saturating_add(pad).div_ceil(tp.max(1))
+        }
+        _ => 0,
     }
 }
 

@@ -32,7 +32,7 @@ use crate::core::base::derivation::{bytes_text, group, Derivation, Source, Term}
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
 use crate::core::base::units::{fmt_sig, Bytes};
-use crate::core::calc::tp::check_model;
+use crate::core::calc::tp::{check_model, group_padding};
 use crate::core::model::{Mixer, ModelDesc, WeightFormat};
 
 /// Weight bytes, total and per GPU, with the derivation of the total.
@@ -207,8 +207,9 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
             }
             Mixer::Ssm {
                 groups: Some(g), ..
-            } if g.padding(tp) > 0 => {
-                let extra = |per: u64| mul(o, &[g.padding(tp), per]).map(|e| e.div_ceil(tp));
+            } if group_padding(&g, tp) > 0 => {
+                let pad = group_padding(&g, tp);
+                let extra = |per: u64| mul(o, &[pad, per]).map(|e| e.div_ceil(tp));
                 r.group_linear = add(o, &[r.group_linear, extra(g.linear_elems)?])?;
                 r.group_other = add(o, &[r.group_other, extra(g.other_elems)?])?;
             }

@@ -176,7 +176,7 @@ pub enum Mixer {
 
 /// The `n_groups` groups of a Mamba-2 mixer's B and C channels, which sit in its conv state.
 /// vLLM keeps every group a head needs on that head's GPU: when the tensor-parallel degree
-/// does not divide `n_groups`, it pads them to the degree (`extra_groups_for_head_shards`).
+/// does not divide `n_groups`, it pads them to the degree (`calc::tp::group_padding`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SsmGroups {
     /// `n_groups`.
@@ -188,41 +188,6 @@ pub struct SsmGroups {
     /// Other weights of one group: its rows of the conv1d weight and of the biases,
     /// `2 × state_size × (conv_kernel + conv bias + in_proj bias)`.
     pub other_elems: u64,
-}
-
-impl SsmGroups {
-    /// The groups vLLM adds to `n_groups` under tensor parallelism of degree `tp` before
-    /// splitting them `tp` ways: `extra_groups_for_head_shards` (`tp − n_groups` when `tp`
-    /// does not divide `n_groups`), 0 where that would remove groups.
-    pub fn padding(&self, tp: u64) -> u64 {
-        let tp = tp.max(1);
-        if self.groups.is_multiple_of(tp) {
-            0
-        } else {
-            tp.saturating_sub(self.groups)
-        }
-    }
-}
-
-impl Mixer {
-    /// Recurrent state elements of one sequence on one of `tp` GPUs (0 for attention): the
-    /// channels split `tp` ways, rounded up, after padding Mamba-2's groups as vLLM's
-    /// `mamba2_state_shape` does (to `tp` groups when `tp` does not divide `n_groups`,
-    /// [`SsmGroups::padding`]).
-    pub fn state_elems_per_gpu(&self, tp: u64) -> u64 {
-        let tp = tp.max(1);
-        match *self {
-            Mixer::Ssm {
-                state_elems,
-                groups,
-                ..
-            } => {
-                let pad = groups.map_or(0, |g| g.padding(tp).saturating_mul(g.conv_elems));
-                state_elems.saturating_add(pad).div_ceil(tp)
-            }
-            _ => 0,
-        }
-    }
 }
 
 /// The feed-forward block of one layer.

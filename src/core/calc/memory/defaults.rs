@@ -16,11 +16,15 @@ pub const DEFAULT_MAX_NUM_SEQS: u64 = 256;
 pub const MAX_MODEL_LEN_WITHOUT_CONFIG: u64 = 2048;
 
 /// The warning vLLM logs when it assumes [`MAX_MODEL_LEN_WITHOUT_CONFIG`], as it prints it.
-pub const MAX_MODEL_LEN_WARNING: &str = "The model's config.json does not contain any of the \
-following keys to determine the original maximum length of the model: \
-['max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'model_max_length', \
-'max_target_positions', 'max_sequence_length', 'max_seq_length', 'seq_len']. Assuming the \
-model's maximum length is 2048.";
+pub fn max_model_len_warning() -> String {
+    format!(
+        "The model's config.json does not contain any of the following keys to determine the \
+         original maximum length of the model: ['max_position_embeddings', 'n_positions', \
+         'max_seq_len', 'seq_length', 'model_max_length', 'max_target_positions', \
+         'max_sequence_length', 'max_seq_length', 'seq_len']. Assuming the model's maximum \
+         length is {MAX_MODEL_LEN_WITHOUT_CONFIG}."
+    )
+}
 
 /// vLLM's `max_model_len` when the flag is not given: the config's maximum length `limit`, or
 /// [`MAX_MODEL_LEN_WITHOUT_CONFIG`] when it states none; `true` when it was assumed.

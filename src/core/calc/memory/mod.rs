@@ -67,8 +67,8 @@ pub use crate::core::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, v1_profile_peak, ActivationParams, ProfileSampler};
 pub use defaults::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
-    MAX_MODEL_LEN_WARNING, MAX_MODEL_LEN_WITHOUT_CONFIG,
+    max_model_len_warning, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    DEFAULT_MAX_NUM_SEQS, MAX_MODEL_LEN_WITHOUT_CONFIG,
 };
 pub use kv_profile::{KvLayer, KvLayerKind, KvProfile};
 pub use serving::serving_memory;
