@@ -95,7 +95,7 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
     }
     let (max_model_len, max_model_len_assumed) = match args.u64_opt("max-model-len")? {
         Some(l) => (l, false),
-        None => default_max_model_len(model.max_position_embeddings),
+        None => default_max_model_len(model.vllm_default_max_len()),
     };
     let kv_dtype = match args.get("kv-dtype") {
         Some(s) => Dtype::parse(s)?,

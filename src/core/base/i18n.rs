@@ -1286,6 +1286,12 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("term_p_norm", "normalization parameters", "정규화 파라미터"),
     ("term_p_head", "LM head parameters", "LM 헤드 파라미터"),
     ("term_p_other", "other parameters (SSM mixers included)", "기타 파라미터 (SSM 믹서 포함)"),
+    ("ldg_vllm_len_smallest_key", "the smallest of vLLM's length keys: {key}", "vLLM이 읽는 길이 키 중 가장 작은 값: {key}"),
+    ("ldg_vllm_len_model_max_length", "model_max_length, which vLLM takes over its other length keys", "vLLM이 다른 길이 키보다 우선하는 model_max_length"),
+    ("ldg_vllm_len_rope", "{key} {base} × RoPE scaling factor {factor} ({type}), as vLLM scales it", "{key} {base} × RoPE 스케일링 계수 {factor} ({type}), vLLM의 계산"),
+    ("ldg_vllm_len_yarn", "YaRN: original_max_position_embeddings {original} × factor {factor}, as vLLM scales it", "YaRN: original_max_position_embeddings {original} × 계수 {factor}, vLLM의 계산"),
+    ("ldg_vllm_len_longrope", "LongRoPE: vLLM (0.12 and later) starts from original_max_position_embeddings {original}", "LongRoPE: vLLM(0.12 이상)은 original_max_position_embeddings {original}에서 시작"),
+    ("sim_note_max_model_len_derived", "max_model_len is {len}, as vLLM derives it from this config ({rule}), not max_position_embeddings ({pos}); vLLM's --max-model-len sets another.", "vLLM이 이 config에서 유도하는 대로 max_model_len은 {len}입니다 ({rule}). max_position_embeddings({pos})가 아닙니다. 다른 값은 vLLM의 --max-model-len으로 지정합니다."),
 ];
 
 /// The rows of [`TABLE`] the shell (the page's first module, `src/main.rs`) never names: the late
@@ -1554,6 +1560,7 @@ pub const LATE_KEYS: &[&str] = &[
     "sim_note_capped",
     "sim_note_lockstep",
     "sim_note_max_model_len",
+    "sim_note_max_model_len_derived",
     "sim_note_partial",
     "src_batch_limited_by_memory",
     "src_batch_limited_by_tpot",

@@ -166,6 +166,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
         layers,
         tie_word_embeddings: false,
         max_position_embeddings: None,
+        engine_max_len: None,
         params: ParamBreakdown {
             embeddings: emb,
             attention: attn,

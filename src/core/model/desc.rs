@@ -324,6 +324,12 @@ pub struct ModelDesc {
     pub tie_word_embeddings: bool,
     /// Context length the model supports, if stated.
     pub max_position_embeddings: Option<u64>,
+    /// The `max_model_len` vLLM derives from the config when `--max-model-len` is not given,
+    /// where its rules give another figure than [`ModelDesc::max_position_embeddings`] (the
+    /// smallest of its length keys, `model_max_length`, RoPE scaling: [`EngineMaxLen`]).
+    /// Serialized only when present, so the JSON of every other description stays as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_max_len: Option<EngineMaxLen>,
     /// Exact parameter counts.
     pub params: ParamBreakdown,
     /// The checkpoint's own storage format.
@@ -362,7 +368,97 @@ pub struct ModelDesc {
     pub kv_shared: Vec<usize>,
 }
 
+/// How vLLM's default `max_model_len` comes from a config (`_get_and_verify_max_len`, vLLM
+/// 0.12.0), where it is not [`ModelDesc::max_position_embeddings`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum MaxLenRule {
+    /// The smallest of vLLM's length keys is `key` (ChatGLM's `seq_length` below
+    /// `max_position_embeddings`, a key the calculator does not read, …).
+    SmallestKey {
+        /// The key.
+        key: String,
+    },
+    /// `model_max_length`, which vLLM takes over every other length key (Command-R).
+    ModelMaxLength,
+    /// The length of `key` (`base`) times the RoPE scaling `factor` of `rope_type` (`linear`,
+    /// `dynamic`, …).
+    RopeFactor {
+        /// The length key.
+        key: String,
+        /// Its length.
+        base: u64,
+        /// `rope_scaling.factor`.
+        factor: f64,
+        /// `rope_scaling.rope_type` (or the legacy `type`).
+        rope_type: String,
+    },
+    /// YaRN: `original_max_position_embeddings` times the scaling `factor`.
+    Yarn {
+        /// `original_max_position_embeddings`.
+        original: u64,
+        /// `rope_scaling.factor`.
+        factor: f64,
+    },
+    /// LongRoPE: vLLM starts with `original_max_position_embeddings` (from 0.12).
+    LongRope {
+        /// `original_max_position_embeddings`.
+        original: u64,
+    },
+}
+
+impl MaxLenRule {
+    /// The rule as a phrase (the ledger's reason, the simulator's note).
+    pub fn phrase(&self) -> Phrase {
+        match self {
+            MaxLenRule::SmallestKey { key } => {
+                Phrase::tr("ldg_vllm_len_smallest_key").val("key", key)
+            }
+            MaxLenRule::ModelMaxLength => Phrase::tr("ldg_vllm_len_model_max_length"),
+            MaxLenRule::RopeFactor {
+                key,
+                base,
+                factor,
+                rope_type,
+            } => Phrase::tr("ldg_vllm_len_rope")
+                .val("key", key)
+                .val("base", base)
+                .val("factor", factor)
+                .val("type", rope_type),
+            MaxLenRule::Yarn { original, factor } => Phrase::tr("ldg_vllm_len_yarn")
+                .val("original", original)
+                .val("factor", factor),
+            MaxLenRule::LongRope { original } => {
+                Phrase::tr("ldg_vllm_len_longrope").val("original", original)
+            }
+        }
+    }
+}
+
+/// vLLM's default `max_model_len` for a config whose rules give another figure than
+/// `max_position_embeddings` ([`ModelDesc::engine_max_len`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineMaxLen {
+    /// The length, in tokens.
+    pub tokens: u64,
+    /// [`ModelDesc::max_position_embeddings`], for the sentence that compares them.
+    pub positions: Option<u64>,
+    /// How vLLM derives it.
+    pub rule: MaxLenRule,
+}
+
 impl ModelDesc {
+    /// The `max_model_len` vLLM starts with when `--max-model-len` is not given:
+    /// [`ModelDesc::engine_max_len`] where vLLM's rules give another figure, else
+    /// [`ModelDesc::max_position_embeddings`]; `None` when the config states no length (vLLM then
+    /// assumes 2,048: `calc::memory::default_max_model_len`).
+    pub fn vllm_default_max_len(&self) -> Option<u64> {
+        self.engine_max_len
+            .as_ref()
+            .map(|e| e.tokens)
+            .or(self.max_position_embeddings)
+    }
+
     /// The parameters the serving engine loads ([`ParamBreakdown::loaded`] with
     /// [`ModelDesc::load_mtp`]).
     pub fn loaded_params(&self) -> ParamBreakdown {

@@ -140,6 +140,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         layers: Vec::new(),
         tie_word_embeddings: false,
         max_position_embeddings: None,
+        engine_max_len: None,
         params: ParamBreakdown {
             total: params,
             active: params,

@@ -4,8 +4,9 @@
 //! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
 //! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), and the small
 //! figures on every A100 as vLLM's rule says (`core::memory::vllm_serve_defaults`), `block_size` 16,
-//! `gpu_memory_utilization` 0.9, `max_model_len` the config's `max_position_embeddings` (2,048
-//! when it states none, as vLLM assumes: `core::memory::default_max_model_len`).
+//! `gpu_memory_utilization` 0.9, `max_model_len` the length vLLM derives from the config
+//! (`ModelDesc::vllm_default_max_len`: `max_position_embeddings` unless vLLM's rules say
+//! otherwise; 2,048 when it states none, as vLLM assumes: `core::memory::default_max_model_len`).
 //! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
 //! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
 //! use): total memory × utilization − weights − the activation peak of a
@@ -34,7 +35,7 @@ use crate::core::calc::memory::{
 use crate::core::calc::perf::{Efficiencies, Workload};
 use crate::core::calc::weights::format_for;
 use crate::core::hardware::Accelerator;
-use crate::core::model::ModelDesc;
+use crate::core::model::{EngineMaxLen, ModelDesc};
 use serde::{Deserialize, Serialize};
 
 /// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
@@ -72,8 +73,8 @@ pub struct EngineConfig {
     pub block_size: u64,
     /// `--gpu-memory-utilization`, in (0, 1].
     pub gpu_memory_utilization: f64,
-    /// `--max-model-len` (`None` = the config's `max_position_embeddings`, or vLLM's 2,048 when
-    /// it states none).
+    /// `--max-model-len` (`None` = the length vLLM derives from the config,
+    /// [`ModelDesc::vllm_default_max_len`], or vLLM's 2,048 when it states none).
     pub max_model_len: Option<u64>,
     /// `--num-gpu-blocks-override`.
     pub num_gpu_blocks_override: Option<u64>,
@@ -123,6 +124,10 @@ pub struct Resolved {
     /// ([`default_max_model_len`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub max_model_len_assumed: bool,
+    /// `max_model_len` is the length vLLM derives from the config by its own rules
+    /// ([`ModelDesc::engine_max_len`]), not `max_position_embeddings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_len_derived: Option<EngineMaxLen>,
     /// KV blocks in the pool (`# GPU blocks`); requests draw from one fewer
     /// ([`Resolved::usable_blocks`]).
     pub num_gpu_blocks: u64,
@@ -284,7 +289,11 @@ impl EngineConfig {
         }
         let (mml, max_model_len_assumed) = match self.max_model_len {
             Some(l) => (l, false),
-            None => default_max_model_len(model.max_position_embeddings),
+            None => default_max_model_len(model.vllm_default_max_len()),
+        };
+        let max_model_len_derived = match self.max_model_len {
+            Some(_) => None,
+            None => model.engine_max_len.clone(),
         };
         let mml = whole("max_model_len", mml, 1, u64::MAX)?;
         let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
@@ -301,6 +310,7 @@ impl EngineConfig {
             block_size: budget.block_size.max(block_size),
             max_model_len: mml,
             max_model_len_assumed,
+            max_model_len_derived,
             num_gpu_blocks: blocks,
             groups,
             prefix_hit: p,

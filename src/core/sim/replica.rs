@@ -149,6 +149,11 @@ impl Replica {
                 len: self.resolved.max_model_len,
             });
         }
+        if let Some(derived) = &self.resolved.max_model_len_derived {
+            notes.push(SimNote::MaxModelLenDerived {
+                derived: derived.clone(),
+            });
+        }
         if let Some(asked) = capped_from {
             notes.push(SimNote::RequestsCapped {
                 asked,

@@ -3,6 +3,7 @@
 
 use crate::core::base::i18n::{tr, Lang};
 use crate::core::calc::perf::PerfNote;
+use crate::core::model::desc::EngineMaxLen;
 use crate::core::sim::stats::{Dist, Series};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,12 @@ pub enum SimNote {
         /// The length assumed.
         len: u64,
     },
+    /// `max_model_len` is the length vLLM derives from the config by its own rules (the
+    /// smallest length key, `model_max_length`, RoPE scaling), not `max_position_embeddings`.
+    MaxModelLenDerived {
+        /// The length and its rule.
+        derived: EngineMaxLen,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -66,6 +73,15 @@ impl SimNote {
             SimNote::MaxModelLenAssumed { len } => {
                 tr(lang, "sim_note_max_model_len").replace("{len}", &len.to_string())
             }
+            SimNote::MaxModelLenDerived { derived } => tr(lang, "sim_note_max_model_len_derived")
+                .replace("{len}", &derived.tokens.to_string())
+                .replace("{rule}", &derived.rule.phrase().text(lang))
+                .replace(
+                    "{pos}",
+                    &derived
+                        .positions
+                        .map_or_else(|| "—".into(), |p| p.to_string()),
+                ),
             SimNote::Perf { note } => note.message(lang),
         }
     }

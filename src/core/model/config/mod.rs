@@ -21,6 +21,7 @@ mod decoder;
 mod deepseek;
 pub mod defaults;
 mod gemma3n;
+mod max_len;
 mod minimax;
 mod others;
 mod quant;
@@ -463,6 +464,7 @@ fn from_index(
         layers: Vec::new(),
         tie_word_embeddings: false,
         max_position_embeddings: None,
+        engine_max_len: None,
         params,
         weights: WeightFormat::plain(Dtype::Bf16),
         exact_weight_bytes: exact,
@@ -719,6 +721,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         );
     }
     let max_pos = parts.max_pos;
+    let engine_max_len = max_len::vllm_max_len(&mut r, &mt, max_pos);
     Ok(ModelDesc {
         name,
         model_type: mt,
@@ -728,6 +731,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         layers: parts.layers,
         tie_word_embeddings: parts.tie,
         max_position_embeddings: max_pos,
+        engine_max_len,
         params,
         weights,
         exact_weight_bytes: None,

@@ -161,6 +161,23 @@ impl<'a> Reader<'a> {
         None
     }
 
+    /// `key` as vLLM's `getattr(hf_text_config, key, None)` sees it: the language model's object
+    /// (the key or a spelling its class maps to it), else its class's default; `None` when
+    /// absent or `null`. No generic spelling and no top-level fallback: vLLM reads the text
+    /// config's attributes only.
+    pub fn engine_attr(&self, key: &str) -> Option<&'a Value> {
+        let class = self.classes[0];
+        let mut names = vec![key];
+        if let Some(c) = class {
+            names.extend(c.spellings_of(key));
+        }
+        let v = names
+            .iter()
+            .find_map(|k| self.primary.get(*k))
+            .or_else(|| class.and_then(|c| names.iter().find_map(|k| c.default_of(k))));
+        v.filter(|v| !v.is_null())
+    }
+
     /// The class defaults of `key` (primary class first), non-null ones only.
     pub fn class_defaults(&self, key: &str) -> Vec<(&'static ClassDefaults, &'static Value)> {
         self.classes
