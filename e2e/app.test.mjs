@@ -209,6 +209,33 @@ export default function register(runner) {
     await screenshot(page, 'mamba-codestral-serving', { fullPage: false });
   }, { timeoutMs: 240000 });
 
+  runner.test('pasting a YaRN config (AFM-4.5B): serving starts at the max_model_len vLLM derives, original_max_position_embeddings × factor, and says why', async ({ open, server, screenshot, log }) => {
+    // vLLM's _get_and_verify_max_len scales YaRN's original length by its factor (4,096 × 20),
+    // where max_position_embeddings says 65,536.
+    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
+    const text = readFileSync(new URL('arcee-ai__AFM-4.5B-Base.json', corpus), 'utf8');
+    const c = JSON.parse(text);
+    const derived = c.rope_scaling.original_max_position_embeddings * c.rope_scaling.factor;
+    check(derived !== c.max_position_embeddings, 'the case must tell the two lengths apart');
+    const p = await open();
+    const page = await openApp(p, server.url);
+    await pasteConfig(page, text);
+    await waitFor(async () => (await readNumber(page, 'params-total')) > 4e9, 'params-total of a 4.5B model');
+    await expectNoModelError(page, 'model-error after pasting AFM-4.5B: ');
+    await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+    const summary = await waitFor(async () => {
+      if ((await byId(page, 'serving-summary').count()) === 0) return null;
+      const t = await readText(page, 'serving-summary');
+      return /saturates at/.test(t) ? t : null;
+    }, 'the serving sweep of AFM-4.5B', 120000, 200);
+    check(summary.includes(`max_model_len is ${derived}`), `the serving summary should say max_model_len is ${derived}: ${summary}`);
+    check(summary.includes(`max_position_embeddings (${c.max_position_embeddings})`), `the summary should name max_position_embeddings ${c.max_position_embeddings}: ${summary}`);
+    check(summary.includes('YaRN'), `the summary should say the rule (YaRN): ${summary}`);
+    log(`AFM-4.5B serving: ${summary.split('\n').join(' | ')}`);
+    await byId(page, 'serving-view').scrollIntoViewIfNeeded();
+    await screenshot(page, 'afm-yarn-serving', { fullPage: false });
+  }, { timeoutMs: 240000 });
+
   runner.test('model details: the assumption ledger is built when opened and lists the config keys read', async ({ open, server, screenshot, log }) => {
     const p = await open();
     const page = await openApp(p, server.url);
