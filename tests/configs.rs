@@ -1346,6 +1346,14 @@ fn minimax_m1_matches_its_card_its_checkpoint_and_vllms_state() {
         Some(2 * p.total + 2 * p.router),
         index["metadata"]["total_size"].as_u64()
     );
+    // …and the weight bytes are the index's, byte for byte (the routers at 4 bytes each).
+    assert_eq!(p.router_fp32, p.router);
+    assert_eq!(
+        weights::with_dtype(&m, Dtype::Bf16, 1)
+            .map(|w| w.total.0)
+            .ok(),
+        index["metadata"]["total_size"].as_u64()
+    );
     // vLLM's state per lightning layer: (heads / TP, head_dim, head_dim) in the model dtype;
     // the softmax layers' KV: 2 × kv heads × head_dim per token.
     let kinds = cfg["attn_type_list"].as_array().expect("attn_type_list");
@@ -1435,4 +1443,75 @@ fn minimax_layer_kinds_are_read_or_refused() {
         "{:?}",
         m.ledger
     );
+}
+
+/// A count the config's keys give.
+type Count = fn(&Value) -> u64;
+
+#[track_caller]
+fn req(v: &Value, name: &str) -> u64 {
+    key(v, name).unwrap_or_else(|| panic!("no {name}"))
+}
+
+/// MoE layers after DeepSeek's and GLM's dense prefix.
+fn moe_after_dense(c: &Value) -> u64 {
+    req(c, "num_hidden_layers") - key(c, "first_k_dense_replace").unwrap_or(0)
+}
+
+/// The routers vLLM allocates in fp32 whatever the weights' dtype (`params_dtype=torch.float32`
+/// in `MiniMaxText01MoE`, `MiniMaxM2MoE`, `Ernie4_5_MoeMoE`; an fp32 `nn.Linear` in
+/// `Glm4MoE`; an fp32 `e_score_correction_bias` in those and `DeepseekV2MoE`, not in
+/// `Dots1MoE`): counted from the config's keys here (the model's layers; the MTP modules are
+/// not loaded), they add 2 bytes each to bf16 or fp8 weights (whose routers stay in bf16), on
+/// every GPU (routers are replicated), and nothing to fp32 weights.
+#[test]
+fn fp32_routers_as_vllm_allocates() {
+    let cases: [(&str, Count); 6] = [
+        // gate E·h and the correction bias E per MoE layer.
+        ("corpus/MiniMaxAI__MiniMax-M2.json", |c| {
+            req(c, "num_hidden_layers") * req(c, "num_local_experts") * (req(c, "hidden_size") + 1)
+        }),
+        ("corpus/zai-org__GLM-4.5-Air.json", |c| {
+            moe_after_dense(c) * req(c, "n_routed_experts") * (req(c, "hidden_size") + 1)
+        }),
+        ("corpus/baidu__ERNIE-4.5-21B-A3B-PT.json", |c| {
+            let every = key(c, "moe_layer_interval").unwrap_or(1);
+            let start = key(c, "moe_layer_start_index").unwrap_or(0);
+            let last = key(c, "moe_layer_end_index").unwrap_or(req(c, "num_hidden_layers") - 1);
+            let layers = (start..=last)
+                .filter(|i| (i - start).is_multiple_of(every))
+                .count() as u64;
+            layers * req(c, "moe_num_experts") * (req(c, "hidden_size") + 1)
+        }),
+        // The correction bias alone.
+        ("corpus/deepseek-ai__DeepSeek-V3.1.json", |c| {
+            moe_after_dense(c) * req(c, "n_routed_experts")
+        }),
+        ("corpus/moonshotai__Kimi-K2-Instruct.json", |c| {
+            moe_after_dense(c) * req(c, "n_routed_experts")
+        }),
+        // dots.llm1: neither.
+        ("corpus/rednote-hilab__dots.llm1.inst.json", |_| 0),
+    ];
+    for (file, expected) in cases {
+        let text = fixture(file);
+        let cfg: Value = serde_json::from_str(&text).expect("json");
+        let m = model(&text);
+        let want = expected(&cfg);
+        assert_eq!(m.loaded_params().router_fp32, want, "{file}");
+        let mut narrow = m.clone();
+        narrow.params.router_fp32 = 0;
+        narrow.params.mtp_router_fp32 = 0;
+        for (d, extra) in [(Dtype::Bf16, 2), (Dtype::Fp8, 2), (Dtype::Fp32, 0)] {
+            for tp in [1, 8] {
+                let bytes = |m: &ModelDesc| weights::with_dtype(m, d, tp).map(|w| w.per_gpu.0);
+                let (with, without) = (bytes(&m), bytes(&narrow));
+                assert_eq!(
+                    with.clone().ok(),
+                    without.map(|b| b + extra * want).ok(),
+                    "{file} {d:?} TP {tp}: {with:?}"
+                );
+            }
+        }
+    }
 }

@@ -11,7 +11,9 @@
 //!   `⌈P_q·bits/8⌉ + ⌈⌈P_q/g⌉·(s + z)/8⌉`. Groups are counted over the whole quantized
 //!   set, which equals the per-tensor count whenever every row length is a multiple of `g`
 //!   (true for real checkpoints). Everything else (embeddings, lm_head, norms, biases,
-//!   routers) stays at the base precision (`torch_dtype`; bf16 if that is below 16 bits).
+//!   routers) stays at the base precision (`torch_dtype`; bf16 if that is below 16 bits),
+//!   but the routers vLLM keeps in fp32 (`ParamBreakdown::router_fp32`: MiniMax's, GLM-4.5's,
+//!   ERNIE 4.5's, the correction biases) add `4 − b` bytes each, on every GPU.
 //! * fp8/int8 without blocks: one scale per tensor or per output channel, below 0.01 % of the
 //!   bytes, is noted and not counted.
 //! * Chosen precisions ([`format_for`]): int4 = 4 bits + fp16 scale + 4-bit zero point per
@@ -139,15 +141,30 @@ fn split(m: &ModelDesc, f: &WeightFormat) -> (u64, u64, u64) {
     (q, repl, p.total - q - repl)
 }
 
-fn bytes_of(q: u64, rest: u64, f: &WeightFormat) -> Result<u64, CalcError> {
+/// Bits per element of the parameters format `f` does not quantize.
+fn rest_bits(f: &WeightFormat) -> u64 {
     if is_plain(f) {
-        return plain_bytes(rest, f.dtype.bits());
+        f.dtype.bits()
+    } else {
+        unquantized_dtype(f.base).bits()
     }
-    let base_bits = unquantized_dtype(f.base).bits();
-    add(
-        "ovf_weight_bytes",
-        &[quantized_bytes(q, f)?, plain_bytes(rest, base_bits)?],
-    )
+}
+
+/// Bytes of `q` quantized and `rest` other elements in format `f`, `fp32` of the others held
+/// in fp32 whatever the format ([`ParamBreakdown::router_fp32`](crate::core::model::ParamBreakdown)):
+/// those add `4 − b` bytes each to the `b` of the rest.
+fn bytes_of(q: u64, rest: u64, fp32: u64, f: &WeightFormat) -> Result<u64, CalcError> {
+    let bits = rest_bits(f);
+    let wide = plain_bytes(fp32.min(rest), 32u64.saturating_sub(bits))?;
+    let data = if is_plain(f) {
+        plain_bytes(rest, bits)?
+    } else {
+        add(
+            "ovf_weight_bytes",
+            &[quantized_bytes(q, f)?, plain_bytes(rest, bits)?],
+        )?
+    };
+    add("ovf_weight_bytes", &[data, wide])
 }
 
 /// Parameters one GPU holds beyond an even `1/tp` share under tensor parallelism, as vLLM
@@ -311,8 +328,10 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
 pub fn per_gpu(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<(Bytes, Derivation), CalcError> {
     check_model(m, tp)?;
     let s = share(m, f, tp)?;
-    let bytes = bytes_of(s.q(tp)?, s.rest(tp)?, f)?;
-    Ok((Bytes(bytes), share_derivation(f, tp, &s, bytes)?))
+    // Routers are held whole on every GPU: each holds every fp32 one.
+    let fp32 = m.loaded_params().router_fp32;
+    let bytes = bytes_of(s.q(tp)?, s.rest(tp)?, fp32, f)?;
+    Ok((Bytes(bytes), share_derivation(f, tp, &s, fp32, bytes)?))
 }
 
 /// The derivation of [`per_gpu`]: each class's share and what is replicated.
@@ -320,6 +339,7 @@ fn share_derivation(
     f: &WeightFormat,
     tp: u64,
     s: &Share,
+    fp32: u64,
     bytes: u64,
 ) -> Result<Derivation, CalcError> {
     let whole = add("ovf_params", &[s.q_whole, s.o_whole])?.saturating_sub(s.repl.padded());
@@ -392,7 +412,7 @@ fn share_derivation(
             Source::Derived("ldg_tp_mla_replicated".into()),
         ));
     }
-    Ok(Derivation {
+    let mut d = Derivation {
         title_key: "mem_weights_per_gpu".into(),
         formula,
         substituted,
@@ -400,7 +420,30 @@ fn share_derivation(
         terms,
         notes: vec!["note_tp_weights".into()],
         ..Default::default()
-    })
+    };
+    add_fp32_term(&mut d, f, fp32);
+    Ok(d)
+}
+
+/// Adds the fp32 routers to a weights derivation, when there are any and the rest is
+/// narrower: `+ P_32 × (4 − b)` bytes (`b_base` beside quantized weights).
+fn add_fp32_term(d: &mut Derivation, f: &WeightFormat, fp32: u64) {
+    let bits = rest_bits(f);
+    if fp32 == 0 || bits >= 32 {
+        return;
+    }
+    let extra = fmt_sig((32 - bits) as f64 / 8.0);
+    let b = if is_plain(f) { "b" } else { "b_base" };
+    d.formula.push_str(&format!(" + P_32 × (4 − {b})"));
+    d.substituted
+        .push_str(&format!(" + {} × {extra} B", group(fp32)));
+    d.terms.push(Term::new(
+        "P_32",
+        "term_fp32_router_params",
+        group(fp32),
+        "",
+        Source::Derived("ldg_router_fp32".into()),
+    ));
 }
 
 /// The derivation of a plain format's bytes, `P × b`.
@@ -529,15 +572,17 @@ fn quantized_derivation(
 /// by the one TP rule; the share from [`per_gpu`]).
 pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
     let (q, repl, other) = split(m, f);
-    let total = bytes_of(q, add("ovf_params", &[repl, other])?, f)?;
+    let fp32 = m.loaded_params().router_fp32;
+    let total = bytes_of(q, add("ovf_params", &[repl, other])?, fp32, f)?;
     let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
     let pt = m.loaded_params().total;
     let src_p = Source::Derived("params_total".into());
-    let derivation = if is_plain(f) {
+    let mut derivation = if is_plain(f) {
         plain_derivation(f, pt, total, src_p)
     } else {
         quantized_derivation(f, pt, q, total, src_p)
     };
+    add_fp32_term(&mut derivation, f, fp32);
     Ok(WeightBytes {
         total: Bytes(total),
         per_gpu,
@@ -684,7 +729,7 @@ mod tests {
             ..format_for(Dtype::Int4, Dtype::Bf16)
         };
         assert!(is_plain(&f));
-        let bytes = bytes_of(0, m.params.total, &f).expect("bytes");
+        let bytes = bytes_of(0, m.params.total, 0, &f).expect("bytes");
         assert_eq!(bytes, (m.params.total * 4).div_ceil(8));
         let p = Precisions::from_format(&f, Dtype::Bf16, Dtype::Bf16);
         assert_eq!((p.linear_bits, p.base_bits), (4.0, 4.0));
@@ -830,7 +875,8 @@ mod tests {
     /// `ReplicatedLinear` does. From the config (h 7,168, q_lora_rank 1,536, kv_lora_rank 512,
     /// qk_rope_head_dim 64, 61 layers): per layer q_a 7,168 × 1,536, kv_a 7,168 × (512 + 64)
     /// and their norms 1,536 + 512, in all 15,140,864 params, 923,592,704 over 61 layers. With
-    /// the norms and routers, R = that + norms + routers, one GPU holds ⌈(P − R) / 8⌉ + R.
+    /// the norms and routers, R = that + norms + routers, one GPU holds ⌈(P − R) / 8⌉ + R, and
+    /// 2 bytes more per fp32 correction bias (256 experts × 58 MoE layers).
     #[test]
     fn mla_down_projections_are_replicated() {
         let m = preset(include_str!(
@@ -844,11 +890,13 @@ mod tests {
         let lp = m.loaded_params();
         let r = mla + lp.norms + lp.router;
         let p = lp.total;
-        let want = 2 * ((p - r).div_ceil(8) + r);
+        assert_eq!(lp.router_fp32, 256 * (61 - 3));
+        let want = 2 * ((p - r).div_ceil(8) + r) + 2 * lp.router_fp32;
         let w = with_dtype(&m, Dtype::Bf16, 8).ok();
         assert_eq!(w.as_ref().map(|w| w.per_gpu.0), Some(want));
         // Against an even split of all but norms and routers: 7/8 of the MLA bytes more.
-        let even = 2 * ((p - lp.norms - lp.router).div_ceil(8) + lp.norms + lp.router);
+        let even = 2 * ((p - lp.norms - lp.router).div_ceil(8) + lp.norms + lp.router)
+            + 2 * lp.router_fp32;
         let extra = w.map_or(0, |w| w.per_gpu.0) - even;
         assert!(extra.abs_diff(2 * mla * 7 / 8) <= 2, "{extra}");
         // The derivation names what is replicated.

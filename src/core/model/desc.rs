@@ -77,6 +77,23 @@ pub struct ParamBreakdown {
     /// The part of `expert_linear` inside the MTP modules.
     #[serde(default)]
     pub mtp_expert_linear: u64,
+    /// Router parameters held in fp32 whatever the weights' precision: vLLM allocates them with
+    /// `params_dtype=torch.float32` (or an fp32 `nn.Parameter`) and the checkpoints store them
+    /// so. MiniMax's `gate` and shared-MoE `coefficient` (MiniMax-Text-01/M1, MiniMax-M2), and
+    /// the per-expert `e_score_correction_bias` of DeepSeek-V2/V3, GLM-4.5, ERNIE 4.5 and
+    /// MiniMax-M2. Inside `router` (inside `other` for the MTP modules' routers); serialized
+    /// only when not zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub router_fp32: u64,
+    /// The part of `router_fp32` inside the MTP modules.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mtp_router_fp32: u64,
+}
+
+/// Whether a count is zero (for `skip_serializing_if`).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl ParamBreakdown {
@@ -103,7 +120,10 @@ impl ParamBreakdown {
                 self.total
             ));
         }
-        if self.active > self.total || self.linear > self.total || self.expert_linear > self.linear
+        if self.active > self.total
+            || self.linear > self.total
+            || self.expert_linear > self.linear
+            || self.router_fp32 > self.router.saturating_add(self.mtp)
         {
             return Err(format!("active/linear exceed the total: {self:?}"));
         }
@@ -123,6 +143,8 @@ impl ParamBreakdown {
             p.mtp = 0;
             p.mtp_linear = 0;
             p.mtp_expert_linear = 0;
+            p.router_fp32 = p.router_fp32.saturating_sub(p.mtp_router_fp32);
+            p.mtp_router_fp32 = 0;
         }
         p
     }

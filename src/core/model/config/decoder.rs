@@ -69,6 +69,10 @@ struct Moe {
     shared_gate: bool,
     router_bias: bool,
     expert_bias: bool,
+    /// vLLM keeps the router `gate` in fp32 (GLM-4.5, ERNIE 4.5, MiniMax-M2).
+    gate_fp32: bool,
+    /// vLLM keeps the router's correction bias in fp32 (every family with one but dots.llm1).
+    bias_fp32: bool,
 }
 
 /// Reads the per-layer attention windows (`None` = full attention).
@@ -369,6 +373,11 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         shared_gate,
         router_bias: gpt || corr,
         expert_bias: gpt,
+        // vLLM's `Glm4MoE.gate` (an fp32 nn.Linear), `Ernie4_5_MoeMoE.gate` and
+        // `MiniMaxM2MoE.gate` (fp32 ReplicatedLinears), and their fp32 `e_score_correction_bias`;
+        // `Dots1MoE` keeps both in the model's dtype.
+        gate_fp32: matches!(fam, "glm4_moe" | "ernie4_5_moe" | "minimax_m2"),
+        bias_fp32: corr && fam != "dots1",
     }))
 }
 
@@ -666,8 +675,14 @@ fn read_moe_layers(
 fn add_moe_ffn(acc: &mut Acc, m: &Moe, h: u64) -> Result<Ffn, CalcError> {
     let shared = (u64::from(m.shared_inter > 0), m.shared_inter);
     let ffn = add_routed_experts(acc, h, (m.experts, m.top_k, m.inter), shared)?;
+    if m.gate_fp32 {
+        acc.router_fp32(mul("ovf_router_params", &[m.experts, h])?)?;
+    }
     if m.router_bias {
         acc.add(Comp::Router, m.experts)?;
+        if m.bias_fp32 {
+            acc.router_fp32(m.experts)?;
+        }
     }
     if m.expert_bias {
         let w = "ovf_expert_params";

@@ -64,7 +64,9 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
         let routed = (d.experts, d.top_k, d.moe_inter);
         let ffn = add_routed_experts(acc, d.h, routed, (d.shared, d.moe_inter))?;
         if d.corr_bias {
+            // vLLM's `DeepseekV2MoE` allocates `e_score_correction_bias` in fp32.
             acc.add(Comp::Router, d.experts)?;
+            acc.router_fp32(d.experts)?;
         }
         let shared_inter = mul("ovf_shared_expert", &[d.shared, d.moe_inter])?;
         if shared_inter > 0 {

@@ -19,11 +19,12 @@
 //! The lightning layers' decay and slope tables (`slope_rate`, `query_decay`, `key_decay`,
 //! `diagonal_decay`) are buffers computed from the config, not parameters; the released
 //! checkpoints store none of them. The released checkpoints keep the routers in fp32 (their
-//! index's `total_size` is 2 bytes per parameter plus 2 more per router weight).
+//! index's `total_size` is 2 bytes per parameter plus 2 more per router weight), and vLLM
+//! allocates them and the shared MLP's `coefficient` in fp32 (`ParamBreakdown::router_fp32`).
 
 use super::reader::Reader;
 use super::ssm::{attention, read_shared_moe, shared_moe, SharedMoe};
-use super::{finish_parts, mul, not_one_per_layer, read_tie, Acc, Comp, Parts};
+use super::{add, finish_parts, mul, not_one_per_layer, read_tie, Acc, Comp, Parts};
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Layer, Mixer};
 use serde_json::Value;
@@ -146,6 +147,13 @@ pub(super) fn build(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
             lightning(&mut acc, h, c.heads, c.hd)?
         };
         let ffn = shared_moe(&mut acc, h, &m)?;
+        // vLLM's `MiniMaxText01MoE.gate` and the shared MLP's `coefficient` are fp32
+        // `ReplicatedLinear`s, stored so in the checkpoint.
+        let coefficient = if m.shared > 0 { h } else { 0 };
+        acc.router_fp32(add(
+            "ovf_router_params",
+            &[mul("ovf_router_params", &[m.experts, h])?, coefficient],
+        )?)?;
         layers.push(Layer { mixer, ffn });
     }
     finish_parts(r, layers, acc, (h, c.vocab, tie), 1)

@@ -100,6 +100,13 @@ impl Acc {
         Ok(())
     }
 
+    /// Marks `n` of the router parameters already added as held in fp32
+    /// ([`ParamBreakdown::router_fp32`]).
+    pub fn router_fp32(&mut self, n: u64) -> Result<(), CalcError> {
+        self.b.router_fp32 = add("ovf_param_count", &[self.b.router_fp32, n])?;
+        Ok(())
+    }
+
     /// Adds `n` norm weight vectors of width `h` (an RMSNorm is one, a LayerNorm with its bias
     /// two).
     pub fn norms(&mut self, n: u64, h: u64) -> Result<(), CalcError> {
@@ -130,6 +137,8 @@ impl Acc {
         b.expert_linear = add("ovf_param_count", &[b.expert_linear, m.b.expert_linear])?;
         b.mtp_linear = add("ovf_param_count", &[b.mtp_linear, m.b.linear])?;
         b.mtp_expert_linear = add("ovf_param_count", &[b.mtp_expert_linear, m.b.expert_linear])?;
+        b.router_fp32 = add("ovf_param_count", &[b.router_fp32, m.b.router_fp32])?;
+        b.mtp_router_fp32 = add("ovf_param_count", &[b.mtp_router_fp32, m.b.router_fp32])?;
         self.skip(n)
     }
 
