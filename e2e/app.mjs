@@ -134,6 +134,19 @@ export async function readText(page, id) {
 }
 
 /**
+ * Scrolls to the serving section and waits for its sweep: the summary once it names a
+ * saturation rate (the sweep is done), returned as text.
+ */
+export async function servingSweepSummary(page, what) {
+  await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
+  return waitFor(async () => {
+    if ((await byId(page, 'serving-summary').count()) === 0) return null;
+    const t = await readText(page, 'serving-summary');
+    return /saturates at/.test(t) ? t : null;
+  }, what, 120000, 200);
+}
+
+/**
  * Sets a form control by test id, as a user typing would: the element itself when it is an
  * input/select/textarea, else the first such control inside it (preferring a number or text
  * field over a slider). Fires `input` and `change`.

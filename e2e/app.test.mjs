@@ -18,6 +18,7 @@ import {
   readText,
   reloadApp,
   selectGpus,
+  servingSweepSummary,
   setValue,
   snapshot,
   waitFor,
@@ -65,6 +66,20 @@ async function noModelError(page) {
 /** Throws `what` plus the message if a model error is shown. */
 async function expectNoModelError(page, what) {
   if (!(await noModelError(page))) throw new Error(`${what}${await readText(page, 'model-error')}`);
+}
+
+/**
+ * Opens the app and pastes a config of the corpus (`tests/fixtures/corpus/<file>`), waiting
+ * until it reads as a model of more than `minParams` parameters with no error; returns the
+ * page and the config's text.
+ */
+async function pasteCorpusConfig(open, server, file, minParams, name) {
+  const text = readFileSync(new URL(`../tests/fixtures/corpus/${file}`, import.meta.url), 'utf8');
+  const page = await openApp(await open(), server.url);
+  await pasteConfig(page, text);
+  await waitFor(async () => (await readNumber(page, 'params-total')) > minParams, `params-total of ${name}`);
+  await expectNoModelError(page, `model-error after pasting ${name}: `);
+  return { page, text };
 }
 
 /** Opens the "vLLM would log" box and waits until the logs of every GPU, joined, hold `marker`;
@@ -174,13 +189,7 @@ export default function register(runner) {
     // vLLM V1 gives an attention-free model one block of max_model_len tokens per request:
     // "Maximum concurrency ... N.00x" with N the "# GPU blocks" of the same log, and no
     // block-size line. Before, this model showed 0 blocks and 0.00x.
-    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
-    const text = readFileSync(new URL('mistralai__Mamba-Codestral-7B-v0.1.json', corpus), 'utf8');
-    const p = await open();
-    const page = await openApp(p, server.url);
-    await pasteConfig(page, text);
-    await waitFor(async () => (await readNumber(page, 'params-total')) > 7e9, 'params-total of a 7B model');
-    await expectNoModelError(page, 'model-error after pasting Mamba-Codestral: ');
+    const { page } = await pasteCorpusConfig(open, server, 'mistralai__Mamba-Codestral-7B-v0.1.json', 7e9, 'Mamba-Codestral');
     const kvToken = await readText(page, 'kv-per-token');
     check(/\b0 MiB \(0 B\)/.test(kvToken) && !/e0\b/.test(kvToken), `no attention: the KV per token should read "0 MiB (0 B)", not "${kvToken}"`);
     const logText = await openVllmLog(page, '# GPU blocks', 'the vLLM log to show its block count');
@@ -197,12 +206,7 @@ export default function register(runner) {
     await screenshot(page, 'mamba-codestral-vllm-log');
     // Its config states no maximum length: the serving section runs at the 2,048 tokens vLLM
     // assumes then, and says so (it used to refuse, asking for max_position_embeddings).
-    await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
-    const summary = await waitFor(async () => {
-      if ((await byId(page, 'serving-summary').count()) === 0) return null;
-      const t = await readText(page, 'serving-summary');
-      return /saturates at/.test(t) ? t : null;
-    }, 'the serving sweep of Mamba-Codestral', 120000, 200);
+    const summary = await servingSweepSummary(page, 'the serving sweep of Mamba-Codestral');
     check(summary.includes('max_model_len is 2048'), `the serving summary should say max_model_len is vLLM's 2048: ${summary}`);
     log(`Mamba-Codestral serving: ${summary.split('\n').join(' | ')}`);
     await byId(page, 'serving-view').scrollIntoViewIfNeeded();
@@ -212,22 +216,11 @@ export default function register(runner) {
   runner.test('pasting a YaRN config (AFM-4.5B): serving starts at the max_model_len vLLM derives, original_max_position_embeddings × factor, and says why', async ({ open, server, screenshot, log }) => {
     // vLLM's _get_and_verify_max_len scales YaRN's original length by its factor (4,096 × 20),
     // where max_position_embeddings says 65,536.
-    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
-    const text = readFileSync(new URL('arcee-ai__AFM-4.5B-Base.json', corpus), 'utf8');
+    const { page, text } = await pasteCorpusConfig(open, server, 'arcee-ai__AFM-4.5B-Base.json', 4e9, 'AFM-4.5B');
     const c = JSON.parse(text);
     const derived = c.rope_scaling.original_max_position_embeddings * c.rope_scaling.factor;
     check(derived !== c.max_position_embeddings, 'the case must tell the two lengths apart');
-    const p = await open();
-    const page = await openApp(p, server.url);
-    await pasteConfig(page, text);
-    await waitFor(async () => (await readNumber(page, 'params-total')) > 4e9, 'params-total of a 4.5B model');
-    await expectNoModelError(page, 'model-error after pasting AFM-4.5B: ');
-    await page.evaluate(() => document.getElementById('serving-title')?.scrollIntoView());
-    const summary = await waitFor(async () => {
-      if ((await byId(page, 'serving-summary').count()) === 0) return null;
-      const t = await readText(page, 'serving-summary');
-      return /saturates at/.test(t) ? t : null;
-    }, 'the serving sweep of AFM-4.5B', 120000, 200);
+    const summary = await servingSweepSummary(page, 'the serving sweep of AFM-4.5B');
     check(summary.includes(`max_model_len is ${derived}`), `the serving summary should say max_model_len is ${derived}: ${summary}`);
     check(summary.includes(`max_position_embeddings (${c.max_position_embeddings})`), `the summary should name max_position_embeddings ${c.max_position_embeddings}: ${summary}`);
     check(summary.includes('YaRN'), `the summary should say the rule (YaRN): ${summary}`);

@@ -17,8 +17,9 @@
 //!
 //! Not modelled: `tokenizer_config.json`'s `model_max_length` (vLLM takes the smaller; the
 //! calculator sees `config.json` only); RoPE scaling of the 2,048 vLLM assumes when no key is
-//! set; vLLM 0.10.x, which kept LongRoPE's scaled length. Values that vLLM could not use (text,
-//! zero, a missing YaRN original) leave the length as the calculator reads it.
+//! set; vLLM 0.10.x, which kept LongRoPE's scaled length. Where vLLM would stop (a length or
+//! factor that is text or not positive, a RoPE set without a type, YaRN without its original)
+//! the unusable value is skipped: the rest of the rule still applies.
 
 use super::reader::{Reader, MAX_DIM};
 use crate::core::model::desc::{EngineMaxLen, LedgerSource, MaxLenRule};
