@@ -572,10 +572,11 @@ fn quantized_derivation(
 /// by the one TP rule; the share from [`per_gpu`]).
 pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
     let (q, repl, other) = split(m, f);
-    let fp32 = m.loaded_params().router_fp32;
+    let lp = m.loaded_params();
+    let fp32 = lp.router_fp32;
     let total = bytes_of(q, add("ovf_params", &[repl, other])?, fp32, f)?;
     let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
-    let pt = m.loaded_params().total;
+    let pt = lp.total;
     let src_p = Source::Derived("params_total".into());
     let mut derivation = if is_plain(f) {
         plain_derivation(f, pt, total, src_p)

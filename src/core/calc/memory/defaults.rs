@@ -1,6 +1,7 @@
 //! vLLM's defaults that the budgets start from.
 
 use crate::core::base::units::{Bytes, GIB};
+use crate::core::model::config::max_len::POSSIBLE_KEYS;
 
 /// vLLM's default `block_size` (tokens per KV-cache block) on CUDA.
 pub const DEFAULT_BLOCK_SIZE: u64 = 16;
@@ -15,14 +16,15 @@ pub const DEFAULT_MAX_NUM_SEQS: u64 = 256;
 /// `max_seq_len`, `seq_length`, … is set, so `default_max_len` = 2,048, with a warning).
 pub const MAX_MODEL_LEN_WITHOUT_CONFIG: u64 = 2048;
 
-/// The warning vLLM logs when it assumes [`MAX_MODEL_LEN_WITHOUT_CONFIG`], as it prints it.
+/// The warning vLLM logs when it assumes [`MAX_MODEL_LEN_WITHOUT_CONFIG`], as it prints it
+/// (its key list is [`POSSIBLE_KEYS`], as Python prints a list).
 pub fn max_model_len_warning() -> String {
+    let keys: Vec<String> = POSSIBLE_KEYS.iter().map(|k| format!("'{k}'")).collect();
     format!(
         "The model's config.json does not contain any of the following keys to determine the \
-         original maximum length of the model: ['max_position_embeddings', 'n_positions', \
-         'max_seq_len', 'seq_length', 'model_max_length', 'max_target_positions', \
-         'max_sequence_length', 'max_seq_length', 'seq_len']. Assuming the model's maximum \
-         length is {MAX_MODEL_LEN_WITHOUT_CONFIG}."
+         original maximum length of the model: [{}]. Assuming the model's maximum length is \
+         {MAX_MODEL_LEN_WITHOUT_CONFIG}.",
+        keys.join(", ")
     )
 }
 

@@ -26,7 +26,7 @@ use crate::core::model::desc::{EngineMaxLen, LedgerSource, MaxLenRule};
 use serde_json::{Map, Value};
 
 /// vLLM's length keys, in its order (`possible_keys`).
-pub(crate) const POSSIBLE_KEYS: [&str; 9] = [
+pub const POSSIBLE_KEYS: [&str; 9] = [
     "max_position_embeddings",
     "n_positions",
     "max_seq_len",

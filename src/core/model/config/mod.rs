@@ -21,7 +21,7 @@ mod decoder;
 mod deepseek;
 pub mod defaults;
 mod gemma3n;
-mod max_len;
+pub mod max_len;
 mod minimax;
 mod others;
 mod quant;
