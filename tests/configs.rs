@@ -1466,8 +1466,16 @@ fn moe_after_dense(c: &Value) -> u64 {
 /// every GPU (routers are replicated), and nothing to fp32 weights.
 #[test]
 fn fp32_routers_as_vllm_allocates() {
-    let cases: [(&str, Count); 6] = [
+    let cases: [(&str, Count); 7] = [
         // gate E·h and the correction bias E per MoE layer.
+        (
+            "corpus/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json",
+            |c| {
+                let blocks = c["hybrid_override_pattern"].as_str().unwrap_or("");
+                let moe = blocks.matches('E').count() as u64;
+                moe * req(c, "n_routed_experts") * (req(c, "hidden_size") + 1)
+            },
+        ),
         ("corpus/MiniMaxAI__MiniMax-M2.json", |c| {
             req(c, "num_hidden_layers") * req(c, "num_local_experts") * (req(c, "hidden_size") + 1)
         }),
@@ -1514,4 +1522,129 @@ fn fp32_routers_as_vllm_allocates() {
             }
         }
     }
+}
+
+const NEMOTRON_NANO: &str = "corpus/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json";
+
+/// Nemotron-H's parameters from its config's keys, as transformers 5.24.0's
+/// `modeling_nemotron_h.py` lays them out (with the stored router correction biases): per block an
+/// RMSNorm; `M` Mamba-2 (in_proj `h·(2D + 2gN + H)`, conv1d `(D + 2gN)·(k + 1)`, dt_bias, A_log,
+/// D, gated norm `D`, out_proj `D·h`), `*` attention (q, o `h·H·d`; k, v `h·K·d`), `-` a relu² MLP
+/// `2·h·I`, `E` a MoE (router `E·h` + bias `E`, experts `2·E·I_e·h`, shared MLP `2·h·S`);
+/// final norm; untied embedding and head.
+fn nemotron_h_count(c: &Value) -> (u64, u64) {
+    let pattern = c["hybrid_override_pattern"].as_str().unwrap_or("");
+    let (h, v) = (req(c, "hidden_size"), req(c, "vocab_size"));
+    let (heads, kv, d) = (
+        req(c, "num_attention_heads"),
+        req(c, "num_key_value_heads"),
+        req(c, "head_dim"),
+    );
+    let (mh, mp, n, g, k) = (
+        req(c, "mamba_num_heads"),
+        req(c, "mamba_head_dim"),
+        req(c, "ssm_state_size"),
+        req(c, "n_groups"),
+        req(c, "conv_kernel"),
+    );
+    let inner = mh * mp;
+    let conv = inner + 2 * g * n;
+    let mamba = h * (2 * inner + 2 * g * n + mh) + conv * (k + 1) + 3 * mh + inner + inner * h;
+    let attn = 2 * h * heads * d + 2 * h * kv * d;
+    let mlp = 2 * h * req(c, "intermediate_size");
+    let (e, top, ie) = (
+        req(c, "n_routed_experts"),
+        req(c, "num_experts_per_tok"),
+        req(c, "moe_intermediate_size"),
+    );
+    let shared = 2 * h * req(c, "moe_shared_expert_intermediate_size") * req(c, "n_shared_experts");
+    let moe = e * h + e + 2 * e * ie * h + shared;
+    let per = |ch: char| match ch {
+        'M' => mamba,
+        '*' => attn,
+        '-' => mlp,
+        'E' => moe,
+        _ => panic!("{ch}"),
+    };
+    let blocks: u64 = pattern.chars().map(|ch| h + per(ch)).sum();
+    let total = blocks + h + 2 * v * h;
+    let idle = pattern.matches('E').count() as u64 * (e - top) * 2 * ie * h;
+    (total, total - idle)
+}
+
+/// Nemotron-H with MoE blocks (`E`): NVIDIA Nemotron 3 Nano counts as its layout adds up, the
+/// same layout written as transformers 5 saves it (`layers_block_type`, no pattern and no layer
+/// count; or the legacy names `mamba`/`attention`) reads the same, and what is not modelled is
+/// said: a latent MoE is refused naming its key, MTP layers warn, an unknown block type is
+/// refused naming the list.
+#[test]
+fn nemotron_h_moe_blocks_as_transformers_builds_them() {
+    let text = fixture(NEMOTRON_NANO);
+    let cfg: Value = serde_json::from_str(&text).expect("json");
+    let m = model(&text);
+    let (total, active) = nemotron_h_count(&cfg);
+    assert_eq!((m.params.total, m.params.active), (total, active));
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    // Six attention blocks of 2 KV heads × 128: the KV per token.
+    let pattern = cfg["hybrid_override_pattern"].as_str().unwrap_or("");
+    let attn = pattern.matches('*').count() as u64;
+    assert_eq!(
+        kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+        Some(attn * 2 * req(&cfg, "num_key_value_heads") * req(&cfg, "head_dim") * 2)
+    );
+
+    let names = |legacy: bool| -> Vec<&str> {
+        pattern
+            .chars()
+            .map(|ch| match (ch, legacy) {
+                ('M', false) => "linear_attention",
+                ('M', true) => "mamba",
+                ('*', false) => "full_attention",
+                ('*', true) => "attention",
+                ('E', _) => "moe",
+                _ => "mlp",
+            })
+            .collect()
+    };
+    for (legacy, key, keep_count) in [
+        (false, "layers_block_type", false),
+        (true, "layers_block_type", true),
+        (false, "layer_types", false),
+    ] {
+        let mut v = cfg.clone();
+        let o = v.as_object_mut().expect("object");
+        o.remove("hybrid_override_pattern");
+        if !keep_count {
+            o.remove("num_hidden_layers");
+        }
+        o.insert(key.into(), serde_json::json!(names(legacy)));
+        let listed = model(&v.to_string());
+        assert_eq!(listed.params, m.params, "{key}, legacy names {legacy}");
+        assert_eq!(listed.layers, m.layers, "{key}, legacy names {legacy}");
+    }
+
+    let with = |extra: &str| text.replacen('{', &format!("{{{extra},"), 1);
+    let e = err(&with(r#""moe_latent_size": 1024"#)).to_string();
+    assert!(e.contains("moe_latent_size") && e.contains("latent"), "{e}");
+    let mtp = model(&with(r#""num_nextn_predict_layers": 1"#));
+    assert_eq!(mtp.params, m.params);
+    assert!(
+        mtp.warnings.iter().any(|w| w.to_string().contains("(MTP)")),
+        "{:?}",
+        mtp.warnings
+    );
+    let mut v = cfg.clone();
+    let o = v.as_object_mut().expect("object");
+    o.remove("hybrid_override_pattern");
+    let mut kinds = names(false);
+    kinds[3] = "<script>";
+    o.insert("layers_block_type".into(), serde_json::json!(kinds));
+    let e = err(&v.to_string()).to_string();
+    assert!(
+        e.contains("layers_block_type") && e.contains("mlp, moe"),
+        "{e}"
+    );
+    // A pattern one block short of the layer count is refused, as before.
+    let short = text.replace(pattern, &pattern[1..]);
+    assert!(err(&short).to_string().contains("hybrid_override_pattern"));
 }

@@ -930,7 +930,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("exp_layer_index_below", "a layer index below the layer count ({n})", "레이어 수({n})보다 작은 레이어 번호"),
     ("exp_multiplier_range", "a number above 0 and at most 64", "0보다 크고 64 이하인 수"),
     ("exp_one_char_per_layer", "one character per layer ({n})", "레이어마다 한 글자 ({n}개)"),
-    ("exp_hybrid_chars", "M (Mamba-2), * (attention) or - (MLP)", "M (Mamba-2), * (어텐션), - (MLP) 중 하나"),
+    ("exp_hybrid_chars", "M (Mamba-2), * (attention), - (MLP) or E (MoE)", "M (Mamba-2), * (어텐션), - (MLP), E (MoE) 중 하나"),
     ("rng_fraction", "a fraction above 0 and at most 1", "0 초과 1 이하의 비율"),
     ("rng_seconds_from_to", "from {lo} to {hi} seconds", "{lo}초 이상 {hi}초 이하"),
     ("what_mem_bw", "memory bandwidth", "메모리 대역폭"),
@@ -1293,7 +1293,14 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("ldg_vllm_len_longrope", "LongRoPE: vLLM (0.12 and later) starts from original_max_position_embeddings {original}", "LongRoPE: vLLM(0.12 이상)은 original_max_position_embeddings {original}에서 시작"),
     ("sim_note_max_model_len_derived", "max_model_len is {len}, as vLLM derives it from this config ({rule}), not max_position_embeddings ({pos}); vLLM's --max-model-len sets another.", "vLLM이 이 config에서 유도하는 대로 max_model_len은 {len}입니다 ({rule}). max_position_embeddings({pos})가 아닙니다. 다른 값은 vLLM의 --max-model-len으로 지정합니다."),
     ("term_fp32_router_params", "router parameters held in fp32 (4 bytes each, whatever the weights' precision)", "fp32로 두는 라우터 파라미터 (가중치 정밀도와 관계없이 각 4바이트)"),
-    ("ldg_router_fp32", "routers vLLM allocates in fp32 (params_dtype float32): MiniMax's gate and coefficient, the gates of GLM-4.5, ERNIE 4.5 and MiniMax-M2, and e_score_correction_bias", "vLLM이 fp32로 할당하는 라우터 (params_dtype float32): MiniMax의 gate와 coefficient, GLM-4.5·ERNIE 4.5·MiniMax-M2의 gate, e_score_correction_bias"),
+    ("ldg_router_fp32", "routers vLLM allocates in fp32 (params_dtype float32): MiniMax's gate and coefficient, the gates of GLM-4.5, ERNIE 4.5, MiniMax-M2 and Nemotron-H, and e_score_correction_bias", "vLLM이 fp32로 할당하는 라우터 (params_dtype float32): MiniMax의 gate와 coefficient, GLM-4.5·ERNIE 4.5·MiniMax-M2·Nemotron-H의 gate, e_score_correction_bias"),
+    ("exp_nemotron_block_types", "one of linear_attention (or mamba), full_attention (or attention), mlp, moe", "linear_attention(또는 mamba), full_attention(또는 attention), mlp, moe 중 하나"),
+    ("ldg_layers_from_block_types", "the length of layers_block_type, as transformers counts the layers", "transformers가 레이어를 세는 대로 layers_block_type의 길이"),
+    ("ldg_pattern_from_block_types", "layers_block_type, one character per layer (M Mamba-2, * attention, - MLP, E MoE)", "layers_block_type을 레이어마다 한 글자로 (M Mamba-2, * 어텐션, - MLP, E MoE)"),
+    ("exp_no_latent_moe", "absent: a latent MoE (experts between two latent projections, Nemotron 3 Super) is not modelled yet", "없음: 잠재 MoE(두 잠재 투영 사이의 전문가, Nemotron 3 Super)는 아직 모델링하지 않습니다"),
+    ("ldg_nemotron_h_one_shared_expert", "Nemotron-H default: one shared expert", "Nemotron-H 기본값: 공유 전문가 1개"),
+    ("wrn_nemotron_mtp_not_counted", "The config states {n} multi-token-prediction (MTP) layers. The checkpoint stores them, but they are not counted here (their layout is not modelled); transformers and vLLM skip them when loading, so the weights in memory are unaffected.", "config에 MTP(다중 토큰 예측) 레이어 {n}개가 있습니다. 체크포인트에는 저장되지만 여기서는 세지 않았습니다(구조를 모델링하지 않음). transformers와 vLLM은 불러올 때 건너뛰므로 메모리의 가중치에는 영향이 없습니다."),
+    ("ldg_nemotron_h_no_mtp", "no multi-token-prediction layers", "다중 토큰 예측 레이어 없음"),
 ];
 
 /// The rows of [`TABLE`] the shell (the page's first module, `src/main.rs`) never names: the late

@@ -13,11 +13,13 @@
 //! mixer are both counted.
 
 use super::reader::Reader;
+use super::reader::{short, MAX_LAYERS};
 use super::{
-    add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, check_kv,
-    finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
+    add, add_attention, add_dense_ffn, add_embeddings, add_experts, add_mlp, add_routed_experts,
+    check_kv, finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp,
+    Parts,
 };
-use crate::core::base::error::{CalcError, Phrase};
+use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer, SsmGroups};
 use serde_json::Value;
 
@@ -271,6 +273,145 @@ fn read_pattern(r: &mut Reader, nl: u64) -> Result<String, CalcError> {
         crate::core::model::desc::LedgerSource::Key("hybrid_override_pattern".into()),
     );
     Ok(pattern)
+}
+
+/// Nemotron-H's layer kinds as one character per layer (`M` Mamba-2, `*` attention, `-` MLP,
+/// `E` MoE): `hybrid_override_pattern` with `num_hidden_layers`, or, in a config saved by
+/// transformers 5 (which writes no pattern and may write no layer count), the list
+/// `layers_block_type` (`layer_types`), its legacy names (`mamba`, `attention`) mapped as
+/// transformers' `remap_legacy_layer_types` maps them. Returns the width, the layer count and
+/// the vocabulary beside the pattern.
+fn read_kinds(r: &mut Reader) -> Result<(u64, u64, u64, String), CalcError> {
+    let listed =
+        r.find("hybrid_override_pattern").is_none() && r.find("layers_block_type").is_some();
+    if listed && r.find("num_hidden_layers").is_none() {
+        let h = r.req("hidden_size", "why_size_model")?;
+        let pattern = pattern_of_list(r)?;
+        let nl = pattern.chars().count() as u64;
+        r.derived("num_hidden_layers", nl, "ldg_layers_from_block_types");
+        let vocab = r.req("vocab_size", "why_size_embeddings")?;
+        return Ok((h, nl, vocab, pattern));
+    }
+    let (h, nl, vocab) = read_sizes(r)?;
+    let pattern = if listed {
+        let p = pattern_of_list(r)?;
+        if p.chars().count() as u64 != nl {
+            return Err(super::not_one_per_layer(
+                "layers_block_type",
+                p.chars().count(),
+                nl,
+            ));
+        }
+        p
+    } else {
+        read_pattern(r, nl)?
+    };
+    Ok((h, nl, vocab, pattern))
+}
+
+/// `layers_block_type` as a pattern string (one character per entry), noted in the ledger.
+fn pattern_of_list(r: &mut Reader) -> Result<String, CalcError> {
+    let key = r
+        .key_of("layers_block_type")
+        .unwrap_or("layers_block_type")
+        .to_string();
+    let types = r.str_list("layers_block_type")?.unwrap_or_default();
+    let mut pattern = String::with_capacity(types.len());
+    for t in &types {
+        pattern.push(match t.as_str() {
+            "linear_attention" | "mamba" => 'M',
+            "full_attention" | "attention" => '*',
+            "mlp" => '-',
+            "moe" => 'E',
+            other => {
+                return Err(CalcError::BadValue {
+                    key,
+                    found: Phrase::verbatim(shorten(other)),
+                    expected: Phrase::tr("exp_nemotron_block_types"),
+                })
+            }
+        });
+    }
+    let n = pattern.len() as u64;
+    if n == 0 || n > MAX_LAYERS {
+        return Err(CalcError::OutOfRange {
+            field: Phrase::verbatim(key),
+            value: n.to_string(),
+            range: Phrase::tr("rng_whole_from_to")
+                .val("lo", 1)
+                .val("hi", MAX_LAYERS),
+        });
+    }
+    r.derived(
+        "hybrid_override_pattern",
+        &pattern,
+        "ldg_pattern_from_block_types",
+    );
+    Ok(pattern)
+}
+
+/// Nemotron-H's MoE block (`E`), as transformers 5.24.0's `NemotronHMoE` and vLLM 0.12.0 build
+/// it: a sigmoid router `E·h` with its `e_score_correction_bias` `E` (both fp32 in vLLM), `E`
+/// plain experts (up and down, relu²) `2·E·I·h`, and one plain shared MLP of width
+/// `S·n_shared_experts` (none with no shared expert, as vLLM builds it).
+struct NemotronMoe {
+    experts: u64,
+    top_k: u64,
+    inter: u64,
+    shared: u64,
+}
+
+/// Reads the MoE sizes (the class defaults where absent). A latent MoE (`moe_latent_size`,
+/// Nemotron 3 Super: the experts work at a smaller width between two projections) is refused
+/// with a sentence rather than counted as if its experts were `h` wide.
+fn read_nemotron_moe(r: &mut Reader) -> Result<NemotronMoe, CalcError> {
+    if let Some((k, v)) = r.find("moe_latent_size") {
+        return Err(CalcError::BadValue {
+            key: k.to_string(),
+            found: short(v),
+            expected: Phrase::tr("exp_no_latent_moe"),
+        });
+    }
+    let experts = r.req(("experts", "n_routed_experts"), "why_count_experts")?;
+    let top_k = super::read_top_k(r, experts, None)?;
+    let inter = r.req(
+        ("expert_intermediate", "moe_intermediate_size"),
+        "why_size_experts",
+    )?;
+    let n_shared = r.or0(
+        ("shared_experts", "n_shared_experts"),
+        1,
+        "ldg_nemotron_h_one_shared_expert",
+    )?;
+    let shared = if n_shared > 0 {
+        let s = r.req(
+            ("shared_intermediate", "moe_shared_expert_intermediate_size"),
+            "why_size_experts",
+        )?;
+        mul("ovf_expert_params", &[s, n_shared])?
+    } else {
+        0
+    };
+    Ok(NemotronMoe {
+        experts,
+        top_k,
+        inter,
+        shared,
+    })
+}
+
+/// Adds one Nemotron-H MoE block's parameters (its norm is the caller's) and returns its
+/// feed-forward.
+fn nemotron_moe(acc: &mut Acc, h: u64, m: &NemotronMoe, mlp_bias: bool) -> Result<Ffn, CalcError> {
+    let shared = (u64::from(m.shared > 0), m.shared);
+    let ffn = add_experts(acc, h, (m.experts, m.top_k, m.inter), shared, false)?;
+    acc.add(Comp::Router, m.experts)?;
+    let w = "ovf_router_params";
+    acc.router_fp32(add(w, &[mul(w, &[m.experts, h])?, m.experts])?)?;
+    if m.shared > 0 {
+        add_mlp(acc, Comp::Mlp, h, m.shared, false, mlp_bias)?;
+    }
+    Ok(ffn)
 }
 
 /// Reads Nemotron-H's attention, MLP and Mamba-2 sizes and biases (after the pattern), then
@@ -636,60 +777,84 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
 fn nemotron_block(
     acc: &mut Acc,
     m: &NemotronH,
+    moe: Option<&NemotronMoe>,
     c: char,
     layers: &mut Vec<Layer>,
 ) -> Result<(), CalcError> {
     acc.add(Comp::Norms, m.h)?;
-    match c {
-        'M' => {
+    let ffn = match (c, moe) {
+        ('M', _) => {
             let mixer = mamba2(acc, m)?;
             layers.push(Layer {
                 mixer,
                 ffn: Ffn::None,
             });
+            return Ok(());
         }
-        '*' => layers.push(Layer {
-            mixer: attention(acc, m.h, (m.heads, m.kv, m.hd), m.attn_bias)?,
-            ffn: Ffn::None,
-        }),
-        '-' => {
-            let ffn = add_dense_ffn(acc, m.h, m.inter, false, m.mlp_bias)?;
-            match layers.last_mut() {
-                Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
-                _ => layers.push(Layer {
-                    mixer: Mixer::Ssm {
-                        state_elems: 0,
-                        d_inner: 0,
-                        d_state: 0,
-                        groups: None,
-                    },
-                    ffn,
-                }),
-            }
+        ('*', _) => {
+            layers.push(Layer {
+                mixer: attention(acc, m.h, (m.heads, m.kv, m.hd), m.attn_bias)?,
+                ffn: Ffn::None,
+            });
+            return Ok(());
         }
-        other => {
+        ('-', _) => add_dense_ffn(acc, m.h, m.inter, false, m.mlp_bias)?,
+        ('E', Some(moe)) => nemotron_moe(acc, m.h, moe, m.mlp_bias)?,
+        (other, _) => {
             return Err(CalcError::BadValue {
                 key: "hybrid_override_pattern".into(),
                 found: Phrase::tr("fnd_char").val("c", other),
                 expected: Phrase::tr("exp_hybrid_chars"),
             })
         }
+    };
+    match layers.last_mut() {
+        Some(l) if l.ffn == Ffn::None => l.ffn = ffn,
+        _ => layers.push(Layer {
+            mixer: Mixer::Ssm {
+                state_elems: 0,
+                d_inner: 0,
+                d_state: 0,
+                groups: None,
+            },
+            ffn,
+        }),
     }
     Ok(())
 }
 
-/// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP), one
-/// RMSNorm per block, final norm. An MLP block is attached to the preceding mixer block's
-/// feed-forward slot in [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
+/// NVIDIA Nemotron-H: `hybrid_override_pattern` (M = Mamba-2, * = attention, - = MLP, E = MoE)
+/// or `layers_block_type`, one RMSNorm per block, final norm. An MLP or MoE block is attached
+/// to the preceding mixer block's feed-forward slot in
+/// [`ModelDesc::layers`](crate::core::model::desc::ModelDesc).
 pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
-    let (h, nl, vocab) = read_sizes(r)?;
-    let pattern = read_pattern(r, nl)?;
+    let (h, _, vocab, pattern) = read_kinds(r)?;
     let m = read_nemotron_h(r, h)?;
+    let moe = if pattern.contains('E') {
+        Some(read_nemotron_moe(r)?)
+    } else {
+        None
+    };
+    // MTP modules are not counted (their layout is not modelled): transformers skips `mtp.*`
+    // on load, and vLLM 0.14.0 too, so the weights vLLM holds are unaffected.
+    let mtp = if r.find("num_nextn_predict_layers").is_some() {
+        r.or0(
+            ("mtp_layers", "num_nextn_predict_layers"),
+            0,
+            "ldg_nemotron_h_no_mtp",
+        )?
+    } else {
+        0
+    };
+    if mtp > 0 {
+        r.warnings
+            .push(Phrase::tr("wrn_nemotron_mtp_not_counted").val("n", mtp));
+    }
     let tie = m.tie;
     let mut acc = Acc::default();
     let mut layers: Vec<Layer> = Vec::new();
     for c in pattern.chars() {
-        nemotron_block(&mut acc, &m, c, &mut layers)?;
+        nemotron_block(&mut acc, &m, moe.as_ref(), c, &mut layers)?;
     }
     finish_parts(r, layers, acc, (h, vocab, tie), 1)
 }
