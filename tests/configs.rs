@@ -1525,14 +1525,17 @@ fn fp32_routers_as_vllm_allocates() {
 }
 
 const NEMOTRON_NANO: &str = "corpus/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json";
+const NEMOTRON_SUPER: &str = "corpus/nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json";
 
 /// Nemotron-H's parameters from its config's keys, as transformers 5.24.0's
-/// `modeling_nemotron_h.py` lays them out (with the stored router correction biases): per block an
-/// RMSNorm; `M` Mamba-2 (in_proj `h·(2D + 2gN + H)`, conv1d `(D + 2gN)·(k + 1)`, dt_bias, A_log,
-/// D, gated norm `D`, out_proj `D·h`), `*` attention (q, o `h·H·d`; k, v `h·K·d`), `-` a relu² MLP
-/// `2·h·I`, `E` a MoE (router `E·h` + bias `E`, experts `2·E·I_e·h`, shared MLP `2·h·S`);
-/// final norm; untied embedding and head.
-fn nemotron_h_count(c: &Value) -> (u64, u64) {
+/// `modeling_nemotron_h.py` lays them out, with the stored router correction biases and MTP
+/// layers: per block an RMSNorm; `M` Mamba-2 (in_proj `h·(2D + 2gN + H)`, conv1d
+/// `(D + 2gN)·(k + 1)`, dt_bias, A_log, D, gated norm `D`, out_proj `D·h`), `*` attention (q, o
+/// `h·H·d`; k, v `h·K·d`), `-` a relu² MLP `2·h·I`, `E` a MoE (router `E·h` + bias `E`, experts
+/// `2·E·I_e·w` at the width `w` = `moe_latent_size` or `h`, the latent projections `2·h·L`, the
+/// shared MLP `2·h·S`); final norm; untied embedding and head. MTP: per module the blocks of
+/// `mtp_hybrid_override_pattern`, three norms and `2h·h`. Returns (main model, active, MTP).
+fn nemotron_h_count(c: &Value) -> (u64, u64, u64) {
     let pattern = c["hybrid_override_pattern"].as_str().unwrap_or("");
     let (h, v) = (req(c, "hidden_size"), req(c, "vocab_size"));
     let (heads, kv, d) = (
@@ -1557,8 +1560,10 @@ fn nemotron_h_count(c: &Value) -> (u64, u64) {
         req(c, "num_experts_per_tok"),
         req(c, "moe_intermediate_size"),
     );
+    let latent = key(c, "moe_latent_size");
+    let width = latent.unwrap_or(h);
     let shared = 2 * h * req(c, "moe_shared_expert_intermediate_size") * req(c, "n_shared_experts");
-    let moe = e * h + e + 2 * e * ie * h + shared;
+    let moe = e * h + e + 2 * e * ie * width + latent.map_or(0, |l| 2 * h * l) + shared;
     let per = |ch: char| match ch {
         'M' => mamba,
         '*' => attn,
@@ -1566,33 +1571,47 @@ fn nemotron_h_count(c: &Value) -> (u64, u64) {
         'E' => moe,
         _ => panic!("{ch}"),
     };
-    let blocks: u64 = pattern.chars().map(|ch| h + per(ch)).sum();
-    let total = blocks + h + 2 * v * h;
-    let idle = pattern.matches('E').count() as u64 * (e - top) * 2 * ie * h;
-    (total, total - idle)
+    let blocks = |p: &str| -> u64 { p.chars().map(|ch| h + per(ch)).sum() };
+    let main = blocks(pattern) + h + 2 * v * h;
+    let idle = pattern.matches('E').count() as u64 * (e - top) * 2 * ie * width;
+    let modules = key(c, "num_nextn_predict_layers").unwrap_or(0);
+    let mtp_blocks = c["mtp_hybrid_override_pattern"].as_str().unwrap_or("*E");
+    let mtp = modules * (blocks(mtp_blocks) + 3 * h + 2 * h * h);
+    (main, main - idle, mtp)
 }
 
-/// Nemotron-H with MoE blocks (`E`): NVIDIA Nemotron 3 Nano counts as its layout adds up, the
-/// same layout written as transformers 5 saves it (`layers_block_type`, no pattern and no layer
-/// count; or the legacy names `mamba`/`attention`) reads the same, and what is not modelled is
-/// said: a latent MoE is refused naming its key, MTP layers warn, an unknown block type is
-/// refused naming the list.
+/// Nemotron-H with MoE blocks (`E`): NVIDIA Nemotron 3 Nano and Super (a latent MoE with an MTP
+/// layer) count as their layouts add up, the same layout written as transformers 5 saves it
+/// (`layers_block_type`, no pattern and no layer count; or the legacy names `mamba`/`attention`)
+/// reads the same, and an unknown block type is refused naming the list.
 #[test]
 fn nemotron_h_moe_blocks_as_transformers_builds_them() {
+    for file in [NEMOTRON_NANO, NEMOTRON_SUPER] {
+        let text = fixture(file);
+        let cfg: Value = serde_json::from_str(&text).expect("json");
+        let m = model(&text);
+        let (main, active, mtp) = nemotron_h_count(&cfg);
+        assert_eq!(
+            (m.params.language_model, m.params.active, m.params.mtp),
+            (main, active, mtp),
+            "{file}"
+        );
+        assert_eq!(m.params.total, main + mtp, "{file}");
+        // The attention blocks' KV per token (the MTP layer's only when it is loaded).
+        let pattern = cfg["hybrid_override_pattern"].as_str().unwrap_or("");
+        let attn = pattern.matches('*').count() as u64;
+        assert_eq!(
+            kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+            Some(attn * 2 * req(&cfg, "num_key_value_heads") * req(&cfg, "head_dim") * 2),
+            "{file}"
+        );
+    }
+
     let text = fixture(NEMOTRON_NANO);
     let cfg: Value = serde_json::from_str(&text).expect("json");
     let m = model(&text);
-    let (total, active) = nemotron_h_count(&cfg);
-    assert_eq!((m.params.total, m.params.active), (total, active));
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
-    // Six attention blocks of 2 KV heads × 128: the KV per token.
     let pattern = cfg["hybrid_override_pattern"].as_str().unwrap_or("");
-    let attn = pattern.matches('*').count() as u64;
-    assert_eq!(
-        kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
-        Some(attn * 2 * req(&cfg, "num_key_value_heads") * req(&cfg, "head_dim") * 2)
-    );
-
     let names = |legacy: bool| -> Vec<&str> {
         pattern
             .chars()
@@ -1622,17 +1641,6 @@ fn nemotron_h_moe_blocks_as_transformers_builds_them() {
         assert_eq!(listed.params, m.params, "{key}, legacy names {legacy}");
         assert_eq!(listed.layers, m.layers, "{key}, legacy names {legacy}");
     }
-
-    let with = |extra: &str| text.replacen('{', &format!("{{{extra},"), 1);
-    let e = err(&with(r#""moe_latent_size": 1024"#)).to_string();
-    assert!(e.contains("moe_latent_size") && e.contains("latent"), "{e}");
-    let mtp = model(&with(r#""num_nextn_predict_layers": 1"#));
-    assert_eq!(mtp.params, m.params);
-    assert!(
-        mtp.warnings.iter().any(|w| w.to_string().contains("(MTP)")),
-        "{:?}",
-        mtp.warnings
-    );
     let mut v = cfg.clone();
     let o = v.as_object_mut().expect("object");
     o.remove("hybrid_override_pattern");
@@ -1647,4 +1655,61 @@ fn nemotron_h_moe_blocks_as_transformers_builds_them() {
     // A pattern one block short of the layer count is refused, as before.
     let short = text.replace(pattern, &pattern[1..]);
     assert!(err(&short).to_string().contains("hybrid_override_pattern"));
+}
+
+/// A latent MoE's projections (`fc1_latent_proj`, `fc2_latent_proj`: `2·h·L` per MoE layer) are
+/// `ReplicatedLinear` in vLLM: under tensor parallelism every GPU holds them whole, so one GPU
+/// holds `2·h·L·(1 − 1/TP)` more elements per MoE layer than an even share would give; and the
+/// routed experts' operators work at the latent width.
+#[test]
+fn latent_moe_projections_are_whole_on_every_gpu() {
+    use llm_serving_calculator::core::calc::roofline::{layer_ops, Pass, Phase, Precisions};
+    use llm_serving_calculator::core::model::Ffn;
+    let text = fixture(NEMOTRON_SUPER);
+    let cfg: Value = serde_json::from_str(&text).expect("json");
+    let m = model(&text);
+    let (h, l) = (req(&cfg, "hidden_size"), req(&cfg, "moe_latent_size"));
+    let pattern = cfg["hybrid_override_pattern"].as_str().unwrap_or("");
+    let moe_layers = pattern.matches('E').count() as u64;
+    let mut sharded = m.clone();
+    for layer in &mut sharded.layers {
+        if let Ffn::Moe { latent, .. } = &mut layer.ffn {
+            *latent = None;
+        }
+    }
+    for tp in [1u64, 2, 8] {
+        let bytes = |m: &ModelDesc| {
+            weights::with_dtype(m, Dtype::Bf16, tp)
+                .map(|w| w.per_gpu.0)
+                .unwrap_or(0)
+        };
+        let whole = moe_layers * 2 * h * l;
+        let extra = (whole - whole / tp) * 2;
+        let got = bytes(&m) - bytes(&sharded);
+        assert!(got.abs_diff(extra) <= 2, "TP {tp}: {got} vs {extra}");
+    }
+    let index = m
+        .layers
+        .iter()
+        .position(|x| matches!(x.ffn, Ffn::Moe { .. }))
+        .expect("a MoE layer");
+    let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
+    let w = Pass {
+        phase: Phase::Decode,
+        batch: 1,
+        seq: 1,
+    };
+    let ops = layer_ops(&m, index, &w, &p, 1).expect("ops");
+    let flops = |name: &str| {
+        ops.iter()
+            .find(|o| o.name_key == name)
+            .map(|o| o.flops.0)
+            .unwrap_or_else(|| panic!("no {name}"))
+    };
+    let (k, ie) = (
+        req(&cfg, "num_experts_per_tok") as f64,
+        req(&cfg, "moe_intermediate_size") as f64,
+    );
+    assert_eq!(flops("op_moe_experts"), 2.0 * k * 2.0 * l as f64 * ie);
+    assert_eq!(flops("op_moe_latent"), 4.0 * (h * l) as f64);
 }

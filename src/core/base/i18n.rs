@@ -1297,9 +1297,11 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("exp_nemotron_block_types", "one of linear_attention (or mamba), full_attention (or attention), mlp, moe", "linear_attention(또는 mamba), full_attention(또는 attention), mlp, moe 중 하나"),
     ("ldg_layers_from_block_types", "the length of layers_block_type, as transformers counts the layers", "transformers가 레이어를 세는 대로 layers_block_type의 길이"),
     ("ldg_pattern_from_block_types", "layers_block_type, one character per layer (M Mamba-2, * attention, - MLP, E MoE)", "layers_block_type을 레이어마다 한 글자로 (M Mamba-2, * 어텐션, - MLP, E MoE)"),
-    ("exp_no_latent_moe", "absent: a latent MoE (experts between two latent projections, Nemotron 3 Super) is not modelled yet", "없음: 잠재 MoE(두 잠재 투영 사이의 전문가, Nemotron 3 Super)는 아직 모델링하지 않습니다"),
     ("ldg_nemotron_h_one_shared_expert", "Nemotron-H default: one shared expert", "Nemotron-H 기본값: 공유 전문가 1개"),
-    ("wrn_nemotron_mtp_not_counted", "The config states {n} multi-token-prediction (MTP) layers. The checkpoint stores them, but they are not counted here (their layout is not modelled); transformers and vLLM skip them when loading, so the weights in memory are unaffected.", "config에 MTP(다중 토큰 예측) 레이어 {n}개가 있습니다. 체크포인트에는 저장되지만 여기서는 세지 않았습니다(구조를 모델링하지 않음). transformers와 vLLM은 불러올 때 건너뛰므로 메모리의 가중치에는 영향이 없습니다."),
+    ("ldg_nemotron_h_mtp_blocks", "MTP blocks: attention, then MoE (NemotronHConfig's default)", "MTP 블록: 어텐션 다음 MoE (NemotronHConfig 기본값)"),
+    ("op_moe_latent", "MoE latent projections", "MoE 잠재 투영"),
+    ("term_moe_latent_replicated", "latent MoE projections (fc1/fc2_latent_proj), held whole on every GPU", "잠재 MoE 투영 (fc1/fc2_latent_proj), GPU마다 통째로 보관"),
+    ("ldg_tp_moe_latent_replicated", "vLLM builds fc1_latent_proj and fc2_latent_proj as ReplicatedLinear: every GPU holds them whole", "vLLM은 fc1_latent_proj와 fc2_latent_proj를 ReplicatedLinear로 만들어 GPU마다 통째로 보관"),
     ("ldg_nemotron_h_no_mtp", "no multi-token-prediction layers", "다중 토큰 예측 레이어 없음"),
 ];
 

@@ -708,15 +708,17 @@ fn mixer_ops(st: &Step, mixer: &Mixer, tp: u64) -> Result<Vec<OpCost>, CalcError
 }
 
 /// The MoE operators: `op_moe_router`, `op_moe_experts` (FLOPs of the `top_k` chosen
-/// experts, weight bytes of the expected distinct experts touched) and, with shared experts,
-/// `op_moe_shared`. `shared` is `(shared_experts, shared_intermediate)`.
+/// experts, weight bytes of the expected distinct experts touched, at the experts' width: the
+/// model's, or a latent MoE's `L`), for a latent MoE `op_moe_latent` (the projections `h → L`
+/// and `L → h`, held whole on every GPU) and, with shared experts, `op_moe_shared`. `shared` is
+/// `(shared_experts, shared_intermediate)`.
 fn moe_ops(
     st: &Step,
     p: &Precisions,
     tp: u64,
     (experts, top_k, expert_intermediate): (u64, u64, u64),
     (shared_experts, shared_intermediate): (u64, u64),
-    gated: bool,
+    (gated, latent): (bool, Option<u64>),
 ) -> Vec<OpCost> {
     let Step {
         ph, t, hf, act, lb, ..
@@ -735,12 +737,24 @@ fn moe_ops(
     let ir = expert_intermediate.div_ceil(tp) as f64;
     let k = top_k.min(experts) as f64;
     let distinct = expected_distinct_experts(experts, top_k, t);
+    let ef = latent.map_or(hf, |l| l as f64);
+    if let Some(l) = latent {
+        let lf = l as f64;
+        ops.push(OpCost::new(
+            "op_moe_latent",
+            ph,
+            4.0 * t * hf * lf,
+            bits_to_bytes(2.0 * hf * lf, lb),
+            bits_to_bytes(2.0 * t * (hf + lf), act),
+            Bytes::ZERO,
+        ));
+    }
     ops.push(OpCost::new(
         "op_moe_experts",
         ph,
-        2.0 * t * k * m * hf * ir,
-        bits_to_bytes(distinct * m * hf * ir, p.expert_bits),
-        bits_to_bytes(t * hf + t * k * (2.0 * hf + m * ir), act),
+        2.0 * t * k * m * ef * ir,
+        bits_to_bytes(distinct * m * ef * ir, p.expert_bits),
+        bits_to_bytes(t * ef + t * k * (2.0 * ef + m * ir), act),
         Bytes::ZERO,
     ));
     if shared_experts > 0 {
@@ -784,13 +798,14 @@ fn ffn_ops(st: &Step, ffn: &Ffn, p: &Precisions, tp: u64) -> Vec<OpCost> {
             shared_experts,
             shared_intermediate,
             gated,
+            latent,
         } => ops.extend(moe_ops(
             st,
             p,
             tp,
             (*experts, *top_k, *expert_intermediate),
             (*shared_experts, *shared_intermediate),
-            *gated,
+            (*gated, *latent),
         )),
         Ffn::None => {}
     }
@@ -1224,15 +1239,17 @@ mod tests {
                     any::<u64>(),
                     any::<u64>(),
                     any::<u64>(),
-                    any::<bool>()
+                    any::<bool>(),
+                    any::<Option<u64>>()
                 )
-                    .prop_map(|(e, k, i, s, si, g)| Ffn::Moe {
+                    .prop_map(|(e, k, i, s, si, g, l)| Ffn::Moe {
                         experts: e,
                         top_k: k,
                         expert_intermediate: i,
                         shared_experts: s,
                         shared_intermediate: si,
-                        gated: g
+                        gated: g,
+                        latent: l
                     }),
                 Just(Ffn::None),
             ]
@@ -1263,7 +1280,7 @@ mod tests {
                 m.vocab_size = 32000;
                 m.layers = vec![Layer {
                     mixer: Mixer::Attention { num_heads: 32, kv_heads: 8, head_dim: 128, v_head_dim: 128, window: None },
-                    ffn: Ffn::Moe { experts: 64, top_k: 4, expert_intermediate: 1024, shared_experts: 0, shared_intermediate: 0, gated: true },
+                    ffn: Ffn::Moe { experts: 64, top_k: 4, expert_intermediate: 1024, shared_experts: 0, shared_intermediate: 0, gated: true, latent: None },
                 }];
                 let p = Precisions::uniform(Dtype::Bf16, Dtype::Bf16, Dtype::Bf16);
                 let i = |b| total(&model_ops(&m, &Pass { phase: Phase::Decode, batch: b, seq: c }, &p, 1).expect("ops"), Phase::Decode).intensity;

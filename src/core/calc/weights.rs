@@ -24,7 +24,8 @@
 //!   degree is checked by [`crate::core::calc::tp::check_model`]; attention heads, MLP and
 //!   expert matrices, embeddings and lm_head (vocab-parallel) are split `t` ways (rounded up);
 //!   norms, routers, learned position embeddings and MLA's down-projections (`q_a_proj`,
-//!   `kv_a_proj_with_mqa`, with their norms) are replicated on every GPU; when `t` exceeds the
+//!   `kv_a_proj_with_mqa`, with their norms) and a latent MoE's projections are replicated
+//!   on every GPU; when `t` exceeds the
 //!   KV heads, each GPU also holds a whole K and V head. Each class keeps its bytes per
 //!   element. A safetensors index's exact size adds its surplus over the class rule split
 //!   evenly.
@@ -35,7 +36,7 @@ use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
 use crate::core::base::units::{fmt_sig, Bytes};
 use crate::core::calc::tp::{check_model, group_padding};
-use crate::core::model::{Mixer, ModelDesc, WeightFormat};
+use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 
 /// Weight bytes, total and per GPU, with the derivation of the total.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +178,9 @@ struct Replicated {
     mla_linear: u64,
     /// Their layer norms `q_a_layernorm` (`r_q`) and `kv_a_layernorm` (`r_kv`).
     mla_norms: u64,
+    /// A latent MoE's projections `fc1_latent_proj` (`h·L`) and `fc2_latent_proj` (`L·h`) per
+    /// MoE layer: linear weight matrices, replicated (`ReplicatedLinear`, Nemotron 3 Super).
+    moe_latent: u64,
     /// Extra K/V projection elements when `tp` exceeds the KV heads: per such layer
     /// `h·(d_k + d_v) − ⌈h·(d_k + d_v)·K / tp⌉` (each GPU holds one whole K and V head).
     kv_extra: u64,
@@ -243,6 +247,14 @@ fn replicated(m: &ModelDesc, tp: u64) -> Result<Replicated, CalcError> {
             }
             _ => {}
         }
+        if let Ffn::Moe {
+            latent: Some(lw), ..
+        } = l.ffn
+        {
+            if tp > 1 {
+                r.moe_latent = add(o, &[r.moe_latent, mul(o, &[2, h, lw])?])?;
+            }
+        }
     }
     Ok(r)
 }
@@ -288,10 +300,11 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
     // Attention matrices are in the quantized class unless the format is plain or only the
     // routed experts are quantized.
     let attn_q = !is_plain(f) && !f.experts_only && q > 0;
+    let whole_linear = add(o, &[r.mla_linear, r.moe_latent])?;
     let (q_whole, o_whole) = if attn_q {
-        (r.mla_linear.min(q), r.mla_norms.min(other))
+        (whole_linear.min(q), r.mla_norms.min(other))
     } else {
-        (0, add(o, &[r.mla_linear, r.mla_norms])?.min(other))
+        (0, add(o, &[whole_linear, r.mla_norms])?.min(other))
     };
     let (pad_q, pad_o) = if attn_q {
         (r.padded_linear(), r.group_other)
@@ -316,7 +329,8 @@ fn share(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Share, CalcError> {
 ///   projections, the token embedding and lm_head (vocab-parallel);
 /// * held whole on every GPU: norms, MoE routers (`gate`, with DeepSeek's correction bias),
 ///   learned position embeddings, MLA's down-projections `q_a_proj` and `kv_a_proj_with_mqa`
-///   (`ReplicatedLinear`, or the fused `qkv_a_proj` with TP disabled) with their layer norms;
+///   (`ReplicatedLinear`, or the fused `qkv_a_proj` with TP disabled) with their layer norms,
+///   and a latent MoE's `fc1_latent_proj` and `fc2_latent_proj` (`ReplicatedLinear`);
 /// * when `tp` exceeds a layer's KV heads, one whole K and V head per GPU;
 /// * when `tp` does not divide a Mamba-2 layer's `n_groups`, the groups padded to `tp`
 ///   (`MambaMixer2`'s `in_proj` and `conv1d` rows for them, split `tp` ways).
@@ -410,6 +424,15 @@ fn share_derivation(
             group(add("ovf_params", &[s.repl.mla_linear, s.repl.mla_norms])?),
             "",
             Source::Derived("ldg_tp_mla_replicated".into()),
+        ));
+    }
+    if s.repl.moe_latent > 0 {
+        terms.push(Term::new(
+            "R_latent",
+            "term_moe_latent_replicated",
+            group(s.repl.moe_latent),
+            "",
+            Source::Derived("ldg_tp_moe_latent_replicated".into()),
         ));
     }
     let mut d = Derivation {

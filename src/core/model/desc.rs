@@ -237,6 +237,11 @@ pub enum Ffn {
         shared_intermediate: u64,
         /// Gated experts (3 matrices each).
         gated: bool,
+        /// The width the routed experts work at when it is not the model's (a latent MoE:
+        /// Nemotron 3 Super projects `h → L` before them and `L → h` after, with two linear
+        /// layers vLLM holds whole on every GPU); `None`: `hidden_size`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        latent: Option<u64>,
     },
     /// No feed-forward block (pure Mamba layers, nemotron_h attention-only layers).
     None,

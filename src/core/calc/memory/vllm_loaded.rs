@@ -200,8 +200,9 @@ fn mxfp4_bytes(elems: u64) -> u64 {
 
 /// MXFP4 bytes per GPU of `model`'s routed experts (values and scales) as `layout` stores
 /// them under tensor parallelism `tp` (0 for a model whose experts are not MXFP4). Per MoE
-/// layer: `E × (r·I + I) × H × 17/32` with `I = ⌈I_e / tp⌉` and `r` = 2 for gated experts
-/// (vLLM's fused `w13`) else 1; Marlin rounds `I` up to 128 and `H` to 256.
+/// layer: `E × (r·I + I) × H × 17/32` with `I = ⌈I_e / tp⌉`, `H` the experts' width (the
+/// model's, or a latent MoE's) and `r` = 2 for gated experts (vLLM's fused `w13`) else 1;
+/// Marlin rounds `I` up to 128 and `H` to 256.
 pub fn mxfp4_moe_expert_bytes(model: &ModelDesc, tp: u64, layout: Mxfp4MoeLayout) -> Bytes {
     if !model.weights.method.eq_ignore_ascii_case("mxfp4") {
         return Bytes::ZERO;
@@ -210,16 +211,17 @@ pub fn mxfp4_moe_expert_bytes(model: &ModelDesc, tp: u64, layout: Mxfp4MoeLayout
         Mxfp4MoeLayout::Marlin => (128, 256),
         Mxfp4MoeLayout::Checkpoint => (1, 1),
     };
-    let h = round_up(model.hidden_size, h_align);
     let mut total: u64 = 0;
     for l in &model.layers {
         if let Ffn::Moe {
             experts,
             expert_intermediate,
             gated,
+            latent,
             ..
         } = &l.ffn
         {
+            let h = round_up(latent.unwrap_or(model.hidden_size), h_align);
             let i = round_up(expert_intermediate.div_ceil(tp.max(1)), i_align);
             let r = if *gated { 3 } else { 2 };
             let elems = experts.saturating_mul(r * i).saturating_mul(h);

@@ -263,23 +263,11 @@ pub(crate) fn full_attention(heads: u64, kv: u64, hd: u64) -> Mixer {
 pub(crate) fn add_routed_experts(
     acc: &mut Acc,
     h: u64,
-    moe: (u64, u64, u64),
-    shared: (u64, u64),
-) -> Result<Ffn, CalcError> {
-    add_experts(acc, h, moe, shared, true)
-}
-
-/// [`add_routed_experts`] with gated (`3·h·I`) or plain (`2·h·I`: up and down, Nemotron-H's
-/// relu² experts) experts.
-pub(crate) fn add_experts(
-    acc: &mut Acc,
-    h: u64,
     (experts, top_k, inter): (u64, u64, u64),
     (shared_experts, shared_intermediate): (u64, u64),
-    gated: bool,
 ) -> Result<Ffn, CalcError> {
     acc.add(Comp::Router, mul("ovf_router_params", &[experts, h])?)?;
-    let per = mul("ovf_expert_params", &[if gated { 3 } else { 2 }, h, inter])?;
+    let per = mul("ovf_expert_params", &[3, h, inter])?;
     acc.lin(Comp::Experts, mul("ovf_expert_params", &[experts, per])?)?;
     acc.skip(mul("ovf_expert_params", &[experts - top_k, per])?)?;
     Ok(Ffn::Moe {
@@ -288,7 +276,8 @@ pub(crate) fn add_experts(
         expert_intermediate: inter,
         shared_experts,
         shared_intermediate,
-        gated,
+        gated: true,
+        latent: None,
     })
 }
 

@@ -13,11 +13,10 @@
 //! mixer are both counted.
 
 use super::reader::Reader;
-use super::reader::{short, MAX_LAYERS};
+use super::reader::MAX_LAYERS;
 use super::{
-    add, add_attention, add_dense_ffn, add_embeddings, add_experts, add_mlp, add_routed_experts,
-    check_kv, finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp,
-    Parts,
+    add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, check_kv,
+    finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
 };
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer, SsmGroups};
@@ -286,7 +285,7 @@ fn read_kinds(r: &mut Reader) -> Result<(u64, u64, u64, String), CalcError> {
         r.find("hybrid_override_pattern").is_none() && r.find("layers_block_type").is_some();
     if listed && r.find("num_hidden_layers").is_none() {
         let h = r.req("hidden_size", "why_size_model")?;
-        let pattern = pattern_of_list(r)?;
+        let pattern = pattern_of_list(r, "layers_block_type", "hybrid_override_pattern")?;
         let nl = pattern.chars().count() as u64;
         r.derived("num_hidden_layers", nl, "ldg_layers_from_block_types");
         let vocab = r.req("vocab_size", "why_size_embeddings")?;
@@ -294,7 +293,7 @@ fn read_kinds(r: &mut Reader) -> Result<(u64, u64, u64, String), CalcError> {
     }
     let (h, nl, vocab) = read_sizes(r)?;
     let pattern = if listed {
-        let p = pattern_of_list(r)?;
+        let p = pattern_of_list(r, "layers_block_type", "hybrid_override_pattern")?;
         if p.chars().count() as u64 != nl {
             return Err(super::not_one_per_layer(
                 "layers_block_type",
@@ -309,13 +308,11 @@ fn read_kinds(r: &mut Reader) -> Result<(u64, u64, u64, String), CalcError> {
     Ok((h, nl, vocab, pattern))
 }
 
-/// `layers_block_type` as a pattern string (one character per entry), noted in the ledger.
-fn pattern_of_list(r: &mut Reader) -> Result<String, CalcError> {
-    let key = r
-        .key_of("layers_block_type")
-        .unwrap_or("layers_block_type")
-        .to_string();
-    let types = r.str_list("layers_block_type")?.unwrap_or_default();
+/// The list of block types under `list` (`layers_block_type`, `mtp_layers_block_type`) as a
+/// pattern string (one character per entry), noted in the ledger as `field`.
+fn pattern_of_list(r: &mut Reader, list: &'static str, field: &str) -> Result<String, CalcError> {
+    let types = r.str_list(list)?.unwrap_or_default();
+    let key = r.key_of(list).unwrap_or(list).to_string();
     let mut pattern = String::with_capacity(types.len());
     for t in &types {
         pattern.push(match t.as_str() {
@@ -342,42 +339,33 @@ fn pattern_of_list(r: &mut Reader) -> Result<String, CalcError> {
                 .val("hi", MAX_LAYERS),
         });
     }
-    r.derived(
-        "hybrid_override_pattern",
-        &pattern,
-        "ldg_pattern_from_block_types",
-    );
+    r.derived(field, &pattern, "ldg_pattern_from_block_types");
     Ok(pattern)
 }
 
-/// Nemotron-H's MoE block (`E`), as transformers 5.24.0's `NemotronHMoE` and vLLM 0.12.0 build
+/// Nemotron-H's MoE block (`E`), as transformers 5.24.0's `NemotronHMoE` and vLLM 0.14.0 build
 /// it: a sigmoid router `E·h` with its `e_score_correction_bias` `E` (both fp32 in vLLM), `E`
-/// plain experts (up and down, relu²) `2·E·I·h`, and one plain shared MLP of width
-/// `S·n_shared_experts` (none with no shared expert, as vLLM builds it).
+/// plain experts (up and down, relu²) `2·E·I·w` at the width `w` (`h`, or the latent width `L`
+/// of a latent MoE, which adds the projections `fc1_latent_proj` `h·L` and `fc2_latent_proj`
+/// `L·h`, with biases under `mlp_bias`), and one plain shared MLP of width
+/// `S·n_shared_experts` on `h` (none with no shared expert, as vLLM builds it).
 struct NemotronMoe {
     experts: u64,
     top_k: u64,
     inter: u64,
     shared: u64,
+    latent: Option<u64>,
 }
 
-/// Reads the MoE sizes (the class defaults where absent). A latent MoE (`moe_latent_size`,
-/// Nemotron 3 Super: the experts work at a smaller width between two projections) is refused
-/// with a sentence rather than counted as if its experts were `h` wide.
+/// Reads the MoE sizes (the class defaults where absent).
 fn read_nemotron_moe(r: &mut Reader) -> Result<NemotronMoe, CalcError> {
-    if let Some((k, v)) = r.find("moe_latent_size") {
-        return Err(CalcError::BadValue {
-            key: k.to_string(),
-            found: short(v),
-            expected: Phrase::tr("exp_no_latent_moe"),
-        });
-    }
     let experts = r.req(("experts", "n_routed_experts"), "why_count_experts")?;
     let top_k = super::read_top_k(r, experts, None)?;
     let inter = r.req(
         ("expert_intermediate", "moe_intermediate_size"),
         "why_size_experts",
     )?;
+    let latent = r.opt(("moe_latent_size", "moe_latent_size"))?;
     let n_shared = r.or0(
         ("shared_experts", "n_shared_experts"),
         1,
@@ -397,21 +385,87 @@ fn read_nemotron_moe(r: &mut Reader) -> Result<NemotronMoe, CalcError> {
         top_k,
         inter,
         shared,
+        latent,
     })
 }
 
 /// Adds one Nemotron-H MoE block's parameters (its norm is the caller's) and returns its
 /// feed-forward.
 fn nemotron_moe(acc: &mut Acc, h: u64, m: &NemotronMoe, mlp_bias: bool) -> Result<Ffn, CalcError> {
-    let shared = (u64::from(m.shared > 0), m.shared);
-    let ffn = add_experts(acc, h, (m.experts, m.top_k, m.inter), shared, false)?;
-    acc.add(Comp::Router, m.experts)?;
-    let w = "ovf_router_params";
-    acc.router_fp32(add(w, &[mul(w, &[m.experts, h])?, m.experts])?)?;
+    let w = "ovf_expert_params";
+    let router = add(w, &[mul(w, &[m.experts, h])?, m.experts])?;
+    acc.add(Comp::Router, router)?;
+    acc.router_fp32(router)?;
+    let per = mul(w, &[2, m.latent.unwrap_or(h), m.inter])?;
+    acc.lin(Comp::Experts, mul(w, &[m.experts, per])?)?;
+    acc.skip(mul(w, &[m.experts - m.top_k, per])?)?;
+    if let Some(l) = m.latent {
+        acc.lin(Comp::Mlp, mul(w, &[2, h, l])?)?;
+        if mlp_bias {
+            acc.add(Comp::Mlp, add(w, &[l, h])?)?;
+        }
+    }
     if m.shared > 0 {
         add_mlp(acc, Comp::Mlp, h, m.shared, false, mlp_bias)?;
     }
-    Ok(ffn)
+    Ok(Ffn::Moe {
+        experts: m.experts,
+        top_k: m.top_k,
+        expert_intermediate: m.inter,
+        shared_experts: u64::from(m.shared > 0),
+        shared_intermediate: m.shared,
+        gated: false,
+        latent: m.latent,
+    })
+}
+
+/// Nemotron-H's multi-token-prediction layers as the checkpoint stores them (Nemotron 3
+/// Super): `num_nextn_predict_layers` modules, each the blocks of `mtp_hybrid_override_pattern`
+/// (`mtp_layers_block_type`; `*E`, attention then MoE, by default) with their norms, and the
+/// shared module parts ([`add_mtp_modules`](super::add_mtp_modules): three norms and the
+/// `2h·h` projection; the main embedding and head are reused). Part of the checkpoint's total,
+/// not of the language model; vLLM 0.14.0 skips `mtp.*` when loading.
+fn nemotron_mtp(
+    r: &mut Reader,
+    acc: &mut Acc,
+    m: &NemotronH,
+    moe: Option<&NemotronMoe>,
+    vocab: u64,
+) -> Result<(), CalcError> {
+    if r.find("num_nextn_predict_layers").is_none() {
+        return Ok(());
+    }
+    let n = r.or0(
+        ("mtp_layers", "num_nextn_predict_layers"),
+        0,
+        "ldg_nemotron_h_no_mtp",
+    )?;
+    if n == 0 {
+        return Ok(());
+    }
+    let pattern = match r.string("mtp_hybrid_override_pattern") {
+        Some((_, p)) => p.to_string(),
+        None if r.find("mtp_layers_block_type").is_some() => {
+            pattern_of_list(r, "mtp_layers_block_type", "mtp_hybrid_override_pattern")?
+        }
+        None => {
+            r.default_note(
+                "mtp_hybrid_override_pattern",
+                "*E",
+                "ldg_nemotron_h_mtp_blocks",
+            );
+            "*E".to_string()
+        }
+    };
+    let mut mtp = Acc::default();
+    let mut layers = Vec::new();
+    for _ in 0..n {
+        for c in pattern.chars() {
+            nemotron_block(&mut mtp, m, moe, c, &mut layers)?;
+        }
+    }
+    mtp.mtp_layers = layers;
+    super::add_mtp_modules(r, acc, mtp, n, (vocab, m.h), super::MtpHeads::Shared)
 }
 
 /// Reads Nemotron-H's attention, MLP and Mamba-2 sizes and biases (after the pattern), then
@@ -835,27 +889,13 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     } else {
         None
     };
-    // MTP modules are not counted (their layout is not modelled): transformers skips `mtp.*`
-    // on load, and vLLM 0.14.0 too, so the weights vLLM holds are unaffected.
-    let mtp = if r.find("num_nextn_predict_layers").is_some() {
-        r.or0(
-            ("mtp_layers", "num_nextn_predict_layers"),
-            0,
-            "ldg_nemotron_h_no_mtp",
-        )?
-    } else {
-        0
-    };
-    if mtp > 0 {
-        r.warnings
-            .push(Phrase::tr("wrn_nemotron_mtp_not_counted").val("n", mtp));
-    }
     let tie = m.tie;
     let mut acc = Acc::default();
     let mut layers: Vec<Layer> = Vec::new();
     for c in pattern.chars() {
         nemotron_block(&mut acc, &m, moe.as_ref(), c, &mut layers)?;
     }
+    nemotron_mtp(r, &mut acc, &m, moe.as_ref(), vocab)?;
     finish_parts(r, layers, acc, (h, vocab, tie), 1)
 }
 
