@@ -213,6 +213,40 @@ export default function register(runner) {
     await screenshot(page, 'mamba-codestral-serving', { fullPage: false });
   }, { timeoutMs: 240000 });
 
+  runner.test('pasting a latent-MoE config with an MTP layer (Nemotron 3 Super): its published count, the MTP modules apart, and their weights only when included', async ({ open, server, screenshot, log }) => {
+    // The count is the corpus row's published figure (every stored tensor, the MTP module too);
+    // the weights grow by the MTP parameters the card names, at 2 B each (bf16), when they are
+    // included, and vLLM's log still sizes the attention block against the Mamba state.
+    const file = 'nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json';
+    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
+    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`tests/fixtures/corpus/${file},`));
+    const published = Number(row.split(',')[3]);
+    const { page } = await pasteCorpusConfig(open, server, file, 1e11, 'Nemotron 3 Super');
+    await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
+    const parts = await page.evaluate(() => [...document.querySelectorAll('[data-testid="params-part"]')].map((e) => e.textContent).join(' | '));
+    const mtp = Number((/MTP\)[^\d]*([\d,]+)/.exec(parts)?.[1] ?? '').replace(/,/g, ''));
+    check(mtp > 0 && mtp < published / 10, `the card should name the MTP modules' parameters: ${parts}`);
+    const before = await readNumber(page, 'weights');
+    // The card's first figure is in the unit it names first (GB, 10^9 B, or GiB, 2^30 B).
+    const unit = /^[\d.,\s]+(GiB|GB)/.exec(await readText(page, 'weights'))?.[1];
+    check(unit, `the weights card should name GB or GiB: ${await readText(page, 'weights')}`);
+    await byId(page, 'include-mtp').check();
+    const added = 2 * mtp / (unit === 'GiB' ? 2 ** 30 : 1e9);
+    const after = await waitFor(async () => {
+      const w = await readNumber(page, 'weights');
+      return w > before ? w : null;
+    }, 'the weights to grow when the MTP modules are included');
+    check(Math.abs(after - before - added) < 0.15, `including MTP should add ${added.toFixed(2)} ${unit}: ${before} -> ${after}`);
+    await byId(page, 'include-mtp').uncheck();
+    await waitFor(async () => (await readNumber(page, 'weights')) === before, 'the weights back without MTP');
+    const logText = await openVllmLog(page, 'Setting attention block size', 'the vLLM log to size the attention block');
+    log(`Nemotron 3 Super: ${published} parameters, MTP ${mtp}; weights ${before} ${unit}, ${after} ${unit} with MTP; ${logText.split('\n').find((l) => l.includes('block size'))}`);
+    await byId(page, 'summary-cards').scrollIntoViewIfNeeded();
+    await screenshot(page, 'nemotron-super', { fullPage: false });
+  }, { timeoutMs: 240000 });
+
   runner.test('pasting a YaRN config (AFM-4.5B): serving starts at the max_model_len vLLM derives, original_max_position_embeddings × factor, and says why', async ({ open, server, screenshot, log }) => {
     // vLLM's _get_and_verify_max_len scales YaRN's original length by its factor (4,096 × 20),
     // where max_position_embeddings says 65,536.

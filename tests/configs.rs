@@ -1597,6 +1597,18 @@ fn nemotron_h_moe_blocks_as_transformers_builds_them() {
             "{file}"
         );
         assert_eq!(m.params.total, main + mtp, "{file}");
+        // The MTP warning names the main model's count and the checkpoint's.
+        if mtp > 0 {
+            use llm_serving_calculator::core::base::derivation::group;
+            let w = m.warnings.iter().map(|w| w.to_string()).collect::<String>();
+            let said = format!(
+                "{} = main model {} + MTP {}",
+                group(main + mtp),
+                group(main),
+                group(mtp)
+            );
+            assert!(w.contains(&said), "{file}: {w}");
+        }
         // The attention blocks' KV per token (the MTP layer's only when it is loaded).
         let pattern = cfg["hybrid_override_pattern"].as_str().unwrap_or("");
         let attn = pattern.matches('*').count() as u64;

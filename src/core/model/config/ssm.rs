@@ -895,8 +895,13 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     for c in pattern.chars() {
         nemotron_block(&mut acc, &m, moe.as_ref(), c, &mut layers)?;
     }
+    // The final norm and the embeddings before the MTP modules, whose warning names the main
+    // model's count.
+    acc.norms(1, h)?;
+    add_embeddings(r, &mut acc, vocab, h, tie)?;
     nemotron_mtp(r, &mut acc, &m, moe.as_ref(), vocab)?;
-    finish_parts(r, layers, acc, (h, vocab, tie), 1)
+    let max_pos = read_max_pos(r)?;
+    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
 }
 
 /// Jamba's layout: which layers are attention and which are MoE, and the experts.
