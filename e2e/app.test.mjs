@@ -225,6 +225,9 @@ export default function register(runner) {
     const published = Number(row.split(',')[3]);
     const { page } = await pasteCorpusConfig(open, server, file, 1e11, 'Nemotron 3 Super');
     await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
+    // Layers as the config states them (88 blocks), not the 48 mixer layers they are described as.
+    const blocks = JSON.parse(readFileSync(new URL(file, corpus), 'utf8')).hybrid_override_pattern.length;
+    check((await readNumber(page, 'model-layers')) === blocks, `Layers should read ${blocks}: ${await readText(page, 'model-layers')}`);
     const parts = await page.evaluate(() => [...document.querySelectorAll('[data-testid="params-part"]')].map((e) => e.textContent).join(' | '));
     const mtp = Number((/MTP\)[^\d]*([\d,]+)/.exec(parts)?.[1] ?? '').replace(/,/g, ''));
     check(mtp > 0 && mtp < published / 10, `the card should name the MTP modules' parameters: ${parts}`);

@@ -1527,6 +1527,13 @@ fn fp32_routers_as_vllm_allocates() {
 const NEMOTRON_NANO: &str = "corpus/nvidia__NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json";
 const NEMOTRON_SUPER: &str = "corpus/nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json";
 
+/// The blocks of a Nemotron-H config's `hybrid_override_pattern`.
+fn pattern_len(c: &Value) -> usize {
+    c["hybrid_override_pattern"]
+        .as_str()
+        .map_or(0, |p| p.chars().count())
+}
+
 /// Nemotron-H's parameters from its config's keys, as transformers 5.24.0's
 /// `modeling_nemotron_h.py` lays them out, with the stored router correction biases and MTP
 /// layers: per block an RMSNorm; `M` Mamba-2 (in_proj `h·(2D + 2gN + H)`, conv1d
@@ -1597,6 +1604,7 @@ fn nemotron_h_moe_blocks_as_transformers_builds_them() {
             "{file}"
         );
         assert_eq!(m.params.total, main + mtp, "{file}");
+        assert_eq!(m.stated_layers(), pattern_len(&cfg), "{file}");
         // The MTP warning names the main model's count and the checkpoint's.
         if mtp > 0 {
             use llm_serving_calculator::core::base::derivation::group;
@@ -1652,6 +1660,7 @@ fn nemotron_h_moe_blocks_as_transformers_builds_them() {
         let listed = model(&v.to_string());
         assert_eq!(listed.params, m.params, "{key}, legacy names {legacy}");
         assert_eq!(listed.layers, m.layers, "{key}, legacy names {legacy}");
+        assert_eq!(listed.stated_layers(), pattern.chars().count(), "{key}");
     }
     let mut v = cfg.clone();
     let o = v.as_object_mut().expect("object");

@@ -51,7 +51,7 @@ pub fn ModelDetails() -> impl IntoView {
                         </div>
                         <div>
                             <dt>{t("model_layers")}</dt>
-                            <dd>{m.layers.len()}</dd>
+                            <dd data-testid="model-layers">{m.stated_layers()}</dd>
                         </div>
                     </dl>
                     {(!warnings.is_empty()).then(|| view! {

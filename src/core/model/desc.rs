@@ -505,6 +505,18 @@ impl ModelDesc {
             .map(|(_, l)| l)
     }
 
+    /// The layer count the config states (`num_hidden_layers` as the ledger records it, read or
+    /// derived), else the number of described layers. They differ for hybrids whose blocks are
+    /// described otherwise: Nemotron-H's MLP and MoE blocks share a described layer with the
+    /// mixer before them, and Falcon-H1's parallel attention and Mamba are two.
+    pub fn stated_layers(&self) -> usize {
+        self.ledger
+            .iter()
+            .find(|e| e.field == "num_hidden_layers")
+            .and_then(|e| e.value.parse().ok())
+            .unwrap_or(self.layers.len())
+    }
+
     /// The layers whose weights the serving engine loads: every layer of [`ModelDesc::layers`]
     /// (a layer that reads another layer's KV cache, [`ModelDesc::kv_shared`], still holds its
     /// own K/V projections: vLLM's Gemma 3n builds `qkv_proj` in every layer), then the MTP
