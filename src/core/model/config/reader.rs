@@ -56,6 +56,20 @@ pub struct Reader<'a> {
     pub warnings: Vec<Phrase>,
 }
 
+/// `n` layers stated under `key`: refused outside 1 ..= [`MAX_LAYERS`].
+pub(crate) fn layer_count(key: &str, n: u64) -> Result<u64, CalcError> {
+    if (1..=MAX_LAYERS).contains(&n) {
+        return Ok(n);
+    }
+    Err(CalcError::OutOfRange {
+        field: Phrase::verbatim(key),
+        value: n.to_string(),
+        range: Phrase::tr("rng_whole_from_to")
+            .val("lo", 1)
+            .val("hi", MAX_LAYERS),
+    })
+}
+
 /// What a JSON value is, in a few words (a text is cut to 48 characters).
 pub(crate) fn short(v: &Value) -> Phrase {
     if let Some(nf) = non_finite(v) {
@@ -333,16 +347,7 @@ impl<'a> Reader<'a> {
     pub fn layers(&mut self) -> Result<u64, CalcError> {
         let key = "num_hidden_layers";
         let n = self.req(key, "why_count_layers")?;
-        if n > MAX_LAYERS {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim(key),
-                value: n.to_string(),
-                range: Phrase::tr("rng_whole_from_to")
-                    .val("lo", 1)
-                    .val("hi", MAX_LAYERS),
-            });
-        }
-        Ok(n)
+        layer_count(key, n)
     }
 
     /// An optional positive whole number.

@@ -12,8 +12,8 @@
 //! the Mamba-2 mixer with the MLP), so the KV of every attention and the state of every
 //! mixer are both counted.
 
+use super::reader::layer_count;
 use super::reader::Reader;
-use super::reader::MAX_LAYERS;
 use super::{
     add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, check_kv,
     finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
@@ -329,16 +329,7 @@ fn pattern_of_list(r: &mut Reader, list: &'static str, field: &str) -> Result<St
             }
         });
     }
-    let n = pattern.len() as u64;
-    if n == 0 || n > MAX_LAYERS {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim(key),
-            value: n.to_string(),
-            range: Phrase::tr("rng_whole_from_to")
-                .val("lo", 1)
-                .val("hi", MAX_LAYERS),
-        });
-    }
+    layer_count(&key, pattern.len() as u64)?;
     r.derived(field, &pattern, "ldg_pattern_from_block_types");
     Ok(pattern)
 }
