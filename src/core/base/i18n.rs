@@ -1437,6 +1437,7 @@ pub const LATE_KEYS: &[&str] = &[
     "op_mlp_gate_up",
     "op_mlp_up",
     "op_moe_experts",
+    "op_moe_latent",
     "op_moe_router",
     "op_moe_shared",
     "op_norm",
