@@ -1734,3 +1734,166 @@ fn latent_moe_projections_are_whole_on_every_gpu() {
     assert_eq!(flops("op_moe_experts"), 2.0 * k * 2.0 * l as f64 * ie);
     assert_eq!(flops("op_moe_latent"), 4.0 * (h * l) as f64);
 }
+
+/// Qwen3.5's parts from its config's keys, as transformers 5.24.0 builds
+/// `Qwen3_5ForConditionalGeneration` / `Qwen3_5MoeForConditionalGeneration` and the checkpoint
+/// stores them: (language model, vision tower, MTP module, full-attention layers).
+fn qwen3_5_count(c: &Value) -> (u64, u64, u64, u64) {
+    let t = &c["text_config"];
+    let (h, v) = (req(t, "hidden_size"), req(t, "vocab_size"));
+    let (heads, kv, hd) = (
+        req(t, "num_attention_heads"),
+        req(t, "num_key_value_heads"),
+        req(t, "head_dim"),
+    );
+    let gate = if t["attn_output_gate"].as_bool() == Some(false) {
+        1
+    } else {
+        2
+    };
+    // Gated full attention: q (+ gate) h·H·d·2, k and v h·K·d each, o H·d·h, q/k norms 2d.
+    let full = gate * h * heads * hd + 2 * h * kv * hd + heads * hd * h + 2 * hd;
+    // Gated DeltaNet: in_proj_qkv h·(2·Kh·dk + Vh·dv), in_proj_z h·Vh·dv, in_proj_b and
+    // in_proj_a h·Vh each, conv1d (2·Kh·dk + Vh·dv)·k, A_log and dt_bias Vh each, norm dv,
+    // out_proj Vh·dv·h.
+    let (kh, vh, dk, dv, k) = (
+        req(t, "linear_num_key_heads"),
+        req(t, "linear_num_value_heads"),
+        req(t, "linear_key_head_dim"),
+        req(t, "linear_value_head_dim"),
+        req(t, "linear_conv_kernel_dim"),
+    );
+    let conv = 2 * kh * dk + vh * dv;
+    let gdn = h * conv + h * vh * dv + 2 * h * vh + conv * k + 2 * vh + dv + vh * dv * h;
+    // The feed-forward: a gated MLP, or routed experts, router, shared expert and its gate.
+    let ffn = match key(t, "num_experts") {
+        Some(e) => {
+            let (i, s) = (
+                req(t, "moe_intermediate_size"),
+                req(t, "shared_expert_intermediate_size"),
+            );
+            e * 3 * h * i + e * h + 3 * h * s + h
+        }
+        None => 3 * h * req(t, "intermediate_size"),
+    };
+    let types: Vec<&str> = t["layer_types"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(types.len() as u64, req(t, "num_hidden_layers"));
+    let n_full = types.iter().filter(|s| **s == "full_attention").count() as u64;
+    let n_linear = types.len() as u64 - n_full;
+    let tie = t["tie_word_embeddings"].as_bool().unwrap_or(false);
+    let lm = n_full * full
+        + n_linear * gdn
+        + types.len() as u64 * (ffn + 2 * h)
+        + h
+        + v * h * if tie { 1 } else { 2 };
+    // MTP: fc 2h·h, pre_fc_norm_embedding, pre_fc_norm_hidden and norm, one full-attention
+    // layer with the same feed-forward and its two norms.
+    let mtp = req(t, "mtp_num_hidden_layers") * (2 * h * h + 3 * h + full + ffn + 2 * h);
+    // Vision (Qwen3-VL's tower, no deep-stack mergers): Conv3d patch embedding with bias,
+    // learned positions, per block two LayerNorms, qkv and proj, fc1 and fc2 (all biased),
+    // the merger's LayerNorm and two linears on vh·m².
+    let vc = &c["vision_config"];
+    let (vw, vi, depth, patch, tp, m, pos, out) = (
+        req(vc, "hidden_size"),
+        req(vc, "intermediate_size"),
+        req(vc, "depth"),
+        req(vc, "patch_size"),
+        req(vc, "temporal_patch_size"),
+        req(vc, "spatial_merge_size"),
+        req(vc, "num_position_embeddings"),
+        req(vc, "out_hidden_size"),
+    );
+    let block = 4 * vw + (3 * vw * vw + 3 * vw) + (vw * vw + vw) + 2 * vw * vi + vi + vw;
+    let vm = vw * m * m;
+    let vision = 3 * tp * patch * patch * vw
+        + vw
+        + pos * vw
+        + depth * block
+        + 2 * vw
+        + vm * vm
+        + vm
+        + vm * out
+        + out;
+    (lm, vision, mtp, n_full)
+}
+
+#[test]
+fn qwen3_5_as_transformers_builds_it() {
+    let files = [
+        "corpus/Qwen__Qwen3.5-0.8B.json",
+        "corpus/Qwen__Qwen3.5-2B.json",
+        "corpus/Qwen__Qwen3.5-4B.json",
+        "corpus/Qwen__Qwen3.6-27B.json",
+        "corpus/Qwen__Qwen3.5-35B-A3B.json",
+    ];
+    for file in files {
+        let text = fixture(file);
+        let cfg: Value = serde_json::from_str(&text).expect("json");
+        let m = model(&text);
+        let (lm, vision, mtp, n_full) = qwen3_5_count(&cfg);
+        assert_eq!(
+            (m.params.language_model, m.params.vision, m.params.mtp),
+            (lm, vision, mtp),
+            "{file}"
+        );
+        assert_eq!(m.params.total, lm + vision + mtp, "{file}");
+        let t = &cfg["text_config"];
+        assert_eq!(
+            m.stated_layers() as u64,
+            req(t, "num_hidden_layers"),
+            "{file}"
+        );
+        // KV per token: the full-attention layers only (the MTP layer when it is loaded).
+        let per_layer = 2 * req(t, "num_key_value_heads") * req(t, "head_dim") * 2;
+        assert_eq!(
+            kv::per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+            Some(n_full * per_layer),
+            "{file}"
+        );
+        // The recurrent state of each Gated DeltaNet layer at bf16: conv (k − 1)·conv_dim and
+        // recurrent Vh·dk·dv.
+        let n_linear = req(t, "num_hidden_layers") - n_full;
+        let conv_dim = 2 * req(t, "linear_num_key_heads") * req(t, "linear_key_head_dim")
+            + req(t, "linear_num_value_heads") * req(t, "linear_value_head_dim");
+        let state = (req(t, "linear_conv_kernel_dim") - 1) * conv_dim
+            + req(t, "linear_num_value_heads")
+                * req(t, "linear_key_head_dim")
+                * req(t, "linear_value_head_dim");
+        assert_eq!(
+            kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
+            Some(n_linear * state * 2),
+            "{file}"
+        );
+    }
+
+    // Without the output gate (vLLM reads attn_output_gate), q_proj is not doubled.
+    let mut cfg: Value = serde_json::from_str(&fixture(files[1])).expect("json");
+    cfg["text_config"]["attn_output_gate"] = Value::Bool(false);
+    let m = model(&cfg.to_string());
+    let (lm, vision, mtp, _) = qwen3_5_count(&cfg);
+    assert_eq!(
+        (m.params.language_model, m.params.vision, m.params.mtp),
+        (lm, vision, mtp)
+    );
+    // A dedicated MTP embedding is not counted, and the page says so.
+    cfg["text_config"]["mtp_use_dedicated_embeddings"] = Value::Bool(true);
+    let m = model(&cfg.to_string());
+    assert!(m
+        .warnings
+        .iter()
+        .any(|w| w.to_string().contains("mtp_use_dedicated_embeddings")));
+    // The text config alone (Qwen3_5ForCausalLM) is the same language model and MTP module.
+    for file in [files[1], files[4]] {
+        let cfg: Value = serde_json::from_str(&fixture(file)).expect("json");
+        let m = model(&cfg["text_config"].to_string());
+        let (lm, _, mtp, _) = qwen3_5_count(&cfg);
+        assert_eq!(
+            (m.params.language_model, m.params.vision, m.params.mtp),
+            (lm, 0, mtp),
+            "{file}"
+        );
+    }
+}

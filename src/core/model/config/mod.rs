@@ -37,6 +37,7 @@ use crate::core::model::desc::{
 };
 use reader::Reader;
 use serde_json::{Map, Value};
+use vision::QwenVlLayout;
 
 pub use quant::weight_format_from;
 
@@ -386,8 +387,13 @@ fn vision_tower(
         .or_else(|| defaults::class_for(&vt));
     Ok(match (root_type, fam, vt.as_str()) {
         (_, "gemma3", "siglip_vision_model" | "") => Some(vision::siglip(r, vc, text_h)?),
-        ("qwen2_5_vl", _, _) => Some(vision::qwen_vl(r, vc, class, false)?),
-        ("qwen3_vl" | "qwen3_vl_moe", _, _) => Some(vision::qwen_vl(r, vc, class, true)?),
+        ("qwen2_5_vl", _, _) => Some(vision::qwen_vl(r, vc, class, QwenVlLayout::Qwen25)?),
+        ("qwen3_vl" | "qwen3_vl_moe", _, _) => {
+            Some(vision::qwen_vl(r, vc, class, QwenVlLayout::Qwen3)?)
+        }
+        ("qwen3_5" | "qwen3_5_moe", _, _) => {
+            Some(vision::qwen_vl(r, vc, class, QwenVlLayout::Qwen35)?)
+        }
         ("mistral3", _, "pixtral" | "") => Some(vision::pixtral(r, vc, class, text_h)?),
         ("llama4", _, _) => Some(vision::llama4(r, vc, class, text_h)?),
         ("mllama", _, _) => Some(vision::mllama(r, vc, class, text_h)?),
@@ -511,6 +517,8 @@ const FAMILY_OF: &[(&str, &str)] = &[
     ("qwen3_vl", "qwen3"),
     ("qwen3_vl_moe_text", "qwen3_moe"),
     ("qwen3_vl_moe", "qwen3_moe"),
+    ("qwen3_5_text", "qwen3_5"),
+    ("qwen3_5_moe_text", "qwen3_5_moe"),
     ("olmo3", "olmo2"),
     ("granitemoeshared", "granitemoe"),
     ("kanana", "llama"),
@@ -544,6 +552,8 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("gemma3n", |r, _, _| gemma3n::build(r)),
     ("granitemoehybrid", |r, _, _| ssm::granite_hybrid(r)),
     ("qwen3_next", |r, _, _| ssm::qwen3_next(r)),
+    ("qwen3_5", |r, _, _| ssm::qwen3_5(r, false)),
+    ("qwen3_5_moe", |r, _, _| ssm::qwen3_5(r, true)),
     ("mpt", |r, _, _| others::mpt(r)),
     ("gptj", |r, _, _| others::gptj(r)),
     ("nemotron_h", |r, _, _| ssm::nemotron_h(r)),

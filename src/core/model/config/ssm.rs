@@ -702,11 +702,14 @@ pub(super) struct SharedMoe {
     pub shared: u64,
 }
 
-/// Gated full attention of Qwen3-Next: q_proj doubled for the output gate (`2·h·H·d`), k and v
-/// (`2·h·K·d`), o (`H·d·h`), q/k norms (`2d`).
-fn qn_full_attention(acc: &mut Acc, c: &super::Core) -> Result<Mixer, CalcError> {
+/// Gated full attention of Qwen3-Next: q_proj doubled for the output gate (`2·h·H·d`; `h·H·d`
+/// without the gate), k and v (`2·h·K·d`), o (`H·d·h`), q/k norms (`2d`).
+fn qn_full_attention(acc: &mut Acc, c: &super::Core, gate: bool) -> Result<Mixer, CalcError> {
     let (w, h) = ("ovf_attention_params", c.h);
-    acc.lin(Comp::Attn, mul(w, &[h, c.heads, c.hd, 2])?)?;
+    acc.lin(
+        Comp::Attn,
+        mul(w, &[h, c.heads, c.hd, 1 + u64::from(gate)])?,
+    )?;
     acc.lin(Comp::Attn, mul(w, &[h, c.kv, c.hd, 2])?)?;
     acc.lin(Comp::Attn, mul(w, &[c.heads, c.hd, h])?)?;
     acc.add(Comp::Attn, mul(w, &[2, c.hd])?)?;
@@ -759,6 +762,29 @@ pub(super) fn read_shared_moe(
     })
 }
 
+/// The feed-forward of a Qwen3-Next-style layer: a MoE with a gated shared expert (Qwen3-Next,
+/// Qwen3.5-MoE) or a dense gated MLP of this width (Qwen3.5).
+enum NextFfn {
+    Moe(SharedMoe),
+    Dense(u64),
+}
+
+impl NextFfn {
+    fn add(&self, acc: &mut Acc, h: u64) -> Result<Ffn, CalcError> {
+        match self {
+            NextFfn::Moe(m) => shared_moe(acc, h, m),
+            NextFfn::Dense(i) => add_dense_ffn(acc, h, *i, true, false),
+        }
+    }
+}
+
+/// How a Qwen3-Next-style config names its MTP modules: the key, and the ledger's reason for
+/// one module when the key is absent.
+struct MtpKey {
+    key: &'static str,
+    why_one: &'static str,
+}
+
 /// Qwen3-Next: every `full_attention_interval`-th layer is gated full attention, the others
 /// Gated DeltaNet; every layer a MoE and two RMSNorms; final norm, embeddings, head.
 ///
@@ -771,14 +797,69 @@ pub(super) fn read_shared_moe(
 /// unless speculative decoding uses it (`skip_prefixes=["mtp."]`).
 pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
     let c = super::read_core(r, "qwen3_next")?;
-    let h = c.h;
-    let tie = read_tie(r, false, "qwen3_next")?;
-    let interval = r.or("full_attention_interval", 4, "ldg_every_layer_is_moe")?;
-    let g = read_gdn(r)?;
-    let moe = read_shared_moe(
+    let ffn = NextFfn::Moe(read_shared_moe(
         r,
         ("moe_intermediate_size", "shared_expert_intermediate_size"),
-    )?;
+    )?);
+    let mtp = MtpKey {
+        key: "num_nextn_predict_layers",
+        why_one: "ldg_qwen3_next_mtp_default",
+    };
+    gated_delta_hybrid(r, "qwen3_next", &c, &ffn, &mtp)
+}
+
+/// Qwen3.5 (`qwen3_5_text`, dense: a gated MLP of `intermediate_size` in every layer) and
+/// Qwen3.5-MoE (`qwen3_5_moe_text`: Qwen3-Next's MoE in every layer): Qwen3-Next's layers
+/// (transformers 5.24.0 builds `Qwen3_5GatedDeltaNet` with in_proj_qkv, in_proj_z, in_proj_b
+/// and in_proj_a, the same sizes as Qwen3-Next's in_proj_qkvz and in_proj_ba). The MTP modules
+/// are `mtp_num_hidden_layers` (one when absent, as the published checkpoints store), with the
+/// same feed-forward as the main layers. The vision tower is counted apart
+/// ([`super::vision::qwen_vl`]).
+pub(super) fn qwen3_5(r: &mut Reader, moe: bool) -> Result<Parts, CalcError> {
+    let fam = if moe { "qwen3_5_moe" } else { "qwen3_5" };
+    let c = super::read_core(r, fam)?;
+    let ffn = if moe {
+        NextFfn::Moe(read_shared_moe(
+            r,
+            ("moe_intermediate_size", "shared_expert_intermediate_size"),
+        )?)
+    } else {
+        NextFfn::Dense(r.req("intermediate_size", "why_size_mlp")?)
+    };
+    if r.flag(
+        "mtp_use_dedicated_embeddings",
+        false,
+        "ldg_mtp_shares_embeddings",
+    )? {
+        r.warnings.push(Phrase::tr("wrn_mtp_dedicated_embeddings"));
+    }
+    let mtp = MtpKey {
+        key: "mtp_num_hidden_layers",
+        why_one: "ldg_qwen3_5_mtp_default",
+    };
+    gated_delta_hybrid(r, fam, &c, &ffn, &mtp)
+}
+
+/// The layers of Qwen3-Next and Qwen3.5: full attention (gated unless `attn_output_gate` is
+/// false) where `layer_types` says
+/// `full_attention` (without it, every `full_attention_interval`-th layer, 4 as transformers
+/// fills it), Gated DeltaNet elsewhere, `ffn` in every layer with two RMSNorms; final norm,
+/// embeddings, head, then the MTP modules (full attention and `ffn`), which reuse the main
+/// embedding and head.
+fn gated_delta_hybrid(
+    r: &mut Reader,
+    fam: &str,
+    c: &super::Core,
+    ffn: &NextFfn,
+    mtp_key: &MtpKey,
+) -> Result<Parts, CalcError> {
+    let h = c.h;
+    let tie = read_tie(r, false, fam)?;
+    let interval = r.or("full_attention_interval", 4, "ldg_full_attention_every_4th")?;
+    // vLLM's Qwen3NextAttention reads `attn_output_gate` (true when absent); transformers
+    // always builds the gate.
+    let gate = r.flag("attn_output_gate", true, "ldg_attn_output_gate_default")?;
+    let g = read_gdn(r)?;
     let types = r.str_list("layer_types")?;
     let mut acc = Acc::default();
     let mut layers = Vec::new();
@@ -789,26 +870,22 @@ pub(super) fn qwen3_next(r: &mut Reader) -> Result<Parts, CalcError> {
         };
         acc.norms(2, h)?;
         let mixer = if full {
-            qn_full_attention(&mut acc, &c)?
+            qn_full_attention(&mut acc, c, gate)?
         } else {
             gated_delta_net(&mut acc, h, &g)?
         };
-        let ffn = shared_moe(&mut acc, h, &moe)?;
+        let ffn = ffn.add(&mut acc, h)?;
         layers.push(Layer { mixer, ffn });
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let mtp = r.or0(
-        ("mtp_layers", "num_nextn_predict_layers"),
-        1,
-        "ldg_qwen3_next_mtp_default",
-    )?;
+    let mtp = r.or0(("mtp_layers", mtp_key.key), 1, mtp_key.why_one)?;
     if mtp > 0 {
         let mut m = Acc::default();
         for _ in 0..mtp {
             m.norms(2, h)?;
-            let mixer = qn_full_attention(&mut m, &c)?;
-            let ffn = shared_moe(&mut m, h, &moe)?;
+            let mixer = qn_full_attention(&mut m, c, gate)?;
+            let ffn = ffn.add(&mut m, h)?;
             m.mtp_layers.push(Layer { mixer, ffn });
         }
         super::add_mtp_modules(r, &mut acc, m, mtp, (c.vocab, h), super::MtpHeads::Shared)?;

@@ -141,6 +141,17 @@ pub(super) fn siglip(
     ))
 }
 
+/// Which Qwen vision tower: Qwen2.5-VL's (RMSNorm blocks with a gated MLP, no learned
+/// positions), Qwen3-VL's (learned positions and `deepstack_visual_indexes` mergers) or
+/// Qwen3.5's (Qwen3-VL's without the deep-stack mergers: transformers 5.24.0's
+/// `Qwen3_5VisionModel` deletes them).
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum QwenVlLayout {
+    Qwen25,
+    Qwen3,
+    Qwen35,
+}
+
 /// The Qwen2.5-VL / Qwen3-VL sizes besides the four of [`tower`].
 struct QwenVl {
     tp: u64,
@@ -151,7 +162,7 @@ struct QwenVl {
     qwen3: Option<(u64, u64)>,
 }
 
-fn read_qwen_vl(v: &mut Reader, qwen3: bool) -> Result<QwenVl, CalcError> {
+fn read_qwen_vl(v: &mut Reader, layout: QwenVlLayout) -> Result<QwenVl, CalcError> {
     let tp = req(v, "vision.temporal_patch_size", "temporal_patch_size")?;
     let ch = v.or(
         ("vision.in_channels", "in_channels"),
@@ -160,19 +171,24 @@ fn read_qwen_vl(v: &mut Reader, qwen3: bool) -> Result<QwenVl, CalcError> {
     )?;
     let m = req(v, "vision.spatial_merge_size", "spatial_merge_size")?;
     let out = req(v, "vision.out_hidden_size", "out_hidden_size")?;
-    let qwen3 = if qwen3 {
+    let qwen3 = if layout == QwenVlLayout::Qwen25 {
+        None
+    } else {
         let pos = req(
             v,
             "vision.num_position_embeddings",
             "num_position_embeddings",
         )?;
-        let deep = v.u64_list((
-            "vision.deepstack_visual_indexes",
-            "deepstack_visual_indexes",
-        ))?;
-        Some((pos, deep.len() as u64))
-    } else {
-        None
+        let deep = if layout == QwenVlLayout::Qwen3 {
+            v.u64_list((
+                "vision.deepstack_visual_indexes",
+                "deepstack_visual_indexes",
+            ))?
+            .len() as u64
+        } else {
+            0
+        };
+        Some((pos, deep))
     };
     Ok(QwenVl {
         tp,
@@ -183,16 +199,16 @@ fn read_qwen_vl(v: &mut Reader, qwen3: bool) -> Result<QwenVl, CalcError> {
     })
 }
 
-/// The Qwen2.5-VL / Qwen3-VL vision tower (`qwen3` selects the Qwen3-VL layout).
+/// The Qwen2.5-VL / Qwen3-VL / Qwen3.5 vision tower.
 pub(super) fn qwen_vl(
     r: &mut Reader,
     vc: &Map<String, Value>,
     class: Option<&'static ClassDefaults>,
-    qwen3: bool,
+    layout: QwenVlLayout,
 ) -> Result<u64, CalcError> {
     let ((vh, vi, depth, patch), q) = read_tower(r, vc, class, |v| {
         let t = tower(v)?;
-        Ok((t, read_qwen_vl(v, qwen3)?))
+        Ok((t, read_qwen_vl(v, layout)?))
     })?;
     let vm = mul(W, &[vh, q.m, q.m])?;
     let patch_embed = mul(W, &[q.ch, q.tp, patch, patch, vh])?;
