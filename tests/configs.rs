@@ -1853,20 +1853,61 @@ fn qwen3_5_as_transformers_builds_it() {
             Some(n_full * per_layer),
             "{file}"
         );
-        // The recurrent state of each Gated DeltaNet layer at bf16: conv (k − 1)·conv_dim and
-        // recurrent Vh·dk·dv.
+        // The state of each Gated DeltaNet layer: conv (k − 1)·conv_dim in the model's bf16,
+        // recurrent Vh·dk·dv in the precision mamba_ssm_dtype names (float32 in every
+        // published config; vLLM's Qwen3_5ForConditionalGenerationConfig applies it).
         let n_linear = req(t, "num_hidden_layers") - n_full;
         let conv_dim = 2 * req(t, "linear_num_key_heads") * req(t, "linear_key_head_dim")
             + req(t, "linear_num_value_heads") * req(t, "linear_value_head_dim");
-        let state = (req(t, "linear_conv_kernel_dim") - 1) * conv_dim
-            + req(t, "linear_num_value_heads")
-                * req(t, "linear_key_head_dim")
-                * req(t, "linear_value_head_dim");
+        let conv = (req(t, "linear_conv_kernel_dim") - 1) * conv_dim;
+        let recurrent = req(t, "linear_num_value_heads")
+            * req(t, "linear_key_head_dim")
+            * req(t, "linear_value_head_dim");
+        let b_r = match t["mamba_ssm_dtype"].as_str() {
+            Some("float32") => 4,
+            _ => 2,
+        };
+        assert_eq!(b_r, 4, "{file}");
         assert_eq!(
             kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0).ok(),
-            Some(n_linear * state * 2),
+            Some(n_linear * (conv * 2 + recurrent * b_r)),
             "{file}"
         );
+        // At TP 2 each GPU holds half of both.
+        assert_eq!(
+            kv::state_bytes(&m, Dtype::Bf16, 2).map(|s| s.bytes.0).ok(),
+            Some(n_linear * (conv * 2 + recurrent * b_r) / 2),
+            "{file}"
+        );
+    }
+
+    // mamba_ssm_dtype "auto" (or absent) keeps the whole state in the model's precision; a
+    // value that is no precision is refused with a warning and does the same.
+    let cfg: Value = serde_json::from_str(&fixture(files[1])).expect("json");
+    let fp32 = model(&cfg.to_string());
+    for (v, warns) in [(Some("auto"), false), (None, false), (Some("e9m0"), true)] {
+        let mut c = cfg.clone();
+        match v {
+            Some(v) => c["text_config"]["mamba_ssm_dtype"] = Value::String(v.into()),
+            None => {
+                c["text_config"]
+                    .as_object_mut()
+                    .map(|o| o.remove("mamba_ssm_dtype"));
+            }
+        }
+        let m = model(&c.to_string());
+        let (all_bf16, split) = (
+            kv::state_bytes(&m, Dtype::Bf16, 1).map(|s| s.bytes.0),
+            kv::state_bytes(&fp32, Dtype::Bf16, 1).map(|s| s.bytes.0),
+        );
+        let (conv, rec) = (3 * (2 * 16 * 128 + 16 * 128), 16 * 128 * 128);
+        assert_eq!(all_bf16.ok(), Some(18 * (conv + rec) * 2), "{v:?}");
+        assert_eq!(split.ok(), Some(18 * (conv * 2 + rec * 4)), "{v:?}");
+        let warned = m
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains("mamba_ssm_dtype"));
+        assert_eq!(warned, warns, "{v:?}");
     }
 
     // Without the output gate (vLLM reads attn_output_gate), q_proj is not doubled.

@@ -829,9 +829,12 @@ struct HybridLog {
     lines: &'static [&'static str],
 }
 
-/// Three public logs: Qwen3-Next-80B-A3B on two GPUs at vLLM 0.10.2 and 0.13.0 (the Instruct
-/// checkpoint; our config is the Thinking one, whose cache shapes are the same) and
-/// Granite-4.0-H-Small at vLLM 0.11.1, whose log stops after the block lines.
+/// Public logs: Qwen3-Next-80B-A3B on two GPUs at vLLM 0.10.2 and 0.13.0 (the Instruct
+/// checkpoint; our config is the Thinking one, whose cache shapes are the same),
+/// Granite-4.0-H-Small at vLLM 0.11.1, whose log stops after the block lines, and Qwen3.5 /
+/// Qwen3.6 at four sizes, whose configs name `mamba_ssm_dtype: float32`: vLLM keeps their recurrent state in
+/// fp32 (`Qwen3_5ForConditionalGenerationConfig`), which is what sets these block sizes (with a
+/// bf16 state the 27B's would be 400 tokens, not 784).
 fn hybrid_logs() -> Vec<HybridLog> {
     vec![
         HybridLog {
@@ -878,6 +881,80 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Padding mamba page size by 0.69% to ensure that mamba page size and attention page size are exactly equal.",
             ],
         },
+        HybridLog {
+            source: "a vLLM start-up log of Qwen3.5-0.8B (one shard, 'Model loading took 1.72 \
+                     GiB memory'), found in the public code index",
+            config: "Qwen__Qwen3.5-0.8B.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: None,
+            lines: &[
+                "Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 2.64% to ensure that mamba page size and attention page size are exactly equal.",
+            ],
+        },
+        HybridLog {
+            source: "a vLLM start-up log of Qwen3.5-4B ('Model loading took 8.61 GiB memory'), \
+                     found in the public code index",
+            config: "Qwen__Qwen3.5-4B.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: None,
+            lines: &[
+                "Setting attention block size to 528 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 0.76% to ensure that mamba page size and attention page size are exactly equal.",
+            ],
+        },
+        HybridLog {
+            source: "an agent's log of `kaitchup/Qwen3.5-27B-autoround-W4A16` under vLLM 0.19.1 \
+                     (TP 1, max_model_len 8192, kv_cache_dtype auto), found in the public code \
+                     index; our config is Qwen3.6-27B's, whose shapes are Qwen3.5-27B's (same \
+                     Hub total); W4A16 weights do not change the cache",
+            config: "Qwen__Qwen3.6-27B.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 8_192,
+            kv_gib: None,
+            lines: &[
+                "Setting attention block size to 784 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 0.13% to ensure that mamba page size and attention page size are exactly equal.",
+            ],
+        },
+        HybridLog {
+            source: "a public capacity note of a Qwen3.6-35B-A3B deployment (same shapes as \
+                     Qwen3.5-35B-A3B): TP 2, fp8 KV cache, an 8 GiB pool per rank \
+                     (--kv-cache-memory-bytes), max_model_len 1,000,000 (YaRN); it quotes rank \
+                     1's 'Setting attention block size to 2096 tokens' line (no padding line) and \
+                     the engine's num_gpu_blocks 800, rendered here as the line vLLM prints (its \
+                     kv_cache_size_tokens 1,663,201 = int(800 / 481 × 1,000,000) is a later \
+                     vLLM's figure; vLLM ≤ 0.19, which `vllm_budget` follows, logs \
+                     800 // 4 groups × 2096 = 419,200); found in the public code index",
+            config: "Qwen__Qwen3.5-35B-A3B.json",
+            tp: 2,
+            kv_dtype: Dtype::Fp8,
+            max_model_len: 1_000_000,
+            kv_gib: Some("8.00"),
+            lines: &[
+                "Setting attention block size to 2096 tokens to ensure that attention page size is >= mamba page size.",
+                "# GPU blocks: 800",
+            ],
+        },
+        HybridLog {
+            source: "a public study of Qwen3.5-35B-A3B's prefix cache, 'RE-CONFIRMED on GPU \
+                     2026-06-01, Qwen3.5-35B-A3B, TP=2', quoting the engine verbatim (both TP \
+                     workers), found in the public code index",
+            config: "Qwen__Qwen3.5-35B-A3B.json",
+            tp: 2,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: None,
+            lines: &[
+                "Setting attention block size to 1056 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 0.76% to ensure that mamba page size and attention page size are exactly equal.",
+            ],
+        },
     ]
 }
 
@@ -909,7 +986,11 @@ fn hybrid_logs_are_reproduced() {
         let block_lines: Vec<&&str> = h
             .lines
             .iter()
-            .filter(|l| !l.contains("KV cache size") && !l.contains("concurrency"))
+            .filter(|l| {
+                !l.contains("KV cache size")
+                    && !l.contains("concurrency")
+                    && !l.starts_with("# GPU blocks")
+            })
             .collect();
         for l in &block_lines {
             assert!(

@@ -194,6 +194,7 @@ pub fn dense_model(s: &ModelSpec) -> ModelDesc {
         load_mtp: false,
         mtp_layers: Vec::new(),
         kv_shared: Vec::new(),
+        ssm_state_dtype: None,
     }
 }
 

@@ -22,7 +22,10 @@
 //!
 //! The recurrent state is kept in the model's own precision (`torch_dtype`), as vLLM
 //! (`mamba_ssm_cache_dtype = auto`) and Hugging Face do by default; pass `Dtype::Fp32` to
-//! [`state_bytes`] for engines that keep it in fp32.
+//! [`state_bytes`] for engines that keep it in fp32. Where the config names the SSM state's
+//! precision ([`ModelDesc::ssm_state_dtype`]: Qwen3.5's `mamba_ssm_dtype`, Nemotron-H's
+//! `mamba_ssm_cache_dtype`, both `float32` in the published configs), that part is kept in it
+//! and the conv state in the model's, as vLLM does for those families.
 
 use crate::core::base::checked::{add, mul};
 use crate::core::base::derivation::{group, Derivation, Source, Term};
@@ -321,7 +324,10 @@ pub fn per_batch(
 
 /// Recurrent state bytes of one sequence (SSM / linear layers), in precision `d`, per GPU
 /// under tensor parallelism `tp` (state channels split `tp` ways, rounded up); 0 for pure
-/// attention models.
+/// attention models. Where the config names the recurrent state's precision
+/// ([`ModelDesc::ssm_state_dtype`], vLLM's `mamba_ssm_cache_dtype`), that part is kept in it
+/// and the conv state in `d`, as vLLM's `MambaSpec` pages the two (`mamba_utils.py`,
+/// `_mamba_state_dtype`).
 pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcError> {
     if tp == 0 {
         return Err(CalcError::OutOfRange {
@@ -330,80 +336,216 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
             range: Phrase::tr("rng_at_least_1"),
         });
     }
-    let mut elems = 0u64;
-    let mut n = 0u64;
-    let mut per = Vec::new();
-    let mut padded = false;
-    for mixer in ssm_mixers(m) {
-        let on_gpu = state_elems_per_gpu(mixer, tp);
-        let whole = whole_state_elems(mixer);
-        padded |= on_gpu != whole.div_ceil(tp);
-        elems = add("ovf_state_elements", &[elems, on_gpu])?;
-        n += 1;
-        if !per.contains(&(whole, on_gpu)) {
-            per.push((whole, on_gpu));
-        }
-    }
-    let bytes = mul("ovf_state_bytes", &[elems, d.bits()])?.div_ceil(8);
+    let t = state_totals(m, tp)?;
+    let ssm = split_dtype(m, d);
     let b_text = fmt_sig(d.bytes());
-    let (whole, on_gpu) = per.first().copied().unwrap_or((0, 0));
-    let substituted = if per.len() == 1 {
-        format!("{n} × {} × {b_text}", group(on_gpu))
+    let layers = Term::new(
+        "L_ssm",
+        "term_layers",
+        t.layers.to_string(),
+        "",
+        Source::Derived("src_ssm_layers".into()),
+    );
+    let b = Term::new(
+        "b",
+        "term_kv_bytes",
+        b_text.clone(),
+        "B",
+        Source::Default("state_dtype_model".into()),
+    );
+    let mut notes = vec![if ssm.is_some() {
+        "note_state_dtype_split".to_string()
     } else {
-        format!("{} × {b_text}", group(elems))
+        "note_state_dtype".to_string()
+    }];
+    if t.padded {
+        notes.push("note_mamba_groups_padded".into());
+    }
+    let (bytes, formula, substituted, terms) = match ssm {
+        None => {
+            let bytes = mul("ovf_state_bytes", &[t.elems, d.bits()])?.div_ceil(8);
+            let substituted = if t.uniform {
+                format!("{} × {} × {b_text}", t.layers, group(t.first.1))
+            } else {
+                format!("{} × {b_text}", group(t.elems))
+            };
+            let s = Term::new(
+                "S",
+                "term_state_elems",
+                group(t.first.0),
+                "",
+                Source::Derived("src_ssm_state_per_layer".into()),
+            );
+            (bytes, "L_ssm × S × b", substituted, vec![layers, s, b])
+        }
+        Some((sd, key)) => {
+            let (bytes, substituted, split_terms) = split_state(&t, d, sd, key)?;
+            let mut terms = vec![layers];
+            terms.extend(split_terms);
+            terms.insert(3, b);
+            (bytes, "L_ssm × (S_c × b + S_r × b_r)", substituted, terms)
+        }
     };
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
             title_key: "state_bytes".into(),
-            formula: "L_ssm × S × b".into(),
+            formula: formula.into(),
             substituted,
             result: bytes_text(bytes),
-            terms: vec![
-                Term::new(
-                    "L_ssm",
-                    "term_layers",
-                    n.to_string(),
-                    "",
-                    Source::Derived("src_ssm_layers".into()),
-                ),
-                Term::new(
-                    "S",
-                    "term_state_elems",
-                    group(whole),
-                    "",
-                    Source::Derived("src_ssm_state_per_layer".into()),
-                ),
-                Term::new(
-                    "b",
-                    "term_kv_bytes",
-                    b_text,
-                    "B",
-                    Source::Default("state_dtype_model".into()),
-                ),
-            ],
-            notes: if padded {
-                vec!["note_state_dtype".into(), "note_mamba_groups_padded".into()]
-            } else {
-                vec!["note_state_dtype".into()]
-            },
+            terms,
+            notes,
             ..Default::default()
         },
     })
 }
 
+/// The recurrent layers' state on one of `tp` GPUs: their count, the elements in all and the
+/// recurrent (SSM) part of those, the first layer's (whole, on one GPU, recurrent on one GPU),
+/// whether every layer has the same whole and per-GPU state (`uniform`) and the same recurrent
+/// part too (`uniform_split`), and whether vLLM pads the groups.
+struct StateTotals {
+    layers: u64,
+    elems: u64,
+    recurrent: u64,
+    first: (u64, u64, u64),
+    uniform: bool,
+    uniform_split: bool,
+    padded: bool,
+}
+
+fn state_totals(m: &ModelDesc, tp: u64) -> Result<StateTotals, CalcError> {
+    let (mut layers, mut elems, mut recurrent, mut padded) = (0u64, 0u64, 0u64, false);
+    let mut per: Vec<(u64, u64, u64)> = Vec::new();
+    for mixer in ssm_mixers(m) {
+        let on_gpu = state_elems_per_gpu(mixer, tp);
+        let whole = whole_state_elems(mixer);
+        padded |= on_gpu != whole.div_ceil(tp);
+        elems = add("ovf_state_elements", &[elems, on_gpu])?;
+        let rec = recurrent_per_gpu(mixer, tp);
+        recurrent = add("ovf_state_elements", &[recurrent, rec])?;
+        layers += 1;
+        if !per.contains(&(whole, on_gpu, rec)) {
+            per.push((whole, on_gpu, rec));
+        }
+    }
+    let first = per.first().copied().unwrap_or((0, 0, 0));
+    Ok(StateTotals {
+        layers,
+        elems,
+        recurrent,
+        first,
+        uniform: !per.is_empty() && per.iter().all(|p| (p.0, p.1) == (first.0, first.1)),
+        uniform_split: per.len() == 1,
+        padded,
+    })
+}
+
+/// The bytes, substituted values and terms (`S_c`, `S_r`, `b_r`) of a state whose recurrent
+/// part is kept in `sd` (named by the config key `key`) and its conv part in `d`.
+fn split_state(
+    t: &StateTotals,
+    d: Dtype,
+    sd: Dtype,
+    key: String,
+) -> Result<(u64, String, Vec<Term>), CalcError> {
+    let conv = t.elems - t.recurrent;
+    let bytes = add(
+        "ovf_state_bytes",
+        &[
+            mul("ovf_state_bytes", &[conv, d.bits()])?.div_ceil(8),
+            mul("ovf_state_bytes", &[t.recurrent, sd.bits()])?.div_ceil(8),
+        ],
+    )?;
+    let (b_text, br_text) = (fmt_sig(d.bytes()), fmt_sig(sd.bytes()));
+    let (_, on_gpu, rec) = t.first;
+    let substituted = if t.uniform_split {
+        format!(
+            "{} × ({} × {b_text} + {} × {br_text})",
+            t.layers,
+            group(on_gpu - rec),
+            group(rec)
+        )
+    } else {
+        format!(
+            "{} × {b_text} + {} × {br_text}",
+            group(conv),
+            group(t.recurrent)
+        )
+    };
+    let terms = vec![
+        Term::new(
+            "S_c",
+            "term_conv_state_elems",
+            group(on_gpu - rec),
+            "",
+            Source::Derived("src_conv_state_per_layer".into()),
+        ),
+        Term::new(
+            "S_r",
+            "term_recurrent_state_elems",
+            group(rec),
+            "",
+            Source::Derived("src_recurrent_state_per_layer".into()),
+        ),
+        Term::new(
+            "b_r",
+            "term_recurrent_state_bytes",
+            br_text,
+            "B",
+            Source::ConfigKey(key),
+        ),
+    ];
+    Ok((bytes, substituted, terms))
+}
+
+/// The recurrent state's own precision and the config key that names it, when it differs
+/// from `d` ([`ModelDesc::ssm_state_dtype`]).
+fn split_dtype(m: &ModelDesc, d: Dtype) -> Option<(Dtype, String)> {
+    let sd = m.ssm_state_dtype.filter(|sd| *sd != d)?;
+    let key = m
+        .ledger
+        .iter()
+        .find(|e| e.field == "ssm_state_dtype")
+        .and_then(|e| match &e.source {
+            crate::core::model::desc::LedgerSource::Key(k) => Some(k.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "mamba_ssm_cache_dtype".into());
+    Some((sd, key))
+}
+
+/// A mixer's recurrent state elements on one of `tp` GPUs (its heads split `tp` ways, rounded
+/// up), at most its whole state there.
+fn recurrent_per_gpu(mixer: &Mixer, tp: u64) -> u64 {
+    mixer
+        .recurrent_state_elems()
+        .div_ceil(tp.max(1))
+        .min(state_elems_per_gpu(mixer, tp))
+}
+
 /// The recurrent state of each SSM / linear-attention layer, in model order, per sequence
-/// on one of `tp` GPUs at precision `d` (the terms [`state_bytes`] sums).
+/// on one of `tp` GPUs at precision `d` (the recurrent part in the config's precision where
+/// it names one: the terms [`state_bytes`] sums).
 pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Bytes>, CalcError> {
+    let ssm = split_dtype(m, d).map(|(sd, _)| sd);
     ssm_mixers(m)
         .map(|mixer| {
-            Ok(Bytes(
-                mul(
-                    "ovf_state_bytes",
-                    &[state_elems_per_gpu(mixer, tp), d.bits()],
-                )?
-                .div_ceil(8),
-            ))
+            let on_gpu = state_elems_per_gpu(mixer, tp);
+            let bytes = match ssm {
+                None => mul("ovf_state_bytes", &[on_gpu, d.bits()])?.div_ceil(8),
+                Some(sd) => {
+                    let rec = recurrent_per_gpu(mixer, tp);
+                    add(
+                        "ovf_state_bytes",
+                        &[
+                            mul("ovf_state_bytes", &[on_gpu - rec, d.bits()])?.div_ceil(8),
+                            mul("ovf_state_bytes", &[rec, sd.bits()])?.div_ceil(8),
+                        ],
+                    )?
+                }
+            };
+            Ok(Bytes(bytes))
         })
         .collect()
 }

@@ -196,6 +196,25 @@ pub enum Mixer {
     },
 }
 
+impl Mixer {
+    /// The recurrent (SSM / linear-attention) part of a mixer's state per sequence, before
+    /// tensor parallelism: `d_inner × d_state` for every recurrent mixer the readers build
+    /// (Mamba `D·N`, Mamba-2 `H·P·N`, Gated DeltaNet `V_h·d_v·d_k`, lightning attention
+    /// `heads·d·d`; 0 for LFM2's short convolution, whose state is its conv window). The rest of
+    /// `state_elems` is the conv state. 0 for attention.
+    pub fn recurrent_state_elems(&self) -> u64 {
+        match *self {
+            Mixer::Ssm {
+                state_elems,
+                d_inner,
+                d_state,
+                ..
+            } => d_inner.saturating_mul(d_state).min(state_elems),
+            _ => 0,
+        }
+    }
+}
+
 /// The `n_groups` groups of a Mamba-2 mixer's B and C channels, which sit in its conv state.
 /// vLLM keeps every group a head needs on that head's GPU: when the tensor-parallel degree
 /// does not divide `n_groups`, it pads them to the degree (`calc::tp::group_padding`).
@@ -393,6 +412,15 @@ pub struct ModelDesc {
     /// the JSON of every other description stays as it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kv_shared: Vec<usize>,
+    /// The precision the serving engine keeps the recurrent (SSM / linear-attention) state in,
+    /// when the config names one: Qwen3.5's `mamba_ssm_dtype` (vLLM's
+    /// `Qwen3_5ForConditionalGenerationConfig` sets `mamba_ssm_cache_dtype` from it) and
+    /// Nemotron-H's `mamba_ssm_cache_dtype` (read by vLLM's `NemotronHForCausalLMConfig` since
+    /// 0.14). `None`: the model's precision (vLLM's `auto`). The conv state stays in the
+    /// model's precision either way ([`crate::core::calc::kv::state_bytes`]). Serialized only
+    /// when set, so the JSON of every other description stays as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssm_state_dtype: Option<Dtype>,
 }
 
 /// How vLLM's default `max_model_len` comes from a config (`_get_and_verify_max_len`, vLLM

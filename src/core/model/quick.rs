@@ -168,6 +168,7 @@ pub fn quick_model(params: u64, dtype: Dtype) -> ModelDesc {
         load_mtp: false,
         mtp_layers: Vec::new(),
         kv_shared: Vec::new(),
+        ssm_state_dtype: None,
     }
 }
 

@@ -348,6 +348,8 @@ pub(crate) struct Parts {
     pub stored_twice: u64,
     /// Layers that reuse an earlier layer's KV cache ([`ModelDesc::kv_shared`]).
     pub kv_shared: Vec<usize>,
+    /// The recurrent state's precision the config names ([`ModelDesc::ssm_state_dtype`]).
+    pub ssm_state_dtype: Option<Dtype>,
 }
 
 impl Parts {
@@ -369,6 +371,7 @@ impl Parts {
             max_pos,
             stored_twice: 0,
             kv_shared: Vec::new(),
+            ssm_state_dtype: None,
         }
     }
 }
@@ -489,6 +492,7 @@ fn from_index(
         load_mtp: false,
         mtp_layers: Vec::new(),
         kv_shared: Vec::new(),
+        ssm_state_dtype: None,
     })
 }
 
@@ -760,6 +764,7 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
         load_mtp: false,
         mtp_layers,
         kv_shared: parts.kv_shared,
+        ssm_state_dtype: parts.ssm_state_dtype,
     })
 }
 

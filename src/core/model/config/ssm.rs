@@ -18,8 +18,9 @@ use super::{
     add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, check_kv,
     finish_parts, full_attention, mul, read_head_dim, read_max_pos, read_tie, Acc, Comp, Parts,
 };
+use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{shorten, CalcError, Phrase};
-use crate::core::model::desc::{Ffn, Layer, Mixer, SsmGroups};
+use crate::core::model::desc::{Ffn, Layer, LedgerSource, Mixer, SsmGroups};
 use serde_json::Value;
 
 /// `time_step_rank` / `mamba_dt_rank`: a number, or "auto" = ⌈h / 16⌉, given by the config or
@@ -728,6 +729,32 @@ pub(super) fn shared_moe(acc: &mut Acc, h: u64, m: &SharedMoe) -> Result<Ffn, Ca
     Ok(ffn)
 }
 
+/// The precision the config keeps the recurrent state in, under `key`
+/// ([`ModelDesc::ssm_state_dtype`](crate::core::model::desc::ModelDesc)): `float32`, `float16`
+/// or `bfloat16` (vLLM's `MambaDType`); `None` (the model's precision) when the key is absent
+/// or `auto`, or, with a warning, when it names anything else.
+fn read_ssm_state_dtype(r: &mut Reader, key: &'static str) -> Option<Dtype> {
+    let (k, s) = r.string(key)?;
+    if s.trim().eq_ignore_ascii_case("auto") {
+        r.note("ssm_state_dtype", "auto", LedgerSource::Key(k.to_string()));
+        return None;
+    }
+    match Dtype::parse(s) {
+        Ok(d @ (Dtype::Fp32 | Dtype::Fp16 | Dtype::Bf16)) => {
+            r.note("ssm_state_dtype", d, LedgerSource::Key(k.to_string()));
+            Some(d)
+        }
+        _ => {
+            r.warnings.push(
+                Phrase::tr("wrn_ssm_state_dtype")
+                    .val("k", k)
+                    .val("shown", shorten(s)),
+            );
+            None
+        }
+    }
+}
+
 /// Reads the Gated DeltaNet sizes of Qwen3-Next.
 fn read_gdn(r: &mut Reader) -> Result<Gdn, CalcError> {
     let mut f = |field: &str, key: &'static str| r.req((field, key), "why_size_mamba2");
@@ -837,7 +864,9 @@ pub(super) fn qwen3_5(r: &mut Reader, moe: bool) -> Result<Parts, CalcError> {
         key: "mtp_num_hidden_layers",
         why_one: "ldg_qwen3_5_mtp_default",
     };
-    gated_delta_hybrid(r, fam, &c, &ffn, &mtp)
+    let mut parts = gated_delta_hybrid(r, fam, &c, &ffn, &mtp)?;
+    parts.ssm_state_dtype = read_ssm_state_dtype(r, "mamba_ssm_dtype");
+    Ok(parts)
 }
 
 /// The layers of Qwen3-Next and Qwen3.5: full attention (gated unless `attn_output_gate` is
@@ -969,7 +998,9 @@ pub(super) fn nemotron_h(r: &mut Reader) -> Result<Parts, CalcError> {
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     nemotron_mtp(r, &mut acc, &m, moe.as_ref(), vocab)?;
     let max_pos = read_max_pos(r)?;
-    Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+    let mut parts = Parts::new(layers, acc, h, vocab, tie, max_pos);
+    parts.ssm_state_dtype = read_ssm_state_dtype(r, "mamba_ssm_cache_dtype");
+    Ok(parts)
 }
 
 /// Jamba's layout: which layers are attention and which are MoE, and the experts.
