@@ -20,7 +20,7 @@
 //!   `vision_output_dim·h`.
 
 use super::defaults::{class_for, ClassDefaults};
-use super::reader::Reader;
+use super::reader::{layer_count, Reader};
 use super::{add, mul};
 use crate::core::base::error::CalcError;
 use serde_json::{Map, Value};
@@ -51,12 +51,19 @@ fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError>
     v.req((field, key), "why_size_vision")
 }
 
+/// The tower's layer count (`num_hidden_layers` or its spelling `depth`), recorded in the
+/// ledger as `vision.num_hidden_layers`, apart from the language model's.
+fn vision_layers(v: &mut Reader) -> Result<u64, CalcError> {
+    let field = "vision.num_hidden_layers";
+    layer_count(field, req(v, field, "num_hidden_layers")?)
+}
+
 /// The four sizes every ViT tower states, read in this order (the ledger's order): width,
 /// MLP width, layers, patch size.
 fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
     let vh = req(v, "vision.hidden_size", "hidden_size")?;
     let vi = req(v, "vision.intermediate_size", "intermediate_size")?;
-    let vl = v.layers()?;
+    let vl = vision_layers(v)?;
     let patch = req(v, "vision.patch_size", "patch_size")?;
     Ok((vh, vi, vl, patch))
 }
@@ -346,7 +353,7 @@ pub(super) fn mllama(
     let (vh, vi, local, global, patch, image, tiles, ch, out) = read_tower(r, vc, class, |v| {
         let vh = req(v, "vision.hidden_size", "hidden_size")?;
         let vi = req(v, "vision.intermediate_size", "intermediate_size")?;
-        let local = v.layers()?;
+        let local = vision_layers(v)?;
         let global = req(v, "vision.num_global_layers", "num_global_layers")?;
         let patch = req(v, "vision.patch_size", "patch_size")?;
         let image = req(v, "vision.image_size", "image_size")?;
