@@ -250,6 +250,37 @@ export default function register(runner) {
     await screenshot(page, 'nemotron-super', { fullPage: false });
   }, { timeoutMs: 240000 });
 
+  runner.test('pasting a Qwen3.5-family config (Qwen3.6-27B): its published count, 64 layers, and vLLM sizing the attention block against an fp32 recurrent state', async ({ open, server, screenshot, log }) => {
+    // The count is the corpus row's published figure (language model, vision tower and MTP
+    // module). The block size is computed here from the config's keys, as vLLM sizes it: the
+    // smallest multiple of 16 tokens whose attention page (2 × KV heads × head_dim × 2 B per
+    // token) holds one Gated DeltaNet state page, the conv state (k − 1) × conv channels in
+    // bf16 and the recurrent state V_h × d_k × d_v in the precision mamba_ssm_dtype names.
+    const file = 'Qwen__Qwen3.6-27B.json';
+    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
+    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`tests/fixtures/corpus/${file},`));
+    const published = Number(row.split(',')[3]);
+    const { page, text } = await pasteCorpusConfig(open, server, file, 1e10, 'Qwen3.6-27B');
+    await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
+    const t = JSON.parse(text).text_config;
+    check((await readNumber(page, 'model-layers')) === t.num_hidden_layers, `Layers should read ${t.num_hidden_layers}: ${await readText(page, 'model-layers')}`);
+    check(t.mamba_ssm_dtype === 'float32', `the case needs an fp32 recurrent state: ${t.mamba_ssm_dtype}`);
+    const attnPerToken = 2 * t.num_key_value_heads * t.head_dim * 2;
+    const conv = (t.linear_conv_kernel_dim - 1) * (2 * t.linear_num_key_heads * t.linear_key_head_dim + t.linear_num_value_heads * t.linear_value_head_dim);
+    const mamba = conv * 2 + t.linear_num_value_heads * t.linear_key_head_dim * t.linear_value_head_dim * 4;
+    const block = 16 * Math.ceil(mamba / (16 * attnPerToken));
+    const pad = ((block * attnPerToken - mamba) / mamba * 100).toFixed(2);
+    const logText = await openVllmLog(page, 'Setting attention block size', 'the vLLM log to size the attention block');
+    const line = logText.split('\n').find((l) => l.includes('attention block size'));
+    check(line.includes(`to ${block} tokens`), `vLLM should set the attention block to ${block} tokens: ${line}`);
+    check(logText.includes(`Padding mamba page size by ${pad}%`), `vLLM should pad the mamba page by ${pad}%: ${logText}`);
+    log(`Qwen3.6-27B: ${published} parameters, ${t.num_hidden_layers} layers; ${line}`);
+    await byId(page, 'summary-cards').scrollIntoViewIfNeeded();
+    await screenshot(page, 'qwen3-6-27b', { fullPage: false });
+  }, { timeoutMs: 240000 });
+
   runner.test('pasting a YaRN config (AFM-4.5B): serving starts at the max_model_len vLLM derives, original_max_position_embeddings × factor, and says why', async ({ open, server, screenshot, log }) => {
     // vLLM's _get_and_verify_max_len scales YaRN's original length by its factor (4,096 × 20),
     // where max_position_embeddings says 65,536.
