@@ -82,6 +82,15 @@ async function pasteCorpusConfig(open, server, file, minParams, name) {
   return { page, text };
 }
 
+/** The published parameter count of a corpus config: its row's `published_params` in
+ * tests/fixtures/corpus/corpus.csv. */
+function publishedCount(file) {
+  const row = readFileSync(new URL('../tests/fixtures/corpus/corpus.csv', import.meta.url), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`tests/fixtures/corpus/${file},`));
+  return Number(row.split(',')[3]);
+}
+
 /** Opens the "vLLM would log" box and waits until the logs of every GPU, joined, hold `marker`;
  * returns that text. */
 async function openVllmLog(page, marker, what) {
@@ -163,10 +172,7 @@ export default function register(runner) {
     // attention layer's K and V bytes per token (bf16, TP 1).
     const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
     const text = readFileSync(new URL('ibm-ai-platform__Bamba-9B.json', corpus), 'utf8');
-    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('tests/fixtures/corpus/ibm-ai-platform__Bamba-9B.json,'));
-    const published = Number(row.split(',')[3]);
+    const published = publishedCount('ibm-ai-platform__Bamba-9B.json');
     const c = JSON.parse(text);
     const convDim = c.mamba_expand * c.hidden_size + 2 * c.mamba_n_groups * c.mamba_d_state;
     const state = 2 * ((c.mamba_d_conv - 1) * convDim + c.mamba_n_heads * c.mamba_d_head * c.mamba_d_state);
@@ -219,10 +225,7 @@ export default function register(runner) {
     // included, and vLLM's log still sizes the attention block against the Mamba state.
     const file = 'nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json';
     const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
-    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`tests/fixtures/corpus/${file},`));
-    const published = Number(row.split(',')[3]);
+    const published = publishedCount(file);
     const { page } = await pasteCorpusConfig(open, server, file, 1e11, 'Nemotron 3 Super');
     await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
     // Layers as the config states them (88 blocks), not the 48 mixer layers they are described as.
@@ -257,11 +260,7 @@ export default function register(runner) {
     // token) holds one Gated DeltaNet state page, the conv state (k − 1) × conv channels in
     // bf16 and the recurrent state V_h × d_k × d_v in the precision mamba_ssm_dtype names.
     const file = 'Qwen__Qwen3.6-27B.json';
-    const corpus = new URL('../tests/fixtures/corpus/', import.meta.url);
-    const row = readFileSync(new URL('corpus.csv', corpus), 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith(`tests/fixtures/corpus/${file},`));
-    const published = Number(row.split(',')[3]);
+    const published = publishedCount(file);
     const { page, text } = await pasteCorpusConfig(open, server, file, 1e10, 'Qwen3.6-27B');
     await waitFor(async () => (await readNumber(page, 'params-total')) === published, `params-total = ${published}`);
     const t = JSON.parse(text).text_config;
