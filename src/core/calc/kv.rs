@@ -379,10 +379,8 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
             (bytes, "L_ssm × S × b", substituted, vec![layers, s, b])
         }
         Some((sd, key)) => {
-            let (bytes, substituted, split_terms) = split_state(&t, d, sd, key)?;
-            let mut terms = vec![layers];
-            terms.extend(split_terms);
-            terms.insert(3, b);
+            let (bytes, substituted, [s_c, s_r, b_r]) = split_state(&t, d, sd, key)?;
+            let terms = vec![layers, s_c, s_r, b, b_r];
             (bytes, "L_ssm × (S_c × b + S_r × b_r)", substituted, terms)
         }
     };
@@ -448,7 +446,7 @@ fn split_state(
     d: Dtype,
     sd: Dtype,
     key: String,
-) -> Result<(u64, String, Vec<Term>), CalcError> {
+) -> Result<(u64, String, [Term; 3]), CalcError> {
     let conv = t.elems - t.recurrent;
     let bytes = add(
         "ovf_state_bytes",
@@ -473,7 +471,7 @@ fn split_state(
             group(t.recurrent)
         )
     };
-    let terms = vec![
+    let terms = [
         Term::new(
             "S_c",
             "term_conv_state_elems",

@@ -870,11 +870,10 @@ pub(super) fn qwen3_5(r: &mut Reader, moe: bool) -> Result<Parts, CalcError> {
 }
 
 /// The layers of Qwen3-Next and Qwen3.5: full attention (gated unless `attn_output_gate` is
-/// false) where `layer_types` says
-/// `full_attention` (without it, every `full_attention_interval`-th layer, 4 as transformers
-/// fills it), Gated DeltaNet elsewhere, `ffn` in every layer with two RMSNorms; final norm,
-/// embeddings, head, then the MTP modules (full attention and `ffn`), which reuse the main
-/// embedding and head.
+/// false) where `layer_types` says `full_attention` (without it, every
+/// `full_attention_interval`-th layer, 4 as transformers fills it), Gated DeltaNet elsewhere,
+/// `ffn` in every layer with two RMSNorms; final norm, embeddings, head, then the MTP modules
+/// (full attention and `ffn`), which reuse the main embedding and head.
 fn gated_delta_hybrid(
     r: &mut Reader,
     fam: &str,
