@@ -262,6 +262,19 @@ fn did_you_mean(s: &[String]) -> String {
 }
 
 impl CalcError {
+    /// `value` when it is a whole number in `lo ..= hi`, else `OutOfRange` naming `field` and
+    /// that range ("a whole number from lo to hi"): the one refusal of a count out of bounds.
+    pub fn whole_in(field: Phrase, value: u64, (lo, hi): (u64, u64)) -> Result<u64, CalcError> {
+        if (lo..=hi).contains(&value) {
+            return Ok(value);
+        }
+        Err(CalcError::OutOfRange {
+            field,
+            value: value.to_string(),
+            range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
+        })
+    }
+
     /// `OutOfRange` for a number, written with [`fmt_sig`](crate::core::base::units::fmt_sig).
     pub fn out_of_range(field: Phrase, v: f64, range: Phrase) -> CalcError {
         CalcError::OutOfRange {

@@ -232,13 +232,7 @@ impl LoadInputs {
             ));
         }
         for (name, v) in [("tp", self.tp), ("readers", self.readers)] {
-            if v == 0 || v > 1024 {
-                return Err(CalcError::OutOfRange {
-                    field: Phrase::verbatim(name),
-                    value: v.to_string(),
-                    range: Phrase::tr("rng_whole_from_to").val("lo", 1).val("hi", 1024),
-                });
-            }
+            CalcError::whole_in(Phrase::verbatim(name), v, (1, 1024))?;
         }
         let s = self.engine_startup_s;
         if !(s.is_finite() && (0.0..=3600.0).contains(&s)) {

@@ -189,13 +189,7 @@ impl Workload {
             ("output_len", self.output_len, 100_000_000),
             ("tp", self.tp, 1024),
         ] {
-            if v == 0 || v > max {
-                return Err(CalcError::OutOfRange {
-                    field: Phrase::verbatim(name),
-                    value: v.to_string(),
-                    range: Phrase::tr("rng_whole_from_to").val("lo", 1).val("hi", max),
-                });
-            }
+            CalcError::whole_in(Phrase::verbatim(name), v, (1, max))?;
         }
         Ok(())
     }

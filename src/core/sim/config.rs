@@ -235,14 +235,7 @@ fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
 }
 
 fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
-    if v < lo || v > hi {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim(field),
-            value: v.to_string(),
-            range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
-        });
-    }
-    Ok(v)
+    CalcError::whole_in(Phrase::verbatim(field), v, (lo, hi))
 }
 
 impl EngineConfig {

@@ -69,16 +69,7 @@ impl Router {
 
 /// The replica count is a whole number from 1 to [`MAX_REPLICAS`].
 pub fn check_replicas(n: u64) -> Result<(), CalcError> {
-    if n == 0 || n > MAX_REPLICAS {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::tr("fld_fleet_replicas"),
-            value: n.to_string(),
-            range: Phrase::tr("rng_whole_from_to")
-                .val("lo", 1)
-                .val("hi", MAX_REPLICAS),
-        });
-    }
-    Ok(())
+    CalcError::whole_in(Phrase::tr("fld_fleet_replicas"), n, (1, MAX_REPLICAS)).map(|_| ())
 }
 
 /// The replica that gets the next request: `k`-th request, `last` chosen before.

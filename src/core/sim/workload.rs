@@ -170,17 +170,7 @@ impl Lengths {
 
     fn validate(&self) -> Result<(), CalcError> {
         let check = |name: &str, v: u64| {
-            if v == 0 || v > MAX_LEN {
-                Err(CalcError::OutOfRange {
-                    field: Phrase::verbatim(name),
-                    value: v.to_string(),
-                    range: Phrase::tr("rng_whole_from_to")
-                        .val("lo", 1)
-                        .val("hi", MAX_LEN),
-                })
-            } else {
-                Ok(())
-            }
+            CalcError::whole_in(Phrase::verbatim(name), v, (1, MAX_LEN)).map(|_| ())
         };
         match self {
             Lengths::Fixed { input, output } => {

@@ -58,16 +58,7 @@ pub struct Reader<'a> {
 
 /// `n` layers stated under `key`: refused outside 1 ..= [`MAX_LAYERS`].
 pub(crate) fn layer_count(key: &str, n: u64) -> Result<u64, CalcError> {
-    if (1..=MAX_LAYERS).contains(&n) {
-        return Ok(n);
-    }
-    Err(CalcError::OutOfRange {
-        field: Phrase::verbatim(key),
-        value: n.to_string(),
-        range: Phrase::tr("rng_whole_from_to")
-            .val("lo", 1)
-            .val("hi", MAX_LAYERS),
-    })
+    CalcError::whole_in(Phrase::verbatim(key), n, (1, MAX_LAYERS))
 }
 
 /// What a JSON value is, in a few words (a text is cut to 48 characters).
