@@ -6,6 +6,8 @@
 //! - [`interconnect`]: topologies, interconnects, the textbook presets and links.
 //! - [`accelerator`]: one accelerator, its capacity, price and compute precision.
 //! - [`custom`]: a user-entered accelerator, validated and carried in the URL.
+//! - [`kernels`]: vLLM's kernels as measured per GPU, in a compact form (times of GEMMs,
+//!   attention, all-reduce and fused MoE at any shape).
 //! - [`catalog`]: the compiled-in catalog, its CSV parsing and look-up; re-exports the items
 //!   above so `catalog::X` paths keep working.
 //!
@@ -16,6 +18,7 @@ pub mod accelerator;
 pub mod catalog;
 pub mod custom;
 pub mod interconnect;
+pub mod kernels;
 pub mod peak;
 
 // The face of this layer: what the UI, the charts and the CLI use (they name no module
@@ -23,4 +26,7 @@ pub mod peak;
 pub use catalog::{
     Accelerator, Architecture, Catalog, CustomAccelerator, CustomFigure, InterconnectPreset, Link,
     Peak, Peaks, NAME_MAX_CHARS,
+};
+pub use kernels::{
+    kernels_for, GemmDtype, GpuKernels, KernelSource, MoeDtype, MoeShape, Roof, Routing,
 };
