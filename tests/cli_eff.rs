@@ -10,7 +10,7 @@ mod common;
 use common::{h100, on, perf, qwen8b, run_cli, QWEN3_8B as Q8};
 use llm_serving_calculator::core::calc::{evaluate, Efficiencies, Workload};
 use llm_serving_calculator::core::sim::{
-    simulate, Arrival, EngineConfig, Lengths, SimConfig, WorkloadSpec,
+    simulate, Arrival, EngineConfig, Lengths, SimConfig, StepModelKind, WorkloadSpec,
 };
 use serde_json::Value;
 
@@ -63,6 +63,8 @@ fn simulate_uses_the_given_efficiencies_and_frontend_path() {
     let cfg = SimConfig {
         engine: EngineConfig {
             frontend_overhead_ms: 30.0,
+            // `--eff` selects the roofline, whose efficiencies they are.
+            step_model: StepModelKind::Roofline,
             ..EngineConfig::default()
         },
         workload: WorkloadSpec {

@@ -14,7 +14,8 @@ use llm_serving_calculator::core::calc::{
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimNote, SimResult, Slo,
-    WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS, LOCKSTEP_TTFT_RATIO,
+    StepModelKind, WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US,
+    LOCKSTEP_TTFT_RATIO,
 };
 use proptest::prelude::*;
 
@@ -44,19 +45,24 @@ fn assert_accounted(r: &SimResult) {
 }
 
 /// At 0.02 req/s (a request every 50 s, each served in under 2 s) every request is alone:
-/// TTFT is the static prefill plus the server's frontend path (the default, which the static
-/// model does not have) and TPOT the static decode step at the mean context.
+/// on the roofline step model, TTFT is the static prefill plus the server's fixed path (the
+/// default, which the static model does not have) and TPOT the static decode step at the mean
+/// context. (The default measured-kernel step model is not the static model's:
+/// `a_lone_request_on_the_kernel_model_is_its_kernels`.)
 #[test]
 fn a_lone_request_equals_the_static_batch_one_model() {
     let (i, o) = (1000u64, 200u64);
-    let r = run(&config(
+    let mut cfg = config(
         Arrival::Poisson { rate: 0.02 },
         Lengths::Fixed {
             input: i,
             output: o,
         },
         30,
-    ));
+    );
+    cfg.engine.step_model = StepModelKind::Roofline;
+    cfg.engine.frontend_per_token_us = 0.0;
+    let r = run(&cfg);
     let s = evaluate(
         &qwen8b(),
         h100(),
@@ -87,6 +93,46 @@ fn a_lone_request_equals_the_static_batch_one_model() {
     assert!(rel(r.e2el_ms.median - fo, s.e2e.ms()) < 2e-3);
     assert_eq!(r.queue_ms.p99, 0.0);
     assert_accounted(&r);
+}
+
+/// On the default measured-kernel step model a lone request's TTFT is its server path (the
+/// fixed part and the serial work per prompt token) and one prefill step, and its parts add
+/// up: `mean_frontend_ms + mean_queue_ms + mean_prefill_ms` is the mean TTFT.
+#[test]
+fn a_lone_request_on_the_kernel_model_is_its_kernels() {
+    let (i, o) = (1000u64, 200u64);
+    let r = run(&config(
+        Arrival::Poisson { rate: 0.02 },
+        Lengths::Fixed {
+            input: i,
+            output: o,
+        },
+        30,
+    ));
+    assert_eq!(r.max_batch, 1);
+    assert!(r
+        .notes
+        .iter()
+        .any(|n| matches!(n, SimNote::Kernels { sibling: false, .. })));
+    let path = DEFAULT_FRONTEND_OVERHEAD_MS + DEFAULT_FRONTEND_PER_TOKEN_US * i as f64 / 1e3;
+    assert!(
+        (r.frontend_ms.mean - path).abs() < 1e-9,
+        "{}",
+        r.frontend_ms.mean
+    );
+    assert_eq!(r.queue_ms.p99, 0.0);
+    let parts = r.frontend_ms.mean + r.queue_ms.mean + r.prefill_ms.mean;
+    assert!(
+        (parts - r.ttft_ms.mean).abs() < 1e-6,
+        "{parts} vs {}",
+        r.ttft_ms.mean
+    );
+    // The prefill of 1,000 tokens of an 8B model on an H100: tens of milliseconds.
+    assert!(
+        (10.0..200.0).contains(&r.prefill_ms.mean),
+        "{}",
+        r.prefill_ms.mean
+    );
 }
 
 /// The frontend path adds its time once to every TTFT and E2EL and nothing to TPOT or ITL
@@ -170,12 +216,21 @@ fn latency_rises_with_rate_beyond_the_knee() {
         assert!(b.queue_ms.mean >= a.queue_ms.mean);
     }
     // Below the knee the latency stays near its floor: at half the saturation rate the
-    // median TTFT the engine adds (beyond the constant frontend path, which open-loop
-    // arrivals only shift) is a small fraction of the overloaded one.
+    // median TTFT the engine adds (beyond the server's path, which open-loop arrivals only
+    // shift) is a small fraction of the overloaded one (a sixth, on the measured-kernel
+    // step model: 16 against 101 ms).
     let low = sweep_rates(&mut rep, &wl, &[0.5 * sat], None, Budget::default()).expect("sweep");
     let last = s.points.last().expect("points");
-    let fo = DEFAULT_FRONTEND_OVERHEAD_MS;
-    assert!((low.points[0].result.ttft_ms.median - fo) * 10.0 < last.result.ttft_ms.median - fo);
+    let (lo, hi) = (&low.points[0].result, &last.result);
+    assert!(
+        (lo.ttft_ms.median - lo.frontend_ms.median) * 5.0
+            < hi.ttft_ms.median - hi.frontend_ms.median,
+        "{} − {} vs {} − {}",
+        lo.ttft_ms.median,
+        lo.frontend_ms.median,
+        hi.ttft_ms.median,
+        hi.frontend_ms.median
+    );
 }
 
 /// Goodput and the highest rate meeting the targets: a target met at a low rate and missed
@@ -300,14 +355,23 @@ fn alike_clients_carry_the_lockstep_note() {
         input: 512,
         output: 64,
     };
+    // The note belongs to the roofline step model (on the measured-kernel one, fixed-length
+    // clients form the waves measured runs show: `tests/serving_clients.rs`).
     let lockstep = |arrival: Arrival, lengths: Lengths, n: u64, clients: Option<u64>| {
         let mut cfg = config(arrival, lengths, n);
         cfg.workload.max_concurrency = clients;
+        cfg.engine.step_model = StepModelKind::Roofline;
         run(&cfg)
             .notes
             .into_iter()
             .find(|n| matches!(n, SimNote::Lockstep { .. }))
     };
+    let mut default = config(Arrival::AllAtOnce, fixed.clone(), 40);
+    default.workload.max_concurrency = Some(8);
+    assert!(!run(&default)
+        .notes
+        .iter()
+        .any(|n| matches!(n, SimNote::Lockstep { .. })));
     let note = lockstep(Arrival::AllAtOnce, fixed.clone(), 40, Some(8));
     assert_eq!(note, Some(SimNote::Lockstep { clients: 8 }));
     let factor = format!("{LOCKSTEP_TTFT_RATIO:.1}");

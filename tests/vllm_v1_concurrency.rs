@@ -26,7 +26,8 @@ use common::percentile;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, WorkloadSpec, LOCKSTEP_TTFT_RATIO,
+    Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, StepModelKind, WorkloadSpec,
+    LOCKSTEP_TTFT_RATIO,
 };
 use std::collections::BTreeMap;
 
@@ -77,8 +78,14 @@ fn rows_spread(eff: &Efficiencies, per_request: f64, spread: u64) -> Vec<Row> {
             num("osl") as u64,
             num("batch_size") as u64,
         );
+        // The roofline step model and its 48 ms server path, as these runs checked it before
+        // issue 44 (`tests/serving_e2e_validation.rs` checks them on the default model, with
+        // the benchmark's own flags).
         let engine = EngineConfig {
             tp,
+            step_model: StepModelKind::Roofline,
+            frontend_overhead_ms: 48.0,
+            frontend_per_token_us: 0.0,
             ..EngineConfig::default()
         };
         let n = 22 * c;
@@ -95,6 +102,7 @@ fn rows_spread(eff: &Efficiencies, per_request: f64, spread: u64) -> Vec<Row> {
                     lengths: Lengths::List { pairs },
                     num_requests: n,
                     warmup: 2 * c,
+                    warmup_drained: false,
                     seed: 0,
                 },
                 None,

@@ -37,7 +37,11 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let bench = parse_bench(&args.read_file("bench")?)?;
     let model = parse_model_text(&args.read_file("config")?)?;
     let gpu = Catalog::builtin().get(args.require("gpu")?)?;
-    let e = engine(args)?;
+    let mut e = engine(args)?;
+    if args.flag("fit") {
+        // The fit adjusts the roofline's efficiencies: compare on that model.
+        e = crate::core::sim::roofline(&e);
+    }
     let seed = args.u64_opt("seed")?.unwrap_or(0);
     let wl = bench.workload(seed);
     let eff = super::eff::efficiencies(args)?;

@@ -19,7 +19,7 @@ mod vllm;
 
 pub use args::{Args, CliError};
 
-use crate::core::sim::DEFAULT_FRONTEND_OVERHEAD_MS;
+use crate::core::sim::{DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US};
 use args::{json_error, short, stdout_error};
 use serde::Serialize;
 use std::io::Write;
@@ -173,11 +173,26 @@ pub fn usage() -> String {
         (
             "--frontend-overhead-ms MS".to_string(),
             format!(
-                "simulate, plan --simulate, calibrate: the server's path per request beyond \
-                 the engine (HTTP, chat template, tokenization, streaming), added once to TTFT \
-                 and E2EL; default {DEFAULT_FRONTEND_OVERHEAD_MS} (measured on vLLM's OpenAI \
-                 server), 0 for the engine alone"
+                "simulate, plan --simulate, calibrate: the fixed part of the server's path per \
+                 request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and \
+                 E2EL; default {DEFAULT_FRONTEND_OVERHEAD_MS} (fitted on vLLM's OpenAI server, \
+                 SemiAnalysis InferenceX runs), 0 for the engine alone"
             ),
+        ),
+        (
+            "--frontend-per-token-us US".to_string(),
+            format!(
+                "simulate, plan --simulate, calibrate: the server's serial work per prompt \
+                 token (tokenization, one worker in arrival order); default \
+                 {DEFAULT_FRONTEND_PER_TOKEN_US}"
+            ),
+        ),
+        (
+            "--step-model kernels|roofline".to_string(),
+            "simulate, plan --simulate: step times from vLLM's measured kernels (default, \
+             where the GPU or its architecture has tables) or the fitted roofline (implied \
+             by --eff)"
+                .to_string(),
         ),
     ];
     for (o, d) in shared {

@@ -2,15 +2,20 @@
 //! [--num-requests N] [--input-len I --output-len O | --lengths FILE | --dataset sharegpt]
 //! [--max-num-seqs S] [--max-num-batched-tokens T] [--block-size 16]
 //! [--gpu-memory-utilization 0.9] [--weights-dtype D] [--kv-dtype D] [--prefix-hit F]
-//! [--frontend-overhead-ms MS] [--burstiness B] [--seed N] [--sweep R1,R2,...]
-//! [--goodput ttft:MS,tpot:MS] [--eff e_bw=…,e_cp=…] [--json]`:
+//! [--frontend-overhead-ms MS] [--frontend-per-token-us US] [--enable-expert-parallel]
+//! [--no-async-scheduling] [--step-model kernels|roofline] [--burstiness B] [--seed N]
+//! [--sweep R1,R2,...] [--goodput ttft:MS,tpot:MS] [--eff e_bw=…,e_cp=…] [--json]`:
 //! one vLLM engine replica under load, simulated (`core::sim`).
 //!
-//! `--frontend-overhead-ms` is the server's path per request beyond the engine (HTTP, chat
-//! template, tokenization, streaming; default `core::sim::DEFAULT_FRONTEND_OVERHEAD_MS`,
-//! measured): a request enters the engine's queue that long after it is sent, so TTFT and
-//! E2EL hold it once. `--eff` sets the performance model's efficiencies as `calibrate --fit`
-//! prints them (`url_params`; `cli/eff.rs`).
+//! The server's path per request is `--frontend-overhead-ms` (its fixed part: HTTP, the
+//! hand-off to the engine, streaming; default `core::sim::DEFAULT_FRONTEND_OVERHEAD_MS`, fitted
+//! on measured runs) and `--frontend-per-token-us` per prompt token (tokenization, done by one
+//! worker in arrival order; default `core::sim::DEFAULT_FRONTEND_PER_TOKEN_US`): TTFT = that
+//! path + the wait for the engine + the prefill (`mean_frontend_ms`, `mean_queue_ms`,
+//! `mean_prefill_ms` in the JSON). Step times come from vLLM's measured kernels where the GPU
+//! (or its architecture) has tables (`--step-model roofline` for the fitted roofline);
+//! `--eff` sets the roofline's efficiencies as `calibrate --fit` prints them (`url_params`;
+//! `cli/eff.rs`) and so selects the roofline unless `--step-model` says otherwise.
 //!
 //! The flags are `vllm serve`'s and `vllm bench serve`'s: `--rate` is `--request-rate`
 //! (`inf` sends every request at once), `--burstiness` is the gamma shape of the gaps (1 =
@@ -34,7 +39,7 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, SimResult, Slo,
-    SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
+    StepModelKind, SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -192,6 +197,23 @@ pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
     if let Some(f) = args.f64_opt("frontend-overhead-ms", 0.0, MAX_FRONTEND_OVERHEAD_MS)? {
         e.frontend_overhead_ms = f;
     }
+    if let Some(f) = args.f64_opt("frontend-per-token-us", 0.0, 10_000.0)? {
+        e.frontend_per_token_us = f;
+    }
+    e.expert_parallel = args.flag("enable-expert-parallel");
+    e.async_scheduling = !args.flag("no-async-scheduling");
+    e.step_model = match args.get("step-model") {
+        None if args.get("eff").is_some() => StepModelKind::Roofline,
+        None => StepModelKind::Kernels,
+        Some(v) if v.eq_ignore_ascii_case("kernels") => StepModelKind::Kernels,
+        Some(v) if v.eq_ignore_ascii_case("roofline") => StepModelKind::Roofline,
+        Some(v) => {
+            return Err(CliError::Usage(format!(
+                "--step-model must be \"kernels\" or \"roofline\", not \"{}\"",
+                short(v)
+            )))
+        }
+    };
     Ok(e)
 }
 
@@ -216,6 +238,7 @@ pub(super) fn workload(args: &Args, rate: f64) -> Result<WorkloadSpec, CliError>
         lengths: lengths(args)?,
         num_requests: args.u64_opt("num-requests")?.unwrap_or(1000),
         warmup: 0,
+        warmup_drained: false,
         seed,
     })
 }

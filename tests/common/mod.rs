@@ -3,6 +3,7 @@
 // Every test crate uses only some of these.
 #![allow(dead_code)]
 
+pub mod e2e;
 pub mod english;
 
 use llm_serving_calculator::cli;

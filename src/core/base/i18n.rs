@@ -1010,8 +1010,10 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sim_note_max_model_len", "The config states no maximum length (max_position_embeddings or a spelling of it), so max_model_len is {len}, as vLLM assumes; vLLM's --max-model-len sets another.", "config에 최대 길이(max_position_embeddings 또는 그 다른 이름)가 없으므로 vLLM처럼 max_model_len을 {len}으로 가정합니다. 다른 값은 vLLM의 --max-model-len으로 지정합니다."),
     ("sim_note_capped", "{asked} requests asked for; the simulation runs the first {cap}.", "요청 {asked}개가 지정되었지만 시뮬레이션은 처음 {cap}개만 실행합니다."),
     ("exp_sim_bench_format", "the text summary that vllm bench serve (or benchmark_serving.py) prints, from \"Serving Benchmark Result\" to its last line, or its JSON result file (--save-result)", "vllm bench serve(또는 benchmark_serving.py)가 출력하는 텍스트 요약(\"Serving Benchmark Result\"부터 마지막 줄까지) 또는 JSON 결과 파일(--save-result)"),
-    ("sim_note_lockstep", "Every request has the same lengths and {clients} clients send them: the simulated clients stay in step round after round (their prompts share engine steps), where a real server's timing breaks them up. The TTFT is likely too high (on 90 vLLM 0.12 runs of this kind, by a median factor of {ratio} with the default 48 ms frontend path); the TPOT much less. Lengths that vary a little (a uniform range or a list) come closer.", "모든 요청의 길이가 같고 클라이언트 {clients}개가 요청을 보냅니다. 시뮬레이션의 클라이언트들은 라운드마다 발을 맞춰(프롬프트가 같은 엔진 스텝에 몰림) 움직이지만, 실제 서버에서는 타이밍의 흔들림이 이를 흩뜨립니다. 그래서 TTFT가 실제보다 높게 나올 가능성이 큽니다(이런 vLLM 0.12 실행 90건에서, 기본 프런트엔드 경로 48 ms일 때 중앙값 {ratio}배). TPOT는 영향이 훨씬 작습니다. 길이를 조금씩 다르게 하면(균등 범위나 목록) 더 가까워집니다."),
+    ("sim_note_lockstep", "Every request has the same lengths and {clients} clients send them: the simulated clients stay in step round after round (their prompts share engine steps), where a real server's timing breaks them up. The TTFT is likely too high (on 90 vLLM 0.12 runs of this kind, by a median factor of {ratio} on the roofline step model with a 48 ms server path); the TPOT much less. Lengths that vary a little (a uniform range or a list) come closer.", "모든 요청의 길이가 같고 클라이언트 {clients}개가 요청을 보냅니다. 시뮬레이션의 클라이언트들은 라운드마다 발을 맞춰(프롬프트가 같은 엔진 스텝에 몰림) 움직이지만, 실제 서버에서는 타이밍의 흔들림이 이를 흩뜨립니다. 그래서 TTFT가 실제보다 높게 나올 가능성이 큽니다(이런 vLLM 0.12 실행 90건에서, 루프라인 스텝 모델과 서버 경로 48 ms일 때 중앙값 {ratio}배). TPOT는 영향이 훨씬 작습니다. 길이를 조금씩 다르게 하면(균등 범위나 목록) 더 가까워집니다."),
     ("bb_ttft_not_fitted", "The TTFT was not fitted: this benchmark's simulated clients run in lockstep (see the note below), so its TTFT says little about the prefill's speed; the prefill efficiencies keep their values.", "TTFT는 맞추지 않았습니다. 이 벤치마크의 시뮬레이션에서는 클라이언트들이 발을 맞춰 움직이므로(아래 메모 참고) TTFT가 프리필 속도를 잘 말해 주지 않습니다. 프리필 효율은 그대로 둡니다."),
+    ("sim_note_kernels", "Step times come from vLLM's own kernels as measured on the {table} (vLLM {vllm}; NVIDIA AIConfigurator's database): GEMMs, attention, all-reduce and fused MoE at this model's shapes, plus {step} ms of engine time per step.", "스텝 시간은 {table}에서 측정한 vLLM 자체 커널(vLLM {vllm}, NVIDIA AIConfigurator 데이터베이스)에서 옵니다. 이 모델 형상의 GEMM, 어텐션, all-reduce, fused MoE에 스텝당 엔진 시간 {step} ms를 더합니다."),
+    ("sim_note_kernels_sibling", "This GPU has no measured kernel tables: step times use the efficiencies measured on the {table} (vLLM {vllm}), the nearest measured GPU of its architecture, applied to this GPU's own peaks and bandwidth, plus {step} ms of engine time per step.", "이 GPU는 측정된 커널 표가 없습니다. 같은 아키텍처에서 가장 가까운 측정 GPU인 {table}(vLLM {vllm})의 효율을 이 GPU의 피크 성능과 대역폭에 적용하고, 스텝당 엔진 시간 {step} ms를 더합니다."),
     ("sim_note_partial", "The simulation stopped after {steps} engine steps (its time budget): the statistics cover only the requests finished so far.", "시뮬레이션이 엔진 스텝 {steps}회에서 멈췄습니다(시간 예산). 통계는 지금까지 끝난 요청만 포함합니다."),
     // --- hub fetch (issue 16, part 5) ---
     ("phr_hub_bad_id", "\"{given}\" is not a Hugging Face model id: write ORG/NAME with letters, digits, '-', '_' or '.', such as meta-llama/Llama-3.1-8B.", "\"{given}\"은(는) Hugging Face 모델 ID가 아닙니다. meta-llama/Llama-3.1-8B처럼 ORG/NAME 형식으로, 영문자·숫자·'-'·'_'·'.'만 써서 입력하세요."),
@@ -1236,7 +1238,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ),
     // --- serving: the frontend path (issue 17 part 8) ---
     ("rng_sim_frontend_overhead", "from 0 to 10,000 ms", "0 ~ 10,000 ms"),
-    ("sv_frontend_overhead", "frontend path per request (HTTP, chat template, tokenization, streaming; added to TTFT)", "요청당 프런트엔드 경로 (HTTP, 채팅 템플릿, 토큰화, 스트리밍; TTFT에 더함)"),
+    ("sv_frontend_overhead", "server path per request, fixed part (HTTP, hand-off, streaming; added to TTFT with 2 µs per prompt token; depends on the stack: 32 on vLLM's server, about 0 behind Dynamo)", "요청당 서버 경로 고정 부분 (HTTP, 넘기기, 스트리밍; 프롬프트 토큰당 2 µs와 함께 TTFT에 더함; 스택에 따라 다름: vLLM 서버 32, Dynamo 뒤 약 0)"),
     // --- vllm memory home ---
     ("vllm_total_memory", "Total GPU memory as vLLM sees it", "vLLM이 보는 전체 GPU 메모리"),
     ("vllm_loaded_weights", "Weights as vLLM loads them", "vLLM이 올리는 가중치"),
@@ -1582,6 +1584,8 @@ pub const LATE_KEYS: &[&str] = &[
     "roof_matmul_intensity",
     "roof_ridge_point",
     "sim_note_capped",
+    "sim_note_kernels",
+    "sim_note_kernels_sibling",
     "sim_note_lockstep",
     "sim_note_max_model_len",
     "sim_note_max_model_len_derived",

@@ -434,13 +434,17 @@ pub fn chosen_stats(r: &SimResult) -> Vec<(String, f64)> {
         ("total_token_throughput (tok/s)", r.total_token_throughput),
         ("median_ttft_ms", r.ttft_ms.median),
         ("p99_ttft_ms", r.ttft_ms.p99),
+        // TTFT = the server's path + the wait for the engine + the prefill (means).
+        ("mean_ttft_ms", r.ttft_ms.mean),
+        ("mean_frontend_ms", r.frontend_ms.mean),
+        ("mean_queue_ms", r.queue_ms.mean),
+        ("mean_prefill_ms", r.prefill_ms.mean),
         ("median_tpot_ms", r.tpot_ms.median),
         ("p99_tpot_ms", r.tpot_ms.p99),
         ("median_itl_ms", r.itl_ms.median),
         ("p99_itl_ms", r.itl_ms.p99),
         ("median_e2el_ms", r.e2el_ms.median),
         ("p99_e2el_ms", r.e2el_ms.p99),
-        ("mean_queue_ms", r.queue_ms.mean),
         ("preemptions", r.preemptions as f64),
     ]
     .into_iter()

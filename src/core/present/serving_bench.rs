@@ -18,7 +18,7 @@ use crate::core::present::serving_load::{engine_config, SEED};
 use crate::core::scenario::{Scenario, ServingInputs};
 use crate::core::sim::bench::parse_bench;
 use crate::core::sim::config::Budget;
-use crate::core::sim::fit::fit_bench_from;
+use crate::core::sim::fit::{fit_bench_from, roofline};
 use crate::core::sim::replica::Replica;
 use crate::core::sim::workload::Lengths;
 use serde::{Deserialize, Serialize};
@@ -159,7 +159,9 @@ pub fn run_bench_job(
         expected: Phrase::tr("bb_need_gpu"),
     })?;
     let acc = accelerator_of(g, catalog)?;
-    let engine = engine_config(&s);
+    // The comparison and the fit are the roofline's: its efficiencies are what the fit adjusts
+    // and what the link it gives carries (`calibrate --fit` does the same).
+    let engine = roofline(&engine_config(&s));
     let mut rep = Replica::new(&model, &acc, &engine, &s.views.eff)?;
     let r = rep.run(&bench.workload(SEED), None, Budget::default())?;
     let before = bench.compare(&r);

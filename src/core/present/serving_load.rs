@@ -2,10 +2,11 @@
 //! offered load, shared by the worker's jobs (the section's sweep, `serving`; the planner's
 //! sizing, `serving_plan`; a pasted benchmark, `serving_bench`).
 
+use crate::core::calc::perf::Efficiencies;
 use crate::core::scenario::{
     ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO,
 };
-use crate::core::sim::config::EngineConfig;
+use crate::core::sim::config::{EngineConfig, StepModelKind};
 use crate::core::sim::workload::{Arrival, Lengths, WorkloadSpec};
 
 /// Seed of every run (the page's results are reproducible).
@@ -25,6 +26,12 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         kv_dtype: s.kv_dtype,
         prefix_hit: v.prefix_hit,
         frontend_overhead_ms: v.frontend_overhead_ms,
+        // Efficiencies the user set are the roofline's: they select it (as `--eff` does).
+        step_model: if s.views.eff == Efficiencies::default() {
+            StepModelKind::Kernels
+        } else {
+            StepModelKind::Roofline
+        },
         ..EngineConfig::default()
     }
 }
@@ -57,6 +64,8 @@ pub fn workload(s: &Scenario) -> WorkloadSpec {
         lengths,
         num_requests: v.num_requests,
         warmup: v.warmup.min(v.num_requests.saturating_sub(1)),
+        // As vLLM bench runs `--num-warmups`: to the end, before the measured requests.
+        warmup_drained: true,
         seed: SEED,
     }
 }

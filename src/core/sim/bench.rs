@@ -246,6 +246,7 @@ impl BenchRun {
             lengths: self.lengths.clone(),
             num_requests: self.num_prompts,
             warmup: 0,
+            warmup_drained: false,
             seed,
         }
     }

@@ -43,7 +43,7 @@ use crate::core::calc::perf::Efficiencies;
 use crate::core::hardware::Accelerator;
 use crate::core::model::ModelDesc;
 use crate::core::sim::bench::{BenchRun, Comparison};
-use crate::core::sim::config::{Budget, EngineConfig};
+use crate::core::sim::config::{Budget, EngineConfig, StepModelKind};
 use crate::core::sim::replica::Replica;
 use crate::core::sim::result::{SimNote, SimResult};
 use crate::core::sim::workload::{Lengths, WorkloadSpec};
@@ -394,6 +394,7 @@ pub fn fit_bench(
     seed: u64,
 ) -> Result<FitResult, CalcError> {
     targets(bench)?;
+    let engine = &roofline(engine);
     let first = Replica::new(model, gpu, engine, start)?.run(
         &bench.workload(seed),
         None,
@@ -419,9 +420,18 @@ fn targets(bench: &BenchRun) -> Result<(Target, Target), CalcError> {
     Ok((decode, prefill))
 }
 
+/// The engine with the roofline step model: the efficiencies the fit adjusts are the
+/// roofline's (the measured-kernel step model has none).
+pub fn roofline(engine: &EngineConfig) -> EngineConfig {
+    EngineConfig {
+        step_model: StepModelKind::Roofline,
+        ..engine.clone()
+    }
+}
+
 /// [`fit_bench`] from the caller's own run of the benchmark with `start` (`first`: the same
-/// workload for `seed`, as the app and `llmcalc calibrate` show it unfitted), so that run is
-/// not simulated again.
+/// workload for `seed` on the roofline step model ([`roofline`]), as the app and `llmcalc
+/// calibrate` show it unfitted), so that run is not simulated again.
 pub fn fit_bench_from(
     model: &ModelDesc,
     gpu: &Accelerator,
@@ -432,6 +442,7 @@ pub fn fit_bench_from(
     first: &SimResult,
 ) -> Result<FitResult, CalcError> {
     let (decode, prefill) = targets(bench)?;
+    let engine = &roofline(engine);
     let rep = Replica::new(model, gpu, engine, start)?;
     let (dk, pk) = primary_knobs(&rep, bench);
     let mut f = Fitter {
@@ -497,9 +508,12 @@ mod tests {
     /// They test whether the fit identifies the knobs a benchmark was made with; a constant
     /// 48 ms in every TTFT only dilutes the prefill knob's signal (with it, compute_prefill
     /// came back 1.3% off against this test's first-order bound of 1.2%).
+    /// The engine alone on the roofline step model (whose efficiencies the fit adjusts).
     fn engine_alone() -> EngineConfig {
         EngineConfig {
             frontend_overhead_ms: 0.0,
+            frontend_per_token_us: 0.0,
+            step_model: StepModelKind::Roofline,
             ..EngineConfig::default()
         }
     }
@@ -533,6 +547,7 @@ mod tests {
             },
             num_requests: 600,
             warmup: 0,
+            warmup_drained: false,
             seed: 11,
         };
         let d = Efficiencies::default();
@@ -611,6 +626,7 @@ mod tests {
             },
             num_requests: 40,
             warmup: 0,
+            warmup_drained: false,
             seed: 3,
         };
         let d = Efficiencies::default();
@@ -739,6 +755,7 @@ mod tests {
                 },
                 num_requests: 10,
                 warmup: 0,
+                warmup_drained: false,
                 seed: 1,
             },
         );

@@ -38,6 +38,7 @@ pub mod config;
 pub mod fit;
 pub mod fleet;
 mod free_queue;
+pub mod kernel_step;
 pub mod replica;
 pub mod result;
 pub mod rng;
@@ -50,11 +51,13 @@ pub mod workload;
 
 pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{
-    Budget, EngineConfig, Resolved, SimConfig, Slo, DEFAULT_FRONTEND_OVERHEAD_MS,
-    DEFAULT_MAX_STEPS, MAX_FRONTEND_OVERHEAD_MS,
+    Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind, DEFAULT_FRONTEND_OVERHEAD_MS,
+    DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS, DYNAMO_FRONTEND_OVERHEAD_MS,
+    MAX_FRONTEND_OVERHEAD_MS,
 };
-pub use fit::{fit_bench, fit_bench_from, FitResult, FittedKnob, Knob};
+pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
+pub use kernel_step::{StepOverhead, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S};
 pub use replica::{simulate, Replica};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};

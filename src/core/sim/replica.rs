@@ -6,7 +6,8 @@ use crate::core::base::error::{CalcError, Phrase};
 use crate::core::calc::perf::Efficiencies;
 use crate::core::hardware::Accelerator;
 use crate::core::model::ModelDesc;
-use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo};
+use crate::core::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind};
+use crate::core::sim::kernel_step::StepOverhead;
 use crate::core::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::core::sim::scheduler::{Engine, Outcome, StepCache};
 use crate::core::sim::stats::{dist, dist_weighted};
@@ -59,7 +60,13 @@ impl Replica {
             &engine.perf_workload(),
             eff,
             resolved.max_model_len,
-        )?;
+        )?
+        .with_expert_parallel(engine.expert_parallel)
+        .with_step_overhead(StepOverhead::fitted(engine.async_scheduling));
+        let steps = match engine.step_model {
+            StepModelKind::Kernels => steps,
+            StepModelKind::Roofline => steps.roofline_only(),
+        };
         Ok(Replica {
             resolved,
             steps,
@@ -78,6 +85,12 @@ impl Replica {
     /// the step times computed so far are dropped): a sensitivity of the validation only.
     pub fn with_per_sequence_cost(self, seconds: f64, per_rank: bool) -> Replica {
         self.map_steps(|s| s.with_per_sequence_cost(seconds, per_rank))
+    }
+
+    /// The same replica with the engine's time per step beyond its kernels set to `o`
+    /// (measured-kernel step model only; the step times computed so far are dropped).
+    pub fn with_step_overhead(self, o: StepOverhead) -> Replica {
+        self.map_steps(|s| s.with_step_overhead(o))
     }
 
     /// The same replica with its step model changed by `f`; the step times computed so far
@@ -110,6 +123,10 @@ impl Replica {
         let generated = wl.generate()?;
         self.check_lengths(&generated.requests)?;
         let mut notes = self.run_notes(generated.capped_from);
+        // The lockstep note's factor was measured on the roofline step model; on the
+        // measured-kernel one fixed-length clients form the waves measured runs show
+        // (`tests/serving_clients.rs`), so the note is not given.
+        let on_roofline = self.steps.kernel().is_none();
         let resolved = self.resolved.clone();
         let mut engine = Engine::new(
             &resolved,
@@ -117,13 +134,16 @@ impl Replica {
             &generated.requests,
             wl.max_concurrency,
             wl.warmup,
-        );
+        )
+        .drain_warmup(wl.warmup, wl.warmup_drained);
         engine.set_cache(std::mem::take(&mut self.cache));
         let ran = engine.run(&budget);
         self.cache = engine.take_cache();
         ran?;
         let outcome = engine.outcome();
-        if let Some(clients) = lockstep_clients(wl, &generated.requests, outcome.client_sends) {
+        if let Some(clients) =
+            lockstep_clients(wl, &generated.requests, outcome.client_sends).filter(|_| on_roofline)
+        {
             notes.push(SimNote::Lockstep { clients });
         }
         if outcome.partial {
@@ -144,6 +164,18 @@ impl Replica {
             .cloned()
             .map(|note| SimNote::Perf { note })
             .collect();
+        if let Some(k) = self.steps.kernel() {
+            let (table, vllm) = k.table();
+            notes.insert(
+                0,
+                SimNote::Kernels {
+                    table: table.to_string(),
+                    vllm: vllm.to_string(),
+                    sibling: k.source() == crate::core::hardware::KernelSource::Sibling,
+                    step_ms: k.overhead().fixed * 1e3,
+                },
+            );
+        }
         if self.resolved.max_model_len_assumed {
             notes.push(SimNote::MaxModelLenAssumed {
                 len: self.resolved.max_model_len,
@@ -260,6 +292,8 @@ pub(crate) fn assemble(
         itl_ms: dist_weighted(&mut c.itl_ms),
         e2el_ms: dist(&c.e2el_ms),
         queue_ms: dist(&c.queue_ms),
+        frontend_ms: dist(&c.frontend_ms),
+        prefill_ms: dist(&c.prefill_ms),
         preemptions: o.preemptions,
         steps: o.steps,
         mean_batch: if c.steps > 0 {

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 /// Simulated over measured mean TTFT, median over the 90 vLLM 0.12 runs of
 /// `tests/vllm_v1_concurrency.rs` (Qwen3-32B on H100, 8–128 clients, every request the same
-/// lengths, the default 48 ms frontend path): how far the lockstep of [`SimNote::Lockstep`]
-/// puts the TTFT above a real server's. That test recomputes it and fails when it drifts by
+/// lengths, the roofline step model with a 48 ms server path): how far the lockstep of
+/// [`SimNote::Lockstep`] puts the TTFT above a real server's. The note is given on the roofline
+/// step model only. That test recomputes it and fails when it drifts by
 /// more than 0.1.
 pub const LOCKSTEP_TTFT_RATIO: f64 = 2.4;
 
@@ -50,6 +51,18 @@ pub enum SimNote {
         /// The length and its rule.
         derived: EngineMaxLen,
     },
+    /// Step times come from vLLM's measured kernels: the GPU's own tables, or (`sibling`)
+    /// those of the nearest measured GPU of its architecture.
+    Kernels {
+        /// The measured GPU (`h100_sxm`, …).
+        table: String,
+        /// The vLLM version its tables measured.
+        vllm: String,
+        /// The tables are a sibling's.
+        sibling: bool,
+        /// The engine's time per step beyond its kernels, ms.
+        step_ms: f64,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -82,6 +95,22 @@ impl SimNote {
                         .positions
                         .map_or_else(|| "—".into(), |p| p.to_string()),
                 ),
+            SimNote::Kernels {
+                table,
+                vllm,
+                sibling,
+                step_ms,
+            } => tr(
+                lang,
+                if *sibling {
+                    "sim_note_kernels_sibling"
+                } else {
+                    "sim_note_kernels"
+                },
+            )
+            .replace("{table}", crate::core::hardware::kernels::table_name(table))
+            .replace("{vllm}", vllm)
+            .replace("{step}", &format!("{step_ms:.2}")),
             SimNote::Perf { note } => note.message(lang),
         }
     }
@@ -138,6 +167,11 @@ pub struct SimResult {
     /// Queueing delay (entering the engine's queue, after the frontend path, to first
     /// scheduled), ms.
     pub queue_ms: Dist,
+    /// The server's path (serial work per prompt token and its fixed latency), ms: with
+    /// `queue_ms` and `prefill_ms` it makes each request's TTFT.
+    pub frontend_ms: Dist,
+    /// From first scheduled to the first token, ms.
+    pub prefill_ms: Dist,
     /// Preemptions (recomputations) in the whole run.
     pub preemptions: u64,
     /// Engine steps simulated.
@@ -169,7 +203,9 @@ pub struct SimResult {
 impl SimResult {
     /// The statistics under the keys of vLLM's result file (`request_throughput`,
     /// `mean_ttft_ms`, `p99_itl_ms`, …; P90 as vLLM names it with `--metric-percentiles
-    /// 90,99`), then the simulator's own (`preemptions`, `goodput`, queueing delay).
+    /// 90,99`), then the simulator's own (`preemptions`, `goodput`, and the parts of TTFT:
+    /// `mean_frontend_ms` the server's path, `mean_queue_ms` the wait for the engine,
+    /// `mean_prefill_ms` from first scheduled to the first token).
     pub fn vllm_fields(&self) -> Vec<(String, f64)> {
         let mut v: Vec<(String, f64)> = vec![
             ("duration".into(), self.duration_s),
@@ -189,6 +225,8 @@ impl SimResult {
             ("itl", &self.itl_ms),
             ("e2el", &self.e2el_ms),
             ("queue", &self.queue_ms),
+            ("frontend", &self.frontend_ms),
+            ("prefill", &self.prefill_ms),
         ] {
             v.push((format!("mean_{name}_ms"), d.mean));
             v.push((format!("median_{name}_ms"), d.median));

@@ -114,6 +114,8 @@ pub(crate) struct Req {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ReqTimes {
     pub send_s: f64,
+    /// When it reached the engine's queue (after the server's path).
+    pub entered_s: f64,
     pub done_s: f64,
     pub scheduled_s: f64,
 }
@@ -121,6 +123,7 @@ pub(crate) struct ReqTimes {
 impl ReqTimes {
     const NEW: ReqTimes = ReqTimes {
         send_s: f64::NAN,
+        entered_s: f64::NAN,
         done_s: f64::NAN,
         scheduled_s: f64::NAN,
     };
@@ -253,6 +256,17 @@ pub(crate) struct Engine<'a> {
     /// Each request's arrival schedules the next one's (one benchmark's stream); a fleet's
     /// router injects each request instead ([`Engine::inject`]).
     chain: bool,
+    /// Warm-up requests that must finish before the first measured one is sent (a drained
+    /// warm-up, as vLLM bench's `--num-warmups` and aiperf's `--warmup-request-count` run
+    /// it); 0: none, the warm-up is the stream's first requests.
+    barrier: u64,
+    /// Warm-up requests finished.
+    warm_done: u64,
+    /// Measured requests ready while the warm-up drains, in order.
+    held: VecDeque<u32>,
+    /// When the API server's one worker is next free (its serial work: tokenization;
+    /// `Resolved::frontend_per_token_s`).
+    server_free_s: f64,
 }
 
 impl<'a> Engine<'a> {
@@ -275,6 +289,13 @@ impl<'a> Engine<'a> {
         e.ready_times = requests.iter().map(|r| r.ready_s).collect();
         e.chain = true;
         e
+    }
+
+    /// The same engine with its warm-up drained before the first measured request is sent
+    /// (`warmup` requests, when `drained`).
+    pub fn drain_warmup(mut self, warmup: u64, drained: bool) -> Engine<'a> {
+        self.barrier = if drained { warmup } else { 0 };
+        self
     }
 
     /// An engine with no requests yet, room for about `n`; a fleet's router gives it each of
@@ -330,6 +351,10 @@ impl<'a> Engine<'a> {
             stalled: false,
             finished: 0,
             chain: false,
+            barrier: 0,
+            warm_done: 0,
+            held: VecDeque::new(),
+            server_free_s: 0.0,
         }
     }
 
@@ -427,6 +452,10 @@ impl<'a> Engine<'a> {
         if let (true, Some(&t)) = (self.chain, self.ready_times.get(next)) {
             self.push(t, Kind::Ready(next as u32));
         }
+        if u64::from(i) >= self.barrier && self.warm_done < self.barrier {
+            self.held.push_back(i);
+            return;
+        }
         if self.in_flight < self.max_concurrency {
             self.send(i);
         } else {
@@ -435,20 +464,33 @@ impl<'a> Engine<'a> {
     }
 
     /// The client sends request `i`: it is in flight (and counted as waiting) from now, and
-    /// reaches the engine's queue after the frontend path.
+    /// reaches the engine's queue after the server's path: its serial part (one worker, first
+    /// come first served: `frontend_per_token_s` per prompt token) and its fixed latency
+    /// (`frontend_overhead_s`).
     fn send(&mut self, i: u32) {
-        if let Some(r) = self.reqs.get_mut(i as usize) {
-            if let Some(t) = self.times.get_mut(i as usize) {
-                t.send_s = self.now;
-            }
-            r.phase = Phase::Waiting;
-            self.in_flight += 1;
-            let fo = self.cfg.frontend_overhead_s;
-            if fo > 0.0 {
-                self.push(self.now + fo, Kind::Enter(i));
-            } else {
-                self.enter(i);
-            }
+        let now = self.now;
+        let Some(r) = self.reqs.get_mut(i as usize) else {
+            return;
+        };
+        r.phase = Phase::Waiting;
+        let input = r.input as f64;
+        self.in_flight += 1;
+        let serial = self.cfg.frontend_per_token_s * input;
+        let served = if serial > 0.0 {
+            self.server_free_s = self.server_free_s.max(now) + serial;
+            self.server_free_s
+        } else {
+            now
+        };
+        let enter = served + self.cfg.frontend_overhead_s;
+        if let Some(t) = self.times.get_mut(i as usize) {
+            t.send_s = now;
+            t.entered_s = enter;
+        }
+        if enter > now {
+            self.push(enter, Kind::Enter(i));
+        } else {
+            self.enter(i);
         }
     }
 
@@ -786,6 +828,9 @@ impl<'a> Engine<'a> {
             r.last_s = now;
             let done = r.generated >= r.output;
             if done {
+                if u64::from(id) < self.barrier {
+                    self.warm_done += 1;
+                }
                 r.phase = Phase::Done;
                 self.free_blocks += r.blocks;
                 self.free_queue.release(r.blocks);
@@ -797,10 +842,11 @@ impl<'a> Engine<'a> {
             }
             if done {
                 let t = self.times.get_mut(id as usize);
-                let (send_s, scheduled_s) = t.map_or((f64::NAN, f64::NAN), |t| {
-                    t.done_s = now;
-                    (t.send_s, t.scheduled_s)
-                });
+                let (send_s, entered_s, scheduled_s) =
+                    t.map_or((f64::NAN, f64::NAN, f64::NAN), |t| {
+                        t.done_s = now;
+                        (t.send_s, t.entered_s, t.scheduled_s)
+                    });
                 let f = Finished {
                     input: r.input,
                     output: r.output,
@@ -809,7 +855,7 @@ impl<'a> Engine<'a> {
                     first_s: r.first_s,
                     done_s: now,
                     scheduled_s,
-                    frontend_s: self.cfg.frontend_overhead_s,
+                    frontend_s: entered_s - send_s,
                 };
                 self.collector.finish(r.measured, &f);
             }
@@ -827,6 +873,18 @@ impl<'a> Engine<'a> {
                 if let Some(next) = self.client_queue.pop_front() {
                     self.client_sends += 1;
                     self.send(next);
+                }
+            }
+            if self.barrier > 0 && self.warm_done >= self.barrier {
+                // The warm-up has drained: the measured requests start, as many at once as
+                // the clients allow.
+                self.barrier = 0;
+                while let Some(i) = self.held.pop_front() {
+                    if self.in_flight < self.max_concurrency {
+                        self.send(i);
+                    } else {
+                        self.client_queue.push_back(i);
+                    }
                 }
             }
         }

@@ -186,6 +186,11 @@ pub struct Collector {
     pub tpot_ms: Vec<f64>,
     pub e2el_ms: Vec<f64>,
     pub queue_ms: Vec<f64>,
+    /// The server's path of each request (its serial work and fixed latency), ms.
+    pub frontend_ms: Vec<f64>,
+    /// From first scheduled to the first token (the prefill, chunks and steps shared with
+    /// others), ms.
+    pub prefill_ms: Vec<f64>,
     /// (gap in ms, count): one entry per step for the tokens right after the previous step,
     /// one per other gap.
     pub itl_ms: Vec<(f64, u64)>,
@@ -210,6 +215,8 @@ impl Collector {
             tpot_ms: Vec::with_capacity(n),
             e2el_ms: Vec::with_capacity(n),
             queue_ms: Vec::with_capacity(n),
+            frontend_ms: Vec::with_capacity(n),
+            prefill_ms: Vec::with_capacity(n),
             per_request: Vec::with_capacity(n),
             first_send_s: f64::INFINITY,
             last_done_s: 0.0,
@@ -270,6 +277,9 @@ impl Collector {
         let entered_s = r.send_s + r.frontend_s;
         self.queue_ms
             .push(((r.scheduled_s - entered_s) * 1e3).max(0.0));
+        self.frontend_ms.push(r.frontend_s * 1e3);
+        self.prefill_ms
+            .push(((r.first_s - r.scheduled_s.max(entered_s)) * 1e3).max(0.0));
         self.input_tokens += r.input;
         self.output_tokens += r.generated;
         self.first_send_s = self.first_send_s.min(r.send_s);
@@ -283,6 +293,8 @@ impl Collector {
         self.tpot_ms.extend(o.tpot_ms);
         self.e2el_ms.extend(o.e2el_ms);
         self.queue_ms.extend(o.queue_ms);
+        self.frontend_ms.extend(o.frontend_ms);
+        self.prefill_ms.extend(o.prefill_ms);
         self.itl_ms.extend(o.itl_ms);
         self.per_request.extend(o.per_request);
         self.contiguous += o.contiguous;

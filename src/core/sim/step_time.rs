@@ -53,6 +53,7 @@ use crate::core::calc::perf::{
 use crate::core::calc::roofline::expected_distinct_experts;
 use crate::core::hardware::{Accelerator, Architecture};
 use crate::core::model::{Ffn, ModelDesc};
+use crate::core::sim::kernel_step::{KernelStep, StepOverhead};
 
 const ATTN_OPS: [&str; 2] = ["op_attn_score", "op_attn_av"];
 const HEAD_OPS: [&str; 2] = ["op_final_norm", "op_lm_head"];
@@ -184,6 +185,9 @@ pub struct StepModel {
     per_sequence_s: f64,
     decodes: f64,
     prefill_tokens: f64,
+    /// The measured-kernel step model, where the GPU (or its sibling) has tables and the model
+    /// is covered; every step is then timed by it.
+    kernel: Option<KernelStep>,
     /// [`StepModel::token_ops`] already computed, by `[phase][head][tokens]` (NaN: not yet;
     /// at most [`MEMO_MAX`] token counts): a pure function of its arguments, so a step
     /// reads the very value it would compute.
@@ -208,7 +212,7 @@ fn is_linear(name: &str) -> bool {
 }
 
 /// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
-fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
+pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
     match window {
         Some(w) if (w as f64) < x => {
             let w = w as f64;
@@ -369,8 +373,45 @@ impl StepModel {
             per_sequence_s: 0.0,
             decodes: 0.0,
             prefill_tokens: 0.0,
+            kernel: KernelStep::new(
+                model,
+                gpu,
+                wl.tp,
+                wl.weights_dtype,
+                wl.kv_dtype
+                    .unwrap_or(crate::core::calc::kv::auto_kv_dtype(model.weights.base)),
+                StepOverhead::fitted(true),
+            ),
             memo: Default::default(),
         })
+    }
+
+    /// The measured-kernel step model in use, if any.
+    pub fn kernel(&self) -> Option<&KernelStep> {
+        self.kernel.as_ref()
+    }
+
+    /// The same step model with the routed experts split by expert across the TP ranks
+    /// (`--enable-expert-parallel`; measured kernels only).
+    pub fn with_expert_parallel(mut self, on: bool) -> StepModel {
+        if on {
+            self.kernel = self.kernel.take().map(KernelStep::with_expert_parallel);
+        }
+        self
+    }
+
+    /// The same step model without the measured kernels (the fitted roofline only).
+    pub fn roofline_only(mut self) -> StepModel {
+        self.kernel = None;
+        self
+    }
+
+    /// The same step model with the engine's time per step set to `o` (measured kernels only).
+    pub fn with_step_overhead(mut self, o: StepOverhead) -> StepModel {
+        if let Some(k) = self.kernel.take() {
+            self.kernel = Some(k.with_overhead(o));
+        }
+        self
     }
 
     /// The notes of the hardware resolution (precision fallbacks, no published peak, …).
@@ -385,6 +426,9 @@ impl StepModel {
 
     /// Starts a new step.
     pub fn begin(&mut self) {
+        if let Some(k) = &mut self.kernel {
+            k.begin();
+        }
         for s in &mut self.sums {
             *s = AttnSums::default();
         }
@@ -395,6 +439,10 @@ impl StepModel {
     /// Adds one decode token whose query attends to `keys` tokens (its context including
     /// itself).
     pub fn add_decode(&mut self, keys: u64) {
+        if let Some(k) = &mut self.kernel {
+            k.add_decode(keys);
+            return;
+        }
         let k = keys as f64;
         for (s, c) in self.sums.iter_mut().zip(&self.coefs) {
             s.decode_keys += capped(k, c.window);
@@ -415,6 +463,10 @@ impl StepModel {
         if !self.full_attention() {
             return;
         }
+        if let Some(k) = &mut self.kernel {
+            k.add_decodes(count, keys);
+            return;
+        }
         let k = keys as f64;
         for s in &mut self.sums {
             s.decode_keys += k;
@@ -425,11 +477,18 @@ impl StepModel {
     /// No attention operator has a sliding window: a decode-only step's time depends on its
     /// decodes only through their number and the sum of their contexts.
     pub fn full_attention(&self) -> bool {
+        if let Some(k) = &self.kernel {
+            return k.full_attention();
+        }
         self.coefs.iter().all(|c| c.window.is_none())
     }
 
     /// Adds a prefill chunk of `n` tokens after `computed` tokens already in the cache.
     pub fn add_prefill(&mut self, computed: u64, n: u64) {
+        if let Some(k) = &mut self.kernel {
+            k.add_prefill(computed, n);
+            return;
+        }
         let (c, end) = (computed as f64, (computed + n) as f64);
         for (s, co) in self.sums.iter_mut().zip(&self.coefs) {
             s.prefill_pairs += pairs_upto(end, co.window) - pairs_upto(c, co.window);
@@ -441,6 +500,10 @@ impl StepModel {
     /// The step's time, seconds: `tokens` new tokens in all, `sampled` of the requests
     /// sampling a token.
     pub fn finish(&mut self, tokens: u64, sampled: u64) -> f64 {
+        if let Some(k) = &mut self.kernel {
+            let t = k.finish(tokens, sampled);
+            return t + self.per_sequence_s * sampled.saturating_sub(1) as f64;
+        }
         let prefill = self.prefill_tokens > 0.0;
         let phase = if prefill {
             Phase::Prefill
@@ -629,7 +692,10 @@ mod tests {
             let wl = Workload::new(1, i, o, tp);
             let eff = Efficiencies::default();
             let r = evaluate(&m, g, &wl, &eff, None).expect("static");
-            let mut s = StepModel::new(&m, g, &wl, &eff, 8192).expect("step model");
+            // The roofline step model (the measured-kernel one is not the static model's).
+            let mut s = StepModel::new(&m, g, &wl, &eff, 8192)
+                .expect("step model")
+                .roofline_only();
             // vLLM's padded MXFP4 expert layout is the simulator's own (tested below).
             s.checkpoint_shapes();
             s.begin();

@@ -256,6 +256,12 @@ pub struct WorkloadSpec {
     pub num_requests: u64,
     /// The first requests left out of the statistics.
     pub warmup: u64,
+    /// The warm-up runs to its end before the first measured request is sent (vLLM bench's
+    /// `--num-warmups` and aiperf's `--warmup-request-count` do so: the measured run then
+    /// starts with every client sending at once); `false`: the warm-up is simply the
+    /// stream's first requests.
+    #[serde(default)]
+    pub warmup_drained: bool,
     /// Seed of the arrival and length draws.
     pub seed: u64,
 }
@@ -273,6 +279,7 @@ impl Default for WorkloadSpec {
             },
             num_requests: 1000,
             warmup: 0,
+            warmup_drained: false,
             seed: 0,
         }
     }
