@@ -409,10 +409,21 @@ fn result_text(r: &SimResult, rate: f64) -> String {
     }
     section(&mut s, "Simulator");
     line(&mut s, "Preemptions:", r.preemptions);
+    // TTFT's three parts, in the order a request meets them (they add up per request).
+    line(
+        &mut s,
+        "Mean server path (ms):",
+        format!("{:.2}", r.frontend_ms.mean),
+    );
     line(
         &mut s,
         "Mean queueing delay (ms):",
         format!("{:.2}", r.queue_ms.mean),
+    );
+    line(
+        &mut s,
+        "Mean prefill to 1st token (ms):",
+        format!("{:.2}", r.prefill_ms.mean),
     );
     line(
         &mut s,
