@@ -51,6 +51,9 @@ struct Scored {
     tpot: f64,
     frontend: f64,
     queue: f64,
+    /// C × (input + output) over the KV pool in tokens (issue 44, part 4: past the capacity).
+    kv_demand: f64,
+    preemptions: u64,
 }
 
 /// Every development row simulated (or skipped, with the reason), once for the tests of this
@@ -73,6 +76,9 @@ fn simulate_all() -> (Vec<Scored>, BTreeMap<String, usize>) {
                 tpot: s.tpot_ms.mean,
                 frontend: s.frontend_ms.mean,
                 queue: s.queue_ms.mean,
+                kv_demand: (r.c * (r.isl + r.osl)) as f64
+                    / (s.engine.num_gpu_blocks * s.engine.block_size).max(1) as f64,
+                preemptions: s.preemptions,
                 row: r,
             }),
             Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
@@ -179,7 +185,7 @@ fn print_by(title: &str, all: &[Scored], key: &dyn Fn(&Scored) -> String) {
     for (k, g) in groups {
         let f = figures(&g, &COMMITTED);
         println!(
-            "  {k:40} {:4} rows  TTFT {:5.1}% / {:5.1}%  TPOT {:5.1}% / {:5.1}%",
+            "  {k:44} {:4} rows  TTFT {:5.1}% / {:5.1}%  TPOT {:5.1}% / {:5.1}%",
             g.len(),
             f[0] * 100.0,
             f[1] * 100.0,
@@ -189,15 +195,30 @@ fn print_by(title: &str, all: &[Scored], key: &dyn Fn(&Scored) -> String) {
     }
 }
 
+/// The concurrency band, its lower bound padded so that the bands print in order.
 fn band(c: u64) -> String {
-    let b = match c {
-        0..=4 => "C 1-4",
-        5..=8 => "C 5-8",
-        9..=16 => "C 9-16",
-        17..=32 => "C 17-32",
-        33..=64 => "C 33-64",
-        65..=128 => "C 65-128",
-        _ => "C 129-1024",
+    let (lo, hi) = match c {
+        0..=4 => (1, 4),
+        5..=8 => (5, 8),
+        9..=16 => (9, 16),
+        17..=32 => (17, 32),
+        33..=64 => (33, 64),
+        65..=128 => (65, 128),
+        _ => (129, 1024),
+    };
+    format!("C {lo:>3}-{hi}")
+}
+
+/// Where the clients' whole demand, C × (input + output), stands against the KV pool.
+fn kv_band(s: &Scored) -> String {
+    let b = if s.kv_demand <= 0.5 {
+        "1: up to half the pool"
+    } else if s.kv_demand <= 1.0 {
+        "2: half to all of the pool"
+    } else if s.preemptions == 0 {
+        "3: over the pool, no preemption simulated"
+    } else {
+        "4: over the pool, preemptions simulated"
     };
     b.to_string()
 }
@@ -231,6 +252,7 @@ fn development_rows_within_the_achieved_error() {
     print_by("GPU", all, &|s| s.row.system.clone());
     print_by("TP", all, &|s| format!("TP {}", s.row.tp));
     print_by("concurrency", all, &|s| band(s.row.c));
+    print_by("KV demand, C x (input + output)", all, &kv_band);
     print_by("stack", all, &|s| {
         if s.aic {
             "AIConfigurator (Dynamo, aiperf)"
