@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{h100, qwen8b, qwen8b_replica};
+use common::{gpu, h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::{
     evaluate, max_model_len_warning, Efficiencies, Workload, MAX_MODEL_LEN_WITHOUT_CONFIG,
@@ -133,6 +133,38 @@ fn a_lone_request_on_the_kernel_model_is_its_kernels() {
         "{}",
         r.prefill_ms.mean
     );
+}
+
+/// Where no measured kernels cover the GPU (another vendor), the roofline times the steps
+/// and the run says so; where the user chose the roofline, it does not.
+#[test]
+fn a_gpu_without_kernel_tables_falls_back_to_the_roofline_with_a_note() {
+    let cfg = config(
+        Arrival::Poisson { rate: 1.0 },
+        Lengths::Fixed {
+            input: 500,
+            output: 50,
+        },
+        20,
+    );
+    let fallback = |r: &SimResult| r.notes.contains(&SimNote::RooflineFallback);
+    let amd = simulate(&qwen8b(), gpu("mi300x"), &cfg).expect("simulates");
+    assert!(fallback(&amd), "{:?}", amd.notes);
+    assert!(!amd
+        .notes
+        .iter()
+        .any(|n| matches!(n, SimNote::Kernels { .. })));
+    assert!(!SimNote::RooflineFallback.message(Lang::Ko).is_empty());
+    let mut chosen = cfg.clone();
+    chosen.engine.step_model = StepModelKind::Roofline;
+    for (id, c) in [
+        ("h100-sxm", &cfg),
+        ("h100-sxm", &chosen),
+        ("mi300x", &chosen),
+    ] {
+        let r = simulate(&qwen8b(), gpu(id), c).expect("simulates");
+        assert!(!fallback(&r), "{id}: {:?}", r.notes);
+    }
 }
 
 /// The frontend path adds its time once to every TTFT and E2EL and nothing to TPOT or ITL

@@ -1013,6 +1013,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ("sim_note_lockstep", "Every request has the same lengths and {clients} clients send them: the simulated clients stay in step round after round (their prompts share engine steps), where a real server's timing breaks them up. The TTFT is likely too high (on 90 vLLM 0.12 runs of this kind, by a median factor of {ratio} on the roofline step model with a 48 ms server path); the TPOT much less. Lengths that vary a little (a uniform range or a list) come closer.", "모든 요청의 길이가 같고 클라이언트 {clients}개가 요청을 보냅니다. 시뮬레이션의 클라이언트들은 라운드마다 발을 맞춰(프롬프트가 같은 엔진 스텝에 몰림) 움직이지만, 실제 서버에서는 타이밍의 흔들림이 이를 흩뜨립니다. 그래서 TTFT가 실제보다 높게 나올 가능성이 큽니다(이런 vLLM 0.12 실행 90건에서, 루프라인 스텝 모델과 서버 경로 48 ms일 때 중앙값 {ratio}배). TPOT는 영향이 훨씬 작습니다. 길이를 조금씩 다르게 하면(균등 범위나 목록) 더 가까워집니다."),
     ("bb_ttft_not_fitted", "The TTFT was not fitted: this benchmark's simulated clients run in lockstep (see the note below), so its TTFT says little about the prefill's speed; the prefill efficiencies keep their values.", "TTFT는 맞추지 않았습니다. 이 벤치마크의 시뮬레이션에서는 클라이언트들이 발을 맞춰 움직이므로(아래 메모 참고) TTFT가 프리필 속도를 잘 말해 주지 않습니다. 프리필 효율은 그대로 둡니다."),
     ("sim_note_kernels", "Step times come from vLLM's own kernels as measured on the {table} (vLLM {vllm}; NVIDIA AIConfigurator's database): GEMMs, attention, all-reduce and fused MoE at this model's shapes, plus {step} ms of engine time per step.", "스텝 시간은 {table}에서 측정한 vLLM 자체 커널(vLLM {vllm}, NVIDIA AIConfigurator 데이터베이스)에서 옵니다. 이 모델 형상의 GEMM, 어텐션, all-reduce, fused MoE에 스텝당 엔진 시간 {step} ms를 더합니다."),
+    ("sim_note_roofline", "No measured vLLM kernel tables cover this GPU or its architecture, or this model's layers: step times come from the roofline (the GPU's peaks and bandwidth at efficiencies fitted on published benchmarks), less exact than the measured kernels.", "이 GPU나 그 아키텍처, 또는 이 모델의 레이어를 다루는 측정된 vLLM 커널 표가 없습니다. 스텝 시간은 루프라인(공개 벤치마크로 맞춘 효율을 적용한 GPU의 피크 성능과 대역폭)에서 오며, 측정 커널보다 덜 정확합니다."),
     ("sim_note_kernels_sibling", "This GPU has no measured kernel tables: step times use the efficiencies measured on the {table} (vLLM {vllm}), the nearest measured GPU of its architecture, applied to this GPU's own peaks and bandwidth, plus {step} ms of engine time per step.", "이 GPU는 측정된 커널 표가 없습니다. 같은 아키텍처에서 가장 가까운 측정 GPU인 {table}(vLLM {vllm})의 효율을 이 GPU의 피크 성능과 대역폭에 적용하고, 스텝당 엔진 시간 {step} ms를 더합니다."),
     ("sim_note_partial", "The simulation stopped after {steps} engine steps (its time budget): the statistics cover only the requests finished so far.", "시뮬레이션이 엔진 스텝 {steps}회에서 멈췄습니다(시간 예산). 통계는 지금까지 끝난 요청만 포함합니다."),
     // --- hub fetch (issue 16, part 5) ---
@@ -1590,6 +1591,7 @@ pub const LATE_KEYS: &[&str] = &[
     "sim_note_max_model_len",
     "sim_note_max_model_len_derived",
     "sim_note_partial",
+    "sim_note_roofline",
     "src_batch_limited_by_memory",
     "src_batch_limited_by_tpot",
     "src_batch_limited_by_ttft",

@@ -45,7 +45,17 @@ use crate::core::hardware::{
     Routing,
 };
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
-use crate::core::sim::step_time::pairs_upto;
+
+/// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
+pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
+    match window {
+        Some(w) if (w as f64) < x => {
+            let w = w as f64;
+            w * (w + 1.0) / 2.0 + (x - w) * w
+        }
+        _ => x * (x + 1.0) / 2.0,
+    }
+}
 
 /// Reads and writes of the `T × hidden` activations per layer outside GEMMs and attention
 /// (input and post-attention RMSNorm: read and write each; the two residual adds: two reads,

@@ -33,6 +33,9 @@ fn lockstep_clients(wl: &WorkloadSpec, reqs: &[Request], client_sends: u64) -> O
 pub struct Replica {
     resolved: Resolved,
     steps: StepModel,
+    /// Measured kernels were asked for (the default) but cover neither this GPU nor its
+    /// architecture, or not this model's mixer: the fitted roofline times the steps.
+    roofline_fallback: bool,
     /// Decode-only step times already computed by `steps` (kept across runs).
     cache: StepCache,
 }
@@ -67,9 +70,12 @@ impl Replica {
             StepModelKind::Kernels => steps,
             StepModelKind::Roofline => steps.roofline_only(),
         };
+        let roofline_fallback =
+            engine.step_model == StepModelKind::Kernels && steps.kernel().is_none();
         Ok(Replica {
             resolved,
             steps,
+            roofline_fallback,
             cache: StepCache::default(),
         })
     }
@@ -99,6 +105,7 @@ impl Replica {
         Replica {
             resolved: self.resolved,
             steps: f(self.steps),
+            roofline_fallback: self.roofline_fallback,
             cache: StepCache::default(),
         }
     }
@@ -185,6 +192,9 @@ impl Replica {
             notes.push(SimNote::MaxModelLenDerived {
                 derived: derived.clone(),
             });
+        }
+        if self.roofline_fallback {
+            notes.push(SimNote::RooflineFallback);
         }
         if let Some(asked) = capped_from {
             notes.push(SimNote::RequestsCapped {

@@ -63,6 +63,10 @@ pub enum SimNote {
         /// The engine's time per step beyond its kernels, ms.
         step_ms: f64,
     },
+    /// Measured kernels cover neither this GPU nor its architecture (another vendor, an older
+    /// generation), or not this model's layers (recurrent mixers, latent MoE): the fitted
+    /// roofline times the steps.
+    RooflineFallback,
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -111,6 +115,7 @@ impl SimNote {
             .replace("{table}", crate::core::hardware::kernels::table_name(table))
             .replace("{vllm}", vllm)
             .replace("{step}", &format!("{step_ms:.2}")),
+            SimNote::RooflineFallback => tr(lang, "sim_note_roofline").to_string(),
             SimNote::Perf { note } => note.message(lang),
         }
     }

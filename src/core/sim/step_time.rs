@@ -53,7 +53,7 @@ use crate::core::calc::perf::{
 use crate::core::calc::roofline::expected_distinct_experts;
 use crate::core::hardware::{Accelerator, Architecture};
 use crate::core::model::{Ffn, ModelDesc};
-use crate::core::sim::kernel_step::{KernelStep, StepOverhead};
+use crate::core::sim::kernel_step::{pairs_upto, KernelStep, StepOverhead};
 
 const ATTN_OPS: [&str; 2] = ["op_attn_score", "op_attn_av"];
 const HEAD_OPS: [&str; 2] = ["op_final_norm", "op_lm_head"];
@@ -209,17 +209,6 @@ fn is_head(name: &str) -> bool {
 
 fn is_linear(name: &str) -> bool {
     !is_attn(name) && !is_head(name)
-}
-
-/// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
-pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
-    match window {
-        Some(w) if (w as f64) < x => {
-            let w = w as f64;
-            w * (w + 1.0) / 2.0 + (x - w) * w
-        }
-        _ => x * (x + 1.0) / 2.0,
-    }
 }
 
 /// How much larger vLLM's MXFP4 MoE expert tensors are than the checkpoint's on `gpu`
