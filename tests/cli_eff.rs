@@ -101,6 +101,52 @@ fn simulate_uses_the_given_efficiencies_and_frontend_path() {
     assert_eq!(f(&v, "mean_e2el_ms"), core.e2el_ms.mean);
 }
 
+/// `--no-async-scheduling` and `--enable-expert-parallel` are switches: they take no value,
+/// stand anywhere (also last) and give what the core gives with the same engine settings.
+#[test]
+fn engine_switches_take_no_value() {
+    let cfg = SimConfig {
+        engine: EngineConfig {
+            async_scheduling: false,
+            expert_parallel: true,
+            ..EngineConfig::default()
+        },
+        workload: WorkloadSpec {
+            arrival: Arrival::Poisson { rate: 3.0 },
+            lengths: Lengths::Fixed {
+                input: 1024,
+                output: 128,
+            },
+            num_requests: 150,
+            ..WorkloadSpec::default()
+        },
+        ..SimConfig::default()
+    };
+    let core = simulate(&qwen8b(), h100(), &cfg).expect("core");
+    let base = ["--rate", "3", "--num-requests", "150"];
+    for switches in [
+        [
+            "--json",
+            "--no-async-scheduling",
+            "--enable-expert-parallel",
+        ],
+        [
+            "--enable-expert-parallel",
+            "--no-async-scheduling",
+            "--json",
+        ],
+    ] {
+        let v = json_of(&on(
+            "simulate",
+            Q8,
+            "h100-sxm",
+            &[&base[..], &switches[..]].concat(),
+        ));
+        assert_eq!(f(&v, "mean_tpot_ms"), core.tpot_ms.mean, "{switches:?}");
+        assert_eq!(f(&v, "mean_ttft_ms"), core.ttft_ms.mean, "{switches:?}");
+    }
+}
+
 /// What `calibrate --fit` prints as `url_params` is accepted by `--eff` unchanged, and a
 /// simulation with it reproduces the fitted run's statistics.
 #[test]

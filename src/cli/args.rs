@@ -68,6 +68,8 @@ const SWITCHES: &[&str] = &[
     "include-mtp",
     "fit",
     "simulate",
+    "enable-expert-parallel",
+    "no-async-scheduling",
 ];
 
 impl Args {
