@@ -56,6 +56,9 @@ pub(crate) fn json_error(e: serde_json::Error) -> CliError {
 #[derive(Debug, Default, Clone)]
 pub struct Args {
     values: BTreeMap<String, Vec<String>>,
+    /// Every key a command asked for (`flags::check_declared` holds it against the command's
+    /// declared flags in debug builds, so a flag read but not declared fails the tests).
+    read: std::cell::RefCell<std::collections::BTreeSet<String>>,
 }
 
 /// Switches that take no value.
@@ -112,11 +115,13 @@ impl Args {
 
     /// Whether a switch is present.
     pub fn flag(&self, k: &str) -> bool {
+        self.note(k);
         self.values.contains_key(k)
     }
 
     /// The last value of an option.
     pub fn get(&self, k: &str) -> Option<&str> {
+        self.note(k);
         self.values
             .get(k)
             .and_then(|v| v.last())
@@ -125,10 +130,23 @@ impl Args {
 
     /// Every value of a repeatable option.
     pub fn all(&self, k: &str) -> Vec<&str> {
+        self.note(k);
         self.values
             .get(k)
             .map(|v| v.iter().map(String::as_str).collect())
             .unwrap_or_default()
+    }
+
+    /// Notes that the command asked for `k`.
+    fn note(&self, k: &str) {
+        if cfg!(debug_assertions) {
+            self.read.borrow_mut().insert(k.to_string());
+        }
+    }
+
+    /// The keys the command asked for (debug builds; empty in release).
+    pub(super) fn keys_read(&self) -> Vec<String> {
+        self.read.borrow().iter().cloned().collect()
     }
 
     /// A required option.

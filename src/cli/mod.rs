@@ -8,6 +8,7 @@
 mod args;
 mod calibrate;
 mod eff;
+mod flags;
 mod gpus;
 mod hub_fetch;
 mod load_cmd;
@@ -70,10 +71,16 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         .map_err(|e| e.to_string())
         .and_then(|parsed| {
             if parsed.flag("help") {
-                let _ = writeln!(out, "{}", usage());
+                let text = flags::help(cmd).unwrap_or_else(usage);
+                let _ = writeln!(out, "{text}");
                 return Ok(());
             }
-            dispatch(cmd, &parsed, &mut out).map_err(|e| e.to_string())
+            flags::check(cmd, rest)?;
+            let done = dispatch(cmd, &parsed, &mut out).map_err(|e| e.to_string());
+            if cfg!(debug_assertions) {
+                flags::check_declared(cmd, &parsed.keys_read());
+            }
+            done
         });
     match result {
         Ok(()) => 0,
