@@ -24,6 +24,20 @@ fn f(v: &Value, k: &str) -> f64 {
     v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"))
 }
 
+/// 150 requests of 1,024 + 128 tokens at 3 per second (Poisson), as the commands below ask
+/// with `--rate 3 --num-requests 150`.
+fn poisson_3_per_s() -> WorkloadSpec {
+    WorkloadSpec {
+        arrival: Arrival::Poisson { rate: 3.0 },
+        lengths: Lengths::Fixed {
+            input: 1024,
+            output: 128,
+        },
+        num_requests: 150,
+        ..WorkloadSpec::default()
+    }
+}
+
 #[test]
 fn perf_uses_the_given_efficiencies() {
     let eff = Efficiencies {
@@ -67,15 +81,7 @@ fn simulate_uses_the_given_efficiencies_and_frontend_path() {
             step_model: StepModelKind::Roofline,
             ..EngineConfig::default()
         },
-        workload: WorkloadSpec {
-            arrival: Arrival::Poisson { rate: 3.0 },
-            lengths: Lengths::Fixed {
-                input: 1024,
-                output: 128,
-            },
-            num_requests: 150,
-            ..WorkloadSpec::default()
-        },
+        workload: poisson_3_per_s(),
         efficiencies: eff,
         ..SimConfig::default()
     };
@@ -111,15 +117,7 @@ fn engine_switches_take_no_value() {
             expert_parallel: true,
             ..EngineConfig::default()
         },
-        workload: WorkloadSpec {
-            arrival: Arrival::Poisson { rate: 3.0 },
-            lengths: Lengths::Fixed {
-                input: 1024,
-                output: 128,
-            },
-            num_requests: 150,
-            ..WorkloadSpec::default()
-        },
+        workload: poisson_3_per_s(),
         ..SimConfig::default()
     };
     let core = simulate(&qwen8b(), h100(), &cfg).expect("core");

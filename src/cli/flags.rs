@@ -241,8 +241,8 @@ const VLLM: &[Flag] = &[
     ENGINE[7],
 ];
 
-/// `perf`'s flags.
-const PERF: &[Flag] = &[
+/// A model on a GPU at a static batch: the first flags of `perf` and `load`.
+const STATIC_BATCH: &[Flag] = &[
     CONFIG,
     GPU,
     TP,
@@ -251,6 +251,10 @@ const PERF: &[Flag] = &[
     BATCH,
     INPUT_LEN,
     OUTPUT_LEN,
+];
+
+/// `perf`'s own flags.
+const PERF: &[Flag] = &[
     v(
         "context",
         "mean|end",
@@ -268,16 +272,8 @@ const PERF: &[Flag] = &[
     s("accuracy", "the calibration report instead"),
 ];
 
-/// `load`'s flags.
+/// `load`'s own flags.
 const LOAD: &[Flag] = &[
-    CONFIG,
-    GPU,
-    TP,
-    WEIGHTS_DTYPE,
-    KV_DTYPE,
-    BATCH,
-    INPUT_LEN,
-    OUTPUT_LEN,
     v(
         "storage",
         "KIND",
@@ -365,9 +361,9 @@ fn flags(command: &str) -> Vec<Flag> {
         "model" => &[MODEL],
         "vllm" => &[VLLM],
         "gpus" => &[&[GPU]],
-        "perf" => &[PERF],
+        "perf" => &[STATIC_BATCH, PERF],
         "plan" => &[PLAN, SERVING, ENGINE, WORKLOAD],
-        "load" => &[LOAD],
+        "load" => &[STATIC_BATCH, LOAD],
         "simulate" => &[&[CONFIG, GPU], SERVING, ENGINE, WORKLOAD],
         "calibrate" => &[CALIBRATE, ENGINE, WORKLOAD],
         _ => &[],
