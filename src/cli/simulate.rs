@@ -39,7 +39,7 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, SimResult, Slo,
-    StepModelKind, SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS,
+    StepModelKind, SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -197,7 +197,7 @@ pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
     if let Some(f) = args.f64_opt("frontend-overhead-ms", 0.0, MAX_FRONTEND_OVERHEAD_MS)? {
         e.frontend_overhead_ms = f;
     }
-    if let Some(f) = args.f64_opt("frontend-per-token-us", 0.0, 10_000.0)? {
+    if let Some(f) = args.f64_opt("frontend-per-token-us", 0.0, MAX_FRONTEND_PER_TOKEN_US)? {
         e.frontend_per_token_us = f;
     }
     e.expert_parallel = args.flag("enable-expert-parallel");

@@ -456,60 +456,57 @@ impl KernelStep {
     }
 
     /// The parts of the token-proportional work for `t` tokens, seconds, summed over the
-    /// layers: (GEMMs, fused MoE, elementwise, all-reduces).
+    /// layers: (GEMMs, fused MoE, elementwise, all-reduces); they add up to what a step takes
+    /// for that work.
     pub fn linear_parts(&self, t: f64) -> [f64; 4] {
-        let (k, r) = (self.kernels, &self.roof);
-        let mut p = [0.0; 4];
-        for c in &self.linear {
-            for &(n, kk, d) in &c.gemms {
-                p[0] += c.layers
-                    * k.gemm_s(r, t, n, kk, d)
-                        .or_else(|| k.gemm_s(r, t, n, kk, GemmDtype::Bf16))
-                        .unwrap_or(0.0);
-            }
-            if let Some((shape, d)) = c.moe {
-                let sh = MoeShape { tokens: t, ..shape };
-                p[1] += c.layers * k.moe_s(r, &sh, d).unwrap_or(0.0);
-            }
-            p[2] += c.layers * c.elementwise_bytes * t / r.bw;
-        }
-        if self.tp > 1 {
-            p[3] = 2.0 * self.layers * k.allreduce_s(t * self.hidden * 2.0, self.tp).unwrap_or(0.0);
-        }
-        p
+        self.linear_work(t).1
     }
 
     /// Time of the token-proportional work (GEMMs, MoE, elementwise, all-reduces) for `t`
     /// tokens, seconds.
     fn linear_s(&self, t: f64) -> f64 {
+        self.linear_work(t).0
+    }
+
+    /// The token-proportional work for `t` tokens, seconds: its total (summed per layer class,
+    /// the order a step adds it in) and its parts ([`KernelStep::linear_parts`]). A GEMM shape
+    /// or precision the tables lack falls back to their 16-bit GEMM, then to the roofline; a
+    /// fused MoE to the 16-bit one.
+    fn linear_work(&self, t: f64) -> (f64, [f64; 4]) {
+        let (mut s, mut p) = (0.0, [0.0; 4]);
         if t <= 0.0 {
-            return 0.0;
+            return (s, p);
         }
-        let k = self.kernels;
-        let r = &self.roof;
-        let mut s = 0.0;
+        let (k, r) = (self.kernels, &self.roof);
         for c in &self.linear {
-            let mut one = c.elementwise_bytes * t / r.bw;
+            let elementwise = c.elementwise_bytes * t / r.bw;
+            let (mut one, mut gemms) = (elementwise, 0.0);
             for &(n, kk, d) in &c.gemms {
-                one += k
+                let g = k
                     .gemm_s(r, t, n, kk, d)
                     .or_else(|| k.gemm_s(r, t, n, kk, GemmDtype::Bf16))
                     .unwrap_or_else(|| crate::core::hardware::kernels::gemm_roof(r, t, n, kk, d));
+                one += g;
+                gemms += g;
             }
-            if let Some((shape, d)) = c.moe {
+            let moe = c.moe.map_or(0.0, |(shape, d)| {
                 let sh = MoeShape { tokens: t, ..shape };
-                one += k
-                    .moe_s(r, &sh, d)
+                k.moe_s(r, &sh, d)
                     .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
-                    .unwrap_or(0.0);
-            }
+                    .unwrap_or(0.0)
+            });
+            one += moe;
             s += c.layers * one;
+            p[0] += c.layers * gemms;
+            p[1] += c.layers * moe;
+            p[2] += c.layers * elementwise;
         }
         if self.tp > 1 {
             let ar = k.allreduce_s(t * self.hidden * 2.0, self.tp).unwrap_or(0.0);
             s += 2.0 * self.layers * ar;
+            p[3] = 2.0 * self.layers * ar;
         }
-        s
+        (s, p)
     }
 
     fn memo_get(memo: &mut Vec<f64>, n: u64, f: impl FnOnce() -> f64) -> f64 {

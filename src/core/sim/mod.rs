@@ -53,7 +53,7 @@ pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{
     Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind, DEFAULT_FRONTEND_OVERHEAD_MS,
     DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS, DYNAMO_FRONTEND_OVERHEAD_MS,
-    MAX_FRONTEND_OVERHEAD_MS,
+    MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
 };
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};

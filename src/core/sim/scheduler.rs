@@ -456,6 +456,12 @@ impl<'a> Engine<'a> {
             self.held.push_back(i);
             return;
         }
+        self.offer(i);
+    }
+
+    /// A client sends request `i` now if fewer than `max_concurrency` are in flight, else
+    /// when one returns.
+    fn offer(&mut self, i: u32) {
         if self.in_flight < self.max_concurrency {
             self.send(i);
         } else {
@@ -880,11 +886,7 @@ impl<'a> Engine<'a> {
                 // the clients allow.
                 self.barrier = 0;
                 while let Some(i) = self.held.pop_front() {
-                    if self.in_flight < self.max_concurrency {
-                        self.send(i);
-                    } else {
-                        self.client_queue.push_back(i);
-                    }
+                    self.offer(i);
                 }
             }
         }
