@@ -213,6 +213,15 @@ fn the_frontend_path_adds_to_ttft_and_e2el_only() {
         cfg.engine.frontend_overhead_ms = bad;
         let e = simulate(&qwen8b(), h100(), &cfg).expect_err("bad frontend overhead");
         assert!(e.to_string().contains("frontend_overhead_ms"), "{e}");
+        // The per-token part is refused in its own unit.
+        let mut cfg = config(Arrival::AllAtOnce, Lengths::ShareGpt, 4);
+        cfg.engine.frontend_per_token_us = bad;
+        let e = simulate(&qwen8b(), h100(), &cfg).expect_err("bad per-token path");
+        let e = e.to_string();
+        assert!(
+            e.contains("frontend_per_token_us") && e.contains("µs"),
+            "{e}"
+        );
     }
 }
 

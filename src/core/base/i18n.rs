@@ -1239,6 +1239,7 @@ pub const TABLE: &[(&str, &str, &str)] = &[
     ),
     // --- serving: the frontend path (issue 17 part 8) ---
     ("rng_sim_frontend_overhead", "from 0 to 10,000 ms", "0 ~ 10,000 ms"),
+    ("rng_sim_frontend_per_token", "from 0 to 10,000 µs", "0 ~ 10,000 µs"),
     ("sv_frontend_overhead", "server path per request, fixed part (HTTP, hand-off, streaming; added to TTFT with 2 µs per prompt token; depends on the stack: 32 on vLLM's server, about 0 behind Dynamo)", "요청당 서버 경로 고정 부분 (HTTP, 넘기기, 스트리밍; 프롬프트 토큰당 2 µs와 함께 TTFT에 더함; 스택에 따라 다름: vLLM 서버 32, Dynamo 뒤 약 0)"),
     // --- vllm memory home ---
     ("vllm_total_memory", "Total GPU memory as vLLM sees it", "vLLM이 보는 전체 GPU 메모리"),
@@ -1578,6 +1579,7 @@ pub const LATE_KEYS: &[&str] = &[
     "rng_share_sum",
     "rng_sim_context",
     "rng_sim_frontend_overhead",
+    "rng_sim_frontend_per_token",
     "rng_sim_prefix_hit",
     "rng_sim_rate",
     "rng_tokens_from_to",

@@ -350,7 +350,7 @@ impl EngineConfig {
             return Err(CalcError::out_of_range(
                 Phrase::verbatim("frontend_per_token_us"),
                 pt,
-                Phrase::tr("rng_sim_frontend_overhead"),
+                Phrase::tr("rng_sim_frontend_per_token"),
             ));
         }
         let (mml, max_model_len_assumed) = match self.max_model_len {
