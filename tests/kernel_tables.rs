@@ -346,6 +346,24 @@ fn head_key(t: &Table, i: usize) -> (u64, bool) {
     )
 }
 
+/// (query heads, KV heads, head_dim) of an attention row.
+fn heads(t: &Table, i: usize) -> (f64, f64, f64) {
+    (
+        t.num(i, "num_heads"),
+        t.num(i, "num_key_value_heads"),
+        t.num(i, "head_dim"),
+    )
+}
+
+/// The GPU whose context-attention table `gpu`'s prefill efficiencies come from
+/// ([`PREFILL_FROM`]; its own where none is named).
+fn prefill_source(gpu: &str) -> &str {
+    PREFILL_FROM
+        .iter()
+        .find(|(g, _)| *g == gpu)
+        .map_or(gpu, |(_, s)| *s)
+}
+
 fn key_text((d, fp8): (u64, bool)) -> String {
     format!("d{d}_{}", if fp8 { "fp8" } else { "bf16" })
 }
@@ -384,11 +402,7 @@ fn decode_lines(gpu: &str, vllm: &str, r: &Roof, out: &mut Vec<String>) {
         let kvb = if key.1 { 1.0 } else { 2.0 };
         for &i in &rows {
             let (bb, keys) = (t.num(i, "batch_size"), t.num(i, "step") + 1.0);
-            let heads = (
-                t.num(i, "num_heads"),
-                t.num(i, "num_key_value_heads"),
-                t.num(i, "head_dim"),
-            );
+            let heads = heads(&t, i);
             let eff = decode_attention_roof(r, bb, keys, heads, kvb) / (t.num(i, "latency") * 1e-3);
             nodes.add(&[bb.log2(), keys.log2(), heads.1.log2()], eff.ln());
         }
@@ -397,10 +411,7 @@ fn decode_lines(gpu: &str, vllm: &str, r: &Roof, out: &mut Vec<String>) {
 }
 
 fn prefill_lines(gpu: &str, vllm: &str, r: &Roof, out: &mut Vec<String>) {
-    let source = PREFILL_FROM
-        .iter()
-        .find(|(g, _)| *g == gpu)
-        .map_or(gpu, |(_, s)| *s);
+    let source = prefill_source(gpu);
     let Some(t) = read_table(source, "context_attention_perf") else {
         return;
     };
@@ -412,11 +423,7 @@ fn prefill_lines(gpu: &str, vllm: &str, r: &Roof, out: &mut Vec<String>) {
         let mut nodes = Nodes::new(vec![b, s, h], 0);
         for &i in &rows {
             let (bb, isl) = (t.num(i, "batch_size"), t.num(i, "isl"));
-            let heads = (
-                t.num(i, "num_heads"),
-                t.num(i, "num_key_value_heads"),
-                t.num(i, "head_dim"),
-            );
+            let heads = heads(&t, i);
             let pairs = bb * isl * (isl + 1.0) / 2.0;
             let eff = prefill_attention_roof(&src_roof, pairs, bb * isl, heads)
                 / (t.num(i, "latency") * 1e-3);
@@ -662,11 +669,7 @@ fn errors(gpu: &str) -> BTreeMap<(String, String), Errs> {
     }
     if let Some(t) = read_table(gpu, "generation_attention_perf") {
         for i in (0..t.rows.len()).filter(|&i| full_attention(&t, i)) {
-            let heads = (
-                t.num(i, "num_heads"),
-                t.num(i, "num_key_value_heads"),
-                t.num(i, "head_dim"),
-            );
+            let heads = heads(&t, i);
             let key = head_key(&t, i);
             let p = k.decode_attention_s(
                 &r,
@@ -678,17 +681,10 @@ fn errors(gpu: &str) -> BTreeMap<(String, String), Errs> {
             push("decode", key_text(key), p, t.num(i, "latency"));
         }
     }
-    let source = PREFILL_FROM
-        .iter()
-        .find(|(g, _)| *g == gpu)
-        .map_or(gpu, |(_, s)| *s);
+    let source = prefill_source(gpu);
     if let Some(t) = read_table(source, "context_attention_perf") {
         for i in (0..t.rows.len()).filter(|&i| full_attention(&t, i)) {
-            let heads = (
-                t.num(i, "num_heads"),
-                t.num(i, "num_key_value_heads"),
-                t.num(i, "head_dim"),
-            );
+            let heads = heads(&t, i);
             let (b, isl) = (t.num(i, "batch_size"), t.num(i, "isl"));
             let key = head_key(&t, i);
             // A borrowed table is checked against the rows it came from, on their roofline.
