@@ -299,6 +299,20 @@ fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
         .collect()
 }
 
+/// `v` when it is finite and `ok` (the caller's range test), else the field's `range` (an
+/// i18n key) in a sentence.
+fn within(field: &str, v: f64, ok: bool, range: &'static str) -> Result<f64, CalcError> {
+    if v.is_finite() && ok {
+        Ok(v)
+    } else {
+        Err(CalcError::out_of_range(
+            Phrase::verbatim(field),
+            v,
+            Phrase::tr(range),
+        ))
+    }
+}
+
 fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
     CalcError::whole_in(Phrase::verbatim(field), v, (lo, hi))
 }
@@ -330,29 +344,26 @@ impl EngineConfig {
         )?;
         let block_size = whole("block_size", self.block_size, 1, 4096)?;
         let p = self.prefix_hit;
-        if !(p.is_finite() && (0.0..1.0).contains(&p)) {
-            return Err(CalcError::out_of_range(
-                Phrase::verbatim("prefix_hit"),
-                p,
-                Phrase::tr("rng_sim_prefix_hit"),
-            ));
-        }
+        within(
+            "prefix_hit",
+            p,
+            (0.0..1.0).contains(&p),
+            "rng_sim_prefix_hit",
+        )?;
         let fo = self.frontend_overhead_ms;
-        if !(fo.is_finite() && (0.0..=MAX_FRONTEND_OVERHEAD_MS).contains(&fo)) {
-            return Err(CalcError::out_of_range(
-                Phrase::verbatim("frontend_overhead_ms"),
-                fo,
-                Phrase::tr("rng_sim_frontend_overhead"),
-            ));
-        }
+        within(
+            "frontend_overhead_ms",
+            fo,
+            (0.0..=MAX_FRONTEND_OVERHEAD_MS).contains(&fo),
+            "rng_sim_frontend_overhead",
+        )?;
         let pt = self.frontend_per_token_us;
-        if !(pt.is_finite() && (0.0..=MAX_FRONTEND_PER_TOKEN_US).contains(&pt)) {
-            return Err(CalcError::out_of_range(
-                Phrase::verbatim("frontend_per_token_us"),
-                pt,
-                Phrase::tr("rng_sim_frontend_per_token"),
-            ));
-        }
+        within(
+            "frontend_per_token_us",
+            pt,
+            (0.0..=MAX_FRONTEND_PER_TOKEN_US).contains(&pt),
+            "rng_sim_frontend_per_token",
+        )?;
         let (mml, max_model_len_assumed) = match self.max_model_len {
             Some(l) => (l, false),
             None => default_max_model_len(model.vllm_default_max_len()),
