@@ -11,11 +11,22 @@
 #   chromium + chromium-driver      Debian packages (headless browser tests)
 #   fonts-noto-cjk                  Debian package: Hangul glyphs, so the Korean UI in the
 #                                   screenshots shows text, not boxes
-#   playwright-core, axe-core,      npm ci in e2e/ (wasm-opt comes from npm's binaryen 132:
-#   binaryen (wasm-opt)             Debian's wasm-opt 108 silently breaks the module)
+#   binaryen (wasm-opt)             npm ci in e2e/ (npm's binaryen 132: Debian's wasm-opt 108
+#                                   silently breaks the module)
+#   playwright-core, axe-core       the same npm ci (its devDependencies: test tools)
 #
-# Usage: bash scripts/setup.sh   (scripts/serve.sh and scripts/test.sh call it)
+# With --serve (scripts/serve.sh) only what building and serving need: no Chromium, no fonts,
+# no npm test tools (npm ci --omit=dev brings binaryen alone).
+#
+# Usage: bash scripts/setup.sh [--serve]   (scripts/serve.sh, test.sh and bench.sh call it)
 set -euo pipefail
+
+serve_only=0
+case "${1:-}" in
+    --serve) serve_only=1 ;;
+    "") ;;
+    *) echo "usage: bash scripts/setup.sh [--serve]" >&2; exit 2 ;;
+esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -90,14 +101,16 @@ if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen ${WB_VERSI
     cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
 fi
 
-# --- Chromium and ChromeDriver (Debian) ----------------------------------------------------
-if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
-    log "installing chromium and chromium-driver (apt)"
-    apt_install chromium chromium-driver
-fi
-if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
-    log "installing fonts-noto-cjk (apt)"
-    apt_install fonts-noto-cjk
+# --- Chromium and ChromeDriver (Debian; tests and benchmarks only) --------------------------
+if [ "$serve_only" = "0" ]; then
+    if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+        log "installing chromium and chromium-driver (apt)"
+        apt_install chromium chromium-driver
+    fi
+    if ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then
+        log "installing fonts-noto-cjk (apt)"
+        apt_install fonts-noto-cjk
+    fi
 fi
 
 # --- Node.js tools (npm ci from the lockfile) ----------------------------------------------
@@ -107,15 +120,22 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 # npm writes node_modules/.package-lock.json on install; if it is older than the lockfile, or
 # wasm-opt is not the expected version, reinstall exactly what the lockfile says.
+# The test tools are checked only when they are wanted (a --serve install has none).
 if [ ! -f e2e/node_modules/.package-lock.json ] ||
     [ e2e/package-lock.json -nt e2e/node_modules/.package-lock.json ] ||
     [ e2e/package.json -nt e2e/node_modules/.package-lock.json ] ||
-    ! (wasm-opt --version 2>/dev/null | grep -q "version ${WASM_OPT_VERSION}"); then
-    log "installing e2e/bench tools (npm ci in e2e/)"
-    (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+    ! (wasm-opt --version 2>/dev/null | grep -q "version ${WASM_OPT_VERSION}") ||
+    { [ "$serve_only" = "0" ] && [ ! -f e2e/node_modules/playwright-core/package.json ]; }; then
+    if [ "$serve_only" = "1" ]; then
+        log "installing wasm-opt (npm ci --omit=dev in e2e/: binaryen only)"
+        (cd e2e && npm ci --omit=dev --no-audit --no-fund --loglevel=error)
+    else
+        log "installing e2e/bench tools (npm ci in e2e/)"
+        (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+    fi
 fi
 
 # --- Report --------------------------------------------------------------------------------
 log "ready: $(rustc --version), $(trunk --version), $(wasm-bindgen --version), \
-wasm-opt $(wasm-opt --version | awk '{print $3}'), $(chromium --version 2>/dev/null | head -n1), \
+wasm-opt $(wasm-opt --version | awk '{print $3}'), $(chromium --version 2>/dev/null | head -n1 || true), \
 node $(node --version)"
