@@ -1,4 +1,4 @@
-//! The late module (issue 18): the analysis sections, loaded after the first answer is painted
+//! The late module: the analysis sections, loaded after the first answer is painted
 //! (built by Trunk as a `data-type="worker"` rust asset with `data-bindgen-target="web"`, so
 //! nothing starts it but `public/loader.js`, when the shell asks). Glue only: `ui::late_app`.
 

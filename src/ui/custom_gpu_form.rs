@@ -1,6 +1,6 @@
 //! The custom-accelerator form: name, memory, bandwidth, peak, price.
 //!
-//! Its fields come with the late module (`ui::late::LatePart` "custom-gpu"; issue 18): the
+//! Its fields come with the late module (`ui::late::LatePart` "custom-gpu"): the
 //! shell holds only the collapsed `<details>` ([`CustomGpuForm`]); opened before the late module
 //! is there, it says the form is loading.
 

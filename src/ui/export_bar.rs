@@ -2,7 +2,7 @@
 //! printing (with `style/print.css`). Files are made in the page (Blob + object URL + a
 //! temporary `<a download>`): nothing is sent anywhere.
 //!
-//! The bar comes with the late module (`ui::late::LatePart` "export"; issue 18): the files'
+//! The bar comes with the late module (`ui::late::LatePart` "export"): the files'
 //! writers are not needed for the first answer. Until it arrives the shell shows
 //! [`ExportBarPlaceholder`], the same buttons disabled, in the same place.
 

@@ -20,7 +20,7 @@
 //! - A `data-timeout-ms` on that meta tag shortens the timeout for the test of a slow answer;
 //!   it is read only together with a loopback endpoint.
 //!
-//! The box comes with the late module (`ui::late::LatePart` "hub"; issue 18): the requests and
+//! The box comes with the late module (`ui::late::LatePart` "hub"): the requests and
 //! the reading of the Hub's answers are not needed for the first answer. Until it arrives the
 //! shell shows [`HubFetchPlaceholder`] in its place; a fetched config goes to the shell's model
 //! panel as `ui::late::EVT_HUB_CONFIG`.

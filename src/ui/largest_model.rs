@@ -1,4 +1,4 @@
-//! "Largest model that meets the target" (issue 8): every size of a model family, chosen by a
+//! "Largest model that meets the target": every size of a model family, chosen by a
 //! select, planned on the planner's candidate GPUs, traffic and targets
 //! (`core::views::largest_view`): which sizes fit, meet TTFT and TPOT, their throughput per
 //! replica and cost per million tokens, the largest that meets the targets highlighted, and one

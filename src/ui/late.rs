@@ -1,4 +1,4 @@
-//! The shell's side of the late module (issue 18, "first answer first").
+//! The shell's side of the late module ("first answer first").
 //!
 //! The page ships as two main-thread wasm modules. The shell (`src/main.rs`, this crate's
 //! `ui::mount`) holds what the first answer needs: header, notices, inputs, section index,

@@ -1,4 +1,4 @@
-//! The planner on simulated tails (issue 17 part 6): beside the analytic replica counts
+//! The planner on simulated tails: beside the analytic replica counts
 //! (Little's law on a static batch, the plan's table), the best option's replicas for the
 //! average and the peak rate sized so that a fleet behind the chosen router meets the P99
 //! TTFT and TPOT targets, with the simulated P99s at N (meeting them) and at N − 1 (missing

@@ -1,4 +1,4 @@
-//! The capacity planner (issue 8): traffic (rate, peak multiplier; prompt and output lengths
+//! The capacity planner: traffic (rate, peak multiplier; prompt and output lengths
 //! from the workload) and latency targets in, the options per compared GPU and TP degree
 //! ranked by cost at the peak with the reason each one loses, cost against load, and what
 //! loading a replica and offloading weights or the KV cache cost; beside the analytic replica

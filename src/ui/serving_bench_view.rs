@@ -1,4 +1,4 @@
-//! "Bring your own benchmark" (issue 17 part 7): a box for what `vllm bench serve` printed
+//! "Bring your own benchmark": a box for what `vllm bench serve` printed
 //! (its text summary or its JSON result file). The serving simulator's worker reads it with
 //! the core's parser, runs the same setup on the scenario's model, first GPU, engine flags and
 //! efficiencies, and fits the efficiencies to it (`core::present::serving_bench`); this block

@@ -1,4 +1,4 @@
-//! "Serving under load" (issue 17): latency percentiles against request rate for the
+//! "Serving under load": latency percentiles against request rate for the
 //! compared GPUs, one run's batch, queue and KV occupancy over time, `vllm bench serve`'s
 //! statistics at the chosen rate, and the math of one step.
 //!

@@ -1,5 +1,5 @@
-//! "Bring your own benchmark" for the serving worker ([`JobKind::Bench`](super::serving::JobKind),
-//! issue 17 part 7): the pasted `vllm bench serve` output (its text summary or its JSON result
+//! "Bring your own benchmark" for the serving worker ([`JobKind::Bench`](super::serving::JobKind)):
+//! the pasted `vllm bench serve` output (its text summary or its JSON result
 //! file, read by `core::sim::parse_bench`) is simulated on the same setup (rate, concurrency
 //! cap, burstiness, request count, lengths) with the scenario's model, its first compared GPU,
 //! the serving section's engine flags and the scenario's efficiencies; every measured

@@ -53,7 +53,7 @@ pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
 /// `tests/serving_e2e_validation.rs` re-derives it and reports it left out one model at a
 /// time. It replaces 48 ms, which came from one GPUStack row (line 2 of
 /// `tests/fixtures/serving_observations.csv`) and was larger than the whole measured TTFT of
-/// many development runs (issue 44; `docs/SERVING_SIMULATOR.md`). Other stacks differ:
+/// many development runs (`docs/SERVING_SIMULATOR.md`, "Method and accuracy"). Other stacks differ:
 /// behind NVIDIA Dynamo's frontend it is [`DYNAMO_FRONTEND_OVERHEAD_MS`].
 pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 32.0;
 

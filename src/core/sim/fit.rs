@@ -1,5 +1,4 @@
-//! Fitting the efficiencies to one pasted benchmark ("bring your own benchmark", issue 17
-//! part 7): the simulator runs the benchmark's setup, and a bounded one-dimensional search per
+//! Fitting the efficiencies to one pasted benchmark ("bring your own benchmark"): the simulator runs the benchmark's setup, and a bounded one-dimensional search per
 //! phase moves the efficiency that phase's statistic identifies until the simulated statistic
 //! equals the measured one.
 //!

@@ -112,7 +112,7 @@ pub struct AccStatRow {
     pub train: ErrorStats,
     /// Held-out rows.
     pub test: ErrorStats,
-    /// Issue 5's target for the held-out median, when there is one (fraction).
+    /// The stated target for the held-out median, when there is one (fraction).
     pub target: Option<f64>,
     /// Whether the held-out median meets the target (`None` without a target or rows).
     pub meets: Option<bool>,
