@@ -7,12 +7,16 @@
 //! `E·3·h·I_e`, optional shared expert). Then a final norm `h`, the embeddings `V·h`, and an
 //! lm_head `V·h` unless tied.
 
-use super::reader::Reader;
-use super::{
-    add, add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, full_attention,
-    mul, read_core, read_intermediate, read_max_pos, read_tie, windowed_attention, Acc, Comp, Core,
-    FourH, Parts,
+use super::common::{
+    not_one_per_layer, read_core, read_intermediate, read_max_pos, read_tie, read_top_k, Core,
+    FourH,
 };
+use super::kit::{
+    add_attention, add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts,
+    full_attention, windowed_attention, Acc, Comp, MtpHeads, Parts,
+};
+use super::reader::Reader;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer};
 
@@ -107,11 +111,7 @@ fn windows_from_types(
     chunk: Option<u64>,
 ) -> Result<Vec<Option<u64>>, CalcError> {
     if types.len() != n {
-        return Err(super::not_one_per_layer(
-            "layer_types",
-            types.len(),
-            n as u64,
-        ));
+        return Err(not_one_per_layer("layer_types", types.len(), n as u64));
     }
     let mut out = Vec::with_capacity(n);
     for t in types {
@@ -310,7 +310,7 @@ fn read_moe(r: &mut Reader, fam: &str, h: u64) -> Result<Option<Moe>, CalcError>
         }
         return Ok(None);
     };
-    let top_k = super::read_top_k(r, experts, None)?;
+    let top_k = read_top_k(r, experts, None)?;
     let inter = match fam {
         "mixtral" | "gpt_oss" | "llama4" | "phimoe" | "granitemoe" | "minimax_m2" | "olmoe" => r
             .req(
@@ -787,7 +787,7 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
                     ffn,
                 });
             }
-            super::add_mtp_modules(r, &mut acc, mt, n, (c.vocab, h), super::MtpHeads::OwnCopies)?;
+            add_mtp_modules(r, &mut acc, mt, n, (c.vocab, h), MtpHeads::OwnCopies)?;
         }
     }
     if o.lm_head_bias {
