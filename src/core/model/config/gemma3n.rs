@@ -24,12 +24,12 @@
 //! attention type: [`super::kit::Parts::kv_shared`].
 
 use super::common::{not_one_per_layer, read_core, read_max_pos, read_tie};
-use super::decoder::read_windows;
 use super::defaults::{class_for, nested, ClassDefaults};
 use super::kit::{
     add_attention, add_dense_ffn, add_embeddings, windowed_attention, Acc, Comp, Parts,
 };
 use super::reader::Reader;
+use super::windows::read_windows;
 use crate::core::base::checked::{add, mul};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::Layer;

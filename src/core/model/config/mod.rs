@@ -42,6 +42,7 @@ mod qwen3_next;
 pub mod reader;
 mod ssm;
 mod vision;
+mod windows;
 
 use crate::core::base::dtype::Dtype;
 use crate::core::base::error::{CalcError, Phrase};
