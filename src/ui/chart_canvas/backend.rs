@@ -1,8 +1,7 @@
 //! The HiDPI canvas backend: plotters draws in CSS pixels on a backing store scaled by the
-//! device pixel ratio ([`HiDpiCanvas`], which reports the CSS size, since plotters-canvas alone
-//! ignores the ratio, plotters#164), strokes gathered into one path per colour and width, labels
-//! drawn together and measured with `measureText` instead of a DOM span per label; and drawing a
-//! chart on a canvas with it.
+//! device pixel ratio ([`HiDpiCanvas`] reports the CSS size, which plotters-canvas alone does
+//! not), strokes gathered into one path per colour and width, labels drawn together and measured
+//! with `measureText` instead of a DOM span per label; and drawing a chart on a canvas with it.
 
 use super::labels::labels_in;
 use crate::charts::either::Either;
