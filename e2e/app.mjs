@@ -73,7 +73,7 @@ export async function lateSettled(page, timeoutMs = 20000) {
  * Resolves once the page has painted a frame after this call (two animation frames): what a
  * person could have seen. A measurement taken in a task right after the DOM changed would see
  * the layout before the frame's ResizeObserver callbacks (a chart's canvas takes its height in
- * the first one, src/ui/chart_canvas.rs), which is never painted.
+ * the first one, src/ui/chart_canvas/mod.rs), which is never painted.
  */
 export async function afterPaint(page) {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));

@@ -1,12 +1,15 @@
 //! Classic decoders with LayerNorm (weight + bias) and biased projections: gpt2, opt,
 //! gpt_bigcode, falcon / RefinedWeb, gpt_neox, bloom, phi.
 
-use super::reader::Reader;
-use super::{
-    add, add_attention, add_dense_ffn, add_embeddings, check_kv, finish_parts, full_attention, mul,
-    read_core, read_core_with, read_dims, read_head_dim, read_intermediate, read_tie, Acc, Comp,
-    Core, Dims, FourH, Parts,
+use super::common::{
+    check_kv, read_core, read_core_with, read_dims, read_head_dim, read_intermediate, read_tie,
+    Core, Dims, FourH,
 };
+use super::kit::{
+    add_attention, add_dense_ffn, add_embeddings, finish_parts, full_attention, Acc, Comp, Parts,
+};
+use super::reader::Reader;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::CalcError;
 use crate::core::model::desc::{Ffn, Layer};
 

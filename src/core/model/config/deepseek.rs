@@ -12,11 +12,13 @@
 //! Hub's 684,489,830,400 is the checkpoint). A.X K1 (`axk1`) is DeepSeek-V3's layout with an
 //! RMSNorm `h` after every layer's MLP.
 
-use super::reader::Reader;
-use super::{
-    add, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, mul, read_max_pos, read_tie,
-    Acc, Comp, Parts,
+use super::common::{read_max_pos, read_tie, read_top_k};
+use super::kit::{
+    add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts, Acc, Comp,
+    MtpHeads, Parts,
 };
+use super::reader::Reader;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::{Ffn, Layer, Mixer};
 
@@ -110,7 +112,7 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         0,
         "ldg_no_n_shared_experts_none",
     )?;
-    let top_k = super::read_top_k(r, experts, None)?;
+    let top_k = read_top_k(r, experts, None)?;
     let first = r.or0(
         "first_k_dense_replace",
         0,
@@ -143,12 +145,12 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
 
 /// Reads the MLA and model sizes, then the routing (through [`read_routing`]).
 fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
-    let super::Dims {
+    let super::common::Dims {
         h,
         n_layers: n,
         heads,
         vocab,
-    } = super::read_dims(r, fam)?;
+    } = super::common::read_dims(r, fam)?;
     let kv_lora = r.req("kv_lora_rank", "why_size_mla_latent")?;
     let q_lora = r.opt("q_lora_rank")?;
     if q_lora.is_none() {
@@ -186,7 +188,7 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
 }
 
 /// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
-/// [`super::add_mtp_modules`]).
+/// [`add_mtp_modules`]).
 fn add_mtp(
     r: &mut Reader,
     acc: &mut Acc,
@@ -202,7 +204,7 @@ fn add_mtp(
             ffn,
         });
     }
-    super::add_mtp_modules(r, acc, m, mtp, (d.vocab, d.h), super::MtpHeads::OwnCopies)
+    add_mtp_modules(r, acc, m, mtp, (d.vocab, d.h), MtpHeads::OwnCopies)
 }
 
 /// Builds a DeepSeek-V2/V3 model.

@@ -21,15 +21,16 @@
 //! - Each tower's embedder into the language model: `128 · m + 2m + m·h`.
 //!
 //! The last `num_kv_shared_layers` layers reuse the KV cache of the last earlier layer of their
-//! attention type: [`super::Parts::kv_shared`].
+//! attention type: [`super::kit::Parts::kv_shared`].
 
-use super::decoder::read_windows;
+use super::common::{not_one_per_layer, read_core, read_max_pos, read_tie};
 use super::defaults::{class_for, nested, ClassDefaults};
-use super::reader::Reader;
-use super::{
-    add, add_attention, add_dense_ffn, add_embeddings, mul, read_core, read_max_pos, read_tie,
-    windowed_attention, Acc, Comp, Parts,
+use super::kit::{
+    add_attention, add_dense_ffn, add_embeddings, windowed_attention, Acc, Comp, Parts,
 };
+use super::reader::Reader;
+use super::windows::read_windows;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::{CalcError, Phrase};
 use crate::core::model::desc::Layer;
 use serde_json::{Map, Value};
@@ -50,11 +51,7 @@ fn intermediate(r: &mut Reader, n: u64) -> Result<Vec<u64>, CalcError> {
     if let Some((_, Value::Array(_))) = r.find("intermediate_size") {
         let v = r.u64_list("intermediate_size")?;
         if v.len() != n || v.contains(&0) {
-            return Err(super::not_one_per_layer(
-                "intermediate_size",
-                v.len(),
-                n as u64,
-            ));
+            return Err(not_one_per_layer("intermediate_size", v.len(), n as u64));
         }
         return Ok(v);
     }

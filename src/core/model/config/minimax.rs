@@ -22,9 +22,12 @@
 //! index's `total_size` is 2 bytes per parameter plus 2 more per router weight), and vLLM
 //! allocates them and the shared MLP's `coefficient` in fp32 (`ParamBreakdown::router_fp32`).
 
+use super::common::{not_one_per_layer, read_core, read_tie};
+use super::kit::{finish_parts, Acc, Comp, Parts};
+use super::qwen3_next::{read_shared_moe, shared_moe, SharedMoe};
 use super::reader::Reader;
-use super::ssm::{attention, read_shared_moe, shared_moe, SharedMoe};
-use super::{add, finish_parts, mul, not_one_per_layer, read_tie, Acc, Comp, Parts};
+use super::ssm::attention;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::{shorten, CalcError, Phrase};
 use crate::core::model::desc::{Layer, Mixer};
 use serde_json::Value;
@@ -131,7 +134,7 @@ fn read_moe(r: &mut Reader) -> Result<SharedMoe, CalcError> {
 
 /// MiniMax (`minimax`, `minimax_text_01`, `minimax_m1`; `mt` as written): see the module.
 pub(super) fn build(r: &mut Reader, mt: &str) -> Result<Parts, CalcError> {
-    let c = super::read_core(r, "minimax")?;
+    let c = read_core(r, "minimax")?;
     let h = c.h;
     let tie = read_tie(r, false, "minimax")?;
     let kinds = softmax_layers(r, mt == "minimax", c.n_layers)?;

@@ -8,13 +8,17 @@
 //! - GPT-J: per block one LayerNorm `2h`, q/k/v/out `4h²` (no bias), fc_in/fc_out
 //!   `2·h·I + I + h`; final LayerNorm `2h`; head `V·h + V` (with a bias).
 
-use super::defaults::nested;
-use super::reader::Reader;
-use super::{
-    add, add_dense_ffn, add_embeddings, add_routed_experts, finish_parts, full_attention, mul,
-    read_dims, read_intermediate, read_max_pos, read_tie, split_heads, Acc, Comp, Dims, FourH,
-    Parts,
+use super::common::{
+    check_kv, read_dims, read_intermediate, read_max_pos, read_tie, read_top_k, split_heads, Dims,
+    FourH,
 };
+use super::defaults::nested;
+use super::kit::{
+    add_attention, add_dense_ffn, add_embeddings, add_routed_experts, finish_parts, full_attention,
+    Acc, Comp, Parts,
+};
+use super::reader::Reader;
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::CalcError;
 use crate::core::model::desc::Layer;
 use serde_json::{Map, Value};
@@ -43,7 +47,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut a = Reader::new(part(root, "attn_config", &empty), root)
         .with_classes(nested(class, "attn_config"), None);
     let kv = a.req(("kv_heads", "kv_n_heads"), "why_size_attention")?;
-    super::check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
+    check_kv(heads, kv, Some("attn_config.kv_n_heads"))?;
     let mut f = Reader::new(part(root, "ffn_config", &empty), root)
         .with_classes(nested(class, "ffn_config"), None);
     let inter = f.req(
@@ -51,7 +55,7 @@ pub(super) fn dbrx(r: &mut Reader) -> Result<Parts, CalcError> {
         "why_size_experts",
     )?;
     let experts = f.req(("experts", "num_local_experts"), "why_count_experts")?;
-    let top_k = super::read_top_k(&mut f, experts, None)?;
+    let top_k = read_top_k(&mut f, experts, None)?;
     r.ledger.extend(a.ledger);
     r.ledger.extend(f.ledger);
     let hd = split_heads(h, heads)?;
@@ -96,7 +100,7 @@ pub(super) fn mpt(r: &mut Reader) -> Result<Parts, CalcError> {
     for _ in 0..nl {
         let norm = if bias { 4 } else { 2 };
         acc.norms(norm, h)?;
-        super::add_attention(&mut acc, h, heads, heads, hd, hd, bias, bias)?;
+        add_attention(&mut acc, h, heads, heads, hd, hd, bias, bias)?;
         layers.push(Layer {
             mixer: full_attention(heads, heads, hd),
             ffn: add_dense_ffn(&mut acc, h, inter, false, bias)?,
@@ -128,7 +132,7 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut layers = Vec::new();
     for _ in 0..nl {
         acc.norms(2, h)?;
-        super::add_attention(&mut acc, h, heads, heads, hd, hd, false, false)?;
+        add_attention(&mut acc, h, heads, heads, hd, hd, false, false)?;
         layers.push(Layer {
             mixer: full_attention(heads, heads, hd),
             ffn: add_dense_ffn(&mut acc, h, inter, false, true)?,

@@ -19,9 +19,10 @@
 //!   with biases, MLP `2·v·I + I + v`; pixel-shuffle MLP `I·P_in + P_out²`; projector
 //!   `vision_output_dim·h`.
 
-use super::defaults::{class_for, ClassDefaults};
+use super::defaults::{self, class_for, ClassDefaults};
+use super::model_type::type_of;
 use super::reader::{layer_count, Reader};
-use super::{add, mul};
+use crate::core::base::checked::{add, mul};
 use crate::core::base::error::CalcError;
 use serde_json::{Map, Value};
 
@@ -398,4 +399,28 @@ pub(super) fn mllama(
         ],
     )?;
     Ok(counted(r, total, "ldg_vision_tower_counted"))
+}
+
+/// Counts the vision tower of a multimodal config (with its projector into the language
+/// model of width `text_h`), `None` for a tower this calculator does not know.
+pub(super) fn vision_tower(
+    r: &mut Reader,
+    vc: &Map<String, Value>,
+    root_type: &str,
+    fam: &str,
+    text_h: u64,
+) -> Result<Option<u64>, CalcError> {
+    let vt = type_of(vc);
+    let class = defaults::nested(defaults::class_for(root_type), "vision_config")
+        .or_else(|| defaults::class_for(&vt));
+    Ok(match (root_type, fam, vt.as_str()) {
+        (_, "gemma3", "siglip_vision_model" | "") => Some(siglip(r, vc, text_h)?),
+        ("qwen2_5_vl", _, _) => Some(qwen_vl(r, vc, class, QwenVlLayout::Qwen25)?),
+        ("qwen3_vl" | "qwen3_vl_moe", _, _) => Some(qwen_vl(r, vc, class, QwenVlLayout::Qwen3)?),
+        ("qwen3_5" | "qwen3_5_moe", _, _) => Some(qwen_vl(r, vc, class, QwenVlLayout::Qwen35)?),
+        ("mistral3", _, "pixtral" | "") => Some(pixtral(r, vc, class, text_h)?),
+        ("llama4", _, _) => Some(llama4(r, vc, class, text_h)?),
+        ("mllama", _, _) => Some(mllama(r, vc, class, text_h)?),
+        _ => None,
+    })
 }

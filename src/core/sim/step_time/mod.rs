@@ -44,115 +44,22 @@
 //! the per-key bytes of the absorbed (decode) form; SSM layers' per-sequence state traffic is
 //! counted per token for prompt tokens.
 
+mod coefs;
+mod experts;
+
 use crate::core::base::error::{CalcError, Phrase};
-use crate::core::calc::memory::{mxfp4_moe_expert_bytes, mxfp4_moe_layout, Mxfp4MoeLayout};
 use crate::core::calc::perf::{
     allreduce_time, pass_work, time_pass, timed_hardware, Efficiencies, Hardware, PassWork,
     PerfNote, Phase, Workload, FIT_MARLIN_HOPPER_MOE_COMPUTE,
 };
-use crate::core::calc::roofline::expected_distinct_experts;
-use crate::core::hardware::{Accelerator, Architecture};
+use crate::core::hardware::Accelerator;
 use crate::core::model::{Ffn, ModelDesc};
 use crate::core::sim::kernel_step::{pairs_upto, KernelStep, StepOverhead};
-
-const ATTN_OPS: [&str; 2] = ["op_attn_score", "op_attn_av"];
-const HEAD_OPS: [&str; 2] = ["op_final_norm", "op_lm_head"];
-
-/// One attention operator's linear coefficients (summed over the layers it stands for).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct AttnCoef {
-    /// Sliding window, tokens (`None` = full attention).
-    window: Option<u64>,
-    /// Decode FLOPs per attended key.
-    flops_per_key: f64,
-    /// Decode FLOPs per new token not proportional to keys.
-    flops_per_token: f64,
-    /// Prefill FLOPs per (query, key) pair.
-    flops_per_pair: f64,
-    /// KV bytes per key read.
-    bytes_per_key: f64,
-    /// Bytes per new token (its activations and its own K/V).
-    bytes_per_token: f64,
-}
-
-/// Per-operator sums of one step being built.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct AttnSums {
-    decode_keys: f64,
-    prefill_pairs: f64,
-    prefill_keys: f64,
-}
-
-/// One token-proportional operator: FLOPs and bytes at `T` tokens are
-/// `flops0 + flops1·T` and `bytes0 + bytes1·T`, plus, for routed experts, `expert_bytes ×
-/// distinct(T)`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct TokenCoef {
-    flops0: f64,
-    flops1: f64,
-    bytes0: f64,
-    bytes1: f64,
-    expert_bytes: f64,
-}
-
-/// Expected distinct experts for `t` tokens: `(experts, top_k)` of the model's MoE layers.
-fn distinct(moe: Option<(u64, u64)>, t: f64) -> f64 {
-    moe.map_or(0.0, |(e, k)| expected_distinct_experts(e, k, t))
-}
-
-/// Coefficients of the operators `keep` selects, from the operator lists at 1 and 2 tokens.
-fn token_coefs(
-    w1: &PassWork,
-    w2: &PassWork,
-    keep: fn(&str) -> bool,
-    moe: Option<(u64, u64)>,
-) -> Vec<TokenCoef> {
-    w1.ops
-        .iter()
-        .zip(&w2.ops)
-        .filter(|(a, _)| keep(&a.name))
-        .map(|(a, b)| {
-            let flops1 = b.flops.0 - a.flops.0;
-            if a.name == "op_moe_experts" && moe.is_some() {
-                // bytes(T) = U·distinct(T) + a·T, solved from T = 1 and 2.
-                let (d1, d2) = (distinct(moe, 1.0), distinct(moe, 2.0));
-                let den = 2.0 * d1 - d2;
-                let u = if den.abs() > 0.0 {
-                    (2.0 * a.bytes - b.bytes) / den
-                } else {
-                    0.0
-                };
-                TokenCoef {
-                    flops0: a.flops.0 - flops1,
-                    flops1,
-                    bytes0: 0.0,
-                    bytes1: a.bytes - u * d1,
-                    expert_bytes: u,
-                }
-            } else {
-                let bytes1 = b.bytes - a.bytes;
-                TokenCoef {
-                    flops0: a.flops.0 - flops1,
-                    flops1,
-                    bytes0: a.bytes - bytes1,
-                    bytes1,
-                    expert_bytes: 0.0,
-                }
-            }
-        })
-        .collect()
-}
-
-/// A pass of the selected operators (attention, linear or head), to be updated in place.
-fn select(from: &PassWork, phase: Phase, keep: fn(&str) -> bool) -> PassWork {
-    PassWork {
-        phase,
-        ops: from.ops.iter().filter(|o| keep(&o.name)).cloned().collect(),
-        allreduces: 0,
-        allreduce_bytes: 0.0,
-        layers: from.layers,
-    }
-}
+use coefs::{
+    capped, distinct, is_attn, is_head, is_linear, select, token_coefs, AttnCoef, AttnSums,
+    TokenCoef,
+};
+use experts::{expert_compute_factor, expert_layout_scale, marlin_on_hopper};
 
 /// Times engine steps for one model, accelerator, TP degree and precision.
 #[derive(Debug, Clone)]
@@ -198,66 +105,6 @@ pub struct StepModel {
 /// kind; vLLM's token budget is 8,192 or 2,048 by default, and the sampled requests at most
 /// `max_num_seqs`).
 const MEMO_MAX: usize = 1 << 16;
-
-fn is_attn(name: &str) -> bool {
-    ATTN_OPS.contains(&name)
-}
-
-fn is_head(name: &str) -> bool {
-    HEAD_OPS.contains(&name)
-}
-
-fn is_linear(name: &str) -> bool {
-    !is_attn(name) && !is_head(name)
-}
-
-/// How much larger vLLM's MXFP4 MoE expert tensors are than the checkpoint's on `gpu`
-/// (`core::memory::mxfp4_moe_padding`: Marlin rounds the intermediate size per partition up to
-/// 128 and the hidden size to 256, and its kernel streams and multiplies the padded tiles):
-/// 1.090 for gpt-oss (2,880 × 2,880 experts) at TP 1, 1.138 at TP 2 and 4; 1 for other models,
-/// other GPUs and a requested weight precision. The static performance model, which is not
-/// vLLM's, keeps the checkpoint's shapes.
-fn expert_layout_scale(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> f64 {
-    if wl.weights_dtype.is_some() {
-        return 1.0;
-    }
-    let plain = mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 as f64;
-    let laid = mxfp4_moe_expert_bytes(model, wl.tp, mxfp4_moe_layout(gpu)).0 as f64;
-    if plain > 0.0 {
-        laid / plain
-    } else {
-        1.0
-    }
-}
-
-/// Whether `gpu` is a Hopper part, by the catalog's `architecture` column (H100, H200,
-/// GH200). A custom accelerator's architecture is unknown: not Hopper, so the factor is 1.
-fn is_hopper(gpu: &Accelerator) -> bool {
-    gpu.architecture == Architecture::Hopper
-}
-
-/// Whether vLLM runs `model`'s routed experts through Marlin's MXFP4 kernel on a Hopper
-/// `gpu` (the case [`FIT_MARLIN_HOPPER_MOE_COMPUTE`] applies to).
-fn marlin_on_hopper(model: &ModelDesc, gpu: &Accelerator, wl: &Workload) -> bool {
-    wl.weights_dtype.is_none()
-        && mxfp4_moe_layout(gpu) == Mxfp4MoeLayout::Marlin
-        && mxfp4_moe_expert_bytes(model, wl.tp, Mxfp4MoeLayout::Checkpoint).0 > 0
-        && is_hopper(gpu)
-}
-
-/// The routed experts' compute-efficiency factor: `k` (clamped to [0.001, 1]) for MXFP4
-/// experts on the Marlin layout of a Hopper GPU, else 1.
-fn expert_compute_factor(marlin_on_hopper: bool, k: f64) -> f64 {
-    if marlin_on_hopper {
-        k.clamp(1e-3, 1.0)
-    } else {
-        1.0
-    }
-}
-
-fn capped(x: f64, window: Option<u64>) -> f64 {
-    window.map_or(x, |w| x.min(w as f64))
-}
 
 impl StepModel {
     /// Builds the step model. `wl` gives the TP degree and precisions (its batch and lengths
@@ -650,7 +497,7 @@ impl StepModel {
 mod tests {
     use super::*;
     use crate::core::calc::perf::evaluate;
-    use crate::core::hardware::Catalog;
+    use crate::core::hardware::{Architecture, Catalog};
     use crate::core::model::parse_model_text;
     use crate::core::model::presets;
 
