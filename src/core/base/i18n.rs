@@ -74,9 +74,9 @@ static LATE_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_late.txt")
 #[cfg(target_arch = "wasm32")]
 static LATE_LINKED: OnceLock<&'static str> = OnceLock::new();
 
-/// Makes the late rows (`data/i18n/late`) available to [`tr`] in this binary: the late module and the
-/// simulator worker call it first thing. The shell never does, so its wasm does not carry them.
-/// Natively (CLI, tests) every row is always available and this does nothing.
+/// Makes the late rows (`data/i18n/late`) available to [`tr`] in this binary: the late module
+/// and the simulator worker call it first thing. The shell never does, so its wasm does not
+/// carry them. Natively (CLI, tests) every row is always available and this does nothing.
 pub fn link_late() {
     #[cfg(target_arch = "wasm32")]
     let _ = LATE_LINKED.set(LATE_TEXT);
