@@ -5,15 +5,14 @@
 
 import { check, openApp, waitFor, byId, pasteConfig, isVisible, readText } from './app.mjs';
 import { EMBEDS } from './a11y.test.mjs';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { repoPath } from './harness.mjs';
 
-/** `i18n::LATE_KEYS` (src/core/base/i18n.rs): the translation rows the shell's wasm leaves out. */
+/** The keys of `data/i18n/late/*.toml` (a `[key]` line per row): the translation rows the shell's wasm leaves out. */
 function lateKeys() {
-  const src = readFileSync(repoPath('src', 'core', 'base', 'i18n.rs'), 'utf8');
-  const start = src.indexOf('pub const LATE_KEYS');
-  const body = src.slice(start, src.indexOf('];', start));
-  return [...body.matchAll(/"([a-z0-9_]+)"/g)].map((m) => m[1]);
+  const dir = repoPath('data', 'i18n', 'late');
+  return readdirSync(dir).filter((f) => f.endsWith('.toml')).flatMap((f) =>
+    [...readFileSync(`${dir}/${f}`, 'utf8').matchAll(/^\[([a-z0-9_]+)\]\s*$/gm)].map((m) => m[1]));
 }
 
 /** The served file `name` (relative to the app's URL) as bytes. */
@@ -147,13 +146,13 @@ export default function register(runner) {
     await screenshot(page, 'korean-error');
   });
 
-  // Issue 18 "first answer first": the shell's wasm carries only the translation rows it names
-  // (i18n::LATE_KEYS go to the late module and the worker, which call i18n::link_late). A key
-  // the shell names and does not carry would show the missing marker: so no late key may occur
-  // in the shell's wasm at all (a key its code names is stored there as text).
+  // The shell's wasm carries only the translation rows it names (the rows of data/i18n/late go
+  // to the late module and the worker, which call i18n::link_late). A key the shell names and
+  // does not carry would show the missing marker: so no late key may occur in the shell's wasm
+  // at all (a key its code names is stored there as text).
   runner.test('i18n split: the shell names no key of the late part, the late module carries them', async ({ server, log }) => {
     const keys = lateKeys();
-    check(keys.length > 50, `only ${keys.length} keys read from LATE_KEYS: is the parse broken?`);
+    check(keys.length > 50, `only ${keys.length} keys read from data/i18n/late: is the parse broken?`);
     const html = (await served(server, 'index.html')).toString('utf8');
     const shellWasm = html.match(/data-wasm="\.\/([^"]+\.wasm)"/)?.[1];
     check(shellWasm, 'no data-wasm in index.html');
@@ -162,7 +161,7 @@ export default function register(runner) {
     // The check can fail: keys the shell shows are in its wasm.
     for (const k of ['app_title', 'ui_section_fit', 'late_loading']) check(shell.includes(k), `"${k}" not found in the shell's wasm: is the scan broken?`);
     const inShell = keys.filter((k) => shell.includes(k));
-    check(inShell.length === 0, `the shell's wasm names ${inShell.length} key(s) of i18n::LATE_KEYS (take them out of the list): ${inShell.join(', ')}`);
+    check(inShell.length === 0, `the shell's wasm names ${inShell.length} key(s) of data/i18n/late (move their rows to data/i18n/shell): ${inShell.join(', ')}`);
     const absentLate = keys.filter((k) => !late.includes(k));
     check(absentLate.length === 0, `the late module lacks ${absentLate.length} late row(s): ${absentLate.slice(0, 10).join(', ')}`);
     log(`${keys.length} late keys; the shell's wasm (${shellWasm}, ${shell.length} bytes) names none, the late module carries all`);

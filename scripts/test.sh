@@ -10,7 +10,7 @@
 #                    Chromium via wasm-bindgen-test-runner + chromedriver; only when they exist)
 #   fuzz           bash scripts/fuzz.sh 20   short libFuzzer run per parser (when present)
 #   build          trunk build --release --public-url ./       (dist/ for any sub-path)
-#   late-keys      cargo test --test late_keys -- --ignored   i18n::LATE_KEYS against the
+#   late-keys      cargo test --test late_keys -- --ignored   data/i18n/late against the
 #                    translation keys the fresh dist's shell wasm names (its data-wasm file)
 #   bench-size     node bench/size.mjs      shipped bytes: raw, gzip, brotli (report only; the
 #                    short form of scripts/bench.sh, which runs every benchmark)

@@ -1,13 +1,13 @@
-//! Every user-visible string of the browser app comes from the translation table.
+//! Every user-visible string of the browser app comes from the translations (`data/i18n`).
 //!
 //! Scans the UI and chart sources (`src/ui/**/*.rs`, `src/charts/**/*.rs`) as text:
 //! - every key passed to a translation call (`tr(lang, "key")`, `state.tr("key")`, and the
-//!   local shorthands `t("key")` / `title("key")`) must be in `i18n::TABLE`;
+//!   local shorthands `t("key")` / `title("key")`) must be a row of `data/i18n`;
 //! - no `view!` block may hold literal text with letters between tags (`<p>Hello</p>` or
 //!   `<p>"Hello"</p>`): such text would show in one language only. Symbols, numbers and a few
 //!   units that read the same in both languages are allowed.
 
-use llm_serving_calculator::core::base::i18n::{has, tr, Lang, TABLE};
+use llm_serving_calculator::core::base::i18n::{entries, has, tr, Lang};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -218,7 +218,7 @@ fn every_translation_key_used_by_the_ui_exists() {
     );
     assert!(
         missing.is_empty(),
-        "keys not in i18n::TABLE:\n{}",
+        "keys not in the translations (add a row to data/i18n/<shell|late>/<area>.toml):\n{}",
         missing.join("\n")
     );
 }
@@ -233,7 +233,7 @@ fn no_literal_text_inside_view_blocks() {
     }
     assert!(
         found.is_empty(),
-        "user-visible text outside the translation table:\n{}",
+        "user-visible text outside the translations (data/i18n):\n{}",
         found.join("\n")
     );
 }
@@ -265,7 +265,7 @@ fn missing_keys_show_the_marker_the_browser_tests_look_for() {
     // e2e/i18n.test.mjs searches the page for this marker in both languages.
     assert_eq!(tr(Lang::Ko, "no_such_key_zz"), "⟨missing translation⟩");
     assert_eq!(tr(Lang::En, "no_such_key_zz"), "⟨missing translation⟩");
-    for (k, en, ko) in TABLE {
+    for (k, en, ko) in entries() {
         assert!(!en.contains('⟨') && !ko.contains('⟨'), "{k}");
     }
 }

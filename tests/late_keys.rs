@@ -1,14 +1,15 @@
-//! Derives `i18n::LATE_KEYS` from a built shell instead of keeping it by hand (issue 18).
+//! The split of the translations between the shell and the late module, checked against a built
+//! shell: a row's folder (`data/i18n/shell` or `data/i18n/late`) says which wasm module ships it.
 //!
-//! A key the shell's code names is stored in its wasm as text (no key is built at run time), so
-//! the rows the shell needs are exactly the keys found in its linked wasm once its own packed
-//! table is blanked out. This test reads the shell's wasm, derives the list and compares it with
-//! `LATE_KEYS`:
-//! - a key of `LATE_KEYS` the shell names fails it (the shell would show the missing marker);
-//! - a key the shell does not name but `LATE_KEYS` lacks fails it too (it ships in the shell
-//!   for nothing);
+//! A key the shell's code names is stored in its wasm as text (no key the shell uses is built at
+//! run time), so the rows the shell needs are exactly the keys found in its linked wasm once its
+//! own packed rows are blanked out. This test reads the shell's wasm and fails
+//! - for a key of `data/i18n/late` the shell names (the shell would show the missing marker):
+//!   move its row to `data/i18n/shell`;
+//! - for a key of `data/i18n/shell` the shell does not name (it ships in the shell for
+//!   nothing): move its row to `data/i18n/late`;
 //!
-//! and on failure it prints the whole derived list, to paste into `LATE_KEYS`.
+//! and on failure it prints which keys to move, from which file.
 //!
 //! It needs a release build of the shell, so it is ignored by default:
 //!
@@ -20,16 +21,13 @@
 //! (`LLMCALC_SHELL_WASM=path` reads another file, such as a dist's `app-…_bg.wasm`.) The e2e
 //! test "i18n split" checks the first half on every built dist.
 
-use llm_serving_calculator::core::base::i18n::{LATE_KEYS, TABLE};
-use std::path::PathBuf;
+use llm_serving_calculator::core::base::i18n::{late_rows, shell_rows};
+use std::path::{Path, PathBuf};
 
-/// The shell's rows of `TABLE` packed as `i18n` packs them (`key NUL English NUL Korean NUL`).
+/// The shell's rows packed as `build.rs` packs them (`key NUL English NUL Korean NUL`).
 fn shell_packed() -> Vec<u8> {
     let mut out = Vec::new();
-    for (k, en, ko) in TABLE {
-        if LATE_KEYS.binary_search(k).is_ok() {
-            continue;
-        }
+    for (k, en, ko) in shell_rows() {
         for part in [k, en, ko] {
             out.extend_from_slice(part.as_bytes());
             out.push(0);
@@ -45,9 +43,32 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// The file of `data/i18n/<module>` that holds the row `key` (for the failure message).
+fn file_of(module: &str, key: &str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/i18n")
+        .join(module);
+    let header = format!("[{key}]");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == header)))
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .map_or_else(
+            || format!("data/i18n/{module}/?"),
+            |n| format!("data/i18n/{module}/{n}"),
+        )
+}
+
 #[test]
 #[ignore = "needs a release build of the shell's wasm (see the module docs)"]
-fn late_keys_are_the_keys_the_shell_does_not_name() {
+fn late_rows_are_the_keys_the_shell_does_not_name() {
     let path = std::env::var_os("LLMCALC_SHELL_WASM").map_or_else(
         || {
             PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -61,23 +82,15 @@ fn late_keys_are_the_keys_the_shell_does_not_name() {
             path.display()
         )
     });
-    // Blank out the shell's own packed table: its keys are there whatever the code names.
+    // Blank out the shell's own packed rows: their keys are there whatever the code names.
     let packed = shell_packed();
     let at = find(&wasm, &packed).unwrap_or_else(|| {
         panic!(
-            "the shell's packed table is not in {}: was it built from this LATE_KEYS? Rebuild it",
+            "the shell's packed rows are not in {}: was it built from this data/i18n? Rebuild it",
             path.display()
         )
     });
     wasm[at..at + packed.len()].fill(0);
-    // The derived list, in TABLE's key order (sorted like LATE_KEYS).
-    let mut derived: Vec<&str> = TABLE
-        .iter()
-        .map(|(k, _, _)| *k)
-        .filter(|k| find(&wasm, k.as_bytes()).is_none())
-        .collect();
-    derived.sort_unstable();
-    derived.dedup();
     // The check can fail: keys the first answer shows are named by the shell.
     for k in ["app_title", "ui_section_fit", "late_loading"] {
         assert!(
@@ -85,23 +98,28 @@ fn late_keys_are_the_keys_the_shell_does_not_name() {
             "{k} not found in the shell's wasm: is the scan broken?"
         );
     }
-    let named: Vec<&str> = LATE_KEYS
+    let named = |k: &&str| find(&wasm, k.as_bytes()).is_some();
+    let to_shell: Vec<String> = late_rows()
         .iter()
-        .copied()
-        .filter(|k| derived.binary_search(k).is_err())
+        .map(|r| r.0)
+        .filter(named)
+        .map(|k| format!("{k} (in {})", file_of("late", k)))
         .collect();
-    let missing: Vec<&str> = derived
+    let to_late: Vec<String> = shell_rows()
         .iter()
-        .copied()
-        .filter(|k| LATE_KEYS.binary_search(k).is_err())
+        .map(|r| r.0)
+        .filter(|k| !named(k))
+        .map(|k| format!("{k} (in {})", file_of("shell", k)))
         .collect();
-    if !named.is_empty() || !missing.is_empty() {
-        let list: String = derived.iter().map(|k| format!("    \"{k}\",\n")).collect();
-        panic!(
-            "LATE_KEYS differs from what {} names:\n- named by the shell (take out): {named:?}\n\
-             - not named by the shell (add): {missing:?}\nThe derived list ({} keys):\n{list}",
-            path.display(),
-            derived.len()
-        );
-    }
+    assert!(
+        to_shell.is_empty() && to_late.is_empty(),
+        "the split of data/i18n differs from what {} names:\n\
+         - named by the shell, move to data/i18n/shell ({}):\n    {}\n\
+         - not named by the shell, move to data/i18n/late ({}):\n    {}",
+        path.display(),
+        to_shell.len(),
+        to_shell.join("\n    "),
+        to_late.len(),
+        to_late.join("\n    ")
+    );
 }

@@ -1,4 +1,4 @@
-//! Every translation key the web UI names literally exists in the table, in both languages.
+//! Every translation key the web UI names literally is a row of `data/i18n`, in both languages.
 //!
 //! The UI (`src/ui/`) is wasm-only, so this native test reads its source: string literals
 //! passed to `tr(…)`, `t(…)`, `state.tr(…)`, or given as `…_key=`/`("…", "…_…")` tables.

@@ -411,7 +411,7 @@ mod tests {
             .collect();
         assert!(
             missing.is_empty(),
-            "not in i18n::TABLE:\n{}",
+            "not in the translations (data/i18n):\n{}",
             missing.join("\n")
         );
     }

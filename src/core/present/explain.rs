@@ -3,9 +3,10 @@
 //! arithmetic intensity; the KV cache grows during generation until OOM), with the live numbers
 //! of the current [`Report`] substituted.
 //!
-//! The sentences are templates in the translation table (`explain_*` keys in
-//! [`crate::core::base::i18n::TABLE`]) with `{name}` placeholders, filled by [`fill`](crate::core::base::i18n::fill). Numbers are
-//! computed here from the report only, so the UI just renders the paragraphs.
+//! The sentences are templates in the translations (`explain_*` keys, in
+//! `data/i18n/shell/derivations.toml`) with `{name}` placeholders, filled by
+//! [`fill`](crate::core::base::i18n::fill). Numbers are computed here from the report only, so
+//! the UI just renders the paragraphs.
 //!
 //! Formulas (WORKED_EXAMPLES.md §2–§5, the chapter's roofline section):
 //! - ridge point = peak FLOP/s ÷ bandwidth B/s (L40S fp16: 362 TFLOP/s ÷ 864 GB/s ≈ 419);
@@ -530,7 +531,7 @@ fn planner(r: &Report) -> Vec<Part> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::base::i18n::{placeholders, TABLE};
+    use crate::core::base::i18n::{entries, placeholders};
     use crate::core::hardware::catalog::Catalog;
     use crate::core::present::report::evaluate;
     use crate::core::present::report::report_for_test as report;
@@ -583,7 +584,10 @@ mod tests {
     #[test]
     fn explain_templates_have_the_same_placeholders_in_both_languages() {
         let mut n = 0;
-        for (k, en, ko) in TABLE.iter().filter(|(k, _, _)| k.starts_with("explain_")) {
+        for (k, en, ko) in entries()
+            .into_iter()
+            .filter(|(k, _, _)| k.starts_with("explain_"))
+        {
             let a: BTreeSet<&str> = placeholders(en).into_iter().collect();
             let b: BTreeSet<&str> = placeholders(ko).into_iter().collect();
             assert_eq!(a, b, "{k}: placeholders differ between English and Korean");
@@ -632,7 +636,7 @@ mod tests {
             }
         }
         // Every explain_ template (other than titles and words) is reachable.
-        for (k, _, _) in TABLE {
+        for (k, _, _) in entries() {
             if k.starts_with("explain_")
                 && !k.starts_with("explain_title_")
                 && !k.starts_with("explain_word_")

@@ -142,7 +142,7 @@ impl VllmStart {
             gpu_memory_utilization: e.gpu_memory_utilization,
             // A start finds every figure (`vllm_start`); a given KV memory is `llmcalc vllm
             // --available-kv-gib`'s. Stated, not copied: the page's shell then leaves that
-            // branch of the budget's derivation out (its key is a late one, `i18n::LATE_KEYS`).
+            // branch of the budget's derivation out (its key is a late one, in `data/i18n/late`).
             available_kv_override: None,
             block_size: e.block_size,
             max_model_len: e.max_model_len,
