@@ -196,7 +196,7 @@ mod tests {
             .rows
             .iter()
             .all(|a| a.predicted_low <= a.predicted && a.predicted <= a.predicted_high));
-        // Issue 5 targets on the held-out rows; reached by the fit (see docs/calibration.md).
+        // Each metric's target on the held-out rows; reached by the fit (see docs/calibration.md).
         for (m, _, test) in &r.stats {
             if let Some(t) = m.target() {
                 assert!(

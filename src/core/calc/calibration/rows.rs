@@ -68,7 +68,7 @@ impl Metric {
         }
     }
 
-    /// The issue-5 target for the held-out median absolute error, when there is one.
+    /// The target for the held-out median absolute error, when there is one.
     pub fn target(self) -> Option<f64> {
         match self {
             Metric::Ttft => Some(0.25),

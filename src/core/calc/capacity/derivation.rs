@@ -8,7 +8,8 @@ use super::traffic::PlanInputs;
 use crate::core::base::derivation::{Derivation, Source, Term};
 use crate::core::base::units::{fmt_sig, Seconds};
 
-/// TTFT and TPOT under continuous batching (the capacity module's docs), when the passes are known.
+/// TTFT and TPOT under continuous batching (the capacity module's docs), when the passes are
+/// known.
 fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
     let Some(p) = o.step_parts else {
         return Vec::new();

@@ -181,7 +181,7 @@ pub(super) fn resolve_link(
     }
 }
 
-/// Load time of one replica of `m` on `tp` GPUs of `gpu` (see the module docs for the model).
+/// Load time of one replica of `m` on `tp` GPUs of `gpu` (the loading module's docs give the model).
 ///
 /// `t_storage = readers × W / BW_storage`; `t_link = (W / tp) / (link × e_link)`;
 /// pipelined `load = max(t_storage, t_link)` = `W / min(BW_storage / readers, tp × link ×

@@ -27,8 +27,8 @@ pub struct WeightBytes {
     pub per_gpu_derivation: Derivation,
 }
 
-/// The storage format assumed for a chosen precision `d` (see the module docs); `base` is
-/// the precision of the parts that are not quantized.
+/// The storage format assumed for a chosen precision `d` (the weights module's docs); `base`
+/// is the precision of the parts that are not quantized.
 pub fn format_for(d: Dtype, base: Dtype) -> WeightFormat {
     let base16 = unquantized_dtype(base);
     let mk = |group_size, scale_bits, zero_point, method: &str| WeightFormat {
