@@ -221,7 +221,8 @@ impl Timing for PerfTiming<'_> {
 
 /// Why an option's TTFT and TPOT are only lower bounds: it may meet the targets on paper
 /// and miss them in service. Such options rank after those timed in full, and a plan whose
-/// best option is one says so ([`Plan::best_lower_bound`], the note `phr_plan_best_lower_bound`).
+/// best option is one says so ([`Plan::best_lower_bound`](super::Plan::best_lower_bound),
+/// the note `phr_plan_best_lower_bound`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LowerBound {

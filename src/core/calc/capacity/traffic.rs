@@ -175,7 +175,7 @@ impl Targets {
 pub struct Candidate {
     /// Catalog id or alias.
     pub gpu: String,
-    /// GPUs in one node; `None` = [`default_gpus_per_node`].
+    /// GPUs in one node; `None` = [`default_gpus_per_node`](super::default_gpus_per_node).
     pub gpus_per_node: Option<u32>,
     /// Price per GPU-hour, US dollars; `None` = the catalog price.
     pub price_usd_per_gpu_hour: Option<f64>,

@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::core::calc::roofline::Phase;
 
-/// What limits a timed operator or pass (the roofline's [`roofline::Bound`] plus the fixed
-/// costs that only a timed pass has).
+/// What limits a timed operator or pass (the roofline's
+/// [`roofline::Bound`](crate::core::calc::roofline::Bound) plus the fixed costs that only a
+/// timed pass has).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Limit {

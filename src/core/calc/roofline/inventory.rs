@@ -18,7 +18,8 @@ use crate::core::model::{Ffn, ModelDesc};
 /// score matrix stays on chip; each cached key is read once per step; sliding layers capped
 /// at the window), `op_mlp_gate_up`/`op_mlp_up`/`op_mlp_down`, or for MoE `op_moe_router`,
 /// `op_moe_experts` (FLOPs of the `top_k` chosen experts; weight bytes of the expected
-/// distinct experts touched, [`expected_distinct_experts`]) and `op_moe_shared`; for SSM
+/// distinct experts touched,
+/// [`expected_distinct_experts`](super::expected_distinct_experts)) and `op_moe_shared`; for SSM
 /// layers `op_ssm_in`, `op_ssm_scan` (~9 FLOP per inner channel per state element per token;
 /// decode reads and writes the recurrent state) and `op_ssm_out`. Approximations: MLA decode
 /// uses the absorbed form (scores over the `kv_lora_rank + qk_rope_head_dim` latent, read once

@@ -23,7 +23,7 @@ pub struct WeightBytes {
     /// Formula, substituted values and result of `total`.
     pub derivation: Derivation,
     /// How `per_gpu` follows from the parameters: what is split across the GPUs and what
-    /// each holds whole ([`per_gpu`]).
+    /// each holds whole ([`per_gpu`](super::per_gpu)).
     pub per_gpu_derivation: Derivation,
 }
 
