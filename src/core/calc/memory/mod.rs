@@ -45,9 +45,9 @@
 //! produce NaN.
 //!
 //! The parts: vLLM's defaults (`defaults`), small shared helpers (`helpers`), the per-GPU KV
-//! profile
-//! (`kv_profile`), the activation reserve (`activation`), the textbook's budget (`textbook`),
-//! vLLM's budget (`vllm`), what a vLLM process sees beyond the catalog and the checkpoint
+//! profile (`kv_profile`), the activation reserve (`activation`), the textbook's budget
+//! (`textbook`), vLLM's budget (`vllm`; its inputs in `vllm_inputs`, its paging in blocks in
+//! `vllm_paging`), what a vLLM process sees beyond the catalog and the checkpoint
 //! (`vllm_loaded`: the total memory PyTorch reports, MXFP4 MoE experts padded for Marlin),
 //! the budget's inputs from a model, a GPU and the engine's knobs (`vllm_start`: the one
 //! place the simulator, the report and `llmcalc vllm` take them from) and the memory of
@@ -60,7 +60,9 @@ mod kv_profile;
 mod serving;
 mod textbook;
 mod vllm;
+mod vllm_inputs;
 mod vllm_loaded;
+mod vllm_paging;
 mod vllm_start;
 
 pub use crate::core::calc::kv::kv_heads_per_rank;
@@ -76,12 +78,14 @@ pub use textbook::{
     textbook_budget, textbook_for, what_would_fit, Suggestion, TextbookBudget, TextbookGpu,
     TextbookInputs,
 };
-pub use vllm::{non_torch_estimate, vllm_budget, Paging, VllmBudget, VllmInputs, VllmStartup};
+pub use vllm::{vllm_budget, VllmBudget, VllmStartup};
+pub use vllm_inputs::{non_torch_estimate, VllmInputs};
 pub use vllm_loaded::{
     mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
     vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, A100_80GB_VLLM_TOTAL_GIB,
     H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
 };
+pub use vllm_paging::Paging;
 pub use vllm_start::{
     activation_dtype, vllm_activation, vllm_activation_with, vllm_serve_defaults, vllm_start,
     VllmEngine, VllmStart,

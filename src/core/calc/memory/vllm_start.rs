@@ -22,7 +22,7 @@ use super::defaults::{
     default_max_num_batched_tokens, default_max_num_seqs, DEFAULT_BLOCK_SIZE,
     DEFAULT_GPU_MEMORY_UTILIZATION,
 };
-use super::vllm::{non_torch_estimate, VllmInputs};
+use super::vllm_inputs::{non_torch_estimate, VllmInputs};
 use super::vllm_loaded::{vllm_loaded_weights, vllm_total, LoadedWeights, VllmTotal};
 use crate::core::base::derivation::{Derivation, Source};
 use crate::core::base::dtype::Dtype;

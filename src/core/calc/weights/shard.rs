@@ -1,172 +1,16 @@
-//! Stored weight bytes: for the checkpoint's own format and for any chosen precision, in
-//! total and per GPU under tensor parallelism, each with its derivation.
-//!
-//! Rules (all integer bytes):
-//! * Plain formats (fp32, bf16, fp16, and any format when no quantizable split is known):
-//!   `P × bits / 8`, rounded up once.
-//! * Quantized formats store the decoder's linear weight matrices `P_q`
-//!   ([`ParamBreakdown::linear`](crate::core::model::ParamBreakdown), or only the routed
-//!   experts with `experts_only`) at `bits` per element plus, per group of `g` elements, a
-//!   scale of `s` bits and (asymmetric int) a zero point of `bits` bits:
-//!   `⌈P_q·bits/8⌉ + ⌈⌈P_q/g⌉·(s + z)/8⌉`. Groups are counted over the whole quantized
-//!   set, which equals the per-tensor count whenever every row length is a multiple of `g`
-//!   (true for real checkpoints). Everything else (embeddings, lm_head, norms, biases,
-//!   routers) stays at the base precision (`torch_dtype`; bf16 if that is below 16 bits),
-//!   but the routers vLLM keeps in fp32 (`ParamBreakdown::router_fp32`: MiniMax's, GLM-4.5's,
-//!   ERNIE 4.5's, the correction biases) add `4 − b` bytes each, on every GPU.
-//! * fp8/int8 without blocks: one scale per tensor or per output channel, below 0.01 % of the
-//!   bytes, is noted and not counted.
-//! * Chosen precisions ([`format_for`]): int4 = 4 bits + fp16 scale + 4-bit zero point per
-//!   128 (AWQ style); fp4 = MXFP4 (4 bits + 8-bit e8m0 scale per 32); fp6 = MXFP6 (8-bit
-//!   scale per 32); fp8/int8 = 1 B, per-tensor scale not counted.
-//! * Tensor parallelism of degree `t` ([`per_gpu`], the one rule for every caller: the vLLM
-//!   budget, the report, performance, loading, the planner and `llmcalc model --tp`): the
-//!   degree is checked by [`crate::core::calc::tp::check_model`]; attention heads, MLP and
-//!   expert matrices, embeddings and lm_head (vocab-parallel) are split `t` ways (rounded up);
-//!   norms, routers, learned position embeddings and MLA's down-projections (`q_a_proj`,
-//!   `kv_a_proj_with_mqa`, with their norms) and a latent MoE's projections are replicated
-//!   on every GPU; when `t` exceeds the
-//!   KV heads, each GPU also holds a whole K and V head. Each class keeps its bytes per
-//!   element. A safetensors index's exact size adds its surplus over the class rule split
-//!   evenly.
+//! One GPU's share of the weights under tensor parallelism of degree `t` ([`per_gpu`], the one
+//! rule for every caller): attention heads, MLP and expert matrices, embeddings and lm_head are
+//! split `t` ways (rounded up); norms, routers, learned position embeddings, MLA's
+//! down-projections and a latent MoE's projections are replicated; past the KV heads each GPU also
+//! holds a whole K and V head; a safetensors index's surplus over the class rule is split evenly.
 
+use super::bytes::{add_fp32_term, bytes_of, is_plain, split, WeightBytes};
 use crate::core::base::checked::{add, mul};
 use crate::core::base::derivation::{bytes_text, group, Derivation, Source, Term};
-use crate::core::base::dtype::Dtype;
 use crate::core::base::error::CalcError;
 use crate::core::base::units::{fmt_sig, Bytes};
 use crate::core::calc::tp::{check_model, group_padding};
 use crate::core::model::{Ffn, Mixer, ModelDesc, WeightFormat};
-
-/// Weight bytes, total and per GPU, with the derivation of the total.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WeightBytes {
-    /// Bytes of the whole model in the chosen format.
-    pub total: Bytes,
-    /// Bytes held by one GPU under tensor parallelism `tp` (== `total` when `tp` = 1).
-    pub per_gpu: Bytes,
-    /// Tensor-parallel degree used for `per_gpu`.
-    pub tp: u64,
-    /// Formula, substituted values and result of `total`.
-    pub derivation: Derivation,
-    /// How `per_gpu` follows from the parameters: what is split across the GPUs and what
-    /// each holds whole ([`per_gpu`]).
-    pub per_gpu_derivation: Derivation,
-}
-
-/// The storage format assumed for a chosen precision `d` (see the module docs); `base` is
-/// the precision of the parts that are not quantized.
-pub fn format_for(d: Dtype, base: Dtype) -> WeightFormat {
-    let base16 = unquantized_dtype(base);
-    let mk = |group_size, scale_bits, zero_point, method: &str| WeightFormat {
-        dtype: d,
-        group_size,
-        scale_bits,
-        zero_point,
-        method: method.to_string(),
-        experts_only: false,
-        base: base16,
-    };
-    match d {
-        Dtype::Fp32 | Dtype::Bf16 | Dtype::Fp16 => WeightFormat::plain(d),
-        Dtype::Fp8 => mk(None, 0, false, "fp8"),
-        Dtype::Int8 => mk(None, 0, false, "int8"),
-        Dtype::Int4 => mk(Some(128), 16, true, "int4-g128"),
-        Dtype::Fp6 => mk(Some(32), 8, false, "mxfp6"),
-        Dtype::Fp4 => mk(Some(32), 8, false, "mxfp4"),
-    }
-}
-
-/// NVFP4: 4 bits + an fp8 scale per 16 elements (the per-tensor fp32 scale is not counted).
-pub fn nvfp4(base: Dtype) -> WeightFormat {
-    WeightFormat {
-        group_size: Some(16),
-        method: "nvfp4".into(),
-        ..format_for(Dtype::Fp4, base)
-    }
-}
-
-/// Bytes of `n` elements stored plainly at `bits` per element, rounded up.
-fn plain_bytes(n: u64, bits: u64) -> Result<u64, CalcError> {
-    Ok(mul("ovf_weight_bits", &[n, bits])?.div_ceil(8))
-}
-
-/// Bytes of `n` quantized elements in format `f`: `⌈n·bits/8⌉ + ⌈⌈n/g⌉·(s + z)/8⌉`.
-pub fn quantized_bytes(n: u64, f: &WeightFormat) -> Result<u64, CalcError> {
-    let bits = f.dtype.bits();
-    let data = plain_bytes(n, bits)?;
-    let scales = match f.group_size {
-        Some(g) if g > 0 => {
-            let per = f.scale_bits + if f.zero_point { bits } else { 0 };
-            mul("ovf_scale_bits", &[n.div_ceil(g), per])?.div_ceil(8)
-        }
-        _ => 0,
-    };
-    add("ovf_weight_bytes", &[data, scales])
-}
-
-/// Whether format `f` stores every weight plainly at `f.dtype` (no quantization method, an
-/// unknown one, or 16 bits and more): the one test the weight bytes and the roofline's
-/// precisions share.
-pub fn is_plain(f: &WeightFormat) -> bool {
-    f.method.is_empty() || f.method == "none" || f.method == "unknown" || f.dtype.bits() >= 16
-}
-
-/// The precision of a checkpoint's unquantized tensors when its base is `base`: `base` itself
-/// at 16 bits or more, else bf16. vLLM's `kv_cache_dtype = auto` follows the same rule
-/// ([`crate::core::calc::kv::auto_kv_dtype`]).
-pub fn unquantized_dtype(base: Dtype) -> Dtype {
-    if base.bits() >= 16 {
-        base
-    } else {
-        Dtype::Bf16
-    }
-}
-
-/// Splits the parameters into (quantized, replicated, other) for format `f`.
-fn split(m: &ModelDesc, f: &WeightFormat) -> (u64, u64, u64) {
-    let p = &m.loaded_params();
-    let q = if is_plain(f) {
-        0
-    } else if f.experts_only {
-        p.expert_linear
-    } else {
-        p.linear
-    };
-    let q = q.min(p.total);
-    let repl = p
-        .norms
-        .saturating_add(p.router)
-        .saturating_add(p.position_embeddings)
-        .min(p.total - q);
-    (q, repl, p.total - q - repl)
-}
-
-/// Bits per element of the parameters format `f` does not quantize.
-fn rest_bits(f: &WeightFormat) -> u64 {
-    if is_plain(f) {
-        f.dtype.bits()
-    } else {
-        unquantized_dtype(f.base).bits()
-    }
-}
-
-/// Bytes of `q` quantized and `rest` other elements in format `f`, `fp32` of the others held
-/// in fp32 whatever the format ([`ParamBreakdown::router_fp32`](crate::core::model::ParamBreakdown)):
-/// those add `4 − b` bytes each to the `b` of the rest.
-fn bytes_of(q: u64, rest: u64, fp32: u64, f: &WeightFormat) -> Result<u64, CalcError> {
-    let bits = rest_bits(f);
-    let wide = plain_bytes(fp32.min(rest), 32u64.saturating_sub(bits))?;
-    let data = if is_plain(f) {
-        plain_bytes(rest, bits)?
-    } else {
-        add(
-            "ovf_weight_bytes",
-            &[quantized_bytes(q, f)?, plain_bytes(rest, bits)?],
-        )?
-    };
-    add("ovf_weight_bytes", &[data, wide])
-}
 
 /// Parameters one GPU holds beyond an even `1/tp` share under tensor parallelism, as vLLM
 /// lays the model out (see [`per_gpu`]).
@@ -448,227 +292,10 @@ fn share_derivation(
     Ok(d)
 }
 
-/// Adds the fp32 routers to a weights derivation, when there are any and the rest is
-/// narrower: `+ P_32 × (4 − b)` bytes (`b_base` beside quantized weights).
-fn add_fp32_term(d: &mut Derivation, f: &WeightFormat, fp32: u64) {
-    let bits = rest_bits(f);
-    if fp32 == 0 || bits >= 32 {
-        return;
-    }
-    let extra = fmt_sig((32 - bits) as f64 / 8.0);
-    let b = if is_plain(f) { "b" } else { "b_base" };
-    d.formula.push_str(&format!(" + P_32 × (4 − {b})"));
-    d.substituted
-        .push_str(&format!(" + {} × {extra} B", group(fp32)));
-    d.terms.push(Term::new(
-        "P_32",
-        "term_fp32_router_params",
-        group(fp32),
-        "",
-        Source::Derived("ldg_router_fp32".into()),
-    ));
-}
-
-/// The derivation of a plain format's bytes, `P × b`.
-fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Derivation {
-    let bits = f.dtype.bits();
-    Derivation {
-        title_key: "weights_bytes".into(),
-        formula: "P × b".into(),
-        substituted: format!(
-            "{} × {} B",
-            group(pt),
-            crate::core::base::units::fmt_sig(bits as f64 / 8.0)
-        ),
-        result: bytes_text(Bytes(total), false),
-        terms: vec![
-            Term::new("P", "term_params", group(pt), "", src_p),
-            Term::new(
-                "b",
-                "term_bytes_per_param",
-                crate::core::base::units::fmt_sig(bits as f64 / 8.0),
-                "B",
-                Source::Derived(f.dtype.id().into()),
-            ),
-        ],
-        notes: vec![],
-        ..Default::default()
-    }
-}
-
-/// The derivation of a quantized format's bytes: quantized matrices at `bits` plus group
-/// scales (and zero points), the rest at the base precision.
-fn quantized_derivation(
-    f: &WeightFormat,
-    pt: u64,
-    q: u64,
-    total: u64,
-    src_p: Source,
-) -> Derivation {
-    let mut notes = Vec::new();
-    let g = f.group_size.unwrap_or(0);
-    let z = if f.zero_point { f.dtype.bits() } else { 0 };
-    let base_b = unquantized_dtype(f.base).bits() / 8;
-    if f.group_size.is_none() {
-        notes.push("note_scales_not_counted".to_string());
-    }
-    Derivation {
-        title_key: "weights_bytes".into(),
-        formula: if g > 0 {
-            "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
-        } else {
-            "⌈P_q × bits / 8⌉ + (P − P_q) × b_base".into()
-        },
-        substituted: if g > 0 {
-            format!(
-                "⌈{} × {} / 8⌉ + ⌈⌈{} / {g}⌉ × ({} + {z}) / 8⌉ + {} × {base_b}",
-                group(q),
-                f.dtype.bits(),
-                group(q),
-                f.scale_bits,
-                group(pt - q)
-            )
-        } else {
-            format!(
-                "⌈{} × {} / 8⌉ + {} × {base_b}",
-                group(q),
-                f.dtype.bits(),
-                group(pt - q)
-            )
-        },
-        result: bytes_text(Bytes(total), false),
-        terms: vec![
-            Term::new("P", "term_params", group(pt), "", src_p),
-            Term::new(
-                "P_q",
-                "term_quantized_params",
-                group(q),
-                "",
-                Source::Derived(if f.experts_only {
-                    "ldg_routed_expert_matrices".into()
-                } else {
-                    "ldg_decoder_linear_matrices".into()
-                }),
-            ),
-            Term::new(
-                "bits",
-                "term_bits",
-                f.dtype.bits().to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "g",
-                "term_group_size",
-                g.to_string(),
-                "",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "s",
-                "term_scale_bits",
-                f.scale_bits.to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "z",
-                "term_zero_point_bits",
-                z.to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "b_base",
-                "term_bytes_per_param",
-                base_b.to_string(),
-                "B",
-                Source::Derived(f.base.id().into()),
-            ),
-        ],
-        notes,
-        ..Default::default()
-    }
-}
-
-/// Weight bytes in format `f`, total and per GPU under tensor parallelism `tp` (≥ 1, checked
-/// by the one TP rule; the share from [`per_gpu`]).
-pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightBytes, CalcError> {
-    let (q, repl, other) = split(m, f);
-    let lp = m.loaded_params();
-    let fp32 = lp.router_fp32;
-    let total = bytes_of(q, add("ovf_params", &[repl, other])?, fp32, f)?;
-    let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
-    let pt = lp.total;
-    let src_p = Source::Derived("params_total".into());
-    let mut derivation = if is_plain(f) {
-        plain_derivation(f, pt, total, src_p)
-    } else {
-        quantized_derivation(f, pt, q, total, src_p)
-    };
-    add_fp32_term(&mut derivation, f, fp32);
-    Ok(WeightBytes {
-        total: Bytes(total),
-        per_gpu,
-        tp,
-        derivation,
-        per_gpu_derivation,
-    })
-}
-
-/// Weight bytes at the precision a user chose: the checkpoint's own format (its exact size
-/// when an index gave one) when none is chosen or the chosen one is the checkpoint's own,
-/// else every quantizable tensor in `d` ([`with_dtype`]). The one rule for the report, the
-/// performance model and loading.
-pub fn chosen(m: &ModelDesc, d: Option<Dtype>, tp: u64) -> Result<WeightBytes, CalcError> {
-    match d {
-        Some(d) if d != m.weights.dtype => with_dtype(m, d, tp),
-        _ => checkpoint(m, tp),
-    }
-}
-
-/// Weight bytes with every quantizable tensor in precision `d` ([`format_for`]).
-pub fn with_dtype(m: &ModelDesc, d: Dtype, tp: u64) -> Result<WeightBytes, CalcError> {
-    with_format(m, &format_for(d, m.weights.base), tp)
-}
-
-/// Weight bytes of the checkpoint as published: the exact `metadata.total_size` of a
-/// safetensors index when known (split evenly across `tp`, rounded up), else the model's own
-/// [`WeightFormat`].
-pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
-    let class = with_format(m, &m.weights, tp)?;
-    let Some(b) = m.exact_weight_bytes else {
-        return Ok(class);
-    };
-    let d = Derivation {
-        title_key: "weights_bytes".into(),
-        formula: "total_size".into(),
-        substituted: group(b.0),
-        result: bytes_text(b, false),
-        terms: vec![Term::new(
-            "total_size",
-            "term_index_total_size",
-            group(b.0),
-            "B",
-            Source::ConfigKey("metadata.total_size".into()),
-        )],
-        notes: vec!["note_exact_index".into()],
-        ..Default::default()
-    };
-    let (per_gpu, per_gpu_derivation) = index_share(b, &class);
-    Ok(WeightBytes {
-        total: b,
-        per_gpu,
-        tp,
-        derivation: d,
-        per_gpu_derivation,
-    })
-}
-
 /// One GPU's share of an index's exact `total_size` `W`: the class rule's share plus the
 /// bytes the index holds beyond the class rule's total (block scales, tensors the config does
 /// not describe), split evenly: `W_gpu = W_class,gpu + (W − W_class) / TP` (rounded up).
-fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) {
+pub(super) fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) {
     let tp = class.tp.max(1);
     let residual = i128::from(b.0) - i128::from(class.total.0);
     let spread = if residual >= 0 {
@@ -716,7 +343,9 @@ fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::checkpoint::{checkpoint, with_dtype};
     use super::*;
+    use crate::core::base::dtype::Dtype;
     use crate::core::model::config::parse_model_text;
 
     fn llama2() -> Option<ModelDesc> {
@@ -725,87 +354,6 @@ mod tests {
             "num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false,"torch_dtype":"float16"}"#,
         )
         .ok()
-    }
-
-    /// The two bytes-per-weight figures agree where they must: a format's bytes per element
-    /// times `n` is what `quantized_bytes` stores for `n` elements (n a multiple of the group),
-    /// for every precision's format (AWQ-style scales and zero points, MXFP4, NVFP4, plain).
-    #[test]
-    fn bytes_per_element_matches_quantized_bytes() {
-        for d in Dtype::ALL {
-            let f = format_for(*d, Dtype::Bf16);
-            let n = 4096 * f.group_size.unwrap_or(1).max(1);
-            let exact = quantized_bytes(n, &f).unwrap_or(0) as f64;
-            assert_eq!(exact, n as f64 * f.bytes_per_element(), "{d:?}: {f:?}");
-        }
-    }
-
-    /// A format without a method name is plain, like `none` and `unknown`: its bytes are every
-    /// parameter at its dtype, and the roofline's linear layers read the same bits.
-    #[test]
-    fn a_format_without_a_method_is_plain_everywhere() {
-        use crate::core::calc::roofline::Precisions;
-        let Some(m) = llama2() else {
-            panic!("llama2 parses")
-        };
-        let f = WeightFormat {
-            method: String::new(),
-            ..format_for(Dtype::Int4, Dtype::Bf16)
-        };
-        assert!(is_plain(&f));
-        let bytes = bytes_of(0, m.params.total, 0, &f).expect("bytes");
-        assert_eq!(bytes, (m.params.total * 4).div_ceil(8));
-        let p = Precisions::from_format(&f, Dtype::Bf16, Dtype::Bf16);
-        assert_eq!((p.linear_bits, p.base_bits), (4.0, 4.0));
-        let named = format_for(Dtype::Int4, Dtype::Bf16);
-        assert!(!is_plain(&named));
-        let q = Precisions::from_format(&named, Dtype::Bf16, Dtype::Bf16);
-        assert_eq!(q.linear_bits, named.bytes_per_element() * 8.0);
-        assert_eq!(q.base_bits, 16.0);
-    }
-
-    #[test]
-    fn llama2_7b_bf16() {
-        // P = 6,738,415,616 (from the config); bf16 = 2 B each → 13,476,831,232 B.
-        let m = llama2();
-        let w = m.as_ref().and_then(|m| with_dtype(m, Dtype::Bf16, 1).ok());
-        let p = m.as_ref().map_or(0, |m| m.params.total);
-        assert_eq!(p, 6_738_415_616);
-        assert_eq!(w.map(|w| w.total.0), Some(p * 2));
-        let w32 = m.as_ref().and_then(|m| with_dtype(m, Dtype::Fp32, 1).ok());
-        assert_eq!(w32.map(|w| w.total.0), Some(p * 4));
-        let ck = m.as_ref().and_then(|m| checkpoint(m, 1).ok());
-        assert_eq!(ck.map(|w| w.total.0), Some(p * 2));
-    }
-
-    #[test]
-    fn int4_groups() {
-        // 128 elements, int4 g128 + fp16 scale + 4-bit zero: 64 B + ⌈(16 + 4) / 8⌉ = 64 + 3.
-        let f = format_for(Dtype::Int4, Dtype::Bf16);
-        assert_eq!(
-            quantized_bytes(128, &f).ok(),
-            Some(128 / 2 + (16 + 4_u64).div_ceil(8))
-        );
-        // MXFP4: 32 elements → 16 B + 1 B scale.
-        let f = format_for(Dtype::Fp4, Dtype::Bf16);
-        assert_eq!(quantized_bytes(32, &f).ok(), Some(16 + 1));
-        // NVFP4: 16 elements → 8 B + 1 B scale.
-        assert_eq!(quantized_bytes(16, &nvfp4(Dtype::Bf16)).ok(), Some(8 + 1));
-    }
-
-    #[test]
-    fn llama2_int4_keeps_embeddings_16bit() {
-        let Some(m) = llama2() else {
-            panic!("config did not parse")
-        };
-        let q = m.params.linear; // 32 × (4·4096² + 3·4096·11008)
-        assert_eq!(q, 32 * (4 * 4096 * 4096 + 3 * 4096 * 11008));
-        let rest = m.params.total - q;
-        let want = q / 2 + (q / 128) * 20 / 8 + rest * 2;
-        assert_eq!(
-            with_dtype(&m, Dtype::Int4, 1).map(|w| w.total.0).ok(),
-            Some(want)
-        );
     }
 
     #[test]
@@ -845,7 +393,7 @@ mod tests {
     #[test]
     fn kv_heads_beyond_tp_are_replicated() {
         let m = preset(include_str!(
-            "../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
+            "../../../../tests/fixtures/meta-llama__Meta-Llama-3.1-8B.json"
         ));
         let p = m.params.total;
         assert_eq!(p, 8_030_261_248);
@@ -863,7 +411,7 @@ mod tests {
     #[test]
     fn kv_sharing_changes_no_weight() {
         let m = preset(include_str!(
-            "../../../tests/fixtures/corpus/google__gemma-3n-E4B-it.json"
+            "../../../../tests/fixtures/corpus/google__gemma-3n-E4B-it.json"
         ));
         assert!(!m.kv_shared.is_empty());
         let mut unshared = m.clone();
@@ -904,7 +452,7 @@ mod tests {
     #[test]
     fn mla_down_projections_are_replicated() {
         let m = preset(include_str!(
-            "../../../data/presets/deepseek-ai__DeepSeek-V3.json"
+            "../../../../data/presets/deepseek-ai__DeepSeek-V3.json"
         ));
         let (h, rq, rkv, rope, layers) = (7168u64, 1536u64, 512u64, 64u64, 61u64);
         let mla = layers * (h * rq + h * (rkv + rope) + rq + rkv);
@@ -945,7 +493,7 @@ mod tests {
     #[test]
     fn mixed_formats_keep_their_bytes_per_class() {
         let m = preset(include_str!(
-            "../../../data/presets/openai__gpt-oss-120b.json"
+            "../../../../data/presets/openai__gpt-oss-120b.json"
         ));
         assert!(m.weights.experts_only, "{:?}", m.weights);
         for tp in [2u64, 4, 8] {
