@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: installs what is missing (scripts/setup.sh), then runs every check in order:
 #
-#   fmt            cargo fmt --check
+#   fmt            cargo fmt --all --check   (the app and crates/core)
 #   clippy         cargo clippy --all-targets -- -D warnings                     (native)
 #   clippy-wasm    cargo clippy --target wasm32-unknown-unknown --lib --bins --examples
 #                    --test <each tests/*.rs that uses wasm_bindgen_test> -- -D warnings
@@ -62,7 +62,7 @@ if [ "$run_setup" = "1" ]; then
     table+=("$(printf '%-12s %-18s %5ss' setup ok "$(($(date +%s) - t0))")")
 fi
 
-stage fmt plain 300 cargo fmt --check -- --color never
+stage fmt plain 300 cargo fmt --all --check -- --color never
 stage clippy plain 1800 cargo clippy --all-targets -- -D warnings
 # For wasm: the lib, the bins, the examples and the integration tests written for the browser
 # (tests/*.rs that use wasm_bindgen_test). Native-only test files need not compile for wasm.

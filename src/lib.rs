@@ -4,7 +4,9 @@
 //! ([`ui`], wasm only) and the native `llmcalc` CLI ([`cli`]).
 #![doc = include_str!("../README.md")]
 
-pub mod core;
+/// The calculation core (the `llmcalc-core` crate of this workspace, `crates/core/`), under
+/// the name the app, the charts and the CLI use for it.
+pub use llmcalc_core as core;
 
 /// Every chart, drawn from prepared data by backend-generic plotters code.
 pub mod charts;

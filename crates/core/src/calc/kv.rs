@@ -1,0 +1,678 @@
+//! KV cache and recurrent state bytes, per token, per sequence and per batch, by layer type.
+//!
+//! Per layer and token (elements, per GPU under tensor parallelism `t`):
+//! * full or sliding attention: `(d_k + d_v) × H_kv'` with `H_kv' = max(1, H_kv / t)`
+//!   (K and V; `d_k = d_v` = head_dim for most models, so `2 × H_kv × d_head`);
+//! * MLA (DeepSeek-V2/V3): one latent `r_kv + d_rope` per token, no ×2 for K and V, replicated
+//!   on every GPU;
+//! * SSM / linear layers: nothing per token; a constant state per sequence instead
+//!   ([`state_bytes`]).
+//!
+//! A sequence of `T` tokens caches `min(T, W)` tokens in a sliding-window layer of window `W`
+//! (vLLM's sliding-window manager frees blocks outside the window; block rounding is left to
+//! the memory planner). Bytes are `⌈Σ elements × tokens × bits / 8⌉`; fp8/int8/fp4 KV scales
+//! are not counted.
+//!
+//! With the MTP modules loaded for speculative decoding ([`ModelDesc::load_mtp`]) their decoder
+//! layers are cached too ([`ModelDesc::kv_layers`]): vLLM's drafter registers its attention
+//! layers beside the target's and the KV cache config gives them blocks like any other layer
+//! (`vllm/v1/spec_decode/eagle.py`, `EagleProposer.load_model`: `draft_attn_layer_names`, and
+//! `validate_same_kv_cache_group`; `DeepSeekMTP` and `Qwen3NextMTP` build
+//! `num_nextn_predict_layers` layers, each with its own attention).
+//!
+//! The recurrent state is kept in the model's own precision (`torch_dtype`), as vLLM
+//! (`mamba_ssm_cache_dtype = auto`) and Hugging Face do by default; pass `Dtype::Fp32` to
+//! [`state_bytes`] for engines that keep it in fp32. Where the config names the SSM state's
+//! precision ([`ModelDesc::ssm_state_dtype`]: Qwen3.5's `mamba_ssm_dtype`, Nemotron-H's
+//! `mamba_ssm_cache_dtype`, both `float32` in the published configs), that part is kept in it
+//! and the conv state in the model's, as vLLM does for those families.
+
+use crate::base::checked::{add, mul};
+use crate::base::derivation::{group, Derivation, Source, Term};
+use crate::base::dtype::Dtype;
+use crate::base::error::{CalcError, Phrase};
+use crate::base::units::{fmt_sig, Bytes, GIB, MIB};
+use crate::calc::tp::state_elems_per_gpu;
+use crate::model::{Mixer, ModelDesc};
+
+/// A byte count with its derivation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KvBytes {
+    /// The bytes.
+    pub bytes: Bytes,
+    /// Formula, substituted values and result.
+    pub derivation: Derivation,
+}
+
+/// KV heads held by one GPU under tensor parallelism `tp`: `max(1, kv_heads / tp)` (heads
+/// are replicated when `tp` exceeds them).
+pub fn kv_heads_per_rank(kv_heads: u64, tp: u64) -> u64 {
+    (kv_heads / tp.max(1)).max(1)
+}
+
+/// The KV precision used when the user chooses none: the checkpoint's `torch_dtype`
+/// (vLLM's `kv_cache_dtype = auto`); bf16 when the weights are stored below 16 bits.
+pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
+    auto_kv_dtype(m.weights.base)
+}
+
+/// vLLM's `kv_cache_dtype = auto` for a checkpoint whose unquantized tensors are `base`: the
+/// base precision itself, bf16 when it is below 16 bits (the precision of the unquantized
+/// tensors, [`crate::calc::weights::unquantized_dtype`]). The one rule behind every
+/// default KV precision.
+pub fn auto_kv_dtype(base: Dtype) -> Dtype {
+    crate::calc::weights::unquantized_dtype(base)
+}
+
+/// Elements cached per token by one layer on one GPU (0 for SSM layers).
+pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
+    Ok(match mixer {
+        Mixer::Attention {
+            kv_heads,
+            head_dim,
+            v_head_dim,
+            ..
+        } => mul(
+            "ovf_kv_elements",
+            &[
+                add("ovf_kv_elements", &[*head_dim, *v_head_dim])?,
+                kv_heads_per_rank(*kv_heads, tp),
+            ],
+        )?,
+        Mixer::Mla {
+            kv_lora_rank,
+            qk_rope_head_dim,
+            ..
+        } => add("ovf_kv_elements", &[*kv_lora_rank, *qk_rope_head_dim])?,
+        Mixer::Ssm { .. } => 0,
+    })
+}
+
+/// Layers grouped by (elements per token, window, how the elements are written).
+struct Group {
+    count: u64,
+    elems: u64,
+    window: Option<u64>,
+    text: String,
+    mla: bool,
+}
+
+fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
+    let mut out: Vec<Group> = Vec::new();
+    for l in m.kv_layers() {
+        let (text, window) = match &l.mixer {
+            Mixer::Attention {
+                kv_heads,
+                head_dim,
+                v_head_dim,
+                window,
+                ..
+            } => {
+                let h = kv_heads_per_rank(*kv_heads, tp);
+                let t = if head_dim == v_head_dim {
+                    format!("2 × {h} × {head_dim}")
+                } else {
+                    format!("({head_dim} + {v_head_dim}) × {h}")
+                };
+                (t, *window)
+            }
+            Mixer::Mla {
+                kv_lora_rank,
+                qk_rope_head_dim,
+                ..
+            } => (format!("({kv_lora_rank} + {qk_rope_head_dim})"), None),
+            Mixer::Ssm { .. } => continue,
+        };
+        let elems = layer_elems_per_token(&l.mixer, tp)?;
+        let mla = matches!(l.mixer, Mixer::Mla { .. });
+        match out
+            .iter_mut()
+            .find(|g| g.elems == elems && g.window == window && g.text == text)
+        {
+            Some(g) => g.count += 1,
+            None => out.push(Group {
+                count: 1,
+                elems,
+                window,
+                text,
+                mla,
+            }),
+        }
+    }
+    Ok(out)
+}
+
+fn bytes_text(b: u64) -> String {
+    // MiB and GiB side by side from half a MiB up (the textbook's "0.5 MiB per token");
+    // smaller values in the nearest binary unit.
+    if b >= GIB / 100 {
+        format!(
+            "{} B = {} MiB = {} GiB",
+            group(b),
+            fmt_sig(b as f64 / MIB as f64),
+            fmt_sig(b as f64 / GIB as f64)
+        )
+    } else if b >= MIB / 2 {
+        format!("{} B = {} MiB", group(b), fmt_sig(b as f64 / MIB as f64))
+    } else if b > 0 {
+        format!("{} B = {}", group(b), Bytes(b).fmt_gib())
+    } else {
+        "0 B".to_string()
+    }
+}
+
+fn formula_for(gs: &[Group]) -> &'static str {
+    let mla = !gs.is_empty() && gs.iter().all(|g| g.mla);
+    let mha = gs.iter().all(|g| g.text.starts_with("2 ×"));
+    match (mla, mha) {
+        (true, _) => "L × (r_kv + d_rope) × T × b",
+        (_, true) => "2 × L × H_kv × d_head × T × b",
+        _ => "Σ_layers (d_k + d_v) × H_kv × T × b",
+    }
+}
+
+/// Core: `⌈Σ_groups count × elems × tokens(group) × bits / 8⌉` with a derivation.
+fn compute(
+    m: &ModelDesc,
+    kv: Dtype,
+    tp: u64,
+    tokens: Option<u64>,
+    batch: u64,
+    title: &str,
+) -> Result<KvBytes, CalcError> {
+    crate::calc::tp::check_model(m, tp)?;
+    let gs = groups(m, tp)?;
+    let bits = kv.bits();
+    let b_text = fmt_sig(bits as f64 / 8.0);
+    let mut total_bits = 0u64;
+    let mut parts = Vec::new();
+    let mut windowed = false;
+    for g in &gs {
+        let t = match (tokens, g.window) {
+            (None, _) => 1,
+            (Some(t), Some(w)) => {
+                windowed |= w < t;
+                t.min(w)
+            }
+            (Some(t), None) => t,
+        };
+        let n = mul("ovf_kv_bytes", &[g.count, g.elems, t, batch, bits])?;
+        total_bits = add("ovf_kv_bytes", &[total_bits, n])?;
+        let mut s = format!("{} × {}", g.count, g.text);
+        if tokens.is_some() {
+            s.push_str(&format!(" × {t}"));
+        }
+        parts.push(s);
+    }
+    let bytes = total_bits.div_ceil(8);
+    let batch_text = if batch > 1 {
+        format!(" × {batch}")
+    } else {
+        String::new()
+    };
+    let substituted = if parts.is_empty() {
+        "0 (L_attn = 0)".to_string()
+    } else {
+        format!("({}){batch_text} × {b_text}", parts.join(" + "))
+    };
+    let mut formula = formula_for(&gs).to_string();
+    if tokens.is_none() {
+        formula = formula.replace(" × T", "");
+    }
+    if batch > 1 {
+        formula = formula.replace(" × b", " × B × b");
+    }
+    let layers: u64 = gs.iter().map(|g| g.count).sum();
+    let mtp = m.kv_mtp_layers();
+    // A translation key when MTP layers are in (the UI translates a source that is a key).
+    let layers_source = if mtp > 0 {
+        "src_attention_layers_with_mtp"
+    } else {
+        "src_attention_layers"
+    };
+    let mut terms = vec![
+        Term::new(
+            "L",
+            "term_layers",
+            layers.to_string(),
+            "",
+            Source::Derived(layers_source.into()),
+        ),
+        Term::new(
+            "b",
+            "term_kv_bytes",
+            b_text,
+            "B",
+            Source::User(format!("kv_dtype = {kv}")),
+        ),
+    ];
+    if let Some(t) = tokens {
+        terms.push(Term::new(
+            "T",
+            "term_tokens",
+            t.to_string(),
+            "unit_tokens",
+            Source::User("context".into()),
+        ));
+    }
+    if batch > 1 {
+        terms.push(Term::new(
+            "B",
+            "term_batch",
+            batch.to_string(),
+            "",
+            Source::User("batch".into()),
+        ));
+    }
+    if tp > 1 {
+        terms.push(Term::new(
+            "t",
+            "term_tp",
+            tp.to_string(),
+            "",
+            Source::User("tp".into()),
+        ));
+    }
+    let mut notes = Vec::new();
+    if windowed {
+        notes.push("note_kv_window_cap".to_string());
+    }
+    if gs.iter().any(|g| g.mla) {
+        notes.push("note_mla_no_x2".to_string());
+    }
+    if tp > 1 {
+        notes.push("note_kv_heads_per_rank".to_string());
+    }
+    if mtp > 0 {
+        notes.push("note_kv_mtp_layers".to_string());
+    }
+    Ok(KvBytes {
+        bytes: Bytes(bytes),
+        derivation: Derivation {
+            title_key: title.into(),
+            formula,
+            substituted,
+            result: bytes_text(bytes),
+            terms,
+            notes,
+            ..Default::default()
+        },
+    })
+}
+
+/// KV bytes per token over all attention layers (full-attention equivalent: windows not
+/// applied), on one GPU under tensor parallelism `tp`.
+pub fn per_token(m: &ModelDesc, kv: Dtype, tp: u64) -> Result<KvBytes, CalcError> {
+    compute(m, kv, tp, None, 1, "kv_per_token")
+}
+
+/// KV bytes of one sequence of `tokens` tokens (sliding-window layers capped at the window).
+pub fn per_sequence(m: &ModelDesc, kv: Dtype, tp: u64, tokens: u64) -> Result<KvBytes, CalcError> {
+    compute(m, kv, tp, Some(tokens), 1, "kv_per_sequence")
+}
+
+/// KV bytes of `batch` sequences of `tokens` tokens each.
+pub fn per_batch(
+    m: &ModelDesc,
+    kv: Dtype,
+    tp: u64,
+    tokens: u64,
+    batch: u64,
+) -> Result<KvBytes, CalcError> {
+    compute(m, kv, tp, Some(tokens), batch.max(1), "kv_per_batch")
+}
+
+/// Recurrent state bytes of one sequence (SSM / linear layers), in precision `d`, per GPU
+/// under tensor parallelism `tp` (state channels split `tp` ways, rounded up); 0 for pure
+/// attention models. Where the config names the recurrent state's precision
+/// ([`ModelDesc::ssm_state_dtype`], vLLM's `mamba_ssm_cache_dtype`), that part is kept in it
+/// and the conv state in `d`, as vLLM's `MambaSpec` pages the two (`mamba_utils.py`,
+/// `_mamba_state_dtype`).
+pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcError> {
+    if tp == 0 {
+        return Err(CalcError::OutOfRange {
+            field: Phrase::verbatim("tp"),
+            value: "0".into(),
+            range: Phrase::tr("rng_at_least_1"),
+        });
+    }
+    let t = state_totals(m, tp)?;
+    let ssm = split_dtype(m, d);
+    let b_text = fmt_sig(d.bytes());
+    let layers = Term::new(
+        "L_ssm",
+        "term_layers",
+        t.layers.to_string(),
+        "",
+        Source::Derived("src_ssm_layers".into()),
+    );
+    let b = Term::new(
+        "b",
+        "term_kv_bytes",
+        b_text.clone(),
+        "B",
+        Source::Default("state_dtype_model".into()),
+    );
+    let mut notes = vec![if ssm.is_some() {
+        "note_state_dtype_split".to_string()
+    } else {
+        "note_state_dtype".to_string()
+    }];
+    if t.padded {
+        notes.push("note_mamba_groups_padded".into());
+    }
+    let (bytes, formula, substituted, terms) = match ssm {
+        None => {
+            let bytes = mul("ovf_state_bytes", &[t.elems, d.bits()])?.div_ceil(8);
+            let substituted = if t.uniform {
+                format!("{} × {} × {b_text}", t.layers, group(t.first.1))
+            } else {
+                format!("{} × {b_text}", group(t.elems))
+            };
+            let s = Term::new(
+                "S",
+                "term_state_elems",
+                group(t.first.0),
+                "",
+                Source::Derived("src_ssm_state_per_layer".into()),
+            );
+            (bytes, "L_ssm × S × b", substituted, vec![layers, s, b])
+        }
+        Some((sd, key)) => {
+            let (bytes, substituted, [s_c, s_r, b_r]) = split_state(&t, d, sd, key)?;
+            let terms = vec![layers, s_c, s_r, b, b_r];
+            (bytes, "L_ssm × (S_c × b + S_r × b_r)", substituted, terms)
+        }
+    };
+    Ok(KvBytes {
+        bytes: Bytes(bytes),
+        derivation: Derivation {
+            title_key: "state_bytes".into(),
+            formula: formula.into(),
+            substituted,
+            result: bytes_text(bytes),
+            terms,
+            notes,
+            ..Default::default()
+        },
+    })
+}
+
+/// The recurrent layers' state on one of `tp` GPUs: their count, the elements in all and the
+/// recurrent (SSM) part of those, the first layer's (whole, on one GPU, recurrent on one GPU),
+/// whether every layer has the same whole and per-GPU state (`uniform`) and the same recurrent
+/// part too (`uniform_split`), and whether vLLM pads the groups.
+struct StateTotals {
+    layers: u64,
+    elems: u64,
+    recurrent: u64,
+    first: (u64, u64, u64),
+    uniform: bool,
+    uniform_split: bool,
+    padded: bool,
+}
+
+fn state_totals(m: &ModelDesc, tp: u64) -> Result<StateTotals, CalcError> {
+    let (mut layers, mut elems, mut recurrent, mut padded) = (0u64, 0u64, 0u64, false);
+    let mut per: Vec<(u64, u64, u64)> = Vec::new();
+    for mixer in ssm_mixers(m) {
+        let on_gpu = state_elems_per_gpu(mixer, tp);
+        let whole = whole_state_elems(mixer);
+        padded |= on_gpu != whole.div_ceil(tp);
+        elems = add("ovf_state_elements", &[elems, on_gpu])?;
+        let rec = recurrent_per_gpu(mixer, tp);
+        recurrent = add("ovf_state_elements", &[recurrent, rec])?;
+        layers += 1;
+        if !per.contains(&(whole, on_gpu, rec)) {
+            per.push((whole, on_gpu, rec));
+        }
+    }
+    let first = per.first().copied().unwrap_or((0, 0, 0));
+    Ok(StateTotals {
+        layers,
+        elems,
+        recurrent,
+        first,
+        uniform: !per.is_empty() && per.iter().all(|p| (p.0, p.1) == (first.0, first.1)),
+        uniform_split: per.len() == 1,
+        padded,
+    })
+}
+
+/// The bytes, substituted values and terms (`S_c`, `S_r`, `b_r`) of a state whose recurrent
+/// part is kept in `sd` (named by the config key `key`) and its conv part in `d`.
+fn split_state(
+    t: &StateTotals,
+    d: Dtype,
+    sd: Dtype,
+    key: String,
+) -> Result<(u64, String, [Term; 3]), CalcError> {
+    let conv = t.elems - t.recurrent;
+    let bytes = add(
+        "ovf_state_bytes",
+        &[
+            mul("ovf_state_bytes", &[conv, d.bits()])?.div_ceil(8),
+            mul("ovf_state_bytes", &[t.recurrent, sd.bits()])?.div_ceil(8),
+        ],
+    )?;
+    let (b_text, br_text) = (fmt_sig(d.bytes()), fmt_sig(sd.bytes()));
+    let (_, on_gpu, rec) = t.first;
+    let substituted = if t.uniform_split {
+        format!(
+            "{} × ({} × {b_text} + {} × {br_text})",
+            t.layers,
+            group(on_gpu - rec),
+            group(rec)
+        )
+    } else {
+        format!(
+            "{} × {b_text} + {} × {br_text}",
+            group(conv),
+            group(t.recurrent)
+        )
+    };
+    let terms = [
+        Term::new(
+            "S_c",
+            "term_conv_state_elems",
+            group(on_gpu - rec),
+            "",
+            Source::Derived("src_conv_state_per_layer".into()),
+        ),
+        Term::new(
+            "S_r",
+            "term_recurrent_state_elems",
+            group(rec),
+            "",
+            Source::Derived("src_recurrent_state_per_layer".into()),
+        ),
+        Term::new(
+            "b_r",
+            "term_recurrent_state_bytes",
+            br_text,
+            "B",
+            Source::ConfigKey(key),
+        ),
+    ];
+    Ok((bytes, substituted, terms))
+}
+
+/// The recurrent state's own precision and the config key that names it, when it differs
+/// from `d` ([`ModelDesc::ssm_state_dtype`]).
+fn split_dtype(m: &ModelDesc, d: Dtype) -> Option<(Dtype, String)> {
+    let sd = m.ssm_state_dtype.filter(|sd| *sd != d)?;
+    let key = m
+        .ledger
+        .iter()
+        .find(|e| e.field == "ssm_state_dtype")
+        .and_then(|e| match &e.source {
+            crate::model::desc::LedgerSource::Key(k) => Some(k.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "mamba_ssm_cache_dtype".into());
+    Some((sd, key))
+}
+
+/// A mixer's recurrent state elements on one of `tp` GPUs (its heads split `tp` ways, rounded
+/// up), at most its whole state there.
+fn recurrent_per_gpu(mixer: &Mixer, tp: u64) -> u64 {
+    mixer
+        .recurrent_state_elems()
+        .div_ceil(tp.max(1))
+        .min(state_elems_per_gpu(mixer, tp))
+}
+
+/// The recurrent state of each SSM / linear-attention layer, in model order, per sequence
+/// on one of `tp` GPUs at precision `d` (the recurrent part in the config's precision where
+/// it names one: the terms [`state_bytes`] sums).
+pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Bytes>, CalcError> {
+    let ssm = split_dtype(m, d).map(|(sd, _)| sd);
+    ssm_mixers(m)
+        .map(|mixer| {
+            let on_gpu = state_elems_per_gpu(mixer, tp);
+            let bytes = match ssm {
+                None => mul("ovf_state_bytes", &[on_gpu, d.bits()])?.div_ceil(8),
+                Some(sd) => {
+                    let rec = recurrent_per_gpu(mixer, tp);
+                    add(
+                        "ovf_state_bytes",
+                        &[
+                            mul("ovf_state_bytes", &[on_gpu - rec, d.bits()])?.div_ceil(8),
+                            mul("ovf_state_bytes", &[rec, sd.bits()])?.div_ceil(8),
+                        ],
+                    )?
+                }
+            };
+            Ok(Bytes(bytes))
+        })
+        .collect()
+}
+
+/// The mixer of each recurrent layer that keeps a state, in model order.
+fn ssm_mixers(m: &ModelDesc) -> impl Iterator<Item = &Mixer> + '_ {
+    m.layers
+        .iter()
+        .map(|l| &l.mixer)
+        .filter(|mixer| whole_state_elems(mixer) > 0)
+}
+
+/// A mixer's recurrent state elements per sequence, before tensor parallelism (0 for
+/// attention).
+fn whole_state_elems(mixer: &Mixer) -> u64 {
+    match *mixer {
+        Mixer::Ssm { state_elems, .. } => state_elems,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::config::parse_model_text;
+
+    fn model(json: &str) -> ModelDesc {
+        match parse_model_text(json) {
+            Ok(m) => m,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    const LLAMA2_7B: &str = r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
+        "num_attention_heads":32,"vocab_size":32000,"torch_dtype":"float16"}"#;
+
+    #[test]
+    fn llama2_7b_textbook() {
+        // 2 × 32 layers × 32 KV heads × 128 (4096/32) × 2 B = 524,288 B = 0.5 MiB per token.
+        let m = model(LLAMA2_7B);
+        let t = per_token(&m, Dtype::Fp16, 1).map(|k| k.bytes.0).ok();
+        assert_eq!(t, Some(2 * 32 * 32 * (4096 / 32) * 2));
+        // × 4,096 tokens × 16 sequences = 32 GiB.
+        let b = per_batch(&m, Dtype::Fp16, 1, 4096, 16)
+            .map(|k| k.bytes.0)
+            .ok();
+        assert_eq!(b, Some(2 * 32 * 32 * 128 * 2 * 4096 * 16));
+        assert_eq!(b, Some(32 * GIB));
+        let d = per_token(&m, Dtype::Fp16, 1).map(|k| k.derivation).ok();
+        assert_eq!(
+            d.as_ref().map(|d| d.formula.as_str()),
+            Some("2 × L × H_kv × d_head × b")
+        );
+        let d = d.unwrap_or_else(|| panic!("no derivation"));
+        assert_eq!(d.substituted, "(32 × 2 × 32 × 128) × 2");
+        assert_eq!(d.result, "524,288 B = 0.5 MiB");
+    }
+
+    #[test]
+    fn llama3_8b_gqa() {
+        // 2 × 32 × 8 × 128 × 2 = 131,072 B = 128 KiB.
+        let m = model(
+            r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,
+            "num_attention_heads":32,"num_key_value_heads":8,"vocab_size":128256,"torch_dtype":"bfloat16"}"#,
+        );
+        assert_eq!(
+            per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+            Some(2 * 32 * 8 * 128 * 2)
+        );
+        // TP 16 > 8 KV heads: one head per rank, replicated.
+        assert_eq!(kv_heads_per_rank(8, 16), 1);
+        assert_eq!(
+            per_token(&m, Dtype::Bf16, 4).map(|k| k.bytes.0).ok(),
+            Some(2 * 32 * 2 * 128 * 2)
+        );
+        assert!(matches!(
+            per_token(&m, Dtype::Bf16, 3),
+            Err(CalcError::TpDoesNotDivide { .. })
+        ));
+        // fp4 KV: half a byte per element.
+        assert_eq!(
+            per_token(&m, Dtype::Fp4, 1).map(|k| k.bytes.0).ok(),
+            Some(2 * 32 * 8 * 128 / 2)
+        );
+    }
+
+    #[test]
+    fn sliding_window_caps() {
+        // 2 layers, window 128 on layer 0 only; head_dim 64, 8 KV heads, bf16.
+        let m = model(
+            r#"{"model_type":"gpt_oss","hidden_size":256,"intermediate_size":256,"num_hidden_layers":2,
+            "num_attention_heads":8,"num_key_value_heads":8,"head_dim":64,"vocab_size":100,"num_local_experts":4,
+            "num_experts_per_tok":2,"sliding_window":128,"layer_types":["sliding_attention","full_attention"]}"#,
+        );
+        let per_layer = 2 * 8 * 64 * 2;
+        assert_eq!(
+            per_sequence(&m, Dtype::Bf16, 1, 1000)
+                .map(|k| k.bytes.0)
+                .ok(),
+            Some(per_layer * (128 + 1000))
+        );
+        assert_eq!(
+            per_sequence(&m, Dtype::Bf16, 1, 100)
+                .map(|k| k.bytes.0)
+                .ok(),
+            Some(per_layer * (100 + 100))
+        );
+        assert_eq!(
+            per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
+            Some(per_layer * 2)
+        );
+    }
+
+    #[test]
+    fn mamba_state_is_constant() {
+        // d_inner 2·64 = 128, N 16, k 4: (4 − 1)·128 + 128·16 = 2,432 elements per layer, 2 layers, fp16.
+        let m = model(
+            r#"{"model_type":"mamba","hidden_size":64,"num_hidden_layers":2,"vocab_size":100,"state_size":16,
+            "expand":2,"conv_kernel":4,"time_step_rank":4,"torch_dtype":"float16"}"#,
+        );
+        assert_eq!(
+            per_sequence(&m, Dtype::Fp16, 1, 4096)
+                .map(|k| k.bytes.0)
+                .ok(),
+            Some(0)
+        );
+        assert_eq!(
+            state_bytes(&m, Dtype::Fp16, 1).map(|k| k.bytes.0).ok(),
+            Some(2 * (3 * 128 + 128 * 16) * 2)
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! How vLLM pages the KV memory: the page layout of each rule ([`Paging`]: uniform blocks,
+//! V1's hybrid allocator for sliding windows, the Mamba rule for recurrent layers beside
+//! attention, one block per request for recurrent layers only), the tokens and concurrency the
+//! blocks hold, and the derivations of a block's bytes.
+
+use super::helpers::ceil_div;
+use super::kv_profile::{KvLayer, KvLayerKind, KvProfile};
+use super::vllm_inputs::{user, VllmInputs};
+use crate::base::derivation::bytes_text;
+use crate::base::derivation::{group, Derivation, Source, Term};
+use crate::base::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+/// How the cache was paged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Paging {
+    /// One group of all layers (all full attention, or layers treated as such):
+    /// tokens = blocks × block_size, concurrency = tokens / max_model_len (vLLM V0 and V1).
+    Uniform,
+    /// vLLM V1 hybrid allocator: full and sliding-window layers in equal-size groups sharing
+    /// one block pool; sliding groups hold only their window.
+    Hybrid,
+    /// vLLM V1's allocator for attention beside recurrent layers (Mamba, short convolution,
+    /// linear attention): the attention block grows until one page holds a layer's state,
+    /// every state is padded to that page, and the layers form equal-size groups sharing one
+    /// block pool, each request holding one block in every recurrent group. A model of
+    /// recurrent layers only has one group of them all and blocks of `max_model_len` tokens.
+    Mamba,
+    /// Neither attention nor recurrent layers: no paged cache.
+    None,
+}
+
+/// How the attention layers are paged: the scheme, layers per group, bytes per block and
+/// blocks one request of `max_model_len` needs.
+pub(super) struct PageLayout {
+    pub(super) paging: Paging,
+    pub(super) group_size: u64,
+    pub(super) bytes_per_block: Bytes,
+    pub(super) blocks_per_request: u64,
+    /// Tokens per block (the user's, or raised for recurrent layers).
+    pub(super) block_size: u64,
+    /// Groups of attention layers and of recurrent layers ([`Paging::Mamba`]; else 0).
+    pub(super) groups: (u64, u64),
+    /// One recurrent layer's state before padding to the page ([`Paging::Mamba`]; else 0).
+    pub(super) state_page: Bytes,
+    /// The block size is the one vLLM's rule for recurrent layers chose (it logs it).
+    pub(super) block_set: bool,
+}
+
+impl PageLayout {
+    /// A layout of one block size without recurrent groups.
+    fn plain(
+        paging: Paging,
+        group_size: u64,
+        bytes_per_block: Bytes,
+        per_req: u64,
+        bs: u64,
+    ) -> Self {
+        PageLayout {
+            paging,
+            group_size,
+            bytes_per_block,
+            blocks_per_request: per_req,
+            block_size: bs,
+            groups: (0, 0),
+            state_page: Bytes::ZERO,
+            block_set: false,
+        }
+    }
+}
+
+/// The page layout of `kv`'s layers: the recurrent layers alone without attention
+/// ([`state_only_layout`]), none without either, attention beside recurrent layers
+/// ([`mamba_layout`]), uniform (all layers in one group) without sliding layers or when page
+/// sizes differ, else vLLM V1's hybrid allocator ([`hybrid_layout`]).
+pub(super) fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    let attn = &kv.layers;
+    let sliding = attn
+        .iter()
+        .any(|x| matches!(x.kind, KvLayerKind::Sliding { .. }));
+    let uniform_page = attn
+        .first()
+        .is_some_and(|f| attn.iter().all(|x| x.bytes_per_token == f.bytes_per_token));
+    if attn.is_empty() && !kv.state_layers.is_empty() {
+        state_only_layout(inp, kv, notes)
+    } else if attn.is_empty() {
+        notes.push("note_vllm_no_attention".to_string());
+        PageLayout::plain(Paging::None, 0, Bytes::ZERO, 0, bs)
+    } else if !kv.state_layers.is_empty() && !sliding && uniform_page {
+        mamba_layout(inp, kv, notes)
+    } else if !sliding || !uniform_page {
+        if sliding {
+            // vLLM falls back to full-attention paging when page sizes cannot be unified.
+            notes.push("note_vllm_sliding_as_full".to_string());
+        }
+        let per_block = kv.per_token_all_layers() * bs;
+        let n = attn.len() as u64;
+        PageLayout::plain(Paging::Uniform, n, per_block, ceil_div(l, bs), bs)
+    } else {
+        hybrid_layout(inp, attn, notes)
+    }
+}
+
+/// vLLM V1's hybrid layout: layers bucketed by kind (full, or each distinct window), groups
+/// of equal size sharing one block pool, sliding groups holding only their window.
+fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) -> PageLayout {
+    let (bs, l) = (inp.block_size, inp.max_model_len);
+    // Hybrid allocator: bucket layers by kind (full, or each distinct window).
+    let mut buckets: Vec<(KvLayerKind, u64)> = Vec::new();
+    for x in attn {
+        match buckets.iter_mut().find(|(k, _)| *k == x.kind) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((x.kind, 1)),
+        }
+    }
+    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
+    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
+    let group_size = hybrid_group_size(min, max, 1.5);
+    let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
+    let mut need = 0u64;
+    for (k, c) in &buckets {
+        let groups = ceil_div(*c, group_size);
+        let per_group = match k {
+            KvLayerKind::Full => ceil_div(l, bs),
+            KvLayerKind::Sliding { window } => {
+                let toks = window
+                    .saturating_sub(1)
+                    .saturating_add(inp.max_num_batched_tokens)
+                    .min(l);
+                ceil_div(toks, bs).saturating_add(1)
+            }
+        };
+        need = need.saturating_add(groups.saturating_mul(per_group));
+    }
+    if buckets.iter().any(|(_, c)| c % group_size != 0) {
+        notes.push("note_vllm_padding_layers".to_string());
+    }
+    notes.push("note_vllm_hybrid".to_string());
+    PageLayout::plain(Paging::Hybrid, group_size, page * group_size, need, bs)
+}
+
+/// The layers per group of vLLM V1's hybrid allocator for buckets of `min` and `max` layers:
+/// the larger when it is under `ratio` times the smaller (the rest padded), else the smaller.
+fn hybrid_group_size(min: u64, max: u64, ratio: f64) -> u64 {
+    let (min, max) = (min.max(1), max.max(1));
+    if (max as f64) < ratio * min as f64 {
+        max
+    } else {
+        min
+    }
+}
+
+/// The alignment, tokens, of the attention block size vLLM sets beside recurrent layers (the
+/// attention kernels' block alignment; 16 in the logs of `tests/vllm_observations.rs`).
+pub const MAMBA_BLOCK_ALIGN: u64 = 16;
+
+/// vLLM V1's layout for attention beside recurrent layers ([`Paging::Mamba`]): the block
+/// size raised to `max(block_size, 16·⌈S / (16·a)⌉)` (`a` one attention layer's bytes per
+/// token, `S` one recurrent layer's state), each state padded to the page `block × a`, the
+/// layers in groups of equal size; one request holds `⌈L / block⌉` blocks in each attention
+/// group and one in each recurrent group.
+fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let l = inp.max_model_len;
+    let a = kv.layers.first().map_or(0, |f| f.bytes_per_token.0).max(1);
+    let state = kv.state_layers.iter().copied().max().unwrap_or(Bytes::ZERO);
+    let align = MAMBA_BLOCK_ALIGN;
+    let needed = align.saturating_mul(ceil_div(state.0, align.saturating_mul(a)));
+    let bs = inp.block_size.max(needed).max(1);
+    let page = Bytes(bs.saturating_mul(a));
+    let (n_attn, n_state) = (kv.layers.len() as u64, kv.state_layers.len() as u64);
+    // vLLM 0.12+ takes the larger under 1.25 times the smaller (0.10 and 0.11 always the
+    // smaller; the sliding-window buckets above keep 1.5).
+    let g = hybrid_group_size(n_attn.min(n_state), n_attn.max(n_state), 1.25);
+    let (ga, gs) = (ceil_div(n_attn, g), ceil_div(n_state, g));
+    if n_attn % g != 0 || n_state % g != 0 {
+        notes.push("note_vllm_padding_layers".to_string());
+    }
+    notes.push("note_vllm_mamba_paged".to_string());
+    PageLayout {
+        paging: Paging::Mamba,
+        group_size: g,
+        bytes_per_block: page * g,
+        blocks_per_request: ga.saturating_mul(ceil_div(l, bs)).saturating_add(gs),
+        block_size: bs,
+        groups: (ga, gs),
+        state_page: state,
+        block_set: needed >= inp.block_size,
+    }
+}
+
+/// vLLM V1's layout for a model of recurrent layers only (Mamba, Mamba-2, FalconMamba: its
+/// `IsAttentionFree` classes, which the hybrid rule above never sees): every layer in one
+/// group, the block as long as `max_model_len` so that one block holds a request's whole state,
+/// the page the state itself (no padding); one block per request, whatever its length. vLLM
+/// 0.10.2–0.14.0 (`get_kv_cache_spec` / `MambaModelConfig`, `get_num_blocks`,
+/// `get_max_concurrency_for_kv_cache_config`). The layers of these models all keep the same
+/// state; were they to differ, the largest is taken (an upper bound on the block).
+fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+    let n = kv.state_layers.len() as u64;
+    let state = kv.state_layers.iter().copied().max().unwrap_or(Bytes::ZERO);
+    notes.push("note_vllm_state_only_paged".to_string());
+    PageLayout {
+        paging: Paging::Mamba,
+        group_size: n,
+        bytes_per_block: state * n,
+        blocks_per_request: 1,
+        block_size: inp.max_model_len,
+        groups: (0, 1),
+        state_page: state,
+        block_set: false,
+    }
+}
+
+/// KV-cache tokens and maximum concurrency from the block count: `blocks × block_size` and
+/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid), 0 without
+/// paging.
+pub(super) fn tokens_and_concurrency(
+    inp: &VllmInputs,
+    layout: &PageLayout,
+    blocks: u64,
+) -> (u64, f64) {
+    let (bs, l) = (layout.block_size, inp.max_model_len);
+    match layout.paging {
+        // vLLM ≤ 0.19 logs `num_blocks // len(kv_cache_groups) × block_size`.
+        // (a state group's block size is `max_model_len`, hence `min(block_size, L)`).
+        Paging::Mamba => {
+            let g = layout.groups.0 + layout.groups.1;
+            let c = blocks as f64 / layout.blocks_per_request.max(1) as f64;
+            let per = bs.min(l);
+            (blocks.checked_div(g).unwrap_or(0).saturating_mul(per), c)
+        }
+        Paging::Uniform => {
+            let t = blocks.saturating_mul(bs);
+            (t, t as f64 / l as f64)
+        }
+        Paging::Hybrid => {
+            let c = if layout.blocks_per_request == 0 {
+                0.0
+            } else {
+                blocks as f64 / layout.blocks_per_request as f64
+            };
+            ((c * l as f64) as u64, c)
+        }
+        Paging::None => (0, 0.0),
+    }
+}
+
+/// The derivation of the bytes per block: `block_size` times the per-token bytes of one
+/// group (hybrid) or of all attention layers.
+pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Derivation {
+    if layout.paging == Paging::Mamba && layout.groups.0 == 0 {
+        return state_block_derivation(layout);
+    }
+    let bs = layout.block_size;
+    let grouped = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
+    let per_tok_group = if grouped {
+        kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
+    } else {
+        kv.per_token_all_layers()
+    };
+    Derivation {
+        title_key: "vllm_bytes_per_block".into(),
+        formula: if grouped {
+            "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
+        } else {
+            "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
+        },
+        substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
+        result: bytes_text(layout.bytes_per_block, true),
+        terms: vec![
+            Term::new(
+                "block_size",
+                "term_block_size",
+                bs.to_string(),
+                "unit_tokens",
+                if layout.block_set {
+                    Source::Derived("src_vllm_mamba_block".into())
+                } else {
+                    user("block_size")
+                },
+            ),
+            Term::new(
+                "Σ",
+                "term_kv_per_token_gpu",
+                group(per_tok_group.0),
+                "B",
+                Source::Derived("src_kv_per_token_per_gpu".into()),
+            ),
+        ],
+        notes: if layout.paging == Paging::Mamba {
+            vec!["note_vllm_mamba_block".into()]
+        } else {
+            vec!["note_vllm_mla_latent".into()]
+        },
+        ..Default::default()
+    }
+}
+
+/// The derivation of the bytes per block of a model of recurrent layers only: every layer's
+/// state, one request's worth.
+fn state_block_derivation(layout: &PageLayout) -> Derivation {
+    let n = layout.group_size;
+    Derivation {
+        title_key: "vllm_bytes_per_block".into(),
+        formula: "B_block = n_layers × S_layer".into(),
+        substituted: format!("{} × {} B", n, group(layout.state_page.0)),
+        result: bytes_text(layout.bytes_per_block, true),
+        terms: vec![
+            Term::new(
+                "n_layers",
+                "term_layers",
+                n.to_string(),
+                "",
+                Source::Derived("src_ssm_layers".into()),
+            ),
+            Term::new(
+                "S_layer",
+                "term_state_bytes_layer_gpu",
+                group(layout.state_page.0),
+                "B",
+                Source::Derived("src_ssm_state_per_layer".into()),
+            ),
+        ],
+        notes: vec!["note_vllm_state_only_block".into()],
+        ..Default::default()
+    }
+}

@@ -1,0 +1,157 @@
+//! One matmul on the roofline: `[M,K] × [K,N]` does `2·M·N·K` FLOPs and moves
+//! `b·(M·K + K·N + M·N)` bytes; intensity = FLOPs / bytes (the matmul explorer's figures, with
+//! their derivation).
+
+use crate::base::derivation::{group, Derivation, Source, Term};
+use crate::base::dtype::Dtype;
+use crate::base::units::{fmt_sig, Bytes, Flops};
+use serde::{Deserialize, Serialize};
+
+/// FLOPs, bytes and intensity of one matmul.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MatmulCost {
+    /// `2·M·N·K`.
+    pub flops: Flops,
+    /// `b·(M·K + K·N + M·N)`.
+    pub bytes: Bytes,
+    /// FLOP/B.
+    pub intensity: f64,
+}
+
+pub(super) fn bits_to_bytes(elems: f64, bits: f64) -> Bytes {
+    let b = (elems * bits / 8.0).ceil();
+    if b.is_finite() && b > 0.0 {
+        Bytes(b as u64)
+    } else {
+        Bytes::ZERO
+    }
+}
+
+pub(super) fn intensity_of(flops: Flops, bytes: Bytes) -> f64 {
+    if bytes.0 == 0 || !flops.0.is_finite() {
+        0.0
+    } else {
+        flops.0 / bytes.0 as f64
+    }
+}
+
+/// A matmul `[M, K] × [K, N]`: the matmul explorer's shape (in half precision, 2 bytes per
+/// element, for its own FLOPs, bytes and intensity) and the shape [`matmul`] costs at any
+/// precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Matmul {
+    /// Rows of the left operand (tokens).
+    pub m: u64,
+    /// Columns of the right operand.
+    pub n: u64,
+    /// Shared dimension.
+    pub k: u64,
+}
+
+/// Bytes per element of the explorer's half-precision matmul.
+pub const MATMUL_ELEM_BYTES: u64 = 2;
+
+impl Matmul {
+    /// FLOPs = 2·M·N·K (a multiply-add counts as 2).
+    pub fn flops(&self) -> Flops {
+        Flops(2.0 * self.m as f64 * self.n as f64 * self.k as f64)
+    }
+
+    /// Bytes = 2 · (M·K + K·N + M·N): read both operands, write the result, once each.
+    pub fn bytes(&self) -> Bytes {
+        let elems = (self.m as f64) * (self.k as f64)
+            + (self.k as f64) * (self.n as f64)
+            + (self.m as f64) * (self.n as f64);
+        Bytes::saturating_from_f64(elems * MATMUL_ELEM_BYTES as f64)
+    }
+
+    /// Intensity = M·N·K / (M·K + K·N + M·N) FLOP/B (the 2s cancel), computed in f64 so
+    /// large inputs do not overflow; 0 for an empty matmul.
+    pub fn intensity_flop_per_byte(&self) -> f64 {
+        let (m, n, k) = (self.m as f64, self.n as f64, self.k as f64);
+        let den = m * k + k * n + m * n;
+        if den > 0.0 {
+            m * n * k / den
+        } else {
+            0.0
+        }
+    }
+}
+
+impl Default for Matmul {
+    /// The explorer's first shape, M = N = K = 1,024.
+    fn default() -> Self {
+        Matmul {
+            m: 1024,
+            n: 1024,
+            k: 1024,
+        }
+    }
+}
+
+/// Matmul `[M,K] × [K,N]` with every operand at `dtype`: FLOPs `2·M·N·K`, bytes
+/// `b·(M·K + K·N + M·N)`. In half precision the intensity is `M·N·K / (M·K + K·N + M·N)`:
+/// `n/3` for `M = N = K = n`.
+pub fn matmul(m: u64, k: u64, n: u64, dtype: Dtype) -> MatmulCost {
+    let (m, k, n) = (m as f64, k as f64, n as f64);
+    let flops = Flops(2.0 * m * n * k);
+    let bytes = bits_to_bytes(m * k + k * n + m * n, dtype.bits() as f64);
+    MatmulCost {
+        flops,
+        bytes,
+        intensity: intensity_of(flops, bytes),
+    }
+}
+
+/// Matmul with its derivation.
+pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, Derivation) {
+    let c = matmul(m, k, n, dtype);
+    let b = dtype.bytes();
+    let t = |s: &str, key: &str, v: u64| Term {
+        symbol: s.into(),
+        name_key: key.into(),
+        value: group(v),
+        unit: String::new(),
+        source: Source::User(s.to_ascii_lowercase()),
+    };
+    let d = Derivation {
+        title_key: "roof_matmul_intensity".into(),
+        formula: "I = 2·M·N·K / (b·(M·K + K·N + M·N))".into(),
+        substituted: format!(
+            "2 × {} × {} × {} / ({} × ({} × {} + {} × {} + {} × {}))",
+            group(m),
+            group(n),
+            group(k),
+            fmt_sig(b),
+            group(m),
+            group(k),
+            group(k),
+            group(n),
+            group(m),
+            group(n)
+        ),
+        result: format!("{} FLOP/B", fmt_sig(c.intensity)),
+        terms: vec![
+            t("M", "term_m", m),
+            t("K", "term_k", k),
+            t("N", "term_n", n),
+        ],
+        notes: vec!["note_half_precision_n_over_3".into()],
+        ..Default::default()
+    };
+    (c, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matmul_half_precision_is_n_over_3() {
+        // 2n³ / (2 × 3n²) = n/3.
+        for n in [1024u64, 4096] {
+            let c = matmul(n, n, n, Dtype::Fp16);
+            assert!((c.intensity - n as f64 / 3.0).abs() < 1e-9);
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The per-layer attention windows of the decoders (`None`: full attention): from
+//! `layer_types`, else from each family's own layout (a sliding window on every other layer, on
+//! all but every n-th layer, from `max_window_layers` on, or Llama 4's chunked attention).
+
+use super::common::not_one_per_layer;
+use super::reader::Reader;
+use crate::base::error::{shorten, CalcError, Phrase};
+
+/// Reads the per-layer attention windows (`None` = full attention).
+pub(super) fn read_windows(
+    r: &mut Reader,
+    fam: &str,
+    n_layers: u64,
+) -> Result<Vec<Option<u64>>, CalcError> {
+    let n = usize::try_from(n_layers).map_err(|_| CalcError::Overflow {
+        what: Phrase::tr("ovf_layer_count"),
+    })?;
+    let sw = r.limit("sliding_window")?;
+    let chunk = if fam == "llama4" {
+        r.limit("attention_chunk_size")?
+    } else {
+        None
+    };
+    if let Some(types) = r.str_list("layer_types")? {
+        return windows_from_types(r, &types, n, sw, chunk);
+    }
+    let mut out = vec![None; n];
+    family_windows(r, fam, sw, chunk, &mut out)?;
+    Ok(out)
+}
+
+/// Reads the windows from an explicit `layer_types` list (one entry per layer).
+fn windows_from_types(
+    r: &mut Reader,
+    types: &[String],
+    n: usize,
+    sw: Option<u64>,
+    chunk: Option<u64>,
+) -> Result<Vec<Option<u64>>, CalcError> {
+    if types.len() != n {
+        return Err(not_one_per_layer("layer_types", types.len(), n as u64));
+    }
+    let mut out = Vec::with_capacity(n);
+    for t in types {
+        out.push(match t.as_str() {
+            "full_attention" | "attention" | "global" => None,
+            "sliding_attention" | "sliding_window" | "local" => {
+                if sw.is_none() {
+                    r.warnings.push(Phrase::tr("wrn_sliding_without_window"));
+                }
+                sw
+            }
+            "chunked_attention" => chunk.or(sw),
+            other => {
+                r.warnings
+                    .push(Phrase::tr("wrn_unknown_layer_type").val("t", shorten(other)));
+                None
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Sets the windows from the family's own layout when there is no `layer_types` list.
+fn family_windows(
+    r: &mut Reader,
+    fam: &str,
+    sw: Option<u64>,
+    chunk: Option<u64>,
+    out: &mut [Option<u64>],
+) -> Result<(), CalcError> {
+    match fam {
+        "llama" | "gpt_neox" | "deepseek" => {}
+        "gemma2" => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "ℓ = 0, 2, 4, …",
+                    "ldg_gemma_2_alternates_sliding_even_and_global",
+                );
+                for (i, x) in out.iter_mut().enumerate() {
+                    if i.is_multiple_of(2) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "gemma3" => {
+            let p = r.or(
+                "sliding_window_pattern",
+                6,
+                "ldg_gemma_3_default_every_6th_layer_is",
+            )?;
+            if let Some(w) = sw {
+                for (i, x) in out.iter_mut().enumerate() {
+                    if !(i as u64 + 1).is_multiple_of(p) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "gemma3n" => {
+            // Gemma3nTextConfig (no layer_types): full attention where (ℓ + 1) % 5 == 0.
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "ℓ + 1 ≢ 0 (mod 5)",
+                    "ldg_gemma3n_every_5th_global",
+                );
+                for (i, x) in out.iter_mut().enumerate() {
+                    if !(i as u64 + 1).is_multiple_of(5) {
+                        *x = Some(w);
+                    }
+                }
+            }
+        }
+        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => qwen_windows(r, sw, out)?,
+        // Dots1Config: "sliding_attention" from layer `max_window_layers` on (62 by default,
+        // every layer of dots.llm1, whose config sets `sliding_window` null anyway).
+        "dots1" => {
+            if let Some(w) = sw {
+                windows_from_max_window_layers(r, w, out)?;
+            }
+        }
+        "llama4" => {
+            if let Some(c) = chunk {
+                llama4_windows(r, c, out)?;
+            }
+        }
+        _ => {
+            if let Some(w) = sw {
+                r.derived(
+                    "window_layers",
+                    "all",
+                    "ldg_sliding_window_applies_to_every_layer_mistra",
+                );
+                out.iter_mut().for_each(|x| *x = Some(w));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Qwen: `use_sliding_window` turns the window on for layers from `max_window_layers` on.
+fn qwen_windows(r: &mut Reader, sw: Option<u64>, out: &mut [Option<u64>]) -> Result<(), CalcError> {
+    let on = r.flag(
+        "use_sliding_window",
+        false,
+        "ldg_qwen_default_sliding_window_off",
+    )?;
+    if let (true, Some(w)) = (on, sw) {
+        windows_from_max_window_layers(r, w, out)?;
+    }
+    Ok(())
+}
+
+/// The window `w` on every layer from `max_window_layers` on (Qwen with `use_sliding_window`,
+/// dots.llm1).
+fn windows_from_max_window_layers(
+    r: &mut Reader,
+    w: u64,
+    out: &mut [Option<u64>],
+) -> Result<(), CalcError> {
+    let from = r.or0(
+        "max_window_layers",
+        0,
+        "ldg_no_max_window_layers_every_layer_slides",
+    )?;
+    for (i, x) in out.iter_mut().enumerate() {
+        if i as u64 >= from {
+            *x = Some(w);
+        }
+    }
+    Ok(())
+}
+
+/// Llama 4: the RoPE layers (from `no_rope_layers`, else all but every
+/// `no_rope_layer_interval`-th) attend in chunks of `c`.
+fn llama4_windows(r: &mut Reader, c: u64, out: &mut [Option<u64>]) -> Result<(), CalcError> {
+    let nope = r.u64_list("no_rope_layers")?;
+    let interval = r.or(
+        "no_rope_layer_interval",
+        4,
+        "ldg_llama_4_default_every_4th_layer_has",
+    )?;
+    for (i, x) in out.iter_mut().enumerate() {
+        let rope = match nope.get(i) {
+            Some(v) => *v != 0,
+            None => !(i as u64 + 1).is_multiple_of(interval),
+        };
+        if rope {
+            *x = Some(c);
+        }
+    }
+    r.derived(
+        "window_layers",
+        "ℓ: RoPE",
+        "ldg_llama_4_chunked_attention_rope_layers_attend",
+    );
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! The derivations a report shows besides those of the calculations it calls: the parameter
+//! count, the KV cache per token when the layers differ, per request and in total, and the
+//! cost per request.
+
+use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
+use crate::base::dtype::Dtype;
+use crate::base::units::{fmt_sig, Bytes};
+use crate::hardware::catalog::Accelerator;
+use crate::model::{Mixer, ModelDesc};
+
+/// The parameter count's derivation: the sum of the model's parts.
+pub(super) fn params_derivation(model: &ModelDesc) -> Derivation {
+    let p = &model.params;
+    let parts = [
+        ("P_emb", "term_p_emb", p.embeddings + p.position_embeddings),
+        ("P_attn", "term_p_attn", p.attention),
+        ("P_mlp", "term_p_mlp", p.mlp),
+        ("P_exp", "term_p_exp", p.experts),
+        ("P_router", "term_p_router", p.router),
+        ("P_norm", "term_p_norm", p.norms),
+        ("P_head", "term_p_head", p.lm_head),
+        ("P_other", "term_p_other", p.ssm + p.other),
+    ];
+    Derivation {
+        title_key: "params_total".into(),
+        formula: "P = P_emb + P_attn + P_mlp + P_exp + P_router + P_norm + P_head + P_other".into(),
+        substituted: parts
+            .iter()
+            .map(|(_, _, n)| group(*n))
+            .collect::<Vec<_>>()
+            .join(" + "),
+        result: group(model.params.total),
+        terms: parts
+            .iter()
+            .map(|(sym, key, n)| {
+                Term::new(
+                    sym,
+                    key,
+                    group(*n),
+                    "",
+                    Source::Derived("params_total".into()),
+                )
+            })
+            .collect(),
+        notes: vec![],
+        ..Default::default()
+    }
+}
+
+/// KV per token, whole model, with the textbook formula when every layer is alike.
+pub(super) fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation {
+    let b = kv.bytes();
+    let attn: Vec<(u64, u64, u64)> = m
+        .layers
+        .iter()
+        .filter_map(|l| match l.mixer {
+            Mixer::Attention {
+                kv_heads,
+                head_dim,
+                v_head_dim,
+                ..
+            } => Some((kv_heads, head_dim, v_head_dim)),
+            _ => None,
+        })
+        .collect();
+    let uniform = attn
+        .first()
+        .filter(|f| attn.iter().all(|x| x == *f) && f.1 == f.2);
+    let result = format!("{} B = {}", group(per_token.0), per_token.fmt_gib());
+    let b_term = Term::new(
+        "b",
+        "term_bytes_per_kv",
+        fmt_sig(b),
+        "B",
+        Source::User("kv_dtype".into()),
+    );
+    match uniform {
+        Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
+            title_key: "kv_per_token".into(),
+            formula: "KV_token = 2 × L × H_kv × d_head × b".into(),
+            substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
+            result,
+            terms: vec![
+                Term::new(
+                    "L",
+                    "term_layers",
+                    attn.len().to_string(),
+                    "",
+                    Source::ConfigKey("num_hidden_layers".into()),
+                ),
+                Term::new(
+                    "H_kv",
+                    "term_kv_heads",
+                    kvh.to_string(),
+                    "",
+                    Source::ConfigKey("num_key_value_heads".into()),
+                ),
+                Term::new(
+                    "d_head",
+                    "term_head_dim",
+                    hd.to_string(),
+                    "",
+                    Source::Derived("hidden_size / num_attention_heads".into()),
+                ),
+                b_term,
+            ],
+            notes: vec![],
+            ..Default::default()
+        },
+        _ => Derivation {
+            title_key: "kv_per_token".into(),
+            formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
+            substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
+            result,
+            terms: vec![
+                Term::new(
+                    "L",
+                    "term_kv_layers",
+                    attn.len().to_string(),
+                    "",
+                    Source::Derived("ldg_layers_with_kv".into()),
+                ),
+                b_term,
+            ],
+            notes: vec!["note_kv_mixed_layers".into()],
+            ..Default::default()
+        },
+    }
+}
+
+/// KV of one request: KV per token times the context length (noted when a window or a state
+/// makes it differ).
+pub(super) fn kv_request_derivation(
+    kv_per_token: Bytes,
+    kv_per_request: Bytes,
+    ctx: u64,
+) -> Derivation {
+    Derivation {
+        title_key: "kv_per_request".into(),
+        formula: "KV_req = KV_token × S".into(),
+        substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
+        result: bytes_text(kv_per_request, false),
+        terms: vec![
+            Term::new(
+                "KV_token",
+                "kv_per_token",
+                group(kv_per_token.0),
+                "B",
+                Source::Derived("kv_per_token".into()),
+            ),
+            Term::new(
+                "S",
+                "term_context_len",
+                group(ctx),
+                "unit_tokens",
+                Source::User("context_len".into()),
+            ),
+        ],
+        notes: if kv_per_request == kv_per_token * ctx {
+            vec![]
+        } else {
+            vec!["note_kv_window_or_state".into()]
+        },
+        ..Default::default()
+    }
+}
+
+/// KV of all requested concurrent requests: KV per request times the concurrency.
+pub(super) fn kv_total_derivation(
+    kv_per_request: Bytes,
+    kv_total: Bytes,
+    concurrency: u64,
+) -> Derivation {
+    Derivation {
+        title_key: "kv_total".into(),
+        formula: "KV = KV_req × N".into(),
+        substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
+        result: bytes_text(kv_total, false),
+        terms: vec![Term::new(
+            "N",
+            "term_concurrency",
+            group(concurrency),
+            "",
+            Source::User("concurrency".into()),
+        )],
+        notes: vec![],
+        ..Default::default()
+    }
+}
+
+/// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
+pub(super) fn cost_derivation(
+    acc: &Accelerator,
+    p: f64,
+    c: f64,
+    tp: u64,
+    requests: u64,
+) -> Derivation {
+    Derivation {
+        title_key: "cost_per_request".into(),
+        formula: "c = price × TP / N".into(),
+        substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
+        result: format!("${} /h", fmt_sig(c)),
+        terms: vec![
+            Term::new(
+                "price",
+                "term_price",
+                fmt_sig(p / tp as f64),
+                "USD/h",
+                Source::Catalog(
+                    acc.price
+                        .as_ref()
+                        .map(|x| x.source.clone())
+                        .unwrap_or_default(),
+                ),
+            ),
+            Term::new(
+                "N",
+                "term_requests",
+                requests.to_string(),
+                "",
+                Source::Derived("card_max_requests".into()),
+            ),
+        ],
+        notes: vec![],
+        ..Default::default()
+    }
+}

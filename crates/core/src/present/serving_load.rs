@@ -1,0 +1,78 @@
+//! The "Serving under load" inputs of a scenario as the simulator's: the engine's flags and the
+//! offered load, shared by the worker's jobs (the section's sweep, `serving`; the planner's
+//! sizing, `serving_plan`; a pasted benchmark, `serving_bench`).
+
+use crate::calc::perf::Efficiencies;
+use crate::scenario::{ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO};
+use crate::sim::config::{EngineConfig, StepModelKind};
+use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
+
+/// Seed of every run (the page's results are reproducible).
+pub const SEED: u64 = 0;
+
+/// The engine flags of the section's inputs on the scenario's TP and precisions.
+pub fn engine_config(s: &Scenario) -> EngineConfig {
+    let v = &s.views.serving;
+    let opt = |n: u64| (n > 0).then_some(n);
+    EngineConfig {
+        tp: u64::from(s.tp.max(1)),
+        max_num_seqs: opt(v.max_num_seqs),
+        max_num_batched_tokens: opt(v.max_num_batched_tokens),
+        block_size: v.block_size,
+        gpu_memory_utilization: v.gpu_memory_utilization,
+        weights_dtype: s.weight_dtype,
+        kv_dtype: s.kv_dtype,
+        prefix_hit: v.prefix_hit,
+        frontend_overhead_ms: v.frontend_overhead_ms,
+        // Efficiencies the user set are the roofline's: they select it (as `--eff` does).
+        step_model: if s.views.eff == Efficiencies::default() {
+            StepModelKind::Kernels
+        } else {
+            StepModelKind::Roofline
+        },
+        ..EngineConfig::default()
+    }
+}
+
+/// The offered load of the sweep (its arrival's rate is replaced per swept rate).
+pub fn workload(s: &Scenario) -> WorkloadSpec {
+    let v = &s.views.serving;
+    let (i, o) = (s.perf.input_len.max(1), s.perf.output_len.max(1));
+    let spread = |x: u64| {
+        let lo = ((x as f64) * (1.0 - UNIFORM_RANGE_RATIO)).ceil().max(1.0) as u64;
+        let hi = ((x as f64) * (1.0 + UNIFORM_RANGE_RATIO))
+            .floor()
+            .max(lo as f64) as u64;
+        (lo, hi)
+    };
+    let lengths = match v.dataset {
+        DatasetKind::Fixed => Lengths::Fixed {
+            input: i,
+            output: o,
+        },
+        DatasetKind::Uniform => Lengths::Uniform {
+            input: spread(i),
+            output: spread(o),
+        },
+        DatasetKind::ShareGpt => Lengths::ShareGpt,
+    };
+    WorkloadSpec {
+        arrival: Arrival::from_rate(1.0, burstiness(v)),
+        max_concurrency: (v.arrival == ArrivalKind::MaxConcurrency).then_some(v.max_concurrency),
+        lengths,
+        num_requests: v.num_requests,
+        warmup: v.warmup.min(v.num_requests.saturating_sub(1)),
+        // As vLLM bench runs `--num-warmups`: to the end, before the measured requests.
+        warmup_drained: true,
+        seed: SEED,
+    }
+}
+
+/// vLLM bench's `--burstiness` (the gamma shape) of the inputs: `1/CV²` when bursty, else 1.
+pub fn burstiness(v: &ServingInputs) -> f64 {
+    if v.arrival == ArrivalKind::Bursty && v.burstiness_cv > 0.0 {
+        1.0 / (v.burstiness_cv * v.burstiness_cv)
+    } else {
+        1.0
+    }
+}

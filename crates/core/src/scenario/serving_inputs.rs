@@ -1,0 +1,556 @@
+//! The inputs of "Serving under load" (the serving simulator's section), each with its URL
+//! parameter (`sv_…`). The engine's knobs are named as `vllm serve` names its flags and default
+//! as vLLM does; the load as `vllm bench serve` names it.
+//!
+//! Optional knobs (`max_num_seqs`, `max_num_batched_tokens`, the chosen rate) use 0 for "vLLM's
+//! default" / "automatic", so that one decimal field edits each of them. Beside vLLM's flags,
+//! the server's frontend path per request (`sv_fo`, milliseconds; the simulator's
+//! `frontend_overhead_ms`, default its measured value).
+
+use super::notice::NoticeKind;
+use crate::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::sim::config::{DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS};
+use crate::sim::fleet::Router;
+use serde::{Deserialize, Serialize};
+
+/// How requests arrive (vLLM bench's `--request-rate`, `--burstiness`, `--max-concurrency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalKind {
+    /// Poisson arrivals at each swept rate.
+    #[default]
+    Poisson,
+    /// Gamma gaps with a coefficient of variation ([`ServingInputs::burstiness_cv`]).
+    Bursty,
+    /// At most [`ServingInputs::max_concurrency`] requests in flight.
+    MaxConcurrency,
+    /// The chosen run sends every request at once (`--request-rate inf`).
+    Inf,
+}
+
+impl ArrivalKind {
+    /// Every kind, in display order.
+    pub const ALL: &'static [ArrivalKind] = &[
+        ArrivalKind::Poisson,
+        ArrivalKind::Bursty,
+        ArrivalKind::MaxConcurrency,
+        ArrivalKind::Inf,
+    ];
+
+    /// URL value.
+    pub const fn id(self) -> &'static str {
+        match self {
+            ArrivalKind::Poisson => "poisson",
+            ArrivalKind::Bursty => "bursty",
+            ArrivalKind::MaxConcurrency => "conc",
+            ArrivalKind::Inf => "inf",
+        }
+    }
+
+    /// Translation key of the option's label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            ArrivalKind::Poisson => "sv_arrival_poisson",
+            ArrivalKind::Bursty => "sv_arrival_bursty",
+            ArrivalKind::MaxConcurrency => "sv_arrival_conc",
+            ArrivalKind::Inf => "sv_arrival_inf",
+        }
+    }
+
+    /// Reads a URL value.
+    pub fn parse(s: &str) -> Option<ArrivalKind> {
+        ArrivalKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.id() == s.trim())
+    }
+}
+
+/// How prompt and output lengths are drawn (vLLM bench's `--dataset-name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetKind {
+    /// Every request the workload's prompt and output lengths.
+    #[default]
+    Fixed,
+    /// Uniform within ±[`UNIFORM_RANGE_RATIO`] of them (`random` with a range ratio).
+    Uniform,
+    /// The built-in ShareGPT-like distribution (`core::sim::SHAREGPT`).
+    ShareGpt,
+}
+
+/// The range ratio of the uniform dataset (vLLM bench `--random-range-ratio`).
+pub const UNIFORM_RANGE_RATIO: f64 = 0.5;
+
+impl DatasetKind {
+    /// Every kind, in display order.
+    pub const ALL: &'static [DatasetKind] = &[
+        DatasetKind::Fixed,
+        DatasetKind::Uniform,
+        DatasetKind::ShareGpt,
+    ];
+
+    /// URL value.
+    pub const fn id(self) -> &'static str {
+        match self {
+            DatasetKind::Fixed => "fixed",
+            DatasetKind::Uniform => "uniform",
+            DatasetKind::ShareGpt => "sharegpt",
+        }
+    }
+
+    /// Translation key of the option's label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            DatasetKind::Fixed => "sv_dataset_fixed",
+            DatasetKind::Uniform => "sv_dataset_uniform",
+            DatasetKind::ShareGpt => "sv_dataset_sharegpt",
+        }
+    }
+
+    /// Reads a URL value.
+    pub fn parse(s: &str) -> Option<DatasetKind> {
+        DatasetKind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.id() == s.trim())
+    }
+}
+
+/// The serving section's inputs, part of the scenario's [`ViewInputs`](super::ViewInputs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ServingInputs {
+    /// `--max-num-seqs` (0 = vLLM's default for the GPU).
+    pub max_num_seqs: u64,
+    /// `--max-num-batched-tokens` (0 = vLLM's default for the GPU).
+    pub max_num_batched_tokens: u64,
+    /// `--block-size`, tokens.
+    pub block_size: u64,
+    /// `--gpu-memory-utilization`, a fraction.
+    pub gpu_memory_utilization: f64,
+    /// Share of each prompt found in the prefix cache.
+    pub prefix_hit: f64,
+    /// The server's frontend path per request, ms (`sim::EngineConfig::frontend_overhead_ms`).
+    #[serde(default = "default_frontend_overhead_ms")]
+    pub frontend_overhead_ms: f64,
+    /// How requests arrive.
+    pub arrival: ArrivalKind,
+    /// Coefficient of variation of the gaps with bursty arrivals (1 = Poisson).
+    pub burstiness_cv: f64,
+    /// `--max-concurrency` with [`ArrivalKind::MaxConcurrency`].
+    pub max_concurrency: u64,
+    /// How lengths are drawn.
+    pub dataset: DatasetKind,
+    /// `--num-prompts` per rate, warm-up included.
+    pub num_requests: u64,
+    /// Requests at the start left out of the statistics.
+    pub warmup: u64,
+    /// The rate of the time-series run, req/s (0 = automatic: just below saturation).
+    pub rate: f64,
+    /// How the planner's simulated fleet spreads requests over its replicas (URL
+    /// `sv_router=round-robin|least-loaded`; the planner's simulated sizing reads it).
+    #[serde(default)]
+    pub router: Router,
+}
+
+fn default_frontend_overhead_ms() -> f64 {
+    DEFAULT_FRONTEND_OVERHEAD_MS
+}
+
+impl Default for ServingInputs {
+    fn default() -> Self {
+        ServingInputs {
+            max_num_seqs: 0,
+            max_num_batched_tokens: 0,
+            block_size: DEFAULT_BLOCK_SIZE,
+            gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+            prefix_hit: 0.0,
+            frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
+            arrival: ArrivalKind::Poisson,
+            burstiness_cv: 1.0,
+            max_concurrency: 64,
+            dataset: DatasetKind::Fixed,
+            num_requests: 2_000,
+            warmup: 100,
+            rate: 0.0,
+            router: Router::RoundRobin,
+        }
+    }
+}
+
+/// One numeric serving input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ServField {
+    /// `max_num_seqs`.
+    MaxNumSeqs,
+    /// `max_num_batched_tokens`.
+    MaxNumBatchedTokens,
+    /// `block_size`.
+    BlockSize,
+    /// `gpu_memory_utilization`.
+    GpuMemoryUtilization,
+    /// Prefix-cache hit fraction.
+    PrefixHit,
+    /// The server's frontend path per request, ms.
+    FrontendOverheadMs,
+    /// Burstiness CV.
+    BurstinessCv,
+    /// `max_concurrency`.
+    MaxConcurrency,
+    /// Requests per rate.
+    NumRequests,
+    /// Warm-up requests.
+    Warmup,
+    /// The time-series run's rate.
+    Rate,
+}
+
+impl ServField {
+    /// Every field, in display order.
+    pub const ALL: &'static [ServField] = &[
+        ServField::MaxNumSeqs,
+        ServField::MaxNumBatchedTokens,
+        ServField::BlockSize,
+        ServField::GpuMemoryUtilization,
+        ServField::PrefixHit,
+        ServField::FrontendOverheadMs,
+        ServField::BurstinessCv,
+        ServField::MaxConcurrency,
+        ServField::NumRequests,
+        ServField::Warmup,
+        ServField::Rate,
+    ];
+
+    /// URL parameter name.
+    pub const fn query_key(self) -> &'static str {
+        match self {
+            ServField::MaxNumSeqs => "sv_mns",
+            ServField::MaxNumBatchedTokens => "sv_mbt",
+            ServField::BlockSize => "sv_bs",
+            ServField::GpuMemoryUtilization => "sv_gmu",
+            ServField::PrefixHit => "sv_ph",
+            ServField::FrontendOverheadMs => "sv_fo",
+            ServField::BurstinessCv => "sv_cv",
+            ServField::MaxConcurrency => "sv_conc",
+            ServField::NumRequests => "sv_n",
+            ServField::Warmup => "sv_warm",
+            ServField::Rate => "sv_rate",
+        }
+    }
+
+    /// Translation key of the label.
+    pub const fn label_key(self) -> &'static str {
+        match self {
+            ServField::MaxNumSeqs => "sv_max_num_seqs",
+            ServField::MaxNumBatchedTokens => "sv_max_num_batched_tokens",
+            ServField::BlockSize => "sv_block_size",
+            ServField::GpuMemoryUtilization => "sv_gpu_memory_utilization",
+            ServField::PrefixHit => "sv_prefix_hit",
+            ServField::FrontendOverheadMs => "sv_frontend_overhead",
+            ServField::BurstinessCv => "sv_burstiness_cv",
+            ServField::MaxConcurrency => "sv_max_concurrency",
+            ServField::NumRequests => "sv_num_requests",
+            ServField::Warmup => "sv_warmup",
+            ServField::Rate => "sv_rate",
+        }
+    }
+
+    /// Translation key of the unit (or the hint beside the field).
+    pub const fn unit_key(self) -> &'static str {
+        match self {
+            ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens => "sv_unit_default_zero",
+            ServField::BlockSize => "view_unit_tokens",
+            ServField::GpuMemoryUtilization | ServField::PrefixHit => "view_unit_fraction",
+            ServField::FrontendOverheadMs => "view_unit_ms",
+            ServField::BurstinessCv => "sv_unit_cv",
+            ServField::MaxConcurrency => "sv_unit_requests",
+            ServField::NumRequests | ServField::Warmup => "sv_unit_requests",
+            ServField::Rate => "sv_unit_rate_auto",
+        }
+    }
+
+    /// Whether the value is a whole number.
+    pub const fn whole(self) -> bool {
+        !matches!(
+            self,
+            ServField::GpuMemoryUtilization
+                | ServField::PrefixHit
+                | ServField::FrontendOverheadMs
+                | ServField::BurstinessCv
+                | ServField::Rate
+        )
+    }
+
+    /// Accepted range (inclusive).
+    pub const fn range(self) -> (f64, f64) {
+        match self {
+            ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens => (0.0, 1_048_576.0),
+            ServField::BlockSize => (1.0, 1024.0),
+            ServField::GpuMemoryUtilization => (0.05, 1.0),
+            ServField::PrefixHit => (0.0, 0.99),
+            ServField::FrontendOverheadMs => (0.0, MAX_FRONTEND_OVERHEAD_MS),
+            ServField::BurstinessCv => (0.1, 10.0),
+            ServField::MaxConcurrency => (1.0, 100_000.0),
+            ServField::NumRequests => (20.0, 20_000.0),
+            ServField::Warmup => (0.0, 10_000.0),
+            ServField::Rate => (0.0, 1_000_000.0),
+        }
+    }
+
+    /// The value.
+    pub fn get(self, v: &ServingInputs) -> f64 {
+        match self {
+            ServField::MaxNumSeqs => v.max_num_seqs as f64,
+            ServField::MaxNumBatchedTokens => v.max_num_batched_tokens as f64,
+            ServField::BlockSize => v.block_size as f64,
+            ServField::GpuMemoryUtilization => v.gpu_memory_utilization,
+            ServField::PrefixHit => v.prefix_hit,
+            ServField::FrontendOverheadMs => v.frontend_overhead_ms,
+            ServField::BurstinessCv => v.burstiness_cv,
+            ServField::MaxConcurrency => v.max_concurrency as f64,
+            ServField::NumRequests => v.num_requests as f64,
+            ServField::Warmup => v.warmup as f64,
+            ServField::Rate => v.rate,
+        }
+    }
+
+    /// Checks a value against the range (whole numbers where whole) and, for the warm-up,
+    /// against the request count.
+    pub fn check(self, v: &ServingInputs, x: f64) -> Result<f64, NoticeKind> {
+        let (lo, hi) = self.range();
+        if !x.is_finite() {
+            return Err(NoticeKind::Invalid);
+        }
+        if self.whole() && x.fract() != 0.0 {
+            return Err(NoticeKind::Invalid);
+        }
+        if x < lo || x > hi {
+            return Err(NoticeKind::OutOfRange);
+        }
+        let too_much_warmup = match self {
+            ServField::Warmup => x >= v.num_requests as f64,
+            ServField::NumRequests => x <= v.warmup as f64,
+            _ => false,
+        };
+        if too_much_warmup {
+            return Err(NoticeKind::OutOfRange);
+        }
+        Ok(x)
+    }
+
+    /// Why [`ServField::check`] refuses `x` beyond its range, as the translation key of a
+    /// sentence with `{field}`, `{value}`, `{n}` and `{warm}` placeholders: a fraction in a
+    /// whole-number field, or a warm-up not below the request count (`None` otherwise).
+    pub fn refusal_key(self, v: &ServingInputs, x: f64) -> Option<&'static str> {
+        if !x.is_finite() {
+            return None;
+        }
+        if self.whole() && x.fract() != 0.0 {
+            return Some("sv_err_whole");
+        }
+        let (lo, hi) = self.range();
+        if x < lo || x > hi {
+            return None;
+        }
+        match self {
+            ServField::Warmup if x >= v.num_requests as f64 => Some("sv_err_warmup"),
+            ServField::NumRequests if x <= v.warmup as f64 => Some("sv_err_requests"),
+            _ => None,
+        }
+    }
+
+    /// Sets a value already checked by [`ServField::check`].
+    pub fn set(self, v: &mut ServingInputs, x: f64) {
+        // Whole-number fields were checked whole and within u64 (below 2^21).
+        let n = x.max(0.0) as u64;
+        match self {
+            ServField::MaxNumSeqs => v.max_num_seqs = n,
+            ServField::MaxNumBatchedTokens => v.max_num_batched_tokens = n,
+            ServField::BlockSize => v.block_size = n,
+            ServField::GpuMemoryUtilization => v.gpu_memory_utilization = x,
+            ServField::PrefixHit => v.prefix_hit = x,
+            ServField::FrontendOverheadMs => v.frontend_overhead_ms = x,
+            ServField::BurstinessCv => v.burstiness_cv = x,
+            ServField::MaxConcurrency => v.max_concurrency = n,
+            ServField::NumRequests => v.num_requests = n,
+            ServField::Warmup => v.warmup = n,
+            ServField::Rate => v.rate = x,
+        }
+    }
+}
+
+impl ServingInputs {
+    /// Whether `key` is one of these inputs' URL parameters.
+    pub fn owns(key: &str) -> bool {
+        ServField::ALL.iter().any(|f| f.query_key() == key)
+            || matches!(key, "sv_arr" | "sv_ds" | "sv_router")
+    }
+
+    /// Reads one URL parameter (already percent-decoded); unchanged on error.
+    pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
+        if let Some(f) = ServField::ALL.iter().find(|f| f.query_key() == key) {
+            let t = val.trim();
+            if t.is_empty() || t.len() > 40 {
+                return Err(NoticeKind::Invalid);
+            }
+            let x: f64 = t.parse().map_err(|_| NoticeKind::Invalid)?;
+            let x = f.check(self, x)?;
+            f.set(self, x);
+            return Ok(());
+        }
+        match key {
+            "sv_arr" => self.arrival = ArrivalKind::parse(val).ok_or(NoticeKind::Invalid)?,
+            "sv_ds" => self.dataset = DatasetKind::parse(val).ok_or(NoticeKind::Invalid)?,
+            "sv_router" => self.router = Router::parse(val).map_err(|_| NoticeKind::Invalid)?,
+            _ => return Err(NoticeKind::UnknownParam),
+        }
+        Ok(())
+    }
+
+    /// The URL parameters that differ from the defaults, `key=value` each (the request count
+    /// before the warm-up, so that reading them back in order passes the warm-up check).
+    pub fn query_parts(&self) -> Vec<String> {
+        let d = ServingInputs::default();
+        let mut q = Vec::new();
+        let mut fields: Vec<ServField> = ServField::ALL.to_vec();
+        if self.warmup < d.num_requests {
+            // A warm-up below the default count is read before the count (a small count
+            // needs its small warm-up first); a larger one after the count.
+            fields.retain(|f| *f != ServField::Warmup);
+            let at = fields
+                .iter()
+                .position(|f| *f == ServField::NumRequests)
+                .unwrap_or(0);
+            fields.insert(at, ServField::Warmup);
+        }
+        for f in fields {
+            let v = f.get(self);
+            if v.to_bits() != f.get(&d).to_bits() {
+                q.push(format!("{}={}", f.query_key(), v));
+            }
+        }
+        if self.arrival != d.arrival {
+            q.push(format!("sv_arr={}", self.arrival.id()));
+        }
+        if self.dataset != d.dataset {
+            q.push(format!("sv_ds={}", self.dataset.id()));
+        }
+        if self.router != d.router {
+            q.push(format!("sv_router={}", self.router.id()));
+        }
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(q: &[String]) -> (ServingInputs, usize) {
+        let mut v = ServingInputs::default();
+        let mut errors = 0;
+        for p in q {
+            let (k, val) = p.split_once('=').unwrap_or((p, ""));
+            if v.set(k, val).is_err() {
+                errors += 1;
+            }
+        }
+        (v, errors)
+    }
+
+    #[test]
+    fn default_writes_nothing() {
+        assert!(ServingInputs::default().query_parts().is_empty());
+    }
+
+    #[test]
+    fn every_field_round_trips() {
+        let v = ServingInputs {
+            max_num_seqs: 128,
+            max_num_batched_tokens: 4096,
+            block_size: 32,
+            gpu_memory_utilization: 0.85,
+            prefix_hit: 0.25,
+            frontend_overhead_ms: 12.5,
+            arrival: ArrivalKind::Bursty,
+            burstiness_cv: 2.0,
+            max_concurrency: 8,
+            dataset: DatasetKind::ShareGpt,
+            num_requests: 500,
+            warmup: 20,
+            rate: 3.5,
+            router: Router::LeastLoaded,
+        };
+        let q = v.query_parts();
+        assert_eq!(read(&q), (v, 0));
+    }
+
+    #[test]
+    fn warmup_and_count_round_trip_in_either_direction() {
+        for (n, w) in [(50, 10), (20_000, 5_000), (40, 39)] {
+            let v = ServingInputs {
+                num_requests: n,
+                warmup: w,
+                ..ServingInputs::default()
+            };
+            assert_eq!(read(&v.query_parts()), (v, 0), "n={n} w={w}");
+        }
+    }
+
+    #[test]
+    fn bad_values_are_refused_and_leave_the_value() {
+        let mut v = ServingInputs::default();
+        for (k, val, kind) in [
+            ("sv_mns", "abc", NoticeKind::Invalid),
+            ("sv_mns", "2.5", NoticeKind::Invalid),
+            ("sv_gmu", "1.5", NoticeKind::OutOfRange),
+            ("sv_gmu", "NaN", NoticeKind::Invalid),
+            ("sv_rate", "-1", NoticeKind::OutOfRange),
+            ("sv_n", "1e9", NoticeKind::OutOfRange),
+            ("sv_warm", "2000", NoticeKind::OutOfRange),
+            ("sv_arr", "sometimes", NoticeKind::Invalid),
+            ("sv_ds", "", NoticeKind::Invalid),
+            ("sv_router", "random", NoticeKind::Invalid),
+        ] {
+            assert_eq!(v.set(k, val), Err(kind), "{k}={val}");
+        }
+        assert_eq!(v, ServingInputs::default());
+        assert_eq!(v.set("sv_zz", "1"), Err(NoticeKind::UnknownParam));
+    }
+
+    #[test]
+    fn every_refusal_beyond_the_range_has_a_sentence() {
+        let v = ServingInputs::default();
+        for f in ServField::ALL {
+            let (lo, hi) = f.range();
+            // Every value the check refuses inside the range names why.
+            for x in [
+                lo,
+                (lo + hi) / 2.0,
+                lo + 0.5,
+                hi,
+                v.num_requests as f64,
+                v.warmup as f64,
+            ] {
+                if !(lo..=hi).contains(&x) {
+                    continue;
+                }
+                let refused = f.check(&v, x).is_err();
+                assert_eq!(refused, f.refusal_key(&v, x).is_some(), "{f:?} = {x}");
+            }
+        }
+        assert_eq!(
+            ServField::MaxNumSeqs.refusal_key(&v, 2.5),
+            Some("sv_err_whole")
+        );
+        assert_eq!(
+            ServField::Warmup.refusal_key(&v, 2000.0),
+            Some("sv_err_warmup")
+        );
+        assert_eq!(
+            ServField::NumRequests.refusal_key(&v, 100.0),
+            Some("sv_err_requests")
+        );
+        assert_eq!(ServField::GpuMemoryUtilization.refusal_key(&v, 0.5), None);
+    }
+}

@@ -1,0 +1,533 @@
+//! The engine's knobs, named as vLLM names them, and what they resolve to on one GPU.
+//!
+//! Defaults are vLLM's for `vllm serve` (V1): `max_num_seqs` 1,024 / 256 and
+//! `max_num_batched_tokens` 8,192 / 2,048 on GPUs with at least / below 70 GiB
+//! (`core::memory::default_max_num_seqs`, `default_max_num_batched_tokens`), and the small
+//! figures on every A100 as vLLM's rule says (`core::memory::vllm_serve_defaults`), `block_size` 16,
+//! `gpu_memory_utilization` 0.9, `max_model_len` the length vLLM derives from the config
+//! (`ModelDesc::vllm_default_max_len`: `max_position_embeddings` unless vLLM's rules say
+//! otherwise; 2,048 when it states none, as vLLM assumes: `core::memory::default_max_model_len`).
+//! The number of KV blocks is vLLM's budget (`core::memory::vllm_budget`) on the inputs
+//! `core::memory::vllm_start` finds (the same the report's memory section and `llmcalc vllm`
+//! use): total memory × utilization − weights − the activation peak of a
+//! `max_num_batched_tokens` chunk − non-torch memory, paged in blocks; `num_gpu_blocks_override` (vLLM's flag of that name)
+//! replaces it, for a run whose log states the figure. The total is what vLLM sees
+//! (`core::memory::vllm_total_memory`: 79.22 GiB on an H100 80 GB, as its logs print, not
+//! nvidia-smi's 79.65) and the weights are laid out as vLLM's kernels need them
+//! (`core::memory::mxfp4_moe_padding`: MXFP4 MoE experts padded for Marlin on NVIDIA GPUs
+//! without native FP4, 65.9 GiB for gpt-oss-120b on one GPU against its checkpoint's 60.8).
+//!
+//! Beside the engine, the server's **frontend path** (`frontend_overhead_ms`): the time from
+//! a client sending a request to the engine queueing it and from the engine's token to the
+//! client (HTTP, the chat template, tokenization, detokenization, streaming), which the
+//! performance model, timing GPU work only, does not contain. A request enters the engine's
+//! queue that long after it is sent, so every TTFT and end-to-end latency holds it once;
+//! TPOT and ITL do not. The default, [`DEFAULT_FRONTEND_OVERHEAD_MS`], is a measurement
+//! (its source is on the constant).
+
+use crate::base::dtype::Dtype;
+use crate::base::error::{CalcError, Phrase};
+use crate::calc::kv::auto_kv_dtype;
+use crate::calc::memory::{
+    default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile,
+    Paging, VllmBudget, VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+};
+use crate::calc::perf::{Efficiencies, Workload};
+use crate::calc::weights::format_for;
+use crate::hardware::Accelerator;
+use crate::model::{EngineMaxLen, ModelDesc};
+use serde::{Deserialize, Serialize};
+
+/// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
+pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
+
+/// The fixed part of the server's path of one request, milliseconds: what `vllm serve`'s
+/// OpenAI server adds to a request's TTFT beyond the engine's steps and its serial work per
+/// prompt token (HTTP, parsing, the hand-off to the engine process, detokenizing and
+/// streaming the first token): 32 ms.
+///
+/// **A fit on the development rows** (`tests/fixtures/measured_serving_e2e.csv`): the value
+/// that minimises the median |error| of the mean TTFT of the SemiAnalysis InferenceX runs at
+/// 8 or fewer clients (vLLM's OpenAI server, `/v1/completions`, streaming; where queueing is
+/// small, so the server's path is what the engine does not explain), every other term fixed.
+/// `tests/serving_e2e_validation.rs` re-derives it and reports it left out one model at a
+/// time. It replaces 48 ms, which came from one GPUStack row (line 2 of
+/// `tests/fixtures/serving_observations.csv`) and was larger than the whole measured TTFT of
+/// many development runs (`docs/SERVING_SIMULATOR.md`, "Method and accuracy"). Other stacks differ:
+/// behind NVIDIA Dynamo's frontend it is [`DYNAMO_FRONTEND_OVERHEAD_MS`].
+pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 32.0;
+
+/// The fixed part of the server's path behind NVIDIA Dynamo's frontend, milliseconds: 0 ms,
+/// fitted on AIConfigurator's own runs at 8 or fewer clients by re-simulating them at each
+/// trial value (`dynamo_path_scan` in `tests/serving_e2e_validation.rs`: their fixed-length
+/// clients' phases do not move additively with it).
+pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
+
+/// Largest frontend overhead accepted, milliseconds.
+pub const MAX_FRONTEND_OVERHEAD_MS: f64 = 10_000.0;
+
+/// Largest serial work per prompt token accepted, microseconds.
+pub const MAX_FRONTEND_PER_TOKEN_US: f64 = 10_000.0;
+
+fn default_frontend_overhead_ms() -> f64 {
+    DEFAULT_FRONTEND_OVERHEAD_MS
+}
+
+/// vLLM's engine flags that shape scheduling (`None` = vLLM's default for the GPU).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EngineConfig {
+    /// Tensor-parallel size.
+    pub tp: u64,
+    /// `--max-num-seqs`: most requests running at once.
+    pub max_num_seqs: Option<u64>,
+    /// `--max-num-batched-tokens`: the per-step token budget.
+    pub max_num_batched_tokens: Option<u64>,
+    /// `--block-size`: tokens per KV block.
+    pub block_size: u64,
+    /// `--gpu-memory-utilization`, in (0, 1].
+    pub gpu_memory_utilization: f64,
+    /// `--max-model-len` (`None` = the length vLLM derives from the config,
+    /// [`ModelDesc::vllm_default_max_len`], or vLLM's 2,048 when it states none).
+    pub max_model_len: Option<u64>,
+    /// `--num-gpu-blocks-override`.
+    pub num_gpu_blocks_override: Option<u64>,
+    /// Weight precision (`None` = the checkpoint's).
+    pub weights_dtype: Option<Dtype>,
+    /// `--kv-cache-dtype` (`None` = auto: the model's 16-bit precision).
+    pub kv_dtype: Option<Dtype>,
+    /// Share of each prompt found in the prefix cache, in [0, 1): that share (whole blocks)
+    /// skips its prefill.
+    pub prefix_hit: f64,
+    /// The server's frontend path per request, milliseconds, in [0, 10,000]: a request
+    /// enters the engine's queue this long after it is sent (module docs).
+    #[serde(default = "default_frontend_overhead_ms")]
+    pub frontend_overhead_ms: f64,
+    /// `--enable-expert-parallel`: the routed experts are split across the TP ranks by
+    /// expert (each GPU holds `experts / tp` whole experts) instead of by intermediate size.
+    #[serde(default)]
+    pub expert_parallel: bool,
+    /// The server's serial work per prompt token, microseconds (tokenization and the
+    /// request's preparation, done by one worker in arrival order, so a burst of requests
+    /// reaches the engine spread out rather than at one instant).
+    #[serde(default = "default_frontend_per_token_us")]
+    pub frontend_per_token_us: f64,
+    /// vLLM's asynchronous scheduling (on by default from vLLM 0.14): the engine's CPU work
+    /// per step overlaps the GPU's, so its time per step beyond the kernels is the smaller
+    /// fitted figure (`sim::kernel_step::FIT_STEP_ASYNC_S`, else `FIT_STEP_SYNC_S`).
+    #[serde(default = "yes")]
+    pub async_scheduling: bool,
+    /// Which step-time model to use: vLLM's measured kernels (the default, where the GPU or
+    /// its architecture has tables) or the fitted roofline (`core::perf`'s efficiencies).
+    #[serde(default)]
+    pub step_model: StepModelKind,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The step-time model a simulation uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepModelKind {
+    /// vLLM's measured kernels (`core::hardware::kernels`) where the GPU or its
+    /// architecture's sibling has tables; the roofline elsewhere.
+    #[default]
+    Kernels,
+    /// The fitted roofline with `Efficiencies` (what `calibrate --fit` adjusts).
+    Roofline,
+}
+
+fn default_frontend_per_token_us() -> f64 {
+    DEFAULT_FRONTEND_PER_TOKEN_US
+}
+
+/// The server's serial work per prompt token, microseconds: 2 µs. Source: the request-path
+/// coefficients inference-sim (BLIS) trained for vLLM 0.10.1.1 on H100 (`defaults.yaml`,
+/// `alpha_coeffs[1]`, microseconds per input token: gpt-oss-120b at TP 1, 2, 4, 8: 1.80,
+/// 2.04, 1.67, 1.92; gpt-oss-20b: 1.69, 1.58, 2.00, 1.65), the vLLM version nearest to the
+/// development rows; not fitted here.
+pub const DEFAULT_FRONTEND_PER_TOKEN_US: f64 = 2.0;
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            tp: 1,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            block_size: DEFAULT_BLOCK_SIZE,
+            gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+            max_model_len: None,
+            num_gpu_blocks_override: None,
+            weights_dtype: None,
+            kv_dtype: None,
+            prefix_hit: 0.0,
+            frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
+            expert_parallel: false,
+            frontend_per_token_us: DEFAULT_FRONTEND_PER_TOKEN_US,
+            async_scheduling: true,
+            step_model: StepModelKind::Kernels,
+        }
+    }
+}
+
+/// The knobs resolved on one GPU: every figure the scheduler reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resolved {
+    /// `max_num_seqs`.
+    pub max_num_seqs: u64,
+    /// `max_num_batched_tokens`.
+    pub max_num_batched_tokens: u64,
+    /// `block_size`.
+    pub block_size: u64,
+    /// `max_model_len`.
+    pub max_model_len: u64,
+    /// `max_model_len` is vLLM's 2,048 for a config that states no maximum length
+    /// ([`default_max_model_len`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub max_model_len_assumed: bool,
+    /// `max_model_len` is the length vLLM derives from the config by its own rules
+    /// ([`ModelDesc::engine_max_len`]), not `max_position_embeddings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_model_len_derived: Option<EngineMaxLen>,
+    /// KV blocks in the pool (`# GPU blocks`); requests draw from one fewer
+    /// ([`Resolved::usable_blocks`]).
+    pub num_gpu_blocks: u64,
+    /// The block groups one request draws from the pool (vLLM V1's KV-cache groups): one
+    /// full-attention group for a uniform cache; under the hybrid allocator, one per
+    /// `group_size` layers of each kind, sliding groups holding only their window.
+    pub groups: Vec<BlockGroup>,
+    /// Prefix-cache hit share.
+    pub prefix_hit: f64,
+    /// The frontend path of one request, seconds.
+    #[serde(default)]
+    pub frontend_overhead_s: f64,
+    /// The server's serial work per prompt token, seconds (one worker, in arrival order).
+    #[serde(default)]
+    pub frontend_per_token_s: f64,
+    /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given).
+    pub budget: VllmBudget,
+}
+
+impl Resolved {
+    /// The blocks requests can hold: the pool less vLLM's null block (`BlockPool` takes the
+    /// first free block as `null_block` at start-up, and `get_usage` divides by the rest).
+    pub fn usable_blocks(&self) -> u64 {
+        self.num_gpu_blocks.saturating_sub(1)
+    }
+}
+
+/// Block groups of one kind: `count` groups, each needing `⌈tokens / block_size⌉` blocks per
+/// request (full attention) or only those of its window (sliding: `⌈(W − 1 + new) /
+/// block_size⌉ + 1` at most, as vLLM's sliding-window manager keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockGroup {
+    /// Groups of this kind.
+    pub count: u64,
+    /// Sliding window, tokens (`None` = full attention).
+    pub window: Option<u64>,
+    /// Recurrent layers (Mamba, short convolution, linear attention): one block per request,
+    /// whatever its length ([`Paging::Mamba`]).
+    #[serde(default)]
+    pub state: bool,
+}
+
+impl BlockGroup {
+    /// Blocks one group holds for a request of `tokens` tokens, `new` of them computed in
+    /// the current step.
+    pub fn blocks(&self, tokens: u64, new: u64, block_size: u64) -> u64 {
+        if self.state {
+            return u64::from(tokens > 0);
+        }
+        let all = tokens.div_ceil(block_size.max(1));
+        match self.window {
+            None => all,
+            Some(w) => all.min(
+                w.saturating_sub(1)
+                    .saturating_add(new)
+                    .div_ceil(block_size.max(1))
+                    .saturating_add(1),
+            ),
+        }
+    }
+}
+
+/// The groups of a cache: the hybrid allocator's buckets (by kind) split in groups of
+/// `group_size` layers; beside recurrent layers, the attention groups and the state groups
+/// (one block each per request); or one full group.
+fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
+    let g = budget.group_size;
+    if budget.paging == Paging::Mamba && g > 0 {
+        return vec![
+            BlockGroup {
+                count: (profile.layers.len() as u64).div_ceil(g),
+                window: None,
+                state: false,
+            },
+            BlockGroup {
+                count: (profile.state_layers.len() as u64).div_ceil(g),
+                window: None,
+                state: true,
+            },
+        ];
+    }
+    if budget.paging != Paging::Hybrid || g == 0 {
+        return vec![BlockGroup {
+            count: 1,
+            window: None,
+            state: false,
+        }];
+    }
+    let mut buckets: Vec<(Option<u64>, u64)> = Vec::new();
+    for l in &profile.layers {
+        let w = match l.kind {
+            KvLayerKind::Full => None,
+            KvLayerKind::Sliding { window } => Some(window),
+        };
+        match buckets.iter_mut().find(|(k, _)| *k == w) {
+            Some((_, c)) => *c += 1,
+            None => buckets.push((w, 1)),
+        }
+    }
+    buckets
+        .into_iter()
+        .map(|(window, c)| BlockGroup {
+            count: c.div_ceil(budget.group_size),
+            window,
+            state: false,
+        })
+        .collect()
+}
+
+/// `v` when it is finite and `ok` (the caller's range test), else the field's `range` (an
+/// i18n key) in a sentence.
+fn within(field: &str, v: f64, ok: bool, range: &'static str) -> Result<f64, CalcError> {
+    if v.is_finite() && ok {
+        Ok(v)
+    } else {
+        Err(CalcError::out_of_range(
+            Phrase::verbatim(field),
+            v,
+            Phrase::tr(range),
+        ))
+    }
+}
+
+fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
+    CalcError::whole_in(Phrase::verbatim(field), v, (lo, hi))
+}
+
+impl EngineConfig {
+    /// The workload of the performance model: TP and precisions.
+    pub fn perf_workload(&self) -> Workload {
+        let mut wl = Workload::new(1, 1, 1, self.tp);
+        wl.weights_dtype = self.weights_dtype;
+        wl.kv_dtype = self.kv_dtype;
+        wl
+    }
+
+    /// Resolves the defaults and the KV blocks for `model` on `gpu`.
+    pub fn resolve(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
+        let (default_seqs, default_mnbt) = vllm_serve_defaults(gpu);
+        let tp = whole("tp", self.tp, 1, 1024)?;
+        let seqs = whole(
+            "max_num_seqs",
+            self.max_num_seqs.unwrap_or(default_seqs),
+            1,
+            MAX_ENGINE_KNOB,
+        )?;
+        let mnbt = whole(
+            "max_num_batched_tokens",
+            self.max_num_batched_tokens.unwrap_or(default_mnbt),
+            1,
+            MAX_ENGINE_KNOB,
+        )?;
+        let block_size = whole("block_size", self.block_size, 1, 4096)?;
+        let p = self.prefix_hit;
+        within(
+            "prefix_hit",
+            p,
+            (0.0..1.0).contains(&p),
+            "rng_sim_prefix_hit",
+        )?;
+        let fo = self.frontend_overhead_ms;
+        within(
+            "frontend_overhead_ms",
+            fo,
+            (0.0..=MAX_FRONTEND_OVERHEAD_MS).contains(&fo),
+            "rng_sim_frontend_overhead",
+        )?;
+        let pt = self.frontend_per_token_us;
+        within(
+            "frontend_per_token_us",
+            pt,
+            (0.0..=MAX_FRONTEND_PER_TOKEN_US).contains(&pt),
+            "rng_sim_frontend_per_token",
+        )?;
+        let (mml, max_model_len_assumed) = match self.max_model_len {
+            Some(l) => (l, false),
+            None => default_max_model_len(model.vllm_default_max_len()),
+        };
+        let max_model_len_derived = match self.max_model_len {
+            Some(_) => None,
+            None => model.engine_max_len.clone(),
+        };
+        let mml = whole("max_model_len", mml, 1, u64::MAX)?;
+        let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
+        let groups = block_groups(&profile, &budget);
+        let blocks = match self.num_gpu_blocks_override {
+            // Two at least: vLLM keeps one as its null block.
+            Some(b) => whole("num_gpu_blocks_override", b, 2, u64::MAX)?,
+            None => budget.num_gpu_blocks,
+        };
+        Ok(Resolved {
+            max_num_seqs: seqs,
+            max_num_batched_tokens: mnbt,
+            // vLLM raises the attention block beside recurrent layers (`Paging::Mamba`).
+            block_size: budget.block_size.max(block_size),
+            max_model_len: mml,
+            max_model_len_assumed,
+            max_model_len_derived,
+            num_gpu_blocks: blocks,
+            groups,
+            prefix_hit: p,
+            frontend_overhead_s: fo / 1e3,
+            frontend_per_token_s: self.frontend_per_token_us / 1e6,
+            budget,
+        })
+    }
+
+    /// vLLM's budget from the inputs `memory::vllm_start` finds (the one home of what vLLM
+    /// has for the KV cache: the total memory vLLM sees, the weights as its kernels lay them
+    /// out, the activation peak of one chunk, the non-torch estimate).
+    fn budget(
+        &self,
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
+    ) -> Result<(VllmBudget, KvProfile), CalcError> {
+        let base = model.weights.base;
+        let fmt_base = match self.weights_dtype {
+            Some(d) => format_for(d, base).base,
+            None => base,
+        };
+        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
+        let start = vllm_start(
+            model,
+            gpu,
+            &VllmEngine {
+                tp,
+                weights_dtype: self.weights_dtype,
+                gpu_memory_utilization: self.gpu_memory_utilization,
+                block_size,
+                max_model_len: mml,
+                max_num_batched_tokens: mnbt,
+                max_num_seqs: seqs,
+            },
+        )?;
+        let inp = start.inputs;
+        let profile = KvProfile::from_model(model, kv, tp)?;
+        Ok((vllm_budget(&inp, &profile)?, profile))
+    }
+}
+
+/// Stops a run that would take too long: it ends with the statistics so far, marked partial.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Most engine steps simulated.
+    pub max_steps: u64,
+}
+
+/// The default budget: 2,000,000 steps (about a second natively; the speed benchmark
+/// `examples/bench_sim.rs` measures it).
+pub const DEFAULT_MAX_STEPS: u64 = 2_000_000;
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            max_steps: DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+/// Latency targets of goodput (vLLM bench `--goodput ttft:MS tpot:MS`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Slo {
+    /// Time-to-first-token target, milliseconds.
+    pub ttft_ms: f64,
+    /// Time-per-output-token target, milliseconds.
+    pub tpot_ms: f64,
+}
+
+/// Everything one simulation reads besides the model and the GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SimConfig {
+    /// The engine's flags.
+    pub engine: EngineConfig,
+    /// The offered load.
+    pub workload: crate::sim::workload::WorkloadSpec,
+    /// The performance model's efficiencies (default: the fitted ones).
+    pub efficiencies: Efficiencies,
+    /// Goodput targets.
+    pub slo: Option<Slo>,
+    /// When to stop early.
+    pub budget: Budget,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::units::{Bytes, GIB};
+    use crate::calc::memory::{
+        default_max_num_batched_tokens, default_max_num_seqs, vllm_total_memory,
+    };
+    use crate::hardware::Catalog;
+    use crate::model::{parse_model_text, preset};
+
+    /// vLLM's rule: the large figures from 70 GiB, except on an A100 (its device name), which
+    /// keeps the small ones; an explicit flag always wins.
+    #[test]
+    fn a100_keeps_the_small_defaults_whatever_its_memory() {
+        let cat = Catalog::builtin();
+        let m = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("m");
+        for (id, large) in [
+            ("a100-sxm-80gb", false),
+            ("a100-pcie-80gb", false),
+            ("h100-sxm", true),
+            ("rtx-4090", false),
+        ] {
+            let gpu = cat.get(id).expect("gpu");
+            let big_memory = vllm_total_memory(gpu).0 >= 70 * GIB;
+            assert_eq!(
+                big_memory,
+                id != "rtx-4090",
+                "{id}: its memory decides the rest"
+            );
+            let want = if large {
+                (
+                    default_max_num_seqs(Bytes(70 * GIB)),
+                    default_max_num_batched_tokens(Bytes(70 * GIB)),
+                )
+            } else {
+                (
+                    default_max_num_seqs(Bytes(0)),
+                    default_max_num_batched_tokens(Bytes(0)),
+                )
+            };
+            assert_eq!(vllm_serve_defaults(gpu), want, "{id}");
+            let r = EngineConfig::default().resolve(&m, gpu).expect("resolves");
+            assert_eq!((r.max_num_seqs, r.max_num_batched_tokens), want, "{id}");
+            let set = EngineConfig {
+                max_num_seqs: Some(1000),
+                max_num_batched_tokens: Some(4096),
+                ..EngineConfig::default()
+            };
+            let r = set.resolve(&m, gpu).expect("resolves");
+            assert_eq!(
+                (r.max_num_seqs, r.max_num_batched_tokens),
+                (1000, 4096),
+                "{id}"
+            );
+        }
+    }
+}

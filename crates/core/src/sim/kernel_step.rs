@@ -1,0 +1,668 @@
+//! The time of one engine step from vLLM's measured kernels (`core::hardware::kernels`): the
+//! step's GEMMs, attention, all-reduces and fused MoE at the shapes the model has on one GPU,
+//! each timed by the compact tables of the GPU (or of its architecture's measured sibling),
+//! plus the engine's own time per step that no kernel holds.
+//!
+//! One step of `d` decodes and prompt chunks of `p` tokens in all (`T = d + p`) costs, over
+//! the layers (identical layers counted once and multiplied):
+//!
+//! ```text
+//! step = Σ_layers [ GEMMs(T) + fused MoE(T) + elementwise(T) + 2 all-reduces(T·h·2 B)
+//!                   + decode attention(d, mean keys) + prefill attention(chunks, pairs) ]
+//!        + lm_head(S) + engine time per step
+//! ```
+//!
+//! - GEMMs as vLLM fuses them: QKV in one (`(h_q + 2 h_kv)·d` outputs per GPU), the output
+//!   projection, gate and up in one, down; MLA's fused `q_a`/`kv_a` (held whole on every GPU),
+//!   `q_b`, `kv_b` (also standing for the absorbed decode form's per-head products, which read
+//!   the same weights and do the same FLOPs) and the output projection; a MoE layer's router
+//!   (16-bit) and shared experts. The GEMM precision follows the checkpoint as vLLM runs it
+//!   ([`gemm_dtype`]): FP8 with 128 × 128 blocks, FP8 per tensor, NVFP4, else 16-bit (weight-only
+//!   INT4 and MXFP4 checkpoints keep their dense layers in 16 bits).
+//! - Fused MoE at the routed experts' intermediate size per GPU, in the experts' precision
+//!   ([`moe_dtype`]).
+//! - Attention: decode queries as one call at their mean number of keys (capped at a sliding
+//!   window); prompt chunks as one call over their (query, key) pairs. MLA is timed as
+//!   multi-query attention over its latent (decode) and as multi-head attention at the mean of
+//!   its q/k and v head sizes (prefill, which vLLM computes in the un-absorbed form).
+//! - Elementwise work (two RMSNorms, the residual adds, rotary embedding, the activation):
+//!   [`ELEMENTWISE_PASSES`] reads and writes of the `T × h` activations (and the gated
+//!   activation's `T × 3·I/TP`) at the GPU's bandwidth, which the kernel tables do not hold.
+//! - All-reduce: two per layer under tensor parallelism, of `T × h` 16-bit values.
+//!
+//! The engine's time per step beyond its kernels (scheduling, input preparation, the sampler,
+//! the CUDA-graph launch, output processing) is [`StepOverhead`]: one fitted time per step,
+//! with asynchronous scheduling ([`FIT_STEP_ASYNC_S`], vLLM 0.14 and later) or without
+//! ([`FIT_STEP_SYNC_S`]). A CPU time per layer for steps larger than the largest CUDA graph
+//! (0.4–0.8 ms per layer, as AIConfigurator charges a prefill) and a time per prompt token
+//! were tried on the development rows and moved the figures by under a point or made them
+//! worse, so neither is modelled.
+
+use crate::base::dtype::Dtype;
+use crate::calc::kv::kv_heads_per_rank;
+use crate::hardware::{
+    kernels_for, Accelerator, GemmDtype, GpuKernels, KernelSource, MoeDtype, MoeShape, Roof,
+    Routing,
+};
+use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
+
+/// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
+pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
+    match window {
+        Some(w) if (w as f64) < x => {
+            let w = w as f64;
+            w * (w + 1.0) / 2.0 + (x - w) * w
+        }
+        _ => x * (x + 1.0) / 2.0,
+    }
+}
+
+/// Reads and writes of the `T × hidden` activations per layer outside GEMMs and attention
+/// (input and post-attention RMSNorm: read and write each; the two residual adds: two reads,
+/// one write each; rotary on q and k: about one pass): 12 passes, at the GPU's bandwidth.
+pub const ELEMENTWISE_PASSES: f64 = 12.0;
+
+/// The engine's time per step beyond its kernels with asynchronous scheduling (vLLM 0.14 and
+/// later by default: the scheduler and the output processing of one step overlap the GPU's
+/// next), seconds: 1.25 ms. **A fit on the development rows** of
+/// `tests/fixtures/measured_serving_e2e.csv` (the median |error| of the mean TPOT of the runs
+/// on vLLM 0.14 or later, with every other term fixed); `tests/serving_e2e_validation.rs`
+/// re-derives it and reports it left out one model at a time.
+pub const FIT_STEP_ASYNC_S: f64 = 1.25e-3;
+/// The same without asynchronous scheduling (vLLM before 0.14, or
+/// `--no-async-scheduling`): the CPU's work per step runs between the GPU's steps, seconds:
+/// 2.0 ms, fitted the same way on the runs before 0.14.
+pub const FIT_STEP_SYNC_S: f64 = 2.0e-3;
+
+/// The engine's time per step that no kernel holds (scheduling, input preparation, the
+/// sampler, the CUDA-graph launch, output processing), seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepOverhead {
+    /// Per step.
+    pub fixed: f64,
+}
+
+impl StepOverhead {
+    /// The fitted time per step with or without asynchronous scheduling.
+    pub fn fitted(async_scheduling: bool) -> StepOverhead {
+        StepOverhead {
+            fixed: if async_scheduling {
+                FIT_STEP_ASYNC_S
+            } else {
+                FIT_STEP_SYNC_S
+            },
+        }
+    }
+}
+
+/// The precision vLLM runs a model's dense GEMMs in, from the checkpoint's format or a
+/// requested weight precision.
+pub fn gemm_dtype(w: &WeightFormat, requested: Option<Dtype>) -> GemmDtype {
+    match requested {
+        Some(Dtype::Fp8) => return GemmDtype::Fp8,
+        Some(Dtype::Fp4) => return GemmDtype::Nvfp4,
+        Some(_) => return GemmDtype::Bf16,
+        None => {}
+    }
+    if w.experts_only {
+        return GemmDtype::Bf16;
+    }
+    match w.dtype {
+        Dtype::Fp8 if w.group_size.is_some_and(|g| g > 1) => GemmDtype::Fp8Block,
+        Dtype::Fp8 => GemmDtype::Fp8,
+        Dtype::Fp4 if w.group_size == Some(16) => GemmDtype::Nvfp4,
+        _ => GemmDtype::Bf16,
+    }
+}
+
+/// The precision of a model's routed experts as vLLM runs them.
+pub fn moe_dtype(w: &WeightFormat, requested: Option<Dtype>) -> MoeDtype {
+    match requested {
+        Some(Dtype::Fp8) => return MoeDtype::Fp8,
+        Some(Dtype::Fp4) => return MoeDtype::Nvfp4,
+        Some(Dtype::Int4) => return MoeDtype::Int4W4A16,
+        Some(_) => return MoeDtype::Bf16,
+        None => {}
+    }
+    match w.dtype {
+        Dtype::Fp8 if w.group_size.is_some_and(|g| g > 1) => MoeDtype::Fp8Block,
+        Dtype::Fp8 => MoeDtype::Fp8,
+        Dtype::Fp4 if w.group_size == Some(16) => MoeDtype::Nvfp4,
+        Dtype::Fp4 => MoeDtype::Mxfp4W4A16,
+        Dtype::Int4 => MoeDtype::Int4W4A16,
+        _ => MoeDtype::Bf16,
+    }
+}
+
+/// One class of attention (its per-GPU heads and window) and the step's sums for it.
+#[derive(Debug, Clone, PartialEq)]
+struct AttnClass {
+    /// Layers of this class.
+    layers: f64,
+    /// Decode heads (query, KV, head_dim) on this GPU.
+    decode_heads: (f64, f64, f64),
+    /// Prefill heads.
+    prefill_heads: (f64, f64, f64),
+    window: Option<u64>,
+    /// Step sums: decode queries' keys; prefill pairs, tokens and chunks.
+    decode_keys: f64,
+    decodes: f64,
+    pairs: f64,
+    tokens: f64,
+    chunks: f64,
+}
+
+/// One class of identical layers' token-proportional work.
+#[derive(Debug, Clone, PartialEq)]
+struct LinearClass {
+    layers: f64,
+    gemms: Vec<(f64, f64, GemmDtype)>,
+    moe: Option<(MoeShape, MoeDtype)>,
+    /// Elementwise bytes per token.
+    elementwise_bytes: f64,
+}
+
+/// Times engine steps from the measured kernels.
+#[derive(Debug, Clone)]
+pub struct KernelStep {
+    kernels: &'static GpuKernels,
+    source: KernelSource,
+    roof: Roof,
+    tp: u64,
+    kv_fp8: bool,
+    hidden: f64,
+    layers: f64,
+    linear: Vec<LinearClass>,
+    attn: Vec<AttnClass>,
+    head: (f64, f64),
+    overhead: StepOverhead,
+    memo: Vec<f64>,
+    head_memo: Vec<f64>,
+}
+
+/// Most token counts remembered.
+const MEMO_MAX: usize = 1 << 16;
+
+/// The fused-MoE kernel vLLM runs for experts of `d` on a GPU of roofline `roof`, where the
+/// tables' own kernel for `d` is not the one the engine used.
+fn kernel_moe_dtype(d: MoeDtype, roof: &Roof) -> MoeDtype {
+    match d {
+        // On Blackwell vLLM runs MXFP4 experts through FlashInfer's TRT-LLM MoE (MXFP4
+        // weights, MXFP8 activations: `VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8`), a kernel the
+        // tables measured for NVFP4 experts, not the W4A16 one they measured for MXFP4.
+        MoeDtype::Mxfp4W4A16 if roof.fp4.is_some() => MoeDtype::Nvfp4,
+        // The tables' INT4 kernel (Marlin W4A16) is 3-5 times slower at 64 and more tokens
+        // than what vLLM ran for Kimi-K2.5's INT4 experts on H200 and B200; the FP8
+        // block-scaled fused MoE's efficiency stands in for it (on the INT4 roofline).
+        MoeDtype::Int4W4A16 => MoeDtype::Fp8Block,
+        d => d,
+    }
+}
+
+/// The attention class of one layer's mixer and its GEMMs (pushed to `gemms`), on one GPU at
+/// TP `tp`; `None` for a recurrent mixer.
+fn mixer_class(
+    mixer: &Mixer,
+    h: f64,
+    tp: u64,
+    g: GemmDtype,
+    gemms: &mut Vec<(f64, f64, GemmDtype)>,
+) -> Option<AttnClass> {
+    match *mixer {
+        Mixer::Attention {
+            num_heads,
+            kv_heads,
+            head_dim,
+            v_head_dim,
+            window,
+        } => {
+            let hr = (num_heads / tp.max(1)) as f64;
+            let hkv = kv_heads_per_rank(kv_heads, tp) as f64;
+            let (d, dv) = (head_dim as f64, v_head_dim as f64);
+            gemms.push(((hr + hkv) * d + hkv * dv, h, g));
+            gemms.push((h, hr * dv, g));
+            let heads = (hr, hkv, d);
+            Some(AttnClass::new(heads, heads, window))
+        }
+        Mixer::Mla {
+            num_heads,
+            kv_lora_rank,
+            q_lora_rank,
+            qk_nope_head_dim,
+            qk_rope_head_dim,
+            v_head_dim,
+        } => {
+            let hr = (num_heads / tp.max(1)) as f64;
+            let (r, rope, nope, v) = (
+                kv_lora_rank as f64,
+                qk_rope_head_dim as f64,
+                qk_nope_head_dim as f64,
+                v_head_dim as f64,
+            );
+            match q_lora_rank {
+                Some(q) => {
+                    gemms.push((q as f64 + r + rope, h, g));
+                    gemms.push((hr * (nope + rope), q as f64, g));
+                }
+                None => {
+                    gemms.push((r + rope, h, g));
+                    gemms.push((hr * (nope + rope), h, g));
+                }
+            }
+            gemms.push((hr * (nope + v), r, g));
+            gemms.push((h, hr * v, g));
+            // Decode: MQA over the latent (K and V one tensor: half of it each).
+            let decode = (hr, 1.0, (r + rope) / 2.0);
+            let prefill = (hr, hr, (nope + rope + v) / 2.0);
+            Some(AttnClass::new(decode, prefill, None))
+        }
+        Mixer::Ssm { .. } => None,
+    }
+}
+
+/// One layer's feed-forward work: its GEMMs (pushed to `gemms`), its fused MoE, and the
+/// elementwise bytes per token beyond the shared ones (a gated MLP's activation); `None` for
+/// a latent MoE.
+fn ffn_work(
+    ffn: &Ffn,
+    h: f64,
+    tp: u64,
+    (g, md): (GemmDtype, MoeDtype),
+    gemms: &mut Vec<(f64, f64, GemmDtype)>,
+) -> Option<(Option<(MoeShape, MoeDtype)>, f64)> {
+    match *ffn {
+        Ffn::Dense {
+            intermediate,
+            gated,
+        } => {
+            let ir = intermediate.div_ceil(tp.max(1)) as f64;
+            let up = if gated { 2.0 * ir } else { ir };
+            gemms.push((up, h, g));
+            gemms.push((h, ir, g));
+            Some((None, (up + ir) * 2.0))
+        }
+        Ffn::Moe {
+            experts,
+            top_k,
+            expert_intermediate,
+            shared_experts,
+            shared_intermediate,
+            latent,
+            ..
+        } => {
+            if latent.is_some() {
+                return None;
+            }
+            gemms.push((experts as f64, h, GemmDtype::Bf16));
+            if shared_experts > 0 {
+                let is = (shared_experts * shared_intermediate).div_ceil(tp.max(1)) as f64;
+                gemms.push((2.0 * is, h, g));
+                gemms.push((h, is, g));
+            }
+            let shape = MoeShape {
+                tokens: 1.0,
+                hidden: h,
+                inter: expert_intermediate as f64 / tp.max(1) as f64,
+                top_k: top_k as f64,
+                experts: experts as f64,
+                ep: 1.0,
+                routing: Routing::Uniform,
+            };
+            Some((Some((shape, md)), 0.0))
+        }
+        Ffn::None => Some((None, 0.0)),
+    }
+}
+
+impl KernelStep {
+    /// The kernel step model of `model` on `gpu` at TP `tp`, or `None` when `gpu` has no
+    /// measured tables (nor a sibling) or the model has a layer the tables do not cover (a
+    /// recurrent mixer, a latent MoE): those keep the roofline step model.
+    pub fn new(
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        tp: u64,
+        weights: Option<Dtype>,
+        kv: Dtype,
+        overhead: StepOverhead,
+    ) -> Option<KernelStep> {
+        let (kernels, source) = kernels_for(gpu)?;
+        let roof = Roof::of(gpu)?;
+        let dtypes = (
+            gemm_dtype(&model.weights, weights),
+            kernel_moe_dtype(moe_dtype(&model.weights, weights), &roof),
+        );
+        let h = model.hidden_size as f64;
+        let mut linear: Vec<LinearClass> = Vec::new();
+        let mut attn: Vec<AttnClass> = Vec::new();
+        for l in &model.layers {
+            let mut gemms = Vec::new();
+            let a = mixer_class(&l.mixer, h, tp, dtypes.0, &mut gemms)?;
+            let (moe, extra) = ffn_work(&l.ffn, h, tp, dtypes, &mut gemms)?;
+            let lc = LinearClass {
+                layers: 1.0,
+                gemms,
+                moe,
+                elementwise_bytes: ELEMENTWISE_PASSES * h * 2.0 + extra,
+            };
+            match linear
+                .iter_mut()
+                .find(|c| c.gemms == lc.gemms && c.moe == lc.moe)
+            {
+                Some(c) => c.layers += 1.0,
+                None => linear.push(lc),
+            }
+            match attn.iter_mut().find(|c| {
+                c.decode_heads == a.decode_heads
+                    && c.prefill_heads == a.prefill_heads
+                    && c.window == a.window
+            }) {
+                Some(c) => c.layers += 1.0,
+                None => attn.push(a),
+            }
+        }
+        Some(KernelStep {
+            kernels,
+            source,
+            roof,
+            tp,
+            kv_fp8: kv == Dtype::Fp8,
+            hidden: h,
+            layers: model.layers.len() as f64,
+            linear,
+            attn,
+            head: ((model.vocab_size as f64 / tp.max(1) as f64).ceil(), h),
+            overhead,
+            memo: Vec::new(),
+            head_memo: Vec::new(),
+        })
+    }
+
+    /// The same model with the engine's time per step set to `o` (remembered times dropped).
+    pub fn with_overhead(mut self, o: StepOverhead) -> KernelStep {
+        self.overhead = o;
+        self
+    }
+
+    /// The same model with the routed experts split by expert across the TP ranks: each GPU
+    /// holds `experts / tp` whole experts and every token's routed work for them.
+    pub fn with_expert_parallel(mut self) -> KernelStep {
+        let tp = self.tp.max(1) as f64;
+        for c in &mut self.linear {
+            if let Some((s, _)) = &mut c.moe {
+                s.inter *= tp;
+                s.ep = tp;
+            }
+        }
+        self.memo.clear();
+        self
+    }
+
+    /// The engine's time per step beyond its kernels.
+    pub fn overhead(&self) -> StepOverhead {
+        self.overhead
+    }
+
+    /// Whether the tables are the GPU's own or a sibling's.
+    pub fn source(&self) -> KernelSource {
+        self.source
+    }
+
+    /// The measured GPU whose tables are used and its vLLM version.
+    pub fn table(&self) -> (&str, &str) {
+        (&self.kernels.table, &self.kernels.vllm)
+    }
+
+    /// No attention class has a sliding window.
+    pub fn full_attention(&self) -> bool {
+        self.attn.iter().all(|a| a.window.is_none())
+    }
+
+    /// Starts a step.
+    pub fn begin(&mut self) {
+        for a in &mut self.attn {
+            a.decode_keys = 0.0;
+            a.decodes = 0.0;
+            a.pairs = 0.0;
+            a.tokens = 0.0;
+            a.chunks = 0.0;
+        }
+    }
+
+    /// One decode query reading `keys` keys.
+    pub fn add_decode(&mut self, keys: u64) {
+        for a in &mut self.attn {
+            a.decode_keys += a.window.map_or(keys, |w| keys.min(w)) as f64;
+            a.decodes += 1.0;
+        }
+    }
+
+    /// `count` decode queries reading `keys` keys in all (full attention only).
+    pub fn add_decodes(&mut self, count: u64, keys: u64) {
+        for a in &mut self.attn {
+            a.decode_keys += keys as f64;
+            a.decodes += count as f64;
+        }
+    }
+
+    /// A prompt chunk of `n` tokens after `computed`.
+    pub fn add_prefill(&mut self, computed: u64, n: u64) {
+        let (c, e) = (computed as f64, (computed + n) as f64);
+        for a in &mut self.attn {
+            a.pairs += pairs_upto(e, a.window) - pairs_upto(c, a.window);
+            a.tokens += n as f64;
+            a.chunks += 1.0;
+        }
+    }
+
+    /// The parts of the token-proportional work for `t` tokens, seconds, summed over the
+    /// layers: (GEMMs, fused MoE, elementwise, all-reduces); they add up to what a step takes
+    /// for that work.
+    pub fn linear_parts(&self, t: f64) -> [f64; 4] {
+        self.linear_work(t).1
+    }
+
+    /// Time of the token-proportional work (GEMMs, MoE, elementwise, all-reduces) for `t`
+    /// tokens, seconds.
+    fn linear_s(&self, t: f64) -> f64 {
+        self.linear_work(t).0
+    }
+
+    /// The token-proportional work for `t` tokens, seconds: its total (summed per layer class,
+    /// the order a step adds it in) and its parts ([`KernelStep::linear_parts`]). A GEMM shape
+    /// or precision the tables lack falls back to their 16-bit GEMM, then to the roofline; a
+    /// fused MoE to the 16-bit one.
+    fn linear_work(&self, t: f64) -> (f64, [f64; 4]) {
+        let (mut s, mut p) = (0.0, [0.0; 4]);
+        if t <= 0.0 {
+            return (s, p);
+        }
+        let (k, r) = (self.kernels, &self.roof);
+        for c in &self.linear {
+            let elementwise = c.elementwise_bytes * t / r.bw;
+            let (mut one, mut gemms) = (elementwise, 0.0);
+            for &(n, kk, d) in &c.gemms {
+                let g = k
+                    .gemm_s(r, t, n, kk, d)
+                    .or_else(|| k.gemm_s(r, t, n, kk, GemmDtype::Bf16))
+                    .unwrap_or_else(|| crate::hardware::kernels::gemm_roof(r, t, n, kk, d));
+                one += g;
+                gemms += g;
+            }
+            let moe = c.moe.map_or(0.0, |(shape, d)| {
+                let sh = MoeShape { tokens: t, ..shape };
+                k.moe_s(r, &sh, d)
+                    .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
+                    .unwrap_or(0.0)
+            });
+            one += moe;
+            s += c.layers * one;
+            p[0] += c.layers * gemms;
+            p[1] += c.layers * moe;
+            p[2] += c.layers * elementwise;
+        }
+        if self.tp > 1 {
+            let ar = k.allreduce_s(t * self.hidden * 2.0, self.tp).unwrap_or(0.0);
+            s += 2.0 * self.layers * ar;
+            p[3] = 2.0 * self.layers * ar;
+        }
+        (s, p)
+    }
+
+    fn memo_get(memo: &mut Vec<f64>, n: u64, f: impl FnOnce() -> f64) -> f64 {
+        let Ok(i) = usize::try_from(n) else {
+            return f();
+        };
+        if i >= MEMO_MAX {
+            return f();
+        }
+        if let Some(v) = memo.get(i).copied().filter(|v| !v.is_nan()) {
+            return v;
+        }
+        let v = f();
+        if memo.len() <= i {
+            memo.resize((i + 1).next_power_of_two().min(MEMO_MAX), f64::NAN);
+        }
+        memo[i] = v;
+        v
+    }
+
+    /// The step's time, seconds: `tokens` new tokens, `sampled` requests sampling.
+    pub fn finish(&mut self, tokens: u64, sampled: u64) -> f64 {
+        let t = tokens as f64;
+        let mut memo = std::mem::take(&mut self.memo);
+        let lin = Self::memo_get(&mut memo, tokens, || self.linear_s(t));
+        self.memo = memo;
+        let mut hm = std::mem::take(&mut self.head_memo);
+        let (n, kk) = self.head;
+        let (k, r) = (self.kernels, self.roof);
+        let head = Self::memo_get(&mut hm, sampled, || {
+            if sampled == 0 {
+                0.0
+            } else {
+                k.gemm_s(&r, sampled as f64, n, kk, GemmDtype::Bf16)
+                    .unwrap_or(0.0)
+            }
+        });
+        self.head_memo = hm;
+        let mut att = 0.0;
+        for a in &self.attn {
+            if a.decodes > 0.0 {
+                let keys = (a.decode_keys / a.decodes).max(1.0);
+                att += a.layers
+                    * k.decode_attention_s(&r, a.decodes, keys, a.decode_heads, self.kv_fp8)
+                        .unwrap_or(0.0);
+            }
+            if a.chunks > 0.0 {
+                att += a.layers
+                    * k.prefill_attention_s(
+                        &r,
+                        a.chunks,
+                        a.tokens,
+                        a.pairs,
+                        a.prefill_heads,
+                        self.kv_fp8,
+                    )
+                    .unwrap_or(0.0);
+            }
+        }
+        lin + head + att + self.overhead.fixed
+    }
+}
+
+impl AttnClass {
+    fn new(decode: (f64, f64, f64), prefill: (f64, f64, f64), window: Option<u64>) -> AttnClass {
+        AttnClass {
+            layers: 1.0,
+            decode_heads: decode,
+            prefill_heads: prefill,
+            window,
+            decode_keys: 0.0,
+            decodes: 0.0,
+            pairs: 0.0,
+            tokens: 0.0,
+            chunks: 0.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::Catalog;
+    use crate::model::{parse_model_text, preset};
+
+    fn model(id: &str) -> ModelDesc {
+        parse_model_text(preset(id).expect("preset").json).expect("model")
+    }
+
+    fn step(id: &str, gpu: &str, tp: u64) -> Option<KernelStep> {
+        let m = model(id);
+        let g = Catalog::builtin().get(gpu).expect("gpu");
+        KernelStep::new(&m, g, tp, None, Dtype::Bf16, StepOverhead::fitted(true))
+    }
+
+    fn decode(k: &mut KernelStep, n: u64, keys: u64) -> f64 {
+        k.begin();
+        for _ in 0..n {
+            k.add_decode(keys);
+        }
+        k.finish(n, n)
+    }
+
+    /// A lone decode step of Llama-3.1-8B in bf16 on one H100 reads its 16 GB of weights: the
+    /// step lies between the bandwidth's floor (4.8 ms) and 2.5 times it, and grows with the
+    /// batch and the context, never shrinks.
+    #[test]
+    fn a_decode_step_reads_the_weights_and_grows_with_the_batch() {
+        let mut k = step("meta-llama__Meta-Llama-3.1-8B", "h100-sxm", 1).expect("tables");
+        let floor = 16.06e9 / 3.35e12;
+        let one = decode(&mut k, 1, 1000);
+        assert!(one > floor && one < 2.5 * floor, "{one}");
+        let (b8, b64) = (decode(&mut k, 8, 1000), decode(&mut k, 64, 1000));
+        assert!(one < b8 && b8 < b64, "{one} {b8} {b64}");
+        assert!(decode(&mut k, 64, 4000) > b64);
+    }
+
+    /// A prompt chunk costs more than a decode step of as many requests, and under TP the
+    /// step holds its all-reduces; the engine's time per step is added once.
+    #[test]
+    fn prefill_and_tensor_parallelism() {
+        let mut k = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 4).expect("tables");
+        k.begin();
+        k.add_prefill(0, 2048);
+        let prefill = k.finish(2048, 1);
+        assert!(prefill > decode(&mut k, 64, 2048), "{prefill}");
+        assert!(k.linear_parts(2048.0)[3] > 0.0, "all-reduces under TP");
+        let one = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 1).expect("tables");
+        assert_eq!(one.linear_parts(2048.0)[3], 0.0);
+        let mut no = k.clone().with_overhead(StepOverhead { fixed: 0.0 });
+        let d = decode(&mut k, 8, 100) - decode(&mut no, 8, 100);
+        assert!((d - FIT_STEP_ASYNC_S).abs() < 1e-12, "{d}");
+    }
+
+    /// The B300 borrows the B200's efficiencies; a GPU of another vendor and a recurrent model
+    /// have no kernel step model.
+    #[test]
+    fn siblings_and_what_the_tables_do_not_cover() {
+        let b300 = step("Qwen__Qwen3-8B", "b300", 1).expect("sibling");
+        assert_eq!(b300.source(), KernelSource::Sibling);
+        assert_eq!(b300.table().0, "b200_sxm");
+        assert_eq!(
+            step("Qwen__Qwen3-8B", "h100-sxm", 1).map(|k| k.source()),
+            Some(KernelSource::Measured)
+        );
+        assert!(step("Qwen__Qwen3-8B", "mi300x", 1).is_none());
+        assert!(step("ArthurZ__mamba-2.8b", "h100-sxm", 1).is_none());
+    }
+
+    /// Expert parallelism keeps every expert's whole intermediate size on its GPU and takes
+    /// the share of the fused MoE's time EP does not shrink.
+    #[test]
+    fn expert_parallelism_changes_the_moe_shape() {
+        let tp = step("Qwen__Qwen3-30B-A3B", "h100-sxm", 4).expect("tables");
+        let ep = tp.clone().with_expert_parallel();
+        let (a, b) = (tp.linear_parts(256.0)[1], ep.linear_parts(256.0)[1]);
+        assert!(a > 0.0 && b > 0.0 && a != b, "{a} {b}");
+    }
+}

@@ -1,0 +1,160 @@
+//! One step's scheduling, as vLLM V1's `schedule()`: the running requests first, then the
+//! waiting ones, within the token budget and the free blocks.
+
+use super::{Cached, Engine, Kind, Phase};
+use crate::base::error::CalcError;
+
+impl Engine<'_> {
+    /// Step 1: running requests, preempting from the back when blocks run out. Returns the
+    /// token budget left and whether anything was preempted.
+    pub(super) fn schedule_running(&mut self, mut budget: u64) -> (u64, bool) {
+        let mut preempted = false;
+        let mut i = 0;
+        while i < self.running.len() && budget > 0 {
+            let Some(&id) = self.running.get(i) else {
+                break;
+            };
+            let Some(r) = self.reqs.get(id as usize) else {
+                break;
+            };
+            let k = r.tokens().saturating_sub(r.computed).min(budget);
+            if k == 0 {
+                i += 1;
+                continue;
+            }
+            let need = self.blocks_needed(r, k);
+            let mut fits = need <= self.free_blocks;
+            while !fits {
+                preempted = true;
+                match self.preempt_last() {
+                    Some(v) if v == id => break,
+                    Some(_) => fits = need <= self.free_blocks,
+                    None => break,
+                }
+            }
+            if !fits {
+                break;
+            }
+            self.take(id, need, k);
+            budget -= k;
+            i += 1;
+        }
+        (budget, preempted)
+    }
+
+    /// Schedules `k` tokens of request `id`, which takes `blocks` more blocks, and adds them
+    /// to the step's time (the request's state is final for this step once taken: a request
+    /// scheduled earlier in a step is never preempted later in it).
+    #[inline(always)]
+    pub(super) fn take(&mut self, id: u32, blocks: u64, k: u64) {
+        self.allocate(blocks);
+        if let Some(r) = self.reqs.get_mut(id as usize) {
+            r.blocks += blocks;
+            let r = *r;
+            self.step_tokens += k;
+            if r.computed + k >= r.tokens() {
+                self.step_sampled += 1;
+            }
+            if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
+                if self.sum_decodes {
+                    self.decode_count += 1;
+                    self.decode_key_sum += r.computed + 1;
+                } else {
+                    self.steps_model.add_decode(r.computed + 1);
+                }
+            } else {
+                self.step_prefill = true;
+                self.steps_model.add_prefill(r.computed, k);
+            }
+        }
+        match self.scheduled.get_mut(self.n_scheduled) {
+            Some(slot) => *slot = (id, k),
+            None => self.scheduled.push((id, k)),
+        }
+        self.n_scheduled += 1;
+    }
+
+    /// Step 2: admit waiting requests while budget, seats and blocks last.
+    pub(super) fn schedule_waiting(&mut self, mut budget: u64) {
+        while budget > 0 && (self.running.len() as u64) < self.cfg.max_num_seqs {
+            let Some(&id) = self.waiting.front() else {
+                break;
+            };
+            let Some(mut r) = self.reqs.get(id as usize).copied() else {
+                break;
+            };
+            let bs = self.cfg.block_size;
+            if !r.hit_applied {
+                r.hit_applied = true;
+                let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
+                r.computed = hit.min(r.input.saturating_sub(1));
+            }
+            let c = self.cached.get(id as usize).copied().unwrap_or_default();
+            let mut hit_blocks = 0;
+            if c.blocks > 0 {
+                // Its own blocks still cached since its preemption, whole blocks, at least
+                // one token left to compute.
+                let tokens = c.tokens.min((r.tokens().saturating_sub(1) / bs) * bs);
+                hit_blocks = self.prefix_blocks(tokens).min(c.blocks);
+                r.computed = tokens;
+                r.blocks = hit_blocks;
+            }
+            let k = r.tokens().saturating_sub(r.computed).min(budget);
+            let need = self.blocks_needed(&r, k);
+            if need + hit_blocks > self.free_blocks || k == 0 {
+                break;
+            }
+            if c.blocks > 0 {
+                self.free_queue.reclaim(c.run, hit_blocks);
+                self.free_blocks -= hit_blocks;
+                if let Some(slot) = self.cached.get_mut(id as usize) {
+                    *slot = Cached::default();
+                }
+            }
+            self.waiting.pop_front();
+            r.phase = Phase::Running;
+            if let Some(t) = self.times.get_mut(id as usize) {
+                if t.scheduled_s.is_nan() {
+                    t.scheduled_s = self.now;
+                }
+            }
+            if let Some(slot) = self.reqs.get_mut(id as usize) {
+                *slot = r;
+            }
+            self.running.push(id);
+            self.take(id, need, k);
+            budget -= k;
+        }
+    }
+
+    pub(super) fn on_step_start(&mut self) -> Result<(), CalcError> {
+        self.n_scheduled = 0;
+        self.steps_model.begin();
+        (self.step_tokens, self.step_sampled) = (0, 0);
+        (self.decode_count, self.decode_key_sum) = (0, 0);
+        self.step_prefill = false;
+        let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
+        if !preempted {
+            self.schedule_waiting(budget);
+        }
+        if self.n_scheduled == 0 {
+            self.busy = false;
+            // Work left that cannot be scheduled with nothing running cannot progress.
+            self.stalled = !self.waiting.is_empty() && self.running.is_empty();
+            return Ok(());
+        }
+        let dt = self.step_time();
+        self.steps += 1;
+        self.step_start_s = self.now;
+        let used = self.cfg.usable_blocks() - self.free_blocks;
+        self.series.record(
+            self.now,
+            self.running.len() as u64,
+            self.waiting.len() as u64,
+            used as f64 / self.cfg.usable_blocks().max(1) as f64,
+        );
+        self.collector.step(dt, self.running.len() as u64, used);
+        self.push(self.now + dt, Kind::StepEnd);
+        Ok(())
+    }
+}
