@@ -27,7 +27,8 @@ use opts::{Cmd, Parsed};
 use serde::Serialize;
 use std::io::Write;
 
-/// The commands and a one-line description of each.
+/// The commands and a one-line description of each (the usage and the unknown-command sentence
+/// list these; `completions`, a helper for the shell rather than a calculation, is not listed).
 pub const COMMANDS: &[(&str, &str)] = &[
     (
         "model",
