@@ -20,8 +20,10 @@
 //! efficiencies the comparison uses and the fit starts from; `--frontend-overhead-ms` the
 //! server's frontend path (as `simulate`).
 
+use super::args::{read_file, required};
+use super::opts::CalibrateArgs;
 use super::simulate::{engine, notes_text, num, result_json};
-use super::{write_json, write_text, Args, CliError};
+use super::{write_json, write_text, CliError};
 use crate::core::base::{f64_any_text, f64_any_value, tr, Lang};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
@@ -33,22 +35,22 @@ use serde_json::{json, Value};
 use std::io::Write;
 
 /// Runs `llmcalc calibrate`.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let bench = parse_bench(&args.read_file("bench")?)?;
-    let model = parse_model_text(&args.read_file("config")?)?;
-    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
-    let mut e = engine(args)?;
-    if args.flag("fit") {
+pub fn run(args: &CalibrateArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let bench = parse_bench(&read_file("bench", args.bench.as_deref())?)?;
+    let model = parse_model_text(&read_file("config", args.config.as_deref())?)?;
+    let gpu = Catalog::builtin().get(required("gpu", args.gpu.as_deref())?)?;
+    let mut e = engine(&args.engine, args.tp, !args.eff.eff.is_empty())?;
+    if args.fit {
         // The fit adjusts the roofline's efficiencies: compare on that model.
         e = crate::core::sim::roofline(&e);
     }
-    let seed = args.u64_opt("seed")?.unwrap_or(0);
+    let seed = args.load.seed;
     let wl = bench.workload(seed);
-    let eff = super::eff::efficiencies(args)?;
+    let eff = super::eff::efficiencies(&args.eff)?;
     let mut rep = Replica::new(&model, gpu, &e, &eff)?;
     let r = rep.run(&wl, None, Budget::default())?;
     let cmp = bench.compare(&r);
-    let fit = if args.flag("fit") {
+    let fit = if args.fit {
         Some(fit_bench_from(&model, gpu, &e, &bench, &eff, seed, &r)?)
     } else {
         None
@@ -58,7 +60,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         Lengths::List { pairs } => format!("{} per-request pairs", pairs.len()),
         _ => String::new(),
     };
-    if args.flag("json") {
+    if args.json {
         let mut v = json!({
             "setup": {
                 "request_rate": f64_any_value(bench.request_rate),

@@ -6,7 +6,7 @@
 //! `simulate` and `calibrate`.
 
 use super::args::short;
-use super::{Args, CliError};
+use super::CliError;
 use crate::core::calc::Efficiencies;
 use crate::core::scenario::{parse_f64_range, EffField, NoticeKind};
 
@@ -81,10 +81,10 @@ fn apply(text: &str, eff: &mut Efficiencies, seen: &mut Vec<EffField>) -> Result
 }
 
 /// The efficiencies of `--eff` (every occurrence), else the calibrated defaults.
-pub(super) fn efficiencies(args: &Args) -> Result<Efficiencies, CliError> {
+pub(super) fn efficiencies(given: &super::opts::Eff) -> Result<Efficiencies, CliError> {
     let mut eff = Efficiencies::default();
     let mut seen = Vec::new();
-    for text in args.all("eff") {
+    for text in &given.eff {
         apply(text, &mut eff, &mut seen)?;
     }
     Ok(eff)
@@ -95,12 +95,9 @@ mod tests {
     use super::*;
 
     fn parse(v: &[&str]) -> Result<Efficiencies, CliError> {
-        let mut a: Vec<String> = Vec::new();
-        for x in v {
-            a.push("--eff".into());
-            a.push((*x).into());
-        }
-        efficiencies(&Args::parse(&a).expect("args parse"))
+        efficiencies(&crate::cli::opts::Eff {
+            eff: v.iter().map(|x| (*x).to_string()).collect(),
+        })
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! "watts_per_dense_tflops": W}` at the chip's own dense 16-bit precision (FP16 on T4 and V100,
 //! which have no BF16), or `null`. A bad `--gpu` id exits 2 with "did you mean".
 
-use super::{write_json, write_text, Args, CliError};
+use super::opts::GpusArgs;
+use super::{write_json, write_text, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
 use crate::core::hardware::{Accelerator, Catalog, Peaks};
@@ -15,17 +16,17 @@ use serde_json::{json, Map, Value};
 use std::io::Write;
 
 /// Runs the command.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(args: &GpusArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let cat = Catalog::builtin();
-    let chosen: Vec<&Accelerator> = match args.get("gpu") {
+    let chosen: Vec<&Accelerator> = match args.gpu.as_deref() {
         Some(id) => vec![cat.get(id)?],
         None => cat.accelerators.iter().collect(),
     };
-    if args.flag("json") {
+    if args.json {
         let rows: Vec<Value> = chosen.iter().map(|a| to_json(a)).collect();
         return write_json(out, &Value::Array(rows));
     }
-    let text = match (args.get("gpu"), chosen.first()) {
+    let text = match (&args.gpu, chosen.first()) {
         (Some(_), Some(a)) => detail(a),
         _ => table(&chosen),
     };

@@ -9,11 +9,11 @@
 //! missing) are the core's (`core::model::hub`); this file only moves bytes.
 
 use super::args::stdout_error;
-use super::{Args, CliError};
+use super::CliError;
 use crate::core::base::Lang;
 use crate::core::model::{
     compare_hub_count, endpoint_override, read_api, read_config, read_index, Comparison, HubCount,
-    HubError, HubFile, ModelDesc, ModelId, HUB_TIMEOUT_S,
+    HubError, HubFile, ModelDesc, ModelId,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -69,11 +69,11 @@ fn get(
     Ok((status, body))
 }
 
-/// Fetches `--hf`'s model: config first (its failure is the command's), then the count.
-pub fn fetch(args: &Args, id_text: &str) -> Result<Fetched, CliError> {
+/// Fetches `--hf`'s model: config first (its failure is the command's), then the count, each
+/// request within `timeout_s` seconds.
+pub fn fetch(id_text: &str, timeout_s: u64) -> Result<Fetched, CliError> {
     let id = ModelId::parse(id_text)?;
     let base = endpoint_override(std::env::var("HF_ENDPOINT").ok().as_deref())?;
-    let timeout_s = args.u64_opt("hf-timeout")?.unwrap_or(HUB_TIMEOUT_S);
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(timeout_s)))
         .http_status_as_error(false)

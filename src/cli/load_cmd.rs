@@ -5,99 +5,78 @@
 //! cold start of a new replica, and what decode would cost with the weights or the KV cache in
 //! host memory (`core::loading`). Bad input exits 2 with one sentence.
 
-use super::args::short;
-use super::{write_json, write_text, Args, CliError};
+use super::args::{read_file, required, short};
+use super::opts::LoadArgs;
+use super::{write_json, write_text, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::{fmt_sig, BytesPerSecond};
 use crate::core::calc::Efficiencies;
 use crate::core::calc::{
     load_time, offload, LoadInputs, LoadReport, OffloadInputs, OffloadReport, Stage, StageKind,
-    Storage, Workload, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY,
+    Storage, Workload,
 };
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 
-/// `--sequential true` (or `--sequential=true`): the stages run one after the other.
-fn sequential(args: &Args) -> Result<bool, CliError> {
-    match args.get("sequential") {
-        None => Ok(false),
-        Some("true") | Some("1") | Some("yes") => Ok(true),
-        Some("false") | Some("0") | Some("no") => Ok(false),
-        Some(o) => Err(CliError::Usage(format!(
-            "--sequential takes true or false, not \"{}\"",
-            short(o)
-        ))),
-    }
-}
-
-fn storage(args: &Args) -> Result<(BytesPerSecond, String), CliError> {
-    if let Some(g) = args.f64_opt("storage-gbps", 0.001, 10_000.0)? {
+/// The storage: `--storage-gbps` when given, else the `--storage` kind.
+fn storage(args: &LoadArgs) -> Result<(BytesPerSecond, String), CliError> {
+    if let Some(g) = args.storage_gbps {
         return Ok((BytesPerSecond::from_gbps(g), "custom".into()));
     }
-    match args.get("storage") {
-        None => Ok((
-            Storage::LocalNvme.bandwidth(),
-            Storage::LocalNvme.id().into(),
-        )),
-        Some(s) => Storage::parse(s)
-            .map(|p| (p.bandwidth(), p.id().to_string()))
-            .ok_or_else(|| {
-                CliError::Usage(format!(
-                    "--storage must be one of {}, not \"{}\"",
-                    Storage::ALL
-                        .iter()
-                        .map(|p| p.id())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    short(s)
-                ))
-            }),
-    }
+    let s = args.storage.as_str();
+    Storage::parse(s)
+        .map(|p| (p.bandwidth(), p.id().to_string()))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--storage must be one of {}, not \"{}\"",
+                Storage::ALL
+                    .iter()
+                    .map(|p| p.id())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                short(s)
+            ))
+        })
 }
 
 /// Runs the command.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let model = parse_model_text(&args.read_file("config")?)?;
-    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
-    let tp = args.u64_opt("tp")?.unwrap_or(1);
-    let weights_dtype = args.get("weights-dtype").map(Dtype::parse).transpose()?;
+pub fn run(args: &LoadArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let t = &args.target;
+    let model = parse_model_text(&read_file("config", t.config.as_deref())?)?;
+    let gpu = Catalog::builtin().get(required("gpu", t.gpu.as_deref())?)?;
+    let tp = t.tp;
+    let weights_dtype = t
+        .dtypes
+        .weights_dtype
+        .as_deref()
+        .map(Dtype::parse)
+        .transpose()?;
     let (storage_bw, storage_id) = storage(args)?;
-    let host_link = args
-        .f64_opt("link-gbps", 0.001, 10_000.0)?
-        .map(BytesPerSecond::from_gbps);
-    let link_efficiency = args
-        .f64_opt("link-eff", 0.01, 1.0)?
-        .unwrap_or(HOST_LINK_EFFICIENCY);
+    let host_link = args.link_gbps.map(BytesPerSecond::from_gbps);
+    let link_efficiency = args.link_eff;
     let inp = LoadInputs {
         storage_bandwidth: storage_bw,
         host_link,
         link_efficiency,
         tp,
-        readers: args.u64_opt("readers")?.unwrap_or(1),
-        overlap: !sequential(args)?,
-        engine_startup_s: args
-            .f64_opt("startup-s", 0.0, 3600.0)?
-            .unwrap_or(ENGINE_STARTUP_S),
+        readers: args.readers,
+        overlap: !args.sequential,
+        engine_startup_s: args.startup_s,
         weights_dtype,
     };
     let l = load_time(&model, gpu, &inp)?;
-    let mut workload = Workload::new(
-        args.u64_opt("batch")?.unwrap_or(1),
-        args.u64_opt("input-len")?.unwrap_or(1024),
-        args.u64_opt("output-len")?.unwrap_or(256),
-        tp,
-    );
+    let mut workload = Workload::new(args.batch, args.input_len, args.output_len, tp);
     workload.weights_dtype = weights_dtype;
-    workload.kv_dtype = args.get("kv-dtype").map(Dtype::parse).transpose()?;
+    workload.kv_dtype = t.dtypes.kv_dtype.as_deref().map(Dtype::parse).transpose()?;
     let off_inp = OffloadInputs {
         workload,
         host_link,
         link_efficiency,
     };
     let off = offload(&model, gpu, &off_inp, &Efficiencies::default())?;
-    if args.flag("json") {
+    if args.json {
         return write_json(out, &to_json(&l, &off, &storage_id));
     }
     write_text(out, &render(&model.name, &l, &off, &storage_id))

@@ -1,6 +1,7 @@
 //! The `llmcalc` command line: argument parsing and JSON/text output over the core.
 //!
-//! One file per command; each exposes `run(&Args, &mut dyn Write) -> Result<(), CliError>`.
+//! The flags are typed `clap` structs (`opts.rs`); one file per command, each exposing
+//! `run(&TheCommandArgs, &mut dyn Write) -> Result<(), CliError>`.
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
 //! A reader that stops reading (`llmcalc … | head`) ends the output quietly, with status 0, as
 //! other line-oriented tools do.
@@ -8,24 +9,26 @@
 mod args;
 mod calibrate;
 mod eff;
-mod flags;
 mod gpus;
 mod hub_fetch;
 mod load_cmd;
 mod model;
+pub mod opts;
 mod perf;
 mod plan_cmd;
 mod simulate;
 mod vllm;
 
-pub use args::{Args, CliError};
+pub use args::CliError;
 
 use crate::core::sim::{DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US};
-use args::{json_error, short, stdout_error};
+use args::{json_error, stdout_error};
+use opts::{Cmd, Parsed};
 use serde::Serialize;
 use std::io::Write;
 
-/// The commands and a one-line description of each.
+/// The commands and a one-line description of each (the usage and the unknown-command sentence
+/// list these; `completions`, a helper for the shell rather than a calculation, is not listed).
 pub const COMMANDS: &[(&str, &str)] = &[
     (
         "model",
@@ -63,25 +66,18 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         let _ = writeln!(out, "{}", usage());
         return 0;
     }
+    if cmd == "--version" || cmd == "-V" {
+        let _ = writeln!(out, "llmcalc {}", env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
     let mut out = Watched {
         inner: out,
         closed: false,
     };
-    let result = Args::parse(rest)
-        .map_err(|e| e.to_string())
-        .and_then(|parsed| {
-            if parsed.flag("help") {
-                let text = flags::help(cmd).unwrap_or_else(usage);
-                let _ = writeln!(out, "{text}");
-                return Ok(());
-            }
-            flags::check(cmd, rest)?;
-            let done = dispatch(cmd, &parsed, &mut out).map_err(|e| e.to_string());
-            if cfg!(debug_assertions) {
-                flags::check_declared(cmd, &parsed.keys_read());
-            }
-            done
-        });
+    let result = opts::parse(cmd, rest).and_then(|parsed| match parsed {
+        Parsed::Print(text) => write_text(&mut out, &text).map_err(|e| e.to_string()),
+        Parsed::Run(c) => dispatch(*c, &mut out).map_err(|e| e.to_string()),
+    });
     match result {
         Ok(()) => 0,
         Err(_) if out.closed => 0,
@@ -114,33 +110,22 @@ impl Watched<'_> {
     }
 }
 
-/// A command handler.
-type Handler = fn(&Args, &mut dyn Write) -> Result<(), CliError>;
-
-/// Command name → handler. Each command lives in its own file.
-const HANDLERS: &[(&str, Handler)] = &[
-    ("gpus", gpus::run),
-    ("model", model::run),
-    ("perf", perf::run),
-    ("plan", plan_cmd::run),
-    ("load", load_cmd::run),
-    ("vllm", vllm::run),
-    ("simulate", simulate::run),
-    ("calibrate", calibrate::run),
-];
-
-fn dispatch(cmd: &str, args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    match HANDLERS.iter().find(|(c, _)| *c == cmd) {
-        Some((_, h)) => h(args, out),
-        None => Err(CliError::Usage(format!(
-            "unknown command \"{}\"; commands: {}",
-            short(cmd),
-            COMMANDS
-                .iter()
-                .map(|(c, _)| *c)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+/// Runs a parsed command: each command's handler, in its own file, with its typed flags.
+fn dispatch(cmd: Cmd, out: &mut dyn Write) -> Result<(), CliError> {
+    match cmd {
+        Cmd::Gpus(a) => gpus::run(&a, out),
+        Cmd::Model(a) => model::run(&a, out),
+        Cmd::Perf(a) => perf::run(&a, out),
+        Cmd::Plan(a) => plan_cmd::run(&a, out),
+        Cmd::Load(a) => load_cmd::run(&a, out),
+        Cmd::Vllm(a) => vllm::run(&a, out),
+        Cmd::Simulate(a) => simulate::run(&a, out),
+        Cmd::Calibrate(a) => calibrate::run(&a, out),
+        Cmd::Completions(a) => {
+            let mut buf = Vec::new();
+            clap_complete::generate(a.shell, &mut opts::command(), "llmcalc", &mut buf);
+            out.write_all(&buf).map_err(stdout_error)
+        }
     }
 }
 

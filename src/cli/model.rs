@@ -24,9 +24,10 @@
 //! holds whole), `ledger`, `warnings`. Without an architecture (quick mode, a
 //! safetensors index) the KV and state fields are `null`.
 
-use super::args::stdout_error;
+use super::args::{read_file, stdout_error};
 use super::hub_fetch;
-use super::{write_json, Args, CliError};
+use super::opts::ModelArgs;
+use super::{write_json, CliError};
 use crate::core::base::{group, Derivation};
 use crate::core::base::{Dtype, Lang};
 use crate::core::calc::{
@@ -39,14 +40,8 @@ use crate::core::model::{ModelDesc, ModelOrigin};
 use serde_json::{json, Value};
 use std::io::Write;
 
-/// Default sequence length for `kv_cache_bytes`.
-pub const DEFAULT_CONTEXT: u64 = 4096;
-
-fn dtype_opt(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
-    args.get(k)
-        .map(Dtype::parse)
-        .transpose()
-        .map_err(CliError::from)
+fn dtype_opt(v: Option<&str>) -> Result<Option<Dtype>, CliError> {
+    v.map(Dtype::parse).transpose().map_err(CliError::from)
 }
 
 struct Out {
@@ -60,13 +55,12 @@ struct Out {
     hub: Option<hub_fetch::Fetched>,
 }
 
-fn compute(args: &Args) -> Result<Out, CliError> {
-    let tp = args.u64_opt("tp")?.unwrap_or(1);
-    let context = args.u64_opt("context")?.unwrap_or(DEFAULT_CONTEXT);
-    let wd = dtype_opt(args, "weights-dtype")?;
-    let kd = dtype_opt(args, "kv-dtype")?;
+fn compute(args: &ModelArgs) -> Result<Out, CliError> {
+    let (tp, context) = (args.tp, args.context);
+    let wd = dtype_opt(args.dtypes.weights_dtype.as_deref())?;
+    let kd = dtype_opt(args.dtypes.kv_dtype.as_deref())?;
     let (mut m, hub) = source(args, wd)?;
-    m.load_mtp = args.flag("include-mtp");
+    m.load_mtp = args.include_mtp;
     let w = match wd {
         Some(d) => with_dtype(&m, d, tp)?,
         None => checkpoint(&m, tp)?,
@@ -95,30 +89,31 @@ fn compute(args: &Args) -> Result<Out, CliError> {
 
 /// The model from exactly one of `--config FILE`, `--params COUNT` or `--hf ORG/NAME`.
 fn source(
-    args: &Args,
+    args: &ModelArgs,
     wd: Option<Dtype>,
 ) -> Result<(ModelDesc, Option<hub_fetch::Fetched>), CliError> {
-    let given = ["config", "params", "hf"]
+    let given = [&args.config, &args.params, &args.hf]
         .iter()
-        .filter(|k| args.get(k).is_some())
+        .filter(|k| k.is_some())
         .count();
     if given > 1 {
         return Err(CliError::Usage(
             "give one of --config FILE, --params COUNT or --hf ORG/NAME".into(),
         ));
     }
-    if let Some(id) = args.get("hf") {
-        let f = hub_fetch::fetch(args, id)?;
+    if let Some(id) = &args.hf {
+        let f = hub_fetch::fetch(id, args.hf_timeout)?;
         return Ok((f.model.clone(), Some(f)));
     }
-    match args.get("params") {
+    match &args.params {
         Some(p) => Ok((
             quick_model(parse_param_count(p)?, wd.unwrap_or(Dtype::Bf16)),
             None,
         )),
-        None if args.get("config").is_some() => {
-            Ok((parse_model_text(&args.read_file("config")?)?, None))
-        }
+        None if args.config.is_some() => Ok((
+            parse_model_text(&read_file("config", args.config.as_deref())?)?,
+            None,
+        )),
         None => Err(CliError::Usage(
             "--config FILE (or --params COUNT for quick mode, or --hf ORG/NAME) is required".into(),
         )),
@@ -130,10 +125,10 @@ fn deriv(d: &Derivation) -> Value {
 }
 
 /// Runs `llmcalc model`.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(args: &ModelArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let o = compute(args)?;
     let m = &o.m;
-    if args.flag("json") {
+    if args.json {
         let (tok, seq, st) = match &o.kv {
             Some((t, s, st)) => (json!(t.bytes.0), json!(s.bytes.0), json!(st.bytes.0)),
             None => (Value::Null, Value::Null, Value::Null),

@@ -12,63 +12,55 @@
 //! measured for every mapped benchmark row, and the error per metric on training and held-out
 //! rows. Bad input exits 2 with one sentence.
 
-use super::args::short;
-use super::{write_json, write_serialized, write_text, Args, CliError};
+use super::args::{read_file, required};
+use super::opts::PerfArgs;
+use super::{write_json, write_serialized, write_text, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
 use crate::core::calc::{accuracy_table, range_for, render_stats, Metric};
-use crate::core::calc::{
-    evaluate, tp_sweep, DecodeContext, PassTime, PerfNote, PerfReport, TpRow, Workload,
-};
+use crate::core::calc::{evaluate, tp_sweep, PassTime, PerfNote, PerfReport, TpRow, Workload};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use serde_json::{json, Value};
 use std::io::Write;
 
 /// Runs the command.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    if args.flag("accuracy") || args.get("accuracy").is_some() {
-        return accuracy(args, out);
+pub fn run(args: &PerfArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.accuracy {
+        return accuracy(args.json, out);
     }
-    let text = args.read_file("config")?;
+    let t = &args.target;
+    let text = read_file("config", t.config.as_deref())?;
     let model = parse_model_text(&text)?;
-    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
-    let batch = args
-        .u64_opt("batch")?
-        .ok_or_else(|| CliError::Usage("--batch is required".into()))?;
-    let input_len = args
-        .u64_opt("input-len")?
-        .ok_or_else(|| CliError::Usage("--input-len is required".into()))?;
-    let output_len = args
-        .u64_opt("output-len")?
-        .ok_or_else(|| CliError::Usage("--output-len is required".into()))?;
-    let tp = args.u64_opt("tp")?.unwrap_or(1);
-    let mut wl = Workload::new(batch, input_len, output_len, tp);
-    wl.weights_dtype = args.get("weights-dtype").map(Dtype::parse).transpose()?;
-    wl.kv_dtype = args.get("kv-dtype").map(Dtype::parse).transpose()?;
-    wl.context = match args.get("context") {
-        None | Some("mean") => DecodeContext::Mean,
-        Some("end") => DecodeContext::End,
-        Some(o) => {
-            return Err(CliError::Usage(format!(
-                "--context must be \"mean\" or \"end\", not \"{}\"",
-                short(o)
-            )))
-        }
+    let gpu = Catalog::builtin().get(required("gpu", t.gpu.as_deref())?)?;
+    let needed = |flag: &str, v: Option<u64>| {
+        v.ok_or_else(|| CliError::Usage(format!("--{flag} is required")))
     };
-    let mut eff = super::eff::efficiencies(args)?;
-    if let Some(c) = args.f64_opt("compute-eff", 0.01, 1.0)? {
+    let batch = needed("batch", args.batch)?;
+    let input_len = needed("input-len", args.input_len)?;
+    let output_len = needed("output-len", args.output_len)?;
+    let mut wl = Workload::new(batch, input_len, output_len, t.tp);
+    wl.weights_dtype = t
+        .dtypes
+        .weights_dtype
+        .as_deref()
+        .map(Dtype::parse)
+        .transpose()?;
+    wl.kv_dtype = t.dtypes.kv_dtype.as_deref().map(Dtype::parse).transpose()?;
+    wl.context = args.context;
+    let mut eff = super::eff::efficiencies(&args.eff)?;
+    if let Some(c) = args.compute_eff {
         eff.compute_prefill = c;
         eff.compute_decode = c;
     }
-    if let Some(b) = args.f64_opt("bandwidth-eff", 0.01, 1.0)? {
+    if let Some(b) = args.bandwidth_eff {
         eff.bandwidth = b;
     }
-    let price = args.f64_opt("price", 0.0, 1e6)?;
-    if args.flag("tp-sweep") {
+    let price = args.price;
+    if args.tp_sweep {
         let rows = tp_sweep(&model, gpu, &wl, &eff, price);
-        if args.flag("json") {
+        if args.json {
             let v: Vec<Value> = rows.iter().map(|r| tp_row_json(&gpu.id, r)).collect();
             return write_json(out, &Value::Array(v));
         }
@@ -76,7 +68,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         return write_text(out, &text);
     }
     let r = evaluate(&model, gpu, &wl, &eff, price)?;
-    if args.flag("json") {
+    if args.json {
         return write_json(out, &to_json(&r));
     }
     let text = render(&r, &model.name);
@@ -286,9 +278,9 @@ fn render(r: &PerfReport, model: &str) -> String {
     s
 }
 
-fn accuracy(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+fn accuracy(json: bool, out: &mut dyn Write) -> Result<(), CliError> {
     let r = accuracy_table();
-    if args.flag("json") {
+    if json {
         return write_serialized(out, &r);
     }
     let mapped = r.rows.iter().filter(|a| !a.row.derived).count();

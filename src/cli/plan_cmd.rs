@@ -31,9 +31,10 @@
 //! "models": [{"model", "params_total", "params_active", "fits", "meets_targets", "why_not",
 //! "best"}]}`, largest model first, `best` an option object as above (or null).
 
-use super::args::short;
+use super::args::{read_file, required, short};
+use super::opts::PlanArgs;
 use super::simulate::num;
-use super::{write_json, write_serialized, write_text, Args, CliError};
+use super::{write_json, write_serialized, write_text, CliError};
 use crate::core::base::fmt_sig;
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
@@ -48,9 +49,8 @@ use crate::core::sim::{Budget, FleetSizing, FleetTails, Router};
 use serde_json::{json, Value};
 use std::io::Write;
 
-fn required_f64(args: &Args, k: &str, min: f64, max: f64) -> Result<f64, CliError> {
-    args.f64_opt(k, min, max)?
-        .ok_or_else(|| CliError::Usage(format!("--{k} is required")))
+fn required_f64(k: &str, v: Option<f64>) -> Result<f64, CliError> {
+    v.ok_or_else(|| CliError::Usage(format!("--{k} is required")))
 }
 
 /// `I:O:SHARE,I:O:SHARE` → buckets.
@@ -80,8 +80,8 @@ fn parse_buckets(s: &str) -> Result<Vec<Bucket>, CliError> {
 }
 
 /// The rate, accepting zero and negative numbers so the core can explain why they are refused.
-fn rate(args: &Args) -> Result<f64, CliError> {
-    let s = args.require("rate")?;
+fn rate(args: &PlanArgs) -> Result<f64, CliError> {
+    let s = required("rate", args.serving.rate.as_deref())?;
     s.trim().parse::<f64>().map_err(|_| {
         CliError::Usage(format!(
             "--rate must be a number of requests per second, not \"{}\"",
@@ -90,8 +90,8 @@ fn rate(args: &Args) -> Result<f64, CliError> {
     })
 }
 
-fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
-    let ids = args.all("gpu");
+fn candidates(args: &PlanArgs) -> Result<Vec<Candidate>, CliError> {
+    let ids = &args.gpu;
     if ids.is_empty() {
         return Err(CliError::Usage(
             "--gpu is required (repeat it to compare GPUs)".into(),
@@ -99,7 +99,7 @@ fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
     }
     // Out-of-range values (0 included) reach the core, which says what the range is.
     let gpn = args
-        .u64_opt("gpus-per-node")?
+        .gpus_per_node
         .map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     let mut cands: Vec<Candidate> = ids
         .iter()
@@ -110,10 +110,10 @@ fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
         })
         .collect();
     let cat = Catalog::builtin();
-    for p in args.all("price") {
+    for p in &args.price {
         let (target, value) = match p.split_once('=') {
             Some((id, v)) => (Some(id.trim()), v),
-            None => (None, p),
+            None => (None, p.as_str()),
         };
         let usd = match value.trim().parse::<f64>() {
             Ok(v) if v.is_finite() && (0.0..=1e6).contains(&v) => v,
@@ -150,71 +150,73 @@ fn candidates(args: &Args) -> Result<Vec<Candidate>, CliError> {
 }
 
 /// Parses the command line into planner inputs.
-pub fn inputs(args: &Args) -> Result<PlanInputs, CliError> {
-    let buckets = match args.get("buckets") {
-        Some(b) => parse_buckets(b)?,
-        None => {
-            let i = args
-                .u64_opt("input-len")?
-                .ok_or_else(|| CliError::Usage("--input-len is required (or --buckets)".into()))?;
-            let o = args
-                .u64_opt("output-len")?
-                .ok_or_else(|| CliError::Usage("--output-len is required (or --buckets)".into()))?;
-            vec![Bucket {
-                input_len: i,
-                output_len: o,
-                share: 1.0,
-            }]
-        }
-    };
+pub fn inputs(args: &PlanArgs) -> Result<PlanInputs, CliError> {
+    let buckets =
+        match args.buckets.as_deref() {
+            Some(b) => parse_buckets(b)?,
+            None => {
+                let i = args.load.input_len.ok_or_else(|| {
+                    CliError::Usage("--input-len is required (or --buckets)".into())
+                })?;
+                let o = args.load.output_len.ok_or_else(|| {
+                    CliError::Usage("--output-len is required (or --buckets)".into())
+                })?;
+                vec![Bucket {
+                    input_len: i,
+                    output_len: o,
+                    share: 1.0,
+                }]
+            }
+        };
     Ok(PlanInputs {
         traffic: Traffic {
             avg_rate_rps: rate(args)?,
-            peak_multiplier: args.f64_opt("peak-multiplier", 1.0, 1000.0)?.unwrap_or(1.0),
+            peak_multiplier: args.peak_multiplier,
             buckets,
         },
         targets: Targets::from_ms(
-            required_f64(args, "ttft-ms", 1e-6, 3.6e6)?,
-            required_f64(args, "tpot-ms", 1e-6, 3.6e6)?,
+            required_f64("ttft-ms", args.ttft_ms)?,
+            required_f64("tpot-ms", args.tpot_ms)?,
         ),
         candidates: candidates(args)?,
     })
 }
 
-fn dtype(args: &Args, k: &str) -> Result<Option<Dtype>, CliError> {
-    Ok(args.get(k).map(Dtype::parse).transpose()?)
+fn dtype(v: Option<&String>) -> Result<Option<Dtype>, CliError> {
+    Ok(v.map(|s| Dtype::parse(s)).transpose()?)
 }
 
 /// Runs the command.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    if args.flag("largest") {
+pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.largest {
         return run_largest(args, out);
     }
-    if args.get("family").is_some() {
+    if args.family.is_some() {
         return Err(CliError::Usage(
             "--family goes with --largest (the largest size of the family that meets the targets)"
                 .into(),
         ));
     }
-    let model = parse_model_text(&args.read_file("config")?)?;
+    let model = parse_model_text(&read_file("config", args.config.as_deref())?)?;
     let inp = inputs(args)?;
+    let dtypes = &args.engine.dtypes;
     let timing = PerfTiming {
         model: &model,
-        eff: super::eff::efficiencies(args)?,
-        weights_dtype: dtype(args, "weights-dtype")?,
-        kv_dtype: dtype(args, "kv-dtype")?,
+        eff: super::eff::efficiencies(&args.serving.eff)?,
+        weights_dtype: dtype(dtypes.weights_dtype.as_ref())?,
+        kv_dtype: dtype(dtypes.kv_dtype.as_ref())?,
     };
     let p = plan(&inp, Catalog::builtin(), &timing)?;
-    if let Some(n) = args.u64_opt("curve")? {
+    if let Some(n) = args.curve {
         let c = cost_curve(&p, usize::try_from(n.min(1000)).unwrap_or(1000));
         return write_serialized(out, &c);
     }
-    let sim = if args.flag("simulate") {
+    let sim = if args.simulate {
         Some(simulate(args, &model, &p, &inp)?)
     } else {
         None
     };
-    if args.flag("json") {
+    if args.json {
         let mut opts: Vec<Value> = p.options.iter().map(option_json).collect();
         if let (Some(s), Some(Value::Object(m))) = (&sim, p.best.and_then(|i| opts.get_mut(i))) {
             m.insert("simulated".into(), simulated_json(s));
@@ -230,27 +232,33 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
 
 /// `--simulate`: the best option re-sized on simulated P99s.
 fn simulate(
-    args: &Args,
+    args: &PlanArgs,
     model: &ModelDesc,
     p: &Plan,
     inp: &PlanInputs,
 ) -> Result<SimulatedPlan, CliError> {
-    for k in ["lengths", "dataset", "max-concurrency", "tp", "sweep"] {
-        if args.get(k).is_some() {
-            return Err(CliError::Usage(format!(
-                "plan --simulate takes its lengths, rate and TP from the plan; drop --{k}"
-            )));
-        }
+    let given = [
+        ("lengths", args.load.lengths.is_some()),
+        ("dataset", args.load.dataset.is_some()),
+        ("max-concurrency", args.load.max_concurrency.is_some()),
+        ("tp", args.tp.is_some()),
+        ("sweep", args.serving.sweep.is_some()),
+    ];
+    if let Some((k, _)) = given.iter().find(|(_, g)| *g) {
+        return Err(CliError::Usage(format!(
+            "plan --simulate takes its lengths, rate and TP from the plan; drop --{k}"
+        )));
     }
-    let router = match args.get("router") {
+    let router = match args.router.as_deref() {
         Some(r) => Router::parse(r)?,
         None => Router::default(),
     };
+    let eff = &args.serving.eff;
     let set = SimPlanSettings {
         router,
-        engine: super::simulate::engine(args)?,
-        workload: super::simulate::workload(args, 1.0)?,
-        efficiencies: super::eff::efficiencies(args)?,
+        engine: super::simulate::engine(&args.engine, 1, !eff.eff.is_empty())?,
+        workload: super::simulate::workload(&args.load, 1.0)?,
+        efficiencies: super::eff::efficiencies(eff)?,
         budget: Budget::default(),
     };
     Ok(simulated_plan(model, p, inp, Catalog::builtin(), &set)?)
@@ -329,23 +337,24 @@ fn render_simulated(s: &SimulatedPlan) -> String {
 }
 
 /// Runs `--largest --family F`.
-fn run_largest(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    if args.get("config").is_some() {
+fn run_largest(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.config.is_some() {
         return Err(CliError::Usage(
             "--largest plans the sizes of --family, not a --config file; drop one of them".into(),
         ));
     }
-    let family = Family::parse(args.require("family")?)?;
+    let family = Family::parse(required("family", args.family.as_deref())?)?;
     let inp = inputs(args)?;
+    let dtypes = &args.engine.dtypes;
     let r = largest_in_family(
         family,
         &inp,
         Catalog::builtin(),
-        dtype(args, "weights-dtype")?,
-        dtype(args, "kv-dtype")?,
-        &super::eff::efficiencies(args)?,
+        dtype(dtypes.weights_dtype.as_ref())?,
+        dtype(dtypes.kv_dtype.as_ref())?,
+        &super::eff::efficiencies(&args.serving.eff)?,
     )?;
-    if args.flag("json") {
+    if args.json {
         return write_json(out, &largest_json(&r, &inp));
     }
     write_text(out, &render_largest(&r, &inp))

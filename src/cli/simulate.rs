@@ -30,8 +30,9 @@
 //! `saturation_rate` and one object per rate in `points`. Bad input exits 2 with one
 //! sentence.
 
-use super::args::short;
-use super::{write_json, write_text, Args, CliError};
+use super::args::{read_file, required, short};
+use super::opts::{Engine, Load, SimulateArgs};
+use super::{write_json, write_text, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
 use crate::core::base::{f64_any_text, f64_any_value};
@@ -39,7 +40,7 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, SimResult, Slo,
-    StepModelKind, SweepResult, WorkloadSpec, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
+    StepModelKind, SweepResult, WorkloadSpec,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -65,8 +66,8 @@ fn rate_value(s: &str, flag: &str) -> Result<f64, CliError> {
 }
 
 /// Reads `--lengths FILE`: one `input output` pair per line.
-fn lengths_file(args: &Args) -> Result<Lengths, CliError> {
-    let text = args.read_file("lengths")?;
+fn lengths_file(path: Option<&str>) -> Result<Lengths, CliError> {
+    let text = read_file("lengths", path)?;
     let mut pairs = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -103,19 +104,15 @@ fn lengths_file(args: &Args) -> Result<Lengths, CliError> {
 }
 
 /// The lengths: fixed, a file, or the ShareGPT-like distribution (one choice).
-fn lengths(args: &Args) -> Result<Lengths, CliError> {
-    let fixed = args.get("input-len").is_some() || args.get("output-len").is_some();
-    let chosen = [
-        fixed,
-        args.get("lengths").is_some(),
-        args.get("dataset").is_some(),
-    ];
+fn lengths(args: &Load) -> Result<Lengths, CliError> {
+    let fixed = args.input_len.is_some() || args.output_len.is_some();
+    let chosen = [fixed, args.lengths.is_some(), args.dataset.is_some()];
     if chosen.iter().filter(|c| **c).count() > 1 {
         return Err(CliError::Usage(
             "give one of --input-len/--output-len, --lengths or --dataset".into(),
         ));
     }
-    if let Some(d) = args.get("dataset") {
+    if let Some(d) = &args.dataset {
         return if d.eq_ignore_ascii_case("sharegpt") {
             Ok(Lengths::ShareGpt)
         } else {
@@ -125,18 +122,18 @@ fn lengths(args: &Args) -> Result<Lengths, CliError> {
             )))
         };
     }
-    if args.get("lengths").is_some() {
-        return lengths_file(args);
+    if args.lengths.is_some() {
+        return lengths_file(args.lengths.as_deref());
     }
     Ok(Lengths::Fixed {
-        input: args.u64_opt("input-len")?.unwrap_or(1024),
-        output: args.u64_opt("output-len")?.unwrap_or(128),
+        input: args.input_len.unwrap_or(1024),
+        output: args.output_len.unwrap_or(128),
     })
 }
 
 /// `--goodput ttft:MS,tpot:MS` (vLLM's `--goodput` keys; spaces also separate).
-fn goodput(args: &Args) -> Result<Option<Slo>, CliError> {
-    let Some(s) = args.get("goodput") else {
+fn goodput(given: Option<&str>) -> Result<Option<Slo>, CliError> {
+    let Some(s) = given else {
         return Ok(None);
     };
     let bad = || {
@@ -164,46 +161,37 @@ fn goodput(args: &Args) -> Result<Option<Slo>, CliError> {
     }))
 }
 
-/// The engine flags.
-pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
+/// The engine flags at `tp` GPUs per replica; `--eff` given selects the roofline unless
+/// `--step-model` says otherwise.
+pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineConfig, CliError> {
     let mut e = EngineConfig {
-        tp: args.u64_opt("tp")?.unwrap_or(1),
-        max_num_seqs: args.u64_opt("max-num-seqs")?,
-        max_num_batched_tokens: args.u64_opt("max-num-batched-tokens")?,
-        max_model_len: args.u64_opt("max-model-len")?,
-        weights_dtype: args.get("weights-dtype").map(Dtype::parse).transpose()?,
-        kv_dtype: args.get("kv-dtype").map(Dtype::parse).transpose()?,
+        tp,
+        max_num_seqs: args.max_num_seqs,
+        max_num_batched_tokens: args.max_num_batched_tokens,
+        max_model_len: args.max_model_len,
+        weights_dtype: args
+            .dtypes
+            .weights_dtype
+            .as_deref()
+            .map(Dtype::parse)
+            .transpose()?,
+        kv_dtype: args
+            .dtypes
+            .kv_dtype
+            .as_deref()
+            .map(Dtype::parse)
+            .transpose()?,
+        block_size: args.block_size,
+        gpu_memory_utilization: args.gpu_memory_utilization,
+        prefix_hit: args.prefix_hit,
+        frontend_overhead_ms: args.frontend_overhead_ms,
+        frontend_per_token_us: args.frontend_per_token_us,
+        expert_parallel: args.enable_expert_parallel,
+        async_scheduling: !args.no_async_scheduling,
         ..EngineConfig::default()
     };
-    if let Some(b) = args.u64_opt("block-size")? {
-        e.block_size = b;
-    }
-    if let Some(u) = args.f64_opt("gpu-memory-utilization", 0.0, 1.0)? {
-        if u <= 0.0 {
-            return Err(CliError::Usage(
-                "--gpu-memory-utilization must be above 0 and at most 1".into(),
-            ));
-        }
-        e.gpu_memory_utilization = u;
-    }
-    if let Some(p) = args.f64_opt("prefix-hit", 0.0, 1.0)? {
-        if p >= 1.0 {
-            return Err(CliError::Usage(
-                "--prefix-hit must be a share from 0 up to (not including) 1".into(),
-            ));
-        }
-        e.prefix_hit = p;
-    }
-    if let Some(f) = args.f64_opt("frontend-overhead-ms", 0.0, MAX_FRONTEND_OVERHEAD_MS)? {
-        e.frontend_overhead_ms = f;
-    }
-    if let Some(f) = args.f64_opt("frontend-per-token-us", 0.0, MAX_FRONTEND_PER_TOKEN_US)? {
-        e.frontend_per_token_us = f;
-    }
-    e.expert_parallel = args.flag("enable-expert-parallel");
-    e.async_scheduling = !args.flag("no-async-scheduling");
-    e.step_model = match args.get("step-model") {
-        None if args.get("eff").is_some() => StepModelKind::Roofline,
+    e.step_model = match args.step_model.as_deref() {
+        None if eff_given => StepModelKind::Roofline,
         None => StepModelKind::Kernels,
         Some(v) if v.eq_ignore_ascii_case("kernels") => StepModelKind::Kernels,
         Some(v) if v.eq_ignore_ascii_case("roofline") => StepModelKind::Roofline,
@@ -218,39 +206,28 @@ pub(super) fn engine(args: &Args) -> Result<EngineConfig, CliError> {
 }
 
 /// The offered load (the rate is set by the caller for sweeps).
-pub(super) fn workload(args: &Args, rate: f64) -> Result<WorkloadSpec, CliError> {
-    let burstiness = args.f64_opt("burstiness", 0.0, 1.0e6)?.unwrap_or(1.0);
-    if burstiness <= 0.0 {
-        return Err(CliError::Usage("--burstiness must be above 0".into()));
-    }
-    let seed = match args.get("seed") {
-        None => 0,
-        Some(s) => s.trim().parse::<u64>().map_err(|_| {
-            CliError::Usage(format!(
-                "--seed must be a whole number, not \"{}\"",
-                short(s)
-            ))
-        })?,
-    };
+pub(super) fn workload(args: &Load, rate: f64) -> Result<WorkloadSpec, CliError> {
     Ok(WorkloadSpec {
-        arrival: Arrival::from_rate(rate, burstiness),
-        max_concurrency: args.u64_opt("max-concurrency")?,
+        arrival: Arrival::from_rate(rate, args.burstiness),
+        max_concurrency: args.max_concurrency,
         lengths: lengths(args)?,
-        num_requests: args.u64_opt("num-requests")?.unwrap_or(1000),
+        num_requests: args.num_requests,
         warmup: 0,
         warmup_drained: false,
-        seed,
+        seed: args.seed,
     })
 }
 
 /// Runs `llmcalc simulate`.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let model = parse_model_text(&args.read_file("config")?)?;
-    let gpu = Catalog::builtin().get(args.require("gpu")?)?;
-    let engine = engine(args)?;
-    let slo = goodput(args)?;
-    let rates: Option<Vec<f64>> = args
-        .get("sweep")
+pub fn run(args: &SimulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let model = parse_model_text(&read_file("config", args.config.as_deref())?)?;
+    let gpu = Catalog::builtin().get(required("gpu", args.gpu.as_deref())?)?;
+    let serving = &args.serving;
+    let engine = engine(&args.engine, args.tp, !serving.eff.eff.is_empty())?;
+    let slo = goodput(serving.goodput.as_deref())?;
+    let rates: Option<Vec<f64>> = serving
+        .sweep
+        .as_deref()
         .map(|s| {
             s.split(',')
                 .filter(|p| !p.trim().is_empty())
@@ -258,7 +235,7 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
                 .collect::<Result<Vec<f64>, CliError>>()
         })
         .transpose()?;
-    let rate = match (args.get("rate"), &rates) {
+    let rate = match (serving.rate.as_deref(), &rates) {
         (Some(r), _) => rate_value(r, "rate")?,
         (None, Some(_)) => f64::INFINITY,
         (None, None) => {
@@ -267,8 +244,13 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             ))
         }
     };
-    let wl = workload(args, rate)?;
-    let mut rep = Replica::new(&model, gpu, &engine, &super::eff::efficiencies(args)?)?;
+    let wl = workload(&args.load, rate)?;
+    let mut rep = Replica::new(
+        &model,
+        gpu,
+        &engine,
+        &super::eff::efficiencies(&serving.eff)?,
+    )?;
     if let Some(rates) = rates {
         if rates.is_empty() || rates.len() > MAX_SWEEP_RATES {
             return Err(CliError::Usage(format!(
@@ -276,14 +258,14 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             )));
         }
         let s = sweep_rates(&mut rep, &wl, &rates, slo, Budget::default())?;
-        return if args.flag("json") {
+        return if args.json {
             write_json(out, &sweep_json(&s))
         } else {
             write_text(out, &sweep_text(&s))
         };
     }
     let r = rep.run(&wl, slo, Budget::default())?;
-    if args.flag("json") {
+    if args.json {
         write_json(out, &result_json(&r, rate, wl.max_concurrency))
     } else {
         write_text(out, &result_text(&r, rate))

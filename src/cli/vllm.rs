@@ -24,8 +24,9 @@
 //! rows (both defaulting as vLLM does by that total), and the non-torch estimate.
 //! `--available-kv-gib` skips the subtraction.
 
-use super::args::stdout_error;
-use super::{write_json, Args, CliError};
+use super::args::{read_file, stdout_error};
+use super::opts::{VllmArgs, MAX_GIB};
+use super::{write_json, CliError};
 use crate::core::base::Bytes;
 use crate::core::base::Dtype;
 use crate::core::base::{Derivation, Lang, Source};
@@ -34,7 +35,7 @@ use crate::core::calc::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
     max_model_len_warning, non_torch_estimate, vllm_activation, vllm_budget, vllm_loaded_weights,
     vllm_serve_defaults, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, VLLM_TOTAL_LOGGED,
+    VLLM_TOTAL_LOGGED,
 };
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
@@ -42,11 +43,9 @@ use crate::core::model::ModelDesc;
 use serde_json::{json, Value};
 use std::io::Write;
 
-/// Largest memory figure accepted, in GiB (a petabyte-class accelerator).
-const MAX_GIB: f64 = 1.0e6;
-
-fn gib_opt(args: &Args, k: &str) -> Result<Option<Bytes>, CliError> {
-    match args.f64_opt(k, 0.0, MAX_GIB)? {
+/// A memory figure of `--k` (GiB, already within 0 to [`MAX_GIB`]) in bytes.
+fn gib_opt(v: Option<f64>, k: &str) -> Result<Option<Bytes>, CliError> {
+    match v {
         None => Ok(None),
         Some(v) => Bytes::from_gib_f64(v)
             .map(Some)
@@ -82,22 +81,13 @@ struct Options {
 }
 
 /// Reads TP, block size, memory utilisation, max model length and KV dtype.
-fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
-    let tp = args.u64_opt("tp")?.unwrap_or(1);
-    let block_size = args.u64_opt("block-size")?.unwrap_or(DEFAULT_BLOCK_SIZE);
-    let util = args
-        .f64_opt("gpu-memory-utilization", 0.0, 1.0)?
-        .unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION);
-    if util <= 0.0 {
-        return Err(CliError::Usage(
-            "--gpu-memory-utilization must be above 0 and at most 1".into(),
-        ));
-    }
-    let (max_model_len, max_model_len_assumed) = match args.u64_opt("max-model-len")? {
+fn options(args: &VllmArgs, model: &ModelDesc) -> Result<Options, CliError> {
+    let (tp, block_size, util) = (args.tp, args.block_size, args.gpu_memory_utilization);
+    let (max_model_len, max_model_len_assumed) = match args.max_model_len {
         Some(l) => (l, false),
         None => default_max_model_len(model.vllm_default_max_len()),
     };
-    let kv_dtype = match args.get("kv-dtype") {
+    let kv_dtype = match args.dtypes.kv_dtype.as_deref() {
         Some(s) => Dtype::parse(s)?,
         None => default_kv_dtype(model),
     };
@@ -114,11 +104,11 @@ fn options(args: &Args, model: &ModelDesc) -> Result<Options, CliError> {
 /// Total memory: given, or as vLLM sees the catalog GPU (`core::calc::vllm_total`, its
 /// derivation pushed); above 0.
 fn total_memory(
-    args: &Args,
+    args: &VllmArgs,
     gpu: Option<&Accelerator>,
     derivations: &mut Vec<Derivation>,
 ) -> Result<(Bytes, Source), CliError> {
-    let (total, total_source) = match (gib_opt(args, "gpu-memory-gib")?, gpu) {
+    let (total, total_source) = match (gib_opt(args.gpu_memory_gib, "gpu-memory-gib")?, gpu) {
         (Some(g), _) => (g, Source::User("gpu_memory_gib".into())),
         (None, Some(acc)) => {
             let t = vllm_total(acc);
@@ -141,13 +131,13 @@ fn total_memory(
 /// checkpoint's sharded by TP, plus the MXFP4 MoE padding of the named GPU's kernel;
 /// derivations pushed).
 fn weights_term(
-    args: &Args,
+    args: &VllmArgs,
     model: &ModelDesc,
     tp: u64,
     gpu: Option<&Accelerator>,
     derivations: &mut Vec<Derivation>,
 ) -> Result<(Bytes, Source), CliError> {
-    Ok(match gib_opt(args, "weights-gib")? {
+    Ok(match gib_opt(args.weights_gib, "weights-gib")? {
         Some(w) => (w, Source::User("weights_gib".into())),
         None => {
             let w = vllm_loaded_weights(model, None, tp, gpu)?;
@@ -162,12 +152,12 @@ fn weights_term(
 /// Activation peak: given, or vLLM's profiling run under `e` (`core::calc::vllm_activation`,
 /// derivation pushed).
 fn activation_term(
-    args: &Args,
+    args: &VllmArgs,
     model: &ModelDesc,
     e: &VllmEngine,
     derivations: &mut Vec<Derivation>,
 ) -> Result<(Bytes, Source), CliError> {
-    Ok(match gib_opt(args, "activation-gib")? {
+    Ok(match gib_opt(args.activation_gib, "activation-gib")? {
         Some(a) => (a, Source::User("activation_gib".into())),
         None => {
             let (a, d) = vllm_activation(model, e)?;
@@ -178,11 +168,11 @@ fn activation_term(
 }
 
 /// Runs `llmcalc vllm`.
-pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
-    let mut model = parse_model_text(&args.read_file("config")?)?;
-    model.load_mtp = args.flag("include-mtp");
+pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let mut model = parse_model_text(&read_file("config", args.config.as_deref())?)?;
+    model.load_mtp = args.include_mtp;
     let o = options(args, &model)?;
-    let gpu = match args.get("gpu") {
+    let gpu = match args.gpu.as_deref() {
         Some(id) => Some(Catalog::builtin().get(id)?),
         None => None,
     };
@@ -204,14 +194,12 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         gpu_memory_utilization: o.util,
         block_size: o.block_size,
         max_model_len: o.max_model_len,
-        max_num_batched_tokens: args
-            .u64_opt("max-num-batched-tokens")?
-            .unwrap_or(default_mnbt),
-        max_num_seqs: args.u64_opt("max-num-seqs")?.unwrap_or(default_seqs),
+        max_num_batched_tokens: args.max_num_batched_tokens.unwrap_or(default_mnbt),
+        max_num_seqs: args.max_num_seqs.unwrap_or(default_seqs),
     };
     let (w, w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
     let (act, act_src) = activation_term(args, &model, &engine, &mut derivations)?;
-    let (nt, nt_src) = match gib_opt(args, "non-torch-gib")? {
+    let (nt, nt_src) = match gib_opt(args.non_torch_gib, "non-torch-gib")? {
         Some(n) => (n, Source::User("non_torch_gib".into())),
         None => (
             non_torch_estimate(o.tp),
@@ -228,14 +216,14 @@ pub fn run(args: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         activation_source: act_src,
         non_torch: nt,
         non_torch_source: nt_src,
-        available_kv_override: gib_opt(args, "available-kv-gib")?,
+        available_kv_override: gib_opt(args.available_kv_gib, "available-kv-gib")?,
         block_size: o.block_size,
         max_model_len: o.max_model_len,
         max_num_batched_tokens: engine.max_num_batched_tokens,
     };
     let b = vllm_budget(&inp, &profile)?;
     derivations.extend(b.derivations.iter().cloned());
-    if args.flag("json") {
+    if args.json {
         write_json(out, &budget_json(&model.name, &o, &inp, &b, &derivations))
     } else {
         if o.max_model_len_assumed {

@@ -1,0 +1,176 @@
+//! The command line's flags: a misspelled flag is refused with the nearest known one on every
+//! command, `--num-prompts` is `--num-requests`, `<command> --help` lists every flag with its
+//! default, and the shell completions name every command.
+
+mod common;
+
+use common::{on, run_cli, QWEN3_8B as Q8};
+use llm_serving_calculator::cli::{opts, COMMANDS};
+
+#[test]
+fn a_misspelled_flag_is_refused_with_the_nearest_on_every_command() {
+    for (cmd, bad, good) in [
+        ("model", "--contxt", "--context"),
+        ("vllm", "--block-sise", "--block-size"),
+        ("gpus", "--jsn", "--json"),
+        ("perf", "--batchh", "--batch"),
+        ("plan", "--ttft-m", "--ttft-ms"),
+        ("load", "--storag", "--storage"),
+        ("simulate", "--max-num-seq", "--max-num-seqs"),
+        ("calibrate", "--bnch", "--bench"),
+    ] {
+        assert!(COMMANDS.iter().any(|(c, _)| *c == cmd), "{cmd}");
+        let (code, out, err) = run_cli(&[cmd, "--json", bad, "8"]);
+        assert_eq!(code, 2, "{cmd} {bad}: {out}");
+        assert!(out.is_empty(), "{cmd}: {out}");
+        assert_eq!(
+            err,
+            format!(
+                "llmcalc {cmd}: unknown option {bad}; did you mean {good}? \
+                 (llmcalc {cmd} --help lists every option)\n"
+            )
+        );
+    }
+    // The same sentence for `--flag=value`, and none of it for an unrelated word.
+    let (code, _, err) = run_cli(&["simulate", "--max-num-seq=8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean --max-num-seqs?"), "{err}");
+    let (code, _, err) = run_cli(&["gpus", "--frobnicate"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "llmcalc gpus: unknown option --frobnicate (llmcalc gpus --help lists every option)\n"
+    );
+}
+
+#[test]
+fn num_prompts_is_num_requests() {
+    let run = |flag: &'static str| {
+        let args = on(
+            "simulate",
+            Q8,
+            "h100-sxm",
+            &["--rate", "8", flag, "40", "--json"],
+        );
+        let (code, out, err) = run_cli(&args);
+        assert_eq!(code, 0, "{flag}: {err}");
+        out
+    };
+    let requests = run("--num-requests");
+    assert!(requests.contains("\"num_prompts\": 40"), "{requests}");
+    assert_eq!(run("--num-prompts"), requests);
+}
+
+/// What `help` says of `--long`: its line and, when clap puts the description below the flag,
+/// the lines up to the next flag.
+fn help_line(help: &str, long: &str) -> Option<String> {
+    let bare = format!("--{long}");
+    let mut lines = help.lines().skip_while(|l| {
+        let t = l.trim_start();
+        !(t.starts_with(&bare)
+            && (t.len() == bare.len() || t[bare.len()..].starts_with([' ', '<'])))
+    });
+    let first = lines.next()?;
+    let rest = lines.take_while(|l| !l.trim_start().starts_with('-') && !l.trim().is_empty());
+    Some(
+        std::iter::once(first)
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+#[test]
+fn help_lists_every_flag_with_its_default() {
+    let command = opts::command();
+    for sub in command.get_subcommands() {
+        let name = sub.get_name();
+        let (code, help, err) = run_cli(&[name, "--help"]);
+        assert_eq!(code, 0, "{name}: {err}");
+        assert!(help.contains(&format!("Usage: llmcalc {name}")), "{help}");
+        for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+            let Some(long) = arg.get_long() else {
+                continue;
+            };
+            let line = help_line(&help, long)
+                .unwrap_or_else(|| panic!("{name} --help does not list --{long}:\n{help}"));
+            for d in arg.get_default_values() {
+                let want = format!("[default: {}]", d.to_string_lossy());
+                assert!(line.contains(&want), "{name} --{long}: {line}");
+            }
+        }
+    }
+    // The defaults are typed figures, shown as clap shows them.
+    let (_, help, _) = run_cli(&["simulate", "--help"]);
+    for (flag, default) in [
+        ("num-requests", "1000"),
+        ("gpu-memory-utilization", "0.9"),
+        ("frontend-overhead-ms", "32"),
+        ("block-size", "16"),
+        ("seed", "0"),
+    ] {
+        let line = help_line(&help, flag).unwrap_or_default();
+        assert!(line.contains(&format!("[default: {default}]")), "{line}");
+    }
+    assert!(help.contains("[alias: --num-prompts]"), "{help}");
+}
+
+#[test]
+fn bash_completions_name_every_command() {
+    let (code, out, err) = run_cli(&["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("llmcalc"), "{out}");
+    for (cmd, _) in COMMANDS.iter().chain([&("completions", "")]) {
+        assert!(out.contains(&format!("llmcalc,{cmd})")), "{cmd} missing");
+    }
+    assert!(out.contains("--num-prompts") && out.contains("--max-num-seqs"));
+    for shell in ["zsh", "fish", "powershell", "elvish"] {
+        let (code, out, err) = run_cli(&["completions", shell]);
+        assert_eq!(code, 0, "{shell}: {err}");
+        assert!(out.contains("simulate"), "{shell}");
+    }
+    let (code, out, err) = run_cli(&["completions", "tcsh"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        "llmcalc completions: SHELL must be one of bash, elvish, fish, powershell, zsh, not \"tcsh\"\n"
+    );
+}
+
+#[test]
+fn help_and_version_exit_0_on_stdout() {
+    for args in [
+        vec!["--version"],
+        vec!["-V"],
+        vec!["gpus", "--help"],
+        vec!["gpus", "-h"],
+    ] {
+        let (code, out, err) = run_cli(&args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert!(!out.is_empty(), "{args:?}");
+    }
+    let (_, out, _) = run_cli(&["--version"]);
+    assert_eq!(out, format!("llmcalc {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn a_missing_value_or_a_stray_word_is_one_sentence() {
+    for (args, want) in [
+        (vec!["gpus", "--gpu"], "llmcalc gpus: --gpu needs a value\n"),
+        (
+            vec!["model", "seven"],
+            "llmcalc model: unexpected argument \"seven\"; options start with --\n",
+        ),
+        (
+            vec!["completions"],
+            "llmcalc completions: SHELL is required\n",
+        ),
+    ] {
+        let (code, out, err) = run_cli(&args);
+        assert_eq!(
+            (code, out.as_str(), err.as_str()),
+            (2, "", want),
+            "{args:?}"
+        );
+    }
+}
