@@ -2,8 +2,9 @@
 // over the DevTools protocol: no Playwright in the page. Playwright gives every new document a
 // second scripting context (its utility world, `Page.addScriptToEvaluateOnNewDocument` with a
 // `worldName`, made before the page's parser starts) and its own init scripts; a user's browser
-// has none of that, so bench/load.mjs's figures include some harness cost (docs/SIZE.md). This
-// script reports the same figures without it. Reports only; it fails only if it cannot measure.
+// has none of that, so bench/load.mjs's figures include some harness cost
+// (docs/SIZE_AND_SPEED.md). This script reports the same figures without it. Reports only; it fails
+// only if it cannot measure.
 //
 //   node bench/load_cdp.mjs [--dist DIR] [--runs N] [--encodings gzip,br,identity]
 //                           [--profiles loopback,10mbit] [--trace FILE]

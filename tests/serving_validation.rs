@@ -21,9 +21,10 @@
 //!
 //! The test prints one line per row and the median and P90 relative error per statistic
 //! (the median ITL printed, never asserted: the decode step without queueing), then asserts
-//! the achieved levels (see `docs/SERVING_SIMULATOR.md` for the figures and why they are
-//! where they are). `sharegpt_burst_median_ttft_share_of_the_run` is a sensitivity of the
-//! ShareGPT burst rows to the length distribution, with a sample of the dataset itself
+//! the achieved levels (see `docs/SERVING_SIMULATOR.md`, "Validation", for the figures, and
+//! `docs/history/SERVING_SIMULATOR.md` for why they are where they are).
+//! `sharegpt_burst_median_ttft_share_of_the_run` is a sensitivity of the ShareGPT burst rows to the
+//! length distribution, with a sample of the dataset itself
 //! (`fixtures/sharegpt_sample_lengths.csv`).
 
 mod common;
@@ -540,7 +541,7 @@ fn serving_benchmarks_reproduced_within_the_stated_error() {
     // the pool lost vLLM's null block (`Resolved::usable_blocks`): request throughput 12.05%,
     // saturation rate 12.09%, the rest unchanged. Each is asserted at the achieved level
     // rounded up slightly, so a regression fails (the reasons for the TTFT gap are in
-    // docs/SERVING_SIMULATOR.md, "Validation").
+    // docs/history/SERVING_SIMULATOR.md, "why the median TTFT stays above 20%").
     assert_levels(
         &mut errors,
         &[
@@ -948,7 +949,7 @@ fn print_v1_cost(cases: &[Case]) {
 }
 
 /// Cross-validation of engine terms fitted on the serving rows themselves (a sensitivity,
-/// not the asserted validation; `docs/SERVING_SIMULATOR.md`, "2026-12-04"). The simulator's
+/// not the asserted validation; `docs/history/SERVING_SIMULATOR.md`, "2026-12-04"). The simulator's
 /// defaults fit two constants on one row each; here every term is chosen from a grid (a
 /// per-request time per step, with or without division by the TP degree; the Marlin factor;
 /// the frontend path; the length distribution of ShareGPT rows) by the validation's own
@@ -960,7 +961,7 @@ fn print_v1_cost(cases: &[Case]) {
 /// `cargo test --release --test serving_validation -- --ignored --nocapture cross_validated`
 /// (about a minute). The check: every scheme predicts every row once.
 #[test]
-#[ignore = "an experiment of about a minute; its figures are in docs/SERVING_SIMULATOR.md"]
+#[ignore = "an experiment of about a minute; its figures are in docs/history/SERVING_SIMULATOR.md"]
 fn cross_validated_engine_terms() {
     let (cases, _) = cases();
     let grid = grid();
@@ -1056,9 +1057,10 @@ fn cross_validated_engine_terms() {
 /// compute 0.66, 55 µs per running request) applied to every mapped row, with the
 /// Marlin-on-Hopper factor refitted on its row (capped at 1), and the held-out figures printed:
 /// does an engine-wide fit from one source carry over to the others? A sensitivity
-/// (`docs/SERVING_SIMULATOR.md`, "2026-12-04"). The check: the fit row is refitted or capped.
+/// (`docs/history/SERVING_SIMULATOR.md`, "2026-12-04"). The check: the fit row is refitted or
+/// capped.
 #[test]
-#[ignore = "a sensitivity; its figures are in docs/SERVING_SIMULATOR.md"]
+#[ignore = "a sensitivity; its figures are in docs/history/SERVING_SIMULATOR.md"]
 fn v1_fitted_efficiencies_on_the_held_out_rows() {
     let eff = Efficiencies {
         bandwidth: 0.92,

@@ -10,7 +10,7 @@
 //! (ALCF's Polaris nodes), "Nvidia H100 GPU" → the H100 SXM (the source names no form factor).
 //! Rows whose batch does not fit the KV cache in the model are left out.
 //!
-//! What it shows (printed; `docs/SERVING_SIMULATOR.md` reads it): the signed error of the
+//! What it shows (printed; `docs/history/SERVING_SIMULATOR.md` reads it): the signed error of the
 //! predicted end-to-end time per GPU and batch, and the time per sequence per decode step that
 //! the gap implies, `(measured − predicted) / (L · (B − 1))`. The asserted levels are the
 //! achieved ones rounded up (as `serving_validation.rs` does), so a change to the model that

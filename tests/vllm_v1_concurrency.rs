@@ -13,7 +13,7 @@
 //! that. The source's TTFTs say it was broken: at TP 8, `C` = 8 and 1,024 prompt tokens the
 //! measured TTFT is 91 ms, shorter than the 8 × 1,024-token prefill step lockstep would put in it.
 //!
-//! What it shows (printed; `docs/SERVING_SIMULATOR.md`, "2026-12-04", reads it): the signed
+//! What it shows (printed; `docs/history/SERVING_SIMULATOR.md`, "2026-12-04", reads it): the signed
 //! error of the mean TPOT per concurrency (the source does not say whether its TPOT is a mean
 //! or a median), and, per (TP, lengths), the slope of the gap
 //! `measured − predicted` against `C`: the time per step that each further running request
@@ -246,13 +246,13 @@ fn lockstep_at_the_stated_lengths() {
     common::assert_within_level("TPOT move (median)", tpot_move, 0.04);
 }
 
-/// The efficiencies that fit these runs best (a sensitivity, `docs/SERVING_SIMULATOR.md`,
+/// The efficiencies that fit these runs best (a sensitivity, `docs/history/SERVING_SIMULATOR.md`,
 /// "2026-12-04"): a grid over the bandwidth and prefill compute efficiencies, the decode step's
 /// fixed time and a time per running request, scored by the mean |ln(predicted / measured)| of
 /// the 90 mean TPOTs. About two minutes: `cargo test --release --test vllm_v1_concurrency --
 /// --ignored --nocapture`. The check: the best point fits better than the defaults.
 #[test]
-#[ignore = "a grid of about two minutes; its figures are in docs/SERVING_SIMULATOR.md"]
+#[ignore = "a grid of about two minutes; its figures are in docs/history/SERVING_SIMULATOR.md"]
 fn efficiencies_fitted_on_the_v1_runs() {
     let score = |rows: &[Row]| {
         rows.iter()

@@ -137,7 +137,7 @@ fn GpuSearch() -> impl IntoView {
         let chosen = chosen.get();
         let lang = state.lang.get();
         // Read once for the whole list: a reactive `disabled` per button made each of the 45
-        // re-check the memo on every edit of the scenario (docs/PERF_UI.md, branch paint18b).
+        // re-check the memo on every edit of the scenario (docs/history/PERF_UI.md).
         let full_now = full.get();
         let list: Vec<_> = Catalog::builtin()
             .accelerators

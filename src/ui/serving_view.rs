@@ -93,7 +93,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
     // next frame), the rate chart in the frame after and the time series in the one after
     // that: no frame both lays out the new sentences and table and draws a chart (a trace
     // showed 6 ms of layout and 3 ms of drawing in one frame when the rate chart came with
-    // the layout; bench/sim_trace.mjs, docs/PERF_UI.md).
+    // the layout; bench/sim_trace.mjs, docs/history/PERF_UI.md).
     let rate_tick = frames_after(sig, 2);
     let series_tick = frames_after(sig, 3);
     // Once after the mount, the lists below rebuild with the same result, so that the first
@@ -144,7 +144,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
     // The statistics table and the math mount one frame after the rest, in a task of their
     // own: the frame that laid out all of the first result at once (style of 156 elements,
     // layout of 201 objects) was the section's longest task, 20-22 ms CPU
-    // (bench/sim_worker.mjs; docs/PERF_UI.md). The box keeps the placeholder's height
+    // (bench/sim_worker.mjs; docs/history/PERF_UI.md). The box keeps the placeholder's height
     // meanwhile (`.serving-results-partial`), so what is below moves once, as before.
     let rest = RwSignal::new(false);
     crate::ui::late::after_frames(REST_FRAMES, move || {
@@ -218,7 +218,7 @@ const REHEARSE_FRAMES: u32 = 2;
 /// canvas, the backend, the labels), the rate chart, the time series. Their drawing code (in
 /// the late module, which V8 compiles lazily, a function at its first call) is compiled then,
 /// not in the tasks that draw the first result: the rate chart's first drawing compiled 129
-/// functions in a task of 15-27 ms CPU (docs/PERF_UI.md). Stops once a result is there.
+/// functions in a task of 15-27 ms CPU (docs/history/PERF_UI.md). Stops once a result is there.
 fn rehearse_charts(sig: SimSignals, dark: bool, lang: Lang) {
     use crate::ui::late::after_frames as then;
     const SIZE: (u32, u32) = (320, 200);

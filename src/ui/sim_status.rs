@@ -74,7 +74,7 @@ const REBUILD_ONCE_FRAMES: u32 = 4;
 /// mounts: the lists are rebuilt once with the same result. V8 compiles wasm lazily, on a
 /// function's first call, and the mount only *builds* the lists: without this, the first
 /// later reply's hand-over (`sim_client::hand_over`) also compiled the rebuild paths
-/// (tachys' list and element `rebuild`, ~36 functions, 3-5 ms; docs/PERF_UI.md). Nothing on
+/// (tachys' list and element `rebuild`, ~36 functions, 3-5 ms; docs/history/PERF_UI.md). Nothing on
 /// screen changes: every text is rebuilt as it was, and an unchanged text is not written.
 pub fn rebuild_once() -> Trigger {
     let t = Trigger::new();

@@ -194,7 +194,7 @@ type Drawn = (AnyChart, u32, bool, Lang);
 /// element's life). Its first report comes after the frame's layout, before that frame is
 /// painted, so the chart takes its height before anything is shown; nothing is measured while
 /// the app mounts (reading `clientWidth` there forced a layout of the half-built page once
-/// per chart: 176-270 ms of a cold start, docs/SIZE.md).
+/// per chart: 176-270 ms of a cold start, docs/history/SIZE.md).
 fn observe_width(el: &web_sys::HtmlDivElement, width: RwSignal<u32>) {
     let cb = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         // The last entry is the newest size of the one observed element; its content box is

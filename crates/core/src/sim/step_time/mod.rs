@@ -446,9 +446,9 @@ impl StepModel {
     /// The same step model with a time per step for every request sampling a token beyond
     /// the first (`seconds`, divided by the TP degree when `per_rank`), the form of an
     /// engine's per-request work each step (vLLM V0's scheduler, sampler and output
-    /// processing: `docs/SERVING_SIMULATOR.md`). Not part of the model: the cross-validation
-    /// in `tests/serving_validation.rs` tries it, and nothing else sets it. One request's
-    /// step is unchanged, so the batch-1 equality with the static model holds.
+    /// processing: `docs/history/SERVING_SIMULATOR.md`). Not part of the model: the
+    /// cross-validation in `tests/serving_validation.rs` tries it, and nothing else sets it. One
+    /// request's step is unchanged, so the batch-1 equality with the static model holds.
     pub fn with_per_sequence_cost(mut self, seconds: f64, per_rank: bool) -> StepModel {
         let ranks = if per_rank {
             self.wl.tp.max(1) as f64
