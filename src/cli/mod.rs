@@ -28,7 +28,7 @@ use serde::Serialize;
 use std::io::Write;
 
 /// The commands and a one-line description of each (the usage and the unknown-command sentence
-/// list these; `completions`, a helper for the shell rather than a calculation, is not listed).
+/// list these).
 pub const COMMANDS: &[(&str, &str)] = &[
     (
         "model",
@@ -53,6 +53,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "calibrate",
         "a vllm bench serve result beside the simulator's prediction for the same setup \
          (--fit: also fit the efficiencies to it and print the link parameters)",
+    ),
+    (
+        "completions",
+        "a completion script for a shell: bash, zsh, fish, powershell or elvish",
     ),
 ];
 
@@ -150,8 +154,9 @@ fn write_text(out: &mut dyn Write, text: &str) -> Result<(), CliError> {
 /// The usage text.
 pub fn usage() -> String {
     let mut s = String::from("usage: llmcalc <command> [options] [--json]\n\ncommands:\n");
+    let width = COMMANDS.iter().map(|(c, _)| c.len()).max().unwrap_or(0);
     for (c, d) in COMMANDS {
-        s.push_str(&format!("  {c:<9} {d}\n"));
+        s.push_str(&format!("  {c:<width$} {d}\n"));
     }
     s.push_str("\noptions shared by several commands:\n");
     let shared = [
