@@ -44,11 +44,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-export PATH="$HOME/.cargo/bin:$ROOT/e2e/node_modules/.bin:$PATH"
-export TRUNK_SKIP_VERSION_CHECK=true
-export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-# stage, skip, summary and the counters.
+# The tools on PATH, stage, skip, summary and the counters.
 . "$ROOT/scripts/stages.sh"
 
 if [ "$run_setup" = "1" ]; then

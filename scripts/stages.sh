@@ -6,6 +6,10 @@
 #
 # The caller sets ROOT and `only` (",a,b," or empty) before sourcing.
 
+export PATH="$HOME/.cargo/bin:$ROOT/e2e/node_modules/.bin:$PATH"
+export TRUNK_SKIP_VERSION_CHECK=true
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
 LOGS="$ROOT/artifacts/logs"
 mkdir -p "$LOGS"
 

@@ -40,12 +40,9 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-export PATH="$HOME/.cargo/bin:$ROOT/e2e/node_modules/.bin:$PATH"
-export TRUNK_SKIP_VERSION_CHECK=true
-export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-60}"
 
-# stage, skip, summary and the counters.
+# The tools on PATH, stage, skip, summary and the counters.
 . "$ROOT/scripts/stages.sh"
 
 if [ "$run_setup" = "1" ]; then

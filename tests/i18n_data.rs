@@ -5,6 +5,8 @@
 //!   family of keys built at compile or run time ([`families`]). A key nothing names is dead
 //!   text shipped to every user: delete its row.
 
+mod common;
+
 use llm_serving_calculator::core::base::i18n::{entries, late_rows, shell_rows};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -72,30 +74,12 @@ fn unused<'a>(
 
 /// The data file holding the row `key` (for messages).
 fn file_of(key: &str) -> String {
-    let folder = if shell_rows().iter().any(|r| r.0 == key) {
+    let module = if shell_rows().iter().any(|r| r.0 == key) {
         "shell"
     } else {
         "late"
     };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/i18n")
-        .join(folder);
-    let header = format!("[{key}]");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l == header)))
-        .and_then(|p| p.file_name())
-        .map_or_else(
-            || format!("data/i18n/{folder}/?"),
-            |n| format!("data/i18n/{folder}/{}", n.to_string_lossy()),
-        )
+    common::i18n_file_of(module, key)
 }
 
 #[test]

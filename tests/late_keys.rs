@@ -21,8 +21,10 @@
 //! (`LLMCALC_SHELL_WASM=path` reads another file, such as a dist's `app-…_bg.wasm`.) The e2e
 //! test "i18n split" checks the first half on every built dist.
 
+mod common;
+
 use llm_serving_calculator::core::base::i18n::{late_rows, shell_rows};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The shell's rows packed as `build.rs` packs them (`key NUL English NUL Korean NUL`).
 fn shell_packed() -> Vec<u8> {
@@ -41,29 +43,6 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
         return None;
     }
     hay.windows(needle.len()).position(|w| w == needle)
-}
-
-/// The file of `data/i18n/<module>` that holds the row `key` (for the failure message).
-fn file_of(module: &str, key: &str) -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/i18n")
-        .join(module);
-    let header = format!("[{key}]");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == header)))
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .map_or_else(
-            || format!("data/i18n/{module}/?"),
-            |n| format!("data/i18n/{module}/{n}"),
-        )
 }
 
 #[test]
@@ -103,13 +82,13 @@ fn late_rows_are_the_keys_the_shell_does_not_name() {
         .iter()
         .map(|r| r.0)
         .filter(named)
-        .map(|k| format!("{k} (in {})", file_of("late", k)))
+        .map(|k| format!("{k} (in {})", common::i18n_file_of("late", k)))
         .collect();
     let to_late: Vec<String> = shell_rows()
         .iter()
         .map(|r| r.0)
         .filter(|k| !named(k))
-        .map(|k| format!("{k} (in {})", file_of("shell", k)))
+        .map(|k| format!("{k} (in {})", common::i18n_file_of("shell", k)))
         .collect();
     assert!(
         to_shell.is_empty() && to_late.is_empty(),

@@ -163,3 +163,27 @@ pub fn assert_within_level(what: &str, err: f64, level: f64) {
         level * 100.0
     );
 }
+
+/// The file of `data/i18n/<module>` (`shell` or `late`) that holds the row `key`, as
+/// `data/i18n/<module>/<file>` (`…/?` when none does), for failure messages.
+pub fn i18n_file_of(module: &str, key: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/i18n")
+        .join(module);
+    let header = format!("[{key}]");
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .find(|p| std::fs::read_to_string(p).is_ok_and(|t| t.lines().any(|l| l.trim() == header)))
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .map_or_else(
+            || format!("data/i18n/{module}/?"),
+            |n| format!("data/i18n/{module}/{n}"),
+        )
+}
