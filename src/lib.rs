@@ -11,8 +11,9 @@ pub use llmcalc_core as core;
 /// Every chart, drawn from prepared data by backend-generic plotters code.
 pub mod charts;
 
+/// The command line (the `llmcalc-cli` crate of this workspace, `crates/cli/`; native only).
 #[cfg(not(target_arch = "wasm32"))]
-pub mod cli;
+pub use llmcalc_cli as cli;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -34,13 +34,19 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every snake_case string literal (`"a_b"`) of the Rust files under `src/` and the core's
-/// `crates/core/src/`, except the translation module itself (its own tests name a few keys).
+/// Every snake_case string literal (`"a_b"`) of the Rust files under `src/` and the crates'
+/// `crates/*/src/`, except the translation module itself (its own tests name a few keys).
 fn literals_in_src() -> BTreeSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
-    rust_files(&root.join("crates/core/src"), &mut files);
+    for krate in std::fs::read_dir(root.join("crates"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        rust_files(&krate.path().join("src"), &mut files);
+    }
     let own = root.join("crates/core/src/base/i18n.rs");
     let mut out = BTreeSet::new();
     for f in files.iter().filter(|f| **f != own) {
@@ -113,7 +119,7 @@ fn every_key_is_named_by_a_source() {
         .collect();
     assert!(
         dead.is_empty(),
-        "keys nothing in src/ or crates/core/src/ names (delete their rows, or list the code that builds them in \
+        "keys nothing in src/ or crates/*/src/ names (delete their rows, or list the code that builds them in \
          families()):\n  {}",
         dead.join("\n  ")
     );

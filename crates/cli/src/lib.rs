@@ -6,6 +6,11 @@
 //! A reader that stops reading (`llmcalc … | head`) ends the output quietly, with status 0, as
 //! other line-oriented tools do.
 
+#![cfg(not(target_arch = "wasm32"))]
+
+// The core under the name the rest of the project gives it (`crate::core::calc::Item`).
+use llmcalc_core as core;
+
 mod args;
 mod calibrate;
 mod eff;

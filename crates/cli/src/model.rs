@@ -251,7 +251,7 @@ mod tests {
     fn run_args(a: &[&str]) -> (i32, String, String) {
         let args: Vec<String> = a.iter().map(|s| s.to_string()).collect();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = crate::cli::run(&args, &mut out, &mut err);
+        let code = crate::run(&args, &mut out, &mut err);
         (
             code,
             String::from_utf8_lossy(&out).into_owned(),
@@ -260,7 +260,10 @@ mod tests {
     }
 
     fn fixture(name: &str) -> String {
-        format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+        format!(
+            "{}/tests/fixtures/{name}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+        )
     }
 
     #[test]

@@ -95,7 +95,7 @@ mod tests {
     use super::*;
 
     fn parse(v: &[&str]) -> Result<Efficiencies, CliError> {
-        efficiencies(&crate::cli::opts::Eff {
+        efficiencies(&crate::opts::Eff {
             eff: v.iter().map(|x| (*x).to_string()).collect(),
         })
     }

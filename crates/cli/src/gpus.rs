@@ -262,7 +262,7 @@ mod tests {
         let mut all = vec!["gpus".to_string()];
         all.extend(v.iter().map(|s| s.to_string()));
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = crate::cli::run(&all, &mut out, &mut err);
+        let code = crate::run(&all, &mut out, &mut err);
         (
             code,
             String::from_utf8_lossy(&out).into_owned(),

@@ -679,7 +679,7 @@ pub(super) fn sentence(cmd: &str, e: &clap::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::{command, parse, Cmd, Parsed};
-    use crate::cli::COMMANDS;
+    use crate::COMMANDS;
 
     fn owned(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| (*s).to_string()).collect()
