@@ -500,17 +500,19 @@ fn a_custom_gpu_named_like_a_placeholder_keeps_its_name_in_the_note() {
     use llm_serving_calculator::core::present::{evaluate as report, perf_rows, ViewGpu};
     use llm_serving_calculator::core::scenario::{GpuChoice, Scenario};
     for name in ["{tp}", "{batch}"] {
-        let mut s = Scenario::default();
-        s.gpus = vec![GpuChoice::Custom(CustomAccelerator {
-            name: name.into(),
-            memory_gib: 24.0,
-            bandwidth_gbps: 1000.0,
-            bf16_tflops: 100.0,
-            fp8_tflops: None,
-            price_usd_per_hour: None,
-            tdp_w: None,
-        })];
-        s.tp = 1;
+        let mut s = Scenario {
+            gpus: vec![GpuChoice::Custom(CustomAccelerator {
+                name: name.into(),
+                memory_gib: 24.0,
+                bandwidth_gbps: 1000.0,
+                bf16_tflops: 100.0,
+                fp8_tflops: None,
+                price_usd_per_hour: None,
+                tdp_w: None,
+            })],
+            tp: 1,
+            ..Scenario::default()
+        };
         s.perf.batch = 4096;
         let r = report(&s, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
         let rows = perf_rows(&r.model, &s, &ViewGpu::from_report(&r));
