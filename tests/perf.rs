@@ -491,6 +491,44 @@ fn every_perf_note_is_said_in_both_languages() {
     }
 }
 
+/// A custom GPU whose name looks like a placeholder (`{tp}`, `{batch}`) keeps its name in the
+/// performance section's "batch does not fit" note: the name is inserted once, never scanned
+/// again for the note's other placeholders.
+#[test]
+fn a_custom_gpu_named_like_a_placeholder_keeps_its_name_in_the_note() {
+    use llm_serving_calculator::core::hardware::catalog::CustomAccelerator;
+    use llm_serving_calculator::core::present::{evaluate as report, perf_rows, ViewGpu};
+    use llm_serving_calculator::core::scenario::{GpuChoice, Scenario};
+    for name in ["{tp}", "{batch}"] {
+        let mut s = Scenario {
+            gpus: vec![GpuChoice::Custom(CustomAccelerator {
+                name: name.into(),
+                memory_gib: 24.0,
+                bandwidth_gbps: 1000.0,
+                bf16_tflops: 100.0,
+                fp8_tflops: None,
+                price_usd_per_hour: None,
+                tdp_w: None,
+            })],
+            tp: 1,
+            ..Scenario::default()
+        };
+        s.perf.batch = 4096;
+        let r = report(&s, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let rows = perf_rows(&r.model, &s, &ViewGpu::from_report(&r));
+        let rep = rows[0].result.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        let note = rep
+            .notes
+            .iter()
+            .find(|n| matches!(n, PerfNote::BatchDoesNotFit { .. }))
+            .unwrap_or_else(|| panic!("{:?}", rep.notes));
+        for lang in [Lang::En, Lang::Ko] {
+            let text = note.message(lang);
+            assert!(text.contains(&format!("{name} × TP 1")), "{text}");
+        }
+    }
+}
+
 #[test]
 fn cli_perf_tp_sweep_json_rows() {
     let sweep = |rest: &[&'static str]| {

@@ -2,6 +2,7 @@
 //! (`core::calibration::accuracy_table`): a predicted-vs-measured scatter per metric, and the
 //! median and 90th-percentile error per metric on the training and held-out rows.
 
+use crate::core::base::fill;
 use crate::core::calc::{accuracy_table, AccuracyReport, Metric};
 use crate::core::present::{
     accuracy_scatter, accuracy_stats, metric_key, AccStatRow, AccuracyScatter,
@@ -90,10 +91,10 @@ pub fn AccuracyView() -> impl IntoView {
             </div>
             <p class="muted">
                 {move || {
-                    state
-                        .tr("view_acc_rows")
-                        .replace("{total}", &total.to_string())
-                        .replace("{skipped}", &skipped.to_string())
+                    fill(
+                        state.tr("view_acc_rows"),
+                        &[("total", &total.to_string()), ("skipped", &skipped.to_string())],
+                    )
                 }}
             </p>
             <div class="field">

@@ -3,7 +3,7 @@
 
 use crate::core::base::Bytes;
 use crate::core::base::Derivation;
-use crate::core::base::{tr, Lang};
+use crate::core::base::{fill, tr, Lang};
 use crate::core::calc::Suggestion;
 use crate::core::present::MemoryBar;
 use crate::core::present::{GpuReport, Report, Verdict};
@@ -31,19 +31,29 @@ fn parts(b: &MemoryBar) -> [(&'static str, &'static str, Bytes); 5] {
 
 fn suggestion_text(lang: Lang, s: &Suggestion) -> String {
     match s {
-        Suggestion::TensorParallel { gpus, requests } => tr(lang, "suggest_tp")
-            .replace("{gpus}", &gpus.to_string())
-            .replace("{requests}", &lang.number_symbols().group(*requests)),
+        Suggestion::TensorParallel { gpus, requests } => fill(
+            tr(lang, "suggest_tp"),
+            &[
+                ("gpus", &gpus.to_string()),
+                ("requests", &lang.number_symbols().group(*requests)),
+            ],
+        ),
         Suggestion::LowerPrecision {
             dtype,
             weights,
             requests,
-        } => tr(lang, "suggest_precision")
-            .replace("{dtype}", dtype.id())
-            .replace("{weights}", &lang.number_symbols().gib(*weights))
-            .replace("{requests}", &lang.number_symbols().group(*requests)),
-        Suggestion::ShorterContext { max_tokens } => tr(lang, "suggest_context")
-            .replace("{tokens}", &lang.number_symbols().group(*max_tokens)),
+        } => fill(
+            tr(lang, "suggest_precision"),
+            &[
+                ("dtype", dtype.id()),
+                ("weights", &lang.number_symbols().gib(*weights)),
+                ("requests", &lang.number_symbols().group(*requests)),
+            ],
+        ),
+        Suggestion::ShorterContext { max_tokens } => fill(
+            tr(lang, "suggest_context"),
+            &[("tokens", &lang.number_symbols().group(*max_tokens))],
+        ),
     }
 }
 
@@ -234,14 +244,16 @@ fn comparisons(lang: Lang, r: &Report) -> Vec<String> {
         .filter_map(|g| {
             let (p, c) = (g.usd_per_hour?, g.usd_per_request_hour?);
             let req = g.requests as f64 / first.requests.max(1) as f64;
-            Some(
-                tr(lang, "fit_compare")
-                    .replace("{a}", &g.accelerator.name)
-                    .replace("{b}", &first.accelerator.name)
-                    .replace("{price}", &lang.number_symbols().sig(p / p0))
-                    .replace("{req}", &lang.number_symbols().sig(req))
-                    .replace("{cost}", &lang.number_symbols().sig(c / c0)),
-            )
+            Some(fill(
+                tr(lang, "fit_compare"),
+                &[
+                    ("a", &g.accelerator.name),
+                    ("b", &first.accelerator.name),
+                    ("price", &lang.number_symbols().sig(p / p0)),
+                    ("req", &lang.number_symbols().sig(req)),
+                    ("cost", &lang.number_symbols().sig(c / c0)),
+                ],
+            ))
         })
         .collect()
 }

@@ -1,5 +1,6 @@
 //! A labelled decimal input (efficiencies, prices, rates, targets) with its unit.
 
+use crate::core::base::fill;
 use crate::core::base::fmt_sig;
 use crate::core::base::tr;
 use crate::core::scenario::parse_f64_range;
@@ -63,9 +64,10 @@ pub fn FloatField(
     let message = move || {
         let lang = state.lang.get();
         error.get().map(|e| match e {
-            NoticeKind::OutOfRange => tr(lang, "err_range")
-                .replace("{min}", &show(range.0))
-                .replace("{max}", &show(range.1)),
+            NoticeKind::OutOfRange => fill(
+                tr(lang, "err_range"),
+                &[("min", &show(range.0)), ("max", &show(range.1))],
+            ),
             _ => tr(lang, "view_err_decimal").to_string(),
         })
     };

@@ -25,7 +25,7 @@
 //! shell shows [`HubFetchPlaceholder`] in its place; a fetched config goes to the shell's model
 //! panel as `ui::late::EVT_HUB_CONFIG`.
 
-use crate::core::base::{Lang, Phrase};
+use crate::core::base::{fill, Lang, Phrase};
 use crate::core::model::{
     compare_hub_count, loopback_endpoint, read_api, read_config, read_index, Comparison, HubCount,
     HubError, HubFile, ModelId, HUB_ORIGIN, HUB_TIMEOUT_S,
@@ -308,7 +308,7 @@ fn result_view(state: crate::ui::state::AppState, lang: Lang, f: &Fetched) -> im
         .map(|(c, _)| c.explanation.iter().map(|p| p.text(lang)).collect())
         .unwrap_or_default();
     lines.extend(f.note.iter().map(|p| p.text(lang)));
-    let loaded = state.tr("model_hub_loaded").replace("{id}", &f.id);
+    let loaded = fill(state.tr("model_hub_loaded"), &[("id", &f.id)]);
     let dtypes = (!dtypes.is_empty()).then(|| format!(" ({dtypes})"));
     view! {
         <div class="hub-result" data-testid="hub-result">

@@ -1,6 +1,7 @@
 //! The matmul explorer: M, N, K inputs (and the textbook's examples one click away) place a
 //! half-precision matmul on the roofline and show intensity = M·N·K / (M·K + K·N + M·N).
 
+use crate::core::base::fill;
 use crate::core::calc::Matmul;
 use crate::core::present::{matmul_view, MatmulView};
 use crate::core::present::{RooflineData, MATMUL_PRESETS};
@@ -128,10 +129,13 @@ pub fn MatmulExplorer() -> impl IntoView {
             } else {
                 "view_matmul_memory_bound"
             };
-            state
-                .tr(key)
-                .replace("{ridge}", &num_symbols(state).sig(c.ridge))
-                .replace("{gpu}", &c.anchor_name)
+            fill(
+                state.tr(key),
+                &[
+                    ("ridge", &num_symbols(state).sig(c.ridge)),
+                    ("gpu", &c.anchor_name),
+                ],
+            )
         })
     };
     let title = Signal::derive(move || state.tr("view_matmul_title").to_string());

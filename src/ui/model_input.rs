@@ -2,6 +2,7 @@
 //! Hugging Face Hub on request: `ui::hub_fetch::HubFetch`, which comes with the late module),
 //! or a parameter count.
 
+use crate::core::base::fill;
 use crate::core::base::CalcError;
 use crate::core::base::Dtype;
 use crate::core::model::parse_model_text;
@@ -326,10 +327,13 @@ fn QuickFields(
                 />
                 {move || quick_err.get().map(|k| view! {
                     <p class="field-error" role="alert" data-testid="quick-params-error">
-                        {state
-                            .tr(k)
-                            .replace("{min}", &crate::core::base::group(limits::PARAMS.0))
-                            .replace("{max}", &crate::core::base::group(limits::PARAMS.1))}
+                        {fill(
+                            state.tr(k),
+                            &[
+                                ("min", &crate::core::base::group(limits::PARAMS.0)),
+                                ("max", &crate::core::base::group(limits::PARAMS.1)),
+                            ],
+                        )}
                     </p>
                 })}
             </div>

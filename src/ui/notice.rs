@@ -4,6 +4,7 @@
 //! [`SHOWN`] lines before a "show all" button, so a garbled link never pushes the answer
 //! below the first screen.
 
+use crate::core::base::fill;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
 
@@ -58,9 +59,10 @@ fn MoreButton(all: RwSignal<bool>) -> impl IntoView {
                 if all.get() {
                     state.tr("notice_show_fewer").to_string()
                 } else {
-                    state
-                        .tr("notice_show_all")
-                        .replace("{count}", &total.get().to_string())
+                    fill(
+                        state.tr("notice_show_all"),
+                        &[("count", &total.get().to_string())],
+                    )
                 }
             };
             view! {

@@ -1,5 +1,6 @@
 //! A whole-number input with its unit, a typed value and an optional slider.
 
+use crate::core::base::fill;
 use crate::core::base::tr;
 use crate::core::scenario::parse_count;
 use crate::ui::state::use_app;
@@ -111,9 +112,13 @@ pub fn NumberField(
         let lang = state.lang.get();
         error.get().map(|e| match e {
             FieldError::NotANumber => tr(lang, "err_not_a_number").to_string(),
-            FieldError::OutOfRange => tr(lang, "err_range")
-                .replace("{min}", &num_symbols(state).group(range.0))
-                .replace("{max}", &num_symbols(state).group(range.1)),
+            FieldError::OutOfRange => fill(
+                tr(lang, "err_range"),
+                &[
+                    ("min", &num_symbols(state).group(range.0)),
+                    ("max", &num_symbols(state).group(range.1)),
+                ],
+            ),
         })
     };
     // The text shown: what was typed, else the committed value. Written only when the input

@@ -5,7 +5,7 @@
 //! prices editable) and tokens per joule at TDP (an upper-bound estimate).
 
 use crate::core::base::fmt_sig;
-use crate::core::base::{has, tr, Lang};
+use crate::core::base::{fill, has, tr, Lang};
 use crate::core::calc::{Efficiencies, Limit};
 use crate::core::present::Section;
 use crate::core::present::{
@@ -150,12 +150,15 @@ pub fn PerfView(
             <h2 id="perf-title">{t("view_perf_title")}</h2>
             <p class="explain">{move || {
                 state.scenario.with(|s| {
-                    state
-                        .tr("view_perf_workload")
-                        .replace("{batch}", &s.perf.batch.to_string())
-                        .replace("{input}", &s.perf.input_len.to_string())
-                        .replace("{output}", &s.perf.output_len.to_string())
-                        .replace("{tp}", &s.tp.to_string())
+                    fill(
+                        state.tr("view_perf_workload"),
+                        &[
+                            ("batch", &s.perf.batch.to_string()),
+                            ("input", &s.perf.input_len.to_string()),
+                            ("output", &s.perf.output_len.to_string()),
+                            ("tp", &s.tp.to_string()),
+                        ],
+                    )
                 })
             }}</p>
             {move || {

@@ -10,7 +10,7 @@
 //! sentence, and a reply to an older scenario is dropped. The router is a scenario input
 //! (`sv_router` in the URL).
 
-use crate::core::base::{fmt_sig, tr, Lang};
+use crate::core::base::{fill, fmt_sig, tr, Lang};
 use crate::core::present::PlanSimView;
 use crate::core::scenario::Scenario;
 use crate::core::sim::{FleetSizing, FleetTails, Router};
@@ -110,18 +110,22 @@ fn summary(v: &PlanSimView, lang: Lang) -> String {
         s.replicas
             .map_or_else(|| "—".to_string(), |n| n.to_string())
     };
-    tr(lang, "psim_summary")
-        .replace("{gpu}", &p.gpu_name)
-        .replace("{tp}", &p.tp.to_string())
-        .replace("{router}", tr(lang, router_key(p.router)))
-        .replace("{avg}", &n(&p.average))
-        .replace("{peak}", &n(&p.peak))
-        .replace("{a_avg}", &p.analytic_replicas_avg.to_string())
-        .replace("{a_peak}", &p.analytic_replicas_peak.to_string())
-        .replace(
-            "{requests}",
-            &format!("{} / {}", p.requests_avg, p.requests_peak),
-        )
+    fill(
+        tr(lang, "psim_summary"),
+        &[
+            ("gpu", &p.gpu_name),
+            ("tp", &p.tp.to_string()),
+            ("router", tr(lang, router_key(p.router))),
+            ("avg", &n(&p.average)),
+            ("peak", &n(&p.peak)),
+            ("a_avg", &p.analytic_replicas_avg.to_string()),
+            ("a_peak", &p.analytic_replicas_peak.to_string()),
+            (
+                "requests",
+                &format!("{} / {}", p.requests_avg, p.requests_peak),
+            ),
+        ],
+    )
 }
 
 /// `312 ms / 31 ms ✓` for one count's P99 TTFT and TPOT and its verdict, or "—".
@@ -199,9 +203,13 @@ fn SimResult(sig: SimSignals<PlanSimView>) -> impl IntoView {
                 view! {
                     <p data-testid="plan-sim-summary">{summary(v, lang)}</p>
                     <table class="plan-table" data-testid="plan-sim-table">
-                        <caption>{tr(lang, "psim_table_caption")
-                            .replace("{ttft}", &fmt_sig(p.targets.ttft_ms))
-                            .replace("{tpot}", &fmt_sig(p.targets.tpot_ms))}</caption>
+                        <caption>{fill(
+                            tr(lang, "psim_table_caption"),
+                            &[
+                                ("ttft", &fmt_sig(p.targets.ttft_ms)),
+                                ("tpot", &fmt_sig(p.targets.tpot_ms)),
+                            ],
+                        )}</caption>
                         <thead><tr>
                             <th scope="col">{tr(lang, "psim_col_which")}</th>
                             <th scope="col">{tr(lang, "psim_col_rate")}</th>

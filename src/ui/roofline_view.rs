@@ -3,6 +3,7 @@
 //! 1, batch and context sliders bound to the scenario (so the URL carries them), a readout of
 //! the decode point's intensity, and "Show the math" for any point.
 
+use crate::core::base::fill;
 use crate::core::base::CalcError;
 use crate::core::present::RooflineData;
 use crate::core::present::Section;
@@ -82,13 +83,16 @@ pub fn RooflineView() -> impl IntoView {
             Some(Ok(v)) => v.anchor_name.clone(),
             _ => String::new(),
         });
-        state
-            .tr("view_roof_explain")
-            .replace("{decode}", &d)
-            .replace("{prefill}", &p)
-            .replace("{ridge}", &r)
-            .replace("{batch}", &num_symbols(state).group(batch))
-            .replace("{gpu}", &gpu)
+        fill(
+            state.tr("view_roof_explain"),
+            &[
+                ("decode", &d),
+                ("prefill", &p),
+                ("ridge", &r),
+                ("batch", &num_symbols(state).group(batch)),
+                ("gpu", &gpu),
+            ],
+        )
     };
     let on_chart_pick = Callback::new(move |id: String| {
         // Workload points explain themselves (a trail's start stands for its point); ridge

@@ -7,7 +7,7 @@
 //!
 //! A paste that cannot be read gives the parser's sentence and keeps the last good result.
 
-use crate::core::base::{fmt_sig, tr, Lang};
+use crate::core::base::{fill, fmt_sig, tr, Lang};
 use crate::core::present::{bench_scenario, BenchView};
 use crate::core::scenario::EffField;
 use crate::ui::sim_client::{self, SimSignals, Status};
@@ -71,7 +71,7 @@ pub fn BenchPaste() -> impl IntoView {
                 {move || empty.get().then(|| view! { <p class="calc-error" data-testid="bench-empty">{state.tr("bb_empty")}</p> })}
                 {move || match sig.status.get() {
                     Status::Failed(why) => Some(view! {
-                        <p class="calc-error">{state.tr("sv_worker_failed").replace("{why}", &why)}</p>
+                        <p class="calc-error">{fill(state.tr("sv_worker_failed"), &[("why", &why)])}</p>
                     }.into_any()),
                     Status::Running | Status::Loading if compared.with(Option::is_some) => Some(view! {
                         <p class="muted" data-testid="bench-running">{state.tr("bb_running")}</p>
@@ -79,7 +79,7 @@ pub fn BenchPaste() -> impl IntoView {
                     _ => None,
                 }}
                 {move || sig.job_error.get().map(|m| view! {
-                    <p class="calc-error" data-testid="bench-error">{state.tr("bb_failed").replace("{why}", &m)}</p>
+                    <p class="calc-error" data-testid="bench-error">{fill(state.tr("bb_failed"), &[("why", &m)])}</p>
                 })}
             </div>
             {move || sig.view.with(Option::is_some).then(|| view! { <BenchResult sig=sig /> })}
@@ -93,19 +93,23 @@ fn setup(v: &BenchView, lang: Lang) -> String {
         || tr(lang, "bb_rate_inf").to_string(),
         |r| format!("{} req/s", fmt_sig(r)),
     );
-    let mut s = tr(lang, "bb_setup")
-        .replace("{gpu}", &v.gpu_name)
-        .replace("{n}", &v.num_prompts.to_string())
-        .replace("{rate}", &rate)
-        .replace("{in}", &fmt_sig(v.mean_lengths.0))
-        .replace("{out}", &fmt_sig(v.mean_lengths.1));
+    let mut s = fill(
+        tr(lang, "bb_setup"),
+        &[
+            ("gpu", &v.gpu_name),
+            ("n", &v.num_prompts.to_string()),
+            ("rate", &rate),
+            ("in", &fmt_sig(v.mean_lengths.0)),
+            ("out", &fmt_sig(v.mean_lengths.1)),
+        ],
+    );
     if let Some(c) = v.max_concurrency {
         s.push(' ');
-        s.push_str(&tr(lang, "bb_setup_conc").replace("{c}", &c.to_string()));
+        s.push_str(&fill(tr(lang, "bb_setup_conc"), &[("c", &c.to_string())]));
     }
     if let Some(m) = &v.model {
         s.push(' ');
-        s.push_str(&tr(lang, "bb_setup_model").replace("{model}", m));
+        s.push_str(&fill(tr(lang, "bb_setup_model"), &[("model", m)]));
     }
     s
 }
@@ -157,11 +161,15 @@ fn BenchResult(sig: SimSignals<BenchView>) -> impl IntoView {
                     .knobs
                     .iter()
                     .map(|k| {
-                        tr(lang, "bb_knob")
-                            .replace("{name}", &k.name)
-                            .replace("{before}", &fmt_sig(k.before))
-                            .replace("{after}", &fmt_sig(k.after))
-                            .replace("{stat}", &k.statistic)
+                        fill(
+                            tr(lang, "bb_knob"),
+                            &[
+                                ("name", &k.name),
+                                ("before", &fmt_sig(k.before)),
+                                ("after", &fmt_sig(k.after)),
+                                ("stat", &k.statistic),
+                            ],
+                        )
                     })
                     .collect::<Vec<_>>();
                 view! {

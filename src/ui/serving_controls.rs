@@ -3,7 +3,7 @@
 //! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
 //! sentence beside its field and is not used, so the last good result stays.
 
-use crate::core::base::{fmt_sig, tr};
+use crate::core::base::{fill, fmt_sig, tr};
 use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
 use crate::ui::float_field::FloatField;
 use crate::ui::state::{use_app, AppState, History};
@@ -88,11 +88,15 @@ fn refusal(state: AppState, r: Option<(ServField, f64)>) -> Option<String> {
     state.scenario.with(|s| {
         let v = &s.views.serving;
         f.refusal_key(v, x).map(|k| {
-            tr(lang, k)
-                .replace("{field}", tr(lang, f.label_key()))
-                .replace("{value}", &fmt_sig(x))
-                .replace("{n}", &v.num_requests.to_string())
-                .replace("{warm}", &v.warmup.to_string())
+            fill(
+                tr(lang, k),
+                &[
+                    ("field", tr(lang, f.label_key())),
+                    ("value", &fmt_sig(x)),
+                    ("n", &v.num_requests.to_string()),
+                    ("warm", &v.warmup.to_string()),
+                ],
+            )
         })
     })
 }

@@ -10,6 +10,7 @@
 //! sentence says so and the rest of the page keeps working. At its end, a box for a pasted
 //! `vllm bench serve` result (`ui::serving_bench_view`).
 
+use crate::core::base::fill;
 use crate::core::base::Lang;
 use crate::core::present::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
@@ -335,16 +336,20 @@ fn Summary(sig: SimSignals, warm: Trigger) -> impl IntoView {
                     } else {
                         "sv_summary_none"
                     };
-                    crate::core::base::tr(lang, key)
-                        .replace("{gpu}", &g.name)
-                        .replace("{sat}", &crate::core::base::fmt_sig(g.saturation_rate))
-                        .replace("{est}", &crate::core::base::fmt_sig(g.analytic_rate))
-                        .replace(
-                            "{ok}",
-                            &g.max_rate_meeting_targets
-                                .map(crate::core::base::fmt_sig)
-                                .unwrap_or_default(),
-                        )
+                    fill(
+                        crate::core::base::tr(lang, key),
+                        &[
+                            ("gpu", &g.name),
+                            ("sat", &crate::core::base::fmt_sig(g.saturation_rate)),
+                            ("est", &crate::core::base::fmt_sig(g.analytic_rate)),
+                            (
+                                "ok",
+                                &g.max_rate_meeting_targets
+                                    .map(crate::core::base::fmt_sig)
+                                    .unwrap_or_default(),
+                            ),
+                        ],
+                    )
                 })
                 .collect();
             out.extend(v.errors.iter().map(|(g, e)| format!("{g}: {e}")));

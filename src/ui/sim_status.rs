@@ -2,6 +2,7 @@
 //! (`ui::sim_client`): the worker's failure, the newest job's error, or "recomputing" while the
 //! last result stays on screen. Used by the serving section and the planner's simulated sizing.
 
+use crate::core::base::fill;
 use crate::ui::sim_client::{SimSignals, Status};
 use crate::ui::state::use_app;
 use leptos::prelude::*;
@@ -24,7 +25,7 @@ where
             {move || match sig.status.get() {
                 Status::Failed(why) => Some(view! {
                     <p class="calc-error" data-testid=id("failed")>
-                        {state.tr("sv_worker_failed").replace("{why}", &why)}
+                        {fill(state.tr("sv_worker_failed"), &[("why", &why)])}
                     </p>
                 }.into_any()),
                 Status::Running if sig.view.with(Option::is_some) => Some(view! {
@@ -33,7 +34,7 @@ where
                 _ => None,
             }}
             {move || sig.job_error.get().map(|m| {
-                let text = error_key.map_or_else(|| m.clone(), |k| state.tr(k).replace("{why}", &m));
+                let text = error_key.map_or_else(|| m.clone(), |k| fill(state.tr(k), &[("why", &m)]));
                 view! { <p class="calc-error" data-testid=id("error")>{text}</p> }
             })}
         </div>

@@ -1,5 +1,6 @@
 //! The workload panel: context length, concurrency, precisions and the budget rule.
 
+use crate::core::base::fill;
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::scenario::{limits, BudgetRule};
 use crate::ui::dtype_select::{DtypeSelect, DtypeTarget};
@@ -181,10 +182,13 @@ fn GmuField(
             {move || bad.get().then(|| view! {
                 <p class="field-error" role="alert" data-testid="gmu-error">
                     {move || {
-                        state
-                            .tr("err_decimal")
-                            .replace("{min}", &limits::GMU.0.to_string())
-                            .replace("{max}", &limits::GMU.1.to_string())
+                        fill(
+                            state.tr("err_decimal"),
+                            &[
+                                ("min", &limits::GMU.0.to_string()),
+                                ("max", &limits::GMU.1.to_string()),
+                            ],
+                        )
                     }}
                 </p>
             })}

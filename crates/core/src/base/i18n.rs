@@ -253,4 +253,17 @@ mod tests {
         assert_eq!(Lang::from_code("en"), Some(Lang::En));
         assert_eq!(Lang::from_code("fr"), None);
     }
+
+    #[test]
+    fn fill_inserts_values_verbatim_in_one_pass() {
+        // A value that looks like a placeholder (a custom GPU named `{b}`) is kept as typed,
+        // whichever placeholder comes first: chained `.replace` calls would substitute it.
+        let vals = [("a", "{b}"), ("b", "x")];
+        assert_eq!(fill("{a} vs {b}", &vals), "{b} vs x");
+        assert_eq!(fill("{b} vs {a}", &vals), "x vs {b}");
+        assert_eq!(fill("{a}", &[("a", "{a}")]), "{a}");
+        // A placeholder without a value, and a brace without its pair, stay as they are.
+        assert_eq!(fill("{a} {c} {", &vals), "{b} {c} {");
+        assert_eq!(fill("no placeholder", &vals), "no placeholder");
+    }
 }

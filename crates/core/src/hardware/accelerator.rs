@@ -5,7 +5,7 @@
 use super::interconnect::{Interconnect, Link, Topology, INTER_NODE_PER_DIRECTION_GBPS};
 use super::peak::{ridge_point, Peak, Peaks};
 use crate::base::dtype::Dtype;
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{Bytes, BytesPerSecond, FlopsPerSecond, GIB};
 use serde::{Deserialize, Serialize};
 
@@ -152,9 +152,10 @@ impl PrecisionNote {
 
     /// The sentence in a language, placeholders filled.
     pub fn message(self, lang: Lang) -> String {
-        tr(lang, self.key())
-            .replace("{requested}", self.requested.id())
-            .replace("{used}", self.used.id())
+        fill(
+            tr(lang, self.key()),
+            &[("requested", self.requested.id()), ("used", self.used.id())],
+        )
     }
 }
 

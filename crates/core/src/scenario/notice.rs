@@ -76,7 +76,7 @@ impl Notice {
     /// The one-sentence message in `lang`, with the count when the parameter came back more
     /// than once.
     pub fn message(&self, lang: Lang) -> String {
-        let one = tr(lang, self.kind.key()).replace("{param}", &self.param);
+        let one = fill(tr(lang, self.kind.key()), &[("param", &self.param)]);
         if self.count > 1 {
             fill(
                 tr(lang, "notice_repeated"),

@@ -1,7 +1,7 @@
 //! What a run returns: [`SimResult`], plain data, with the statistics named as `vllm bench
 //! serve` names them ([`SimResult::vllm_fields`]) and the notes of the run.
 
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::calc::perf::PerfNote;
 use crate::model::desc::EngineMaxLen;
 use crate::sim::stats::{Dist, Series};
@@ -78,43 +78,58 @@ impl SimNote {
     /// The sentence in a language.
     pub fn message(&self, lang: Lang) -> String {
         match self {
-            SimNote::RequestsCapped { asked, cap } => tr(lang, "sim_note_capped")
-                .replace("{asked}", &asked.to_string())
-                .replace("{cap}", &cap.to_string()),
-            SimNote::Partial { steps } => {
-                tr(lang, "sim_note_partial").replace("{steps}", &steps.to_string())
-            }
-            SimNote::Lockstep { clients } => tr(lang, "sim_note_lockstep")
-                .replace("{clients}", &clients.to_string())
-                .replace("{ratio}", &format!("{LOCKSTEP_TTFT_RATIO:.1}")),
-            SimNote::MaxModelLenAssumed { len } => {
-                tr(lang, "sim_note_max_model_len").replace("{len}", &len.to_string())
-            }
-            SimNote::MaxModelLenDerived { derived } => tr(lang, "sim_note_max_model_len_derived")
-                .replace("{len}", &derived.tokens.to_string())
-                .replace("{rule}", &derived.rule.phrase().text(lang))
-                .replace(
-                    "{pos}",
-                    &derived
-                        .positions
-                        .map_or_else(|| "—".into(), |p| p.to_string()),
-                ),
+            SimNote::RequestsCapped { asked, cap } => fill(
+                tr(lang, "sim_note_capped"),
+                &[("asked", &asked.to_string()), ("cap", &cap.to_string())],
+            ),
+            SimNote::Partial { steps } => fill(
+                tr(lang, "sim_note_partial"),
+                &[("steps", &steps.to_string())],
+            ),
+            SimNote::Lockstep { clients } => fill(
+                tr(lang, "sim_note_lockstep"),
+                &[
+                    ("clients", &clients.to_string()),
+                    ("ratio", &format!("{LOCKSTEP_TTFT_RATIO:.1}")),
+                ],
+            ),
+            SimNote::MaxModelLenAssumed { len } => fill(
+                tr(lang, "sim_note_max_model_len"),
+                &[("len", &len.to_string())],
+            ),
+            SimNote::MaxModelLenDerived { derived } => fill(
+                tr(lang, "sim_note_max_model_len_derived"),
+                &[
+                    ("len", &derived.tokens.to_string()),
+                    ("rule", &derived.rule.phrase().text(lang)),
+                    (
+                        "pos",
+                        &derived
+                            .positions
+                            .map_or_else(|| "—".into(), |p| p.to_string()),
+                    ),
+                ],
+            ),
             SimNote::Kernels {
                 table,
                 vllm,
                 sibling,
                 step_ms,
-            } => tr(
-                lang,
-                if *sibling {
-                    "sim_note_kernels_sibling"
-                } else {
-                    "sim_note_kernels"
-                },
-            )
-            .replace("{table}", crate::hardware::kernels::table_name(table))
-            .replace("{vllm}", vllm)
-            .replace("{step}", &format!("{step_ms:.2}")),
+            } => fill(
+                tr(
+                    lang,
+                    if *sibling {
+                        "sim_note_kernels_sibling"
+                    } else {
+                        "sim_note_kernels"
+                    },
+                ),
+                &[
+                    ("table", crate::hardware::kernels::table_name(table)),
+                    ("vllm", vllm),
+                    ("step", &format!("{step_ms:.2}")),
+                ],
+            ),
             SimNote::RooflineFallback => tr(lang, "sim_note_roofline").to_string(),
             SimNote::Perf { note } => note.message(lang),
         }

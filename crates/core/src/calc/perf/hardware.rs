@@ -5,7 +5,7 @@
 
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{BytesPerSecond, FlopsPerSecond};
 use crate::hardware::catalog::{Accelerator, Link, PrecisionNote, PrecisionReason};
 use serde::{Deserialize, Serialize};
@@ -118,16 +118,18 @@ impl PerfNote {
     pub fn message(&self, lang: Lang) -> String {
         let t = tr(lang, self.key());
         match self {
-            PerfNote::Precision { gpu, note } => t
-                .replace("{gpu}", gpu)
-                .replace("{message}", &note.message(lang)),
-            PerfNote::NoPeak { gpu, dtype } => {
-                t.replace("{gpu}", gpu).replace("{dtype}", dtype.id())
+            PerfNote::Precision { gpu, note } => {
+                fill(t, &[("gpu", gpu), ("message", &note.message(lang))])
             }
-            PerfNote::CrossesNodes { gpu, tp, domain } => t
-                .replace("{gpu}", gpu)
-                .replace("{tp}", &tp.to_string())
-                .replace("{domain}", &domain.to_string()),
+            PerfNote::NoPeak { gpu, dtype } => fill(t, &[("gpu", gpu), ("dtype", dtype.id())]),
+            PerfNote::CrossesNodes { gpu, tp, domain } => fill(
+                t,
+                &[
+                    ("gpu", gpu),
+                    ("tp", &tp.to_string()),
+                    ("domain", &domain.to_string()),
+                ],
+            ),
             PerfNote::QuickMode => t.to_string(),
             PerfNote::BatchDoesNotFit {
                 gpu,
@@ -135,12 +137,16 @@ impl PerfNote {
                 batch,
                 tokens,
                 max_batch,
-            } => t
-                .replace("{gpu}", gpu)
-                .replace("{tp}", &tp.to_string())
-                .replace("{batch}", &batch.to_string())
-                .replace("{tokens}", &tokens.to_string())
-                .replace("{max_batch}", &max_batch.to_string()),
+            } => fill(
+                t,
+                &[
+                    ("gpu", gpu),
+                    ("tp", &tp.to_string()),
+                    ("batch", &batch.to_string()),
+                    ("tokens", &tokens.to_string()),
+                    ("max_batch", &max_batch.to_string()),
+                ],
+            ),
         }
     }
 }

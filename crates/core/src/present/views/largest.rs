@@ -3,7 +3,7 @@
 
 use super::planner::plan_inputs;
 use crate::base::error::CalcError;
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::fmt_sig;
 use crate::calc::capacity::{self, Family, LargestReport, PlanInputs};
 use crate::hardware::catalog::Catalog;
@@ -94,42 +94,58 @@ fn option_name(o: &capacity::PlanOption) -> String {
 /// does.
 fn largest_conclusion(r: &LargestReport, inp: &PlanInputs, lang: Lang) -> String {
     let usd = |v: Option<f64>| v.map_or("—".to_string(), |c| format!("${}", fmt_sig(c)));
-    let fill = |key: &str| {
-        tr(lang, key)
-            .replace("{family}", r.family.name())
-            .replace("{ttft}", &fmt_sig(inp.targets.ttft.ms()))
-            .replace("{tpot}", &fmt_sig(inp.targets.tpot.ms()))
+    let (ttft, tpot) = (
+        fmt_sig(inp.targets.ttft.ms()),
+        fmt_sig(inp.targets.tpot.ms()),
+    );
+    // The family and the targets, then the key's own values.
+    let say = |key: &str, vals: &[(&str, &str)]| {
+        let mut all = vec![
+            ("family", r.family.name()),
+            ("ttft", ttft.as_str()),
+            ("tpot", tpot.as_str()),
+        ];
+        all.extend_from_slice(vals);
+        fill(tr(lang, key), &all)
     };
     let big = r.largest.and_then(|i| r.verdicts.get(i));
     let small = r.next_smaller.and_then(|i| r.verdicts.get(i));
     match (big, small) {
         (Some(b), Some(sm)) => {
             let (Some(bo), Some(so)) = (&b.best, &sm.best) else {
-                return fill("plan_largest_none");
+                return say("plan_largest_none", &[]);
             };
-            fill("plan_largest_bigger")
-                .replace("{big}", &b.model)
-                .replace("{small}", &sm.model)
-                .replace(
-                    "{ratio}",
-                    &fmt_sig(b.params_total as f64 / sm.params_total.max(1) as f64),
-                )
-                .replace("{big_opt}", &option_name(bo))
-                .replace("{small_opt}", &option_name(so))
-                .replace("{big_rps}", &fmt_sig(bo.requests_per_s_per_replica))
-                .replace("{small_rps}", &fmt_sig(so.requests_per_s_per_replica))
-                .replace("{big_cost}", &usd(bo.usd_per_million_tokens_avg))
-                .replace("{small_cost}", &usd(so.usd_per_million_tokens_avg))
-                .replace("{big_gpus}", &bo.gpus_peak.to_string())
-                .replace("{small_gpus}", &so.gpus_peak.to_string())
+            say(
+                "plan_largest_bigger",
+                &[
+                    ("big", &b.model),
+                    ("small", &sm.model),
+                    (
+                        "ratio",
+                        &fmt_sig(b.params_total as f64 / sm.params_total.max(1) as f64),
+                    ),
+                    ("big_opt", &option_name(bo)),
+                    ("small_opt", &option_name(so)),
+                    ("big_rps", &fmt_sig(bo.requests_per_s_per_replica)),
+                    ("small_rps", &fmt_sig(so.requests_per_s_per_replica)),
+                    ("big_cost", &usd(bo.usd_per_million_tokens_avg)),
+                    ("small_cost", &usd(so.usd_per_million_tokens_avg)),
+                    ("big_gpus", &bo.gpus_peak.to_string()),
+                    ("small_gpus", &so.gpus_peak.to_string()),
+                ],
+            )
         }
-        (Some(b), _) => fill("plan_largest_only")
-            .replace("{big}", &b.model)
-            .replace(
-                "{big_opt}",
-                &b.best.as_ref().map(option_name).unwrap_or_default(),
-            ),
-        _ => fill("plan_largest_none"),
+        (Some(b), _) => say(
+            "plan_largest_only",
+            &[
+                ("big", &b.model),
+                (
+                    "big_opt",
+                    &b.best.as_ref().map(option_name).unwrap_or_default(),
+                ),
+            ],
+        ),
+        _ => say("plan_largest_none", &[]),
     }
 }
 
@@ -182,11 +198,15 @@ mod tests {
         assert_eq!(
             v.conclusion.as_deref(),
             Some(
-                tr(Lang::Ko, "plan_largest_none")
-                    .replace("{family}", Family::Llama3.name())
-                    .replace("{ttft}", "3000")
-                    .replace("{tpot}", "0.5")
-                    .as_str()
+                fill(
+                    tr(Lang::Ko, "plan_largest_none"),
+                    &[
+                        ("family", Family::Llama3.name()),
+                        ("ttft", "3000"),
+                        ("tpot", "0.5")
+                    ]
+                )
+                .as_str()
             )
         );
         // GPUs per node 0 (not reachable from the URL, but from code): a sentence, no panic.

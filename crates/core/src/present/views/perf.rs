@@ -3,7 +3,7 @@
 
 use super::common::{perf_workload, ViewGpu};
 use crate::base::error::CalcError;
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::fmt_sig;
 use crate::base::units::Seconds;
 use crate::calc::calibration::{self, Metric};
@@ -52,17 +52,22 @@ pub fn custom_efficiencies_note(s: &Scenario, lang: Lang) -> Option<String> {
             } else {
                 String::new()
             };
-            tr(lang, "view_perf_eff_custom_item")
-                .replace("{label}", tr(lang, f.label_key()))
-                .replace(
-                    "{value}",
-                    &format!("{}{unit}", fmt_sig(f.get(&s.views.eff))),
-                )
-                .replace("{default}", &format!("{}{unit}", fmt_sig(f.get(&d))))
+            fill(
+                tr(lang, "view_perf_eff_custom_item"),
+                &[
+                    ("label", tr(lang, f.label_key())),
+                    ("value", &format!("{}{unit}", fmt_sig(f.get(&s.views.eff)))),
+                    ("default", &format!("{}{unit}", fmt_sig(f.get(&d)))),
+                ],
+            )
         })
         .collect();
-    (!items.is_empty())
-        .then(|| tr(lang, "view_perf_eff_custom").replace("{list}", &items.join("; ")))
+    (!items.is_empty()).then(|| {
+        fill(
+            tr(lang, "view_perf_eff_custom"),
+            &[("list", &items.join("; "))],
+        )
+    })
 }
 
 /// The performance model for every compared GPU at the scenario's batch (the operating point).
