@@ -1,5 +1,6 @@
 //! The page layout: header, input panels, results; or one widget in embed mode.
 
+use crate::core::present::{LatePiece, Module, PageSection};
 use crate::core::scenario::ViewMode;
 use crate::ui::charts_panel::ChartsPanel;
 use crate::ui::embed::EmbedView;
@@ -80,6 +81,15 @@ fn remove_prerendered() {
     }
 }
 
+/// A slot for each section the late module draws, in page order (`core::present::sections`).
+fn late_slots() -> impl IntoView {
+    PageSection::ALL
+        .iter()
+        .filter(|s| s.module() == Module::Late)
+        .map(|s| view! { <LateSlot name=*s /> })
+        .collect_view()
+}
+
 /// The full calculator: header, inputs on the left, results on the right.
 #[component]
 fn FullPage() -> impl IntoView {
@@ -120,20 +130,16 @@ fn FullPage() -> impl IntoView {
                 })}
                 // The export bar comes with the late module (its file writers are not needed
                 // for the first answer); the same buttons, disabled, keep its place.
-                <LatePart name="export"><ExportBarPlaceholder /></LatePart>
+                <LatePart name=LatePiece::Export><ExportBarPlaceholder /></LatePart>
                 <SummaryCards />
                 <FitTable />
                 {move || below.get().then(|| view! {
                     // Below the fold: each section draws and recomputes only while on screen.
                     <LazySection><ChartsPanel /></LazySection>
                     // The analysis sections come with the late module, after the first answer
-                    // (ui::late): each slot keeps the section's place until then.
-                    <LateSlot name="roofline" />
-                    <LateSlot name="matmul" />
-                    <LateSlot name="perf" />
-                    <LateSlot name="accuracy" />
-                    <LateSlot name="planner" />
-                    <LateSlot name="serving" />
+                    // (ui::late): each slot keeps the section's place until then. One per late
+                    // section of the sections' list, in its order.
+                    {late_slots()}
                 })}
             </section>
         </main>

@@ -45,7 +45,7 @@ pub fn CustomGpuForm() -> impl IntoView {
     view! {
         <details class="custom-gpu" data-testid="custom-gpu-form">
             <summary>{move || state.tr("gpu_custom_title")}</summary>
-            <crate::ui::late::LatePart name="custom-gpu">
+            <crate::ui::late::LatePart name=crate::core::present::LatePiece::CustomGpu>
                 <p class="muted">{move || state.tr("late_part_loading")}</p>
             </crate::ui::late::LatePart>
         </details>

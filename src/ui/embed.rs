@@ -2,6 +2,7 @@
 //! page so an iframe can grow, and a link back to the full calculator. Above the widget, a
 //! strip of the inputs that drive it ([`EmbedInputs`]) unless the link says `embed_inputs=0`.
 
+use crate::core::present::{LatePiece, PageSection};
 use crate::core::scenario::EmbedWidget;
 use crate::ui::charts_panel::{ChartSet, ChartsPanel};
 use crate::ui::embed_inputs::EmbedInputs;
@@ -93,7 +94,7 @@ pub fn EmbedView(
         .into_any(),
         EmbedWidget::Cost => view! {
             <ChartsPanel only=ChartSet::Cost />
-            <LateSlot name="perf-cost" eager=true />
+            <LateSlot name=LatePiece::PerfCost eager=true />
             <FitTable />
         }
         .into_any(),
@@ -108,10 +109,18 @@ pub fn EmbedView(
         }
         .into_any(),
         // These live in the late module (ui::late): loaded at once.
-        EmbedWidget::Roofline => view! { <LateSlot name="roofline" eager=true /> }.into_any(),
-        EmbedWidget::Matmul => view! { <LateSlot name="matmul" eager=true /> }.into_any(),
-        EmbedWidget::Latency => view! { <LateSlot name="perf-latency" eager=true /> }.into_any(),
-        EmbedWidget::Planner => view! { <LateSlot name="planner" eager=true /> }.into_any(),
+        EmbedWidget::Roofline => {
+            view! { <LateSlot name=PageSection::Roofline eager=true /> }.into_any()
+        }
+        EmbedWidget::Matmul => {
+            view! { <LateSlot name=PageSection::Matmul eager=true /> }.into_any()
+        }
+        EmbedWidget::Latency => {
+            view! { <LateSlot name=LatePiece::PerfLatency eager=true /> }.into_any()
+        }
+        EmbedWidget::Planner => {
+            view! { <LateSlot name=PageSection::Planner eager=true /> }.into_any()
+        }
     };
     let href = move || state.full_link(true);
     let show_inputs = Memo::new(move |_| state.scenario.with(|s| s.embed_inputs));

@@ -25,9 +25,10 @@
 //!   goes away tells it to unmount ([`EVT_UNSLOT`]).
 //!
 //! Until the late module is there, each slot shows a placeholder of the section's height
-//! (style/late.css) saying what is loading; if it cannot load, a sentence says so and the
-//! first answer stays.
+//! (`core::present::PageSection::reserved_heights`, read by style/late.css) saying what is
+//! loading; if it cannot load, a sentence says so and the first answer stays.
 
+use crate::core::present::LatePiece;
 use crate::ui::state::{use_app, AppState};
 use leptos::prelude::*;
 use std::cell::{Cell, RefCell};
@@ -400,30 +401,6 @@ fn next_slot_id() -> String {
     })
 }
 
-/// The label key of a slot's section (its name in the section index).
-fn label_key(name: &str) -> &'static str {
-    match name {
-        "roofline" => "nav_roofline",
-        "matmul" => "nav_matmul",
-        "perf" | "perf-cost" | "perf-latency" => "nav_perf",
-        "accuracy" => "nav_accuracy",
-        "planner" => "nav_planner",
-        "serving" => "sv_nav",
-        _ => "late_section",
-    }
-}
-
-/// The id of a section's heading (the section index's anchor, `ui::section_index::SECTIONS`):
-/// a slot's placeholder carries it until the section mounts, so the index jumps to a section
-/// and follows the scroll before the late module is there (every late section's heading is
-/// `<slot name>-title`). `None` for an embedded part (`perf-cost`, `perf-latency`).
-pub fn anchor_of(name: &str) -> Option<&'static str> {
-    crate::ui::section_index::SECTIONS
-        .iter()
-        .map(|(id, _)| *id)
-        .find(|id| id.strip_suffix("-title") == Some(name))
-}
-
 /// What a [`LateSlot`] and a [`LatePart`] open with: a fresh id, the element that the late
 /// module is told about ([`EVT_SLOT`] once it is in the page, after `arrived`; [`EVT_UNSLOT`] with
 /// the id when it goes, after `leaving`), and whether the late module failed to load.
@@ -459,20 +436,22 @@ fn open_slot(
 }
 
 impl<F> Opening<F> {
-    /// The slot's element (`class`, named `name` for the late module) around `inner`. Touched (a
-    /// press, or focus arriving by keyboard), it publishes a change still waiting, so the late
-    /// part has it before its own edit is made from it.
+    /// The slot's element (`class`, named for the late module by `piece`, with the heights its
+    /// placeholder reserves: `style/late.css`) around `inner`. Touched (a press, or focus
+    /// arriving by keyboard), it publishes a change still waiting, so the late part has it
+    /// before its own edit is made from it.
     fn frame(
         &self,
         state: AppState,
         class: &'static str,
-        name: &'static str,
+        piece: LatePiece,
         inner: impl IntoView + 'static,
     ) -> impl IntoView {
         view! {
             <div
                 class=class
-                data-late-slot=name
+                data-late-slot=piece.name()
+                style=piece.reserved_style()
                 data-late-id=self.id.clone()
                 node_ref=self.node
                 on:pointerdown=move |_| flush(state)
@@ -487,12 +466,14 @@ impl<F> Opening<F> {
 /// Where one late section goes: a placeholder of its height until the late module mounts it
 /// (`data-late-ready` then hides the placeholder, in the same task, so nothing moves), or a
 /// sentence if the late module cannot load. The placeholder's heading has the section's anchor
-/// id ([`anchor_of`]); the late module takes it away in the task that mounts the section, whose
-/// own heading has it (one element per id at any time).
+/// id (`LatePiece::anchor`), so the section index jumps to a section and follows the scroll
+/// before the late module is there; the late module takes it away in the task that mounts the
+/// section, whose own heading has it (one element per id at any time).
 #[component]
 pub fn LateSlot(
-    /// The section (`ui::late_app::section` knows the names).
-    name: &'static str,
+    /// The section, or a widget's part (`core::present::sections`).
+    #[prop(into)]
+    name: LatePiece,
     /// Ask for the late module as soon as the slot is in the page (an embedded widget).
     #[prop(optional)]
     eager: bool,
@@ -518,9 +499,9 @@ pub fn LateSlot(
         "late-slot",
         name,
         view! {
-            <div class="late-placeholder panel" data-testid=format!("late-placeholder-{name}")>
-                <h2 class="late-placeholder-title" id=anchor_of(name)>
-                    {move || state.tr(label_key(name))}
+            <div class="late-placeholder panel" data-testid=format!("late-placeholder-{}", name.name())>
+                <h2 class="late-placeholder-title" id=name.anchor()>
+                    {move || state.tr(name.label_key())}
                 </h2>
                 <p
                     class="muted"
@@ -547,8 +528,8 @@ pub fn LateSlot(
 /// touched.
 #[component]
 pub fn LatePart(
-    /// The part (`ui::late_app::section` knows the names).
-    name: &'static str,
+    /// The part (`core::present::sections`).
+    name: LatePiece,
     /// What stands in its place until it arrives.
     children: Children,
 ) -> impl IntoView {
@@ -560,7 +541,7 @@ pub fn LatePart(
         "late-part",
         name,
         view! {
-            <div class="late-part-placeholder" aria-busy="true" data-testid=format!("late-part-{name}")>
+            <div class="late-part-placeholder" aria-busy="true" data-testid=format!("late-part-{}", name.name())>
                 {children()}
             </div>
             <div class="late-body"></div>

@@ -5,6 +5,7 @@
 //! scenario, follows the shell's scenario events, and sends its own edits back to the shell
 //! (`state::set_url_sink`): the shell owns the URL and the notices.
 
+use crate::core::present::{LatePiece, PageSection};
 use crate::ui::in_view::LazySection;
 use crate::ui::late::{
     detail_field, dispatch, EVT_EDIT, EVT_HUB_CONFIG, EVT_READY, EVT_SCENARIO, EVT_SLOT,
@@ -88,44 +89,59 @@ fn listen(name: &str, f: impl FnMut(web_sys::Event) + 'static) {
     cb.forget();
 }
 
-/// One section's view by its slot name (`None` for a name it does not know).
-fn section_body(name: &str) -> Option<AnyView> {
+/// One section's or part's view. The one place that names a late section's component: the
+/// shell names none, or the linker brings that section's code back into the first load.
+fn section_body(piece: LatePiece) -> Option<AnyView> {
     use crate::ui::perf_view::{PerfParts, PerfView};
-    Some(match name {
-        "roofline" => view! { <crate::ui::roofline_view::RooflineView /> }.into_any(),
-        "matmul" => view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any(),
-        "perf" => view! { <PerfView /> }.into_any(),
-        "perf-cost" => view! { <PerfView parts=PerfParts::Cost /> }.into_any(),
-        "perf-latency" => view! { <PerfView parts=PerfParts::Latency /> }.into_any(),
-        "accuracy" => view! { <crate::ui::accuracy_view::AccuracyView /> }.into_any(),
-        "planner" => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
-        "serving" => view! { <crate::ui::serving_view::ServingView /> }.into_any(),
+    Some(match piece {
+        LatePiece::Section(s) => match s {
+            PageSection::Roofline => {
+                view! { <crate::ui::roofline_view::RooflineView /> }.into_any()
+            }
+            PageSection::Matmul => {
+                view! { <crate::ui::matmul_explorer::MatmulExplorer /> }.into_any()
+            }
+            PageSection::Perf => view! { <PerfView /> }.into_any(),
+            PageSection::Accuracy => {
+                view! { <crate::ui::accuracy_view::AccuracyView /> }.into_any()
+            }
+            PageSection::Planner => view! { <crate::ui::planner_view::PlannerView /> }.into_any(),
+            PageSection::Serving => view! { <crate::ui::serving_view::ServingView /> }.into_any(),
+            // The shell draws these.
+            PageSection::Inputs | PageSection::Fit | PageSection::Charts => return None,
+        },
+        LatePiece::PerfCost => view! { <PerfView parts=PerfParts::Cost /> }.into_any(),
+        LatePiece::PerfLatency => view! { <PerfView parts=PerfParts::Latency /> }.into_any(),
         // Parts of the shell's input panels and results (`ui::late::LatePart`).
-        "hub" => {
+        LatePiece::Hub => {
             let to_shell = Callback::new(|text: String| {
                 dispatch(EVT_HUB_CONFIG, &JsValue::from_str(&text));
             });
             view! { <crate::ui::hub_fetch::HubFetch on_config=to_shell /> }.into_any()
         }
-        "export" => view! { <crate::ui::export_bar::ExportBar /> }.into_any(),
-        "custom-gpu" => view! { <crate::ui::custom_gpu_form::CustomGpuFields /> }.into_any(),
-        _ => return None,
+        LatePiece::Export => view! { <crate::ui::export_bar::ExportBar /> }.into_any(),
+        LatePiece::CustomGpu => {
+            view! { <crate::ui::custom_gpu_form::CustomGpuFields /> }.into_any()
+        }
     })
 }
 
-/// One section by its slot name; `lazy` wraps it so it works only while it can be seen.
+/// One section by its slot's piece (`None`: a name the page does not use, nothing is drawn);
+/// `lazy` (the full page) wraps a section that is lazy (`LatePiece::lazy`) so it works only
+/// while it can be seen.
 ///
 /// The section's component is made inside the [`LazySection`]'s children, not before: a
 /// component runs when its view is made, and one made outside the wrapper does not find the
 /// wrapper's visibility (`in_view::section_in_view` then answers "always visible"), so every
 /// section, on screen or not, would recompute on every change of the scenario.
-fn section(name: String, lazy: bool) -> AnyView {
-    // Computed in a Web Worker started when the section nears the screen: never lazy; nor the
-    // parts of the shell's panels (small, and used at once).
-    if !lazy || matches!(name.as_str(), "serving" | "hub" | "export" | "custom-gpu") {
-        return section_body(&name).into_any();
+fn section(piece: Option<LatePiece>, lazy: bool) -> AnyView {
+    let Some(piece) = piece else {
+        return ().into_any();
+    };
+    if !lazy || !piece.lazy() {
+        return section_body(piece).into_any();
     }
-    view! { <LazySection>{section_body(&name)}</LazySection> }.into_any()
+    view! { <LazySection>{section_body(piece)}</LazySection> }.into_any()
 }
 
 /// Mounts a section into every slot not mounted yet, in page order.
@@ -146,7 +162,7 @@ fn mount_slots(state: AppState) {
         else {
             continue;
         };
-        let name = slot.get_attribute("data-late-slot").unwrap_or_default();
+        let piece = LatePiece::from_name(&slot.get_attribute("data-late-slot").unwrap_or_default());
         let id = slot.get_attribute("data-late-id").unwrap_or_default();
         let Some(body) = slot
             .query_selector(".late-body")
@@ -160,7 +176,7 @@ fn mount_slots(state: AppState) {
         let handle = leptos::mount::mount_to(body, move || {
             provide_context(state);
             crate::ui::in_view::provide_printing();
-            section(name, full)
+            section(piece, full)
         });
         // Mounted in this task: the placeholder goes in the same frame the section comes, and
         // gives its anchor id to the section's own heading (no two elements with one id).

@@ -6,6 +6,7 @@ use crate::core::base::fill;
 use crate::core::base::CalcError;
 use crate::core::base::Dtype;
 use crate::core::model::parse_model_text;
+use crate::core::present::LatePiece;
 use crate::core::scenario::{limits, parse_count, ModelSource, Scenario};
 use crate::ui::hub_fetch::HubFetchPlaceholder;
 use crate::ui::late::{LatePart, EVT_HUB_CONFIG};
@@ -240,7 +241,7 @@ fn PasteZone(
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop
         >
-            <LatePart name="hub"><HubFetchPlaceholder /></LatePart>
+            <LatePart name=LatePiece::Hub><HubFetchPlaceholder /></LatePart>
             <label for="model-paste">{move || state.tr("model_paste_label")}</label>
             <textarea
                 id="model-paste"

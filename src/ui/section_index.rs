@@ -4,24 +4,13 @@
 //! Jumping scrolls the heading into view and never touches the URL (no `#fragment`), so the
 //! scenario in the link is unchanged by navigation and Back/Forward keep meaning "the previous
 //! scenario". The bar is sticky (style/nav.css): on a wide screen above the results, on a
-//! narrow one at the top of the page, where its "Inputs" button brings the model back.
+//! narrow one at the top of the page, where its "Inputs" button brings the model back. One
+//! button per `PageSection`, in page order: the heading to jump to is its anchor.
 
+use crate::core::present::PageSection;
 use crate::ui::state::use_app;
 use leptos::ev;
 use leptos::prelude::*;
-
-/// The sections in page order: the id of the heading to jump to and the label's key.
-pub const SECTIONS: &[(&str, &str)] = &[
-    ("model-title", "nav_inputs"),
-    ("fit-title", "nav_fit"),
-    ("charts-title", "nav_charts"),
-    ("roofline-title", "nav_roofline"),
-    ("matmul-title", "nav_matmul"),
-    ("perf-title", "nav_perf"),
-    ("accuracy-title", "nav_accuracy"),
-    ("planner-title", "nav_planner"),
-    ("serving-title", "sv_nav"),
-];
 
 /// How far below the top of the window a heading counts as "being read" (the sticky bar's
 /// height plus a margin), in CSS pixels.
@@ -33,11 +22,12 @@ pub fn SectionIndex() -> impl IntoView {
     let state = use_app();
     let current = RwSignal::new(0_usize);
     follow_scroll(current);
-    let buttons = SECTIONS
+    let buttons = PageSection::ALL
         .iter()
         .enumerate()
-        .map(|(i, (id, key))| {
-            let id = *id;
+        .map(|(i, section)| {
+            let id = section.anchor();
+            let key = section.label_key();
             view! {
                 <li>
                     <button
@@ -96,8 +86,8 @@ fn follow_scroll(current: RwSignal<usize>) {
 fn reading_section() -> usize {
     let doc = document();
     let mut at = 0;
-    for (i, (id, _)) in SECTIONS.iter().enumerate() {
-        match doc.get_element_by_id(id) {
+    for (i, section) in PageSection::ALL.iter().enumerate() {
+        match doc.get_element_by_id(section.anchor()) {
             Some(el) if el.get_bounding_client_rect().top() <= READING_LINE_PX => at = i,
             Some(_) => break,
             None => {}

@@ -1,6 +1,7 @@
 //! Layer 6: what is shown. The one entry point [`report::evaluate`] (a scenario and a catalog
 //! in, a [`report::Report`] out), the chart series ([`series`]), the analysis views' data
-//! ([`views`]), the teaching texts ([`explain`]) and the CSV/JSON exports ([`export`]).
+//! ([`views`]), the teaching texts ([`explain`]), the CSV/JSON exports ([`export`]) and the
+//! page's list of sections ([`sections`]).
 //!
 //! Invariant: the top of the core; imports any layer below, and nothing in the core imports it.
 //! A new chart gets its prepared data here and its drawing in `crate::charts`.
@@ -8,6 +9,7 @@
 pub mod explain;
 pub mod export;
 pub mod report;
+pub mod sections;
 pub mod series;
 pub mod serving;
 pub mod serving_bench;
@@ -24,6 +26,7 @@ pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
     ModelChoices, ModelPart, Report, Verdict,
 };
+pub use sections::{HeightBand, LatePiece, Module, PageSection, HEIGHT_BANDS};
 pub use series::{
     BatchLine, BatchPoint, BatchSeries, Bound, CostBar, CostBars, CostMetric, KvSeries,
     LatencyThroughput, LtCurve, LtPoint, MemoryBar, MemoryBars, PointKind, RooflineData, WorkPoint,
