@@ -436,8 +436,8 @@ fn open_slot(
 }
 
 impl<F> Opening<F> {
-    /// The slot's element (`class`, named for the late module by `piece`, with the heights its
-    /// placeholder reserves: `style/late.css`) around `inner`. Touched (a press, or focus
+    /// The slot's element (`class`, named for the late module by `piece`; the heights its
+    /// placeholder reserves are rules of `style/late.css`) around `inner`. Touched (a press, or focus
     /// arriving by keyboard), it publishes a change still waiting, so the late part has it
     /// before its own edit is made from it.
     fn frame(
@@ -451,7 +451,6 @@ impl<F> Opening<F> {
             <div
                 class=class
                 data-late-slot=piece.name()
-                style=piece.reserved_style()
                 data-late-id=self.id.clone()
                 node_ref=self.node
                 on:pointerdown=move |_| flush(state)

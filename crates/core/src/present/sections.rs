@@ -29,9 +29,8 @@ pub struct HeightBand {
     pub measured_at: u16,
 }
 
-/// The bands of widths, widest first. `style/late.css` has one rule per band (a media query
-/// `max-width` for each but the first) reading the band's custom property
-/// ([`PageSection::reserved_style`]); a test checks the two agree. The bands follow where a
+/// The bands of widths, widest first. `style/late.css` has one media query `max-width` for each
+/// but the first, with each late section's height in that band ([`reserved_height_rules`]). The bands follow where a
 /// section's height changes with the width (text wraps, charts take a height for their width,
 /// the page goes to one column at 60rem).
 pub const HEIGHT_BANDS: [HeightBand; 6] = [
@@ -180,18 +179,6 @@ impl PageSection {
         }
     }
 
-    /// The placeholder's `style` attribute: one custom property per band (`--late-h0` for the
-    /// widest, …), which `style/late.css` reads as the slot's `min-height` in that band.
-    /// `None` for a shell section.
-    pub fn reserved_style(self) -> Option<String> {
-        let heights = self.reserved_heights()?;
-        let mut out = String::new();
-        for (i, h) in heights.iter().enumerate() {
-            out.push_str(&format!("--late-h{i}:{h}px;"));
-        }
-        Some(out)
-    }
-
     /// The late module's name for the section's slot (`data-late-slot`): the anchor without
     /// `-title`. `None` for a shell section.
     pub fn slot_name(self) -> Option<&'static str> {
@@ -273,14 +260,6 @@ impl LatePiece {
         }
     }
 
-    /// The placeholder's reserved heights ([`PageSection::reserved_style`]; none for a part).
-    pub fn reserved_style(self) -> Option<String> {
-        match self {
-            Self::Section(s) => s.reserved_style(),
-            Self::PerfCost | Self::PerfLatency | Self::Hub | Self::Export | Self::CustomGpu => None,
-        }
-    }
-
     /// Whether the late module makes it inside a `LazySection` on the full page
     /// ([`PageSection::lazy`]; a widget's part as its section; a panel's part never: small,
     /// and used at once).
@@ -297,6 +276,44 @@ impl From<PageSection> for LatePiece {
     fn from(s: PageSection) -> Self {
         Self::Section(s)
     }
+}
+
+/// The marks around the rules of `style/late.css` that [`reserved_height_rules`] writes.
+pub const LATE_CSS_MARKS: (&str, &str) = (
+    "/* Reserved heights, written from core::present::sections \
+     (REGENERATE_LATE_CSS=1 cargo test -p llmcalc-core --lib sections). */\n",
+    "/* End of the reserved heights. */\n",
+);
+
+/// The rules of `style/late.css` that keep each late section's place until it mounts: for
+/// each band of [`HEIGHT_BANDS`] (a `max-width` media query but the first), each late
+/// section's height of [`PageSection::reserved_heights`] as the `min-height` of its slot. The
+/// page's stylesheet holds them (no style attribute, nothing in the shell's wasm); a test
+/// checks the file against this text.
+pub fn reserved_height_rules() -> String {
+    let mut out = String::new();
+    for (i, band) in HEIGHT_BANDS.iter().enumerate() {
+        out.push_str(&format!("/* Measured at {} px. */\n", band.measured_at));
+        let indent = if let Some(max) = band.max_width {
+            out.push_str(&format!("@media (max-width: {max}px) {{\n"));
+            "  "
+        } else {
+            ""
+        };
+        for s in PageSection::ALL {
+            if let (Some(name), Some(h)) = (s.slot_name(), s.reserved_heights()) {
+                out.push_str(&format!(
+                    "{indent}.late-slot:not([data-late-ready])[data-late-slot=\"{name}\"] \
+                     {{ min-height: {}px; }}\n",
+                    h[i]
+                ));
+            }
+        }
+        if band.max_width.is_some() {
+            out.push_str("}\n");
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -348,7 +365,6 @@ mod tests {
             let late = s.module() == Module::Late;
             assert_eq!(s.slot_name().is_some(), late, "{s:?}");
             assert_eq!(s.reserved_heights().is_some(), late, "{s:?}");
-            assert_eq!(s.reserved_style().is_some(), late, "{s:?}");
         }
     }
 
@@ -368,13 +384,6 @@ mod tests {
             let heights = s.reserved_heights().unwrap_or_default();
             assert!(heights.iter().all(|h| *h > 100), "{s:?}: {heights:?}");
         }
-        assert_eq!(
-            PageSection::Roofline.reserved_style().as_deref(),
-            Some(
-                "--late-h0:1151px;--late-h1:1124px;--late-h2:1283px;--late-h3:1114px;\
-                 --late-h4:1152px;--late-h5:1368px;"
-            )
-        );
     }
 
     #[test]
@@ -388,40 +397,28 @@ mod tests {
         }
     }
 
-    /// `style/late.css` reads each band's custom property in that band: the first rule outside
-    /// any media query, then one `max-width` media query per narrower band, in order; and it
-    /// names no section itself (the heights are here).
+    /// `style/late.css` holds the reserved heights as the list writes them (between its marks;
+    /// `REGENERATE_LATE_CSS=1` rewrites that part of the file).
     #[test]
-    fn late_css_follows_the_bands() {
-        let path = concat!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."), "/style/late.css");
+    fn late_css_holds_the_reserved_heights() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../style/late.css");
         let css = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(!css.is_empty(), "cannot read {path}");
-        assert!(
-            !css.contains("data-late-slot=\""),
-            "style/late.css names a section: its heights belong in PageSection::reserved_heights"
-        );
-        let rule = ".late-slot:not([data-late-ready]) { min-height: var(--late-h";
-        let mut at = 0;
-        for (i, band) in HEIGHT_BANDS.iter().enumerate() {
-            if let Some(max) = band.max_width {
-                let media = format!("@media (max-width: {max}px)");
-                let found = css.get(at..).and_then(|rest| rest.find(&media));
-                assert!(found.is_some(), "style/late.css lacks {media} (in order)");
-                at += found.unwrap_or(0) + media.len();
-            }
-            let want = format!("{rule}{i}, auto); }}");
-            let found = css.get(at..).and_then(|rest| rest.find(&want));
-            assert!(
-                found.is_some(),
-                "style/late.css lacks {want} (band {i}, in order)"
-            );
-            at += found.unwrap_or(0) + want.len();
+        let (begin, end) = LATE_CSS_MARKS;
+        let (Some(a), Some(b)) = (css.find(begin), css.find(end)) else {
+            panic!("{path} lacks the marks around the reserved heights");
+        };
+        let (a, b) = (a + begin.len(), b);
+        let want = reserved_height_rules();
+        if std::env::var_os("REGENERATE_LATE_CSS").is_some() {
+            let fresh = format!("{}{want}{}", &css[..a], &css[b..]);
+            std::fs::write(path, fresh).expect("writes style/late.css");
+            return;
         }
         assert_eq!(
-            css.matches("@media").count(),
-            HEIGHT_BANDS.len() - 1,
-            "style/late.css has a media query that is not a band"
+            css.get(a..b),
+            Some(want.as_str()),
+            "style/late.css differs from PageSection::reserved_heights: \
+             REGENERATE_LATE_CSS=1 cargo test -p llmcalc-core --lib sections"
         );
-        assert_eq!(css.matches("var(--late-h").count(), HEIGHT_BANDS.len());
     }
 }
