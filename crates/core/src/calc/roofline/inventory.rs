@@ -4,9 +4,10 @@
 //! `max(FLOPs / (peak × eff), bytes / (bandwidth × eff))`.
 
 use super::ffn::ffn_ops;
-use super::matmul::{bits_to_bytes, intensity_of};
+use super::matmul::bits_to_bytes;
 use super::mixer::mixer_ops;
 use super::op::{linear, OpCost, Pass, Phase, Precisions, Step};
+use super::ridge::intensity;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
 use crate::model::{Ffn, ModelDesc};
@@ -131,7 +132,7 @@ pub fn model_ops(
                     o.weight_bytes = o.weight_bytes + op.weight_bytes;
                     o.kv_bytes = o.kv_bytes + op.kv_bytes;
                     o.layers += 1;
-                    o.intensity = intensity_of(o.flops, o.bytes);
+                    o.intensity = intensity(o.flops, o.bytes);
                 }
                 None => acc.push((op.clone(), op)),
             }
@@ -184,7 +185,7 @@ pub fn total(ops: &[OpCost], phase: Phase) -> OpCost {
         t.kv_bytes = t.kv_bytes + o.kv_bytes;
     }
     t.layers = 0;
-    t.intensity = intensity_of(t.flops, t.bytes);
+    t.intensity = intensity(t.flops, t.bytes);
     t
 }
 

@@ -2,6 +2,7 @@
 //! `b·(M·K + K·N + M·N)` bytes; intensity = FLOPs / bytes (the matmul explorer's figures, with
 //! their derivation).
 
+use super::ridge::intensity;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::units::{fmt_sig, Bytes, Flops};
@@ -24,14 +25,6 @@ pub(super) fn bits_to_bytes(elems: f64, bits: f64) -> Bytes {
         Bytes(b as u64)
     } else {
         Bytes::ZERO
-    }
-}
-
-pub(super) fn intensity_of(flops: Flops, bytes: Bytes) -> f64 {
-    if bytes.0 == 0 || !flops.0.is_finite() {
-        0.0
-    } else {
-        flops.0 / bytes.0 as f64
     }
 }
 
@@ -99,7 +92,7 @@ pub fn matmul(m: u64, k: u64, n: u64, dtype: Dtype) -> MatmulCost {
     MatmulCost {
         flops,
         bytes,
-        intensity: intensity_of(flops, bytes),
+        intensity: intensity(flops, bytes),
     }
 }
 

@@ -4,8 +4,8 @@
 //! FLOPs and bytes ([`OpCost`]), a linear layer's cost and the step every layer's operators are
 //! counted for.
 
-use super::matmul::{bits_to_bytes, intensity_of};
-use super::ridge::{attainable, Attainable};
+use super::matmul::bits_to_bytes;
+use super::ridge::{attainable, intensity, Attainable};
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
@@ -132,7 +132,7 @@ impl OpCost {
             bytes,
             weight_bytes: w,
             kv_bytes: kv,
-            intensity: intensity_of(flops, bytes),
+            intensity: intensity(flops, bytes),
             layers: 1,
             window: None,
         }

@@ -2,7 +2,7 @@
 
 use crate::base::dtype::Dtype;
 use crate::base::units::{Bytes, BytesPerSecond, Flops, FlopsPerSecond};
-use crate::calc::roofline::{attainable, ridge_point, Bound};
+use crate::calc::roofline::{attainable, intensity, ridge_point, Bound};
 use crate::hardware::catalog::{Accelerator, Peak};
 use serde::{Deserialize, Serialize};
 
@@ -200,15 +200,6 @@ impl PointSpec {
     pub fn with_batch1(mut self, flops: Flops, bytes: Bytes) -> PointSpec {
         self.batch1 = Some((flops, bytes));
         self
-    }
-}
-
-/// FLOPs / bytes in FLOP per byte; 0 when no bytes move.
-pub fn intensity(flops: Flops, bytes: Bytes) -> f64 {
-    if bytes.0 == 0 {
-        0.0
-    } else {
-        flops.0 / bytes.0 as f64
     }
 }
 
