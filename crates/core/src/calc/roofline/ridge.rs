@@ -160,6 +160,12 @@ mod tests {
         assert_eq!(c.bound, Bound::Compute);
         assert_eq!(c.flops_per_s.0, 362e12);
         assert_eq!(attainable(peak, bw, f64::NAN).flops_per_s.0, 0.0);
+        let r = ridge_point(peak, bw);
+        assert_eq!(Bound::at(210.0, r), Bound::Memory);
+        assert_eq!(Bound::at(r, r), Bound::Compute);
+        assert_eq!(Bound::at(f64::NAN, r), Bound::Memory);
+        assert_eq!(intensity(Flops(f64::INFINITY), Bytes(1)), 0.0);
+        assert_eq!(intensity(Flops(6.0), Bytes::ZERO), 0.0);
         assert_eq!(ridge_point(peak, BytesPerSecond(0.0)), 0.0);
     }
 

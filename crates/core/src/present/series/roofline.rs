@@ -227,11 +227,7 @@ pub fn roofline(gpus: Vec<RooflineGpu>, dtype: Dtype, workloads: &[PointSpec]) -
                     bytes: w.cost.map(|p| p.1),
                     intensity_flop_per_byte: i,
                     attainable: g.attainable(i, c.peak),
-                    bound: if i < c.ridge_flop_per_byte {
-                        Bound::Memory
-                    } else {
-                        Bound::Compute
-                    },
+                    bound: Bound::at(i, c.ridge_flop_per_byte),
                     gpu: 0,
                     batch1,
                     named: w.named,
