@@ -7,12 +7,6 @@ pub(super) fn gib_str(b: Bytes) -> String {
     format!("{:.3}", b.gib())
 }
 
-/// `⌈a × bits / 8⌉` bytes, saturating.
-pub(super) fn elems_to_bytes(elems: u64, bits: u64) -> Bytes {
-    let total_bits = u128::from(elems) * u128::from(bits);
-    Bytes(u64::try_from(total_bits.div_ceil(8)).unwrap_or(u64::MAX))
-}
-
 pub(super) fn ceil_div(a: u64, b: u64) -> u64 {
     if b == 0 {
         0

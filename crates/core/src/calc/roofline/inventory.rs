@@ -4,10 +4,10 @@
 //! `max(FLOPs / (peak × eff), bytes / (bandwidth × eff))`.
 
 use super::ffn::ffn_ops;
-use super::matmul::bits_to_bytes;
 use super::mixer::mixer_ops;
 use super::op::{linear, OpCost, Pass, Phase, Precisions, Step};
 use super::ridge::intensity;
+use crate::base::checked::bits_to_bytes_real;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
 use crate::model::{Ffn, ModelDesc};
@@ -65,8 +65,8 @@ pub fn layer_ops(
         "op_norm",
         ph,
         norms * 4.0 * t * h as f64,
-        bits_to_bytes(norms * h as f64, p.base_bits),
-        bits_to_bytes(norms * 2.0 * t * h as f64, act),
+        bits_to_bytes_real(norms * h as f64, p.base_bits),
+        bits_to_bytes_real(norms * 2.0 * t * h as f64, act),
         Bytes::ZERO,
     ));
 
@@ -147,8 +147,8 @@ pub fn model_ops(
         "op_final_norm",
         ph,
         4.0 * t_out * h as f64,
-        bits_to_bytes(h as f64, p.base_bits),
-        bits_to_bytes(2.0 * t_out * h as f64, act),
+        bits_to_bytes_real(h as f64, p.base_bits),
+        bits_to_bytes_real(2.0 * t_out * h as f64, act),
         Bytes::ZERO,
     ));
     if model.vocab_size > 0 {
