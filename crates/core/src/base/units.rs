@@ -119,6 +119,13 @@ fn fmt_scaled(mut v: f64, base: f64, units: &[&str]) -> String {
     }
 }
 
+/// Dollars per million tokens when `usd` dollars buy `tokens` tokens, both over the same span
+/// (a second, an hour): `usd / tokens × 10^6`. Callers convert to that span first, each in its
+/// own order, so the figures stay exactly those they print.
+pub fn usd_per_million_tokens(usd: f64, tokens: f64) -> f64 {
+    usd / tokens * 1e6
+}
+
 /// Formats with about four significant digits and no trailing zeros: 13.48, 0.5, 341.3, 1365.
 pub fn fmt_sig(v: f64) -> String {
     if !v.is_finite() {

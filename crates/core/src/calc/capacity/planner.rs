@@ -11,7 +11,7 @@ use super::timing::{PerfTiming, StepParts, StepTimes, Timing};
 use super::traffic::{PlanInputs, Targets, Traffic};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
-use crate::base::units::{fmt_sig, Seconds};
+use crate::base::units::{fmt_sig, usd_per_million_tokens, Seconds};
 use crate::calc::perf::Efficiencies;
 use crate::hardware::catalog::{Accelerator, Catalog, Topology};
 use crate::model::ModelDesc;
@@ -240,7 +240,10 @@ fn fill_fleet(o: &mut PlanOption, r: &Row, traffic: &Traffic, b: u64, mean_o: f6
         o.cost_per_month_peak = Some(o.gpus_peak as f64 * p * HOURS_PER_MONTH);
         o.cost_per_month_avg = Some(o.gpus_avg as f64 * p * HOURS_PER_MONTH);
         // Dollars per hour at the average provisioning over output tokens per hour served.
-        o.usd_per_million_tokens_avg = Some(o.gpus_avg as f64 * p / (avg * mean_o * 3600.0) * 1e6);
+        o.usd_per_million_tokens_avg = Some(usd_per_million_tokens(
+            o.gpus_avg as f64 * p,
+            avg * mean_o * 3600.0,
+        ));
     }
 }
 
