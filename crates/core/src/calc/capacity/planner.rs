@@ -346,11 +346,11 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     inp.traffic.validate()?;
     inp.targets.validate()?;
     if inp.candidates.is_empty() {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::tr("fld_candidates"),
-            value: "0".into(),
-            range: Phrase::tr("rng_one_accel"),
-        });
+        return Err(CalcError::range_error(
+            Phrase::tr("fld_candidates"),
+            0,
+            Phrase::tr("rng_one_accel"),
+        ));
     }
     let mut rows = Vec::new();
     let mut notes = Vec::new();
@@ -359,11 +359,11 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
         let (lo, hi) = GPUS_PER_NODE_RANGE;
         let gpn = match c.gpus_per_node {
             Some(n) if n < lo || n > hi => {
-                return Err(CalcError::OutOfRange {
-                    field: Phrase::tr("fld_gpus_per_node").val("gpu", &gpu.name),
-                    value: n.to_string(),
-                    range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
-                })
+                return Err(CalcError::range_error(
+                    Phrase::tr("fld_gpus_per_node").val("gpu", &gpu.name),
+                    n,
+                    Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
+                ))
             }
             Some(n) => n,
             None => default_gpus_per_node(gpu),

@@ -21,9 +21,5 @@ pub(super) fn floor_div(a: Bytes, b: Bytes) -> u64 {
 }
 
 pub(super) fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: shorten(&value.to_string()),
-        range,
-    }
+    CalcError::range_error(Phrase::verbatim(field), shorten(&value.to_string()), range)
 }

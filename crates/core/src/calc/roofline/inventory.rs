@@ -35,11 +35,11 @@ pub fn layer_ops(
 ) -> Result<Vec<OpCost>, CalcError> {
     check_workload(w, tp)?;
     let Some(layer) = model.layers.get(index) else {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("layer"),
-            value: index.to_string(),
-            range: Phrase::tr("rng_below").val("n", model.layers.len()),
-        });
+        return Err(CalcError::range_error(
+            Phrase::verbatim("layer"),
+            index,
+            Phrase::tr("rng_below").val("n", model.layers.len()),
+        ));
     };
     let ph = w.phase;
     let b = w.batch as f64;
@@ -86,10 +86,12 @@ pub fn layer_ops(
 }
 
 fn check_workload(w: &Pass, tp: u64) -> Result<(), CalcError> {
-    let bad = |field: &str, v: u64| CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: v.to_string(),
-        range: Phrase::tr("rng_whole_at_least_1"),
+    let bad = |field: &str, v: u64| {
+        CalcError::range_error(
+            Phrase::verbatim(field),
+            v,
+            Phrase::tr("rng_whole_at_least_1"),
+        )
     };
     if w.batch == 0 {
         return Err(bad("batch", 0));
