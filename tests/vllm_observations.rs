@@ -14,6 +14,7 @@ use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::units::Bytes;
 use llm_serving_calculator::core::calc::memory::{
     activation_estimate, vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs,
+    DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS,
 };
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::model::config::parse_model_text;
@@ -79,9 +80,9 @@ fn inputs(r: &Row, total: f64, w: f64, act: f64, nt: f64) -> VllmInputs {
         non_torch: gib(nt),
         non_torch_source: Source::User("non_torch_memory (log)".into()),
         available_kv_override: None,
-        block_size: 16,
+        block_size: DEFAULT_BLOCK_SIZE,
         max_model_len: r.max_model_len,
-        max_num_batched_tokens: 2048,
+        max_num_batched_tokens: DEFAULT_MAX_NUM_BATCHED_TOKENS,
     }
 }
 

@@ -576,7 +576,7 @@ pub mod fmt {
 
     /// "8 GiB (8.59 GB)": both units, binary first.
     pub fn bytes(b: Bytes) -> String {
-        format!("{} ({})", b.fmt_gib(), b.fmt_gb())
+        b.fmt_both(true)
     }
 
     /// "$0.2515".

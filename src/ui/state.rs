@@ -767,5 +767,5 @@ pub fn use_app() -> AppState {
 
 /// "13.48 GB (12.55 GiB)": both units, always labelled, in the language's number symbols.
 pub fn fmt_bytes_both(nf: NumberSymbols, b: Bytes) -> String {
-    format!("{} ({})", nf.gb(b), nf.gib(b))
+    nf.bytes_both(b, false)
 }

@@ -141,16 +141,9 @@ pub fn for_each_csv_row(text: &str, mut f: impl FnMut(usize, &BTreeMap<&str, &st
     }
 }
 
-/// The `q` quantile of `v` (sorted in place), linear between neighbours; NaN when empty.
+/// The `q` quantile (0–1) of `v` (sorted in place), numpy's convention: the core's `quantile`.
 pub fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+    llm_serving_calculator::core::base::quantile(v, q)
 }
 
 /// Asserts that a median signed error stays within its achieved level (the level rounded up

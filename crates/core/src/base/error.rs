@@ -265,18 +265,25 @@ impl CalcError {
         if (lo..=hi).contains(&value) {
             return Ok(value);
         }
-        Err(CalcError::OutOfRange {
+        Err(CalcError::range_error(
             field,
-            value: value.to_string(),
-            range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
-        })
+            value,
+            Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
+        ))
     }
 
     /// `OutOfRange` for a number, written with [`fmt_sig`](crate::base::units::fmt_sig).
     pub fn out_of_range(field: Phrase, v: f64, range: Phrase) -> CalcError {
+        CalcError::range_error(field, crate::base::units::fmt_sig(v), range)
+    }
+
+    /// `OutOfRange`: `field` was `value` (as written), outside `range`. The one constructor of
+    /// the refusal; [`whole_in`](CalcError::whole_in) checks a count and
+    /// [`out_of_range`](CalcError::out_of_range) writes a number through it.
+    pub fn range_error(field: Phrase, value: impl ToString, range: Phrase) -> CalcError {
         CalcError::OutOfRange {
             field,
-            value: crate::base::units::fmt_sig(v),
+            value: value.to_string(),
             range,
         }
     }

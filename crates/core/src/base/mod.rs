@@ -1,12 +1,13 @@
 //! Layer 1, the ground: what every other layer speaks in.
 //!
 //! Units ([`units`]), numeric precisions ([`dtype`]), checked `u64` arithmetic ([`checked`]),
-//! the compiled-in data readers ([`csv`], [`json`]), one deterministic sort ([`order`]), the
-//! translation table ([`i18n`]), phrases and typed errors ([`error`]) and derivations as data
-//! ([`derivation`]).
+//! the compiled-in data readers ([`csv`], [`json`]), one deterministic sort ([`order`]),
+//! quantiles ([`quantile`](mod@quantile)), the translation table ([`i18n`]), phrases and typed
+//! errors ([`error`]) and derivations as data ([`derivation`]).
 //!
 //! Invariant: imports nothing of the core above it (`tests/layers.rs`). Inside it, `units` and
-//! `order` are leaves, `i18n` stands on them, `error` on `i18n`, and the rest on `error`.
+//! `order` are leaves, `i18n` and `quantile` stand on them, `error` on `i18n`, and the rest on
+//! `error`.
 
 pub mod checked;
 pub mod csv;
@@ -16,6 +17,7 @@ pub mod error;
 pub mod i18n;
 pub mod json;
 pub mod order;
+pub mod quantile;
 pub mod units;
 pub mod url;
 
@@ -27,4 +29,5 @@ pub use error::{shorten, CalcError, Phrase};
 pub use i18n::{fill, has, link_late, tr, Lang};
 pub use json::{f64_any_text, f64_any_value};
 pub use order::{order_by, sort_by};
+pub use quantile::{quantile, weighted_quantile};
 pub use units::{fmt_eok, fmt_sig, Bytes, BytesPerSecond, NumberSymbols, GIB};

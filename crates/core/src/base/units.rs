@@ -104,6 +104,21 @@ impl Bytes {
             &["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"],
         )
     }
+
+    /// Human formatting in both units, the second in parentheses: "13.48 GB (12.55 GiB)", or
+    /// binary first ("12.55 GiB (13.48 GB)") when `gib_first`.
+    pub fn fmt_both(self, gib_first: bool) -> String {
+        both_units(self.fmt_gb(), self.fmt_gib(), gib_first)
+    }
+}
+
+/// A byte count's decimal and binary texts as one, the second in parentheses.
+fn both_units(gb: String, gib: String, gib_first: bool) -> String {
+    if gib_first {
+        format!("{gib} ({gb})")
+    } else {
+        format!("{gb} ({gib})")
+    }
 }
 
 fn fmt_scaled(mut v: f64, base: f64, units: &[&str]) -> String {
@@ -117,6 +132,13 @@ fn fmt_scaled(mut v: f64, base: f64, units: &[&str]) -> String {
     } else {
         format!("{} {}", fmt_sig(v), units[i])
     }
+}
+
+/// Dollars per million tokens when `usd` dollars buy `tokens` tokens, both over the same span
+/// (a second, an hour): `usd / tokens × 10^6`. Callers convert to that span first, each in its
+/// own order, so the figures stay exactly those they print.
+pub fn usd_per_million_tokens(usd: f64, tokens: f64) -> f64 {
+    usd / tokens * 1e6
 }
 
 /// Formats with about four significant digits and no trailing zeros: 13.48, 0.5, 341.3, 1365.
@@ -216,6 +238,11 @@ impl NumberSymbols {
     /// [`Bytes::fmt_gib`] in these symbols.
     pub fn gib(self, b: Bytes) -> String {
         self.scaled(&b.fmt_gib())
+    }
+
+    /// [`Bytes::fmt_both`] in these symbols.
+    pub fn bytes_both(self, b: Bytes, gib_first: bool) -> String {
+        both_units(self.gb(b), self.gib(b), gib_first)
     }
 
     /// Localizes the number of "13.48 GB"-style text (number, space, unit).
@@ -372,6 +399,8 @@ mod tests {
         let b = Bytes(6_738_415_616 * 2);
         assert_eq!(b.fmt_gb(), "13.48 GB");
         assert_eq!(b.fmt_gib(), "12.55 GiB");
+        assert_eq!(b.fmt_both(false), "13.48 GB (12.55 GiB)");
+        assert_eq!(b.fmt_both(true), "12.55 GiB (13.48 GB)");
         // 0.5 MiB per token: 2 × 32 × 32 × 128 × 2 = 524,288 B.
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).fmt_gib(), "512 KiB");
         assert_eq!(Bytes(2 * 32 * 32 * 128 * 2).mib(), 0.5);

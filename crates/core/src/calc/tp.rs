@@ -57,11 +57,7 @@ pub fn check_model(m: &ModelDesc, tp: u64) -> Result<(), CalcError> {
 }
 
 fn out_of_range(tp: u64, range: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field: Phrase::verbatim("tp"),
-        value: tp.to_string(),
-        range,
-    }
+    CalcError::range_error(Phrase::verbatim("tp"), tp, range)
 }
 
 /// The groups vLLM adds to a Mamba-2 mixer's `n_groups` under tensor parallelism of degree

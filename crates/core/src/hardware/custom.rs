@@ -111,14 +111,14 @@ impl CustomFigure {
     /// `OutOfRange` for this figure = `v`.
     fn out_of_range(self, v: f64) -> CalcError {
         let (min, max) = self.range();
-        CalcError::OutOfRange {
-            field: Phrase::verbatim(self.key()),
-            value: compact_number(v),
-            range: Phrase::tr("rng_number_from_to_unit")
+        CalcError::range_error(
+            Phrase::verbatim(self.key()),
+            compact_number(v),
+            Phrase::tr("rng_number_from_to_unit")
                 .val("lo", min)
                 .val("hi", max)
                 .sub("unit", self.unit()),
-        }
+        )
     }
 }
 

@@ -58,10 +58,12 @@ pub fn parse_param_count(s: &str) -> Result<u64, CalcError> {
     let digits: String = format!("{int_part}{frac_part}");
     let digits = digits.trim_start_matches('0');
     exp10 -= frac_part.len() as i64;
-    let too_big = || CalcError::OutOfRange {
-        field: Phrase::verbatim("params"),
-        value: shorten(s),
-        range: Phrase::tr("rng_from_to").val("lo", 1).val("hi", "10^15"),
+    let too_big = || {
+        CalcError::range_error(
+            Phrase::verbatim("params"),
+            shorten(s),
+            Phrase::tr("rng_from_to").val("lo", 1).val("hi", "10^15"),
+        )
     };
     if digits.is_empty() {
         return Err(too_big());

@@ -20,6 +20,7 @@
 use crate::base::derivation::group;
 use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{fmt_sig, Bytes};
+use crate::calc::roofline::Bound;
 use crate::present::report::{GpuReport, Report};
 
 /// A section of the results that carries an explanation.
@@ -379,10 +380,9 @@ fn roofline(r: &Report, g: &GpuReport) -> Vec<Part> {
                 ("prefill_int", num(pi)),
                 (
                     "bound",
-                    Val::Key(if pi >= ridge {
-                        "explain_word_compute_bound"
-                    } else {
-                        "explain_word_bandwidth_bound"
+                    Val::Key(match Bound::at(pi, ridge) {
+                        Bound::Compute => "explain_word_compute_bound",
+                        Bound::Memory => "explain_word_bandwidth_bound",
                     }),
                 ),
             ],

@@ -607,7 +607,7 @@ mod tests {
         assert_eq!(
             s.budget,
             BudgetRule::Vllm {
-                gpu_memory_utilization: 0.9,
+                gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
                 block_size: 16
             }
         );
@@ -708,8 +708,8 @@ mod tests {
         let mut s = Scenario {
             model: ModelSource::Pasted(llama_text()),
             budget: BudgetRule::Vllm {
-                gpu_memory_utilization: 0.9,
-                block_size: 16,
+                gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
+                block_size: DEFAULT_BLOCK_SIZE as u32,
             },
             ..Scenario::default()
         };

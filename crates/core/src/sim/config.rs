@@ -477,9 +477,9 @@ pub struct SimConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::units::{Bytes, GIB};
+    use crate::base::units::Bytes;
     use crate::calc::memory::{
-        default_max_num_batched_tokens, default_max_num_seqs, vllm_total_memory,
+        default_max_num_batched_tokens, default_max_num_seqs, vllm_total_memory, LARGE_GPU_MEMORY,
     };
     use crate::hardware::Catalog;
     use crate::model::{parse_model_text, preset};
@@ -497,7 +497,7 @@ mod tests {
             ("rtx-4090", false),
         ] {
             let gpu = cat.get(id).expect("gpu");
-            let big_memory = vllm_total_memory(gpu).0 >= 70 * GIB;
+            let big_memory = vllm_total_memory(gpu) >= LARGE_GPU_MEMORY;
             assert_eq!(
                 big_memory,
                 id != "rtx-4090",
@@ -505,8 +505,8 @@ mod tests {
             );
             let want = if large {
                 (
-                    default_max_num_seqs(Bytes(70 * GIB)),
-                    default_max_num_batched_tokens(Bytes(70 * GIB)),
+                    default_max_num_seqs(LARGE_GPU_MEMORY),
+                    default_max_num_batched_tokens(LARGE_GPU_MEMORY),
                 )
             } else {
                 (

@@ -210,13 +210,13 @@ impl Replica {
         let r = &self.resolved;
         let cap_tokens = token_cap(r);
         if let Some(q) = reqs.iter().find(|q| q.input + q.output > cap_tokens) {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim("input_len + output_len"),
-                value: (q.input + q.output).to_string(),
-                range: Phrase::tr("rng_sim_context")
+            return Err(CalcError::range_error(
+                Phrase::verbatim("input_len + output_len"),
+                q.input + q.output,
+                Phrase::tr("rng_sim_context")
                     .val("max", cap_tokens)
                     .val("len", r.max_model_len),
-            });
+            ));
         }
         Ok(())
     }

@@ -5,16 +5,17 @@
 //! request to its first token; TPOT of a request is `(e2el − ttft) / (output − 1)` (requests
 //! of one output token have none); ITL is every gap between consecutive tokens of a request
 //! (all requests pooled); E2EL is from sending to the last token. Percentiles are numpy's
-//! default (linear interpolation between order statistics); "median" is P50. Throughputs
-//! divide by the benchmark's duration (first send to last completion of the measured
-//! requests). Goodput counts requests meeting every target (vLLM `--goodput`); here both the
-//! share (`goodput`) and the rate (`request_goodput`, req/s, vLLM's figure) are given.
+//! default ([`weighted_quantile`]); "median" is P50. Throughputs divide by the benchmark's
+//! duration (first send to last completion of the measured requests). Goodput counts requests
+//! meeting every target (vLLM `--goodput`); here both the share (`goodput`) and the rate
+//! (`request_goodput`, req/s, vLLM's figure) are given.
 //!
 //! Queueing delay (send → first scheduled), preemptions, batch size and KV-block occupancy
 //! over time are the simulator's own. The series keeps at most [`MAX_POINTS`] points: every
 //! step while there is room, then every second, fourth, … (the stride doubles and the kept
 //! points are thinned), so it covers the whole run in bounded memory.
 
+use crate::base::quantile::weighted_quantile;
 use serde::{Deserialize, Serialize};
 
 /// Most points kept in the time series.
@@ -33,35 +34,6 @@ pub struct Dist {
     pub p90: f64,
     /// 99th percentile.
     pub p99: f64,
-}
-
-/// numpy's default percentile (`q` in 0–100) of values sorted ascending, each with a weight
-/// (the number of times it occurs): the order statistics at `⌊q/100 × (N − 1)⌋` and the next,
-/// linearly interpolated. Empty input gives NaN.
-pub fn weighted_percentile(sorted: &[(f64, u64)], q: f64) -> f64 {
-    let n: u64 = sorted.iter().map(|(_, w)| *w).sum();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let pos = q / 100.0 * (n - 1) as f64;
-    let lo = pos.floor() as u64;
-    let frac = pos - lo as f64;
-    let at = |rank: u64| {
-        let mut seen = 0u64;
-        for (v, w) in sorted {
-            seen += w;
-            if rank < seen {
-                return *v;
-            }
-        }
-        sorted.last().map_or(f64::NAN, |(v, _)| *v)
-    };
-    let a = at(lo);
-    if frac == 0.0 {
-        a
-    } else {
-        a + (at(lo + 1) - a) * frac
-    }
 }
 
 /// The [`Dist`] of weighted samples, in the samples' unit.
@@ -86,10 +58,10 @@ pub fn dist_weighted(samples: &mut [(f64, u64)]) -> Dist {
         / nf;
     Dist {
         mean,
-        median: weighted_percentile(samples, 50.0),
+        median: weighted_quantile(samples, 0.5),
         std: var.sqrt(),
-        p90: weighted_percentile(samples, 90.0),
-        p99: weighted_percentile(samples, 99.0),
+        p90: weighted_quantile(samples, 0.9),
+        p99: weighted_quantile(samples, 0.99),
     }
 }
 

@@ -311,18 +311,18 @@ impl WorkloadSpec {
         self.arrival.validate()?;
         self.lengths.validate()?;
         if self.num_requests == 0 {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim("num_prompts"),
-                value: "0".into(),
-                range: Phrase::tr("rng_whole_at_least_1"),
-            });
+            return Err(CalcError::range_error(
+                Phrase::verbatim("num_prompts"),
+                0,
+                Phrase::tr("rng_whole_at_least_1"),
+            ));
         }
         if self.max_concurrency == Some(0) {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::verbatim("max_concurrency"),
-                value: "0".into(),
-                range: Phrase::tr("rng_whole_at_least_1"),
-            });
+            return Err(CalcError::range_error(
+                Phrase::verbatim("max_concurrency"),
+                0,
+                Phrase::tr("rng_whole_at_least_1"),
+            ));
         }
         Ok(())
     }

@@ -3,7 +3,8 @@
 
 use super::predict::{predict, ready};
 use super::rows::{CalRow, Metric, Skipped};
-use super::stats::{quantile, stats, ErrorStats};
+use super::stats::{stats, ErrorStats};
+use crate::base::quantile::quantile;
 use crate::calc::perf::Efficiencies;
 use crate::hardware::catalog::Catalog;
 use serde::{Deserialize, Serialize};
@@ -166,8 +167,8 @@ pub fn render_stats(r: &AccuracyReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::stats::quantile;
     use super::*;
+    use crate::base::quantile::quantile;
     use crate::hardware::catalog::Catalog;
 
     fn cat() -> &'static Catalog {

@@ -4,7 +4,7 @@
 
 use super::predict::{predict, ready, Ready};
 use super::rows::Metric;
-use super::stats::quantile;
+use crate::base::quantile::quantile;
 use crate::calc::perf::{self, Efficiencies};
 use crate::hardware::catalog::Catalog;
 use serde::{Deserialize, Serialize};

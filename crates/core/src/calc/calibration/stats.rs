@@ -1,6 +1,7 @@
 //! Error statistics of a set of predictions: quantiles and the median, mean and worst absolute
 //! relative error ([`ErrorStats`]).
 
+use crate::base::quantile::quantile;
 use serde::{Deserialize, Serialize};
 
 /// Error statistics of one metric on one subset.
@@ -14,20 +15,6 @@ pub struct ErrorStats {
     pub p90: f64,
     /// Median signed relative error (predicted / measured − 1).
     pub bias: f64,
-}
-
-pub(super) fn quantile(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    crate::base::order::sort_by(v, &|a, b| a.total_cmp(b));
-    let pos = q * (v.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    let (a, b) = (
-        v.get(lo).copied().unwrap_or(f64::NAN),
-        v.get(hi).copied().unwrap_or(f64::NAN),
-    );
-    a + (b - a) * (pos - lo as f64)
 }
 
 pub(super) fn stats(errs: &[f64]) -> ErrorStats {

@@ -11,7 +11,7 @@ use super::timing::{PerfTiming, StepParts, StepTimes, Timing};
 use super::traffic::{PlanInputs, Targets, Traffic};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
-use crate::base::units::{fmt_sig, Seconds};
+use crate::base::units::{fmt_sig, usd_per_million_tokens, Seconds};
 use crate::calc::perf::Efficiencies;
 use crate::hardware::catalog::{Accelerator, Catalog, Topology};
 use crate::model::ModelDesc;
@@ -240,7 +240,10 @@ fn fill_fleet(o: &mut PlanOption, r: &Row, traffic: &Traffic, b: u64, mean_o: f6
         o.cost_per_month_peak = Some(o.gpus_peak as f64 * p * HOURS_PER_MONTH);
         o.cost_per_month_avg = Some(o.gpus_avg as f64 * p * HOURS_PER_MONTH);
         // Dollars per hour at the average provisioning over output tokens per hour served.
-        o.usd_per_million_tokens_avg = Some(o.gpus_avg as f64 * p / (avg * mean_o * 3600.0) * 1e6);
+        o.usd_per_million_tokens_avg = Some(usd_per_million_tokens(
+            o.gpus_avg as f64 * p,
+            avg * mean_o * 3600.0,
+        ));
     }
 }
 
@@ -343,11 +346,11 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
     inp.traffic.validate()?;
     inp.targets.validate()?;
     if inp.candidates.is_empty() {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::tr("fld_candidates"),
-            value: "0".into(),
-            range: Phrase::tr("rng_one_accel"),
-        });
+        return Err(CalcError::range_error(
+            Phrase::tr("fld_candidates"),
+            0,
+            Phrase::tr("rng_one_accel"),
+        ));
     }
     let mut rows = Vec::new();
     let mut notes = Vec::new();
@@ -356,11 +359,11 @@ pub fn options(inp: &PlanInputs, catalog: &Catalog, t: &dyn Timing) -> Result<Pl
         let (lo, hi) = GPUS_PER_NODE_RANGE;
         let gpn = match c.gpus_per_node {
             Some(n) if n < lo || n > hi => {
-                return Err(CalcError::OutOfRange {
-                    field: Phrase::tr("fld_gpus_per_node").val("gpu", &gpu.name),
-                    value: n.to_string(),
-                    range: Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
-                })
+                return Err(CalcError::range_error(
+                    Phrase::tr("fld_gpus_per_node").val("gpu", &gpu.name),
+                    n,
+                    Phrase::tr("rng_whole_from_to").val("lo", lo).val("hi", hi),
+                ))
             }
             Some(n) => n,
             None => default_gpus_per_node(gpu),

@@ -92,13 +92,13 @@ impl Traffic {
             ));
         }
         if self.buckets.is_empty() || self.buckets.len() > MAX_BUCKETS {
-            return Err(CalcError::OutOfRange {
-                field: Phrase::tr("fld_buckets"),
-                value: self.buckets.len().to_string(),
-                range: Phrase::tr("rng_from_to")
+            return Err(CalcError::range_error(
+                Phrase::tr("fld_buckets"),
+                self.buckets.len(),
+                Phrase::tr("rng_from_to")
                     .val("lo", 1)
                     .val("hi", MAX_BUCKETS),
-            });
+            ));
         }
         for b in &self.buckets {
             for (name, v) in [
@@ -106,13 +106,13 @@ impl Traffic {
                 ("fld_output_len", b.output_len),
             ] {
                 if v == 0 || v > 10_000_000 {
-                    return Err(CalcError::OutOfRange {
-                        field: Phrase::tr(name),
-                        value: v.to_string(),
-                        range: Phrase::tr("rng_tokens_from_to")
+                    return Err(CalcError::range_error(
+                        Phrase::tr(name),
+                        v,
+                        Phrase::tr("rng_tokens_from_to")
                             .val("lo", 1)
                             .val("hi", "10,000,000"),
-                    });
+                    ));
                 }
             }
             if !(b.share.is_finite() && b.share > 0.0 && b.share <= 1.0) {

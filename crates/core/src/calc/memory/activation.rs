@@ -1,7 +1,8 @@
 //! Activation reserve estimate: the peak activation memory of one forward pass, per GPU.
 
 use super::defaults::{default_max_num_batched_tokens, DEFAULT_MAX_NUM_SEQS};
-use super::helpers::{ceil_div, elems_to_bytes};
+use super::helpers::ceil_div;
+use crate::base::checked::bits_to_bytes_saturating;
 use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
@@ -122,7 +123,7 @@ pub fn activation_estimate(
     let h = model.hidden_size;
     let w_max = widest_intermediate(model, tp);
     let width = h.saturating_mul(2).saturating_add(w_max);
-    let per_tok = elems_to_bytes(width, ap.act.bits());
+    let per_tok = bits_to_bytes_saturating(width, ap.act.bits());
     let rows = ap.logit_rows.min(ap.chunk_tokens);
     let hidden_part = per_tok * ap.chunk_tokens;
     let logits = Bytes(rows.saturating_mul(model.vocab_size).saturating_mul(4));
@@ -243,11 +244,11 @@ pub fn v1_profile_peak(
     let t = ap.chunk_tokens;
     let rows = ap.logit_rows.min(t);
     let bits = ap.act.bits();
-    let forward = elems_to_bytes(
+    let forward = bits_to_bytes_saturating(
         t.saturating_mul(h.saturating_mul(2).saturating_add(w_max)),
         bits,
     );
-    let held = elems_to_bytes(
+    let held = bits_to_bytes_saturating(
         t.saturating_add(rows.saturating_mul(2)).saturating_mul(h),
         bits,
     );

@@ -10,6 +10,16 @@ pub const DEFAULT_GPU_MEMORY_UTILIZATION: f64 = 0.9;
 /// vLLM's default `max_num_seqs` for `vllm serve` on GPUs below 70 GiB (rows of logits the
 /// profiling run samples).
 pub const DEFAULT_MAX_NUM_SEQS: u64 = 256;
+/// vLLM's default `max_num_batched_tokens` for `vllm serve` on GPUs below 70 GiB (the prefill
+/// chunk its profiling run uses).
+pub const DEFAULT_MAX_NUM_BATCHED_TOKENS: u64 = 2048;
+/// The device memory from which vLLM's larger serving defaults apply.
+pub const LARGE_GPU_MEMORY: Bytes = Bytes(70 * GIB);
+/// vLLM's default `max_num_seqs` for `vllm serve` on GPUs of at least [`LARGE_GPU_MEMORY`].
+pub const LARGE_GPU_MAX_NUM_SEQS: u64 = 1024;
+/// vLLM's default `max_num_batched_tokens` for `vllm serve` on GPUs of at least
+/// [`LARGE_GPU_MEMORY`].
+pub const LARGE_GPU_MAX_NUM_BATCHED_TOKENS: u64 = 8192;
 
 /// The `max_model_len` vLLM assumes when the config states no maximum length
 /// (`_get_and_verify_max_len`: none of `max_position_embeddings`, `n_positions`,
@@ -41,10 +51,10 @@ pub fn default_max_model_len(limit: Option<u64>) -> (u64, bool) {
 /// `vllm serve` with chunked prefill: 8,192 on GPUs with at least 70 GiB, 2,048 below
 /// (vLLM `EngineArgs._set_default_args`, V1 engine).
 pub fn default_max_num_batched_tokens(total_memory: Bytes) -> u64 {
-    if total_memory.0 >= 70 * GIB {
-        8192
+    if total_memory >= LARGE_GPU_MEMORY {
+        LARGE_GPU_MAX_NUM_BATCHED_TOKENS
     } else {
-        2048
+        DEFAULT_MAX_NUM_BATCHED_TOKENS
     }
 }
 
@@ -52,8 +62,8 @@ pub fn default_max_num_batched_tokens(total_memory: Bytes) -> u64 {
 /// 70 GiB, 256 below (vLLM `EngineArgs._set_default_args`, the same rule and threshold as
 /// [`default_max_num_batched_tokens`]). [`DEFAULT_MAX_NUM_SEQS`] is the smaller figure.
 pub fn default_max_num_seqs(total_memory: Bytes) -> u64 {
-    if total_memory.0 >= 70 * GIB {
-        1024
+    if total_memory >= LARGE_GPU_MEMORY {
+        LARGE_GPU_MAX_NUM_SEQS
     } else {
         DEFAULT_MAX_NUM_SEQS
     }

@@ -7,12 +7,6 @@ pub(super) fn gib_str(b: Bytes) -> String {
     format!("{:.3}", b.gib())
 }
 
-/// `⌈a × bits / 8⌉` bytes, saturating.
-pub(super) fn elems_to_bytes(elems: u64, bits: u64) -> Bytes {
-    let total_bits = u128::from(elems) * u128::from(bits);
-    Bytes(u64::try_from(total_bits.div_ceil(8)).unwrap_or(u64::MAX))
-}
-
 pub(super) fn ceil_div(a: u64, b: u64) -> u64 {
     if b == 0 {
         0
@@ -27,9 +21,5 @@ pub(super) fn floor_div(a: Bytes, b: Bytes) -> u64 {
 }
 
 pub(super) fn out_of_range(field: &str, value: impl ToString, range: Phrase) -> CalcError {
-    CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: shorten(&value.to_string()),
-        range,
-    }
+    CalcError::range_error(Phrase::verbatim(field), shorten(&value.to_string()), range)
 }

@@ -1,6 +1,7 @@
 //! KV profile: how the cache of one request grows with its length, per GPU.
 
-use super::helpers::{elems_to_bytes, out_of_range};
+use super::helpers::out_of_range;
+use crate::base::checked::bits_to_bytes_saturating;
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
@@ -95,7 +96,7 @@ impl KvProfile {
                     Some(w) => KvLayerKind::Sliding { window: w },
                     None => KvLayerKind::Full,
                 },
-                bytes_per_token: elems_to_bytes(elems, bits),
+                bytes_per_token: bits_to_bytes_saturating(elems, bits),
             });
         }
         p.state_per_seq = kvmod::state_bytes(model, model.weights.base, tp)?.bytes;

@@ -70,7 +70,8 @@ pub use activation::{activation_estimate, v1_profile_peak, ActivationParams, Pro
 pub use defaults::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
     max_model_len_warning, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
-    DEFAULT_MAX_NUM_SEQS, MAX_MODEL_LEN_WITHOUT_CONFIG,
+    DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, LARGE_GPU_MAX_NUM_BATCHED_TOKENS,
+    LARGE_GPU_MAX_NUM_SEQS, LARGE_GPU_MEMORY, MAX_MODEL_LEN_WITHOUT_CONFIG,
 };
 pub use kv_profile::{KvLayer, KvLayerKind, KvProfile};
 pub use serving::serving_memory;

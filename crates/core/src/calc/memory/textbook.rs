@@ -130,7 +130,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
         title_key: "mem_rule_of_thumb".into(),
         formula: "M ≈ 2 × W".into(),
         substituted: format!("2 × {}", inp.weights.fmt_gb()),
-        result: format!("{} ({})", rot.fmt_gb(), rot.fmt_gib()),
+        result: rot.fmt_both(false),
         terms: vec![t_weights()],
         notes: vec!["note_rule_of_thumb".into()],
         ..Default::default()

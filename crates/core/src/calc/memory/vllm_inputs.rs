@@ -3,6 +3,9 @@
 //! memory ([`non_torch_estimate`]), block size, `max_model_len` and `max_num_batched_tokens`;
 //! and the checks vLLM makes on them.
 
+use super::defaults::{
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_BATCHED_TOKENS,
+};
 use super::helpers::out_of_range;
 use crate::base::derivation::Source;
 use crate::base::error::{CalcError, Phrase};
@@ -60,7 +63,7 @@ impl VllmInputs {
         VllmInputs {
             total_memory: Bytes::ZERO,
             total_source: given("total_memory"),
-            gpu_memory_utilization: 0.9,
+            gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
             weights: Bytes::ZERO,
             weights_source: given("weights"),
             activation_peak: Bytes::ZERO,
@@ -68,9 +71,9 @@ impl VllmInputs {
             non_torch: Bytes::ZERO,
             non_torch_source: given("non_torch"),
             available_kv_override: Some(available),
-            block_size: 16,
+            block_size: DEFAULT_BLOCK_SIZE,
             max_model_len,
-            max_num_batched_tokens: 2048,
+            max_num_batched_tokens: DEFAULT_MAX_NUM_BATCHED_TOKENS,
         }
     }
 }

@@ -17,7 +17,7 @@ use super::workload::Workload;
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
-use crate::base::units::{fmt_sig, Seconds};
+use crate::base::units::{fmt_sig, usd_per_million_tokens, Seconds};
 use crate::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION;
 use crate::hardware::catalog::Accelerator;
 use crate::model::ModelDesc;
@@ -151,7 +151,8 @@ pub fn evaluate(
         .or(gpu.price.as_ref().map(|p| p.usd_per_hour))
         .filter(|p| p.is_finite() && *p >= 0.0);
     let gpus = wl.tp as f64;
-    let usd_per_million = price.map(|p| p * gpus / 3600.0 / total_tps * 1e6);
+    // Dollars a second over tokens a second.
+    let usd_per_million = price.map(|p| usd_per_million_tokens(p * gpus / 3600.0, total_tps));
     let usd_per_request = price.map(|p| p * gpus / 3600.0 * e2e.0 / wl.batch as f64);
     let tpj = gpu
         .tdp_w

@@ -3,8 +3,8 @@
 //! number of distinct experts of `E` touched by `n` tokens choosing `k` each is
 //! `E × (1 − (1 − k/E)^n)`).
 
-use super::matmul::bits_to_bytes;
 use super::op::{linear, OpCost, Precisions, Step};
+use crate::base::checked::bits_to_bytes_real;
 use crate::base::units::Bytes;
 use crate::model::Ffn;
 
@@ -60,8 +60,8 @@ fn moe_ops(
             "op_moe_latent",
             ph,
             4.0 * t * hf * lf,
-            bits_to_bytes(2.0 * hf * lf, lb),
-            bits_to_bytes(2.0 * t * (hf + lf), act),
+            bits_to_bytes_real(2.0 * hf * lf, lb),
+            bits_to_bytes_real(2.0 * t * (hf + lf), act),
             Bytes::ZERO,
         ));
     }
@@ -69,8 +69,8 @@ fn moe_ops(
         "op_moe_experts",
         ph,
         2.0 * t * k * m * ef * ir,
-        bits_to_bytes(distinct * m * ef * ir, p.expert_bits),
-        bits_to_bytes(t * ef + t * k * (2.0 * ef + m * ir), act),
+        bits_to_bytes_real(distinct * m * ef * ir, p.expert_bits),
+        bits_to_bytes_real(t * ef + t * k * (2.0 * ef + m * ir), act),
         Bytes::ZERO,
     ));
     if shared_experts > 0 {
@@ -81,8 +81,8 @@ fn moe_ops(
             "op_moe_shared",
             ph,
             2.0 * t * m * hf * is,
-            bits_to_bytes(m * hf * is, lb),
-            bits_to_bytes(t * (2.0 * hf + m * is), act),
+            bits_to_bytes_real(m * hf * is, lb),
+            bits_to_bytes_real(t * (2.0 * hf + m * is), act),
             Bytes::ZERO,
         ));
     }

@@ -4,9 +4,10 @@
 //! `max(FLOPs / (peak × eff), bytes / (bandwidth × eff))`.
 
 use super::ffn::ffn_ops;
-use super::matmul::{bits_to_bytes, intensity_of};
 use super::mixer::mixer_ops;
 use super::op::{linear, OpCost, Pass, Phase, Precisions, Step};
+use super::ridge::intensity;
+use crate::base::checked::bits_to_bytes_real;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
 use crate::model::{Ffn, ModelDesc};
@@ -34,11 +35,11 @@ pub fn layer_ops(
 ) -> Result<Vec<OpCost>, CalcError> {
     check_workload(w, tp)?;
     let Some(layer) = model.layers.get(index) else {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("layer"),
-            value: index.to_string(),
-            range: Phrase::tr("rng_below").val("n", model.layers.len()),
-        });
+        return Err(CalcError::range_error(
+            Phrase::verbatim("layer"),
+            index,
+            Phrase::tr("rng_below").val("n", model.layers.len()),
+        ));
     };
     let ph = w.phase;
     let b = w.batch as f64;
@@ -64,8 +65,8 @@ pub fn layer_ops(
         "op_norm",
         ph,
         norms * 4.0 * t * h as f64,
-        bits_to_bytes(norms * h as f64, p.base_bits),
-        bits_to_bytes(norms * 2.0 * t * h as f64, act),
+        bits_to_bytes_real(norms * h as f64, p.base_bits),
+        bits_to_bytes_real(norms * 2.0 * t * h as f64, act),
         Bytes::ZERO,
     ));
 
@@ -85,10 +86,12 @@ pub fn layer_ops(
 }
 
 fn check_workload(w: &Pass, tp: u64) -> Result<(), CalcError> {
-    let bad = |field: &str, v: u64| CalcError::OutOfRange {
-        field: Phrase::verbatim(field),
-        value: v.to_string(),
-        range: Phrase::tr("rng_whole_at_least_1"),
+    let bad = |field: &str, v: u64| {
+        CalcError::range_error(
+            Phrase::verbatim(field),
+            v,
+            Phrase::tr("rng_whole_at_least_1"),
+        )
     };
     if w.batch == 0 {
         return Err(bad("batch", 0));
@@ -131,7 +134,7 @@ pub fn model_ops(
                     o.weight_bytes = o.weight_bytes + op.weight_bytes;
                     o.kv_bytes = o.kv_bytes + op.kv_bytes;
                     o.layers += 1;
-                    o.intensity = intensity_of(o.flops, o.bytes);
+                    o.intensity = intensity(o.flops, o.bytes);
                 }
                 None => acc.push((op.clone(), op)),
             }
@@ -146,8 +149,8 @@ pub fn model_ops(
         "op_final_norm",
         ph,
         4.0 * t_out * h as f64,
-        bits_to_bytes(h as f64, p.base_bits),
-        bits_to_bytes(2.0 * t_out * h as f64, act),
+        bits_to_bytes_real(h as f64, p.base_bits),
+        bits_to_bytes_real(2.0 * t_out * h as f64, act),
         Bytes::ZERO,
     ));
     if model.vocab_size > 0 {
@@ -184,7 +187,7 @@ pub fn total(ops: &[OpCost], phase: Phase) -> OpCost {
         t.kv_bytes = t.kv_bytes + o.kv_bytes;
     }
     t.layers = 0;
-    t.intensity = intensity_of(t.flops, t.bytes);
+    t.intensity = intensity(t.flops, t.bytes);
     t
 }
 

@@ -2,6 +2,8 @@
 //! `b·(M·K + K·N + M·N)` bytes; intensity = FLOPs / bytes (the matmul explorer's figures, with
 //! their derivation).
 
+use super::ridge::intensity;
+use crate::base::checked::bits_to_bytes_real;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::units::{fmt_sig, Bytes, Flops};
@@ -16,23 +18,6 @@ pub struct MatmulCost {
     pub bytes: Bytes,
     /// FLOP/B.
     pub intensity: f64,
-}
-
-pub(super) fn bits_to_bytes(elems: f64, bits: f64) -> Bytes {
-    let b = (elems * bits / 8.0).ceil();
-    if b.is_finite() && b > 0.0 {
-        Bytes(b as u64)
-    } else {
-        Bytes::ZERO
-    }
-}
-
-pub(super) fn intensity_of(flops: Flops, bytes: Bytes) -> f64 {
-    if bytes.0 == 0 || !flops.0.is_finite() {
-        0.0
-    } else {
-        flops.0 / bytes.0 as f64
-    }
 }
 
 /// A matmul `[M, K] × [K, N]`: the matmul explorer's shape (in half precision, 2 bytes per
@@ -95,11 +80,11 @@ impl Default for Matmul {
 pub fn matmul(m: u64, k: u64, n: u64, dtype: Dtype) -> MatmulCost {
     let (m, k, n) = (m as f64, k as f64, n as f64);
     let flops = Flops(2.0 * m * n * k);
-    let bytes = bits_to_bytes(m * k + k * n + m * n, dtype.bits() as f64);
+    let bytes = bits_to_bytes_real(m * k + k * n + m * n, dtype.bits() as f64);
     MatmulCost {
         flops,
         bytes,
-        intensity: intensity_of(flops, bytes),
+        intensity: intensity(flops, bytes),
     }
 }
 

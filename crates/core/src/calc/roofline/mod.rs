@@ -30,5 +30,5 @@ pub use inventory::{layer_ops, model_ops, total};
 pub use matmul::{matmul, matmul_derivation, Matmul, MatmulCost, MATMUL_ELEM_BYTES};
 pub use op::{OpCost, Pass, Phase, Precisions};
 pub use ridge::{
-    attainable, attainable_derivation, ridge_derivation, ridge_point, Attainable, Bound,
+    attainable, attainable_derivation, intensity, ridge_derivation, ridge_point, Attainable, Bound,
 };

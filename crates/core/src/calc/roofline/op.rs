@@ -4,8 +4,8 @@
 //! FLOPs and bytes ([`OpCost`]), a linear layer's cost and the step every layer's operators are
 //! counted for.
 
-use super::matmul::{bits_to_bytes, intensity_of};
-use super::ridge::{attainable, Attainable};
+use super::ridge::{attainable, intensity, Attainable};
+use crate::base::checked::bits_to_bytes_real;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
@@ -132,7 +132,7 @@ impl OpCost {
             bytes,
             weight_bytes: w,
             kv_bytes: kv,
-            intensity: intensity_of(flops, bytes),
+            intensity: intensity(flops, bytes),
             layers: 1,
             window: None,
         }
@@ -187,8 +187,8 @@ pub(super) fn linear(
         name,
         phase,
         2.0 * t * di * dout_f,
-        bits_to_bytes(di * dout_f, wbits),
-        bits_to_bytes(t * (di + dout_f), act_bits),
+        bits_to_bytes_real(di * dout_f, wbits),
+        bits_to_bytes_real(t * (di + dout_f), act_bits),
         Bytes::ZERO,
     )
 }
@@ -230,8 +230,8 @@ impl Step<'_> {
             self.ph,
             flops,
             Bytes::ZERO,
-            bits_to_bytes(act_elems, self.act),
-            bits_to_bytes(kv_elems, self.kvb),
+            bits_to_bytes_real(act_elems, self.act),
+            bits_to_bytes_real(kv_elems, self.kvb),
         )
     }
 }

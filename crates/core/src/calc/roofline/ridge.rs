@@ -4,7 +4,7 @@
 //! with its derivation.
 
 use crate::base::derivation::{Derivation, Source, Term};
-use crate::base::units::{fmt_sig, BytesPerSecond, FlopsPerSecond};
+use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use serde::{Deserialize, Serialize};
 
 /// Which roof limits a workload: the one definition for the roofline and its chart (the
@@ -16,6 +16,28 @@ pub enum Bound {
     Memory,
     /// At or above the ridge point: limited by peak compute.
     Compute,
+}
+
+impl Bound {
+    /// The roof that limits a workload of `intensity` FLOP/B on a GPU whose ridge point is
+    /// `ridge` FLOP/B: compute at or above the ridge, memory below it (and when either is NaN).
+    pub fn at(intensity: f64, ridge: f64) -> Bound {
+        if intensity >= ridge {
+            Bound::Compute
+        } else {
+            Bound::Memory
+        }
+    }
+}
+
+/// Arithmetic intensity, `flops / bytes` in FLOP/B: 0 when no bytes move or the FLOPs are not
+/// finite (so the figure is always a finite number; a roofline leaves 0 off its log axis).
+pub fn intensity(flops: Flops, bytes: Bytes) -> f64 {
+    if bytes.0 == 0 || !flops.0.is_finite() {
+        0.0
+    } else {
+        flops.0 / bytes.0 as f64
+    }
 }
 
 pub use crate::hardware::catalog::ridge_point;
@@ -138,6 +160,12 @@ mod tests {
         assert_eq!(c.bound, Bound::Compute);
         assert_eq!(c.flops_per_s.0, 362e12);
         assert_eq!(attainable(peak, bw, f64::NAN).flops_per_s.0, 0.0);
+        let r = ridge_point(peak, bw);
+        assert_eq!(Bound::at(210.0, r), Bound::Memory);
+        assert_eq!(Bound::at(r, r), Bound::Compute);
+        assert_eq!(Bound::at(f64::NAN, r), Bound::Memory);
+        assert_eq!(intensity(Flops(f64::INFINITY), Bytes(1)), 0.0);
+        assert_eq!(intensity(Flops(6.0), Bytes::ZERO), 0.0);
         assert_eq!(ridge_point(peak, BytesPerSecond(0.0)), 0.0);
     }
 

@@ -4,7 +4,7 @@
 //! the rest at the base precision and the routers vLLM keeps in fp32 at 4 bytes; the formats of a
 //! chosen precision ([`format_for`]); each with its derivation.
 
-use crate::base::checked::{add, mul};
+use crate::base::checked::{add, bits_to_bytes};
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
@@ -61,7 +61,7 @@ pub fn nvfp4(base: Dtype) -> WeightFormat {
 
 /// Bytes of `n` elements stored plainly at `bits` per element, rounded up.
 fn plain_bytes(n: u64, bits: u64) -> Result<u64, CalcError> {
-    Ok(mul("ovf_weight_bits", &[n, bits])?.div_ceil(8))
+    bits_to_bytes("ovf_weight_bits", n, bits)
 }
 
 /// Bytes of `n` quantized elements in format `f`: `⌈n·bits/8⌉ + ⌈⌈n/g⌉·(s + z)/8⌉`.
@@ -71,7 +71,7 @@ pub fn quantized_bytes(n: u64, f: &WeightFormat) -> Result<u64, CalcError> {
     let scales = match f.group_size {
         Some(g) if g > 0 => {
             let per = f.scale_bits + if f.zero_point { bits } else { 0 };
-            mul("ovf_scale_bits", &[n.div_ceil(g), per])?.div_ceil(8)
+            bits_to_bytes("ovf_scale_bits", n.div_ceil(g), per)?
         }
         _ => 0,
     };

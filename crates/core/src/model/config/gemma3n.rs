@@ -79,11 +79,11 @@ fn read_extras(r: &mut Reader, n: u64) -> Result<Extras, CalcError> {
         shared: r.or0("num_kv_shared_layers", 0, "ldg_gemma3n_no_kv_sharing")?,
     };
     if e.shared >= n {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("num_kv_shared_layers"),
-            value: e.shared.to_string(),
-            range: Phrase::tr("rng_below").val("n", n),
-        });
+        return Err(CalcError::range_error(
+            Phrase::verbatim("num_kv_shared_layers"),
+            e.shared,
+            Phrase::tr("rng_below").val("n", n),
+        ));
     }
     Ok(e)
 }

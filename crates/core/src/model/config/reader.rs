@@ -281,11 +281,7 @@ impl<'a> Reader<'a> {
                 expected: range(),
             });
         };
-        let out = |value: String| CalcError::OutOfRange {
-            field: Phrase::verbatim(key),
-            value,
-            range: range(),
-        };
+        let out = |value: String| CalcError::range_error(Phrase::verbatim(key), value, range());
         if let Some(u) = n.as_u64() {
             return if u < min || u > MAX_DIM {
                 Err(out(u.to_string()))

@@ -1,5 +1,6 @@
 //! Cost: dollars per concurrent request-hour and per million output tokens, one bar per GPU.
 
+use crate::base::units::usd_per_million_tokens;
 use serde::{Deserialize, Serialize};
 
 /// One GPU's cost.
@@ -56,7 +57,7 @@ impl CostBar {
                 .then(|| usd_per_hour / concurrent_requests as f64),
             usd_per_million_tokens: total_tokens_per_s
                 .filter(|t| price_ok && t.is_finite() && *t > 0.0)
-                .map(|t| usd_per_hour / (3600.0 * t) * 1e6),
+                .map(|t| usd_per_million_tokens(usd_per_hour, 3600.0 * t)),
         }
     }
 

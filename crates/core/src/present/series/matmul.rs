@@ -65,8 +65,8 @@ pub const MATMUL_PRESETS: &[MatmulPreset] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::roofline::intensity;
     use super::*;
+    use crate::calc::roofline::intensity;
 
     #[test]
     fn matmul_intensity_matches_textbook() {

@@ -30,6 +30,6 @@ pub use latency::{batch_grid, lt_curve, LatencyThroughput, LtCurve, LtPoint};
 pub use matmul::{MatmulPreset, MATMUL_PRESETS};
 pub use memory_bars::{MemoryBar, MemoryBars};
 pub use roofline::{
-    intensity, model_roofline, roofline, Ceiling, PointKind, PointSpec, RooflineData,
-    RooflineDetail, RooflineGpu, WorkPoint, CEILING_DTYPES,
+    model_roofline, roofline, Ceiling, PointKind, PointSpec, RooflineData, RooflineDetail,
+    RooflineGpu, WorkPoint, CEILING_DTYPES,
 };

@@ -2,7 +2,7 @@
 
 use crate::base::dtype::Dtype;
 use crate::base::units::{Bytes, BytesPerSecond, Flops, FlopsPerSecond};
-use crate::calc::roofline::{attainable, ridge_point, Bound};
+use crate::calc::roofline::{attainable, intensity, ridge_point, Bound};
 use crate::hardware::catalog::{Accelerator, Peak};
 use serde::{Deserialize, Serialize};
 
@@ -203,15 +203,6 @@ impl PointSpec {
     }
 }
 
-/// FLOPs / bytes in FLOP per byte; 0 when no bytes move.
-pub fn intensity(flops: Flops, bytes: Bytes) -> f64 {
-    if bytes.0 == 0 {
-        0.0
-    } else {
-        flops.0 / bytes.0 as f64
-    }
-}
-
 /// Places workloads on the roofline of `gpus[0]` under the `dtype` ceiling (falling back to
 /// that GPU's lowest ceiling when `dtype` has none). Points with a non-finite or non-positive
 /// intensity are left out (they cannot sit on a log axis).
@@ -236,11 +227,7 @@ pub fn roofline(gpus: Vec<RooflineGpu>, dtype: Dtype, workloads: &[PointSpec]) -
                     bytes: w.cost.map(|p| p.1),
                     intensity_flop_per_byte: i,
                     attainable: g.attainable(i, c.peak),
-                    bound: if i < c.ridge_flop_per_byte {
-                        Bound::Memory
-                    } else {
-                        Bound::Compute
-                    },
+                    bound: Bound::at(i, c.ridge_flop_per_byte),
                     gpu: 0,
                     batch1,
                     named: w.named,

@@ -61,7 +61,7 @@ pub fn matmul_view(shape: Matmul, gpus: &[ViewGpu], lang: Lang) -> MatmulView {
         derivation,
         data,
         ridge,
-        compute_bound: ridge > 0.0 && intensity >= ridge,
+        compute_bound: ridge > 0.0 && rl::Bound::at(intensity, ridge) == rl::Bound::Compute,
     }
 }
 

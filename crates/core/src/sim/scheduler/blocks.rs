@@ -1,7 +1,7 @@
 //! KV-cache block accounting: the blocks a request needs, the prefix cache's share, preempting
 //! the last running request, and taking blocks from the free pool.
 
-use super::{Cached, Engine, Phase, Req};
+use super::{Cached, Engine, Req, Stage};
 
 impl Engine<'_> {
     /// Blocks a request of `tokens` tokens holds across the cache's groups, `new` of them
@@ -67,7 +67,7 @@ impl Engine<'_> {
             if let Some(r) = self.reqs.get_mut(v as usize) {
                 r.blocks = 0;
                 r.computed = 0;
-                r.phase = Phase::Waiting;
+                r.stage = Stage::Waiting;
             }
         }
         self.preemptions += 1;

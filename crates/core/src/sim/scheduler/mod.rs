@@ -87,8 +87,10 @@ impl Hasher for PairHasher {
     }
 }
 
+/// Where a request is in its lifecycle: not yet arrived, queued, scheduled, finished. (The
+/// roofline's prefill/decode split is [`crate::calc::perf::Phase`].)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
+enum Stage {
     NotSent,
     Waiting,
     Running,
@@ -109,7 +111,7 @@ pub(crate) struct Req {
     blocks: u64,
     pub first_s: f64,
     pub last_s: f64,
-    phase: Phase,
+    stage: Stage,
     hit_applied: bool,
     /// Counted in the statistics (not a warm-up request).
     pub measured: bool,
@@ -153,7 +155,7 @@ impl Req {
             blocks: 0,
             first_s: f64::NAN,
             last_s: f64::NAN,
-            phase: Phase::NotSent,
+            stage: Stage::NotSent,
             hit_applied: false,
             measured,
         }
@@ -447,11 +449,11 @@ impl<'a> Engine<'a> {
 
     /// (running, waiting, not yet sent) at the end.
     pub fn left(&self) -> (u64, u64, u64) {
-        let count = |p: Phase| self.reqs.iter().filter(|r| r.phase == p).count() as u64;
+        let count = |p: Stage| self.reqs.iter().filter(|r| r.stage == p).count() as u64;
         (
-            count(Phase::Running),
-            count(Phase::Waiting),
-            count(Phase::NotSent),
+            count(Stage::Running),
+            count(Stage::Waiting),
+            count(Stage::NotSent),
         )
     }
 

@@ -1,7 +1,7 @@
 //! One step's scheduling, as vLLM V1's `schedule()`: the running requests first, then the
 //! waiting ones, within the token budget and the free blocks.
 
-use super::{Cached, Engine, Kind, Phase};
+use super::{Cached, Engine, Kind, Stage};
 use crate::base::error::CalcError;
 
 impl Engine<'_> {
@@ -112,7 +112,7 @@ impl Engine<'_> {
                 }
             }
             self.waiting.pop_front();
-            r.phase = Phase::Running;
+            r.stage = Stage::Running;
             if let Some(t) = self.times.get_mut(id as usize) {
                 if t.scheduled_s.is_nan() {
                     t.scheduled_s = self.now;

@@ -2,7 +2,7 @@
 //! `max_concurrency`) and for a drained warm-up, goes through the API server's serial worker
 //! and its fixed frontend path, and enters the waiting queue.
 
-use super::{Engine, Kind, Phase};
+use super::{Engine, Kind, Stage};
 
 impl Engine<'_> {
     pub(super) fn wake(&mut self) {
@@ -43,7 +43,7 @@ impl Engine<'_> {
         let Some(r) = self.reqs.get_mut(i as usize) else {
             return;
         };
-        r.phase = Phase::Waiting;
+        r.stage = Stage::Waiting;
         let input = r.input as f64;
         self.in_flight += 1;
         let serial = self.cfg.frontend_per_token_s * input;

@@ -1,7 +1,7 @@
 //! A step's time (through the decode-only step cache) and its end: tokens sampled, requests
 //! finished and their blocks freed.
 
-use super::{Engine, Phase, StepCache, STEP_CACHE_MAX};
+use super::{Engine, Stage, StepCache, STEP_CACHE_MAX};
 use crate::sim::stats::Finished;
 
 impl Engine<'_> {
@@ -49,7 +49,7 @@ impl Engine<'_> {
             let Some(r) = self.reqs.get_mut(id as usize) else {
                 continue;
             };
-            if r.phase != Phase::Running {
+            if r.stage != Stage::Running {
                 continue;
             }
             r.computed += k;
@@ -87,7 +87,7 @@ impl Engine<'_> {
                 if u64::from(id) < self.barrier {
                     self.warm_done += 1;
                 }
-                r.phase = Phase::Done;
+                r.stage = Stage::Done;
                 self.free_blocks += r.blocks;
                 self.free_queue.release(r.blocks);
                 r.blocks = 0;
@@ -122,7 +122,7 @@ impl Engine<'_> {
             let reqs = &self.reqs;
             self.running.retain(|&id| {
                 reqs.get(id as usize)
-                    .is_some_and(|r| r.phase != Phase::Done)
+                    .is_some_and(|r| r.stage != Stage::Done)
             });
             for _ in 0..finished {
                 self.in_flight = self.in_flight.saturating_sub(1);
