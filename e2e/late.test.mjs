@@ -83,7 +83,7 @@ async function placeholdersKeepHeights({ open, server, screenshot, log }, width)
   for (const [i, s] of before.slots.entries()) {
     const a = after.slots[i];
     const m = margin(a.height);
-    check(Math.abs(a.height - s.height) <= m, `${s.name} at ${width} px: the placeholder was ${s.height} px tall, the section is ${a.height} px (margin ${m.toFixed(0)} px; the page below moves: PageSection::reserved_heights in src/core/present/sections.rs)`);
+    check(Math.abs(a.height - s.height) <= m, `${s.name} at ${width} px: the placeholder was ${s.height} px tall, the section is ${a.height} px (margin ${m.toFixed(0)} px; the page below moves: PageSection::reserved_heights in crates/core/src/present/sections.rs, then REGENERATE_LATE_CSS=1 cargo test -p llmcalc-core --lib sections)`);
   }
   check(before.exportBar > 0 && before.exportBar === after.exportBar, `the export bar was ${before.exportBar} px tall before the late module, ${after.exportBar} px after (its placeholder must match)`);
   check(Math.abs(after.footer - before.footer) <= footerMargin, `the footer moved from ${before.footer} to ${after.footer} px (margin ${footerMargin} px)`);
@@ -113,7 +113,7 @@ export default function register(runner) {
   });
 
   // The placeholders' heights are constants per band of widths (PageSection::reserved_heights in
-  // src/core/present/sections.rs, read by style/late.css), measured at these widths: each is
+  // crates/core/src/present/sections.rs, written into style/late.css), measured at these widths: each is
   // checked where it was measured. The margin: 1 px at 1400 (the widest band's own width), else
   // 1% of the section's height (at least 4 px), for text that wraps a line differently when the
   // fonts render a little differently.
