@@ -267,11 +267,30 @@ fn compute(
     let gs = groups(m, tp)?;
     let (e, windowed) = expression(&gs, kv, tokens, batch);
     let bytes = e.exact("ovf_kv_bytes")?.ceil();
+    Ok(KvBytes {
+        bytes: Bytes(bytes),
+        derivation: Derivation {
+            result: bytes_text(bytes),
+            terms: terms(m, &gs, kv, tp, tokens, batch),
+            notes: notes(m, &gs, tp, windowed),
+            ..Derivation::of(title, &e)
+        },
+    })
+}
+
+/// The inputs of [`compute`]'s derivation: `L`, `b`, then `T`, `B` and `t` where they count.
+fn terms(
+    m: &ModelDesc,
+    gs: &[Group],
+    kv: Dtype,
+    tp: u64,
+    tokens: Option<u64>,
+    batch: u64,
+) -> Vec<Term> {
     let b_text = fmt_sig(kv.bits() as f64 / 8.0);
     let layers: u64 = gs.iter().map(|g| g.count).sum();
-    let mtp = m.kv_mtp_layers();
     // A translation key when MTP layers are in (the UI translates a source that is a key).
-    let layers_source = if mtp > 0 {
+    let layers_source = if m.kv_mtp_layers() > 0 {
         "src_attention_layers_with_mtp"
     } else {
         "src_attention_layers"
@@ -319,6 +338,11 @@ fn compute(
             Source::User("tp".into()),
         ));
     }
+    terms
+}
+
+/// The notes of [`compute`]'s derivation.
+fn notes(m: &ModelDesc, gs: &[Group], tp: u64, windowed: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if windowed {
         notes.push("note_kv_window_cap".to_string());
@@ -329,18 +353,10 @@ fn compute(
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
     }
-    if mtp > 0 {
+    if m.kv_mtp_layers() > 0 {
         notes.push("note_kv_mtp_layers".to_string());
     }
-    Ok(KvBytes {
-        bytes: Bytes(bytes),
-        derivation: Derivation {
-            result: bytes_text(bytes),
-            terms,
-            notes,
-            ..Derivation::of(title, &e)
-        },
-    })
+    notes
 }
 
 /// KV bytes per token over all attention layers (full-attention equivalent: windows not
