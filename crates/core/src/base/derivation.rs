@@ -109,6 +109,13 @@ impl Derivation {
         }
     }
 
+    /// Both lines of the formula from `e`, the rest kept (a derivation reshown for another
+    /// rule).
+    pub fn show(&mut self, e: &Expr) {
+        self.formula = e.formula();
+        self.substituted = e.values();
+    }
+
     /// The result as a reader sees it in `lang`: `result` put into the words of `result_key`,
     /// or `result` as it is (also when the key has no row).
     pub fn result_text(&self, lang: Lang) -> String {

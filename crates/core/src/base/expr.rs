@@ -106,6 +106,18 @@ pub enum Expr {
     Floor(Box<Expr>),
     /// `lhs = a` in the formula, `a` in the values.
     Named(String, Box<Expr>),
+    /// A sub-expression the values line shows by its result: `(P − P_q)` in the formula,
+    /// `shown` (`1,024`) in the values; it evaluates as `expr`.
+    Shown {
+        /// The sub-expression.
+        expr: Box<Expr>,
+        /// Its result as the values line shows it.
+        shown: String,
+    },
+    /// A function the formula names but does not spell out (`Q(…)`, the quantized bytes of
+    /// some elements): printed as `name(a, …)` on both lines; it has no value ([`Expr::eval`]
+    /// gives NaN, [`Expr::exact`] an error).
+    Call(String, Vec<Expr>),
     /// A sum over groups: the formula prints `pattern` (after `Σ_index ` when given), the
     /// values print every term, summed, in parentheses; it evaluates to the terms' sum.
     Sum {
@@ -180,6 +192,14 @@ impl Expr {
         Expr::Named(lhs.into(), Box::new(a))
     }
 
+    /// `expr` in the formula, `shown` in the values.
+    pub fn shown(expr: Expr, shown: impl Into<String>) -> Expr {
+        Expr::Shown {
+            expr: Box::new(expr),
+            shown: shown.into(),
+        }
+    }
+
     /// The symbolic formula: `2 × L × H_kv × d_head × b`.
     pub fn formula(&self) -> String {
         self.render(false)
@@ -198,6 +218,7 @@ impl Expr {
             Expr::Sum { pattern, .. } if !values => pattern.prec(false),
             Expr::Zero { formula, .. } if !values => formula.prec(false),
             Expr::Zero { .. } => SUM,
+            Expr::Shown { expr, .. } if !values => expr.prec(false),
             _ => ATOM,
         }
     }
@@ -247,6 +268,9 @@ impl Expr {
             },
             Expr::Sum { terms, .. } => format!("({})", Expr::list(terms, true, " + ", SUM)),
             Expr::Zero { formula, .. } if !values => formula.render(false),
+            Expr::Shown { shown, .. } if values => shown.clone(),
+            Expr::Shown { expr, .. } => expr.render(false),
+            Expr::Call(name, xs) => format!("{name}({})", Expr::list(xs, values, ", ", 0)),
             Expr::Zero { because, .. } => format!("0 ({because})"),
         }
     }
@@ -271,6 +295,8 @@ impl Expr {
             Expr::Named(_, a) => a.eval(),
             Expr::Sum { terms, .. } => all(terms).iter().sum(),
             Expr::Zero { .. } => 0.0,
+            Expr::Shown { expr, .. } => expr.eval(),
+            Expr::Call(..) => f64::NAN,
         }
     }
 
@@ -359,6 +385,8 @@ impl Expr {
             Expr::Floor(a) => Ok(int(a.exact(what)?.floor())),
             Expr::Named(_, a) => a.exact(what),
             Expr::Zero { .. } => Ok(int(0)),
+            Expr::Shown { expr, .. } => expr.exact(what),
+            Expr::Call(..) => Err(ovf()),
         }
     }
 }
@@ -448,6 +476,24 @@ mod tests {
         assert_eq!(zero.formula(), "2 × L × d × b");
         assert_eq!(zero.values(), "0 (L_attn = 0)");
         assert_eq!(zero.exact("ovf_kv_bytes").map(Ratio::ceil), Ok(0));
+    }
+
+    #[test]
+    fn shown_and_calls() {
+        let rest = Expr::shown(Expr::minus(s("P", 10), s("P_q", 4)), "6");
+        let e = Expr::add([
+            Expr::Call("Q".into(), vec![s("P_q", 4)]),
+            Expr::mul([rest.clone(), s("b", 2)]),
+        ]);
+        assert_eq!(e.formula(), "Q(P_q) + (P − P_q) × b");
+        assert_eq!(e.values(), "Q(4) + 6 × 2");
+        assert!(e.eval().is_nan());
+        assert_eq!(
+            Expr::mul([rest, s("b", 2)])
+                .exact("ovf_kv_bytes")
+                .map(Ratio::ceil),
+            Ok(12)
+        );
     }
 
     #[test]
