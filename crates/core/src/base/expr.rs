@@ -114,6 +114,13 @@ pub enum Expr {
         /// Its result as the values line shows it.
         shown: String,
     },
+    /// `expr`, the values line adding an aside in parentheses after it (`⌈…⌉ (× 2 = 8 GPU)`).
+    Aside {
+        /// The expression.
+        expr: Box<Expr>,
+        /// What the values line adds.
+        aside: String,
+    },
     /// A function the formula names but does not spell out (`Q(…)`, the quantized bytes of
     /// some elements): printed as `name(a, …)` on both lines; it has no value ([`Expr::eval`]
     /// gives NaN, [`Expr::exact`] an error).
@@ -219,6 +226,7 @@ impl Expr {
             Expr::Zero { formula, .. } if !values => formula.prec(false),
             Expr::Zero { .. } => SUM,
             Expr::Shown { expr, .. } if !values => expr.prec(false),
+            Expr::Aside { expr, .. } => expr.prec(values).min(SUM),
             _ => ATOM,
         }
     }
@@ -270,6 +278,8 @@ impl Expr {
             Expr::Zero { formula, .. } if !values => formula.render(false),
             Expr::Shown { shown, .. } if values => shown.clone(),
             Expr::Shown { expr, .. } => expr.render(false),
+            Expr::Aside { expr, aside } if values => format!("{} ({aside})", expr.render(true)),
+            Expr::Aside { expr, .. } => expr.render(false),
             Expr::Call(name, xs) => format!("{name}({})", Expr::list(xs, values, ", ", 0)),
             Expr::Zero { because, .. } => format!("0 ({because})"),
         }
@@ -295,7 +305,7 @@ impl Expr {
             Expr::Named(_, a) => a.eval(),
             Expr::Sum { terms, .. } => all(terms).iter().sum(),
             Expr::Zero { .. } => 0.0,
-            Expr::Shown { expr, .. } => expr.eval(),
+            Expr::Shown { expr, .. } | Expr::Aside { expr, .. } => expr.eval(),
             Expr::Call(..) => f64::NAN,
         }
     }
@@ -385,7 +395,7 @@ impl Expr {
             Expr::Floor(a) => Ok(int(a.exact(what)?.floor())),
             Expr::Named(_, a) => a.exact(what),
             Expr::Zero { .. } => Ok(int(0)),
-            Expr::Shown { expr, .. } => expr.exact(what),
+            Expr::Shown { expr, .. } | Expr::Aside { expr, .. } => expr.exact(what),
             Expr::Call(..) => Err(ovf()),
         }
     }
@@ -488,6 +498,12 @@ mod tests {
         assert_eq!(e.formula(), "Q(P_q) + (P − P_q) × b");
         assert_eq!(e.values(), "Q(4) + 6 × 2");
         assert!(e.eval().is_nan());
+        let aside = Expr::Aside {
+            expr: Box::new(Expr::ceil(s("N", 3))),
+            aside: "× 2 = 6 GPU".into(),
+        };
+        assert_eq!(aside.formula(), "⌈N⌉");
+        assert_eq!(aside.values(), "⌈3⌉ (× 2 = 6 GPU)");
         assert_eq!(
             Expr::mul([rest, s("b", 2)])
                 .exact("ovf_kv_bytes")
