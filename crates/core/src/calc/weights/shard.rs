@@ -208,6 +208,19 @@ fn share_derivation(
         f.base.bits().max(16)
     };
     let e = share_expr(f, tp, s, whole, base_bits);
+    let mut terms = share_terms(tp, s, whole)?;
+    let e = with_fp32(e, f, fp32, &mut terms);
+    Ok(Derivation {
+        result: bytes_text(Bytes(bytes), false),
+        terms,
+        notes: vec!["note_tp_weights".into()],
+        ..Derivation::of("mem_weights_per_gpu", &e)
+    })
+}
+
+/// The inputs of [`share_derivation`]: `TP`, `S`, `R`, `X`, and the replicated MLA
+/// down-projections and MoE latent projections where there are any.
+fn share_terms(tp: u64, s: &Share, whole: u64) -> Result<Vec<Term>, CalcError> {
     let mut terms = vec![
         Term::new(
             "TP",
@@ -256,13 +269,7 @@ fn share_derivation(
             Source::Derived("ldg_tp_moe_latent_replicated".into()),
         ));
     }
-    let e = with_fp32(e, f, fp32, &mut terms);
-    Ok(Derivation {
-        result: bytes_text(Bytes(bytes), false),
-        terms,
-        notes: vec!["note_tp_weights".into()],
-        ..Derivation::of("mem_weights_per_gpu", &e)
-    })
+    Ok(terms)
 }
 
 /// The formula of [`share_derivation`]: `W_gpu = (⌈S / TP⌉ + R + X) × b` for a plain format,
