@@ -311,32 +311,15 @@ fn terms(
             Source::User(format!("kv_dtype = {kv}")),
         ),
     ];
-    if let Some(t) = tokens {
-        terms.push(Term::new(
-            "T",
-            "term_tokens",
-            t.to_string(),
-            "unit_tokens",
-            Source::User("context".into()),
-        ));
-    }
+    let user = |symbol: &str, key: &str, n: u64, unit: &str, field: &str| {
+        Term::new(symbol, key, n.to_string(), unit, Source::User(field.into()))
+    };
+    terms.extend(tokens.map(|t| user("T", "term_tokens", t, "unit_tokens", "context")));
     if batch > 1 {
-        terms.push(Term::new(
-            "B",
-            "term_batch",
-            batch.to_string(),
-            "",
-            Source::User("batch".into()),
-        ));
+        terms.push(user("B", "term_batch", batch, "", "batch"));
     }
     if tp > 1 {
-        terms.push(Term::new(
-            "t",
-            "term_tp",
-            tp.to_string(),
-            "",
-            Source::User("tp".into()),
-        ));
+        terms.push(user("t", "term_tp", tp, "", "tp"));
     }
     terms
 }
