@@ -19,6 +19,7 @@
 //! - A term's `unit` is such a symbol, or the key of a unit row (`unit_tokens`), which the
 //!   math panel shows in the page's language.
 
+use crate::base::expr::Expr;
 use crate::base::i18n::{fill, has, tr, Lang};
 use crate::base::units::{fmt_sig, Bytes};
 use serde::{Deserialize, Serialize};
@@ -96,6 +97,25 @@ pub struct Derivation {
 }
 
 impl Derivation {
+    /// A derivation titled `title_key` whose formula and substituted values are `e`'s two
+    /// renderings ([`Expr::formula`], [`Expr::values`]); the builder adds the result, terms
+    /// and notes: `Derivation { result, terms, ..Derivation::of("kv_per_token", &e) }`.
+    pub fn of(title_key: &str, e: &Expr) -> Derivation {
+        Derivation {
+            title_key: title_key.into(),
+            formula: e.formula(),
+            substituted: e.values(),
+            ..Default::default()
+        }
+    }
+
+    /// Both lines of the formula from `e`, the rest kept (a derivation reshown for another
+    /// rule).
+    pub fn show(&mut self, e: &Expr) {
+        self.formula = e.formula();
+        self.substituted = e.values();
+    }
+
     /// The result as a reader sees it in `lang`: `result` put into the words of `result_key`,
     /// or `result` as it is (also when the key has no row).
     pub fn result_text(&self, lang: Lang) -> String {

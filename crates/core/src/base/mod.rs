@@ -14,6 +14,7 @@ pub mod csv;
 pub mod derivation;
 pub mod dtype;
 pub mod error;
+pub mod expr;
 pub mod i18n;
 pub mod json;
 pub mod order;

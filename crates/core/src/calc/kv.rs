@@ -31,6 +31,7 @@ use crate::base::checked::{add, mul};
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
+use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes, GIB, MIB};
 use crate::calc::tp::state_elems_per_gpu;
 use crate::model::{Mixer, ModelDesc};
@@ -88,19 +89,31 @@ pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
     })
 }
 
+/// How a group's layers write their elements per token.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// K and V of one head size: `2 × H_kv × d_head`.
+    Mha,
+    /// K and V of different head sizes: `(d_k + d_v) × H_kv`.
+    Split,
+    /// One latent: `(r_kv + d_rope)`.
+    Mla,
+}
+
 /// Layers grouped by (elements per token, window, how the elements are written).
 struct Group {
     count: u64,
     elems: u64,
     window: Option<u64>,
-    text: String,
-    mla: bool,
+    /// One layer's elements per token on one GPU, in values.
+    per_layer: Expr,
+    kind: Kind,
 }
 
 fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
     let mut out: Vec<Group> = Vec::new();
     for l in m.kv_layers() {
-        let (text, window) = match &l.mixer {
+        let (per_layer, kind, window) = match &l.mixer {
             Mixer::Attention {
                 kv_heads,
                 head_dim,
@@ -108,34 +121,36 @@ fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
                 window,
                 ..
             } => {
-                let h = kv_heads_per_rank(*kv_heads, tp);
-                let t = if head_dim == v_head_dim {
-                    format!("2 × {h} × {head_dim}")
+                let h = Expr::int(kv_heads_per_rank(*kv_heads, tp));
+                let (d, dv) = (Expr::int(*head_dim), Expr::int(*v_head_dim));
+                if head_dim == v_head_dim {
+                    (Expr::mul([Expr::int(2), h, d]), Kind::Mha, *window)
                 } else {
-                    format!("({head_dim} + {v_head_dim}) × {h}")
-                };
-                (t, *window)
+                    (Expr::mul([Expr::add([d, dv]), h]), Kind::Split, *window)
+                }
             }
             Mixer::Mla {
                 kv_lora_rank,
                 qk_rope_head_dim,
                 ..
-            } => (format!("({kv_lora_rank} + {qk_rope_head_dim})"), None),
+            } => {
+                let latent = [Expr::int(*kv_lora_rank), Expr::int(*qk_rope_head_dim)];
+                (Expr::add(latent), Kind::Mla, None)
+            }
             Mixer::Ssm { .. } => continue,
         };
         let elems = layer_elems_per_token(&l.mixer, tp)?;
-        let mla = matches!(l.mixer, Mixer::Mla { .. });
         match out
             .iter_mut()
-            .find(|g| g.elems == elems && g.window == window && g.text == text)
+            .find(|g| g.elems == elems && g.window == window && g.per_layer == per_layer)
         {
             Some(g) => g.count += 1,
             None => out.push(Group {
                 count: 1,
                 elems,
                 window,
-                text,
-                mla,
+                per_layer,
+                kind,
             }),
         }
     }
@@ -161,14 +176,82 @@ fn bytes_text(b: u64) -> String {
     }
 }
 
-fn formula_for(gs: &[Group]) -> &'static str {
-    let mla = !gs.is_empty() && gs.iter().all(|g| g.mla);
-    let mha = gs.iter().all(|g| g.text.starts_with("2 ×"));
-    match (mla, mha) {
-        (true, _) => "L × (r_kv + d_rope) × T × b",
-        (_, true) => "2 × L × H_kv × d_head × T × b",
-        _ => "Σ_layers (d_k + d_v) × H_kv × T × b",
+/// A symbol of the formula line only (a group's values stand for it).
+fn symbol(s: &str) -> Expr {
+    Expr::sym(s, "", 0)
+}
+
+/// One term of the sum in symbols, `T` (tokens) included when `tokens`: MLA's latent, MHA's
+/// `2 × L × H_kv × d_head`, or, for a mix, `Σ_layers (d_k + d_v) × H_kv`.
+fn pattern(gs: &[Group], tokens: bool) -> (Option<String>, Expr) {
+    let mla = !gs.is_empty() && gs.iter().all(|g| g.kind == Kind::Mla);
+    let mha = gs.iter().all(|g| g.kind == Kind::Mha);
+    let (index, mut xs) = match (mla, mha) {
+        (true, _) => {
+            let latent = Expr::add([symbol("r_kv"), symbol("d_rope")]);
+            (None, vec![symbol("L"), latent])
+        }
+        (_, true) => (
+            None,
+            vec![Expr::int(2), symbol("L"), symbol("H_kv"), symbol("d_head")],
+        ),
+        _ => {
+            let kv = Expr::add([symbol("d_k"), symbol("d_v")]);
+            (Some("layers".to_string()), vec![kv, symbol("H_kv")])
+        }
+    };
+    if tokens {
+        xs.push(symbol("T"));
     }
+    (index, Expr::mul(xs))
+}
+
+/// The bytes as one expression: `(Σ_groups count × elems × tokens(group)) × B × b`, and
+/// whether a window capped a group's tokens.
+fn expression(gs: &[Group], kv: Dtype, tokens: Option<u64>, batch: u64) -> (Expr, bool) {
+    let mut windowed = false;
+    let terms: Vec<Expr> = gs
+        .iter()
+        .map(|g| {
+            let mut xs = vec![Expr::int(g.count), g.per_layer.clone()];
+            if let Some(t) = tokens {
+                let t = match g.window {
+                    Some(w) => {
+                        windowed |= w < t;
+                        t.min(w)
+                    }
+                    None => t,
+                };
+                xs.push(Expr::int(t));
+            }
+            Expr::mul(xs)
+        })
+        .collect();
+    let (index, pattern) = pattern(gs, tokens.is_some());
+    let mut tail = Vec::new();
+    if batch > 1 {
+        tail.push(Expr::sym("B", batch.to_string(), batch));
+    }
+    let bits = kv.bits();
+    tail.push(Expr::sym(
+        "b",
+        fmt_sig(bits as f64 / 8.0),
+        Value::Exact(bits, 8),
+    ));
+    let per_bytes = |sum: Expr| Expr::mul(std::iter::once(sum).chain(tail.iter().cloned()));
+    let e = if terms.is_empty() {
+        Expr::Zero {
+            formula: Box::new(per_bytes(pattern)),
+            because: "L_attn = 0".into(),
+        }
+    } else {
+        per_bytes(Expr::Sum {
+            index,
+            pattern: Box::new(pattern),
+            terms,
+        })
+    };
+    (e, windowed)
 }
 
 /// Core: `⌈Σ_groups count × elems × tokens(group) × bits / 8⌉` with a derivation.
@@ -182,50 +265,32 @@ fn compute(
 ) -> Result<KvBytes, CalcError> {
     crate::calc::tp::check_model(m, tp)?;
     let gs = groups(m, tp)?;
-    let bits = kv.bits();
-    let b_text = fmt_sig(bits as f64 / 8.0);
-    let mut total_bits = 0u64;
-    let mut parts = Vec::new();
-    let mut windowed = false;
-    for g in &gs {
-        let t = match (tokens, g.window) {
-            (None, _) => 1,
-            (Some(t), Some(w)) => {
-                windowed |= w < t;
-                t.min(w)
-            }
-            (Some(t), None) => t,
-        };
-        let n = mul("ovf_kv_bytes", &[g.count, g.elems, t, batch, bits])?;
-        total_bits = add("ovf_kv_bytes", &[total_bits, n])?;
-        let mut s = format!("{} × {}", g.count, g.text);
-        if tokens.is_some() {
-            s.push_str(&format!(" × {t}"));
-        }
-        parts.push(s);
-    }
-    let bytes = total_bits.div_ceil(8);
-    let batch_text = if batch > 1 {
-        format!(" × {batch}")
-    } else {
-        String::new()
-    };
-    let substituted = if parts.is_empty() {
-        "0 (L_attn = 0)".to_string()
-    } else {
-        format!("({}){batch_text} × {b_text}", parts.join(" + "))
-    };
-    let mut formula = formula_for(&gs).to_string();
-    if tokens.is_none() {
-        formula = formula.replace(" × T", "");
-    }
-    if batch > 1 {
-        formula = formula.replace(" × b", " × B × b");
-    }
+    let (e, windowed) = expression(&gs, kv, tokens, batch);
+    let bytes = e.exact("ovf_kv_bytes")?.ceil();
+    Ok(KvBytes {
+        bytes: Bytes(bytes),
+        derivation: Derivation {
+            result: bytes_text(bytes),
+            terms: terms(m, &gs, kv, tp, tokens, batch),
+            notes: notes(m, &gs, tp, windowed),
+            ..Derivation::of(title, &e)
+        },
+    })
+}
+
+/// The inputs of [`compute`]'s derivation: `L`, `b`, then `T`, `B` and `t` where they count.
+fn terms(
+    m: &ModelDesc,
+    gs: &[Group],
+    kv: Dtype,
+    tp: u64,
+    tokens: Option<u64>,
+    batch: u64,
+) -> Vec<Term> {
+    let b_text = fmt_sig(kv.bits() as f64 / 8.0);
     let layers: u64 = gs.iter().map(|g| g.count).sum();
-    let mtp = m.kv_mtp_layers();
     // A translation key when MTP layers are in (the UI translates a source that is a key).
-    let layers_source = if mtp > 0 {
+    let layers_source = if m.kv_mtp_layers() > 0 {
         "src_attention_layers_with_mtp"
     } else {
         "src_attention_layers"
@@ -246,58 +311,35 @@ fn compute(
             Source::User(format!("kv_dtype = {kv}")),
         ),
     ];
-    if let Some(t) = tokens {
-        terms.push(Term::new(
-            "T",
-            "term_tokens",
-            t.to_string(),
-            "unit_tokens",
-            Source::User("context".into()),
-        ));
-    }
+    let user = |symbol: &str, key: &str, n: u64, unit: &str, field: &str| {
+        Term::new(symbol, key, n.to_string(), unit, Source::User(field.into()))
+    };
+    terms.extend(tokens.map(|t| user("T", "term_tokens", t, "unit_tokens", "context")));
     if batch > 1 {
-        terms.push(Term::new(
-            "B",
-            "term_batch",
-            batch.to_string(),
-            "",
-            Source::User("batch".into()),
-        ));
+        terms.push(user("B", "term_batch", batch, "", "batch"));
     }
     if tp > 1 {
-        terms.push(Term::new(
-            "t",
-            "term_tp",
-            tp.to_string(),
-            "",
-            Source::User("tp".into()),
-        ));
+        terms.push(user("t", "term_tp", tp, "", "tp"));
     }
+    terms
+}
+
+/// The notes of [`compute`]'s derivation.
+fn notes(m: &ModelDesc, gs: &[Group], tp: u64, windowed: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if windowed {
         notes.push("note_kv_window_cap".to_string());
     }
-    if gs.iter().any(|g| g.mla) {
+    if gs.iter().any(|g| g.kind == Kind::Mla) {
         notes.push("note_mla_no_x2".to_string());
     }
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
     }
-    if mtp > 0 {
+    if m.kv_mtp_layers() > 0 {
         notes.push("note_kv_mtp_layers".to_string());
     }
-    Ok(KvBytes {
-        bytes: Bytes(bytes),
-        derivation: Derivation {
-            title_key: title.into(),
-            formula,
-            substituted,
-            result: bytes_text(bytes),
-            terms,
-            notes,
-            ..Default::default()
-        },
-    })
+    notes
 }
 
 /// KV bytes per token over all attention layers (full-attention equivalent: windows not

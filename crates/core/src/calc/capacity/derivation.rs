@@ -6,6 +6,7 @@ use super::answer::PlanOption;
 use super::answer::HOURS_PER_MONTH;
 use super::traffic::PlanInputs;
 use crate::base::derivation::{Derivation, Source, Term};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Seconds};
 
 /// TTFT and TPOT under continuous batching (the capacity module's docs), when the passes are
@@ -73,120 +74,148 @@ pub(super) fn plan_derivations(o: &PlanOption, inp: &PlanInputs) -> Vec<Derivati
     let (_, mo) = inp.traffic.mean_lengths();
     let mut v = step_derivations(o, mo);
     v.extend([
-        Derivation {
-            title_key: "plan_e2e".into(),
-            formula: "TTFT + (Ō − 1) × TPOT".into(),
-            substituted: format!(
-                "{} ms + ({} − 1) × {} ms",
-                fmt_sig(o.ttft.ms()),
-                fmt_sig(mo),
-                fmt_sig(o.tpot.ms())
-            ),
-            result: format!("{} s", fmt_sig(o.e2e.0)),
-            terms: vec![
-                Term::num(
-                    "B",
-                    "term_batch",
-                    o.batch as f64,
-                    "",
-                    Source::Derived(
-                        match o.batch_limited_by.as_str() {
-                            "memory" => "src_batch_limited_by_memory",
-                            "ttft" => "src_batch_limited_by_ttft",
-                            _ => "src_batch_limited_by_tpot",
-                        }
-                        .into(),
-                    ),
-                ),
-                Term::num(
-                    "Ō",
-                    "term_output_len",
-                    mo,
-                    "unit_tokens",
-                    Source::User("output_len".into()),
-                ),
-            ],
-            notes: vec![],
-            ..Default::default()
-        },
-        Derivation {
-            result_key: "drv_n_rps".into(),
-            title_key: "plan_requests_per_replica".into(),
-            formula: "B / e2e".into(),
-            substituted: format!("{} / {} s", o.batch, fmt_sig(o.e2e.0)),
-            result: fmt_sig(o.requests_per_s_per_replica),
-            terms: vec![],
-            notes: vec!["note_littles_law".into()],
-        },
-        Derivation {
-            result_key: "drv_n_replicas".into(),
-            title_key: "plan_replicas_peak".into(),
-            formula: "⌈λ × k_peak / r⌉".into(),
-            substituted: format!(
-                "⌈{} × {} / {}⌉ (× {} = {} GPU)",
-                fmt_sig(inp.traffic.avg_rate_rps),
-                fmt_sig(inp.traffic.peak_multiplier),
-                fmt_sig(o.requests_per_s_per_replica),
-                o.tp,
-                o.gpus_peak
-            ),
-            result: o.replicas_peak.to_string(),
-            terms: vec![
-                Term::num(
-                    "λ",
-                    "term_rate",
-                    inp.traffic.avg_rate_rps,
-                    "view_unit_rps",
-                    Source::User("rate".into()),
-                ),
-                Term::num(
-                    "k_peak",
-                    "term_peak_multiplier",
-                    inp.traffic.peak_multiplier,
-                    "×",
-                    Source::User("peak_multiplier".into()),
-                ),
-                Term::num(
-                    "r",
-                    "term_rps_per_replica",
-                    o.requests_per_s_per_replica,
-                    "view_unit_rps",
-                    Source::Derived("plan_requests_per_replica".into()),
-                ),
-            ],
-            notes: vec![],
-        },
+        e2e_derivation(o, mo),
+        requests_derivation(o),
+        replicas_derivation(o, inp),
     ]);
-    if let (Some(p), Some(c)) = (o.price_usd_per_gpu_hour, o.cost_per_hour_peak) {
-        v.push(Derivation {
-            title_key: "plan_cost_peak".into(),
-            formula: "N × tp × price".into(),
-            substituted: format!("{} × {} × ${}", o.replicas_peak, o.tp, fmt_sig(p)),
-            result: format!(
-                "${}/h (× {} h = ${})",
-                fmt_sig(c),
-                fmt_sig(HOURS_PER_MONTH),
-                fmt_sig(c * HOURS_PER_MONTH)
-            ),
-            terms: vec![
-                Term::num(
-                    "N",
-                    "term_replicas_peak",
-                    o.replicas_peak as f64,
-                    "",
-                    Source::Derived("plan_replicas_peak".into()),
-                ),
-                Term::num(
-                    "price",
-                    "term_price",
-                    p,
-                    "$/GPU-h",
-                    Source::Catalog("price_usd_per_hour".into()),
-                ),
-            ],
-            notes: vec![],
-            ..Default::default()
-        });
-    }
+    v.extend(cost_derivation(o));
     v
+}
+
+/// A number as the values line shows it, with a unit after it (`12.5 ms`) or none.
+fn real(symbol: &str, x: f64, unit: &str) -> Expr {
+    let shown = if unit.is_empty() {
+        fmt_sig(x)
+    } else {
+        format!("{} {unit}", fmt_sig(x))
+    };
+    Expr::sym(symbol, shown, x)
+}
+
+/// A request's end-to-end time: `TTFT + (Ō − 1) × TPOT`.
+fn e2e_derivation(o: &PlanOption, mo: f64) -> Derivation {
+    let e = Expr::add([
+        real("TTFT", o.ttft.ms(), "ms"),
+        Expr::mul([
+            Expr::minus(real("Ō", mo, ""), Expr::int(1)),
+            real("TPOT", o.tpot.ms(), "ms"),
+        ]),
+    ]);
+    let limited_by = match o.batch_limited_by.as_str() {
+        "memory" => "src_batch_limited_by_memory",
+        "ttft" => "src_batch_limited_by_ttft",
+        _ => "src_batch_limited_by_tpot",
+    };
+    Derivation {
+        result: format!("{} s", fmt_sig(o.e2e.0)),
+        terms: vec![
+            Term::num(
+                "B",
+                "term_batch",
+                o.batch as f64,
+                "",
+                Source::Derived(limited_by.into()),
+            ),
+            Term::num(
+                "Ō",
+                "term_output_len",
+                mo,
+                "unit_tokens",
+                Source::User("output_len".into()),
+            ),
+        ],
+        ..Derivation::of("plan_e2e", &e)
+    }
+}
+
+/// Requests per second one replica serves (Little's law): `B / e2e`.
+fn requests_derivation(o: &PlanOption) -> Derivation {
+    let e = Expr::over(
+        Expr::sym("B", o.batch.to_string(), o.batch),
+        real("e2e", o.e2e.0, "s"),
+    );
+    Derivation {
+        result_key: "drv_n_rps".into(),
+        result: fmt_sig(o.requests_per_s_per_replica),
+        notes: vec!["note_littles_law".into()],
+        ..Derivation::of("plan_requests_per_replica", &e)
+    }
+}
+
+/// Replicas for the peak: `⌈λ × k_peak / r⌉`, the GPUs they take beside the values.
+fn replicas_derivation(o: &PlanOption, inp: &PlanInputs) -> Derivation {
+    let t = &inp.traffic;
+    let e = Expr::Aside {
+        expr: Box::new(Expr::ceil(Expr::over(
+            Expr::mul([
+                real("λ", t.avg_rate_rps, ""),
+                real("k_peak", t.peak_multiplier, ""),
+            ]),
+            real("r", o.requests_per_s_per_replica, ""),
+        ))),
+        aside: format!("× {} = {} GPU", o.tp, o.gpus_peak),
+    };
+    Derivation {
+        result_key: "drv_n_replicas".into(),
+        result: o.replicas_peak.to_string(),
+        terms: vec![
+            Term::num(
+                "λ",
+                "term_rate",
+                t.avg_rate_rps,
+                "view_unit_rps",
+                Source::User("rate".into()),
+            ),
+            Term::num(
+                "k_peak",
+                "term_peak_multiplier",
+                t.peak_multiplier,
+                "×",
+                Source::User("peak_multiplier".into()),
+            ),
+            Term::num(
+                "r",
+                "term_rps_per_replica",
+                o.requests_per_s_per_replica,
+                "view_unit_rps",
+                Source::Derived("plan_requests_per_replica".into()),
+            ),
+        ],
+        ..Derivation::of("plan_replicas_peak", &e)
+    }
+}
+
+/// The cost of the peak fleet per hour, when the GPU has a price: `N × tp × price`.
+fn cost_derivation(o: &PlanOption) -> Option<Derivation> {
+    let (p, c) = (o.price_usd_per_gpu_hour?, o.cost_per_hour_peak?);
+    let e = Expr::mul([
+        Expr::sym("N", o.replicas_peak.to_string(), o.replicas_peak),
+        Expr::sym("tp", o.tp.to_string(), o.tp),
+        Expr::sym("price", format!("${}", fmt_sig(p)), p),
+    ]);
+    Some(Derivation {
+        result: format!(
+            "${}/h (× {} h = ${})",
+            fmt_sig(c),
+            fmt_sig(HOURS_PER_MONTH),
+            fmt_sig(c * HOURS_PER_MONTH)
+        ),
+        terms: vec![
+            Term::num(
+                "N",
+                "term_replicas_peak",
+                o.replicas_peak as f64,
+                "",
+                Source::Derived("plan_replicas_peak".into()),
+            ),
+            Term::num(
+                "price",
+                "term_price",
+                p,
+                "$/GPU-h",
+                Source::Catalog("price_usd_per_hour".into()),
+            ),
+        ],
+        ..Derivation::of("plan_cost_peak", &e)
+    })
 }

@@ -4,6 +4,7 @@
 //! with its derivation.
 
 use crate::base::derivation::{Derivation, Source, Term};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use serde::{Deserialize, Serialize};
 
@@ -49,14 +50,18 @@ pub fn ridge_derivation(
     peak_source: Source,
 ) -> (f64, Derivation) {
     let r = ridge_point(peak, bw);
-    let d = Derivation {
-        title_key: "roof_ridge_point".into(),
-        formula: "I* = P / β".into(),
-        substituted: format!(
-            "{} × 10^12 FLOP/s / {} × 10^9 B/s",
-            fmt_sig(peak.tflops()),
-            fmt_sig(bw.gbps())
+    let e = Expr::named(
+        "I*",
+        Expr::over(
+            Expr::sym(
+                "P",
+                format!("{} × 10^12 FLOP/s", fmt_sig(peak.tflops())),
+                peak.0,
+            ),
+            Expr::sym("β", format!("{} × 10^9 B/s", fmt_sig(bw.gbps())), bw.0),
         ),
+    );
+    let d = Derivation {
         result: format!("{} FLOP/B", fmt_sig(r)),
         terms: vec![
             Term::num(
@@ -74,8 +79,7 @@ pub fn ridge_derivation(
                 Source::Catalog("bandwidth".into()),
             ),
         ],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("roof_ridge_point", &e)
     };
     (r, d)
 }
@@ -116,15 +120,17 @@ pub fn attainable_derivation(
     intensity: f64,
 ) -> (Attainable, Derivation) {
     let a = attainable(peak, bw, intensity);
+    let e = Expr::named(
+        "P_att",
+        Expr::Min(vec![
+            Expr::sym("P", format!("{} TFLOP/s", fmt_sig(peak.tflops())), peak.0),
+            Expr::mul([
+                Expr::sym("I", format!("{} FLOP/B", fmt_sig(intensity)), intensity),
+                Expr::sym("β", format!("{} GB/s", fmt_sig(bw.gbps())), bw.0),
+            ]),
+        ]),
+    );
     let d = Derivation {
-        title_key: "roof_attainable".into(),
-        formula: "P_att = min(P, I × β)".into(),
-        substituted: format!(
-            "min({} TFLOP/s, {} FLOP/B × {} GB/s)",
-            fmt_sig(peak.tflops()),
-            fmt_sig(intensity),
-            fmt_sig(bw.gbps())
-        ),
         result: format!(
             "{} TFLOP/s ({})",
             fmt_sig(a.flops_per_s.tflops()),
@@ -133,12 +139,11 @@ pub fn attainable_derivation(
                 Bound::Compute => "P ≤ I × β",
             }
         ),
-        terms: vec![],
         notes: vec![match a.bound {
             Bound::Memory => "note_bound_memory".into(),
             Bound::Compute => "note_bound_compute".into(),
         }],
-        ..Default::default()
+        ..Derivation::of("roof_attainable", &e)
     };
     (a, d)
 }
@@ -166,6 +171,9 @@ mod tests {
         assert_eq!(Bound::at(f64::NAN, r), Bound::Memory);
         assert_eq!(intensity(Flops(f64::INFINITY), Bytes(1)), 0.0);
         assert_eq!(intensity(Flops(6.0), Bytes::ZERO), 0.0);
+        let (_, d) = ridge_derivation(peak, bw, Source::Catalog("peak".into()));
+        assert_eq!(d.formula, "I* = P / β");
+        assert_eq!(d.substituted, "362 × 10^12 FLOP/s / 864 × 10^9 B/s");
         assert_eq!(ridge_point(peak, BytesPerSecond(0.0)), 0.0);
     }
 

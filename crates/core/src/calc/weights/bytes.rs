@@ -8,6 +8,7 @@ use crate::base::checked::{add, bits_to_bytes};
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
+use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes};
 use crate::model::{ModelDesc, WeightFormat};
 
@@ -141,147 +142,159 @@ pub(super) fn bytes_of(q: u64, rest: u64, fp32: u64, f: &WeightFormat) -> Result
     add("ovf_weight_bytes", &[data, wide])
 }
 
-/// Adds the fp32 routers to a weights derivation, when there are any and the rest is
-/// narrower: `+ P_32 × (4 − b)` bytes (`b_base` beside quantized weights).
-pub(super) fn add_fp32_term(d: &mut Derivation, f: &WeightFormat, fp32: u64) {
+/// `e` with the fp32 routers added, when there are any and the rest is narrower:
+/// `+ P_32 × (4 − b)` bytes (`b_base` beside quantized weights), their term pushed on `terms`.
+/// Inside a named formula (`W_gpu = …`), added to its right side.
+pub(super) fn with_fp32(e: Expr, f: &WeightFormat, fp32: u64, terms: &mut Vec<Term>) -> Expr {
     let bits = rest_bits(f);
     if fp32 == 0 || bits >= 32 {
-        return;
+        return e;
+    }
+    if let Expr::Named(lhs, rhs) = e {
+        return Expr::Named(lhs, Box::new(with_fp32(*rhs, f, fp32, terms)));
     }
     let extra = fmt_sig((32 - bits) as f64 / 8.0);
     let b = if is_plain(f) { "b" } else { "b_base" };
-    d.formula.push_str(&format!(" + P_32 × (4 − {b})"));
-    d.substituted
-        .push_str(&format!(" + {} × {extra} B", group(fp32)));
-    d.terms.push(Term::new(
+    let b = Expr::sym(b, fmt_sig(bits as f64 / 8.0), Value::Exact(bits, 8));
+    let p32 = Expr::sym("P_32", group(fp32), fp32);
+    let wider = Expr::shown(Expr::minus(Expr::int(4), b), format!("{extra} B"));
+    terms.push(Term::new(
         "P_32",
         "term_fp32_router_params",
         group(fp32),
         "",
         Source::Derived("ldg_router_fp32".into()),
     ));
+    Expr::add([e, Expr::mul([p32, wider])])
 }
 
-/// The derivation of a plain format's bytes, `P × b`.
-pub(super) fn plain_derivation(f: &WeightFormat, pt: u64, total: u64, src_p: Source) -> Derivation {
+/// The derivation of a plain format's bytes, `P × b`, with `fp32` routers ([`with_fp32`]).
+pub(super) fn plain_derivation(
+    f: &WeightFormat,
+    (pt, fp32): (u64, u64),
+    total: u64,
+    src_p: Source,
+) -> Derivation {
     let bits = f.dtype.bits();
-    Derivation {
-        title_key: "weights_bytes".into(),
-        formula: "P × b".into(),
-        substituted: format!(
-            "{} × {} B",
-            group(pt),
-            crate::base::units::fmt_sig(bits as f64 / 8.0)
+    let b_text = fmt_sig(bits as f64 / 8.0);
+    let mut terms = vec![
+        Term::new("P", "term_params", group(pt), "", src_p),
+        Term::new(
+            "b",
+            "term_bytes_per_param",
+            b_text.clone(),
+            "B",
+            Source::Derived(f.dtype.id().into()),
         ),
+    ];
+    let e = Expr::mul([
+        Expr::sym("P", group(pt), pt),
+        Expr::sym("b", format!("{b_text} B"), Value::Exact(bits, 8)),
+    ]);
+    let e = with_fp32(e, f, fp32, &mut terms);
+    Derivation {
         result: bytes_text(Bytes(total), false),
-        terms: vec![
-            Term::new("P", "term_params", group(pt), "", src_p),
-            Term::new(
-                "b",
-                "term_bytes_per_param",
-                crate::base::units::fmt_sig(bits as f64 / 8.0),
-                "B",
-                Source::Derived(f.dtype.id().into()),
-            ),
-        ],
-        notes: vec![],
-        ..Default::default()
+        terms,
+        ..Derivation::of("weights_bytes", &e)
     }
 }
 
-/// The derivation of a quantized format's bytes: quantized matrices at `bits` plus group
-/// scales (and zero points), the rest at the base precision.
+/// The formula of a quantized format's bytes: `⌈P_q × bits / 8⌉` for the quantized matrices,
+/// `⌈⌈P_q / g⌉ × (s + z) / 8⌉` for their group scales (and zero points) when grouped,
+/// `(P − P_q) × b_base` for the rest.
+fn quantized_expr(f: &WeightFormat, pt: u64, q: u64) -> Expr {
+    let g = f.group_size.unwrap_or(0);
+    let z = if f.zero_point { f.dtype.bits() } else { 0 };
+    let base_b = unquantized_dtype(f.base).bits() / 8;
+    let int = |symbol: &str, n: u64| Expr::sym(symbol, n.to_string(), n);
+    let p_q = Expr::sym("P_q", group(q), q);
+    let eighths = |x: Expr| Expr::ceil(Expr::over(x, Expr::int(8)));
+    let mut parts = vec![eighths(Expr::mul([
+        p_q.clone(),
+        int("bits", f.dtype.bits()),
+    ]))];
+    if g > 0 {
+        let groups = Expr::ceil(Expr::over(p_q.clone(), int("g", g)));
+        let per_group = Expr::add([int("s", f.scale_bits), int("z", z)]);
+        parts.push(eighths(Expr::mul([groups, per_group])));
+    }
+    let rest = Expr::minus(Expr::sym("P", group(pt), pt), p_q);
+    let rest = Expr::shown(rest, group(pt.saturating_sub(q)));
+    parts.push(Expr::mul([rest, int("b_base", base_b)]));
+    Expr::add(parts)
+}
+
+/// The derivation of a quantized format's bytes ([`quantized_expr`]), with `fp32` routers
+/// ([`with_fp32`]).
 pub(super) fn quantized_derivation(
     f: &WeightFormat,
-    pt: u64,
-    q: u64,
+    (pt, q, fp32): (u64, u64, u64),
     total: u64,
     src_p: Source,
 ) -> Derivation {
     let mut notes = Vec::new();
-    let g = f.group_size.unwrap_or(0);
-    let z = if f.zero_point { f.dtype.bits() } else { 0 };
-    let base_b = unquantized_dtype(f.base).bits() / 8;
     if f.group_size.is_none() {
         notes.push("note_scales_not_counted".to_string());
     }
+    let mut terms = quantized_terms(f, pt, q, src_p);
+    let e = with_fp32(quantized_expr(f, pt, q), f, fp32, &mut terms);
     Derivation {
-        title_key: "weights_bytes".into(),
-        formula: if g > 0 {
-            "⌈P_q × bits / 8⌉ + ⌈⌈P_q / g⌉ × (s + z) / 8⌉ + (P − P_q) × b_base".into()
-        } else {
-            "⌈P_q × bits / 8⌉ + (P − P_q) × b_base".into()
-        },
-        substituted: if g > 0 {
-            format!(
-                "⌈{} × {} / 8⌉ + ⌈⌈{} / {g}⌉ × ({} + {z}) / 8⌉ + {} × {base_b}",
-                group(q),
-                f.dtype.bits(),
-                group(q),
-                f.scale_bits,
-                group(pt - q)
-            )
-        } else {
-            format!(
-                "⌈{} × {} / 8⌉ + {} × {base_b}",
-                group(q),
-                f.dtype.bits(),
-                group(pt - q)
-            )
-        },
         result: bytes_text(Bytes(total), false),
-        terms: vec![
-            Term::new("P", "term_params", group(pt), "", src_p),
-            Term::new(
-                "P_q",
-                "term_quantized_params",
-                group(q),
-                "",
-                Source::Derived(if f.experts_only {
-                    "ldg_routed_expert_matrices".into()
-                } else {
-                    "ldg_decoder_linear_matrices".into()
-                }),
-            ),
-            Term::new(
-                "bits",
-                "term_bits",
-                f.dtype.bits().to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "g",
-                "term_group_size",
-                g.to_string(),
-                "",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "s",
-                "term_scale_bits",
-                f.scale_bits.to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "z",
-                "term_zero_point_bits",
-                z.to_string(),
-                "unit_bits",
-                Source::Derived(f.method.clone()),
-            ),
-            Term::new(
-                "b_base",
-                "term_bytes_per_param",
-                base_b.to_string(),
-                "B",
-                Source::Derived(f.base.id().into()),
-            ),
-        ],
+        terms,
         notes,
-        ..Default::default()
+        ..Derivation::of("weights_bytes", &e)
     }
+}
+
+/// The inputs of [`quantized_expr`].
+fn quantized_terms(f: &WeightFormat, pt: u64, q: u64, src_p: Source) -> Vec<Term> {
+    let g = f.group_size.unwrap_or(0);
+    let z = if f.zero_point { f.dtype.bits() } else { 0 };
+    let base_b = unquantized_dtype(f.base).bits() / 8;
+    let by_method = || Source::Derived(f.method.clone());
+    vec![
+        Term::new("P", "term_params", group(pt), "", src_p),
+        Term::new(
+            "P_q",
+            "term_quantized_params",
+            group(q),
+            "",
+            Source::Derived(if f.experts_only {
+                "ldg_routed_expert_matrices".into()
+            } else {
+                "ldg_decoder_linear_matrices".into()
+            }),
+        ),
+        Term::new(
+            "bits",
+            "term_bits",
+            f.dtype.bits().to_string(),
+            "unit_bits",
+            by_method(),
+        ),
+        Term::new("g", "term_group_size", g.to_string(), "", by_method()),
+        Term::new(
+            "s",
+            "term_scale_bits",
+            f.scale_bits.to_string(),
+            "unit_bits",
+            by_method(),
+        ),
+        Term::new(
+            "z",
+            "term_zero_point_bits",
+            z.to_string(),
+            "unit_bits",
+            by_method(),
+        ),
+        Term::new(
+            "b_base",
+            "term_bytes_per_param",
+            base_b.to_string(),
+            "B",
+            Source::Derived(f.base.id().into()),
+        ),
+    ]
 }
 
 #[cfg(test)]

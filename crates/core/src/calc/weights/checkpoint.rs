@@ -3,8 +3,7 @@
 //! ([`with_dtype`], [`with_format`]), and the one the user chose ([`chosen`]).
 
 use super::bytes::{
-    add_fp32_term, bytes_of, format_for, is_plain, plain_derivation, quantized_derivation, split,
-    WeightBytes,
+    bytes_of, format_for, is_plain, plain_derivation, quantized_derivation, split, WeightBytes,
 };
 use super::shard::{index_share, per_gpu};
 use crate::base::checked::add;
@@ -24,12 +23,11 @@ pub fn with_format(m: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<WeightByt
     let (per_gpu, per_gpu_derivation) = per_gpu(m, f, tp)?;
     let pt = lp.total;
     let src_p = Source::Derived("params_total".into());
-    let mut derivation = if is_plain(f) {
-        plain_derivation(f, pt, total, src_p)
+    let derivation = if is_plain(f) {
+        plain_derivation(f, (pt, fp32), total, src_p)
     } else {
-        quantized_derivation(f, pt, q, total, src_p)
+        quantized_derivation(f, (pt, q, fp32), total, src_p)
     };
-    add_fp32_term(&mut derivation, f, fp32);
     Ok(WeightBytes {
         total: Bytes(total),
         per_gpu,

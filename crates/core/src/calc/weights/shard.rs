@@ -4,10 +4,11 @@
 //! down-projections and a latent MoE's projections are replicated; past the KV heads each GPU also
 //! holds a whole K and V head; a safetensors index's surplus over the class rule is split evenly.
 
-use super::bytes::{add_fp32_term, bytes_of, is_plain, split, WeightBytes};
+use super::bytes::{bytes_of, is_plain, split, with_fp32, WeightBytes};
 use crate::base::checked::{add, mul};
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::error::CalcError;
+use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::tp::{check_model, group_padding};
 use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
@@ -201,36 +202,25 @@ fn share_derivation(
     bytes: u64,
 ) -> Result<Derivation, CalcError> {
     let whole = add("ovf_params", &[s.q_whole, s.o_whole])?.saturating_sub(s.repl.padded());
-    let base_b = fmt_sig(
-        if is_plain(f) {
-            f.dtype.bits()
-        } else {
-            f.base.bits().max(16)
-        } as f64
-            / 8.0,
-    );
-    let (formula, substituted) = if is_plain(f) {
-        (
-            "W_gpu = (⌈S / TP⌉ + R + X) × b".to_string(),
-            format!(
-                "(⌈{} / {tp}⌉ + {} + {}) × {base_b} B",
-                group(s.o_sharded),
-                group(whole),
-                group(s.repl.padded())
-            ),
-        )
+    let base_bits = if is_plain(f) {
+        f.dtype.bits()
     } else {
-        (
-            "W_gpu = Q(⌈S_q / TP⌉ + R_q) + (⌈S_o / TP⌉ + R_o) × b_base".to_string(),
-            format!(
-                "Q(⌈{} / {tp}⌉ + {}) + (⌈{} / {tp}⌉ + {}) × {base_b} B",
-                group(s.q_sharded),
-                group(s.q_whole),
-                group(s.o_sharded),
-                group(s.o_whole)
-            ),
-        )
+        f.base.bits().max(16)
     };
+    let e = share_expr(f, tp, s, whole, base_bits);
+    let mut terms = share_terms(tp, s, whole)?;
+    let e = with_fp32(e, f, fp32, &mut terms);
+    Ok(Derivation {
+        result: bytes_text(Bytes(bytes), false),
+        terms,
+        notes: vec!["note_tp_weights".into()],
+        ..Derivation::of("mem_weights_per_gpu", &e)
+    })
+}
+
+/// The inputs of [`share_derivation`]: `TP`, `S`, `R`, `X`, and the replicated MLA
+/// down-projections and MoE latent projections where there are any.
+fn share_terms(tp: u64, s: &Share, whole: u64) -> Result<Vec<Term>, CalcError> {
     let mut terms = vec![
         Term::new(
             "TP",
@@ -279,17 +269,32 @@ fn share_derivation(
             Source::Derived("ldg_tp_moe_latent_replicated".into()),
         ));
     }
-    let mut d = Derivation {
-        title_key: "mem_weights_per_gpu".into(),
-        formula,
-        substituted,
-        result: bytes_text(Bytes(bytes), false),
-        terms,
-        notes: vec!["note_tp_weights".into()],
-        ..Default::default()
+    Ok(terms)
+}
+
+/// The formula of [`share_derivation`]: `W_gpu = (⌈S / TP⌉ + R + X) × b` for a plain format,
+/// `W_gpu = Q(⌈S_q / TP⌉ + R_q) + (⌈S_o / TP⌉ + R_o) × b_base` for a quantized one (`Q`: the
+/// quantized bytes of so many elements); `whole` is what every GPU holds, `base_bits` the
+/// bits of one unquantized element.
+fn share_expr(f: &WeightFormat, tp: u64, s: &Share, whole: u64, base_bits: u64) -> Expr {
+    let n = |symbol: &str, v: u64| Expr::sym(symbol, group(v), v);
+    let tp = Expr::sym("TP", tp.to_string(), tp);
+    let split = |symbol: &str, v: u64| Expr::ceil(Expr::over(n(symbol, v), tp.clone()));
+    let base_b = fmt_sig(base_bits as f64 / 8.0);
+    let b = |symbol: &str| Expr::sym(symbol, format!("{base_b} B"), Value::Exact(base_bits, 8));
+    let e = if is_plain(f) {
+        let params = [
+            split("S", s.o_sharded),
+            n("R", whole),
+            n("X", s.repl.padded()),
+        ];
+        Expr::mul([Expr::add(params), b("b")])
+    } else {
+        let q = Expr::add([split("S_q", s.q_sharded), n("R_q", s.q_whole)]);
+        let o = Expr::add([split("S_o", s.o_sharded), n("R_o", s.o_whole)]);
+        Expr::add([Expr::Call("Q".into(), vec![q]), Expr::mul([o, b("b_base")])])
     };
-    add_fp32_term(&mut d, f, fp32);
-    Ok(d)
+    Expr::named("W_gpu", e)
 }
 
 /// One GPU's share of an index's exact `total_size` `W`: the class rule's share plus the
@@ -306,13 +311,15 @@ pub(super) fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) 
     let gpu = (i128::from(class.per_gpu.0) + spread).clamp(0, i128::from(b.0));
     let per_gpu = Bytes(u64::try_from(gpu).unwrap_or(b.0));
     let mut d = class.per_gpu_derivation.clone();
-    d.formula = "W_gpu = W_class,gpu + (W − W_class) / TP".into();
-    d.substituted = format!(
-        "{} B + ({} B − {} B) / {tp}",
-        group(class.per_gpu.0),
-        group(b.0),
-        group(class.total.0)
+    let bytes = |symbol: &str, v: Bytes| Expr::sym(symbol, format!("{} B", group(v.0)), v.0);
+    let spread = Expr::over(
+        Expr::minus(bytes("W", b), bytes("W_class", class.total)),
+        Expr::sym("TP", tp.to_string(), tp),
     );
+    d.show(&Expr::named(
+        "W_gpu",
+        Expr::add([bytes("W_class,gpu", class.per_gpu), spread]),
+    ));
     d.result = bytes_text(Bytes(per_gpu.0), false);
     d.terms.extend([
         Term::new(
@@ -343,7 +350,7 @@ pub(super) fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) 
 
 #[cfg(test)]
 mod tests {
-    use super::super::checkpoint::{checkpoint, with_dtype};
+    use super::super::checkpoint::{checkpoint, with_dtype, with_format};
     use super::*;
     use crate::base::dtype::Dtype;
     use crate::model::config::parse_model_text;
@@ -519,5 +526,18 @@ mod tests {
         assert_eq!(checkpoint(&m, 1).map(|w| w.per_gpu.0).ok(), Some(b));
         let w4 = checkpoint(&m, 4).map(|w| w.per_gpu.0).ok();
         assert!(w4.is_some_and(|w| w * 4 >= b && w * 4 - b < 16), "{w4:?}");
+        // The share's formula and values, as written before formulas rendered themselves.
+        let class = with_format(&m, &m.weights, 4).unwrap_or_else(|e| panic!("{e}"));
+        let d = checkpoint(&m, 4)
+            .map(|w| w.per_gpu_derivation)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.formula, "W_gpu = W_class,gpu + (W − W_class) / TP");
+        let want = format!(
+            "{} B + ({} B − {} B) / 4",
+            group(class.per_gpu.0),
+            group(b),
+            group(class.total.0)
+        );
+        assert_eq!(d.substituted, want);
     }
 }
