@@ -21,7 +21,7 @@
 
 use crate::base::expr::Expr;
 use crate::base::i18n::{fill, has, tr, Lang};
-use crate::base::units::{fmt_sig, Bytes};
+use crate::base::units::{fmt_sig, Bytes, GIB, MIB};
 use serde::{Deserialize, Serialize};
 
 /// One input of a formula: a symbol, its value, its unit and where it came from.
@@ -159,6 +159,27 @@ pub fn bytes_text(b: Bytes, gib_first: bool) -> String {
         (b.fmt_gb(), b.fmt_gib())
     };
     format!("{} B = {first} = {second}", group(b.0))
+}
+
+/// A byte count as a derivation's result in binary units, as the KV cache's are: exact, then
+/// MiB and GiB side by side from 1% of a GiB up, MiB alone from half a MiB (the textbook's
+/// "0.5 MiB per token"), smaller values in the nearest binary unit.
+pub fn binary_bytes_text(b: Bytes) -> String {
+    let (mib, gib) = (b.0 as f64 / MIB as f64, b.0 as f64 / GIB as f64);
+    if b.0 >= GIB / 100 {
+        format!(
+            "{} B = {} MiB = {} GiB",
+            group(b.0),
+            fmt_sig(mib),
+            fmt_sig(gib)
+        )
+    } else if b.0 >= MIB / 2 {
+        format!("{} B = {} MiB", group(b.0), fmt_sig(mib))
+    } else if b.0 > 0 {
+        format!("{} B = {}", group(b.0), b.fmt_gib())
+    } else {
+        "0 B".to_string()
+    }
 }
 
 #[cfg(test)]

@@ -27,12 +27,12 @@
 //! `mamba_ssm_cache_dtype`, both `float32` in the published configs), that part is kept in it
 //! and the conv state in the model's, as vLLM does for those families.
 
-use crate::base::checked::{add, mul};
-use crate::base::derivation::{group, Derivation, Source, Term};
+use crate::base::checked::{add, bits_to_bytes, mul};
+use crate::base::derivation::{binary_bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::expr::{Expr, Value};
-use crate::base::units::{fmt_sig, Bytes, GIB, MIB};
+use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::tp::state_elems_per_gpu;
 use crate::model::{Mixer, ModelDesc};
 
@@ -157,25 +157,6 @@ fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
     Ok(out)
 }
 
-fn bytes_text(b: u64) -> String {
-    // MiB and GiB side by side from half a MiB up (the textbook's "0.5 MiB per token");
-    // smaller values in the nearest binary unit.
-    if b >= GIB / 100 {
-        format!(
-            "{} B = {} MiB = {} GiB",
-            group(b),
-            fmt_sig(b as f64 / MIB as f64),
-            fmt_sig(b as f64 / GIB as f64)
-        )
-    } else if b >= MIB / 2 {
-        format!("{} B = {} MiB", group(b), fmt_sig(b as f64 / MIB as f64))
-    } else if b > 0 {
-        format!("{} B = {}", group(b), Bytes(b).fmt_gib())
-    } else {
-        "0 B".to_string()
-    }
-}
-
 /// A symbol of the formula line only (a group's values stand for it).
 fn symbol(s: &str) -> Expr {
     Expr::sym(s, "", 0)
@@ -270,7 +251,7 @@ fn compute(
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
-            result: bytes_text(bytes),
+            result: binary_bytes_text(Bytes(bytes)),
             terms: terms(m, &gs, kv, tp, tokens, batch),
             notes: notes(m, &gs, tp, windowed),
             ..Derivation::of(title, &e)
@@ -372,11 +353,11 @@ pub fn per_batch(
 /// `_mamba_state_dtype`).
 pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcError> {
     if tp == 0 {
-        return Err(CalcError::OutOfRange {
-            field: Phrase::verbatim("tp"),
-            value: "0".into(),
-            range: Phrase::tr("rng_at_least_1"),
-        });
+        return Err(CalcError::range_error(
+            Phrase::verbatim("tp"),
+            0,
+            Phrase::tr("rng_at_least_1"),
+        ));
     }
     let t = state_totals(m, tp)?;
     let ssm = split_dtype(m, d);
@@ -405,7 +386,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     }
     let (bytes, formula, substituted, terms) = match ssm {
         None => {
-            let bytes = mul("ovf_state_bytes", &[t.elems, d.bits()])?.div_ceil(8);
+            let bytes = bits_to_bytes("ovf_state_bytes", t.elems, d.bits())?;
             let substituted = if t.uniform {
                 format!("{} × {} × {b_text}", t.layers, group(t.first.1))
             } else {
@@ -432,7 +413,7 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
             title_key: "state_bytes".into(),
             formula: formula.into(),
             substituted,
-            result: bytes_text(bytes),
+            result: binary_bytes_text(Bytes(bytes)),
             terms,
             notes,
             ..Default::default()
@@ -493,8 +474,8 @@ fn split_state(
     let bytes = add(
         "ovf_state_bytes",
         &[
-            mul("ovf_state_bytes", &[conv, d.bits()])?.div_ceil(8),
-            mul("ovf_state_bytes", &[t.recurrent, sd.bits()])?.div_ceil(8),
+            bits_to_bytes("ovf_state_bytes", conv, d.bits())?,
+            bits_to_bytes("ovf_state_bytes", t.recurrent, sd.bits())?,
         ],
     )?;
     let (b_text, br_text) = (fmt_sig(d.bytes()), fmt_sig(sd.bytes()));
@@ -573,14 +554,14 @@ pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Byt
         .map(|mixer| {
             let on_gpu = state_elems_per_gpu(mixer, tp);
             let bytes = match ssm {
-                None => mul("ovf_state_bytes", &[on_gpu, d.bits()])?.div_ceil(8),
+                None => bits_to_bytes("ovf_state_bytes", on_gpu, d.bits())?,
                 Some(sd) => {
                     let rec = recurrent_per_gpu(mixer, tp);
                     add(
                         "ovf_state_bytes",
                         &[
-                            mul("ovf_state_bytes", &[on_gpu - rec, d.bits()])?.div_ceil(8),
-                            mul("ovf_state_bytes", &[rec, sd.bits()])?.div_ceil(8),
+                            bits_to_bytes("ovf_state_bytes", on_gpu - rec, d.bits())?,
+                            bits_to_bytes("ovf_state_bytes", rec, sd.bits())?,
                         ],
                     )?
                 }
@@ -610,6 +591,7 @@ fn whole_state_elems(mixer: &Mixer) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::units::GIB;
     use crate::model::config::parse_model_text;
 
     fn model(json: &str) -> ModelDesc {
