@@ -1,20 +1,20 @@
 //! Invariant checks shared by the fuzz targets.
 //!
 //! Each check panics (which libFuzzer reports as a crash and saves as an artifact) when a
-//! parser breaks a promise of issue 7: no panic, no NaN or infinity, no wrapped integer,
+//! parser breaks a promise: no panic, no NaN or infinity, no wrapped integer,
 //! totals consistent with their components, every rejection a non-empty sentence, and a
 //! URL that the app writes is a URL it reads back unchanged.
 
-use llm_serving_calculator::core::base::dtype::Dtype;
-use llm_serving_calculator::core::base::error::CalcError;
-use llm_serving_calculator::core::base::i18n::Lang;
-use llm_serving_calculator::core::calc::memory::KvProfile;
-use llm_serving_calculator::core::calc::weights;
-use llm_serving_calculator::core::hardware::catalog::{Catalog, CustomAccelerator};
-use llm_serving_calculator::core::model::config::parse_model_text;
-use llm_serving_calculator::core::model::{Mixer, ModelDesc, ModelOrigin, ParamBreakdown};
-use llm_serving_calculator::core::present::report::evaluate;
-use llm_serving_calculator::core::scenario::{
+use llmcalc_core::base::dtype::Dtype;
+use llmcalc_core::base::error::CalcError;
+use llmcalc_core::base::i18n::Lang;
+use llmcalc_core::calc::memory::KvProfile;
+use llmcalc_core::calc::weights;
+use llmcalc_core::hardware::catalog::{Catalog, CustomAccelerator};
+use llmcalc_core::model::config::parse_model_text;
+use llmcalc_core::model::{Mixer, ModelDesc, ModelOrigin, ParamBreakdown};
+use llmcalc_core::present::report::evaluate;
+use llmcalc_core::scenario::{
     limits, BudgetRule, GpuChoice, ModelSource, Scenario, MAX_GPUS,
 };
 
@@ -158,7 +158,7 @@ pub fn non_finite_in_debug(debug: &str) -> Option<String> {
     None
 }
 
-fn check_report(r: &llm_serving_calculator::core::present::report::Report) {
+fn check_report(r: &llmcalc_core::present::report::Report) {
     if let Some(at) = non_finite_in_debug(&format!("{r:?}")) {
         panic!("the report holds a non-finite number: …{at}");
     }
@@ -266,7 +266,7 @@ pub fn check_query(q: &str) {
         let mut s = s;
         let catalog = Catalog::builtin();
         let _ = s.sanitize(catalog, |id| {
-            llm_serving_calculator::core::model::presets::get(id).is_some()
+            llmcalc_core::model::presets::get(id).is_some()
         });
         match evaluate(&s, catalog) {
             Ok(r) => check_report(&r),
