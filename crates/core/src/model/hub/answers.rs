@@ -167,24 +167,13 @@ pub fn read_index(
 
 #[cfg(test)]
 mod tests {
-    use super::super::request::{HubError, HubFile, ModelId};
+    use super::super::request::{HubError, HubFile};
+    use super::super::test_support::{fixture, id};
     use super::*;
     use crate::base::dtype::Dtype;
     use crate::base::error::Phrase;
     use crate::base::i18n::Lang;
     use crate::model::config::parse_model_text;
-
-    fn id(s: &str) -> ModelId {
-        ModelId::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
-
-    fn fixture(name: &str) -> String {
-        let p = format!(
-            "{}/tests/fixtures/{name}",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
-        );
-        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
-    }
 
     #[test]
     fn statuses_become_sentences() {

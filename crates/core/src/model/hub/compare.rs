@@ -69,20 +69,13 @@ pub fn compare(m: &ModelDesc, hub: &HubCount) -> Comparison {
 #[cfg(test)]
 mod tests {
     use super::super::answers::{CountSource, HubCount};
+    use super::super::test_support::fixture;
     use super::*;
     use crate::base::dtype::Dtype;
     use crate::base::error::Phrase;
     use crate::base::i18n::Lang;
     use crate::base::units::fmt_sig;
     use crate::model::config::parse_model_text;
-
-    fn fixture(name: &str) -> String {
-        let p = format!(
-            "{}/tests/fixtures/{name}",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
-        );
-        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
-    }
 
     #[test]
     fn the_difference_is_explained() {

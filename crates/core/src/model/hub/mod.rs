@@ -33,3 +33,21 @@ pub use answers::{check_answer, read_api, read_config, read_index, CountSource, 
 pub use compare::{compare, Comparison};
 pub use endpoint::{endpoint_override, loopback_endpoint, HUB_ORIGIN, TIMEOUT_S};
 pub use request::{HubError, HubFile, ModelId, NAME_MAX};
+
+/// What the tests of this folder share: a model id known to parse, and a fixture file's text.
+#[cfg(test)]
+mod test_support {
+    use super::request::ModelId;
+
+    pub(super) fn id(s: &str) -> ModelId {
+        ModelId::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
+    }
+
+    pub(super) fn fixture(name: &str) -> String {
+        let p = format!(
+            "{}/tests/fixtures/{name}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+        );
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+    }
+}

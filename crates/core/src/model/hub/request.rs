@@ -253,13 +253,10 @@ impl std::error::Error for HubError {}
 #[cfg(test)]
 mod tests {
     use super::super::endpoint::HUB_ORIGIN;
+    use super::super::test_support::id;
     use super::*;
     use crate::base::error::Phrase;
     use crate::base::i18n::Lang;
-
-    fn id(s: &str) -> ModelId {
-        ModelId::parse(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
 
     #[test]
     fn model_ids_follow_the_hubs_rules() {
