@@ -139,12 +139,8 @@ pub fn host_link(gpu: &Accelerator) -> Option<(HostLink, BytesPerSecond)> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::gpu;
     use super::*;
-    use crate::hardware::catalog::Catalog;
-
-    fn gpu(id: &str) -> &'static Accelerator {
-        Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"))
-    }
 
     #[test]
     fn link_is_pcie_by_generation_or_c2c_on_grace() {

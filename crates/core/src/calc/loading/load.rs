@@ -412,20 +412,8 @@ fn load_derivations(d: &LoadD) -> Vec<Derivation> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{gpu, model};
     use super::*;
-    use crate::hardware::catalog::Catalog;
-    use crate::model::presets;
-
-    fn gpu(id: &str) -> &'static Accelerator {
-        Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn model(id: &str) -> ModelDesc {
-        presets::get(id)
-            .map(|p| p.parse())
-            .unwrap_or_else(|| panic!("preset {id}"))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
 
     /// The load notes are translated phrases: the English reads with the shard, the total and
     /// the readers filled in, the Korean is Korean with every placeholder filled.

@@ -40,3 +40,21 @@ pub use link::{
 };
 pub use load::{load_time, LoadInputs, LoadReport, Stage, StageKind, ENGINE_STARTUP_S};
 pub use offload::{offload, OffloadInputs, OffloadReport};
+
+/// What the tests of this folder share: a catalog GPU and a preset model by id.
+#[cfg(test)]
+mod test_support {
+    use crate::hardware::catalog::{Accelerator, Catalog};
+    use crate::model::{presets, ModelDesc};
+
+    pub(super) fn gpu(id: &str) -> &'static Accelerator {
+        Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    pub(super) fn model(id: &str) -> ModelDesc {
+        presets::get(id)
+            .map(|p| p.parse())
+            .unwrap_or_else(|| panic!("preset {id}"))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+}

@@ -232,20 +232,8 @@ pub fn offload(
 mod tests {
     use super::super::link::host_link;
     use super::super::load::{load_time, LoadInputs};
+    use super::super::test_support::{gpu, model};
     use super::*;
-    use crate::hardware::catalog::Catalog;
-    use crate::model::presets;
-
-    fn gpu(id: &str) -> &'static Accelerator {
-        Catalog::builtin().get(id).unwrap_or_else(|e| panic!("{e}"))
-    }
-
-    fn model(id: &str) -> ModelDesc {
-        presets::get(id)
-            .map(|p| p.parse())
-            .unwrap_or_else(|| panic!("preset {id}"))
-            .unwrap_or_else(|e| panic!("{e}"))
-    }
 
     #[test]
     fn offloaded_weights_are_slower_by_about_the_bandwidth_ratio() {

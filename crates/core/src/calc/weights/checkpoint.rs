@@ -88,16 +88,8 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::llama2;
     use super::*;
-    use crate::model::config::parse_model_text;
-
-    fn llama2() -> Option<ModelDesc> {
-        parse_model_text(
-            r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
-            "num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false,"torch_dtype":"float16"}"#,
-        )
-        .ok()
-    }
 
     /// A format without a method name is plain, like `none` and `unknown`: its bytes are every
     /// parameter at its dtype, and the roofline's linear layers read the same bits.

@@ -41,3 +41,18 @@ mod shard;
 pub use bytes::{format_for, is_plain, nvfp4, quantized_bytes, unquantized_dtype, WeightBytes};
 pub use checkpoint::{checkpoint, chosen, with_dtype, with_format};
 pub use shard::per_gpu;
+
+/// What the tests of this folder share: Llama-2-7B's config (fp16, untied head).
+#[cfg(test)]
+mod test_support {
+    use crate::model::config::parse_model_text;
+    use crate::model::ModelDesc;
+
+    pub(super) fn llama2() -> Option<ModelDesc> {
+        parse_model_text(
+            r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
+            "num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false,"torch_dtype":"float16"}"#,
+        )
+        .ok()
+    }
+}

@@ -351,17 +351,10 @@ pub(super) fn index_share(b: Bytes, class: &WeightBytes) -> (Bytes, Derivation) 
 #[cfg(test)]
 mod tests {
     use super::super::checkpoint::{checkpoint, with_dtype, with_format};
+    use super::super::test_support::llama2;
     use super::*;
     use crate::base::dtype::Dtype;
     use crate::model::config::parse_model_text;
-
-    fn llama2() -> Option<ModelDesc> {
-        parse_model_text(
-            r#"{"model_type":"llama","hidden_size":4096,"intermediate_size":11008,"num_hidden_layers":32,
-            "num_attention_heads":32,"vocab_size":32000,"tie_word_embeddings":false,"torch_dtype":"float16"}"#,
-        )
-        .ok()
-    }
 
     #[test]
     fn tp_shards_and_replicates() {
