@@ -204,95 +204,118 @@ export async function openPage(browser, server, { viewport = { width: 1280, heig
   };
 }
 
-/** Collects tests and runs them one after another with a per-test timeout. */
+/**
+ * Collects tests and runs them two at a time (E2E_JOBS, default 2: one per core here), each with
+ * its own pages and a timeout. A test registered from a file that exports `alone = true` (those
+ * that time frames or layout shifts) runs with no other test in flight. Each test's lines are
+ * printed together when it ends, numbered in registration order.
+ */
 export class Runner {
-  constructor({ artifactsDir }) {
+  constructor({ artifactsDir, jobs = Number(process.env.E2E_JOBS || 2) }) {
     this.tests = [];
     /** When set (the app did not start at all), every test fails at once with this reason. */
     this.blocked = null;
     this.artifactsDir = artifactsDir;
     this.screenshotsDir = join(artifactsDir, 'screenshots');
+    this.jobs = Math.max(1, Math.floor(jobs) || 1);
+    /** Set by run.mjs while a file registers its tests: whether they must run alone. */
+    this.fileAlone = false;
     mkdirSync(this.screenshotsDir, { recursive: true });
   }
 
   /** Registers a test: `fn(ctx)` gets `{ browser, server, screenshot, open, log }`. */
-  test(name, fn, { timeoutMs = 120000 } = {}) {
-    this.tests.push({ name, fn, timeoutMs });
+  test(name, fn, { timeoutMs = 120000, alone = this.fileAlone } = {}) {
+    this.tests.push({ name, fn, timeoutMs, alone });
   }
 
   /** Runs every test (or those whose name contains `filter`); returns `{ passed, failed }`. */
   async run({ browser, server, filter }) {
-    let passed = 0;
-    let failed = 0;
+    const counts = { passed: 0, failed: 0 };
     const selected = this.tests.filter((t) => !filter || t.name.includes(filter));
+    const running = new Set();
     let index = 0;
     for (const t of selected) {
       index += 1;
-      const started = Date.now();
-      const pages = [];
-      let shot = 0;
-      const slug = t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-      const ctx = {
-        browser,
-        server,
-        log: (line) => console.log(`    ${line}`),
-        /** Opens a recorded page (closed and checked for problems when the test ends). */
-        open: async (opts) => {
-          const p = await openPage(browser, server, opts);
-          pages.push(p);
-          return p;
-        },
-        /** Saves a full-page screenshot as artifacts/screenshots/<test>-<n>-<step>.png
-         * (`{ fullPage: false }`: what the window shows, for sticky and scrolled views). */
-        screenshot: async (page, step, { fullPage = true } = {}) => {
-          shot += 1;
-          const file = join(
-            this.screenshotsDir,
-            `${String(index).padStart(2, '0')}-${slug}-${shot}-${step}.png`,
-          );
-          await page.screenshot({ path: file, fullPage, timeout: 15000 });
-          return file;
-        },
-      };
-      let error = null;
-      try {
-        if (this.blocked) throw new Error(this.blocked);
-        await withTimeout(Promise.resolve().then(() => t.fn(ctx)), t.timeoutMs, `test "${t.name}"`);
-      } catch (err) {
-        error = err;
+      const limit = t.alone ? 1 : this.jobs;
+      // An alone test waits for every other to end; any test waits for a free lane.
+      while (running.size >= limit || (running.size > 0 && [...running].some((r) => r.alone))) {
+        await Promise.race([...running].map((r) => r.done));
       }
-      const problems = [...new Set(pages.flatMap((p) => p.problems))];
-      if (problems.length > 0) {
-        const list = `${problems.length} problem(s) while the page ran:\n      ${problems.slice(0, 10).join('\n      ')}`;
-        error = error ? new Error(`${error.message}\n${list}`) : new Error(list);
-      }
-      if (error) {
-        for (const p of pages) {
-          try {
-            await ctx.screenshot(p.page, 'failure');
-          } catch {
-            // the page may be gone; the failure message matters more
-          }
-        }
-      }
+      const entry = { alone: t.alone };
+      entry.done = this.runOne(t, index, { browser, server }, counts).finally(() => running.delete(entry));
+      running.add(entry);
+    }
+    await Promise.all([...running].map((r) => r.done));
+    return counts;
+  }
+
+  /** Runs one test and prints its lines; adds it to `counts`. */
+  async runOne(t, index, { browser, server }, counts) {
+    const started = Date.now();
+    const pages = [];
+    const lines = [];
+    let shot = 0;
+    const slug = t.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const ctx = {
+      browser,
+      server,
+      log: (line) => lines.push(`    ${line}`),
+      /** Opens a recorded page (closed and checked for problems when the test ends). */
+      open: async (opts) => {
+        const p = await openPage(browser, server, opts);
+        pages.push(p);
+        return p;
+      },
+      /** Saves a full-page screenshot as artifacts/screenshots/<test>-<n>-<step>.png
+       * (`{ fullPage: false }`: what the window shows, for sticky and scrolled views). */
+      screenshot: async (page, step, { fullPage = true } = {}) => {
+        shot += 1;
+        const file = join(
+          this.screenshotsDir,
+          `${String(index).padStart(2, '0')}-${slug}-${shot}-${step}.png`,
+        );
+        await page.screenshot({ path: file, fullPage, timeout: 15000 });
+        return file;
+      },
+    };
+    let error = null;
+    try {
+      if (this.blocked) throw new Error(this.blocked);
+      await withTimeout(Promise.resolve().then(() => t.fn(ctx)), t.timeoutMs, `test "${t.name}"`);
+    } catch (err) {
+      error = err;
+    }
+    const problems = [...new Set(pages.flatMap((p) => p.problems))];
+    if (problems.length > 0) {
+      const list = `${problems.length} problem(s) while the page ran:\n      ${problems.slice(0, 10).join('\n      ')}`;
+      error = error ? new Error(`${error.message}\n${list}`) : new Error(list);
+    }
+    if (error) {
       for (const p of pages) {
         try {
-          await withTimeout(p.context.close(), 10000, 'closing a browser context');
+          await ctx.screenshot(p.page, 'failure');
         } catch {
-          // closing the browser later cleans up anyway
+          // the page may be gone; the failure message matters more
         }
       }
-      const ms = Date.now() - started;
-      if (error) {
-        failed += 1;
-        const message = String(error.message || error).split('\n').join('\n      ');
-        console.log(`not ok ${index} - ${t.name} (${ms} ms)\n      ${message}`);
-      } else {
-        passed += 1;
-        console.log(`ok ${index} - ${t.name} (${ms} ms)`);
+    }
+    for (const p of pages) {
+      try {
+        await withTimeout(p.context.close(), 10000, 'closing a browser context');
+      } catch {
+        // closing the browser later cleans up anyway
       }
     }
-    return { passed, failed };
+    const ms = Date.now() - started;
+    if (error) {
+      counts.failed += 1;
+      const message = String(error.message || error).split('\n').join('\n      ');
+      lines.push(`not ok ${index} - ${t.name} (${ms} ms)\n      ${message}`);
+    } else {
+      counts.passed += 1;
+      lines.push(`ok ${index} - ${t.name} (${ms} ms)`);
+    }
+    console.log(lines.join('\n'));
   }
 }
 

@@ -5,6 +5,9 @@
 
 import { afterPaint, byId, check, lateSettled, readNumber, readText, waitFor } from './app.mjs';
 
+/** These tests time frames and layout shifts: the runner gives them the machine alone. */
+export const alone = true;
+
 /** The late module's files (Trunk keeps their plain names: index.html). */
 const LATE_FILE = /\/sections(?:_bg)?\.(?:js|wasm)$/;
 

@@ -4,6 +4,9 @@
 
 import { byId, check, openApp, readNumber, waitFor } from './app.mjs';
 
+/** These tests time frames and layout shifts: the runner gives them the machine alone. */
+export const alone = true;
+
 /** A garbled link: 80 copies of one bad parameter, then seven other unknown names. */
 function garbledQuery() {
   const parts = [];

@@ -26,6 +26,9 @@ import { CAPTURE_INIT, GATE_SCRIPT, TEMPLATE_ID, copyIn, cspHash, gateIn, koCopy
 import { SUB_PATH } from './harness.mjs';
 import { byId, check, openApp, readNumber, setValue, waitFor } from './app.mjs';
 
+/** These tests time frames and layout shifts: the runner gives them the machine alone. */
+export const alone = true;
+
 const REGENERATE = 'run `node scripts/prerender.mjs` to regenerate it (it rewrites index.html and the built dist\'s index.html)';
 
 /** The built index.html the server serves. */

@@ -50,6 +50,7 @@ async function main() {
   const files = readdirSync(repoPath('e2e')).filter((f) => f.endsWith('.test.mjs')).sort();
   for (const f of files) {
     const mod = await import(new URL(`./${f}`, import.meta.url));
+    runner.fileAlone = mod.alone === true;
     mod.default(runner);
   }
   server = await startServer(distDir);
