@@ -4,8 +4,17 @@
 // measure at all.
 //
 //   node bench/load.mjs [--dist DIR] [--runs N] [--encodings gzip,br,identity]
-//                       [--profiles loopback,10mbit] [--offline-runs N] [--scroll yes|no]
+//                       [--profiles loopback,10mbit,cpu4x] [--offline-runs N] [--scroll yes|no]
 //                       [--held-runs N] [--locales en-US,ko-KR]
+//                       [--paths default,link,ko,theme,embed]
+//
+// `--paths`: how people arrive (bench/load_common.mjs ENTRY_PATHS): the default page (in every
+// `--locales` language), a scenario link, the Korean page by link, a returning visitor with a
+// remembered theme, an embedded widget (the other paths in the first language only). Every
+// series prints "ANSWER FIRST ON SCREEN": the first frame with the answer, from the static copy
+// or the live app, whichever came first, with the bytes that arrived before it, and for the
+// paths other than the default one their targets (LINK_TARGETS). `cpu4x` is loopback with
+// Chromium's CPU throttling at 4×.
 //
 // The dist/ is served under the e2e sub-path by a small static server in this script that
 // compresses as static hosts do: `Content-Encoding: gzip` (level 9) or `br` (quality 11) for
@@ -61,7 +70,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { SUB_PATH, arg, closeBrowser, launchBrowser, repoPath, sleep, withTimeout } from '../e2e/harness.mjs';
-import { FIRST_ANSWER_PROBE, PROFILES, TARGET_BYTES_BROTLI, VIEWPORT, kB, load, loadDist, median, met, msText, printStatic, startStaticServer, staticFigures } from './load_common.mjs';
+import { ENTRY_PATHS, FIRST_ANSWER_PROBE, LINK_TARGETS, PROFILES, TARGET_BYTES_BROTLI, VIEWPORT, kB, load, loadDist, median, met, msText, printStatic, startStaticServer, staticFigures } from './load_common.mjs';
 
 const distDir = repoPath(arg('dist', 'dist'));
 const runs = Math.max(1, Number(arg('runs', '7')));
@@ -74,6 +83,10 @@ const heldRuns = Math.max(0, Number(arg('held-runs', '3')));
 // Browser languages (navigator.language): the page shows a prerendered copy per language.
 const locales = arg('locales', 'en-US,ko-KR').split(',').filter(Boolean);
 const localeTag = (locale) => (locale === locales[0] ? '' : `, ${locale}`);
+// How people arrive (load_common.mjs ENTRY_PATHS): the default page in every locale above, the
+// other paths in the first locale only.
+const pathNames = arg('paths', 'default').split(',').filter(Boolean);
+const pathTag = (path) => (path === 'default' ? '' : `, ${path}`);
 
 
 /** Records every request of a context: start, end (epoch ms), encoded body bytes, encoding. */
@@ -177,9 +190,10 @@ const fileName = (url) => {
 };
 
 /** One cold load: new context, cache disabled, service worker blocked. */
-async function coldLoad(browser, server, profile, { scroll, locale }) {
+async function coldLoad(browser, server, profile, { scroll, locale, path = ENTRY_PATHS.default }) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, locale, serviceWorkers: 'block' });
   try {
+    if (path.theme) await context.addInitScript((t) => localStorage.setItem('llmcalc-theme', t), path.theme);
     await context.addInitScript(FIRST_ANSWER_PROBE);
     const page = await context.newPage();
     const problems = [];
@@ -191,9 +205,10 @@ async function coldLoad(browser, server, profile, { scroll, locale }) {
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     if (profile.conditions) await cdp.send('Network.emulateNetworkConditions', profile.conditions);
+    if (profile.cpuRate) await cdp.send('Emulation.setCPUThrottlingRate', { rate: profile.cpuRate });
     const rec = recordRequests(context);
-    const slow = profile.conditions ? 3 : 1;
-    await page.goto(server.url, { waitUntil: 'commit', timeout: 30000 * slow });
+    const slow = profile.conditions || profile.cpuRate ? 3 : 1;
+    await page.goto(server.url + path.suffix, { waitUntil: 'commit', timeout: 30000 * slow });
     const fa = await firstAnswer(page, 30000 * slow);
     const idleOk = await rec.idle(1500, 15000 * slow);
     const idleCount = rec.list.length;
@@ -380,7 +395,7 @@ function printFiles(files) {
   }
 }
 
-function summarize(encoding, profileName, results, locale) {
+function summarize(encoding, profileName, results, locale, path = 'default') {
   const profile = PROFILES[profileName];
   const times = results.map((r) => r.firstAnswerMs);
   const med = median(times);
@@ -389,8 +404,18 @@ function summarize(encoding, profileName, results, locale) {
   const before = median(phases.map((p) => p.before?.body ?? 0));
   const beforeTransferred = median(phases.map((p) => p.before?.transferred ?? 0));
   const beforeFiles = phases[0].before?.files ?? 0;
-  const tag = `bench load: ${encoding}, ${profileName}${localeTag(locale)}:`;
+  const tag = `bench load: ${encoding}, ${profileName}${localeTag(locale)}${pathTag(path)}:`;
   const staticSummary = printStatic(tag, encoding, profile, results);
+  // What a user feels: the first frame with the answer on screen, the static copy's or the live app's.
+  const first = results.map((r) => Math.min(r.staticAnswerMs ?? Infinity, r.firstAnswerMs));
+  const firstBytes = results.map((r) => (r.staticAnswerMs !== null && r.staticAnswerMs < r.firstAnswerMs ? r.staticBytes : byPhase(r.files).before?.body ?? 0));
+  const linkTarget = LINK_TARGETS[profileName];
+  // Bytes: only a throttled network tells what the answer waited for; unthrottled, every file
+  // that happened to finish before the answer's frame counts (the static copy needs the page alone).
+  const bytesMeaningful = Boolean(profile.conditions);
+  const bytesNote = bytesMeaningful ? '' : ' (unthrottled network: every file that finished first, not what the answer needed)';
+  const targetNote = path === 'default' ? '' : `; link target <= ${linkTarget} ms: ${met(median(first) <= linkTarget)}${encoding === 'br' && bytesMeaningful ? `, bytes <= ${kB(LINK_TARGETS.bytesBrotli)}: ${met(median(firstBytes) <= LINK_TARGETS.bytesBrotli)}` : ''}`;
+  console.log(`${tag} ANSWER FIRST ON SCREEN (static copy or live, whichever first) median ${msText(median(first))} (${first.map((t) => t.toFixed(0)).join(', ')}), bytes before it median ${kB(median(firstBytes))}${bytesNote}${targetNote} (reported, not asserted)`);
   console.log(`${tag} first answer live (computed by the app in the page) median ${msText(med)}, worst ${msText(worst)} over ${times.length} cold loads (${times.map((t) => t.toFixed(0)).join(', ')}); target <= ${profile.targetMs} ms: ${met(med <= profile.targetMs)} (reported, not asserted)`);
   console.log(`${tag} first contentful paint median ${msText(median(results.map((r) => r.fcpMs ?? NaN)))}; answer in the DOM median ${msText(median(results.map((r) => r.domMs ?? NaN)))}, in a frame's callback median ${msText(median(results.map((r) => r.frameMs)))}`);
   const lastByte = median(results.map((r) => r.lastByteMs));
@@ -404,7 +429,7 @@ function summarize(encoding, profileName, results, locale) {
   }
   const varied = new Set(phases.map((p) => p.before?.body ?? 0)).size > 1;
   if (varied) console.log(`${tag} note: the bytes before the first answer differed between runs (${phases.map((p) => kB(p.before?.body ?? 0)).join(', ')})`);
-  return { encoding, locale, profile: profileName, label: profile.label, targetMs: profile.targetMs, staticAnswer: staticSummary, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
+  return { encoding, locale, path, profile: profileName, label: profile.label, targetMs: profile.targetMs, firstOnScreenMs: median(first), bytesBeforeFirstOnScreen: median(firstBytes), staticAnswer: staticSummary, firstAnswerMs: { median: med, worst, runs: times }, bytesBefore: before, bytesBeforeWithHeaders: beforeTransferred, runs: results };
 }
 
 /** Runs `heldRuns` held loads for `encoding` on loopback and prints what the copy needed. */
@@ -447,16 +472,23 @@ try {
   browser = await launchBrowser();
   const summaries = [];
   const needed = [];
-  for (const [locale, encoding] of locales.flatMap((l) => encodings.map((e) => [l, e]))) {
+  // The default page in every locale (with the held loads), then each other path in the first.
+  const series = [
+    ...(pathNames.includes('default') ? locales.flatMap((l) => encodings.map((e) => ({ locale: l, encoding: e, path: 'default' }))) : []),
+    ...pathNames.filter((p) => p !== 'default').flatMap((p) => encodings.map((e) => ({ locale: locales[0], encoding: e, path: p }))),
+  ];
+  for (const p of pathNames) if (!ENTRY_PATHS[p]) throw new Error(`unknown path ${p} (${Object.keys(ENTRY_PATHS).join(', ')})`);
+  for (const { locale, encoding, path } of series) {
     server.encoding = encoding;
+    const entry = ENTRY_PATHS[path];
     for (const profileName of profileNames) {
       const profile = PROFILES[profileName];
-      console.log(`bench load: ${encoding}, ${profileName}${localeTag(locale)} (${profile.label}, browser language ${locale}): ${runs} cold loads, cache disabled, service worker blocked`);
+      console.log(`bench load: ${encoding}, ${profileName}${localeTag(locale)}${pathTag(path)} (${entry.label}; ${profile.label}, browser language ${locale}): ${runs} cold loads, cache disabled, service worker blocked`);
       const results = [];
       for (let i = 0; i < runs; i += 1) {
-        // The page is scrolled through once per encoding and profile, in the first language.
-        const scroll = scrollThrough && i === 0 && locale === locales[0];
-        const r = await withTimeout(coldLoad(browser, server, profile, { scroll, locale }), 240000, `cold load ${i + 1}`);
+        // The page is scrolled through once per encoding and profile, on the default page in the first language.
+        const scroll = scrollThrough && i === 0 && locale === locales[0] && path === 'default';
+        const r = await withTimeout(coldLoad(browser, server, profile, { scroll, locale, path: entry }), 240000, `cold load ${i + 1}`);
         results.push(r);
         if (i === 0) {
           if (r.staticDetail) console.log(`  static copy's answer: params-total "${r.staticDetail.params}", ${r.staticDetail.verdicts.join('; ')}`);
@@ -465,9 +497,9 @@ try {
           if (r.problems.length) console.log(`  page problems: ${r.problems.slice(0, 5).join(' | ')}`);
         }
       }
-      summaries.push(summarize(encoding, profileName, results, locale));
+      summaries.push(summarize(encoding, profileName, results, locale, path));
     }
-    if (heldRuns > 0) needed.push(await neededByCopy(browser, server, encoding, locale));
+    if (heldRuns > 0 && path === 'default') needed.push(await neededByCopy(browser, server, encoding, locale));
   }
   const offline = [];
   if (offlineRuns > 0) {

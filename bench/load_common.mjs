@@ -114,9 +114,11 @@ export const FIRST_ANSWER_PROBE = () => {
     const scope = copy ? document.querySelector('#prerendered:not([hidden])') : document;
     if (!scope) return null;
     const shown = (el) => el && (!visible || el.getClientRects().length > 0);
+    // An embedded widget (`?embed=memory`) shows the fit table alone: its verdicts are its answer.
+    const embed = /[?&]embed=/.test(location.search);
     const p = scope.querySelector(`[${attr}="params-total"]`);
-    if (!shown(p)) return null;
-    const m = (p.textContent || '').replace(/\u00a0/g, ' ').match(/\d[\d,]*(\.\d+)?/);
+    if (!embed && !shown(p)) return null;
+    const m = embed ? ['1'] : (p.textContent || '').replace(/\u00a0/g, ' ').match(/\d[\d,]*(\.\d+)?/);
     if (!m || !(Number(m[0].replace(/,/g, '')) > 0)) return null;
     const verdicts = new Map(
       [...scope.querySelectorAll(`[${attr}^="verdict-"]`)]
@@ -126,7 +128,7 @@ export const FIRST_ANSWER_PROBE = () => {
     const chips = [...scope.querySelectorAll(`[${attr}^="gpu-selected-"]`)].map((e) => e.getAttribute(attr).slice('gpu-selected-'.length));
     const gpus = chips.length ? chips : [...verdicts.keys()];
     if (gpus.length === 0 || gpus.some((g) => !verdicts.has(g))) return null;
-    return { params: p.textContent.trim(), verdicts: gpus.map((g) => `${g}: ${verdicts.get(g)}`) };
+    return { params: embed ? '(embed)' : p.textContent.trim(), verdicts: gpus.map((g) => `${g}: ${verdicts.get(g)}`) };
   };
   const observer = new MutationObserver(() => {
     if (state.staticDom === null && read(false, true)) state.staticDom = performance.now();
@@ -193,7 +195,28 @@ export const PROFILES = {
     conditions: { offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 5e6 / 8 },
     targetMs: 800,
   },
+  cpu4x: {
+    label: 'loopback, CPU 4× slower (CDP Emulation.setCPUThrottlingRate 4)',
+    conditions: null,
+    cpuRate: 4,
+    targetMs: 600,
+  },
 };
+
+/**
+ * The ways people arrive (`bench/load.mjs --paths`): the URL after the app's address, what the
+ * browser remembers (an init script run before the page's), and the first-answer targets of
+ * the paths that are not the default page (medians of cold loads: loopback, 10 Mbit/s, 4× CPU;
+ * bytes before the answer, brotli).
+ */
+export const ENTRY_PATHS = {
+  default: { label: 'the default page', suffix: '', theme: null },
+  link: { label: 'a scenario link (?ctx=8192&n=8)', suffix: '?ctx=8192&n=8', theme: null },
+  ko: { label: 'the Korean page by link (?lang=ko)', suffix: '?lang=ko', theme: null },
+  theme: { label: 'a returning visitor with the dark theme remembered', suffix: '', theme: 'dark' },
+  embed: { label: 'an embedded widget (?embed=memory)', suffix: '?embed=memory', theme: null },
+};
+export const LINK_TARGETS = { loopback: 150, '10mbit': 350, cpu4x: 600, bytesBrotli: 120 * 1000 };
 
 /**
  * The static copy's figures of one load, from the probe's record and the load's files (each

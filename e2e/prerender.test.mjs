@@ -2,7 +2,7 @@
 //
 // index.html carries static copies of the default scenario's first screen, in English and (in
 // `<template id="prerendered-ko">`) in Korean, hidden until an inline gate shows the one for the
-// browser's language as Rust reads it (default scenario, no remembered theme), and the app
+// browser's language as Rust reads it (or the link's `?lang=`; the default scenario), and the app
 // removes it in the task that mounts the live page (src/ui/app.rs). Checked here, for an English
 // and a Korean browser alike:
 // - staleness: the live first screen, captured as the generator captures it, equals that
@@ -16,8 +16,9 @@
 //   scrolled back;
 // - the gate's language is the app's: for browser languages at the rule's edges ("KO", " ko",
 //   "kok-IN", "en-GB", "fr") the copy shown is in the language the live page then has;
-// - a scenario link, a section link and a remembered theme never show a copy (checked at every
-//   mutation and every frame from the start), and the copy is gone;
+// - a scenario link and a section link never show a copy (checked at every mutation and every
+//   frame from the start), and the copy is gone; a remembered theme and a language link
+//   (`?lang=ko`, `?lang=en`) show the copy the gate made of it, equal to the live first screen;
 // - after the hand-over the live app answers edits, and no copy or template is left.
 
 import { readFileSync } from 'node:fs';
@@ -182,31 +183,68 @@ export default function register(runner) {
     }
   }, { timeoutMs: 180000 });
 
-  runner.test('prerender: a scenario link, a section link and a remembered theme never show a static copy (English and Korean browsers)', async ({ open, server, log }) => {
+  runner.test('prerender: a scenario link and a section link never show a static copy (English and Korean browsers)', async ({ open, server, log }) => {
     const cases = [
       { name: 'scenario link', path: '?ctx=8192' },
+      { name: 'scenario link with a language', path: '?lang=ko&ctx=8192' },
+      { name: 'language link of another form', path: '?lang=KO' },
       { name: 'section link', path: '#planner-title' },
-      { name: 'remembered dark theme', path: '', init: () => localStorage.setItem('llmcalc-theme', 'dark') },
     ];
-    for (const { lang, name: browserName, code } of LANGS) {
+    for (const { name: browserName, code } of LANGS) {
       for (const c of cases) {
         const at = `${browserName}, ${c.name}`;
         const p = await open({ viewport: { width: 1400, height: 1000 } });
         if (code) await setLanguage(p, code);
-        if (c.init) await p.context.addInitScript(c.init);
         await p.context.addInitScript(WATCH);
         await openApp(p, server.url + c.path);
         const w = await p.page.evaluate(() => window.__prerenderWatch);
         check(!w.shownEver, `${at}: the static copy was shown`);
         check(await p.page.evaluate(() => document.getElementById('prerendered') === null && document.getElementById('prerendered-ko') === null && document.querySelector('[data-static-testid]') === null), `${at}: the static copy (or the Korean copy's template) is still in the page`);
         check(w.frames > 0 && w.liveBoxes !== null, `${at}: the live app did not mount (${w.frames} frames)`);
-        check((await p.page.evaluate(() => document.documentElement.lang)) === lang, `${at}: the page is not in ${lang}`);
-        if (c.name === 'scenario link') check(await p.page.evaluate(() => document.querySelector('[data-testid="context-len"]')?.value) === '8192', `${at}: the live app does not show the link's context length`);
+        if (c.path.includes('ctx=')) check(await p.page.evaluate(() => document.querySelector('[data-testid="context-len"]')?.value) === '8192', `${at}: the live app does not show the link's context length`);
         log(`${at}: never shown in ${w.frames} frames; live app mounted`);
         await p.context.close();
       }
     }
   }, { timeoutMs: 240000 });
+
+  runner.test('prerender: a remembered theme and a language link (?lang=ko, ?lang=en) show the copy of exactly that first screen (English and Korean browsers)', async ({ open, server, log }) => {
+    const cases = [
+      { name: 'remembered dark theme', path: '', theme: 'dark' },
+      { name: 'remembered light theme', path: '', theme: 'light' },
+      { name: 'Korean link', path: '?lang=ko', lang: 'ko' },
+      { name: 'English link', path: '?lang=en', lang: 'en' },
+      { name: 'Korean link, remembered dark theme', path: '?lang=ko', lang: 'ko', theme: 'dark' },
+    ];
+    for (const { lang: browserLang, name: browserName, code } of LANGS) {
+      for (const c of cases) {
+        const at = `${browserName}, ${c.name}`;
+        const lang = c.lang ?? browserLang;
+        const p = await open({ viewport: { width: 1400, height: 1000 } });
+        if (code) await setLanguage(p, code);
+        if (c.theme) await p.context.addInitScript((t) => localStorage.setItem('llmcalc-theme', t), c.theme);
+        await p.context.addInitScript(CAPTURE_INIT);
+        await p.context.addInitScript(WATCH);
+        await p.page.goto(server.url + c.path, { waitUntil: 'load', timeout: 30000 });
+        await waitFor(() => p.page.evaluate(() => window.__llmcalcCapture?.ready && window.__prerenderWatch?.liveBoxes !== null), `the live first screen (${at})`, 45000);
+        const cap = await p.page.evaluate(() => window.__llmcalcCapture);
+        const w = await p.page.evaluate(() => window.__prerenderWatch);
+        check(w.shownEver, `${at}: no static copy was shown`);
+        check(w.shownHtml === shownAs(cap.html), `${at}: the copy shown is not the live first screen ${firstDifference(shownAs(cap.html), w.shownHtml)}`);
+        check(w.langAtShow === lang, `${at}: <html lang> was "${w.langAtShow}" when the copy was shown`);
+        check(cap.removedWithMount && !cap.staticAtMount, `${at}: the copy did not leave the page in the task that mounted the live root`);
+        const moved = w.staticBoxes.map((b, i) => [b, w.liveBoxes[i]]).filter(([a, b]) => a !== b);
+        check(w.staticBoxes.length === w.liveBoxes.length && moved.length === 0, `${at}: ${moved.length} element(s) moved at the hand-over (${w.staticBoxes.length} vs ${w.liveBoxes.length} elements)`);
+        const cls = w.shifts.reduce((s, e) => s + e.value, 0);
+        check(cls === 0, `${at}: layout shifts: ${JSON.stringify(w.shifts)}`);
+        const theme = await p.page.evaluate(() => document.documentElement.getAttribute('data-theme'));
+        if (c.theme) check(theme === c.theme, `${at}: <html data-theme> is "${theme}"`);
+        check((await p.page.evaluate(() => document.documentElement.lang)) === lang, `${at}: the live page is not in ${lang}`);
+        log(`${at}: the ${lang} copy shown at frame ${w.shownAtFrame} equals the live first screen; theme ${theme}; CLS 0`);
+        await p.context.close();
+      }
+    }
+  }, { timeoutMs: 300000 });
 
   runner.test('prerender: after the hand-over the static copy is gone and the live app answers an edit (English and Korean browsers)', async ({ open, server, log }) => {
     for (const { lang, name, code } of LANGS) {

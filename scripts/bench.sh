@@ -8,6 +8,10 @@
 #                      the GPUs' verdicts painted) from a gzip/brotli static server, on loopback
 #                      and at 10 Mbit/s 40 ms, in English and Korean, bytes before/after it, what
 #                      the static copy needs (other requests held), offline reload
+#   bench-load-paths node bench/load.mjs --paths …  the first answer on screen for each way
+#                      people arrive: the default page, a scenario link, the Korean page by
+#                      link, a remembered theme, an embed; brotli, on loopback, at 10 Mbit/s and
+#                      with 4× CPU throttling, against the link targets
 #   bench-load-cdp   node bench/load_cdp.mjs  bench-load's cold loads over CDP, no Playwright
 #   bench-paint      node bench/paint.mjs     input-to-paint in the page
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top
@@ -65,13 +69,16 @@ fi
 if [ "$built" = "1" ]; then
     stage bench-size plain 300 node bench/size.mjs dist
     stage bench-load plain 1500 node bench/load.mjs --dist dist --runs 7
+    stage bench-load-paths plain 1800 node bench/load.mjs --dist dist --runs 7 --encodings br \
+        --profiles loopback,10mbit,cpu4x --paths default,link,ko,theme,embed --locales en-US \
+        --held-runs 0 --offline-runs 0 --scroll no
     stage bench-load-cdp plain 600 node bench/load_cdp.mjs --dist dist --runs 7
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
     stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
     stage bench-typing plain 600 node bench/typing.mjs --dist dist
     stage bench-sim-worker plain 600 node bench/sim_worker.mjs --dist dist
 else
-    for s in bench-size bench-load bench-load-cdp bench-paint bench-paint-top bench-typing \
+    for s in bench-size bench-load bench-load-paths bench-load-cdp bench-paint bench-paint-top bench-typing \
         bench-sim-worker; do
         skip "$s" "needs the release build"
     done

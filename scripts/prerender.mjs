@@ -33,20 +33,23 @@ export const MARK_END = '<!-- prerender:end -->';
 
 // The gate, run by the parser right after the (hidden) English copy and the Korean one's
 // <template> (parsed inert: never styled or laid out), before any paint can show either. Each copy
-// is the default scenario with the "Auto" theme, so one is shown only when everything the first
-// screen depends on says so (src/ui/state.rs): no query (`from_location` reads `location.search`:
-// the scenario, the language, embed mode) and no hash (a section link); no theme remembered
-// (`stored_theme`: the theme toggle's label); and WebAssembly present (else the live app never
-// replaces it). The language is Rust's `browser_lang` exactly (`Lang::from_code` of
-// `navigator.language`: trimmed of Unicode white space, ASCII-lowercased, "ko" or "ko-…" is
-// Korean, anything else the default English): `KO_RULE` below. For a Korean browser the English
-// copy is replaced by the template's content (the same `id="prerendered"` root, hidden, inert,
-// aria-hidden), and <html lang> set to "ko" as the app sets it at mount; the template is removed
-// in every case. When shown, <html data-theme> is set as public/loader.js sets it (the copy then
-// has the right palette from its first frame; the stored theme is "Auto" here). Otherwise the
-// copy is removed. The first screen's DOM does not depend on the window's width (e2e "prerender"
-// compares it at 1400, 1024 and 390 px). The script removes its own element first: once run it
-// has nothing to do, and the page keeps no inline script (e2e "xss" counts any as injected).
+// is the default scenario with the "Auto" theme; one is shown when everything else the first
+// screen depends on is known here (src/ui/state.rs): the query is empty or names the language
+// only (exactly `?lang=ko` or `?lang=en`: `from_location` reads `location.search` for the
+// scenario, the language and embed mode), there is no hash (a section link), and WebAssembly is
+// present (else the live app never replaces it). The language is the link's, else Rust's
+// `browser_lang` exactly (`Lang::from_code` of `navigator.language`: trimmed of Unicode white
+// space, ASCII-lowercased, "ko" or "ko-…" is Korean, anything else the default English):
+// `KO_RULE` below. For Korean the English copy is replaced by the template's content (the same
+// `id="prerendered"` root, hidden, inert, aria-hidden), and <html lang> set to "ko" as the app
+// sets it at mount; the template is removed in every case. When shown, <html data-theme> is set
+// as public/loader.js sets it (a remembered "light" or "dark", else the system's), and a
+// remembered theme's label is written into the copy's theme toggle as the app labels it
+// (`THEME_LABELS`, from the translation rows), so the copy is the live first screen for that
+// theme too. Otherwise the copy is removed. The first screen's DOM does not depend on the
+// window's width (e2e "prerender" compares it at 1400, 1024 and 390 px). The script removes its
+// own element first: once run it has nothing to do, and the page keeps no inline script (e2e
+// "xss" counts any as injected).
 //
 // `KO_RULE`: Rust's `str::trim` strips the characters with the Unicode White_Space property
 // (`char::is_whitespace`): U+0009-000D, U+0020, U+0085, U+00A0, U+1680, U+2000-200A, U+2028,
@@ -56,12 +59,33 @@ export const MARK_END = '<!-- prerender:end -->';
 const WS = String.raw`[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*`;
 export const KO_RULE = `/^${WS}ko(-|${WS}$)/i`;
 export const TEMPLATE_ID = 'prerendered-ko';
+
+/** One translation row of data/i18n/shell/app.toml: { en, ko }. */
+function shellRow(key) {
+  const toml = readFileSync(fileURLToPath(new URL('../data/i18n/shell/app.toml', import.meta.url)), 'utf8');
+  const block = toml.split(/^\[/m).find((b) => b.startsWith(`${key}]`));
+  if (!block) throw new Error(`data/i18n/shell/app.toml has no [${key}]`);
+  const field = (lang) => JSON.parse(block.match(new RegExp(`^${lang} = ("(?:[^"\\\\]|\\\\.)*")$`, 'm'))[1]);
+  return { en: field('en'), ko: field('ko') };
+}
+
+/** The theme toggle's label for a remembered theme, by language: { en: {light, dark}, ko: … }
+ * (src/ui/header.rs shows `Theme::key`'s row). */
+export const THEME_LABELS = (() => {
+  const light = shellRow('ui_theme_light');
+  const dark = shellRow('ui_theme_dark');
+  return { en: { light: light.en, dark: dark.en }, ko: { light: light.ko, dark: dark.ko } };
+})();
+
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
-  `var ko=${KO_RULE}.test(navigator.language||'');` +
+  "var q=location.search,m=t==='light'||t==='dark'," +
+  `ko=q==='?lang=ko'||q!=='?lang=en'&&${KO_RULE}.test(navigator.language||'');` +
   "if(ko&&p){k?p.replaceWith(k.content):p.remove();p=d.getElementById('prerendered')}if(k)k.remove();if(!p)return;" +
-  "if(location.search===''&&location.hash===''&&t!=='light'&&t!=='dark'&&typeof WebAssembly==='object'){" +
-  "d.documentElement.setAttribute('data-theme',matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');if(ko)d.documentElement.lang='ko';p.hidden=false}" +
+  "if((q===''||q==='?lang=ko'||q==='?lang=en')&&location.hash===''&&typeof WebAssembly==='object'){" +
+  "d.documentElement.setAttribute('data-theme',m?t:matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');" +
+  `if(m){var b=p.querySelector('[data-static-testid="theme-toggle"]');if(b&&b.firstChild)b.firstChild.data=${JSON.stringify(THEME_LABELS)}[ko?'ko':'en'][t]}` +
+  "if(ko)d.documentElement.lang='ko';p.hidden=false}" +
   'else{p.remove()}})();';
 
 /** The CSP source that allows `script` inline: 'sha256-<base64>'. */
