@@ -3,7 +3,6 @@
 
 use crate::core::base::CalcError;
 use crate::core::base::{tr, Lang};
-use crate::core::base::{Bytes, NumberSymbols};
 use crate::core::hardware::Catalog;
 use crate::core::model::preset;
 use crate::core::model::ModelDesc;
@@ -763,9 +762,4 @@ pub fn use_app() -> AppState {
         Some(s) => s,
         None => AppState::from_location(),
     }
-}
-
-/// "13.48 GB (12.55 GiB)": both units, always labelled, in the language's number symbols.
-pub fn fmt_bytes_both(nf: NumberSymbols, b: Bytes) -> String {
-    nf.bytes_both(b, false)
 }

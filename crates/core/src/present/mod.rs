@@ -1,13 +1,14 @@
 //! Layer 6: what is shown. The one entry point [`report::evaluate`] (a scenario and a catalog
 //! in, a [`report::Report`] out), the chart series ([`series`]), the analysis views' data
-//! ([`views`]), the teaching texts ([`explain`]), the CSV/JSON exports ([`export`]) and the
-//! page's list of sections ([`sections`]).
+//! ([`views`]), the teaching texts ([`explain`]), the CSV/JSON exports ([`export`]), the
+//! first screen's text ([`first_screen`]) and the page's list of sections ([`sections`]).
 //!
 //! Invariant: the top of the core; imports any layer below, and nothing in the core imports it.
 //! A new chart gets its prepared data here and its drawing in `crate::charts`.
 
 pub mod explain;
 pub mod export;
+pub mod first_screen;
 pub mod report;
 pub mod sections;
 pub mod series;
@@ -22,6 +23,7 @@ pub mod views;
 // inside a layer; `tests/layers.rs` checks it).
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
+pub use first_screen::{fit_comparisons, fmt_mib_exact, CardsText, FitRowText, GpuText, FIT_PARTS};
 pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
     ModelChoices, ModelPart, Report, Verdict,

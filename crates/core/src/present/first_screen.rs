@@ -1,0 +1,366 @@
+//! The first screen's text: every string the summary cards and the fit table show for a
+//! report, in one language. The page's components bind these fields to their markup
+//! (`ui::summary_cards`, `ui::fit_table`); built here, outside the web code, so they are
+//! tested natively and anything else that paints the first screen shows the same text.
+
+use crate::base::derivation::Derivation;
+use crate::base::i18n::{fill, tr, Lang};
+use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
+use crate::calc::memory::Suggestion;
+use crate::present::report::{GpuReport, Report, Verdict};
+use crate::present::series::MemoryBar;
+
+/// "0.5 MiB (524,288 B)": the textbook's unit for small per-token sizes, with exact bytes,
+/// in the language's number symbols.
+pub fn fmt_mib_exact(nf: NumberSymbols, b: Bytes) -> String {
+    format!("{} MiB ({} B)", nf.sig(b.mib()), nf.group(b.0))
+}
+
+/// The summary cards' text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CardsText {
+    pub params_total: String,
+    /// The total in 억, Korean only ("" otherwise).
+    pub params_eok: String,
+    /// The active parameters of a mixture of experts ("" when all are active).
+    pub params_active: String,
+    /// The language model, vision tower and MTP lines (empty when the total is all language
+    /// model).
+    pub params_parts: Vec<String>,
+    /// Whether the checkpoint has MTP modules (the "load them" switch is shown).
+    pub has_mtp: bool,
+    pub weights: String,
+    pub weight_dtype: String,
+    pub kv_token: String,
+    pub kv_dtype: String,
+    pub kv_request: String,
+    pub kv_request_sub: String,
+    pub kv_total: String,
+    pub kv_total_sub: String,
+    /// Whether the budget rule is vLLM's (the requests card's line and numbers follow it).
+    pub vllm: bool,
+    pub gpus: Vec<GpuText>,
+    /// The math of the parameters, weights, KV per token, per request and in all.
+    pub math: [Option<Derivation>; 5],
+}
+
+/// One GPU's maximum concurrency and vLLM log.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GpuText {
+    pub key: String,
+    pub name: String,
+    pub requests: String,
+    /// The line under the requests (theoretical count, or vLLM's concurrency).
+    pub sub: String,
+    pub math: Option<Derivation>,
+    pub log: String,
+}
+
+impl GpuText {
+    fn new(lang: Lang, vllm: bool, g: &GpuReport) -> GpuText {
+        let nf = lang.number_symbols();
+        let sub = if vllm {
+            format!("vLLM {:.2}×", g.vllm_concurrency)
+        } else {
+            format!(
+                "({} {})",
+                nf.group(g.requests_theoretical),
+                tr(lang, "card_theoretical")
+            )
+        };
+        let want = if vllm {
+            "vllm_max_concurrency"
+        } else {
+            "mem_requests_practical"
+        };
+        let math = g
+            .derivations
+            .iter()
+            .find(|d| d.title_key == want)
+            .or_else(|| {
+                g.derivations
+                    .iter()
+                    .find(|d| d.title_key == "mem_requests_practical")
+            })
+            .cloned();
+        GpuText {
+            key: g.key.clone(),
+            name: g.accelerator.name.clone(),
+            requests: nf.group(g.requests),
+            sub,
+            math,
+            log: g.vllm_log.join("\n"),
+        }
+    }
+}
+
+impl CardsText {
+    /// The cards of `r` in `lang`; `vllm`: the scenario's budget rule is vLLM's.
+    pub fn new(lang: Lang, vllm: bool, r: &Report) -> Self {
+        let t = |k: &str| tr(lang, k);
+        let nf = lang.number_symbols();
+        let p = &r.model.params;
+        CardsText {
+            params_total: nf.group(p.total),
+            // Korean readers count parameters in 억 (10^8), as the course does ("70억 개").
+            params_eok: (lang == Lang::Ko)
+                .then(|| fmt_eok(p.total, nf))
+                .flatten()
+                .unwrap_or_default(),
+            params_active: if p.active != p.total {
+                nf.group(p.active)
+            } else {
+                String::new()
+            },
+            params_parts: r.model.param_parts().iter().map(|p| p.text(lang)).collect(),
+            has_mtp: p.mtp > 0,
+            weights: nf.bytes_both(r.weights, false),
+            weight_dtype: r.weight_dtype.id().to_string(),
+            kv_token: fmt_mib_exact(nf, r.kv_per_token),
+            kv_dtype: r.kv_dtype.id().to_string(),
+            kv_request: nf.bytes_both(r.kv_per_request, false),
+            kv_request_sub: format!("{} {}", nf.group(r.context_len), t("unit_tokens")),
+            kv_total: nf.bytes_both(r.kv_total, false),
+            kv_total_sub: format!("× {} {}", nf.group(r.concurrency), t("unit_requests")),
+            vllm,
+            gpus: r.gpus.iter().map(|g| GpuText::new(lang, vllm, g)).collect(),
+            math: [
+                "params_total",
+                "weights_bytes",
+                "kv_per_token",
+                "kv_per_request",
+                "kv_total",
+            ]
+            .map(|k| r.derivation(k).cloned()),
+        }
+    }
+}
+
+/// The parts of a memory bar: (translation key, CSS class).
+pub const FIT_PARTS: [(&str, &str); 5] = [
+    ("fit_weights", "seg-weights"),
+    ("fit_kv", "seg-kv"),
+    ("fit_activations", "seg-act"),
+    ("fit_overhead", "seg-overhead"),
+    ("fit_free", "seg-free"),
+];
+
+/// The parts of a memory bar: (translation key, CSS class, bytes).
+fn parts(b: &MemoryBar) -> [(&'static str, &'static str, Bytes); 5] {
+    let bytes = [b.weights, b.kv, b.activations, b.overhead, b.free];
+    std::array::from_fn(|i| (FIT_PARTS[i].0, FIT_PARTS[i].1, bytes[i]))
+}
+
+/// One suggestion of what would fit, as a sentence.
+fn suggestion_text(lang: Lang, s: &Suggestion) -> String {
+    let nf = lang.number_symbols();
+    match s {
+        Suggestion::TensorParallel { gpus, requests } => fill(
+            tr(lang, "suggest_tp"),
+            &[
+                ("gpus", &gpus.to_string()),
+                ("requests", &nf.group(*requests)),
+            ],
+        ),
+        Suggestion::LowerPrecision {
+            dtype,
+            weights,
+            requests,
+        } => fill(
+            tr(lang, "suggest_precision"),
+            &[
+                ("dtype", dtype.id()),
+                ("weights", &nf.gib(*weights)),
+                ("requests", &nf.group(*requests)),
+            ],
+        ),
+        Suggestion::ShorterContext { max_tokens } => fill(
+            tr(lang, "suggest_context"),
+            &[("tokens", &nf.group(*max_tokens))],
+        ),
+    }
+}
+
+/// The text of one GPU's row of the fit table.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FitRowText {
+    pub name: String,
+    pub verdict_class: &'static str,
+    pub verdict: String,
+    pub suggestions: Vec<String>,
+    /// Per part of the memory bar: width (CSS %, empty when the part is zero), label.
+    pub segs: [(String, String); 5],
+    /// Width of the part over capacity, empty when nothing is over.
+    pub over: String,
+    pub bar_label: String,
+    pub used: String,
+    pub legend: [String; 5],
+    pub requests: String,
+    pub price: String,
+    pub per_request: String,
+    pub cheapest: bool,
+    pub cost_math: Option<Derivation>,
+}
+
+impl FitRowText {
+    /// The row of the report's GPU `i` in `lang` (marked cheapest per request only among
+    /// several GPUs).
+    pub fn of(lang: Lang, r: &Report, i: usize) -> Self {
+        FitRowText::new(lang, &r.gpus[i], r.cheapest == Some(i) && r.gpus.len() > 1)
+    }
+
+    fn new(lang: Lang, g: &GpuReport, cheapest: bool) -> Self {
+        let nf = lang.number_symbols();
+        let b = &g.bar;
+        let total = b.used().max(b.capacity).0.max(1) as f64;
+        let pct = |v: Bytes| format!("{:.2}%", v.0 as f64 / total * 100.0);
+        let label = |k: &str, v: Bytes| format!("{}: {}", tr(lang, k), nf.gib(v));
+        let p = parts(b);
+        let summary = p
+            .iter()
+            .filter(|(_, _, v)| v.0 > 0)
+            .map(|(k, _, v)| label(k, *v))
+            .collect::<Vec<_>>()
+            .join(", ");
+        FitRowText {
+            name: g.accelerator.name.clone(),
+            verdict_class: match g.verdict {
+                Verdict::Fits => "verdict ok",
+                Verdict::Partial => "verdict warn",
+                Verdict::DoesNotFit => "verdict bad",
+            },
+            verdict: tr(lang, g.verdict.key()).to_string(),
+            suggestions: g
+                .suggestions
+                .iter()
+                .map(|s| suggestion_text(lang, s))
+                .collect(),
+            segs: p.map(|(k, _, v)| {
+                if v.0 > 0 {
+                    (pct(v), label(k, v))
+                } else {
+                    Default::default()
+                }
+            }),
+            over: if b.over.0 > 0 {
+                pct(b.over)
+            } else {
+                String::new()
+            },
+            bar_label: format!("{} {summary}", tr(lang, "ui_section_fit")),
+            used: format!("{} / {}", nf.gib(b.used()), nf.gib(b.capacity)),
+            legend: p.map(|(k, _, v)| format!("{} {}", tr(lang, k), nf.gib(v))),
+            requests: nf.group(g.requests),
+            price: g
+                .usd_per_hour
+                .map(|p| format!("${}", nf.sig(p)))
+                .unwrap_or_else(|| tr(lang, "gpu_price_unknown").to_string()),
+            per_request: g
+                .usd_per_request_hour
+                .map(|c| format!("${}", nf.sig(c)))
+                .unwrap_or_else(|| "—".to_string()),
+            cheapest,
+            cost_math: g
+                .derivations
+                .iter()
+                .find(|d| d.title_key == "cost_per_request")
+                .cloned(),
+        }
+    }
+
+    /// The rows of a report, in its GPUs' order.
+    pub fn rows(lang: Lang, r: &Report) -> Vec<FitRowText> {
+        (0..r.gpus.len())
+            .map(|i| FitRowText::of(lang, r, i))
+            .collect()
+    }
+}
+
+/// Sentences comparing each GPU with the first one: price ratio, request ratio, cost ratio.
+pub fn fit_comparisons(lang: Lang, r: &Report) -> Vec<String> {
+    let Some(first) = r.gpus.first() else {
+        return Vec::new();
+    };
+    let (Some(p0), Some(c0)) = (first.usd_per_hour, first.usd_per_request_hour) else {
+        return Vec::new();
+    };
+    r.gpus
+        .iter()
+        .skip(1)
+        .filter_map(|g| {
+            let (p, c) = (g.usd_per_hour?, g.usd_per_request_hour?);
+            let req = g.requests as f64 / first.requests.max(1) as f64;
+            Some(fill(
+                tr(lang, "fit_compare"),
+                &[
+                    ("a", &g.accelerator.name),
+                    ("b", &first.accelerator.name),
+                    ("price", &lang.number_symbols().sig(p / p0)),
+                    ("req", &lang.number_symbols().sig(req)),
+                    ("cost", &lang.number_symbols().sig(c / c0)),
+                ],
+            ))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::present::report::report_for_test;
+    use crate::scenario::Scenario;
+
+    /// The chapter's default scenario, as the page shows it (WORKED_EXAMPLES §2–3): the cards'
+    /// figures are computed from the report's bytes, and the rows say which GPU falls short.
+    #[test]
+    fn default_scenario_text() {
+        let r = report_for_test(&Scenario::default());
+        let c = CardsText::new(Lang::En, false, &r);
+        assert_eq!(
+            c.params_total,
+            Lang::En.number_symbols().group(r.model.params.total)
+        );
+        assert_eq!(c.params_eok, "");
+        let kv = r.kv_per_token.0;
+        assert_eq!(c.kv_token, format!("0.5 MiB ({} B)", group_en(kv)));
+        assert_eq!(kv, 2 * 32 * 32 * 128 * 2);
+        assert_eq!(c.gpus.len(), r.gpus.len());
+        for (g, rep) in c.gpus.iter().zip(&r.gpus) {
+            assert_eq!(g.requests, group_en(rep.requests));
+            assert!(
+                g.sub.contains(&group_en(rep.requests_theoretical)),
+                "{}",
+                g.sub
+            );
+        }
+        let ko = CardsText::new(Lang::Ko, false, &r);
+        assert!(ko.params_eok.ends_with('억'), "{}", ko.params_eok);
+        let rows = FitRowText::rows(Lang::En, &r);
+        let verdicts: Vec<&str> = rows.iter().map(|w| w.verdict_class).collect();
+        let want: Vec<&str> = r
+            .gpus
+            .iter()
+            .map(|g| match g.verdict {
+                Verdict::Fits => "verdict ok",
+                Verdict::Partial => "verdict warn",
+                Verdict::DoesNotFit => "verdict bad",
+            })
+            .collect();
+        assert_eq!(verdicts, want);
+        // One cheapest row, and it is the report's.
+        let marked: Vec<usize> = (0..rows.len()).filter(|&i| rows[i].cheapest).collect();
+        assert_eq!(marked, r.cheapest.into_iter().collect::<Vec<_>>());
+        // A bar's shown parts are those with bytes, each with its width.
+        for (row, g) in rows.iter().zip(&r.gpus) {
+            let b = &g.bar;
+            let bytes = [b.weights, b.kv, b.activations, b.overhead, b.free];
+            for (seg, v) in row.segs.iter().zip(bytes) {
+                assert_eq!(seg.0.is_empty(), v.0 == 0, "{seg:?} for {v:?}");
+            }
+        }
+    }
+
+    fn group_en(n: u64) -> String {
+        Lang::En.number_symbols().group(n)
+    }
+}
