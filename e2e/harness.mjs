@@ -36,6 +36,9 @@ export const CHROMIUM_ARGS = [
 /** Resolves after `ms` milliseconds. */
 /** The serving simulator's worker files (src/ui/sim_client.rs), loaded when its section nears. */
 export const LAZY_WORKER_FILE = /\/sim_worker(?:_loader)?\.js$|\/sim_worker_bg\.wasm$/;
+/** A scenario link's first-answer module (src/bin/first.rs): asked for at the start, it may
+ * finish after load. */
+export const FIRST_ANSWER_FILE = /\/first(?:_bg)?\.(?:js|wasm)$/;
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -180,7 +183,7 @@ export async function openPage(browser, server, { viewport = { width: 1280, heig
     requests.push({ url, afterLoad: loaded });
     // The one module loaded on demand: the serving simulator's worker (started when its
     // section nears the screen). Its three files may arrive after load, from the sub-path only.
-    const lazyWorkerFile = LAZY_WORKER_FILE.test(url.split('?')[0]);
+    const lazyWorkerFile = LAZY_WORKER_FILE.test(url.split('?')[0]) || FIRST_ANSWER_FILE.test(url.split('?')[0]);
     if (loaded && !lazyWorkerFile) problems.push(`network request after load: ${req.method()} ${url}`);
     if (!url.startsWith(server.url)) problems.push(`request outside ${SUB_PATH}: ${url}`);
   });

@@ -15,6 +15,185 @@ performance.mark('llmcalc:loader');
   if (t !== 'light' && t !== 'dark') t = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   document.documentElement.setAttribute('data-theme', t);
 }
+// A scenario link: the gate in index.html kept the prerendered copies hidden and marked
+// (data-pending). The first-answer module (src/bin/first.rs: the core without Leptos, a
+// fraction of the shell's bytes) computes the link's first screen with the live page's own text
+// builders (core::present::FirstScreen); it is written into the copy, which is shown, and the
+// live app replaces it in the task that mounts, as on the default page. When the module declines
+// (a notice, a warning, a shape the copy has no place for) or fails, the copies stay hidden until
+// the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
+{
+  const copy = document.getElementById('prerendered');
+  if (copy && copy.hasAttribute('data-pending')) {
+    (async () => {
+      const first = await import(new URL('first.js', document.baseURI).href);
+      await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
+      performance.mark('llmcalc:first');
+      const json = first.first_screen(location.search, navigator.language || '');
+      if (json) fillCopy(JSON.parse(json));
+    })().catch(() => {});
+  }
+}
+
+/** Writes a link's first screen (`FirstScreen` as JSON) into the pending copy and shows it. */
+function fillCopy(f) {
+  let root = document.getElementById('prerendered');
+  const ko = document.getElementById('prerendered-ko');
+  if (!root || !root.hasAttribute('data-pending')) return;
+  if (f.lang === 'ko') {
+    if (!ko) return;
+    root.replaceWith(ko.content);
+    root = document.getElementById('prerendered');
+  }
+  if (ko) ko.remove();
+  const q = (id) => root.querySelector(`[data-static-testid="${id}"]`);
+  // An element's own text (its first text node; the copy keeps the live markup's comments).
+  const text = (el, value) => {
+    const node = [...el.childNodes].find((c) => c.nodeType === 3);
+    if (node) node.data = value;
+    else el.insertBefore(document.createTextNode(value), el.firstChild);
+  };
+  const choose = (select, value) => {
+    for (const o of select.options) {
+      if (o.value === value) o.setAttribute('selected', '');
+      else o.removeAttribute('selected');
+    }
+  };
+  // A list of per-GPU items: the first is the pattern, one clone per item with its test ids'
+  // GPU key replaced, in place of the copy's items.
+  const list = (parent, selector, idPrefix, items, fill) => {
+    const old = [...parent.children].filter((e) => e.matches(selector));
+    const pattern = old[0];
+    if (!pattern) return;
+    const tagged = pattern.matches(`[data-static-testid^="${idPrefix}"]`) ? pattern : pattern.querySelector(`[data-static-testid^="${idPrefix}"]`);
+    const from = `-${tagged.getAttribute('data-static-testid').slice(idPrefix.length)}`;
+    const after = old[old.length - 1].nextSibling;
+    for (const e of old) e.remove();
+    items.forEach((item, i) => {
+      const c = pattern.cloneNode(true);
+      for (const e of [c, ...c.querySelectorAll('[data-static-testid]')]) {
+        const id = e.getAttribute('data-static-testid');
+        if (id && id.endsWith(from)) e.setAttribute('data-static-testid', `${id.slice(0, -from.length)}-${item.key}`);
+      }
+      fill(c, item, i);
+      parent.insertBefore(c, after);
+    });
+  };
+  const c = f.cards;
+  // The inputs.
+  choose(q('model-preset'), f.preset);
+  text(q('model-name'), f.name);
+  text(q('model-arch'), f.arch);
+  text(q('model-layers'), f.layers);
+  const ledger = q('model-ledger').querySelector('summary');
+  text(ledger, ledger.textContent.replace(/\(\d+\)$/, `(${f.ledger})`));
+  // The last GPU cannot be removed: its button is disabled (the attribute where the live page
+  // writes it, after `type`).
+  list(q('gpu-selected'), 'li', 'gpu-selected-', c.gpus, (li, g) => {
+    text(li.querySelector('span'), g.name);
+    const button = li.querySelector('button');
+    if (c.gpus.length === 1 && !button.hasAttribute('disabled')) {
+      const later = [...button.attributes].slice([...button.attributes].findIndex((a) => a.name === 'type') + 1).map((a) => [a.name, a.value]);
+      for (const [k] of later) button.removeAttribute(k);
+      button.setAttribute('disabled', '');
+      for (const [k, v] of later) button.setAttribute(k, v);
+    }
+  });
+  choose(q('tp'), f.tp);
+  for (const [id, value, pretty, slider] of [['context-len', f.ctx, f.ctx_pretty, f.ctx_slider], ['concurrency', f.n, f.n_pretty, f.n_slider]]) {
+    q(id).setAttribute('value', value);
+    text(q(id).parentElement.querySelector('.pretty'), pretty);
+    q(`${id}-slider`).setAttribute('value', slider);
+  }
+  choose(q('weight-dtype'), f.wd);
+  choose(q('kv-dtype'), f.kvd);
+  // The cards. The parameters card's optional lines take the places the live page marks with
+  // empty comments after its "total" line: the active count's, the parts', the MTP switch's.
+  const comment = () => document.createComment('');
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    e.append(...kids);
+    return e;
+  };
+  text(q('params-total'), c.params_total);
+  if (q('params-eok')) text(q('params-eok'), c.params_eok);
+  const total = [...q('params-total').parentElement.children].find((e) => e.matches('p.card-sub:not([data-static-testid])'));
+  const [activeSlot, partsEnd, mtpSlot] = [total.nextSibling, total.nextSibling.nextSibling, total.nextSibling.nextSibling.nextSibling];
+  if (c.params_active) {
+    activeSlot.replaceWith(el('p', { class: 'card-sub' }, el('span', { 'data-static-testid': 'params-active' }, c.params_active, comment()), ` ${f.active_label}`, comment(), comment()));
+  }
+  for (const part of c.params_parts) partsEnd.before(el('p', { class: 'card-sub', 'data-static-testid': 'params-part' }, part, comment()));
+  if (c.has_mtp) {
+    mtpSlot.replaceWith(el('label', { class: 'card-sub' }, el('input', { type: 'checkbox', 'data-static-testid': 'include-mtp' }), ` ${f.mtp_label}`, comment(), comment()));
+  }
+  for (const [id, big, sub] of [['weights', c.weights, c.weight_dtype], ['kv-per-token', c.kv_token, c.kv_dtype], ['kv-per-request', c.kv_request, c.kv_request_sub], ['kv-total', c.kv_total, c.kv_total_sub]]) {
+    text(q(id), big);
+    text(q(id).nextElementSibling, sub);
+  }
+  list(root.querySelector('.gpu-requests-row'), '.gpu-requests', 'max-requests-', c.gpus, (e, g) => {
+    text(e.querySelector('.gpu-label'), g.name);
+    const big = e.querySelector('.big');
+    text(big, `${g.requests} `);
+    text(big.querySelector('.card-sub'), g.sub);
+  });
+  list(root.querySelector('.vllm-logs'), '.vllm-log', 'vllm-log-', c.gpus, (e, g) => {
+    text(e.querySelector('.gpu-label'), g.name);
+    text(e.querySelector('pre'), g.log);
+  });
+  // The fit table, one row per GPU in the cards' order.
+  const rows = f.rows.map((r, i) => ({ ...r, key: c.gpus[i].key }));
+  list(q('fit-table').querySelector('tbody'), 'tr', 'fit-row-', rows, (tr, r) => {
+    text(tr.querySelector('th'), r.name);
+    const verdict = tr.querySelector('.verdict');
+    verdict.className = r.verdict_class;
+    text(verdict, r.verdict);
+    if (r.suggestions.length) {
+      const items = r.suggestions.map((x) => el('li', {}, x, comment()));
+      verdict.nextSibling.replaceWith(el('div', { class: 'suggestions', 'data-static-testid': `suggestions-${r.key}` }, el('p', {}, f.suggest_title, comment()), el('ul', {}, ...items, comment(), comment()), comment(), comment()));
+    }
+    tr.querySelector('.minibar').setAttribute('aria-label', r.bar_label);
+    // Through the style object, as the live page writes them (the browser normalizes "27.90%").
+    const bar = (seg, width) => {
+      seg.removeAttribute('style');
+      if (width) seg.style.width = width;
+      else seg.style.display = 'none';
+    };
+    const segs = tr.querySelectorAll('.minibar > .seg');
+    r.segs.forEach(([width, title], i) => {
+      bar(segs[i], width);
+      segs[i].setAttribute('title', title);
+    });
+    bar(segs[5], r.over);
+    text(tr.querySelector('.mem-cell > .num'), r.used);
+    tr.querySelectorAll('.legend > li').forEach((li, i) => text(li, r.legend[i]));
+    const requests = tr.querySelector(`[data-static-testid="fit-requests-${r.key}"]`);
+    text(requests, r.requests);
+    text(requests.nextElementSibling, r.price);
+    const cost = tr.querySelector(`[data-static-testid="cost-per-request-${r.key}"]`);
+    text(cost, r.per_request);
+    const tag = cost.querySelector('.tag');
+    tag.removeAttribute('style');
+    if (!r.cheapest) tag.style.display = 'none';
+  });
+  list(root.querySelector('.compare'), 'p', 'cost-compare', f.compare.map((s) => ({ key: '', s })), (p, x) => text(p, x.s));
+  // A "Show the math" panel without a derivation is hidden, its style before its test id as
+  // the live page's attributes come.
+  for (const d of root.querySelectorAll('details.math[data-static-testid]')) {
+    const id = d.getAttribute('data-static-testid');
+    d.removeAttribute('style');
+    if (f.math_hidden.includes(id)) {
+      d.removeAttribute('data-static-testid');
+      d.style.display = 'none';
+      d.getAttribute('style'); // makes the browser write the style attribute now, before the id
+      d.setAttribute('data-static-testid', id);
+    }
+  }
+  root.removeAttribute('data-pending');
+  if (f.lang === 'ko') document.documentElement.lang = 'ko';
+  root.hidden = false;
+  performance.mark('llmcalc:first-filled');
+}
 // The late module (src/ui/late.rs): the analysis sections, imported when the shell asks (after
 // the first answer is painted, or at once for an embedded widget that lives in it). Trunk builds
 // it without injecting anything and under its plain name (index.html). Once only; a failure is

@@ -79,12 +79,21 @@ export const THEME_LABELS = (() => {
 
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
-  "var q=location.search,m=t==='light'||t==='dark'," +
-  `ko=q==='?lang=ko'||q!=='?lang=en'&&${KO_RULE}.test(navigator.language||'');` +
+  `var L=${JSON.stringify(THEME_LABELS)},q=location.search,m=t==='light'||t==='dark',` +
+  "f=q===''||q==='?lang=ko'||q==='?lang=en'," +
+  "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'," +
+  "b=function(r,l){var e=r&&r.querySelector('[data-static-testid=\"theme-toggle\"]');if(m&&e&&e.firstChild)e.firstChild.data=L[l][t]};" +
+  // A scenario link: both copies stay, hidden, for public/loader.js to fill with the link's
+  // first screen (or to leave to the live app, which removes them at mount).
+  // Its files are asked for at once, beside the shell's (public/loader.js imports them).
+  "if(n&&p){b(p,'en');if(k)b(k.content,'ko');p.setAttribute('data-pending','');" +
+  "var h=d.head,a=d.createElement('link');a.rel='modulepreload';a.href='first.js';h.appendChild(a);" +
+  "a=d.createElement('link');a.rel='preload';a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous';a.href='first_bg.wasm';h.appendChild(a);return}" +
+  `var ko=q==='?lang=ko'||q!=='?lang=en'&&${KO_RULE}.test(navigator.language||'');` +
   "if(ko&&p){k?p.replaceWith(k.content):p.remove();p=d.getElementById('prerendered')}if(k)k.remove();if(!p)return;" +
-  "if((q===''||q==='?lang=ko'||q==='?lang=en')&&location.hash===''&&typeof WebAssembly==='object'){" +
+  "if(f&&location.hash===''&&typeof WebAssembly==='object'){" +
   "d.documentElement.setAttribute('data-theme',m?t:matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light');" +
-  `if(m){var b=p.querySelector('[data-static-testid="theme-toggle"]');if(b&&b.firstChild)b.firstChild.data=${JSON.stringify(THEME_LABELS)}[ko?'ko':'en'][t]}` +
+  "b(p,ko?'ko':'en');" +
   "if(ko)d.documentElement.lang='ko';p.hidden=false}" +
   'else{p.remove()}})();';
 

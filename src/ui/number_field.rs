@@ -2,16 +2,11 @@
 
 use crate::core::base::fill;
 use crate::core::base::tr;
+use crate::core::present::log2_pos;
 use crate::core::scenario::parse_count;
 use crate::ui::state::use_app;
 use crate::ui::view_common::num_symbols;
 use leptos::prelude::*;
-
-/// The slider position of `v`: the exponent of the power of two nearest below it, clamped to
-/// `exp` (0 reads as 1).
-pub fn log2_pos(v: u64, exp: (u32, u32)) -> u32 {
-    (63 - v.max(1).leading_zeros()).clamp(exp.0, exp.1)
-}
 
 /// The value a slider position sets: `2^e` for the exponent typed in `text`, `e` clamped to
 /// `exp` and the value to `range`; `None` for a position that is not a number or overflows.

@@ -5,6 +5,7 @@
 
 use crate::core::base::fill;
 use crate::core::base::CalcError;
+use crate::core::present::log2_pos;
 use crate::core::present::RooflineData;
 use crate::core::present::Section;
 use crate::core::present::{roofline_view, OpsShown, PointDetail, RooflineView as ViewData};
@@ -13,7 +14,7 @@ use crate::ui::chart_canvas::ChartCanvas;
 use crate::ui::explanation::Explanation;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::math_panel::MathPanel;
-use crate::ui::number_field::{log2_pos, log2_value};
+use crate::ui::number_field::log2_value;
 use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{gpus_memo, is_dark, model_memo, num_symbols};
 use leptos::prelude::*;

@@ -2,6 +2,7 @@
 
 use crate::core::base::fill;
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use crate::core::present::{CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2};
 use crate::core::scenario::{limits, BudgetRule};
 use crate::ui::dtype_select::{DtypeSelect, DtypeTarget};
 use crate::ui::number_field::NumberField;
@@ -58,7 +59,7 @@ pub fn Workload() -> impl IntoView {
                 unit_key="unit_tokens"
                 value=ctx
                 range=limits::CONTEXT_LEN
-                slider_log2=(7, 20)
+                slider_log2=CONTEXT_SLIDER_LOG2
                 on_commit=move |n| state.edit(History::Replace, |s| s.context_len = n)
             />
             <NumberField
@@ -67,7 +68,7 @@ pub fn Workload() -> impl IntoView {
                 unit_key="unit_requests"
                 value=conc
                 range=limits::CONCURRENCY
-                slider_log2=(0, 10)
+                slider_log2=CONCURRENCY_SLIDER_LOG2
                 on_commit=move |n| state.edit(History::Replace, |s| s.concurrency = n)
             />
             <div class="field-row">

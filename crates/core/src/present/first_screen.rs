@@ -7,8 +7,23 @@ use crate::base::derivation::Derivation;
 use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::calc::memory::Suggestion;
-use crate::present::report::{GpuReport, Report, Verdict};
+use crate::hardware::Catalog;
+use crate::model::preset;
+use crate::present::report::{evaluate, GpuReport, Report, Verdict};
 use crate::present::series::MemoryBar;
+use crate::scenario::{BudgetRule, GpuChoice, ModelSource, Scenario, ViewMode};
+use serde::Serialize;
+
+/// The context-length slider's range, as powers of two (128 to 1,048,576 tokens).
+pub const CONTEXT_SLIDER_LOG2: (u32, u32) = (7, 20);
+/// The concurrency slider's range, as powers of two (1 to 1,024 requests).
+pub const CONCURRENCY_SLIDER_LOG2: (u32, u32) = (0, 10);
+
+/// A power-of-two slider's position for `v`: the exponent of the power of two nearest below
+/// it, clamped to `exp` (0 reads as 1).
+pub fn log2_pos(v: u64, exp: (u32, u32)) -> u32 {
+    (63 - v.max(1).leading_zeros()).clamp(exp.0, exp.1)
+}
 
 /// "0.5 MiB (524,288 B)": the textbook's unit for small per-token sizes, with exact bytes,
 /// in the language's number symbols.
@@ -17,7 +32,7 @@ pub fn fmt_mib_exact(nf: NumberSymbols, b: Bytes) -> String {
 }
 
 /// The summary cards' text.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct CardsText {
     pub params_total: String,
     /// The total in 억, Korean only ("" otherwise).
@@ -41,17 +56,19 @@ pub struct CardsText {
     pub vllm: bool,
     pub gpus: Vec<GpuText>,
     /// The math of the parameters, weights, KV per token, per request and in all.
+    #[serde(skip)]
     pub math: [Option<Derivation>; 5],
 }
 
 /// One GPU's maximum concurrency and vLLM log.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct GpuText {
     pub key: String,
     pub name: String,
     pub requests: String,
     /// The line under the requests (theoretical count, or vLLM's concurrency).
     pub sub: String,
+    #[serde(skip)]
     pub math: Option<Derivation>,
     pub log: String,
 }
@@ -182,7 +199,7 @@ fn suggestion_text(lang: Lang, s: &Suggestion) -> String {
 }
 
 /// The text of one GPU's row of the fit table.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct FitRowText {
     pub name: String,
     pub verdict_class: &'static str,
@@ -199,6 +216,7 @@ pub struct FitRowText {
     pub price: String,
     pub per_request: String,
     pub cheapest: bool,
+    #[serde(skip)]
     pub cost_math: Option<Derivation>,
 }
 
@@ -304,6 +322,138 @@ pub fn fit_comparisons(lang: Lang, r: &Report) -> Vec<String> {
         .collect()
 }
 
+/// What the prerendered copy of the default first screen needs to show another scenario's:
+/// the inputs' values and every text of the cards and the fit table, as the live page shows
+/// them (the same builders). Only for scenarios whose first screen has the copy's shape: see
+/// [`FirstScreen::of`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FirstScreen {
+    /// "en" or "ko".
+    pub lang: &'static str,
+    /// The preset's id (the model select's value) and its display name.
+    pub preset: String,
+    pub name: String,
+    pub arch: String,
+    pub layers: String,
+    /// The number of entries in the assumption ledger.
+    pub ledger: usize,
+    pub tp: String,
+    pub ctx: String,
+    pub ctx_pretty: String,
+    pub ctx_slider: String,
+    pub n: String,
+    pub n_pretty: String,
+    pub n_slider: String,
+    /// The precision selects' values ("" for the checkpoint's / the model's default).
+    pub wd: String,
+    pub kvd: String,
+    pub cards: CardsText,
+    pub rows: Vec<FitRowText>,
+    pub compare: Vec<String>,
+    /// The labels of the parts the copy of the default scenario does not have: the active
+    /// parameters' line, the MTP switch, the suggestions' title.
+    pub active_label: &'static str,
+    pub mtp_label: &'static str,
+    pub suggest_title: &'static str,
+    /// The test ids of the "Show the math" panels with no derivation (the page hides them).
+    pub math_hidden: Vec<String>,
+}
+
+impl FirstScreen {
+    /// The first screen of the page at `query` for a browser whose language reads as
+    /// `browser`, when the copy of the default one can show it: a preset model, catalog GPUs,
+    /// the textbook rule, the default interconnect, the full page, and nothing the copy has no
+    /// place for (a notice, a model warning, a GPU's error). `None` otherwise: the page then
+    /// waits for the live app.
+    pub fn of(query: &str, browser: Lang) -> Option<FirstScreen> {
+        let (mut s, notices) = Scenario::from_query(query);
+        let more = s.sanitize(Catalog::builtin(), |id| preset(id).is_some());
+        if !notices.is_empty() || !more.is_empty() || !Self::shaped(&s) {
+            return None;
+        }
+        let ModelSource::Preset(id) = &s.model else {
+            return None;
+        };
+        let label = preset(id)?.label();
+        let r = evaluate(&s, Catalog::builtin()).ok()?;
+        let lang = s.lang.unwrap_or(browser);
+        let cards = CardsText::new(lang, false, &r);
+        let rows = FitRowText::rows(lang, &r);
+        // The eok line exists in the Korean copy only, and there it always has a figure.
+        let eok_fits = (lang == Lang::Ko) != cards.params_eok.is_empty();
+        if !r.model.warnings.is_empty() || !r.gpu_errors.is_empty() || !eok_fits {
+            return None;
+        }
+        let nf = lang.number_symbols();
+        let card_math = [
+            "math-params",
+            "math-weights",
+            "math-kv-token",
+            "math-kv-request",
+            "math-kv-total",
+        ];
+        let math_hidden = (card_math.iter().zip(&cards.math))
+            .filter(|(_, m)| m.is_none())
+            .map(|(id, _)| (*id).to_string())
+            .chain(cards.gpus.iter().zip(&rows).flat_map(|(g, w)| {
+                [
+                    g.math.is_none().then(|| format!("math-requests-{}", g.key)),
+                    w.cost_math
+                        .is_none()
+                        .then(|| format!("math-cost-{}", g.key)),
+                ]
+                .into_iter()
+                .flatten()
+            }))
+            .collect();
+        Some(FirstScreen {
+            lang: lang.code(),
+            preset: id.clone(),
+            name: label,
+            arch: r.model.model_type.clone(),
+            layers: r.model.stated_layers().to_string(),
+            ledger: r.model.ledger.len(),
+            tp: s.tp.to_string(),
+            ctx: s.context_len.to_string(),
+            ctx_pretty: nf.group(s.context_len),
+            ctx_slider: log2_pos(s.context_len, CONTEXT_SLIDER_LOG2).to_string(),
+            n: s.concurrency.to_string(),
+            n_pretty: nf.group(s.concurrency),
+            n_slider: log2_pos(s.concurrency, CONCURRENCY_SLIDER_LOG2).to_string(),
+            wd: s
+                .weight_dtype
+                .map(|d| d.id().to_string())
+                .unwrap_or_default(),
+            kvd: s.kv_dtype.map(|d| d.id().to_string()).unwrap_or_default(),
+            compare: fit_comparisons(lang, &r),
+            cards,
+            rows,
+            active_label: tr(lang, "card_params_active"),
+            mtp_label: tr(lang, "card_include_mtp"),
+            suggest_title: tr(lang, "suggest_title"),
+            math_hidden,
+        })
+    }
+
+    /// Whether the scenario's inputs column has the copy's shape (the fields it fills).
+    fn shaped(s: &Scenario) -> bool {
+        let d = Scenario::default();
+        s.view == ViewMode::Full
+            && matches!(s.budget, BudgetRule::Textbook)
+            && s.interconnect == d.interconnect
+            && !s.include_mtp
+            && !s.gpus.is_empty()
+            && s.gpus.iter().all(|g| matches!(g, GpuChoice::Catalog(_)))
+    }
+
+    /// [`FirstScreen::of`] as JSON text, "" when the copy cannot show the scenario.
+    pub fn json(query: &str, browser: Lang) -> String {
+        FirstScreen::of(query, browser)
+            .and_then(|f| serde_json::to_string(&f).ok())
+            .unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,5 +512,61 @@ mod tests {
 
     fn group_en(n: u64) -> String {
         Lang::En.number_symbols().group(n)
+    }
+
+    /// Every preset at a link's settings: either a first screen whose texts are the live
+    /// builders' for that scenario, or none for a reason the copy has no place for.
+    #[test]
+    fn first_screen_of_links() {
+        let f = FirstScreen::of("?ctx=8192&n=8&gpu=h100-sxm&gpu=l40s&gpu=a10g", Lang::En)
+            .expect("served");
+        assert_eq!(
+            (f.ctx.as_str(), f.ctx_pretty.as_str(), f.ctx_slider.as_str()),
+            ("8192", "8,192", "13")
+        );
+        assert_eq!((f.n.as_str(), f.n_slider.as_str()), ("8", "3"));
+        let keys: Vec<&str> = f.cards.gpus.iter().map(|g| g.key.as_str()).collect();
+        assert_eq!(keys, ["h100-sxm", "l40s", "a10g"]);
+        assert_eq!(f.rows.len(), 3);
+        let (mut s, _) = Scenario::from_query("?ctx=8192&n=8&gpu=h100-sxm&gpu=l40s&gpu=a10g");
+        let _ = s.sanitize(Catalog::builtin(), |id| preset(id).is_some());
+        let r = report_for_test(&s);
+        assert_eq!(f.cards, CardsText::new(Lang::En, false, &r));
+        // The link's language wins over the browser's.
+        assert_eq!(
+            FirstScreen::of("?lang=ko&n=4", Lang::En).map(|f| f.lang),
+            Some("ko")
+        );
+        // What the copy cannot show.
+        for q in [
+            "?embed=memory",
+            "?rule=vllm",
+            "?ctx=abc",
+            "?zzz=1",
+            "?params=7e9",
+            "?mtp=1",
+        ] {
+            assert_eq!(FirstScreen::of(q, Lang::En), None, "{q}");
+        }
+        assert_eq!(FirstScreen::json("?embed=kv", Lang::En), "");
+        assert!(FirstScreen::json("?n=2", Lang::En).starts_with('{'));
+    }
+
+    /// Every preset is served at the default settings, except those whose model carries a
+    /// warning (the copy has no place for the warnings' list).
+    #[test]
+    fn every_preset_without_a_warning_is_served() {
+        for p in crate::model::presets::all() {
+            let q = format!("?model={}", p.id);
+            let (s, _) = Scenario::from_query(&q);
+            let warned = !report_for_test(&s).model.warnings.is_empty();
+            assert_eq!(FirstScreen::of(&q, Lang::En).is_some(), !warned, "{}", p.id);
+            assert_eq!(
+                FirstScreen::of(&q, Lang::Ko).is_some(),
+                !warned,
+                "{} (ko)",
+                p.id
+            );
+        }
     }
 }

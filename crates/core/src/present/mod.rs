@@ -23,7 +23,10 @@ pub mod views;
 // inside a layer; `tests/layers.rs` checks it).
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
-pub use first_screen::{fit_comparisons, fmt_mib_exact, CardsText, FitRowText, GpuText, FIT_PARTS};
+pub use first_screen::{
+    fit_comparisons, fmt_mib_exact, log2_pos, CardsText, FirstScreen, FitRowText, GpuText,
+    CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
+};
 pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
     ModelChoices, ModelPart, Report, Verdict,

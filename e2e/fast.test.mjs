@@ -1,0 +1,112 @@
+// A scenario link's first answer before the shell (src/bin/first.rs, public/loader.js
+// `fillCopy`): the gate keeps the prerendered copies for a link, the first-answer module
+// computes the link's first screen with the live page's text builders, and the copy is filled
+// and shown; the live app replaces it in the task that mounts. Checked here, for every preset
+// at a link's settings (three GPUs, 8,192 tokens, 8 requests), in English and Korean, and with
+// other precisions and tensor parallelism:
+// - when the copy was shown, it is exactly the live first screen (captured as
+//   scripts/prerender.mjs captures it), in the live page's language, handed over in the mount's
+//   task without a layout shift;
+// - when the fast path declined (a shape the copy has no place for), no copy was ever shown;
+// - a garbled link never shows a copy (its notices come with the live app).
+// The served and declined presets are printed.
+
+import { CAPTURE_INIT } from '../scripts/prerender.mjs';
+import { check, waitFor } from './app.mjs';
+
+/** This file times the hand-over (layout shifts): the runner gives it the machine alone. */
+export const alone = true;
+
+/** Records the first shown copy's HTML and language, and the layout shifts. */
+const WATCH = () => {
+  const w = { shownHtml: null, langAtShow: null, shifts: [] };
+  window.__fastWatch = w;
+  const look = () => {
+    const p = document.querySelector('#prerendered:not([hidden])');
+    if (p && w.shownHtml === null) {
+      w.shownHtml = p.outerHTML;
+      w.langAtShow = document.documentElement.lang;
+    }
+  };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) w.shifts.push(e.value);
+  }).observe({ type: 'layout-shift', buffered: true });
+  new MutationObserver(look).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['hidden'] });
+};
+
+/** Where two strings first differ, with some context of each. */
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  return `at character ${i}: live "…${a.slice(Math.max(0, i - 80), i + 80)}…" vs copy "…${b.slice(Math.max(0, i - 80), i + 80)}…"`;
+}
+
+/** Opens `path` and returns { served, lang } after checking the hand-over. */
+async function visit(open, server, path, code) {
+  const p = await open({ viewport: { width: 1400, height: 1000 } });
+  if (code) await p.context.addInitScript((c) => Object.defineProperty(Navigator.prototype, 'language', { get: () => c }), code);
+  await p.context.addInitScript(CAPTURE_INIT);
+  await p.context.addInitScript(WATCH);
+  // The shell's wasm is held until the fast path has answered (the copy shown, or the module
+  // ran and declined), so the live app cannot win the race on a busy machine; then released.
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  await p.context.route(/\/app-[^/]*_bg\.wasm$/, async (route) => {
+    await gate;
+    await route.continue();
+  });
+  await p.page.goto(server.url + path, { waitUntil: 'commit', timeout: 30000 });
+  await waitFor(() => p.page.evaluate(() => window.__fastWatch?.shownHtml !== null || performance.getEntriesByName('llmcalc:first').length > 0 || document.getElementById('prerendered') === null), `the fast path's answer to ${path}`, 20000).catch(() => {});
+  await p.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  release();
+  await waitFor(() => p.page.evaluate(() => window.__llmcalcCapture?.ready), `the live first screen of ${path}`, 45000);
+  const cap = await p.page.evaluate(() => window.__llmcalcCapture);
+  const w = await p.page.evaluate(() => window.__fastWatch);
+  const lang = await p.page.evaluate(() => document.documentElement.lang);
+  const served = w.shownHtml !== null;
+  if (served) {
+    const live = cap.html.replace(' hidden=""', '');
+    check(w.shownHtml === live, `${path}: the filled copy is not the live first screen ${firstDifference(live, w.shownHtml)}`);
+    check(w.langAtShow === lang, `${path}: <html lang> was "${w.langAtShow}" when the copy was shown, the live page's is "${lang}"`);
+    check(cap.removedWithMount && !cap.staticAtMount, `${path}: the copy did not leave the page in the task that mounted the live root`);
+    check(w.shifts.reduce((s, v) => s + v, 0) === 0, `${path}: layout shifts ${JSON.stringify(w.shifts)}`);
+  }
+  await p.context.close();
+  return { served, lang };
+}
+
+export default function register(runner) {
+  runner.test('fast path: a scenario link\'s copy, filled before the shell, is exactly the live first screen (every preset, English and Korean)', async ({ open, server, log }) => {
+    // The presets, from the page's own list.
+    const first = await open();
+    await first.page.goto(server.url, { waitUntil: 'load' });
+    await waitFor(() => first.page.evaluate(() => document.querySelectorAll('[data-testid="model-preset"] option').length > 0), 'the preset list');
+    const presets = await first.page.evaluate(() => [...document.querySelectorAll('[data-testid="model-preset"] option')].map((o) => o.value));
+    await first.context.close();
+    const link = '&ctx=8192&n=8&gpu=h100-sxm&gpu=l40s&gpu=a10g';
+    const served = [];
+    const declined = [];
+    for (const id of presets) {
+      const r = await visit(open, server, `?model=${id}${link}`, null);
+      (r.served ? served : declined).push(id);
+    }
+    log(`served ${served.length}/${presets.length}: ${served.join(', ')}`);
+    log(`declined (the live app answers): ${declined.join(', ') || 'none'}`);
+    check(served.length > presets.length / 2, `the fast path served only ${served.length} of ${presets.length} presets`);
+    // Korean (by link and by browser), other precisions, TP, one GPU, and a garbled link.
+    const cases = [
+      { path: `?model=qwen3-8b&lang=ko${link}`, code: null, want: { served: true, lang: 'ko' } },
+      { path: '?model=llama-3.1-8b&ctx=2048', code: 'ko-KR', want: { served: true, lang: 'ko' } },
+      { path: '?model=llama-3.1-70b&tp=4&wd=fp8&kvd=fp8&gpu=h100-sxm', code: null, want: { served: true, lang: 'en' } },
+      { path: '?model=gpt2&n=1&gpu=l4', code: 'ko-KR', want: { served: true, lang: 'ko' } },
+      { path: '?ctx=abc&zzz=1', code: null, want: { served: false, lang: 'en' } },
+    ];
+    for (const c of cases) {
+      const r = await visit(open, server, c.path, c.code);
+      check(r.served === c.want.served && r.lang === c.want.lang, `${c.path} (${c.code ?? 'en-US'}): served ${r.served} in ${r.lang}, expected served ${c.want.served} in ${c.want.lang}`);
+      log(`${c.path} (${c.code ?? 'en-US'}): ${r.served ? 'the filled copy shown' : 'no copy'}, page in ${r.lang}`);
+    }
+  }, { timeoutMs: 420000 });
+}

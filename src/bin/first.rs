@@ -1,0 +1,27 @@
+//! The first answer of a link, before the shell: built by Trunk like the late module (a
+//! `data-type="worker"` rust asset with `data-bindgen-target="web"`, so nothing starts it but
+//! `public/loader.js`), it links the core and no UI framework. Glue only:
+//! `core::present::FirstScreen`, whose JSON `public/loader.js` writes into the prerendered
+//! copy of the first screen.
+
+#[cfg(target_arch = "wasm32")]
+mod glue {
+    use llm_serving_calculator::core::base::Lang;
+    use llm_serving_calculator::core::present::FirstScreen;
+    use wasm_bindgen::prelude::wasm_bindgen;
+
+    /// The first screen of the page at `query` (`location.search`) for a browser whose
+    /// language is `browser` (`navigator.language`), as JSON; "" when the copy cannot show it.
+    #[wasm_bindgen]
+    pub fn first_screen(query: &str, browser: &str) -> String {
+        FirstScreen::json(query, Lang::from_code(browser).unwrap_or_default())
+    }
+}
+
+fn main() {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        eprintln!("This binary is the web app's first-answer module; build it with `trunk build`.");
+        std::process::exit(2);
+    }
+}
