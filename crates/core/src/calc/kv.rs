@@ -361,21 +361,6 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     }
     let t = state_totals(m, tp)?;
     let ssm = split_dtype(m, d);
-    let b_text = fmt_sig(d.bytes());
-    let layers = Term::new(
-        "L_ssm",
-        "term_layers",
-        t.layers.to_string(),
-        "",
-        Source::Derived("src_ssm_layers".into()),
-    );
-    let b = Term::new(
-        "b",
-        "term_kv_bytes",
-        b_text.clone(),
-        "B",
-        Source::Default("state_dtype_model".into()),
-    );
     let mut notes = vec![if ssm.is_some() {
         "note_state_dtype_split".to_string()
     } else {
@@ -384,41 +369,76 @@ pub fn state_bytes(m: &ModelDesc, d: Dtype, tp: u64) -> Result<KvBytes, CalcErro
     if t.padded {
         notes.push("note_mamba_groups_padded".into());
     }
-    let (bytes, formula, substituted, terms) = match ssm {
-        None => {
-            let bytes = bits_to_bytes("ovf_state_bytes", t.elems, d.bits())?;
-            let substituted = if t.uniform {
-                format!("{} × {} × {b_text}", t.layers, group(t.first.1))
-            } else {
-                format!("{} × {b_text}", group(t.elems))
-            };
-            let s = Term::new(
-                "S",
-                "term_state_elems",
-                group(t.first.0),
-                "",
-                Source::Derived("src_ssm_state_per_layer".into()),
-            );
-            (bytes, "L_ssm × S × b", substituted, vec![layers, s, b])
-        }
-        Some((sd, key)) => {
-            let (bytes, substituted, [s_c, s_r, b_r]) = split_state(&t, d, sd, key)?;
-            let terms = vec![layers, s_c, s_r, b, b_r];
-            (bytes, "L_ssm × (S_c × b + S_r × b_r)", substituted, terms)
-        }
+    let (bytes, derivation) = match ssm {
+        None => whole_state(&t, d)?,
+        Some((sd, key)) => split_state(&t, d, sd, key)?,
     };
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
-            title_key: "state_bytes".into(),
-            formula: formula.into(),
-            substituted,
             result: binary_bytes_text(Bytes(bytes)),
-            terms,
             notes,
-            ..Default::default()
+            ..derivation
         },
     })
+}
+
+/// The terms every state derivation starts with: the recurrent layers `L_ssm` and the bytes
+/// per element `b` of precision `d`.
+fn state_terms(t: &StateTotals, d: Dtype) -> [Term; 2] {
+    [
+        Term::new(
+            "L_ssm",
+            "term_layers",
+            t.layers.to_string(),
+            "",
+            Source::Derived("src_ssm_layers".into()),
+        ),
+        Term::new(
+            "b",
+            "term_kv_bytes",
+            fmt_sig(d.bytes()),
+            "B",
+            Source::Default("state_dtype_model".into()),
+        ),
+    ]
+}
+
+/// Bytes per element of precision `d` as the symbol `symbol` (`b`, `b_r`).
+fn bytes_sym(symbol: &str, d: Dtype) -> Expr {
+    Expr::sym(symbol, fmt_sig(d.bytes()), Value::Exact(d.bits(), 8))
+}
+
+/// The bytes and the derivation, without result and notes, of a state kept whole in `d`:
+/// `L_ssm × S × b` (the elements in all where the layers differ).
+fn whole_state(t: &StateTotals, d: Dtype) -> Result<(u64, Derivation), CalcError> {
+    let bytes = bits_to_bytes("ovf_state_bytes", t.elems, d.bits())?;
+    let elems = Expr::mul([
+        Expr::sym("L_ssm", t.layers.to_string(), t.layers),
+        Expr::sym("S", group(t.first.1), t.first.1),
+    ]);
+    let elems = if t.uniform {
+        elems
+    } else {
+        Expr::shown(elems, group(t.elems))
+    };
+    let e = Expr::mul([elems, bytes_sym("b", d)]);
+    let [layers, b] = state_terms(t, d);
+    let s = Term::new(
+        "S",
+        "term_state_elems",
+        group(t.first.0),
+        "",
+        Source::Derived("src_ssm_state_per_layer".into()),
+    );
+    let terms = vec![layers, s, b];
+    Ok((
+        bytes,
+        Derivation {
+            terms,
+            ..Derivation::of("state_bytes", &e)
+        },
+    ))
 }
 
 /// The recurrent layers' state on one of `tp` GPUs: their count, the elements in all and the
@@ -462,14 +482,16 @@ fn state_totals(m: &ModelDesc, tp: u64) -> Result<StateTotals, CalcError> {
     })
 }
 
-/// The bytes, substituted values and terms (`S_c`, `S_r`, `b_r`) of a state whose recurrent
-/// part is kept in `sd` (named by the config key `key`) and its conv part in `d`.
+/// The bytes and the derivation, without result and notes, of a state whose recurrent part
+/// is kept in `sd` (named by the config key `key`) and its conv part in `d`:
+/// `L_ssm × (S_c × b + S_r × b_r)` (the conv and recurrent elements in all where the layers
+/// differ).
 fn split_state(
     t: &StateTotals,
     d: Dtype,
     sd: Dtype,
     key: String,
-) -> Result<(u64, String, [Term; 3]), CalcError> {
+) -> Result<(u64, Derivation), CalcError> {
     let conv = t.elems - t.recurrent;
     let bytes = add(
         "ovf_state_bytes",
@@ -478,23 +500,45 @@ fn split_state(
             bits_to_bytes("ovf_state_bytes", t.recurrent, sd.bits())?,
         ],
     )?;
-    let (b_text, br_text) = (fmt_sig(d.bytes()), fmt_sig(sd.bytes()));
     let (_, on_gpu, rec) = t.first;
+    let e = Expr::mul([
+        Expr::sym("L_ssm", t.layers.to_string(), t.layers),
+        Expr::add([
+            Expr::mul([
+                Expr::sym("S_c", group(on_gpu - rec), on_gpu - rec),
+                bytes_sym("b", d),
+            ]),
+            Expr::mul([Expr::sym("S_r", group(rec), rec), bytes_sym("b_r", sd)]),
+        ]),
+    ]);
     let substituted = if t.uniform_split {
-        format!(
-            "{} × ({} × {b_text} + {} × {br_text})",
-            t.layers,
-            group(on_gpu - rec),
-            group(rec)
-        )
+        e.values()
     } else {
         format!(
-            "{} × {b_text} + {} × {br_text}",
+            "{} × {} + {} × {}",
             group(conv),
-            group(t.recurrent)
+            fmt_sig(d.bytes()),
+            group(t.recurrent),
+            fmt_sig(sd.bytes())
         )
     };
-    let terms = [
+    let terms = split_state_terms(t, d, sd, key);
+    Ok((
+        bytes,
+        Derivation {
+            substituted,
+            terms,
+            ..Derivation::of("state_bytes", &e)
+        },
+    ))
+}
+
+/// The terms of [`split_state`]'s derivation: `L_ssm`, `S_c`, `S_r`, `b` and `b_r`.
+fn split_state_terms(t: &StateTotals, d: Dtype, sd: Dtype, key: String) -> Vec<Term> {
+    let (_, on_gpu, rec) = t.first;
+    let [layers, b] = state_terms(t, d);
+    vec![
+        layers,
         Term::new(
             "S_c",
             "term_conv_state_elems",
@@ -509,15 +553,15 @@ fn split_state(
             "",
             Source::Derived("src_recurrent_state_per_layer".into()),
         ),
+        b,
         Term::new(
             "b_r",
             "term_recurrent_state_bytes",
-            br_text,
+            fmt_sig(sd.bytes()),
             "B",
             Source::ConfigKey(key),
         ),
-    ];
-    Ok((bytes, substituted, terms))
+    ]
 }
 
 /// The recurrent state's own precision and the config key that names it, when it differs

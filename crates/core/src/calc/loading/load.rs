@@ -8,6 +8,7 @@ use super::link::{host_link, HostLink, Storage, HOST_LINK_EFFICIENCY};
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Seconds};
 use crate::hardware::catalog::Accelerator;
 use crate::model::ModelDesc;
@@ -301,113 +302,132 @@ pub(super) fn host_link_term(link_nominal: BytesPerSecond, user_given: bool) -> 
     )
 }
 
+/// The load's derivations: the storage stage, the host-to-GPU stage, the load and the cold
+/// start.
 fn load_derivations(d: &LoadD) -> Vec<Derivation> {
-    let w_gb = d.total.gb();
     vec![
-        Derivation {
-            title_key: "load_storage_time".into(),
-            formula: "n_r × W / BW_storage".into(),
-            substituted: format!(
-                "{} × {} GB / {} GB/s",
-                d.inp.readers,
-                fmt_sig(w_gb),
-                fmt_sig(d.inp.storage_bandwidth.gbps())
-            ),
-            result: format!("{} s", fmt_sig(d.storage.seconds.0)),
-            terms: vec![
-                Term::num(
-                    "W",
-                    "term_weights",
-                    w_gb,
-                    "GB",
-                    Source::Derived("src_checkpoint_weight_bytes".into()),
-                ),
-                Term::num(
-                    "BW_storage",
-                    "term_storage_bandwidth",
-                    d.inp.storage_bandwidth.gbps(),
-                    "GB/s",
-                    Source::User("storage".into()),
-                ),
-                Term::num(
-                    "n_r",
-                    "term_readers",
-                    d.inp.readers as f64,
-                    "",
-                    Source::User("readers".into()),
-                ),
-            ],
-            notes: vec![],
-            ..Default::default()
-        },
-        Derivation {
-            title_key: "load_host_to_gpu_time".into(),
-            formula: "(W / tp) / (BW_link × e_link)".into(),
-            substituted: format!(
-                "{} GB / ({} GB/s × {})",
-                fmt_sig(d.per_gpu.gb()),
-                fmt_sig(d.link_nominal.gbps()),
-                fmt_sig(d.inp.link_efficiency)
-            ),
-            result: format!("{} s", fmt_sig(d.host_to_gpu.seconds.0)),
-            terms: vec![
-                Term::num(
-                    "W / tp",
-                    "term_weights_per_gpu",
-                    d.per_gpu.gb(),
-                    "GB",
-                    Source::Derived("src_weights_over_tp".into()),
-                ),
-                host_link_term(d.link_nominal, d.inp.host_link.is_some()),
-                Term::num(
-                    "e_link",
-                    "term_link_efficiency",
-                    d.inp.link_efficiency,
-                    "",
-                    Source::Default("src_pinned_copy".into()),
-                ),
-                user_count("tp", "term_tp", d.inp.tp),
-            ],
-            notes: vec![],
-            ..Default::default()
-        },
-        Derivation {
-            title_key: "load_time".into(),
-            formula: if d.inp.overlap {
-                "max(t_storage, t_link)".into()
-            } else {
-                "t_storage + t_link".into()
-            },
-            substituted: format!(
-                "{} s, {} s",
-                fmt_sig(d.storage.seconds.0),
-                fmt_sig(d.host_to_gpu.seconds.0)
-            ),
-            result: format!("{} s", fmt_sig(d.load.0)),
-            terms: vec![],
-            notes: vec![],
-            ..Default::default()
-        },
-        Derivation {
-            title_key: "cold_start".into(),
-            formula: "t_load + t_engine".into(),
-            substituted: format!(
-                "{} s + {} s",
-                fmt_sig(d.load.0),
-                fmt_sig(d.inp.engine_startup_s)
-            ),
-            result: format!("{} s", fmt_sig(d.cold_start.0)),
-            terms: vec![Term::num(
-                "t_engine",
-                "term_engine_startup",
-                d.inp.engine_startup_s,
-                "s",
-                Source::Default("src_engine_startup_rough".into()),
-            )],
-            notes: vec![],
-            ..Default::default()
-        },
+        storage_derivation(d),
+        host_to_gpu_derivation(d),
+        load_time_derivation(d),
+        cold_start_derivation(d),
     ]
+}
+
+/// A time in seconds as a derivation shows it: `12.3 s`.
+fn seconds_text(s: f64) -> String {
+    format!("{} s", fmt_sig(s))
+}
+
+/// The storage stage's derivation: `n_r × W / BW_storage`.
+fn storage_derivation(d: &LoadD) -> Derivation {
+    let (w_gb, bw) = (d.total.gb(), d.inp.storage_bandwidth);
+    let e = Expr::over(
+        Expr::mul([
+            Expr::sym("n_r", d.inp.readers.to_string(), d.inp.readers),
+            Expr::sym("W", format!("{} GB", fmt_sig(w_gb)), d.total.0),
+        ]),
+        Expr::sym("BW_storage", format!("{} GB/s", fmt_sig(bw.gbps())), bw.0),
+    );
+    Derivation {
+        result: seconds_text(d.storage.seconds.0),
+        terms: vec![
+            Term::num(
+                "W",
+                "term_weights",
+                w_gb,
+                "GB",
+                Source::Derived("src_checkpoint_weight_bytes".into()),
+            ),
+            Term::num(
+                "BW_storage",
+                "term_storage_bandwidth",
+                bw.gbps(),
+                "GB/s",
+                Source::User("storage".into()),
+            ),
+            Term::num(
+                "n_r",
+                "term_readers",
+                d.inp.readers as f64,
+                "",
+                Source::User("readers".into()),
+            ),
+        ],
+        ..Derivation::of("load_storage_time", &e)
+    }
+}
+
+/// The host-to-GPU stage's derivation: `(W / tp) / (BW_link × e_link)`.
+fn host_to_gpu_derivation(d: &LoadD) -> Derivation {
+    Derivation {
+        title_key: "load_host_to_gpu_time".into(),
+        formula: "(W / tp) / (BW_link × e_link)".into(),
+        substituted: format!(
+            "{} GB / ({} GB/s × {})",
+            fmt_sig(d.per_gpu.gb()),
+            fmt_sig(d.link_nominal.gbps()),
+            fmt_sig(d.inp.link_efficiency)
+        ),
+        result: seconds_text(d.host_to_gpu.seconds.0),
+        terms: vec![
+            Term::num(
+                "W / tp",
+                "term_weights_per_gpu",
+                d.per_gpu.gb(),
+                "GB",
+                Source::Derived("src_weights_over_tp".into()),
+            ),
+            host_link_term(d.link_nominal, d.inp.host_link.is_some()),
+            Term::num(
+                "e_link",
+                "term_link_efficiency",
+                d.inp.link_efficiency,
+                "",
+                Source::Default("src_pinned_copy".into()),
+            ),
+            user_count("tp", "term_tp", d.inp.tp),
+        ],
+        ..Default::default()
+    }
+}
+
+/// The load's derivation: `max(t_storage, t_link)` when the stages overlap, else their sum.
+fn load_time_derivation(d: &LoadD) -> Derivation {
+    Derivation {
+        title_key: "load_time".into(),
+        formula: if d.inp.overlap {
+            "max(t_storage, t_link)".into()
+        } else {
+            "t_storage + t_link".into()
+        },
+        substituted: format!(
+            "{} s, {} s",
+            fmt_sig(d.storage.seconds.0),
+            fmt_sig(d.host_to_gpu.seconds.0)
+        ),
+        result: seconds_text(d.load.0),
+        ..Default::default()
+    }
+}
+
+/// The cold start's derivation: `t_load + t_engine`.
+fn cold_start_derivation(d: &LoadD) -> Derivation {
+    let engine = d.inp.engine_startup_s;
+    let e = Expr::add([
+        Expr::sym("t_load", seconds_text(d.load.0), d.load.0),
+        Expr::sym("t_engine", seconds_text(engine), engine),
+    ]);
+    Derivation {
+        result: seconds_text(d.cold_start.0),
+        terms: vec![Term::num(
+            "t_engine",
+            "term_engine_startup",
+            engine,
+            "s",
+            Source::Default("src_engine_startup_rough".into()),
+        )],
+        ..Derivation::of("cold_start", &e)
+    }
 }
 
 #[cfg(test)]

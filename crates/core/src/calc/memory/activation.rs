@@ -7,6 +7,7 @@ use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
+use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::kv::kv_heads_per_rank;
 use crate::model::{Ffn, Mixer, ModelDesc};
@@ -238,66 +239,99 @@ pub fn v1_profile_peak(
     ap: &ActivationParams,
     sampler: ProfileSampler,
 ) -> Result<(Bytes, Derivation), CalcError> {
-    let tp = ap.tp.max(1);
-    let h = model.hidden_size;
-    let w_max = widest_intermediate(model, tp);
     let t = ap.chunk_tokens;
     let rows = ap.logit_rows.min(t);
+    let run = ProfileRun {
+        t,
+        h: model.hidden_size,
+        w_max: widest_intermediate(model, ap.tp.max(1)),
+        rows,
+        vocab: model.vocab_size,
+        s: sampler.bytes_per_logit(rows),
+    };
     let bits = ap.act.bits();
     let forward = bits_to_bytes_saturating(
-        t.saturating_mul(h.saturating_mul(2).saturating_add(w_max)),
+        t.saturating_mul(run.h.saturating_mul(2).saturating_add(run.w_max)),
         bits,
     );
     let held = bits_to_bytes_saturating(
-        t.saturating_add(rows.saturating_mul(2)).saturating_mul(h),
+        t.saturating_add(rows.saturating_mul(2))
+            .saturating_mul(run.h),
         bits,
     );
-    let s = sampler.bytes_per_logit(rows);
-    let logits = Bytes(rows.saturating_mul(model.vocab_size).saturating_mul(s));
+    let logits = Bytes(rows.saturating_mul(run.vocab).saturating_mul(run.s));
     let sampling = held + logits;
     let total = if model.layers.is_empty() {
         Bytes::ZERO
     } else {
         forward.max(sampling)
     };
-    let b_act = bits as f64 / 8.0;
-    let d = Derivation {
-        title_key: "vllm_activation_peak".into(),
-        formula: "A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)".into(),
-        substituted: format!(
-            "max({} × (2 × {} + {}) × {}, ({} + 2 × {}) × {} × {} + {} × {} × {})",
-            group(t),
-            group(h),
-            group(w_max),
-            fmt_sig(b_act),
-            group(t),
-            group(rows),
-            group(h),
-            fmt_sig(b_act),
-            group(rows),
-            group(model.vocab_size),
-            s
-        ),
-        result: bytes_text(total, true),
-        terms: {
-            let mut terms = profile_terms(t, h, w_max, b_act, rows, model.vocab_size, ap.act);
-            terms.push(Term::new(
-                "s",
-                "term_sampler_bytes",
-                s.to_string(),
-                "B",
-                Source::Default(sampler.id().into()),
-            ));
-            terms
-        },
-        notes: if model.layers.is_empty() {
-            vec!["note_activation_unknown_arch".into()]
-        } else {
-            vec!["note_vllm_profile_sampler".into()]
-        },
-        ..Default::default()
+    let mut d = profile_peak_derivation(&run, ap.act, sampler, total);
+    d.notes = if model.layers.is_empty() {
+        vec!["note_activation_unknown_arch".into()]
+    } else {
+        vec!["note_vllm_profile_sampler".into()]
     };
     Ok((total, d))
+}
+
+/// The sizes of vLLM V1's profiling run ([`v1_profile_peak`]): chunk tokens `T`, hidden size
+/// `h`, the widest intermediate `w_max`, logit rows `R`, the vocabulary `V` and the sampler's
+/// bytes per logit `s`.
+struct ProfileRun {
+    t: u64,
+    h: u64,
+    w_max: u64,
+    rows: u64,
+    vocab: u64,
+    s: u64,
+}
+
+/// The derivation of the profiling run's peak, `total` bytes, without notes:
+/// `A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)`.
+fn profile_peak_derivation(
+    run: &ProfileRun,
+    act: Dtype,
+    sampler: ProfileSampler,
+    total: Bytes,
+) -> Derivation {
+    let b_act = act.bits() as f64 / 8.0;
+    let b = || Expr::sym("b_act", fmt_sig(b_act), Value::Exact(act.bits(), 8));
+    let n = |symbol: &str, x: u64| Expr::sym(symbol, group(x), x);
+    // `2x` in the formula (no sign), `2 × x` in the values.
+    let twice =
+        |symbol: &str, x: u64| Expr::sym(symbol, format!("2 × {}", group(x)), x.saturating_mul(2));
+    let forward = Expr::mul([
+        n("T", run.t),
+        Expr::add([twice("2h", run.h), n("w_max", run.w_max)]),
+        b(),
+    ]);
+    let sampling = Expr::add([
+        Expr::mul([
+            Expr::add([n("T", run.t), twice("2R", run.rows)]),
+            n("h", run.h),
+            b(),
+        ]),
+        Expr::mul([
+            n("R", run.rows),
+            n("V", run.vocab),
+            Expr::sym("s", run.s.to_string(), run.s),
+        ]),
+    ]);
+    let e = Expr::named("A", Expr::Max(vec![forward, sampling]));
+    let mut terms = profile_terms(run.t, run.h, run.w_max, b_act, run.rows, run.vocab, act);
+    terms.push(Term::new(
+        "s",
+        "term_sampler_bytes",
+        run.s.to_string(),
+        "B",
+        Source::Default(sampler.id().into()),
+    ));
+    Derivation {
+        result: bytes_text(total, true),
+        terms,
+        ..Derivation::of("vllm_activation_peak", &e)
+    }
 }
 
 /// The terms both profiling-run derivations share: chunk tokens `T`, hidden size `h`, the widest

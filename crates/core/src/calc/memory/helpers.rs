@@ -1,10 +1,16 @@
 //! Small helpers shared by the parts: byte formatting, rounding divisions, range errors.
 
 use crate::base::error::{shorten, CalcError, Phrase};
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 
 pub(super) fn gib_str(b: Bytes) -> String {
     format!("{:.3}", b.gib())
+}
+
+/// A byte count as a formula's symbol, its value shown in GiB ([`gib_str`]: `12.553 GiB`).
+pub(super) fn gib_sym(symbol: &str, b: Bytes) -> Expr {
+    Expr::sym(symbol, format!("{} GiB", gib_str(b)), b.0)
 }
 
 pub(super) fn ceil_div(a: u64, b: u64) -> u64 {

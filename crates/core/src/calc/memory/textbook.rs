@@ -1,11 +1,12 @@
 //! The textbook's budget: `⌊(capacity − weights) / KV per request⌋`, and what would fit.
 
 use super::activation::{activation_estimate, ActivationParams};
-use super::helpers::{gib_str, out_of_range};
+use super::helpers::{gib_str, gib_sym, out_of_range};
 use super::kv_profile::KvProfile;
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use crate::hardware::catalog::Accelerator;
 use crate::model::ModelDesc;
@@ -48,38 +49,59 @@ pub struct TextbookBudget {
 /// A request of 0 bytes is counted as fitting `u64::MAX` times.
 pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
     let bt = inp.marketed_capacity - inp.weights;
-    let per = inp.kv_per_request;
-    let theoretical = requests_in(bt, per);
+    let theoretical = requests_in(bt, inp.kv_per_request);
     let (bp, practical) = practical_count(inp);
     let rot = inp.weights * 2;
-    let t_weights = || {
-        Term::new(
-            "W",
-            "term_weights",
-            gib_str(inp.weights),
-            "GiB",
-            Source::Derived("weights_bytes".into()),
-        )
-    };
-    let t_kv = || {
-        Term::new(
-            "KV_req",
-            "term_kv_per_request",
-            gib_str(per),
-            "GiB",
-            Source::Derived("kv_per_request".into()),
-        )
-    };
-    let d_theory = Derivation {
+    TextbookBudget {
+        budget_theoretical: bt,
+        budget_practical: bp,
+        theoretical,
+        practical,
+        rule_of_thumb: rot,
+        derivations: vec![
+            theory_derivation(inp, theoretical),
+            practice_derivation(inp, practical),
+            rule_of_thumb_derivation(inp.weights, rot),
+        ],
+    }
+}
+
+/// The term `W`: the weight bytes, in GiB.
+fn weights_term(weights: Bytes) -> Term {
+    Term::new(
+        "W",
+        "term_weights",
+        gib_str(weights),
+        "GiB",
+        Source::Derived("weights_bytes".into()),
+    )
+}
+
+/// The term `KV_req`: the KV bytes of one request, in GiB.
+fn kv_term(per: Bytes) -> Term {
+    Term::new(
+        "KV_req",
+        "term_kv_per_request",
+        gib_str(per),
+        "GiB",
+        Source::Derived("kv_per_request".into()),
+    )
+}
+
+/// The theoretical count's derivation: `N = ⌊(C_marketed − W) / KV_req⌋`.
+fn theory_derivation(inp: &TextbookInputs, theoretical: u64) -> Derivation {
+    let e = Expr::named(
+        "N",
+        Expr::floor(Expr::over(
+            Expr::minus(
+                gib_sym("C_marketed", inp.marketed_capacity),
+                gib_sym("W", inp.weights),
+            ),
+            gib_sym("KV_req", inp.kv_per_request),
+        )),
+    );
+    Derivation {
         result_key: "drv_n_requests".into(),
-        title_key: "mem_requests_theoretical".into(),
-        formula: "N = ⌊(C_marketed − W) / KV_req⌋".into(),
-        substituted: format!(
-            "⌊({} GiB − {} GiB) / {} GiB⌋",
-            gib_str(inp.marketed_capacity),
-            gib_str(inp.weights),
-            gib_str(per)
-        ),
         result: theoretical.to_string(),
         terms: vec![
             Term::new(
@@ -89,22 +111,31 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
                 "GiB",
                 Source::Catalog("memory_marketed_gb (read as GiB)".into()),
             ),
-            t_weights(),
-            t_kv(),
+            weights_term(inp.weights),
+            kv_term(inp.kv_per_request),
         ],
         notes: vec!["note_marketed_as_gib".into()],
-    };
-    let d_practice = Derivation {
+        ..Derivation::of("mem_requests_theoretical", &e)
+    }
+}
+
+/// The practical count's derivation: `N = ⌊(C_usable − W − A) / KV_req⌋`.
+fn practice_derivation(inp: &TextbookInputs, practical: u64) -> Derivation {
+    let e = Expr::named(
+        "N",
+        Expr::floor(Expr::over(
+            Expr::minus(
+                Expr::minus(
+                    gib_sym("C_usable", inp.usable_capacity),
+                    gib_sym("W", inp.weights),
+                ),
+                gib_sym("A", inp.activation_reserve),
+            ),
+            gib_sym("KV_req", inp.kv_per_request),
+        )),
+    );
+    Derivation {
         result_key: "drv_n_requests".into(),
-        title_key: "mem_requests_practical".into(),
-        formula: "N = ⌊(C_usable − W − A) / KV_req⌋".into(),
-        substituted: format!(
-            "⌊({} GiB − {} GiB − {} GiB) / {} GiB⌋",
-            gib_str(inp.usable_capacity),
-            gib_str(inp.weights),
-            gib_str(inp.activation_reserve),
-            gib_str(per)
-        ),
         result: practical.to_string(),
         terms: vec![
             Term::new(
@@ -114,7 +145,7 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
                 "GiB",
                 Source::Catalog("memory_reported (driver)".into()),
             ),
-            t_weights(),
+            weights_term(inp.weights),
             Term::new(
                 "A",
                 "term_activation_reserve",
@@ -122,26 +153,23 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
                 "GiB",
                 Source::Derived("mem_activation_estimate".into()),
             ),
-            t_kv(),
+            kv_term(inp.kv_per_request),
         ],
         notes: vec!["note_activation_reserve".into()],
-    };
-    let d_rot = Derivation {
+        ..Derivation::of("mem_requests_practical", &e)
+    }
+}
+
+/// The rule of thumb's derivation: `M ≈ 2 × W`, `rot` bytes.
+fn rule_of_thumb_derivation(weights: Bytes, rot: Bytes) -> Derivation {
+    Derivation {
         title_key: "mem_rule_of_thumb".into(),
         formula: "M ≈ 2 × W".into(),
-        substituted: format!("2 × {}", inp.weights.fmt_gb()),
+        substituted: format!("2 × {}", weights.fmt_gb()),
         result: rot.fmt_both(false),
-        terms: vec![t_weights()],
+        terms: vec![weights_term(weights)],
         notes: vec!["note_rule_of_thumb".into()],
         ..Default::default()
-    };
-    TextbookBudget {
-        budget_theoretical: bt,
-        budget_practical: bp,
-        theoretical,
-        practical,
-        rule_of_thumb: rot,
-        derivations: vec![d_theory, d_practice, d_rot],
     }
 }
 

@@ -3,14 +3,15 @@
 //! in blocks (`vllm_paging`), whether vLLM starts with that pool, and the lines vLLM logs, with
 //! their derivations.
 
-use super::helpers::{floor_div, gib_str};
+use super::helpers::{floor_div, gib_str, gib_sym};
 use super::kv_profile::KvProfile;
 use super::vllm_inputs::{check_vllm_inputs, user, VllmInputs};
 use super::vllm_paging::{
     block_bytes_derivation, page_layout, tokens_and_concurrency, PageLayout, Paging,
 };
-use crate::base::derivation::{group, Derivation, Term};
+use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::error::CalcError;
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -173,11 +174,9 @@ struct BlockCounts {
 
 /// The derivation of the available KV memory: the override, or `M × u − W − A − N`.
 fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
-    let u = inp.gpu_memory_utilization;
-    let (formula, substituted, terms, notes) = match inp.available_kv_override {
+    let (rhs, terms, notes) = match inp.available_kv_override {
         Some(k) => (
-            "KV_avail = K",
-            format!("{} GiB", gib_str(k)),
+            gib_sym("K", k),
             vec![Term::new(
                 "K",
                 "term_available_kv",
@@ -188,65 +187,60 @@ fn available_derivation(inp: &VllmInputs, available: Bytes) -> Derivation {
             vec![],
         ),
         None => (
-            "KV_avail = M × u − W − A − N",
-            format!(
-                "{} GiB × {} − {} GiB − {} GiB − {} GiB",
-                gib_str(inp.total_memory),
-                u,
-                gib_str(inp.weights),
-                gib_str(inp.activation_peak),
-                gib_str(inp.non_torch)
-            ),
-            vec![
-                Term::new(
-                    "M",
-                    "term_total_gpu_memory",
-                    gib_str(inp.total_memory),
-                    "GiB",
-                    inp.total_source.clone(),
-                ),
-                Term::new(
-                    "u",
-                    "term_gpu_memory_utilization",
-                    u.to_string(),
-                    "",
-                    user("gpu_memory_utilization"),
-                ),
-                Term::new(
-                    "W",
-                    "term_weights",
-                    gib_str(inp.weights),
-                    "GiB",
-                    inp.weights_source.clone(),
-                ),
-                Term::new(
-                    "A",
-                    "term_activation_peak",
-                    gib_str(inp.activation_peak),
-                    "GiB",
-                    inp.activation_source.clone(),
-                ),
-                Term::new(
-                    "N",
-                    "term_non_torch",
-                    gib_str(inp.non_torch),
-                    "GiB",
-                    inp.non_torch_source.clone(),
-                ),
-            ],
+            budget_expr(inp),
+            budget_terms(inp),
             vec!["note_vllm_gib".into()],
         ),
     };
     Derivation {
-        title_key: "vllm_available_kv".into(),
-        formula: formula.into(),
-        substituted,
         // The override is the available memory itself.
         result: format!("{:.2} GiB ({} B)", available.gib(), group(available.0)),
         terms,
         notes,
-        ..Default::default()
+        ..Derivation::of("vllm_available_kv", &Expr::named("KV_avail", rhs))
     }
+}
+
+/// The memory left for the KV cache without an override: `M × u − W − A − N`, in GiB.
+fn budget_expr(inp: &VllmInputs) -> Expr {
+    let u = inp.gpu_memory_utilization;
+    let requested = Expr::mul([
+        gib_sym("M", inp.total_memory),
+        Expr::sym("u", u.to_string(), u),
+    ]);
+    let less_weights = Expr::minus(requested, gib_sym("W", inp.weights));
+    let less_activation = Expr::minus(less_weights, gib_sym("A", inp.activation_peak));
+    Expr::minus(less_activation, gib_sym("N", inp.non_torch))
+}
+
+/// The terms of [`budget_expr`]: `M`, `u`, `W`, `A` and `N` with their sources.
+fn budget_terms(inp: &VllmInputs) -> Vec<Term> {
+    let gib = |symbol: &str, key: &str, b: Bytes, source: &Source| {
+        Term::new(symbol, key, gib_str(b), "GiB", source.clone())
+    };
+    vec![
+        gib(
+            "M",
+            "term_total_gpu_memory",
+            inp.total_memory,
+            &inp.total_source,
+        ),
+        Term::new(
+            "u",
+            "term_gpu_memory_utilization",
+            inp.gpu_memory_utilization.to_string(),
+            "",
+            user("gpu_memory_utilization"),
+        ),
+        gib("W", "term_weights", inp.weights, &inp.weights_source),
+        gib(
+            "A",
+            "term_activation_peak",
+            inp.activation_peak,
+            &inp.activation_source,
+        ),
+        gib("N", "term_non_torch", inp.non_torch, &inp.non_torch_source),
+    ]
 }
 
 /// The derivations of the block count, the cache tokens and the maximum concurrency.
@@ -256,62 +250,103 @@ fn count_derivations(
     available: Bytes,
     counts: &BlockCounts,
 ) -> [Derivation; 3] {
-    let (bs, l) = (layout.block_size, inp.max_model_len);
-    let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
-    let hybrid = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
-    let mamba = layout.paging == Paging::Mamba;
-    let (ga, gs) = layout.groups;
-    let d_blocks = Derivation {
+    [
+        blocks_derivation(layout, available, counts.blocks),
+        tokens_derivation(inp, layout, counts),
+        concurrency_derivation(inp, layout, counts),
+    ]
+}
+
+/// A count as a symbol shown with thousands separators (`1,952`).
+fn count_sym(symbol: &str, n: u64) -> Expr {
+    Expr::sym(symbol, group(n), n)
+}
+
+/// A count as a symbol shown as it is (`16`).
+fn plain_sym(symbol: &str, n: u64) -> Expr {
+    Expr::sym(symbol, n.to_string(), n)
+}
+
+/// The block count's derivation: `N_blocks = ⌊KV_avail / B_block⌋`.
+fn blocks_derivation(layout: &PageLayout, available: Bytes, blocks: u64) -> Derivation {
+    let bytes = |symbol: &str, b: Bytes| Expr::sym(symbol, format!("{} B", group(b.0)), b.0);
+    let e = Expr::named(
+        "N_blocks",
+        Expr::floor(Expr::over(
+            bytes("KV_avail", available),
+            bytes("B_block", layout.bytes_per_block),
+        )),
+    );
+    Derivation {
         result_key: "drv_n_blocks".into(),
-        title_key: "vllm_num_gpu_blocks".into(),
-        formula: "N_blocks = ⌊KV_avail / B_block⌋".into(),
-        substituted: format!(
-            "⌊{} B / {} B⌋",
-            group(available.0),
-            group(layout.bytes_per_block.0)
-        ),
         result: group(blocks),
-        terms: vec![],
-        notes: vec![],
+        ..Derivation::of("vllm_num_gpu_blocks", &e)
+    }
+}
+
+/// The cache tokens' derivation: `N_blocks × block_size`; for a hybrid model `⌊X × L⌋`; with
+/// recurrent layers `⌊N_blocks / G⌋ × min(block_size, L)`.
+fn tokens_derivation(inp: &VllmInputs, layout: &PageLayout, counts: &BlockCounts) -> Derivation {
+    let (bs, l) = (layout.block_size, inp.max_model_len);
+    let blocks = count_sym("N_blocks", counts.blocks);
+    let rhs = match layout.paging {
+        Paging::Mamba => {
+            let (ga, gs) = layout.groups;
+            let span = Expr::Min(vec![plain_sym("block_size", bs), plain_sym("L", l)]);
+            Expr::mul([
+                Expr::floor(Expr::over(blocks, plain_sym("G", ga + gs))),
+                Expr::shown(span, bs.min(l).to_string()),
+            ])
+        }
+        Paging::Hybrid => {
+            let x = Expr::sym("X", format!("{:.4}", counts.conc), counts.conc);
+            Expr::floor(Expr::mul([x, count_sym("L", l)]))
+        }
+        Paging::Uniform | Paging::None => Expr::mul([blocks, plain_sym("block_size", bs)]),
     };
-    let d_tokens = Derivation {
+    Derivation {
         result_key: "drv_n_tokens".into(),
-        title_key: "vllm_kv_cache_tokens".into(),
-        formula: if mamba {
-            "N_tok = ⌊N_blocks / G⌋ × min(block_size, L)".into()
-        } else if hybrid {
-            "N_tok = ⌊X × L⌋".into()
-        } else {
-            "N_tok = N_blocks × block_size".into()
-        },
-        substituted: if mamba {
-            format!("⌊{} / {}⌋ × {}", group(blocks), ga + gs, bs.min(l))
-        } else if hybrid {
-            format!("⌊{conc:.4} × {}⌋", group(l))
-        } else {
-            format!("{} × {}", group(blocks), bs)
-        },
-        result: group(tokens),
-        terms: vec![],
-        notes: vec![],
+        result: group(counts.tokens),
+        ..Derivation::of("vllm_kv_cache_tokens", &Expr::named("N_tok", rhs))
+    }
+}
+
+/// The maximum concurrency's derivation: `X = N_tok / L`; for a hybrid model the blocks over
+/// the blocks one request holds in all groups, `X = N_blocks / Σ_groups blocks_per_request`.
+fn concurrency_derivation(
+    inp: &VllmInputs,
+    layout: &PageLayout,
+    counts: &BlockCounts,
+) -> Derivation {
+    let (bs, l) = (layout.block_size, inp.max_model_len);
+    let (ga, gs) = layout.groups;
+    let per_request = |terms: Vec<Expr>| Expr::Sum {
+        index: Some("groups".into()),
+        pattern: Box::new(Expr::sym("blocks_per_request", "", 0)),
+        terms,
     };
-    let d_conc = Derivation {
-        title_key: "vllm_max_concurrency".into(),
-        formula: if hybrid {
-            "X = N_blocks / Σ_groups blocks_per_request".into()
-        } else {
-            "X = N_tok / L".into()
-        },
-        substituted: if mamba && ga == 0 {
-            format!("{} / {gs}", group(blocks))
-        } else if mamba {
-            format!("{} / ({ga} × ⌈{} / {bs}⌉ + {gs})", group(blocks), group(l))
-        } else if hybrid {
-            format!("{} / {}", group(blocks), group(layout.blocks_per_request))
-        } else {
-            format!("{} / {}", group(tokens), group(l))
-        },
-        result: format!("{conc:.2}×"),
+    let blocks = count_sym("N_blocks", counts.blocks);
+    let rhs = match layout.paging {
+        Paging::Mamba if ga > 0 => {
+            let attention = Expr::ceil(Expr::over(count_sym("L", l), plain_sym("block_size", bs)));
+            let terms = vec![Expr::mul([Expr::int(ga), attention]), Expr::int(gs)];
+            Expr::over(blocks, per_request(terms))
+        }
+        Paging::Mamba => Expr::over(
+            blocks,
+            Expr::shown(per_request(vec![Expr::int(gs)]), gs.to_string()),
+        ),
+        Paging::Hybrid => {
+            let per = layout.blocks_per_request;
+            let sum = Expr::shown(per_request(vec![Expr::int(per)]), group(per));
+            Expr::over(blocks, sum)
+        }
+        Paging::Uniform | Paging::None => {
+            Expr::over(count_sym("N_tok", counts.tokens), count_sym("L", l))
+        }
+    };
+    Derivation {
+        result: format!("{:.2}×", counts.conc),
         terms: vec![Term::new(
             "L",
             "term_max_model_len",
@@ -319,10 +354,8 @@ fn count_derivations(
             "unit_tokens",
             user("max_model_len"),
         )],
-        notes: vec![],
-        ..Default::default()
-    };
-    [d_blocks, d_tokens, d_conc]
+        ..Derivation::of("vllm_max_concurrency", &Expr::named("X", rhs))
+    }
 }
 
 /// vLLM's rule. Errors for a utilization outside (0, 1], a zero block size or a zero

@@ -4,6 +4,7 @@
 
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
+use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes};
 use crate::hardware::catalog::Accelerator;
 use crate::model::{Mixer, ModelDesc};
@@ -49,9 +50,29 @@ pub(super) fn params_derivation(model: &ModelDesc) -> Derivation {
 
 /// KV per token, whole model, with the textbook formula when every layer is alike.
 pub(super) fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) -> Derivation {
-    let b = kv.bytes();
-    let attn: Vec<(u64, u64, u64)> = m
-        .layers
+    let attn = attention_shapes(m);
+    let uniform = attn
+        .first()
+        .filter(|f| attn.iter().all(|x| x == *f) && f.1 == f.2);
+    let result = format!("{} B = {}", group(per_token.0), per_token.fmt_gib());
+    let b_term = Term::new(
+        "b",
+        "term_bytes_per_kv",
+        fmt_sig(kv.bytes()),
+        "B",
+        Source::User("kv_dtype".into()),
+    );
+    match uniform {
+        Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => {
+            uniform_kv_token((attn.len() as u64, kvh, hd), kv, b_term, result)
+        }
+        _ => mixed_kv_token(attn.len(), kv, b_term, result),
+    }
+}
+
+/// The KV heads, key head size and value head size of each attention layer, in model order.
+fn attention_shapes(m: &ModelDesc) -> Vec<(u64, u64, u64)> {
+    m.layers
         .iter()
         .filter_map(|l| match l.mixer {
             Mixer::Attention {
@@ -62,69 +83,74 @@ pub(super) fn kv_token_derivation(m: &ModelDesc, kv: Dtype, per_token: Bytes) ->
             } => Some((kv_heads, head_dim, v_head_dim)),
             _ => None,
         })
-        .collect();
-    let uniform = attn
-        .first()
-        .filter(|f| attn.iter().all(|x| x == *f) && f.1 == f.2);
-    let result = format!("{} B = {}", group(per_token.0), per_token.fmt_gib());
-    let b_term = Term::new(
-        "b",
-        "term_bytes_per_kv",
-        fmt_sig(b),
-        "B",
-        Source::User("kv_dtype".into()),
+        .collect()
+}
+
+/// KV per token of `layers` alike attention layers of `kvh` KV heads of `hd`: `KV_token = 2 ×
+/// L × H_kv × d_head × b`.
+fn uniform_kv_token(
+    (layers, kvh, hd): (u64, u64, u64),
+    kv: Dtype,
+    b_term: Term,
+    result: String,
+) -> Derivation {
+    let count = |symbol: &str, n: u64| Expr::sym(symbol, n.to_string(), n);
+    let e = Expr::named(
+        "KV_token",
+        Expr::mul([
+            Expr::int(2),
+            count("L", layers),
+            count("H_kv", kvh),
+            count("d_head", hd),
+            Expr::sym("b", fmt_sig(kv.bytes()), Value::Exact(kv.bits(), 8)),
+        ]),
     );
-    match uniform {
-        Some(&(kvh, hd, _)) if attn.len() == m.layers.len() => Derivation {
-            title_key: "kv_per_token".into(),
-            formula: "KV_token = 2 × L × H_kv × d_head × b".into(),
-            substituted: format!("2 × {} × {} × {} × {}", attn.len(), kvh, hd, fmt_sig(b)),
-            result,
-            terms: vec![
-                Term::new(
-                    "L",
-                    "term_layers",
-                    attn.len().to_string(),
-                    "",
-                    Source::ConfigKey("num_hidden_layers".into()),
-                ),
-                Term::new(
-                    "H_kv",
-                    "term_kv_heads",
-                    kvh.to_string(),
-                    "",
-                    Source::ConfigKey("num_key_value_heads".into()),
-                ),
-                Term::new(
-                    "d_head",
-                    "term_head_dim",
-                    hd.to_string(),
-                    "",
-                    Source::Derived("hidden_size / num_attention_heads".into()),
-                ),
-                b_term,
-            ],
-            notes: vec![],
-            ..Default::default()
-        },
-        _ => Derivation {
-            title_key: "kv_per_token".into(),
-            formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
-            substituted: format!("Σ_(ℓ = 1…{}) (K_ℓ + V_ℓ) × {}", attn.len(), fmt_sig(b)),
-            result,
-            terms: vec![
-                Term::new(
-                    "L",
-                    "term_kv_layers",
-                    attn.len().to_string(),
-                    "",
-                    Source::Derived("ldg_layers_with_kv".into()),
-                ),
-                b_term,
-            ],
-            notes: vec!["note_kv_mixed_layers".into()],
-            ..Default::default()
-        },
+    let config = |symbol: &str, key: &str, n: u64, source: Source| {
+        Term::new(symbol, key, n.to_string(), "", source)
+    };
+    let config_key = |k: &str| Source::ConfigKey(k.into());
+    Derivation {
+        result,
+        terms: vec![
+            config("L", "term_layers", layers, config_key("num_hidden_layers")),
+            config(
+                "H_kv",
+                "term_kv_heads",
+                kvh,
+                config_key("num_key_value_heads"),
+            ),
+            config(
+                "d_head",
+                "term_head_dim",
+                hd,
+                Source::Derived("hidden_size / num_attention_heads".into()),
+            ),
+            b_term,
+        ],
+        ..Derivation::of("kv_per_token", &e)
+    }
+}
+
+/// KV per token of `layers` attention layers that differ: `KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ)
+/// × b`.
+fn mixed_kv_token(layers: usize, kv: Dtype, b_term: Term, result: String) -> Derivation {
+    Derivation {
+        title_key: "kv_per_token".into(),
+        formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
+        substituted: format!("Σ_(ℓ = 1…{layers}) (K_ℓ + V_ℓ) × {}", fmt_sig(kv.bytes())),
+        result,
+        terms: vec![
+            Term::new(
+                "L",
+                "term_kv_layers",
+                layers.to_string(),
+                "",
+                Source::Derived("ldg_layers_with_kv".into()),
+            ),
+            b_term,
+        ],
+        notes: vec!["note_kv_mixed_layers".into()],
+        ..Default::default()
     }
 }
 
