@@ -22,10 +22,11 @@ performance.mark('llmcalc:loader');
 // live app replaces it in the task that mounts, as on the default page. When the module declines
 // (a notice, a warning, a shape the copy has no place for) or fails, the copies stay hidden until
 // the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
+let firstAnswer = null;
 {
   const copy = document.getElementById('prerendered');
   if (copy && copy.hasAttribute('data-pending')) {
-    (async () => {
+    firstAnswer = (async () => {
       const first = await import(new URL('first.js', document.baseURI).href);
       await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
       performance.mark('llmcalc:first');
@@ -215,10 +216,16 @@ function fillCopy(f) {
 const tag = document.querySelector('script[data-js][data-wasm]');
 if (tag) {
   const js = tag.getAttribute('data-js');
-  const wasm = tag.getAttribute('data-wasm');
+  const wasm = new URL(tag.getAttribute('data-wasm'), document.baseURI).href;
+  // On a link, the shell's wasm compiles while the first-answer module answers, and the shell
+  // starts after it (its mount is one long task that would otherwise come first), waiting 300 ms
+  // at most; a compile that fails hands the URL to the bindings, which fetch it themselves.
+  const source = firstAnswer ? WebAssembly.compileStreaming(fetch(wasm)).catch(() => wasm) : wasm;
   const bindings = await import(new URL(js, document.baseURI).href);
   performance.mark('llmcalc:js');
-  const instance = await bindings.default({ module_or_path: new URL(wasm, document.baseURI).href });
+  const module = await source;
+  if (firstAnswer) await Promise.race([firstAnswer, new Promise((ok) => setTimeout(ok, 300))]);
+  const instance = await bindings.default({ module_or_path: module });
   performance.mark('llmcalc:started');
   dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm: instance } }));
 }
