@@ -31,18 +31,21 @@ let firstAnswer = null;
       await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
       performance.mark('llmcalc:first');
       const json = first.first_screen(location.search, navigator.language || '');
-      if (json) fillCopy(JSON.parse(json));
+      if (!json || !fillCopy(JSON.parse(json))) return;
+      // The shell waits for the frame that paints the filled copy (its mount is a long task).
+      await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     })().catch(() => {});
   }
 }
 
-/** Writes a link's first screen (`FirstScreen` as JSON) into the pending copy and shows it. */
+/** Writes a link's first screen (`FirstScreen` as JSON) into the pending copy and shows it;
+ * false when the copy is gone (the live app came first). */
 function fillCopy(f) {
   let root = document.getElementById('prerendered');
   const ko = document.getElementById('prerendered-ko');
-  if (!root || !root.hasAttribute('data-pending')) return;
+  if (!root || !root.hasAttribute('data-pending')) return false;
   if (f.lang === 'ko') {
-    if (!ko) return;
+    if (!ko) return false;
     root.replaceWith(ko.content);
     root = document.getElementById('prerendered');
   }
@@ -194,6 +197,7 @@ function fillCopy(f) {
   if (f.lang === 'ko') document.documentElement.lang = 'ko';
   root.hidden = false;
   performance.mark('llmcalc:first-filled');
+  return true;
 }
 // The late module (src/ui/late.rs): the analysis sections, imported when the shell asks (after
 // the first answer is painted, or at once for an embedded widget that lives in it). Trunk builds
