@@ -51,12 +51,13 @@ export function loadDist(dir) {
 
 /**
  * A static server for `files` under SUB_PATH on 127.0.0.1; `server.encoding` (gzip, br or
- * identity) is what it prefers for compressible files when the request accepts it.
+ * identity) is what it prefers for compressible files when the request accepts it;
+ * `server.cacheControl` the Cache-Control header it sends (`no-cache` unless set).
  */
 export async function startStaticServer(files) {
   // `gets`: GET requests per file since the last `resetGets()` (a file the page and its
   // service worker fetch twice shows as 2).
-  const state = { encoding: 'gzip', gets: new Map() };
+  const state = { encoding: 'gzip', gets: new Map(), cacheControl: 'no-cache' };
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     let rel = path.startsWith(SUB_PATH) ? path.slice(SUB_PATH.length) : null;
@@ -71,7 +72,7 @@ export async function startStaticServer(files) {
     const accepts = String(req.headers['accept-encoding'] || '').split(',').map((s) => s.trim().split(';')[0]);
     const enc = file.compressible && state.encoding !== 'identity' && accepts.includes(state.encoding) ? state.encoding : 'identity';
     const body = enc === 'identity' ? file.raw : file[enc];
-    const headers = { 'Content-Type': file.type, 'Content-Length': body.length, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding' };
+    const headers = { 'Content-Type': file.type, 'Content-Length': body.length, 'Cache-Control': state.cacheControl, Vary: 'Accept-Encoding' };
     if (enc !== 'identity') headers['Content-Encoding'] = enc;
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -85,6 +86,10 @@ export async function startStaticServer(files) {
     url: origin + SUB_PATH,
     set encoding(e) {
       state.encoding = e;
+    },
+    /** The Cache-Control header of every response (`no-cache` unless set). */
+    set cacheControl(c) {
+      state.cacheControl = c;
     },
     /** Files GET more than once since the last reset, with their counts. */
     repeatedGets: () => [...state.gets].filter(([, n]) => n > 1),

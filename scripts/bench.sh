@@ -12,6 +12,8 @@
 #                      people arrive: the default page, a scenario link, the Korean page by
 #                      link, a remembered theme, an embed; brotli, on loopback, at 10 Mbit/s and
 #                      with 4× CPU throttling, against the link targets
+#   bench-embeds     node bench/embeds.mjs    a course page with three embedded widgets: time to
+#                      all three answers and the bytes fetched, loopback / 10 Mbit/s / 4× CPU
 #   bench-load-cdp   node bench/load_cdp.mjs  bench-load's cold loads over CDP, no Playwright
 #   bench-paint      node bench/paint.mjs     input-to-paint in the page
 #   bench-paint-top  node bench/paint.mjs --at top   the same with the page at the top
@@ -72,13 +74,14 @@ if [ "$built" = "1" ]; then
     stage bench-load-paths plain 1800 node bench/load.mjs --dist dist --runs 7 --encodings br \
         --profiles loopback,10mbit,cpu4x --paths default,link,ko,theme,embed --locales en-US \
         --held-runs 0 --offline-runs 0 --scroll no
+    stage bench-embeds plain 900 node bench/embeds.mjs --dist dist --runs 7
     stage bench-load-cdp plain 600 node bench/load_cdp.mjs --dist dist --runs 7
     stage bench-paint plain 600 node bench/paint.mjs --dist dist --changes 100
     stage bench-paint-top plain 600 node bench/paint.mjs --dist dist --changes 60 --at top
     stage bench-typing plain 600 node bench/typing.mjs --dist dist
     stage bench-sim-worker plain 600 node bench/sim_worker.mjs --dist dist
 else
-    for s in bench-size bench-load bench-load-paths bench-load-cdp bench-paint bench-paint-top bench-typing \
+    for s in bench-size bench-load bench-load-paths bench-embeds bench-load-cdp bench-paint bench-paint-top bench-typing \
         bench-sim-worker; do
         skip "$s" "needs the release build"
     done
