@@ -181,10 +181,11 @@ export async function openPage(browser, server, { viewport = { width: 1280, heig
     // calls markLoaded() again once the app is up.
     if (req.isNavigationRequest() && req.frame() === page.mainFrame()) loaded = false;
     requests.push({ url, afterLoad: loaded });
-    // The one module loaded on demand: the serving simulator's worker (started when its
-    // section nears the screen). Its three files may arrive after load, from the sub-path only.
-    const lazyWorkerFile = LAZY_WORKER_FILE.test(url.split('?')[0]) || FIRST_ANSWER_FILE.test(url.split('?')[0]);
-    if (loaded && !lazyWorkerFile) problems.push(`network request after load: ${req.method()} ${url}`);
+    // Files that may arrive after load, from the sub-path only: the serving simulator's worker
+    // (started when its section nears the screen) and a link's first-answer module.
+    const path = url.split('?')[0];
+    const mayComeLate = LAZY_WORKER_FILE.test(path) || FIRST_ANSWER_FILE.test(path);
+    if (loaded && !mayComeLate) problems.push(`network request after load: ${req.method()} ${url}`);
     if (!url.startsWith(server.url)) problems.push(`request outside ${SUB_PATH}: ${url}`);
   });
   context.on('requestfailed', (req) => {

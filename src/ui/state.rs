@@ -4,12 +4,11 @@
 use crate::core::base::CalcError;
 use crate::core::base::{tr, Lang};
 use crate::core::hardware::Catalog;
-use crate::core::model::preset;
 use crate::core::model::ModelDesc;
 use crate::core::present::{
-    evaluate_with_gpus, gpu_parts, model_of, GpuPart, ModelChoices, ModelPart, Report,
+    evaluate_with_gpus, gpu_parts, model_of, read_query, GpuPart, ModelChoices, ModelPart, Report,
 };
-use crate::core::scenario::{coalesce, ModelSource, Notice, NoticeKind, Scenario};
+use crate::core::scenario::{ModelSource, Notice, NoticeKind, Scenario};
 use leptos::prelude::*;
 
 /// The evaluated scenario: the newest good report, and the error of the newest input if it
@@ -332,7 +331,7 @@ impl AppState {
     /// Builds the state from a scenario query (the late module, `ui::late_app`, starts from
     /// the page's current scenario, which the URL may not show yet).
     pub fn from_query(query: &str) -> AppState {
-        let (scenario, notices) = scenario_of(query);
+        let (scenario, notices) = read_query(query);
         AppState::from_scenario(scenario, notices)
     }
 
@@ -396,7 +395,7 @@ impl AppState {
     /// `history`, the change is recorded in the URL like an edit; without, only followed.
     /// Returns whether the scenario changed.
     pub fn apply_query(&self, query: &str, history: Option<History>) -> bool {
-        let (next, _) = scenario_of(query);
+        let (next, _) = read_query(query);
         let same = self
             .scenario
             .with_untracked(|s| s.to_query() == next.to_query());
@@ -738,14 +737,7 @@ fn read_location() -> (Scenario, Vec<Notice>) {
     let search = web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default();
-    scenario_of(&search)
-}
-
-/// Reads and sanitises the scenario in a query (with or without its leading `?`).
-fn scenario_of(query: &str) -> (Scenario, Vec<Notice>) {
-    let (mut s, mut notices) = Scenario::from_query(query);
-    notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
-    (s, coalesce(notices))
+    read_query(&search)
 }
 
 /// The browser's preferred language, English when it is neither Korean nor English.

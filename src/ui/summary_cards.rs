@@ -1,6 +1,6 @@
 //! Summary cards: parameters, weight memory, KV cache, max concurrency per GPU, vLLM's log.
 
-use crate::core::present::{CardsText, GpuText};
+use crate::core::present::{CardsText, GpuText, CARD_MATH};
 use crate::core::scenario::BudgetRule;
 use crate::ui::in_view::{gated_memo, live_when_seen};
 use crate::ui::math_panel::MathPanel;
@@ -85,13 +85,13 @@ pub fn SummaryCards() -> impl IntoView {
                      testid: &'static str,
                      main: fn(&CardsText) -> String,
                      sub: fn(&CardsText) -> String,
-                     (i, math_id): (usize, &'static str)| {
+                     i: usize| {
         view! {
             <article class="card">
                 <h3>{t(title)}</h3>
                 <p class="big" data-testid=testid>{text(main)}</p>
                 <p class="card-sub">{text(sub)}</p>
-                <MathPanel derivation=math(i) testid=math_id />
+                <MathPanel derivation=math(i) testid=CARD_MATH[i].1 />
             </article>
         }
     };
@@ -126,12 +126,12 @@ pub fn SummaryCards() -> impl IntoView {
                         " "{t("card_include_mtp")}
                     </label>
                 })}
-                <MathPanel derivation=math(0) testid="math-params" />
+                <MathPanel derivation=math(0) testid=CARD_MATH[0].1 />
             </article>
-            {card("card_weights", "weights", |c| c.weights.clone(), |c| c.weight_dtype.clone(), (1, "math-weights"))}
-            {card("card_kv_token", "kv-per-token", |c| c.kv_token.clone(), |c| c.kv_dtype.clone(), (2, "math-kv-token"))}
-            {card("card_kv_request", "kv-per-request", |c| c.kv_request.clone(), |c| c.kv_request_sub.clone(), (3, "math-kv-request"))}
-            {card("card_kv_total", "kv-total", |c| c.kv_total.clone(), |c| c.kv_total_sub.clone(), (4, "math-kv-total"))}
+            {card("card_weights", "weights", |c| c.weights.clone(), |c| c.weight_dtype.clone(), 1)}
+            {card("card_kv_token", "kv-per-token", |c| c.kv_token.clone(), |c| c.kv_dtype.clone(), 2)}
+            {card("card_kv_request", "kv-per-request", |c| c.kv_request.clone(), |c| c.kv_request_sub.clone(), 3)}
+            {card("card_kv_total", "kv-total", |c| c.kv_total.clone(), |c| c.kv_total_sub.clone(), 4)}
             <article class="card card-wide">
                 <h3>{t("card_max_requests")}</h3>
                 <p class="card-sub">

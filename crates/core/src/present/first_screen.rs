@@ -11,7 +11,7 @@ use crate::hardware::Catalog;
 use crate::model::preset;
 use crate::present::report::{evaluate, GpuReport, Report, Verdict};
 use crate::present::series::MemoryBar;
-use crate::scenario::{BudgetRule, GpuChoice, ModelSource, Scenario, ViewMode};
+use crate::scenario::{coalesce, BudgetRule, GpuChoice, ModelSource, Notice, Scenario, ViewMode};
 use serde::Serialize;
 
 /// The context-length slider's range, as powers of two (128 to 1,048,576 tokens).
@@ -30,6 +30,16 @@ pub fn log2_pos(v: u64, exp: (u32, u32)) -> u32 {
 pub fn fmt_mib_exact(nf: NumberSymbols, b: Bytes) -> String {
     format!("{} MiB ({} B)", nf.sig(b.mib()), nf.group(b.0))
 }
+
+/// The cards' "Show the math" panels, in card order: the derivation's title key and the
+/// panel's test id.
+pub const CARD_MATH: [(&str, &str); 5] = [
+    ("params_total", "math-params"),
+    ("weights_bytes", "math-weights"),
+    ("kv_per_token", "math-kv-token"),
+    ("kv_per_request", "math-kv-request"),
+    ("kv_total", "math-kv-total"),
+];
 
 /// The summary cards' text.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -141,14 +151,7 @@ impl CardsText {
             kv_total_sub: format!("× {} {}", nf.group(r.concurrency), t("unit_requests")),
             vllm,
             gpus: r.gpus.iter().map(|g| GpuText::new(lang, vllm, g)).collect(),
-            math: [
-                "params_total",
-                "weights_bytes",
-                "kv_per_token",
-                "kv_per_request",
-                "kv_total",
-            ]
-            .map(|k| r.derivation(k).cloned()),
+            math: CARD_MATH.map(|(k, _)| r.derivation(k).cloned()),
         }
     }
 }
@@ -322,6 +325,15 @@ pub fn fit_comparisons(lang: Lang, r: &Report) -> Vec<String> {
         .collect()
 }
 
+/// The scenario of a page's query (with or without its leading `?`), sanitised against the
+/// built-in catalog and presets, with one notice per parameter that could not be used: what
+/// the live page and the first-answer module both start from.
+pub fn read_query(query: &str) -> (Scenario, Vec<Notice>) {
+    let (mut s, mut notices) = Scenario::from_query(query);
+    notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
+    (s, coalesce(notices))
+}
+
 /// What the prerendered copy of the default first screen needs to show another scenario's:
 /// the inputs' values and every text of the cards and the fit table, as the live page shows
 /// them (the same builders). Only for scenarios whose first screen has the copy's shape: see
@@ -366,9 +378,8 @@ impl FirstScreen {
     /// place for (a notice, a model warning, a GPU's error). `None` otherwise: the page then
     /// waits for the live app.
     pub fn of(query: &str, browser: Lang) -> Option<FirstScreen> {
-        let (mut s, notices) = Scenario::from_query(query);
-        let more = s.sanitize(Catalog::builtin(), |id| preset(id).is_some());
-        if !notices.is_empty() || !more.is_empty() || !Self::shaped(&s) {
+        let (s, notices) = read_query(query);
+        if !notices.is_empty() || !Self::shaped(&s) {
             return None;
         }
         let ModelSource::Preset(id) = &s.model else {
@@ -385,16 +396,9 @@ impl FirstScreen {
             return None;
         }
         let nf = lang.number_symbols();
-        let card_math = [
-            "math-params",
-            "math-weights",
-            "math-kv-token",
-            "math-kv-request",
-            "math-kv-total",
-        ];
-        let math_hidden = (card_math.iter().zip(&cards.math))
+        let math_hidden = (CARD_MATH.iter().zip(&cards.math))
             .filter(|(_, m)| m.is_none())
-            .map(|(id, _)| (*id).to_string())
+            .map(|((_, id), _)| (*id).to_string())
             .chain(cards.gpus.iter().zip(&rows).flat_map(|(g, w)| {
                 [
                     g.math.is_none().then(|| format!("math-requests-{}", g.key)),

@@ -24,8 +24,8 @@ pub mod views;
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
 pub use first_screen::{
-    fit_comparisons, fmt_mib_exact, log2_pos, CardsText, FirstScreen, FitRowText, GpuText,
-    CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
+    fit_comparisons, fmt_mib_exact, log2_pos, read_query, CardsText, FirstScreen, FitRowText,
+    GpuText, CARD_MATH, CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
 };
 pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
