@@ -6,6 +6,7 @@ mod common;
 
 use common::{on, run_cli, QWEN3_8B as Q8};
 use llm_serving_calculator::cli::{opts, COMMANDS};
+use llm_serving_calculator::core::sim::DEFAULT_FRONTEND_OVERHEAD_MS;
 
 #[test]
 fn a_misspelled_flag_is_refused_with_the_nearest_on_every_command() {
@@ -102,10 +103,11 @@ fn help_lists_every_flag_with_its_default() {
     }
     // The defaults are typed figures, shown as clap shows them.
     let (_, help, _) = run_cli(&["simulate", "--help"]);
+    let frontend = DEFAULT_FRONTEND_OVERHEAD_MS.to_string();
     for (flag, default) in [
         ("num-requests", "1000"),
         ("gpu-memory-utilization", "0.9"),
-        ("frontend-overhead-ms", "32"),
+        ("frontend-overhead-ms", frontend.as_str()),
         ("block-size", "16"),
         ("seed", "0"),
     ] {

@@ -587,13 +587,16 @@ fn serving_benchmarks_on_the_kernel_model() {
         c.engine.frontend_per_token_us = DEFAULT_FRONTEND_PER_TOKEN_US;
     }
     let mut errors = run_rows(&cases, &skipped);
+    // P99 TTFT went from 50.8% to 53.2% on 2026-12-06, when asynchronous scheduling's one-step
+    // admission delay was modelled and the server path refitted from 32 to 22 ms; the other
+    // statistics moved by under 0.1 point.
     assert_levels(
         &mut errors,
         &[
             ("median_ttft", 0.53),
             ("median_tpot", 0.35),
             ("request_throughput", 0.23),
-            ("p99_ttft", 0.52),
+            ("p99_ttft", 0.54),
             ("p99_tpot", 0.25),
             ("saturation_rate", 0.59),
         ],

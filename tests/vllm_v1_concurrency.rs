@@ -80,12 +80,13 @@ fn rows_spread(eff: &Efficiencies, per_request: f64, spread: u64) -> Vec<Row> {
         );
         // The roofline step model and its 48 ms server path, as these runs checked it before
         // issue 44 (`tests/serving_e2e_validation.rs` checks them on the default model, with
-        // the benchmark's own flags).
+        // the benchmark's own flags), and vLLM 0.12's synchronous scheduling.
         let engine = EngineConfig {
             tp,
             step_model: StepModelKind::Roofline,
             frontend_overhead_ms: 48.0,
             frontend_per_token_us: 0.0,
+            async_scheduling: false,
             ..EngineConfig::default()
         };
         let n = 22 * c;

@@ -137,7 +137,7 @@ pub fn simulate_fleet(
     let mut models: Vec<StepModel> = (0..n).map(|_| rep.step_model().clone()).collect();
     let mut engines: Vec<Engine> = models
         .iter_mut()
-        .map(|m| Engine::empty(&resolved, m, per, None))
+        .map(|m| Engine::empty(&resolved, m, per, None).pipelined(rep.pipelined()))
         .collect();
     let (mut total, mut stopped, mut last) = (0u64, false, n - 1);
     let mut given = 0usize;

@@ -36,6 +36,8 @@ pub struct Replica {
     /// Measured kernels were asked for (the default) but cover neither this GPU nor its
     /// architecture, or not this model's mixer: the fitted roofline times the steps.
     roofline_fallback: bool,
+    /// vLLM's asynchronous scheduling: two steps in flight ([`Engine::pipelined`]).
+    pipelined: bool,
     /// Decode-only step times already computed by `steps` (kept across runs).
     cache: StepCache,
 }
@@ -76,6 +78,7 @@ impl Replica {
             resolved,
             steps,
             roofline_fallback,
+            pipelined: engine.async_scheduling,
             cache: StepCache::default(),
         })
     }
@@ -106,6 +109,7 @@ impl Replica {
             resolved: self.resolved,
             steps: f(self.steps),
             roofline_fallback: self.roofline_fallback,
+            pipelined: self.pipelined,
             cache: StepCache::default(),
         }
     }
@@ -113,6 +117,11 @@ impl Replica {
     /// The engine figures in use.
     pub fn resolved(&self) -> &Resolved {
         &self.resolved
+    }
+
+    /// Whether its engine schedules asynchronously ([`Engine::pipelined`]).
+    pub(crate) fn pipelined(&self) -> bool {
+        self.pipelined
     }
 
     /// The step model (the time of one engine step; a fleet clones one per replica).
@@ -142,7 +151,8 @@ impl Replica {
             wl.max_concurrency,
             wl.warmup,
         )
-        .drain_warmup(wl.warmup, wl.warmup_drained);
+        .drain_warmup(wl.warmup, wl.warmup_drained)
+        .pipelined(self.pipelined);
         engine.set_cache(std::mem::take(&mut self.cache));
         let ran = engine.run(&budget);
         self.cache = engine.take_cache();

@@ -274,6 +274,11 @@ pub(crate) struct Engine<'a> {
     /// When the API server's one worker is next free (its serial work: tokenization;
     /// `Resolved::frontend_per_token_s`).
     server_free_s: f64,
+    /// vLLM's asynchronous scheduling: step k+1 is scheduled as step k starts, so a request
+    /// entering during step k is first admitted to step k+2 ([`Engine::pipelined`]).
+    pipelined: bool,
+    /// When the last step ended, seconds (a step starting then follows it back to back).
+    last_end_s: f64,
 }
 
 impl<'a> Engine<'a> {
@@ -362,7 +367,21 @@ impl<'a> Engine<'a> {
             warm_done: 0,
             held: VecDeque::new(),
             server_free_s: 0.0,
+            pipelined: false,
+            last_end_s: f64::NAN,
         }
+    }
+
+    /// The same engine with vLLM's asynchronous scheduling (`pipelined`): its engine core
+    /// keeps two steps in flight (`step_with_batch_queue`, a batch queue of 2), scheduling
+    /// step k+1 while step k runs, so a request that reaches the waiting queue during step k
+    /// is first admitted to step k+2 and waits a whole step more than under synchronous
+    /// scheduling. When step k+1 holds nothing (no request left running after step k: those
+    /// whose last token step k samples are not scheduled again), the engine waits for step k
+    /// and schedules at its end, as without the pipeline.
+    pub fn pipelined(mut self, pipelined: bool) -> Engine<'a> {
+        self.pipelined = pipelined;
+        self
     }
 
     fn push(&mut self, t: f64, kind: Kind) {

@@ -74,12 +74,21 @@ impl Engine<'_> {
         self.n_scheduled += 1;
     }
 
-    /// Step 2: admit waiting requests while budget, seats and blocks last.
-    pub(super) fn schedule_waiting(&mut self, mut budget: u64) {
+    /// Step 2: admit waiting requests while budget, seats and blocks last, and (under
+    /// asynchronous scheduling) only those that entered by `cutoff_s`, when this step was
+    /// scheduled in vLLM ([`Engine::pipelined`]).
+    pub(super) fn schedule_waiting(&mut self, mut budget: u64, cutoff_s: f64) {
         while budget > 0 && (self.running.len() as u64) < self.cfg.max_num_seqs {
             let Some(&id) = self.waiting.front() else {
                 break;
             };
+            if self
+                .times
+                .get(id as usize)
+                .is_some_and(|t| t.entered_s > cutoff_s)
+            {
+                break;
+            }
             let Some(mut r) = self.reqs.get(id as usize).copied() else {
                 break;
             };
@@ -133,9 +142,17 @@ impl Engine<'_> {
         (self.step_tokens, self.step_sampled) = (0, 0);
         (self.decode_count, self.decode_key_sum) = (0, 0);
         self.step_prefill = false;
+        // Under asynchronous scheduling a step that follows another back to back, with
+        // requests still running, was scheduled when that one started.
+        let cutoff_s = if self.pipelined && self.now == self.last_end_s && !self.running.is_empty()
+        {
+            self.step_start_s
+        } else {
+            f64::INFINITY
+        };
         let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
         if !preempted {
-            self.schedule_waiting(budget);
+            self.schedule_waiting(budget, cutoff_s);
         }
         if self.n_scheduled == 0 {
             self.busy = false;

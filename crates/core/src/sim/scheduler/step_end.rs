@@ -141,6 +141,7 @@ impl Engine<'_> {
             }
         }
         self.busy = false;
+        self.last_end_s = now;
         if !self.running.is_empty() || !self.waiting.is_empty() {
             self.wake();
         }
