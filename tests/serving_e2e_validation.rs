@@ -32,10 +32,15 @@
 
 mod common;
 
-use common::e2e::{before_async_scheduling, behind_dynamo, rows, setup, simulate, Outcome, Row};
+use common::e2e::{
+    before_async_scheduling, behind_dynamo, engine_and_load, gpu, model, rows, setup, simulate,
+    Outcome, Row,
+};
 use common::percentile;
+use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::sim::{
-    DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
+    Replica, DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS, FIT_STEP_ASYNC_S,
+    FIT_STEP_SYNC_S,
 };
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -503,6 +508,75 @@ fn dynamo_path_scan() {
             "held out {m}: chosen {} ms on the others, its median |TTFT error| {:.1}%",
             candidates[best],
             med(&|x| x == m, best) * 100.0
+        );
+    }
+}
+
+/// Where a setup's TTFT error comes from at 4 or fewer clients (queueing small): for each
+/// (model, GPU, precision, TP, prompt length), one prompt's prefill step on the kernel model
+/// split into GEMMs, fused MoE, elementwise passes, all-reduces and the rest (attention, the
+/// lm_head, the engine's time per step), beside the measured and simulated mean TTFT and the
+/// simulated server path and queueing. `implied` is the measured TTFT less the simulated
+/// server path and queueing; `ratio` is implied over simulated prefill (above 1: the
+/// simulated step is too fast). A development aid: nothing is asserted.
+#[test]
+#[ignore = "a diagnostic; prints one line per setup"]
+fn prefill_step_breakdown() {
+    type Seen = (f64, [f64; 4], Vec<(f64, f64, f64)>);
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for r in rows().into_iter().filter(|r| r.c <= 4) {
+        let Some(s) = setup(&r) else { continue };
+        let (Some(g), Some(m)) = (gpu(&r.system), model(&s)) else {
+            continue;
+        };
+        let Outcome::Simulated(res) = simulate(&r, &|_| {}) else {
+            continue;
+        };
+        let key = format!(
+            "{} {} {} tp{} isl{}",
+            r.model.rsplit('/').next().unwrap_or(""),
+            r.system,
+            r.precision,
+            r.tp,
+            r.isl
+        );
+        let e = seen.entry(key).or_insert_with(|| {
+            let (engine, _) = engine_and_load(&r, &s);
+            let Ok(rep) = Replica::new(&m, g, &engine, &Efficiencies::default()) else {
+                return (f64::NAN, [f64::NAN; 4], Vec::new());
+            };
+            let mut steps = rep.step_model().clone();
+            let parts = steps
+                .kernel()
+                .map_or([f64::NAN; 4], |k| k.linear_parts(r.isl as f64));
+            steps.begin();
+            steps.add_prefill(0, r.isl);
+            (steps.finish(r.isl, 1), parts, Vec::new())
+        });
+        e.2.push((
+            r.ttft_ms,
+            res.ttft_ms.mean,
+            res.frontend_ms.mean + res.queue_ms.mean,
+        ));
+    }
+    for (k, (total, p, v)) in seen {
+        let n = v.len().max(1) as f64;
+        let mean = |f: fn(&(f64, f64, f64)) -> f64| v.iter().map(f).sum::<f64>() / n;
+        let (meas, pred, before) = (mean(|x| x.0), mean(|x| x.1), mean(|x| x.2));
+        let ms = |x: f64| x * 1e3;
+        println!(
+            "{k:<45} step {:6.1} ms = GEMM {:5.1} MoE {:5.1} elementwise {:4.1} all-reduce {:4.1} rest {:5.1} | TTFT measured {:6.1} simulated {:6.1} (server path + queue {:5.1}) implied prefill {:6.1} ratio {:.2}",
+            ms(total),
+            ms(p[0]),
+            ms(p[1]),
+            ms(p[2]),
+            ms(p[3]),
+            ms(total - p.iter().sum::<f64>()),
+            meas,
+            pred,
+            before,
+            meas - before,
+            (meas - before) / (pred - before)
         );
     }
 }
