@@ -7,6 +7,7 @@
 mod common;
 
 use common::{gpu, h100, qwen8b, qwen8b_replica};
+use llm_serving_calculator::core::base::i18n::tr;
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::calc::{
     evaluate, max_model_len_warning, Efficiencies, Workload, MAX_MODEL_LEN_WITHOUT_CONFIG,
@@ -261,6 +262,16 @@ fn asynchronous_scheduling_admits_a_step_later() {
     let (a, s) = (with(true, 0.02), with(false, 0.02));
     assert_eq!((a.queue_ms.median, s.queue_ms.median), (0.0, 0.0));
     assert_eq!(a.ttft_ms.median, s.ttft_ms.median);
+}
+
+/// The serving section's label of the server path quotes the default in both languages.
+#[test]
+fn the_server_path_label_states_the_default() {
+    let default = format!(" {DEFAULT_FRONTEND_OVERHEAD_MS}");
+    for lang in [Lang::En, Lang::Ko] {
+        let label = tr(lang, "sv_frontend_overhead");
+        assert!(label.contains(&default), "{lang:?}: {label}");
+    }
 }
 
 /// Beyond the saturation rate, P50 and P99 TTFT and the queueing delay grow with the rate.
