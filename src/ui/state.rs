@@ -1,94 +1,19 @@
 //! The app's shared state: the scenario (one signal), the report (one memo that keeps the last
-//! good result), the language, the theme and the notices; plus the URL and browser glue.
+//! good result), the language, the theme and the notices; plus the URL and browser glue. What
+//! is not the browser's (the theme's cycle, the outcome's rule, the link's address, the link
+//! notice) is `core::present::page`, tested natively.
 
 use crate::core::base::CalcError;
 use crate::core::base::{tr, Lang};
 use crate::core::hardware::Catalog;
 use crate::core::model::ModelDesc;
 use crate::core::present::{
-    evaluate_with_gpus, gpu_parts, model_of, read_query, GpuPart, ModelChoices, ModelPart, Report,
+    evaluate_with_gpus, gpu_parts, link_query, model_of, page_url, read_query, replace_link_notice,
+    same_scenario, GpuPart, ModelChoices, ModelPart,
 };
-use crate::core::scenario::{ModelSource, Notice, NoticeKind, Scenario};
+pub use crate::core::present::{History, Outcome, Theme};
+use crate::core::scenario::{ModelSource, Notice, Scenario};
 use leptos::prelude::*;
-
-/// The evaluated scenario: the newest good report, and the error of the newest input if it
-/// failed (the report then stays the last good one).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    /// The last report that evaluated without error.
-    pub report: Option<Report>,
-    /// Why the current scenario could not be evaluated, if it could not.
-    pub error: Option<CalcError>,
-}
-
-/// How a change is recorded in the browser history.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum History {
-    /// A discrete choice (preset, GPU added or removed): a new entry, so Back undoes it.
-    Push,
-    /// A continuous edit (typing, sliders): the current entry is replaced.
-    Replace,
-}
-
-/// Colour theme choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Theme {
-    /// Follow the system setting.
-    #[default]
-    Auto,
-    /// Always light.
-    Light,
-    /// Always dark.
-    Dark,
-}
-
-impl Theme {
-    /// The next theme in the toggle's cycle.
-    pub fn next(self) -> Theme {
-        match self {
-            Theme::Auto => Theme::Light,
-            Theme::Light => Theme::Dark,
-            Theme::Dark => Theme::Auto,
-        }
-    }
-
-    /// Translation key of the label.
-    pub fn key(self) -> &'static str {
-        match self {
-            Theme::Auto => "ui_theme_auto",
-            Theme::Light => "ui_theme_light",
-            Theme::Dark => "ui_theme_dark",
-        }
-    }
-
-    /// How the choice is remembered in storage (empty = follow the system).
-    pub fn attr(self) -> &'static str {
-        match self {
-            Theme::Auto => "",
-            Theme::Light => "light",
-            Theme::Dark => "dark",
-        }
-    }
-
-    /// Whether the dark palette is in effect, given whether the system prefers dark.
-    pub fn is_dark(self, system_dark: bool) -> bool {
-        match self {
-            Theme::Auto => system_dark,
-            Theme::Light => false,
-            Theme::Dark => true,
-        }
-    }
-
-    /// The `data-theme` value on `<html>`: always explicit, "Auto" resolved with the system's
-    /// preference, so the stylesheet states each palette once.
-    pub fn resolved_attr(self, system_dark: bool) -> &'static str {
-        if self.is_dark(system_dark) {
-            "dark"
-        } else {
-            "light"
-        }
-    }
-}
 
 /// The media query of the system's dark preference.
 const DARK_QUERY: &str = "(prefers-color-scheme: dark)";
@@ -241,39 +166,6 @@ fn reported_memo(scenario: RwSignal<Scenario>) -> Memo<Scenario> {
     })
 }
 
-/// The evaluated scenario from the last one: a report equal to the last one counts as no
-/// change, so the views that read it are not woken by an edit that changes nothing in it
-/// (a language, a section's own input).
-fn next_outcome(prev: Option<Outcome>, res: Result<Report, CalcError>) -> (Outcome, bool) {
-    match (res, prev) {
-        (Ok(r), prev) => {
-            let next = Outcome {
-                report: Some(r),
-                error: None,
-            };
-            let changed = prev.as_ref() != Some(&next);
-            (next, changed)
-        }
-        (Err(e), Some(p)) => {
-            let changed = p.error.as_ref() != Some(&e);
-            (
-                Outcome {
-                    report: p.report,
-                    error: Some(e),
-                },
-                changed,
-            )
-        }
-        (Err(e), None) => (
-            Outcome {
-                report: None,
-                error: Some(e),
-            },
-            true,
-        ),
-    }
-}
-
 /// The language in effect: the scenario's choice, or the browser's. Every translated text on
 /// the page follows it, so it is behind a [`Selector`]: an edit of anything else in the
 /// scenario does not wake those hundreds of texts to check whether the language changed (a
@@ -348,7 +240,7 @@ impl AppState {
                 }
                 Err(e) => Err(e.clone()),
             });
-            next_outcome(prev, res)
+            Outcome::next(prev, res)
         });
         let lang = lang_memo(scenario, browser);
         let theme = RwSignal::new(stored_theme());
@@ -396,9 +288,7 @@ impl AppState {
     /// Returns whether the scenario changed.
     pub fn apply_query(&self, query: &str, history: Option<History>) -> bool {
         let (next, _) = read_query(query);
-        let same = self
-            .scenario
-            .with_untracked(|s| s.to_query() == next.to_query());
+        let same = self.scenario.with_untracked(|s| same_scenario(s, &next));
         if same {
             return false;
         }
@@ -557,27 +447,15 @@ impl AppState {
         let (query, notice) = self.scenario.with_untracked(|s| s.share_query());
         // The "config not in the link" notice, replaced only when it changes: an update with
         // the same notices would still re-render the notice bar after every edit.
-        let same = self.notices.with_untracked(|ns| {
-            let mut old = ns.iter().filter(|n| n.kind == NoticeKind::ConfigNotInLink);
-            old.next() == notice.as_ref() && old.next().is_none()
-        });
-        if !same {
-            self.notices.update(|ns| {
-                ns.retain(|n| n.kind != NoticeKind::ConfigNotInLink);
-                if let Some(n) = notice {
-                    ns.push(n);
-                }
-            });
+        let mut notices = self.notices.get_untracked();
+        if replace_link_notice(&mut notices, notice) {
+            self.notices.set(notices);
         }
         let Some(window) = web_sys::window() else {
             return;
         };
         let path = window.location().pathname().unwrap_or_default();
-        let url = if query.is_empty() {
-            path
-        } else {
-            format!("{path}?{query}")
-        };
+        let url = page_url(&path, &query);
         if let Ok(h) = window.history() {
             let none = wasm_bindgen::JsValue::NULL;
             let _ = match history {
@@ -589,21 +467,11 @@ impl AppState {
 
     /// The current page address (for the copy-link button and the embed back-link).
     pub fn full_link(&self, drop_embed: bool) -> String {
-        let query = self.scenario.with(|s| {
-            let mut s = s.clone();
-            if drop_embed {
-                s.view = crate::core::scenario::ViewMode::Full;
-            }
-            s.share_query().0
-        });
+        let query = self.scenario.with(|s| link_query(s, drop_embed));
         let path = web_sys::window()
             .and_then(|w| w.location().pathname().ok())
             .unwrap_or_default();
-        if query.is_empty() {
-            path
-        } else {
-            format!("{path}?{query}")
-        }
+        page_url(&path, &query)
     }
 }
 
@@ -712,14 +580,11 @@ fn storage() -> Option<web_sys::Storage> {
 
 /// The theme remembered from an earlier visit (Auto when none or storage is unavailable).
 fn stored_theme() -> Theme {
-    match storage()
-        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
-        .as_deref()
-    {
-        Some("light") => Theme::Light,
-        Some("dark") => Theme::Dark,
-        _ => Theme::Auto,
-    }
+    Theme::from_stored(
+        storage()
+            .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+            .as_deref(),
+    )
 }
 
 /// Remembers the theme choice (ignored when storage is unavailable, e.g. a sandboxed frame)

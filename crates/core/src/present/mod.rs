@@ -9,6 +9,7 @@
 pub mod explain;
 pub mod export;
 pub mod first_screen;
+pub mod page;
 pub mod report;
 pub mod sections;
 pub mod series;
@@ -27,6 +28,7 @@ pub use first_screen::{
     fit_comparisons, fmt_mib_exact, log2_pos, read_query, CardsText, FirstScreen, FitRowText,
     GpuText, CARD_MATH, CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
 };
+pub use page::{link_query, page_url, replace_link_notice, same_scenario, History, Outcome, Theme};
 pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
     ModelChoices, ModelPart, Report, Verdict,
