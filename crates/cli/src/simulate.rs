@@ -391,27 +391,16 @@ fn result_text(r: &SimResult, rate: f64) -> String {
     }
     section(&mut s, "Simulator");
     line(&mut s, "Preemptions:", r.preemptions);
-    // TTFT's three parts, in the order a request meets them (they add up per request).
-    line(
-        &mut s,
-        "Mean server path (ms):",
-        format!("{:.2}", r.frontend_ms.mean),
-    );
-    line(
-        &mut s,
-        "Mean queueing delay (ms):",
-        format!("{:.2}", r.queue_ms.mean),
-    );
-    line(
-        &mut s,
-        "Mean prefill to 1st token (ms):",
-        format!("{:.2}", r.prefill_ms.mean),
-    );
-    line(
-        &mut s,
-        "P99 queueing delay (ms):",
-        format!("{:.2}", r.queue_ms.p99),
-    );
+    // TTFT's three parts, in the order a request meets them (they add up per request), then
+    // the queueing's tail.
+    for (label, v) in [
+        ("Mean server path (ms):", r.frontend_ms.mean),
+        ("Mean queueing delay (ms):", r.queue_ms.mean),
+        ("Mean prefill to 1st token (ms):", r.prefill_ms.mean),
+        ("P99 queueing delay (ms):", r.queue_ms.p99),
+    ] {
+        line(&mut s, label, format!("{v:.2}"));
+    }
     line(
         &mut s,
         "Mean batch (running requests):",
