@@ -43,6 +43,8 @@ async fn sleep(ms: i32) {
 }
 
 fn host(width_px: u32) -> HtmlElement {
+    // The translation rows, as the page's shell links them (`ui::mount`).
+    llm_serving_calculator::core::base::link_shell();
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .expect("document");

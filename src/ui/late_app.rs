@@ -196,7 +196,8 @@ fn mount_slots(state: AppState) {
 /// sections mounted into the slots present; then tells the shell it is ready.
 pub fn mount_late() {
     console_error_panic_hook::set_once();
-    // The translation rows the shell does not carry (the sections' texts).
+    // Every shell translation row, and the rows the shell does not carry (the sections' texts).
+    crate::core::base::link_shell();
     crate::core::base::link_late();
     // Effects run on the browser's microtasks (what `mount_to_body` sets up in the shell).
     let _ = any_spawner::Executor::init_wasm_bindgen();

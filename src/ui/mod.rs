@@ -51,6 +51,8 @@ pub mod workload;
 /// component, which reads the scenario from the URL.
 pub fn mount() {
     console_error_panic_hook::set_once();
+    // Every shell translation row (the first-answer module links only its own).
+    crate::core::base::link_shell();
     leptos::mount::mount_to_body(app::App);
     offline::register_for_location();
 }

@@ -5,8 +5,10 @@
 //! languages present and non-empty, no NUL) and packs each folder into one text this module
 //! includes. A row's folder says which wasm module ships it: `shell` rows are in the page's
 //! first module, `late` rows only in binaries that call [`link_late`] (the late sections and
-//! the simulator worker); natively (CLI, tests) every row is always there. UI code calls
-//! [`tr`]; nothing user-visible is written inline.
+//! the simulator worker); in wasm the shell rows too are linked by a call, [`link_shell`], so
+//! the first-answer module can carry only the first screen's ([`link_first`]); natively (CLI,
+//! tests) every row is always there. UI code calls [`tr`]; nothing user-visible is written
+//! inline.
 
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -63,8 +65,73 @@ impl Lang {
 }
 
 /// The shell's rows (`data/i18n/shell/*.toml`), packed by `build.rs` as `key NUL English NUL
-/// Korean NUL` per row, in file-name order then file order.
+/// Korean NUL` per row, in file-name order then file order; in wasm, linked only by a binary
+/// that calls [`link_shell`].
 static SHELL_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_shell.txt"));
+
+/// The shell's rows that a scenario link's first screen looks up (the keys of
+/// `data/i18n/first_keys.txt`), packed the same way: what the first-answer module links
+/// ([`link_first`]) instead of every shell row.
+#[cfg(target_arch = "wasm32")]
+static FIRST_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_first.txt"));
+
+/// The shell's rows once [`link_shell`] or [`link_first`] ran (wasm only: natively every row
+/// is always there).
+#[cfg(target_arch = "wasm32")]
+static SHELL_LINKED: OnceLock<&'static str> = OnceLock::new();
+
+thread_local! {
+    /// Set when [`tr`] was asked on this thread for a key it does not have ([`take_missed`]).
+    static MISSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes every shell row (`data/i18n/shell`) available to [`tr`] in this binary: each wasm
+/// binary but the first-answer module calls it before anything is translated (the page's
+/// shell in `ui::mount`, the late module, the simulator worker). Natively (CLI, tests) every
+/// row is always available and this does nothing.
+pub fn link_shell() {
+    #[cfg(target_arch = "wasm32")]
+    let _ = SHELL_LINKED.set(SHELL_TEXT);
+}
+
+/// Makes only the first screen's rows available (`data/i18n/first_keys.txt`): the
+/// first-answer module (`src/bin/first.rs`) calls it, so its wasm carries those rows and not
+/// the rest of the shell's. A key it lacks is a miss ([`take_missed`]), and the first screen
+/// then declines the link rather than show a marker. Natively this does nothing.
+pub fn link_first() {
+    #[cfg(target_arch = "wasm32")]
+    let _ = SHELL_LINKED.set(FIRST_TEXT);
+}
+
+/// Whether [`tr`] missed a key on this thread since the last call (and clears the flag).
+pub fn take_missed() -> bool {
+    MISSED.with(|m| m.replace(false))
+}
+
+/// The shell's rows' text as this binary has it.
+fn shell_text() -> &'static str {
+    #[cfg(target_arch = "wasm32")]
+    return SHELL_LINKED.get().copied().unwrap_or("");
+    #[cfg(not(target_arch = "wasm32"))]
+    SHELL_TEXT
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+thread_local! {
+    /// The keys looked up on this thread while [`record_keys`] runs.
+    static RECORDED: std::cell::RefCell<Option<std::collections::BTreeSet<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` and returns what it returned with every key [`tr`] and [`has`] were asked for on
+/// this thread meanwhile (natively only: what `data/i18n/first_keys.txt` is made from).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn record_keys<R>(f: impl FnOnce() -> R) -> (R, std::collections::BTreeSet<String>) {
+    RECORDED.with(|r| *r.borrow_mut() = Some(std::collections::BTreeSet::new()));
+    let out = f();
+    let keys = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    (out, keys)
+}
 
 /// The late rows (`data/i18n/late/*.toml`), packed the same way; in wasm, linked only by a
 /// binary that calls [`link_late`].
@@ -119,7 +186,7 @@ impl Part {
 
 fn shell_part() -> &'static Part {
     static PART: OnceLock<Part> = OnceLock::new();
-    PART.get_or_init(|| Part::new(SHELL_TEXT))
+    PART.get_or_init(|| Part::new(shell_text()))
 }
 
 fn late_part() -> Option<&'static Part> {
@@ -145,19 +212,29 @@ pub fn late_rows() -> &'static [(&'static str, &'static str, &'static str)] {
     late_part().map_or(&[], |p| &p.rows)
 }
 
-/// The string for `key` in `lang`; a marker if missing (a test forbids that).
+/// The string for `key` in `lang`; a marker if missing (a test forbids that; the miss is
+/// noted for [`take_missed`]).
 pub fn tr(lang: Lang, key: &str) -> &'static str {
     match find(key) {
         Some((_, en, ko)) => match lang {
             Lang::En => en,
             Lang::Ko => ko,
         },
-        None => "⟨missing translation⟩",
+        None => {
+            MISSED.with(|m| m.set(true));
+            "⟨missing translation⟩"
+        }
     }
 }
 
 /// The row of `key`: the shell's part first, then the late part when linked.
 fn find(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    #[cfg(not(target_arch = "wasm32"))]
+    RECORDED.with(|r| {
+        if let Some(keys) = r.borrow_mut().as_mut() {
+            keys.insert(key.to_string());
+        }
+    });
     shell_part()
         .find(key)
         .or_else(|| late_part().and_then(|p| p.find(key)))

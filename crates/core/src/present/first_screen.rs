@@ -452,7 +452,14 @@ impl FirstScreen {
 
     /// [`FirstScreen::of`] as JSON text, "" when the copy cannot show the scenario.
     pub fn json(query: &str, browser: Lang) -> String {
-        FirstScreen::of(query, browser)
+        // A text the first-answer module does not carry (`i18n::link_first`) declines the
+        // link: the shell then answers it, never a marker in the copy.
+        let _ = crate::base::i18n::take_missed();
+        let screen = FirstScreen::of(query, browser);
+        if crate::base::i18n::take_missed() {
+            return String::new();
+        }
+        screen
             .and_then(|f| serde_json::to_string(&f).ok())
             .unwrap_or_default()
     }
