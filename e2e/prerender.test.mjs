@@ -23,7 +23,7 @@
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CAPTURE_INIT, GATE_SCRIPT, TEMPLATE_ID, copyIn, cspHash, gateIn, koCopyIn } from '../scripts/prerender.mjs';
+import { CAPTURE_INIT, GATE_SCRIPT, HEAD_SCRIPT, SCRIPT_SRC, TEMPLATE_ID, copyIn, cspHash, gateIn, headScriptIn, koCopyIn } from '../scripts/prerender.mjs';
 import { SUB_PATH } from './harness.mjs';
 import { byId, check, openApp, readNumber, setValue, waitFor } from './app.mjs';
 
@@ -122,8 +122,9 @@ export default function register(runner) {
     check(copies.en !== copies.ko, 'the English and the Korean copies are the same');
     const gate = gateIn(html);
     check(gate === GATE_SCRIPT, `the built index.html's gate script is not scripts/prerender.mjs's: ${REGENERATE}`);
+    check(headScriptIn(html) === HEAD_SCRIPT, `the built index.html's head script is not scripts/prerender.mjs's: ${REGENERATE}`);
     const csp = html.match(/http-equiv="Content-Security-Policy" content="([^"]*)"/);
-    check(csp && csp[1].includes(`script-src 'self' ${cspHash(gate)} 'wasm-unsafe-eval'`), `the CSP does not allow exactly the gate's hash ${cspHash(gate)}: ${REGENERATE}`);
+    check(csp && csp[1].includes(SCRIPT_SRC()), `the CSP does not allow exactly the two inline scripts (${cspHash(HEAD_SCRIPT)}, ${cspHash(gate)}): ${REGENERATE}`);
     for (const { lang, name, code } of LANGS) {
       const copy = copies[lang];
       for (const width of [1400, 1024, 390]) {

@@ -23,18 +23,32 @@ performance.mark('llmcalc:loader');
 // (a notice, a warning, a shape the copy has no place for) or fails, the copies stay hidden until
 // the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
 let firstAnswer = null;
+// Resolves once the first-answer module has loaded (or failed to): the shell's wasm is fetched
+// after it on a link, so that on a slow network the smaller module gets the bandwidth first
+// (index.html's head script preloads the shell's wasm at once everywhere else).
+let firstLoaded = null;
 {
   const copy = document.getElementById('prerendered');
   if (copy && copy.hasAttribute('data-pending')) {
+    let loaded = () => {};
+    firstLoaded = new Promise((ok) => {
+      loaded = ok;
+    });
     firstAnswer = (async () => {
-      const first = await import(new URL('first.js', document.baseURI).href);
-      await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
+      try {
+        const first = await import(new URL('first.js', document.baseURI).href);
+        await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
+        return first;
+      } finally {
+        loaded();
+      }
+    })().then((first) => {
       performance.mark('llmcalc:first');
       const json = first.first_screen(location.search, navigator.language || '');
-      if (!json || !fillCopy(JSON.parse(json))) return;
+      if (!json || !fillCopy(JSON.parse(json))) return undefined;
       // The shell waits for the frame that paints the filled copy (its mount is a long task).
-      await new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
-    })().catch(() => {});
+      return new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
+    }).catch(() => {});
   }
 }
 
@@ -221,10 +235,11 @@ const tag = document.querySelector('script[data-js][data-wasm]');
 if (tag) {
   const js = tag.getAttribute('data-js');
   const wasm = new URL(tag.getAttribute('data-wasm'), document.baseURI).href;
-  // On a link, the shell's wasm compiles while the first-answer module answers, and the shell
-  // starts after it (its mount is one long task that would otherwise come first), waiting 300 ms
-  // at most; a compile that fails hands the URL to the bindings, which fetch it themselves.
-  const source = firstAnswer ? WebAssembly.compileStreaming(fetch(wasm)).catch(() => wasm) : wasm;
+  // On a link, the shell's wasm is fetched once the first-answer module has loaded and compiles
+  // while that module answers, and the shell starts after it (its mount is one long task that
+  // would otherwise come first), waiting 300 ms at most; a compile that fails hands the URL to
+  // the bindings, which fetch it themselves.
+  const source = firstAnswer ? firstLoaded.then(() => WebAssembly.compileStreaming(fetch(wasm))).catch(() => wasm) : wasm;
   const bindings = await import(new URL(js, document.baseURI).href);
   performance.mark('llmcalc:js');
   const module = await source;

@@ -77,18 +77,35 @@ export const THEME_LABELS = (() => {
   return { en: { light: light.en, dark: dark.en }, ko: { light: light.ko, dark: dark.ko } };
 })();
 
+/** The page's kinds of address, as both inline scripts tell them (`q` = location.search): `f`, the
+ * default scenario (nothing, or only a language); `n`, a scenario link the first-answer module
+ * (src/bin/first.rs) may answer: not the default, no section anchor, not an embed, wasm there. */
+const PAGE_KIND =
+  "q=location.search,f=q===''||q==='?lang=ko'||q==='?lang=en'," +
+  "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'";
+
+/**
+ * The head's inline script (right after the shell's script tag, before the 30 kB of styles):
+ * it asks for the files the page's first answer needs, as soon as the parser reaches it. On a
+ * scenario link, the first-answer module's (its JS and wasm, about 185 kB brotli), and not yet
+ * the shell's wasm (about 375 kB): public/loader.js fetches that once the first-answer module
+ * has loaded, so on a slow link the two do not share the bandwidth. Anywhere else, the shell's
+ * wasm (its name from the loader's tag, which Trunk fills).
+ */
+export const HEAD_SCRIPT =
+  "(function(){var s=document.currentScript;if(s)s.remove();var d=document,h=d.head,t=d.querySelector('script[data-wasm]')," +
+  `${PAGE_KIND},` +
+  "l=function(r,u,w){var a=d.createElement('link');a.rel=r;a.href=u;if(w){a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous'}h.appendChild(a)};" +
+  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(t)l('preload',t.getAttribute('data-wasm'),1)})();";
+
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
-  `var L=${JSON.stringify(THEME_LABELS)},q=location.search,m=t==='light'||t==='dark',` +
-  "f=q===''||q==='?lang=ko'||q==='?lang=en'," +
-  "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'," +
+  `var L=${JSON.stringify(THEME_LABELS)},m=t==='light'||t==='dark',${PAGE_KIND},` +
   "b=function(r,l){var e=r&&r.querySelector('[data-static-testid=\"theme-toggle\"]');if(m&&e&&e.firstChild)e.firstChild.data=L[l][t]};" +
   // A scenario link: both copies stay, hidden, for public/loader.js to fill with the link's
-  // first screen (or to leave to the live app, which removes them at mount).
-  // Its files are asked for at once, beside the shell's (public/loader.js imports them).
-  "if(n&&p){b(p,'en');if(k)b(k.content,'ko');p.setAttribute('data-pending','');" +
-  "var h=d.head,a=d.createElement('link');a.rel='modulepreload';a.href='first.js';h.appendChild(a);" +
-  "a=d.createElement('link');a.rel='preload';a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous';a.href='first_bg.wasm';h.appendChild(a);return}" +
+  // first screen (or to leave to the live app, which removes them at mount). Its files were
+  // asked for by the head's script (HEAD_SCRIPT).
+  "if(n&&p){b(p,'en');if(k)b(k.content,'ko');p.setAttribute('data-pending','');return}" +
   `var ko=q==='?lang=ko'||q!=='?lang=en'&&${KO_RULE}.test(navigator.language||'');` +
   "if(ko&&p){k?p.replaceWith(k.content):p.remove();p=d.getElementById('prerendered')}if(k)k.remove();if(!p)return;" +
   "if(f&&location.hash===''&&typeof WebAssembly==='object'){" +
@@ -225,15 +242,27 @@ export async function capture(browser, url, { width = 1400, height = 1000, local
   }
 }
 
-/** index.html with both copies between the markers and the gate's hash in the CSP. */
+/** The head's inline script tag (HEAD_SCRIPT) in a page's source: its text, or null. */
+export function headScriptIn(html) {
+  const m = html.match(/<script data-head-gate>([\s\S]*?)<\/script>/);
+  return m ? m[1] : null;
+}
+
+/** The CSP's script sources: the page's own files and exactly the two inline scripts. */
+export const SCRIPT_SRC = () => `script-src 'self' ${cspHash(HEAD_SCRIPT)} ${cspHash(GATE_SCRIPT)} 'wasm-unsafe-eval'`;
+
+/** index.html with both copies between the markers, the head's script, and both scripts'
+ * hashes in the CSP. */
 export function withCopy(indexHtml, copyHtml, koHtml) {
   const a = indexHtml.indexOf(MARK_START);
   const b = indexHtml.indexOf(MARK_END);
   if (a < 0 || b < a) throw new Error(`index.html has no ${MARK_START} … ${MARK_END} block`);
   let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml) + indexHtml.slice(b + MARK_END.length);
-  const csp = out.match(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+')? 'wasm-unsafe-eval'/);
+  if (headScriptIn(out) === null) throw new Error('index.html has no <script data-head-gate> (after the shell\'s rel="rust" link)');
+  out = out.replace(/<script data-head-gate>[\s\S]*?<\/script>/, () => `<script data-head-gate>${HEAD_SCRIPT}</script>`);
+  const csp = out.match(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+'){0,2} 'wasm-unsafe-eval'/);
   if (!csp) throw new Error("index.html's CSP has no \"script-src 'self' … 'wasm-unsafe-eval'\"");
-  out = out.replace(csp[0], `script-src 'self' ${cspHash(GATE_SCRIPT)} 'wasm-unsafe-eval'`);
+  out = out.replace(csp[0], SCRIPT_SRC());
   return out;
 }
 
