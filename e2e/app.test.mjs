@@ -18,6 +18,7 @@ import {
   readText,
   reloadApp,
   selectGpus,
+  selectedGpus,
   servingSweepSummary,
   setValue,
   snapshot,
@@ -418,6 +419,15 @@ export default function register(runner) {
     if (gpus.length > 0) await selectGpus(page, gpus);
     await waitFor(() => page.url() !== startUrl, 'the URL to change with the inputs');
     await page.waitForTimeout(500); // let a debounced URL update settle
+    // The cost section's price fields follow the GPUs once it catches up (out of sight, after
+    // the inputs settle): on a busy machine that can take longer than the wait above.
+    const pricesFollow = (pg) =>
+      waitFor(async () => {
+        const chosen = await selectedGpus(pg);
+        const priced = await pg.evaluate(() => [...document.querySelectorAll('[data-testid^="price-"]')].map((e) => e.getAttribute('data-testid').slice('price-'.length)));
+        return priced.length === chosen.length && chosen.every((g) => priced.includes(g));
+      }, 'the price fields to follow the chosen GPUs', 15000);
+    await pricesFollow(page);
     const before = await snapshot(page);
     const url = page.url();
     log(`URL: ${url.slice(server.origin.length)}`);
@@ -425,6 +435,7 @@ export default function register(runner) {
 
     await reloadApp(p);
     await paramsTotal(page);
+    await pricesFollow(page);
     const afterReload = await snapshot(page);
     const diff1 = diffSnapshots(before, afterReload);
     check(diff1.length === 0, `after reload the page differs:\n${diff1.join('\n')}`);
@@ -433,6 +444,7 @@ export default function register(runner) {
     const q = await open();
     const fresh = await openApp(q, url);
     await paramsTotal(fresh);
+    await pricesFollow(fresh);
     const afterFresh = await snapshot(fresh);
     const diff2 = diffSnapshots(before, afterFresh);
     check(diff2.length === 0, `the shared link opens a different page:\n${diff2.join('\n')}`);
