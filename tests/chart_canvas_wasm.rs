@@ -43,8 +43,9 @@ async fn sleep(ms: i32) {
 }
 
 fn host(width_px: u32) -> HtmlElement {
-    // The translation rows, as the page's shell links them (`ui::mount`).
-    llm_serving_calculator::core::base::link_shell();
+    // The translation rows and configuration classes, as the page's shell links them
+    // (`ui::mount`).
+    llm_serving_calculator::core::present::link_page();
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .expect("document");

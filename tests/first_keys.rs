@@ -1,19 +1,23 @@
-//! The translation rows the first-answer module carries (`src/bin/first.rs`,
-//! `i18n::link_first`): `data/i18n/first_keys.txt`, the keys the first screen looks up
-//! (`core::present::FirstScreen::json`, whose lookups `i18n::record_keys` records) over every
-//! preset, every catalog GPU alone and the default three, both languages, and the precisions,
-//! TP degrees, contexts and client counts a link sets. A key outside the list makes the module
-//! decline the link (the shell answers it), so a missing key costs speed, never a wrong text;
-//! the list is checked here so it stays what the first screen reads.
+//! What the first-answer module carries (`src/bin/first.rs`, `present::link_first`):
+//! `data/i18n/first_keys.txt`, the translation keys the first screen looks up
+//! (`core::present::FirstScreen::json`, whose lookups `i18n::record_keys` records), and
+//! `data/config_defaults_first.txt`, the configuration classes it reads
+//! (`defaults::record_types`), over every preset, every catalog GPU alone and the default
+//! three, both languages, and the precisions, TP degrees, contexts and client counts a link
+//! sets. A key or class outside the lists makes the module decline the link (the shell answers
+//! it), so a missing one costs speed, never a wrong text or a config read without its
+//! defaults; the lists are checked here so they stay what the first screen reads.
 
 use llm_serving_calculator::core::base::i18n::record_keys;
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::hardware::Catalog;
+use llm_serving_calculator::core::model::config::defaults::record_types;
 use llm_serving_calculator::core::model::presets;
 use llm_serving_calculator::core::present::FirstScreen;
 use std::collections::BTreeSet;
 
 const OUT: &str = "data/i18n/first_keys.txt";
+const TYPES: &str = "data/config_defaults_first.txt";
 
 /// The links recorded: each preset with the default GPUs and the variations a link sets, and
 /// each catalog GPU alone.
@@ -39,45 +43,62 @@ fn links() -> Vec<String> {
     out
 }
 
-/// Every key the first screen looks up over [`links`] in both languages.
-fn recorded() -> BTreeSet<String> {
-    let mut keys = BTreeSet::new();
+/// Every translation key and every configuration class (`model_type`) the first screen looks
+/// up over [`links`] in both languages.
+fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut keys, mut types) = (BTreeSet::new(), BTreeSet::new());
     for q in links() {
         for lang in [Lang::En, Lang::Ko] {
-            let (_, k) = record_keys(|| FirstScreen::json(&q, lang));
+            let ((_, k), t) = record_types(|| record_keys(|| FirstScreen::json(&q, lang)));
             keys.extend(k);
+            types.extend(t);
         }
     }
-    keys
+    // Only the classes the table has (a type it has not needs no rows: it is read the same).
+    let table = llm_serving_calculator::core::model::config::defaults::table();
+    types.retain(|t| table.iter().any(|c| &c.model_type == t));
+    (keys, types)
 }
 
-fn text(keys: &BTreeSet<String>) -> String {
-    let mut s = String::from(
-        "# The translation keys the first-answer module carries (src/bin/first.rs), one per line:\n\
+fn text(what: &str, list: &BTreeSet<String>) -> String {
+    let mut s = format!(
+        "# The {what} the first-answer module carries (src/bin/first.rs), one per line:\n\
          # what the first screen looks up, made by tests/first_keys.rs\n\
          # (cargo test --release --test first_keys -- --ignored regenerate). Do not edit by hand.\n",
     );
-    for k in keys {
+    for k in list {
         s.push_str(k);
         s.push('\n');
     }
     s
 }
 
+const KEYS_WHAT: &str = "translation keys";
+const TYPES_WHAT: &str = "configuration classes (model_type of data/config_defaults.csv)";
+
 #[test]
-#[ignore = "writes data/i18n/first_keys.txt"]
+#[ignore = "writes data/i18n/first_keys.txt and data/config_defaults_first.txt"]
 fn regenerate() {
-    std::fs::write(OUT, text(&recorded())).expect("writes the key list");
+    let (keys, types) = recorded();
+    std::fs::write(OUT, text(KEYS_WHAT, &keys)).expect("writes the key list");
+    std::fs::write(TYPES, text(TYPES_WHAT, &types)).expect("writes the class list");
 }
 
 #[test]
 fn the_list_is_what_the_first_screen_looks_up() {
+    let (keys, types) = recorded();
     let committed = std::fs::read_to_string(OUT).expect("data/i18n/first_keys.txt");
-    let made = text(&recorded());
+    let made = text(KEYS_WHAT, &keys);
     assert!(
         committed == made,
         "{OUT} is not what the first screen looks up: run `cargo test --release --test first_keys -- --ignored regenerate`"
     );
+    let committed = std::fs::read_to_string(TYPES).expect("data/config_defaults_first.txt");
+    assert!(
+        committed == text(TYPES_WHAT, &types),
+        "{TYPES} is not what the first screen reads: run `cargo test --release --test first_keys -- --ignored regenerate`"
+    );
+
     // Every key listed exists (a key that is not a row is a miss in the module too).
     for k in made.lines().filter(|l| !l.starts_with('#')) {
         assert!(llm_serving_calculator::core::base::i18n::has(k), "{k}");

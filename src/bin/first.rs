@@ -14,8 +14,8 @@ mod glue {
     /// language is `browser` (`navigator.language`), as JSON; "" when the copy cannot show it.
     #[wasm_bindgen]
     pub fn first_screen(query: &str, browser: &str) -> String {
-        // Only the first screen's translation rows (`data/i18n/first_keys.txt`).
-        llm_serving_calculator::core::base::link_first();
+        // Only the first screen's translation rows and the presets' configuration classes.
+        llm_serving_calculator::core::present::link_first();
         FirstScreen::json(query, Lang::from_code(browser).unwrap_or_default())
     }
 }

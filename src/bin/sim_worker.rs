@@ -10,9 +10,9 @@ fn main() {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
-    // Every translation row: the shell's, and those the page's shell does not carry (the
-    // simulator's sentences).
-    llm_serving_calculator::core::base::link_shell();
+    // Every translation row (the shell's, and those the page's shell does not carry: the
+    // simulator's sentences) and configuration class.
+    llm_serving_calculator::core::present::link_page();
     llm_serving_calculator::core::base::link_late();
     let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let out = scope.clone();

@@ -196,8 +196,9 @@ fn mount_slots(state: AppState) {
 /// sections mounted into the slots present; then tells the shell it is ready.
 pub fn mount_late() {
     console_error_panic_hook::set_once();
-    // Every shell translation row, and the rows the shell does not carry (the sections' texts).
-    crate::core::base::link_shell();
+    // Every shell translation row and configuration class, and the rows the shell does not
+    // carry (the sections' texts).
+    crate::core::present::link_page();
     crate::core::base::link_late();
     // Effects run on the browser's microtasks (what `mount_to_body` sets up in the shell).
     let _ = any_spawner::Executor::init_wasm_bindgen();

@@ -51,8 +51,9 @@ pub mod workload;
 /// component, which reads the scenario from the URL.
 pub fn mount() {
     console_error_panic_hook::set_once();
-    // Every shell translation row (the first-answer module links only its own).
-    crate::core::base::link_shell();
+    // Every shell translation row and configuration class (the first-answer module links only
+    // its own).
+    crate::core::present::link_page();
     leptos::mount::mount_to_body(app::App);
     offline::register_for_location();
 }

@@ -452,11 +452,14 @@ impl FirstScreen {
 
     /// [`FirstScreen::of`] as JSON text, "" when the copy cannot show the scenario.
     pub fn json(query: &str, browser: Lang) -> String {
-        // A text the first-answer module does not carry (`i18n::link_first`) declines the
-        // link: the shell then answers it, never a marker in the copy.
+        // A text or a configuration class the first-answer module does not carry
+        // (`present::link_first`) declines the link: the shell then answers it, never a marker
+        // in the copy nor a config read without its class's defaults.
         let _ = crate::base::i18n::take_missed();
+        let _ = crate::model::config::defaults::take_missed();
         let screen = FirstScreen::of(query, browser);
-        if crate::base::i18n::take_missed() {
+        let texts = crate::base::i18n::take_missed();
+        if crate::model::config::defaults::take_missed() || texts {
             return String::new();
         }
         screen

@@ -10,6 +10,23 @@ pub mod explain;
 pub mod export;
 pub mod first_screen;
 pub mod page;
+
+/// Links, in a wasm binary, every translation row of the shell (`i18n::link_shell`) and the
+/// whole table of configuration defaults (`model::config::defaults::link_full`): the page's
+/// shell, the late module and the simulator worker call it before anything else (the
+/// first-answer module calls [`link_first`] instead). Natively everything is always there.
+pub fn link_page() {
+    crate::base::i18n::link_shell();
+    crate::model::config::defaults::link_full();
+}
+
+/// Links only what the first-answer module (`src/bin/first.rs`) carries: the first screen's
+/// translation rows and the presets' configuration classes. What it lacks makes
+/// [`FirstScreen::json`] decline the link.
+pub fn link_first() {
+    crate::base::i18n::link_first();
+    crate::model::config::defaults::link_first();
+}
 pub mod report;
 pub mod sections;
 pub mod series;

@@ -24,8 +24,84 @@ use crate::base::csv;
 use serde_json::Value;
 use std::sync::OnceLock;
 
-/// The compiled-in table.
+/// The compiled-in table (natively, and in wasm once [`link_full`] ran).
 pub const CSV: &str = include_str!("../../../../../data/config_defaults.csv");
+
+/// The rows the first-answer module carries ([`link_first`]): the header, the generic
+/// spellings and the classes `data/config_defaults_first.txt` lists (the presets' and their
+/// nested parts', made by `tests/first_keys.rs`), filtered by `build.rs`.
+#[cfg(target_arch = "wasm32")]
+static FIRST_CSV: &str = include_str!(concat!(env!("OUT_DIR"), "/config_defaults_first.csv"));
+
+/// Every class's `model_type` in the whole table, one per line: in the first-answer module a
+/// class it lacks is a miss only when the table has it (a type the table has not is read as
+/// everywhere else).
+#[cfg(target_arch = "wasm32")]
+static ALL_TYPES: &str = include_str!(concat!(env!("OUT_DIR"), "/config_defaults_types.txt"));
+
+/// The table's text once [`link_full`] or [`link_first`] ran (wasm only).
+#[cfg(target_arch = "wasm32")]
+static LINKED: OnceLock<&'static str> = OnceLock::new();
+
+/// Whether this binary has only the first-answer module's rows ([`link_first`]).
+#[cfg(target_arch = "wasm32")]
+static FIRST_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+thread_local! {
+    /// Set when [`class_for`] found no class in the first-answer module's rows.
+    static MISSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+thread_local! {
+    /// The `model_type`s asked for on this thread while [`record_types`] runs.
+    static RECORDED: std::cell::RefCell<Option<std::collections::BTreeSet<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes the whole table available in this binary: every wasm binary that reads configs but
+/// the first-answer module calls it (through `present::link_page`) before reading one.
+/// Natively the table is always there and this does nothing.
+pub fn link_full() {
+    #[cfg(target_arch = "wasm32")]
+    let _ = LINKED.set(CSV);
+}
+
+/// Makes only the first-answer module's rows available (`present::link_first`): a class
+/// they lack is a miss ([`take_missed`]) and the first screen declines the link. Natively
+/// this does nothing.
+pub fn link_first() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = LINKED.set(FIRST_CSV);
+        FIRST_ONLY.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether [`class_for`] missed a class of the first-answer module's rows on this thread since
+/// the last call (and clears the flag).
+pub fn take_missed() -> bool {
+    MISSED.with(|m| m.replace(false))
+}
+
+/// Runs `f` and returns what it returned with every `model_type` [`class_for`] was asked for
+/// on this thread meanwhile (natively only: what `data/config_defaults_first.txt` is made
+/// from).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn record_types<R>(f: impl FnOnce() -> R) -> (R, std::collections::BTreeSet<String>) {
+    RECORDED.with(|r| *r.borrow_mut() = Some(std::collections::BTreeSet::new()));
+    let out = f();
+    let types = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    (out, types)
+}
+
+/// The table's text as this binary has it.
+fn text() -> &'static str {
+    #[cfg(target_arch = "wasm32")]
+    return LINKED.get().copied().unwrap_or("");
+    #[cfg(not(target_arch = "wasm32"))]
+    CSV
+}
 
 /// The facts recorded for one configuration class.
 #[derive(Debug)]
@@ -147,7 +223,7 @@ pub fn parse(text: &str) -> Table {
 /// The compiled-in table, parsed once.
 fn parsed() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| parse(CSV))
+    T.get_or_init(|| parse(text()))
 }
 
 /// The configuration classes of the compiled-in table.
@@ -173,7 +249,21 @@ pub fn spellings(key: &'static str) -> impl Iterator<Item = &'static str> {
 
 /// The class that reads configs of `model_type` (the first one recorded for it).
 pub fn class_for(model_type: &str) -> Option<&'static ClassDefaults> {
-    table().iter().find(|c| c.model_type == model_type)
+    #[cfg(not(target_arch = "wasm32"))]
+    RECORDED.with(|r| {
+        if let Some(types) = r.borrow_mut().as_mut() {
+            types.insert(model_type.to_string());
+        }
+    });
+    let found = table().iter().find(|c| c.model_type == model_type);
+    #[cfg(target_arch = "wasm32")]
+    if found.is_none()
+        && FIRST_ONLY.load(std::sync::atomic::Ordering::Relaxed)
+        && ALL_TYPES.lines().any(|t| t == model_type)
+    {
+        MISSED.with(|m| m.set(true));
+    }
+    found
 }
 
 /// The class of the part `part` nested in a config of class `parent`.
