@@ -1,17 +1,15 @@
 //! What the first-answer module carries (`src/bin/first.rs`, `present::link_first`):
 //! `data/i18n/first_keys.txt`, the translation keys the first screen looks up
-//! (`core::present::FirstScreen::json`, whose lookups `i18n::record_keys` records), and
-//! `data/config_defaults_first.txt`, the configuration classes it reads
-//! (`defaults::record_types`), over every preset, every catalog GPU alone and the default
+//! (`core::present::FirstScreen::json`, whose lookups `base::lookups::record` records), and
+//! `data/config_defaults_first.txt`, the configuration classes it reads, over every preset, every catalog GPU alone and the default
 //! three, both languages, and the precisions, TP degrees, contexts and client counts a link
 //! sets. A key or class outside the lists makes the module decline the link (the shell answers
 //! it), so a missing one costs speed, never a wrong text or a config read without its
 //! defaults; the lists are checked here so they stay what the first screen reads.
 
-use llm_serving_calculator::core::base::i18n::record_keys;
+use llm_serving_calculator::core::base::lookups::record;
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::hardware::Catalog;
-use llm_serving_calculator::core::model::config::defaults::record_types;
 use llm_serving_calculator::core::model::presets;
 use llm_serving_calculator::core::present::FirstScreen;
 use std::collections::BTreeSet;
@@ -49,9 +47,13 @@ fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut keys, mut types) = (BTreeSet::new(), BTreeSet::new());
     for q in links() {
         for lang in [Lang::En, Lang::Ko] {
-            let ((_, k), t) = record_types(|| record_keys(|| FirstScreen::json(&q, lang)));
-            keys.extend(k);
-            types.extend(t);
+            let (_, asked) = record(|| FirstScreen::json(&q, lang));
+            for (table, name) in asked {
+                match table {
+                    "i18n" => keys.insert(name),
+                    _ => types.insert(name),
+                };
+            }
         }
     }
     // Only the classes the table has (a type it has not needs no rows: it is read the same).

@@ -80,11 +80,6 @@ static FIRST_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_first.txt
 #[cfg(target_arch = "wasm32")]
 static SHELL_LINKED: OnceLock<&'static str> = OnceLock::new();
 
-thread_local! {
-    /// Set when [`tr`] was asked on this thread for a key it does not have ([`take_missed`]).
-    static MISSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
 /// Makes every shell row (`data/i18n/shell`) available to [`tr`] in this binary: each wasm
 /// binary but the first-answer module calls it before anything is translated (the page's
 /// shell in `ui::mount`, the late module, the simulator worker). Natively (CLI, tests) every
@@ -96,16 +91,11 @@ pub fn link_shell() {
 
 /// Makes only the first screen's rows available (`data/i18n/first_keys.txt`): the
 /// first-answer module (`src/bin/first.rs`) calls it, so its wasm carries those rows and not
-/// the rest of the shell's. A key it lacks is a miss ([`take_missed`]), and the first screen
-/// then declines the link rather than show a marker. Natively this does nothing.
+/// the rest of the shell's. A key it lacks is a miss (`lookups::take_missed`), and the first
+/// screen then declines the link rather than show a marker. Natively this does nothing.
 pub fn link_first() {
     #[cfg(target_arch = "wasm32")]
     let _ = SHELL_LINKED.set(FIRST_TEXT);
-}
-
-/// Whether [`tr`] missed a key on this thread since the last call (and clears the flag).
-pub fn take_missed() -> bool {
-    MISSED.with(|m| m.replace(false))
 }
 
 /// The shell's rows' text as this binary has it.
@@ -114,23 +104,6 @@ fn shell_text() -> &'static str {
     return SHELL_LINKED.get().copied().unwrap_or("");
     #[cfg(not(target_arch = "wasm32"))]
     SHELL_TEXT
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-thread_local! {
-    /// The keys looked up on this thread while [`record_keys`] runs.
-    static RECORDED: std::cell::RefCell<Option<std::collections::BTreeSet<String>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `f` and returns what it returned with every key [`tr`] and [`has`] were asked for on
-/// this thread meanwhile (natively only: what `data/i18n/first_keys.txt` is made from).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn record_keys<R>(f: impl FnOnce() -> R) -> (R, std::collections::BTreeSet<String>) {
-    RECORDED.with(|r| *r.borrow_mut() = Some(std::collections::BTreeSet::new()));
-    let out = f();
-    let keys = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
-    (out, keys)
 }
 
 /// The late rows (`data/i18n/late/*.toml`), packed the same way; in wasm, linked only by a
@@ -213,7 +186,7 @@ pub fn late_rows() -> &'static [(&'static str, &'static str, &'static str)] {
 }
 
 /// The string for `key` in `lang`; a marker if missing (a test forbids that; the miss is
-/// noted for [`take_missed`]).
+/// noted: `lookups::take_missed`).
 pub fn tr(lang: Lang, key: &str) -> &'static str {
     match find(key) {
         Some((_, en, ko)) => match lang {
@@ -221,7 +194,7 @@ pub fn tr(lang: Lang, key: &str) -> &'static str {
             Lang::Ko => ko,
         },
         None => {
-            MISSED.with(|m| m.set(true));
+            crate::base::lookups::missed();
             "⟨missing translation⟩"
         }
     }
@@ -230,11 +203,7 @@ pub fn tr(lang: Lang, key: &str) -> &'static str {
 /// The row of `key`: the shell's part first, then the late part when linked.
 fn find(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
     #[cfg(not(target_arch = "wasm32"))]
-    RECORDED.with(|r| {
-        if let Some(keys) = r.borrow_mut().as_mut() {
-            keys.insert(key.to_string());
-        }
-    });
+    crate::base::lookups::asked("i18n", key);
     shell_part()
         .find(key)
         .or_else(|| late_part().and_then(|p| p.find(key)))

@@ -2,12 +2,13 @@
 //!
 //! Units ([`units`]), numeric precisions ([`dtype`]), checked `u64` arithmetic ([`checked`]),
 //! the compiled-in data readers ([`csv`], [`json`]), one deterministic sort ([`order`]),
-//! quantiles ([`quantile`](mod@quantile)), the translation table ([`i18n`]), phrases and typed
-//! errors ([`error`]) and derivations as data ([`derivation`]).
+//! quantiles ([`quantile`](mod@quantile)), the translation table ([`i18n`]), what the tables
+//! were asked for ([`lookups`]), phrases and typed errors ([`error`]) and derivations as data
+//! ([`derivation`]).
 //!
-//! Invariant: imports nothing of the core above it (`tests/layers.rs`). Inside it, `units` and
-//! `order` are leaves, `i18n` and `quantile` stand on them, `error` on `i18n`, and the rest on
-//! `error`.
+//! Invariant: imports nothing of the core above it (`tests/layers.rs`). Inside it, `units`,
+//! `order` and `lookups` are leaves, `i18n` and `quantile` stand on them, `error` on `i18n`,
+//! and the rest on `error`.
 
 pub mod checked;
 pub mod csv;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod expr;
 pub mod i18n;
 pub mod json;
+pub mod lookups;
 pub mod order;
 pub mod quantile;
 pub mod units;

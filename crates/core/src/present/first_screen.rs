@@ -455,11 +455,9 @@ impl FirstScreen {
         // A text or a configuration class the first-answer module does not carry
         // (`present::link_first`) declines the link: the shell then answers it, never a marker
         // in the copy nor a config read without its class's defaults.
-        let _ = crate::base::i18n::take_missed();
-        let _ = crate::model::config::defaults::take_missed();
+        let _ = crate::base::lookups::take_missed();
         let screen = FirstScreen::of(query, browser);
-        let texts = crate::base::i18n::take_missed();
-        if crate::model::config::defaults::take_missed() || texts {
+        if crate::base::lookups::take_missed() {
             return String::new();
         }
         screen

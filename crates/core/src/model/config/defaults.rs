@@ -47,18 +47,6 @@ static LINKED: OnceLock<&'static str> = OnceLock::new();
 #[cfg(target_arch = "wasm32")]
 static FIRST_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-thread_local! {
-    /// Set when [`class_for`] found no class in the first-answer module's rows.
-    static MISSED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-thread_local! {
-    /// The `model_type`s asked for on this thread while [`record_types`] runs.
-    static RECORDED: std::cell::RefCell<Option<std::collections::BTreeSet<String>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
 /// Makes the whole table available in this binary: every wasm binary that reads configs but
 /// the first-answer module calls it (through `present::link_page`) before reading one.
 /// Natively the table is always there and this does nothing.
@@ -68,31 +56,14 @@ pub fn link_full() {
 }
 
 /// Makes only the first-answer module's rows available (`present::link_first`): a class
-/// they lack is a miss ([`take_missed`]) and the first screen declines the link. Natively
-/// this does nothing.
+/// they lack is a miss (`base::lookups::take_missed`) and the first screen declines the link.
+/// Natively this does nothing.
 pub fn link_first() {
     #[cfg(target_arch = "wasm32")]
     {
         let _ = LINKED.set(FIRST_CSV);
         FIRST_ONLY.store(true, std::sync::atomic::Ordering::Relaxed);
     }
-}
-
-/// Whether [`class_for`] missed a class of the first-answer module's rows on this thread since
-/// the last call (and clears the flag).
-pub fn take_missed() -> bool {
-    MISSED.with(|m| m.replace(false))
-}
-
-/// Runs `f` and returns what it returned with every `model_type` [`class_for`] was asked for
-/// on this thread meanwhile (natively only: what `data/config_defaults_first.txt` is made
-/// from).
-#[cfg(not(target_arch = "wasm32"))]
-pub fn record_types<R>(f: impl FnOnce() -> R) -> (R, std::collections::BTreeSet<String>) {
-    RECORDED.with(|r| *r.borrow_mut() = Some(std::collections::BTreeSet::new()));
-    let out = f();
-    let types = RECORDED.with(|r| r.borrow_mut().take()).unwrap_or_default();
-    (out, types)
 }
 
 /// The table's text as this binary has it.
@@ -250,18 +221,14 @@ pub fn spellings(key: &'static str) -> impl Iterator<Item = &'static str> {
 /// The class that reads configs of `model_type` (the first one recorded for it).
 pub fn class_for(model_type: &str) -> Option<&'static ClassDefaults> {
     #[cfg(not(target_arch = "wasm32"))]
-    RECORDED.with(|r| {
-        if let Some(types) = r.borrow_mut().as_mut() {
-            types.insert(model_type.to_string());
-        }
-    });
+    crate::base::lookups::asked("config_defaults", model_type);
     let found = table().iter().find(|c| c.model_type == model_type);
     #[cfg(target_arch = "wasm32")]
     if found.is_none()
         && FIRST_ONLY.load(std::sync::atomic::Ordering::Relaxed)
         && ALL_TYPES.lines().any(|t| t == model_type)
     {
-        MISSED.with(|m| m.set(true));
+        crate::base::lookups::missed();
     }
     found
 }
