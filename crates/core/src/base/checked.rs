@@ -12,7 +12,7 @@ use crate::base::units::Bytes;
 pub fn mul(what: &'static str, xs: &[u64]) -> Result<u64, CalcError> {
     // Every call names its quantity by a translation key; the tests (debug builds) check it
     // on every call, not only when a product overflows.
-    debug_assert!(crate::base::i18n::has(what), "no translation for {what}");
+    debug_assert!(crate::base::i18n::is_row(what), "no translation for {what}");
     xs.iter()
         .try_fold(1u64, |a, &x| a.checked_mul(x))
         .ok_or_else(|| CalcError::Overflow {
@@ -24,7 +24,7 @@ pub fn mul(what: &'static str, xs: &[u64]) -> Result<u64, CalcError> {
 pub fn add(what: &'static str, xs: &[u64]) -> Result<u64, CalcError> {
     // Every call names its quantity by a translation key; the tests (debug builds) check it
     // on every call, not only when a product overflows.
-    debug_assert!(crate::base::i18n::has(what), "no translation for {what}");
+    debug_assert!(crate::base::i18n::is_row(what), "no translation for {what}");
     xs.iter()
         .try_fold(0u64, |a, &x| a.checked_add(x))
         .ok_or_else(|| CalcError::Overflow {

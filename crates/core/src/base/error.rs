@@ -34,7 +34,7 @@ impl Phrase {
     /// The translated phrase `key` (placeholders added with [`Phrase::val`]).
     pub fn tr(key: &'static str) -> Phrase {
         // Tests (debug builds) check every phrase built on their paths names a real row.
-        debug_assert!(crate::base::i18n::has(key), "no translation for {key}");
+        debug_assert!(crate::base::i18n::is_row(key), "no translation for {key}");
         Phrase::Tr(key, Vec::new())
     }
 

@@ -315,7 +315,7 @@ impl Expr {
     /// when a step does not fit in `u64`, a difference is negative, a divisor is zero or a
     /// leaf is a real number.
     pub fn exact(&self, what: &'static str) -> Result<Ratio, CalcError> {
-        debug_assert!(crate::base::i18n::has(what), "no translation for {what}");
+        debug_assert!(crate::base::i18n::is_row(what), "no translation for {what}");
         let ovf = || CalcError::Overflow {
             what: Phrase::tr(what),
         };

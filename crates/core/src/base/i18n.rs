@@ -200,18 +200,31 @@ pub fn tr(lang: Lang, key: &str) -> &'static str {
     }
 }
 
-/// The row of `key`: the shell's part first, then the late part when linked.
+/// The row of `key`, as a lookup ([`tr`]).
 fn find(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
     #[cfg(not(target_arch = "wasm32"))]
     crate::base::lookups::asked("i18n", key);
+    row(key)
+}
+
+/// The row of `key`: the shell's part first, then the late part when linked.
+fn row(key: &str) -> Option<(&'static str, &'static str, &'static str)> {
     shell_part()
         .find(key)
         .or_else(|| late_part().and_then(|p| p.find(key)))
 }
 
-/// Whether `key` exists in the table.
+/// Whether `key` exists in the table (a lookup: it counts in `lookups::record`).
 pub fn has(key: &str) -> bool {
-    find(key).is_some()
+    #[cfg(not(target_arch = "wasm32"))]
+    crate::base::lookups::asked("i18n", key);
+    row(key).is_some()
+}
+
+/// Whether `key` is a row, for assertions: unlike [`has`] it is not a lookup (the debug
+/// builds' checks would otherwise count as what a computation reads).
+pub fn is_row(key: &str) -> bool {
+    row(key).is_some()
 }
 
 /// Replaces every `{name}` in `template` by its value. Placeholders without a value are left
