@@ -30,19 +30,13 @@ let firstLoaded = null;
 {
   const copy = document.getElementById('prerendered');
   if (copy && copy.hasAttribute('data-pending')) {
-    let loaded = () => {};
-    firstLoaded = new Promise((ok) => {
-      loaded = ok;
-    });
-    firstAnswer = (async () => {
-      try {
-        const first = await import(new URL('first.js', document.baseURI).href);
-        await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
-        return first;
-      } finally {
-        loaded();
-      }
-    })().then((first) => {
+    const firstModule = (async () => {
+      const first = await import(new URL('first.js', document.baseURI).href);
+      await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
+      return first;
+    })();
+    firstLoaded = firstModule.catch(() => {});
+    firstAnswer = firstModule.then((first) => {
       performance.mark('llmcalc:first');
       const json = first.first_screen(location.search, navigator.language || '');
       if (!json || !fillCopy(JSON.parse(json))) return undefined;
@@ -87,15 +81,15 @@ function fillCopy(f) {
     const from = `-${tagged.getAttribute('data-static-testid').slice(idPrefix.length)}`;
     const after = old[old.length - 1].nextSibling;
     for (const e of old) e.remove();
-    items.forEach((item, i) => {
+    for (const item of items) {
       const c = pattern.cloneNode(true);
       for (const e of [c, ...c.querySelectorAll('[data-static-testid]')]) {
         const id = e.getAttribute('data-static-testid');
         if (id && id.endsWith(from)) e.setAttribute('data-static-testid', `${id.slice(0, -from.length)}-${item.key}`);
       }
-      fill(c, item, i);
+      fill(c, item);
       parent.insertBefore(c, after);
-    });
+    }
   };
   const c = f.cards;
   // The inputs.

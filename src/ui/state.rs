@@ -447,10 +447,8 @@ impl AppState {
         let (query, notice) = self.scenario.with_untracked(|s| s.share_query());
         // The "config not in the link" notice, replaced only when it changes: an update with
         // the same notices would still re-render the notice bar after every edit.
-        let mut notices = self.notices.get_untracked();
-        if replace_link_notice(&mut notices, notice) {
-            self.notices.set(notices);
-        }
+        self.notices
+            .maybe_update(|ns| replace_link_notice(ns, notice));
         let Some(window) = web_sys::window() else {
             return;
         };
