@@ -69,7 +69,7 @@ export default function register(runner) {
     }
     log(`${EMBEDS.length} embed modes checked`);
     check(failures.length === 0, failures.join('\n      '));
-  });
+  }, { long: true });
 
   runner.test('a11y: every control is reachable with Tab and shows a focus ring', async ({ open, server, log }) => {
     const p = await open();

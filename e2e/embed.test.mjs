@@ -264,5 +264,5 @@ export default function register(runner) {
       if (!back || new URL(back).searchParams.has('embed_inputs') || new URL(back).searchParams.has('embed')) failures.push(`back-link ${back} should drop embed and embed_inputs`);
     }
     check(failures.length === 0, failures.join('\n      '));
-  }, { timeoutMs: 240000 });
+  }, { timeoutMs: 240000, long: true });
 }

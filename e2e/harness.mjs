@@ -213,6 +213,10 @@ export async function openPage(browser, server, { viewport = { width: 1280, heig
  * its own pages and a timeout. A test registered from a file that exports `alone = true` (those
  * that time frames or layout shifts) runs with no other test in flight. Each test's lines are
  * printed together when it ends, numbered in registration order.
+ *
+ * Order: the alone tests first (nothing else is in flight yet, so none waits for lanes to
+ * drain), then those registered with `long: true` (the few that take 20 s or more), then the
+ * rest, so that no long test ends the run with the other lane idle.
  */
 export class Runner {
   constructor({ artifactsDir, jobs = Number(process.env.E2E_JOBS || 2) }) {
@@ -227,26 +231,27 @@ export class Runner {
     mkdirSync(this.screenshotsDir, { recursive: true });
   }
 
-  /** Registers a test: `fn(ctx)` gets `{ browser, server, screenshot, open, log }`. */
-  test(name, fn, { timeoutMs = 120000, alone = this.fileAlone } = {}) {
-    this.tests.push({ name, fn, timeoutMs, alone });
+  /** Registers a test: `fn(ctx)` gets `{ browser, server, screenshot, open, log }`. `long`
+   * marks one that takes 20 s or more, started early (see the class comment). */
+  test(name, fn, { timeoutMs = 120000, alone = this.fileAlone, long = false } = {}) {
+    this.tests.push({ name, fn, timeoutMs, alone, long, index: this.tests.length + 1 });
   }
 
   /** Runs every test (or those whose name contains `filter`); returns `{ passed, failed }`. */
   async run({ browser, server, filter }) {
     const counts = { passed: 0, failed: 0 };
-    const selected = this.tests.filter((t) => !filter || t.name.includes(filter));
+    const chosen = this.tests.filter((t) => !filter || t.name.includes(filter));
+    const rank = (t) => (t.alone ? 0 : t.long ? 1 : 2);
+    const selected = [...chosen].sort((a, b) => rank(a) - rank(b) || a.index - b.index);
     const running = new Set();
-    let index = 0;
     for (const t of selected) {
-      index += 1;
       const limit = t.alone ? 1 : this.jobs;
       // An alone test waits for every other to end; any test waits for a free lane.
       while (running.size >= limit || (running.size > 0 && [...running].some((r) => r.alone))) {
         await Promise.race([...running].map((r) => r.done));
       }
       const entry = { alone: t.alone };
-      entry.done = this.runOne(t, index, { browser, server }, counts).finally(() => running.delete(entry));
+      entry.done = this.runOne(t, t.index, { browser, server }, counts).finally(() => running.delete(entry));
       running.add(entry);
     }
     await Promise.all([...running].map((r) => r.done));

@@ -100,7 +100,7 @@ export default function register(runner) {
     }
     log(`${EMBEDS.length * 2} embed pages checked`);
     check(problems.length === 0, problems.join('\n      '));
-  });
+  }, { long: true });
 
   runner.test('i18n: explanations follow the language toggle', async ({ open, server }) => {
     const p = await open();

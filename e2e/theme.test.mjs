@@ -152,7 +152,7 @@ export default function register(runner) {
         log(`${embed}: ${r.texts} texts, ${r.canvases} charts`);
       }
       check(fails.length === 0, fails.join('\n      '));
-    }, { timeoutMs: 240000 });
+    }, { timeoutMs: 240000, long: true });
   }
 
   runner.test('theme: Auto follows the system setting live, charts included', async ({ open, server }) => {

@@ -257,5 +257,5 @@ export default function register(runner) {
 
     log(`xss cases tried: ${cases} (${PAYLOADS.length} payloads)`);
     check(failures.length === 0, `${failures.length} XSS check(s) failed:\n${failures.slice(0, 25).join('\n')}`);
-  }, { timeoutMs: 300000 });
+  }, { timeoutMs: 300000, long: true });
 }
