@@ -6,7 +6,14 @@ mod common;
 
 use common::{on, run_cli, QWEN3_8B as Q8};
 use llm_serving_calculator::cli::{opts, COMMANDS};
-use llm_serving_calculator::core::sim::DEFAULT_FRONTEND_OVERHEAD_MS;
+use llm_serving_calculator::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
+use llm_serving_calculator::core::sim::engines::{
+    SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
+    TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
+};
+use llm_serving_calculator::core::sim::{
+    DEFAULT_FRONTEND_OVERHEAD_MS, SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
+};
 
 #[test]
 fn a_misspelled_flag_is_refused_with_the_nearest_on_every_command() {
@@ -103,16 +110,39 @@ fn help_lists_every_flag_with_its_default() {
     }
     // The defaults are typed figures, shown as clap shows them.
     let (_, help, _) = run_cli(&["simulate", "--help"]);
-    let frontend = DEFAULT_FRONTEND_OVERHEAD_MS.to_string();
+    let (util, block) = (
+        DEFAULT_GPU_MEMORY_UTILIZATION.to_string(),
+        DEFAULT_BLOCK_SIZE.to_string(),
+    );
+    let (batch, tokens, per_block, fraction) = (
+        TRTLLM_MAX_BATCH_SIZE.to_string(),
+        TRTLLM_MAX_NUM_TOKENS.to_string(),
+        TRTLLM_TOKENS_PER_BLOCK.to_string(),
+        TRTLLM_FREE_GPU_MEMORY_FRACTION.to_string(),
+    );
+    let prefill = SGLANG_MAX_PREFILL_TOKENS.to_string();
     for (flag, default) in [
         ("num-requests", "1000"),
-        ("gpu-memory-utilization", "0.9"),
-        ("frontend-overhead-ms", frontend.as_str()),
-        ("block-size", "16"),
+        ("gpu-memory-utilization", util.as_str()),
+        ("block-size", block.as_str()),
+        ("max-batch-size", batch.as_str()),
+        ("max-num-tokens", tokens.as_str()),
+        ("tokens-per-block", per_block.as_str()),
+        ("free-gpu-memory-fraction", fraction.as_str()),
+        ("max-prefill-tokens", prefill.as_str()),
         ("seed", "0"),
     ] {
         let line = help_line(&help, flag).unwrap_or_default();
         assert!(line.contains(&format!("[default: {default}]")), "{line}");
+    }
+    // The server path's default is each engine's fitted constant.
+    let line = help_line(&help, "frontend-overhead-ms").unwrap_or_default();
+    for (engine, ms) in [
+        ("vLLM", DEFAULT_FRONTEND_OVERHEAD_MS),
+        ("SGLang", SGLANG_FRONTEND_OVERHEAD_MS),
+        ("TensorRT-LLM", TRTLLM_FRONTEND_OVERHEAD_MS),
+    ] {
+        assert!(line.contains(&format!("{engine} {ms}")), "{line}");
     }
     assert!(help.contains("[alias: --num-prompts]"), "{help}");
 }
@@ -175,4 +205,67 @@ fn a_missing_value_or_a_stray_word_is_one_sentence() {
             "{args:?}"
         );
     }
+}
+
+/// `--engine` picks the engine; each takes its own flags, and another engine's flag is refused
+/// with the one to use (exit 2, one sentence). The text result names the engine's knobs.
+#[test]
+fn each_engine_takes_its_own_flags() {
+    let base = [
+        "simulate",
+        "--config",
+        Q8,
+        "--gpu",
+        "h100-sxm",
+        "--rate",
+        "inf",
+        "--num-requests",
+        "20",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        run_cli(&a)
+    };
+    for (engine, ok, foreign, instead) in [
+        (
+            "sglang",
+            "--max-running-requests",
+            "--max-num-seqs",
+            "--max-running-requests",
+        ),
+        (
+            "trtllm",
+            "--max-batch-size",
+            "--max-running-requests",
+            "max_batch_size",
+        ),
+        (
+            "vllm",
+            "--max-num-seqs",
+            "--max-batch-size",
+            "--max-num-seqs",
+        ),
+    ] {
+        let (code, out, err) = with(&["--engine", engine, ok, "8"]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        if engine != "vllm" {
+            assert!(out.contains("Engine / "), "{out}");
+        }
+        let (code, out, err) = with(&["--engine", engine, foreign, "8"]);
+        assert_eq!(code, 2, "{engine} {foreign}: {out}");
+        assert!(
+            err.contains(&format!("{foreign} is")) && err.contains(instead),
+            "{engine} {foreign}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let (code, _, err) = with(&["--engine", "tgi"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--engine must be vllm, sglang or trtllm"),
+        "{err}"
+    );
+    let (code, _, err) = with(&["--engine", "sglang", "--mem-fraction-static", "1.5"]);
+    assert_eq!(code, 2, "{err}");
 }

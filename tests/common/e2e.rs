@@ -14,13 +14,13 @@ use llm_serving_calculator::core::sim::{
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-const ROWS: &str = include_str!("../fixtures/measured_serving_e2e.csv");
+pub const ROWS: &str = include_str!("../fixtures/measured_serving_e2e.csv");
 const SETUPS: &str = include_str!("../fixtures/e2e_setups.csv");
 
-type Fields = BTreeMap<String, String>;
+pub type Fields = BTreeMap<String, String>;
 
 /// One CSV's records as maps from header to field, with their line numbers.
-fn records(text: &str) -> Vec<(usize, Fields)> {
+pub fn records(text: &str) -> Vec<(usize, Fields)> {
     let recs = csv::parse(text).expect("csv parses");
     let header = recs[0].fields.clone();
     recs.iter()
@@ -75,16 +75,16 @@ impl Setup {
     }
 }
 
-fn num(f: &Fields, k: &str) -> f64 {
+pub fn num(f: &Fields, k: &str) -> f64 {
     f.get(k).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
 }
 
-fn field<'a>(f: &'a Fields, k: &str) -> &'a str {
+pub fn field<'a>(f: &'a Fields, k: &str) -> &'a str {
     f.get(k).map_or("", String::as_str)
 }
 
 /// `aic` for AIConfigurator's own runs, `inferencex` for SemiAnalysis InferenceX's.
-fn source_kind(f: &Fields) -> &'static str {
+pub fn source_kind(f: &Fields) -> &'static str {
     let s = field(f, "silicon_data_source");
     if s.contains("source_file=/") || s.contains("gap-analysis") {
         "aic"
@@ -154,7 +154,7 @@ pub fn skip_reason(r: &Row, s: &Setup) -> Option<String> {
     applies.then(|| reason.to_string())
 }
 
-fn config_text(checkpoint: &str) -> Option<String> {
+pub fn config_text(checkpoint: &str) -> Option<String> {
     let file = |name: &str| {
         std::fs::read_to_string(format!("tests/fixtures/e2e_configs/{name}.json")).ok()
     };
@@ -166,19 +166,27 @@ fn config_text(checkpoint: &str) -> Option<String> {
             preset_json("meta-llama__Meta-Llama-3.1-70B")
         }
         "openai/gpt-oss-120b" => preset_json("openai__gpt-oss-120b"),
+        "meta-llama/Llama-3.1-8B-Instruct" => preset_json("meta-llama__Meta-Llama-3.1-8B"),
+        "nvidia/Qwen3-32B-NVFP4" => preset_json("Qwen__Qwen3-32B"),
+        "deepseek-ai/DeepSeek-R1-0528" | "nvidia/DeepSeek-R1-0528-FP4-V2" => {
+            preset_json("deepseek-ai__DeepSeek-R1")
+        }
         other => file(&other.replace('/', "--")),
     }
 }
 
 /// The weight precision to request for a checkpoint whose config does not state it (the
 /// Llama checkpoints are read from the base config).
-fn requested_weights(checkpoint: &str, precision: &str) -> Option<Dtype> {
+pub fn requested_weights(checkpoint: &str, precision: &str) -> Option<Dtype> {
     match checkpoint {
         "nvidia/Llama-3.3-70B-Instruct-FP4" => Some(Dtype::Fp4),
         "nvidia/Llama-3.3-70B-Instruct-FP8" | "nvidia/Llama-3.1-8B-Instruct-FP8" => {
             Some(Dtype::Fp8)
         }
-        "Qwen/Qwen3-32B" if precision == "fp8" => Some(Dtype::Fp8),
+        "Qwen/Qwen3-32B" | "meta-llama/Llama-3.1-8B-Instruct" if precision == "fp8" => {
+            Some(Dtype::Fp8)
+        }
+        "nvidia/Qwen3-32B-NVFP4" | "nvidia/DeepSeek-R1-0528-FP4-V2" => Some(Dtype::Fp4),
         _ => None,
     }
 }
@@ -187,7 +195,7 @@ fn requested_weights(checkpoint: &str, precision: &str) -> Option<Dtype> {
 /// `--kv-cache-dtype auto`: a ModelOpt `hf_quant_config.json` with `kv_cache_quant_algo: FP8`,
 /// or a `quantization_config.kv_cache_scheme` of 8-bit floats in `config.json`. (The model
 /// reader does not carry this yet: `docs/SERVING_SIMULATOR.md`, open points.)
-fn modelopt_fp8_kv(checkpoint: &str) -> bool {
+pub fn modelopt_fp8_kv(checkpoint: &str) -> bool {
     let name = checkpoint.replace('/', "--");
     let hf = std::fs::read_to_string(format!(
         "tests/fixtures/e2e_configs/{name}.hf_quant_config.json"

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod e2e;
+pub mod engines_e2e;
 pub mod english;
 
 use llm_serving_calculator::cli;

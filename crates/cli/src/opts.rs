@@ -13,8 +13,7 @@ use crate::core::calc::{
 };
 use crate::core::model::HUB_TIMEOUT_S;
 use crate::core::sim::{
-    DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US, MAX_FRONTEND_OVERHEAD_MS,
-    MAX_FRONTEND_PER_TOKEN_US,
+    DEFAULT_FRONTEND_PER_TOKEN_US, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
 };
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -189,18 +188,54 @@ pub struct Engine {
     /// vLLM's --max-model-len, tokens; default the config's as vLLM derives it
     #[arg(long, value_name = "L", value_parser = whole)]
     pub max_model_len: Option<u64>,
-    /// KV block size, tokens
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_SIZE, value_parser = whole)]
-    pub block_size: u64,
-    /// Share of GPU memory vLLM may use, above 0 and at most 1
-    #[arg(long, value_name = "F", default_value_t = DEFAULT_GPU_MEMORY_UTILIZATION, value_parser = utilization)]
-    pub gpu_memory_utilization: f64,
+    /// vLLM's KV block size, tokens [default: 16]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub block_size: Option<u64>,
+    /// Share of GPU memory vLLM may use, above 0 and at most 1 [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub gpu_memory_utilization: Option<f64>,
+    /// The serving engine: vllm (0.19), sglang (0.5.9) or trtllm (TensorRT-LLM 1.2, trtllm-serve); each takes its own flags below
+    #[arg(long, value_name = "vllm|sglang|trtllm")]
+    pub engine: Option<String>,
+    /// SGLang's --max-running-requests; default SGLang's (half the KV pool's tokens, at most 2,048 to 4,096)
+    #[arg(long, value_name = "S", value_parser = whole)]
+    pub max_running_requests: Option<u64>,
+    /// SGLang's --chunked-prefill-size, tokens; default SGLang's (8,192 below 160 GiB, else 16,384)
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub chunked_prefill_size: Option<u64>,
+    /// SGLang's --page-size, tokens; default SGLang's (1; 64 on Blackwell)
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub page_size: Option<u64>,
+    /// SGLang's --mem-fraction-static, above 0 and at most 1; default SGLang's (from the GPU's memory, the chunk and TP: 0.835 on one H100)
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub mem_fraction_static: Option<f64>,
+    /// SGLang's --enable-mixed-chunk: the running decodes ride in the prompt batches
+    #[arg(long)]
+    pub enable_mixed_chunk: bool,
+    /// SGLang's --max-prefill-tokens: new prompt tokens of one prompt batch [default: 16384]
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_prefill_tokens: Option<u64>,
+    /// TensorRT-LLM's max_batch_size [default: 2048]
+    #[arg(long, value_name = "S", value_parser = whole)]
+    pub max_batch_size: Option<u64>,
+    /// TensorRT-LLM's max_num_tokens, tokens per step [default: 8192]
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_num_tokens: Option<u64>,
+    /// TensorRT-LLM's tokens_per_block [default: 32]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub tokens_per_block: Option<u64>,
+    /// TensorRT-LLM's free_gpu_memory_fraction: the share of what its warm-up leaves free that the KV cache takes, above 0 and at most 1 [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// TensorRT-LLM's enable_chunked_prefill (off by default: a prompt runs whole in one step)
+    #[arg(long)]
+    pub enable_chunked_prefill: bool,
     /// Share of prompt tokens found in the prefix cache, 0 up to 1
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = prefix_share)]
     pub prefix_hit: f64,
-    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms (the default was fitted on vLLM's OpenAI server, SemiAnalysis InferenceX runs); 0 for the engine alone
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_FRONTEND_OVERHEAD_MS, value_parser = range(0.0, MAX_FRONTEND_OVERHEAD_MS))]
-    pub frontend_overhead_ms: f64,
+    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 22, SGLang 146.25, TensorRT-LLM 25]
+    #[arg(long, value_name = "MS", value_parser = range(0.0, MAX_FRONTEND_OVERHEAD_MS))]
+    pub frontend_overhead_ms: Option<f64>,
     /// The server's serial work per prompt token (tokenization, one worker in arrival order), µs
     #[arg(long, value_name = "US", default_value_t = DEFAULT_FRONTEND_PER_TOKEN_US, value_parser = range(0.0, MAX_FRONTEND_PER_TOKEN_US))]
     pub frontend_per_token_us: f64,

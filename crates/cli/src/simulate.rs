@@ -36,11 +36,13 @@ use super::{write_json, write_text, CliError};
 use crate::core::base::Dtype;
 use crate::core::base::Lang;
 use crate::core::base::{f64_any_text, f64_any_value};
+use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::{
-    sweep_rates, Arrival, Budget, EngineConfig, Lengths, Replica, SimNote, SimResult, Slo,
-    StepModelKind, SweepResult, WorkloadSpec,
+    sweep_rates, Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimNote, SimResult,
+    Slo, StepModelKind, SweepResult, WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS,
+    SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -164,10 +166,27 @@ fn goodput(given: Option<&str>) -> Result<Option<Slo>, CliError> {
 /// The engine flags at `tp` GPUs per replica; `--eff` given selects the roofline unless
 /// `--step-model` says otherwise.
 pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineConfig, CliError> {
+    let kind = match args.engine.as_deref() {
+        None => EngineKind::Vllm,
+        Some(v) => EngineKind::from_id(v).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--engine must be vllm, sglang or trtllm, not \"{}\"",
+                short(v)
+            ))
+        })?,
+    };
+    let k = engine_knobs(args, kind)?;
+    let other = kind != EngineKind::Vllm;
     let mut e = EngineConfig {
         tp,
-        max_num_seqs: args.max_num_seqs,
-        max_num_batched_tokens: args.max_num_batched_tokens,
+        engine: kind,
+        max_num_seqs: k.seqs,
+        max_num_batched_tokens: k.tokens,
+        page_size: k.page.filter(|_| other),
+        memory_fraction: k.fraction.filter(|_| other),
+        mixed_chunk: args.enable_mixed_chunk,
+        max_prefill_tokens: args.max_prefill_tokens,
+        chunked_prefill: args.enable_chunked_prefill,
         max_model_len: args.max_model_len,
         weights_dtype: args
             .dtypes
@@ -181,10 +200,14 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
             .as_deref()
             .map(Dtype::parse)
             .transpose()?,
-        block_size: args.block_size,
-        gpu_memory_utilization: args.gpu_memory_utilization,
+        block_size: args.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        gpu_memory_utilization: args
+            .gpu_memory_utilization
+            .unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
         prefix_hit: args.prefix_hit,
-        frontend_overhead_ms: args.frontend_overhead_ms,
+        frontend_overhead_ms: args
+            .frontend_overhead_ms
+            .unwrap_or(default_frontend_overhead_ms(kind)),
         frontend_per_token_us: args.frontend_per_token_us,
         expert_parallel: args.enable_expert_parallel,
         async_scheduling: !args.no_async_scheduling,
@@ -203,6 +226,114 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         }
     };
     Ok(e)
+}
+
+/// The server's fixed path each engine's default is (`core::sim`'s fitted constants).
+pub fn default_frontend_overhead_ms(kind: EngineKind) -> f64 {
+    match kind {
+        EngineKind::Vllm => DEFAULT_FRONTEND_OVERHEAD_MS,
+        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
+        EngineKind::Trtllm => TRTLLM_FRONTEND_OVERHEAD_MS,
+    }
+}
+
+/// The generic knobs of one engine: most requests running, tokens per step, tokens per page,
+/// memory share (`None`: the engine's default).
+struct Knobs {
+    seqs: Option<u64>,
+    tokens: Option<u64>,
+    page: Option<u64>,
+    fraction: Option<f64>,
+}
+
+/// The knobs from the flags of `kind`; another engine's flag is refused with the one to use.
+fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
+    // Each engine's flags given, in the order of `EngineKind::flag_names` and then its others.
+    let given: [(EngineKind, Vec<bool>, &[&str]); 3] = [
+        (
+            EngineKind::Vllm,
+            vec![
+                args.max_num_seqs.is_some(),
+                args.max_num_batched_tokens.is_some(),
+                args.block_size.is_some(),
+                args.gpu_memory_utilization.is_some(),
+            ],
+            &[],
+        ),
+        (
+            EngineKind::Sglang,
+            vec![
+                args.max_running_requests.is_some(),
+                args.chunked_prefill_size.is_some(),
+                args.page_size.is_some(),
+                args.mem_fraction_static.is_some(),
+                args.enable_mixed_chunk,
+                args.max_prefill_tokens.is_some(),
+            ],
+            &["--enable-mixed-chunk", "--max-prefill-tokens"],
+        ),
+        (
+            EngineKind::Trtllm,
+            vec![
+                args.max_batch_size.is_some(),
+                args.max_num_tokens.is_some(),
+                args.tokens_per_block.is_some(),
+                args.free_gpu_memory_fraction.is_some(),
+                args.enable_chunked_prefill,
+            ],
+            &["--enable-chunked-prefill"],
+        ),
+    ];
+    for (owner, flags, others) in &given {
+        let Some(i) = flags.iter().position(|g| *g).filter(|_| *owner != kind) else {
+            continue;
+        };
+        // The command line spells every flag with dashes (TensorRT-LLM's own names in the note).
+        let flag = match owner.flag_names().get(i) {
+            Some(f) => format!("--{}", f.trim_start_matches('-').replace('_', "-")),
+            None => others
+                .get(i - 4)
+                .map_or_else(String::new, |f| (*f).to_string()),
+        };
+        let instead = kind
+            .flag_names()
+            .get(i)
+            .map(|f| {
+                let cli = format!("--{}", f.trim_start_matches('-').replace('_', "-"));
+                if cli == *f {
+                    format!("; {}'s is {cli}", kind.name())
+                } else {
+                    format!("; {}'s is {cli} ({f})", kind.name())
+                }
+            })
+            .unwrap_or_default();
+        return Err(CliError::Usage(format!(
+            "{flag} is {}'s flag, and the engine is {} (--engine {}){instead}",
+            owner.name(),
+            kind.name(),
+            kind.id()
+        )));
+    }
+    Ok(match kind {
+        EngineKind::Vllm => Knobs {
+            seqs: args.max_num_seqs,
+            tokens: args.max_num_batched_tokens,
+            page: args.block_size,
+            fraction: args.gpu_memory_utilization,
+        },
+        EngineKind::Sglang => Knobs {
+            seqs: args.max_running_requests,
+            tokens: args.chunked_prefill_size,
+            page: args.page_size,
+            fraction: args.mem_fraction_static,
+        },
+        EngineKind::Trtllm => Knobs {
+            seqs: args.max_batch_size,
+            tokens: args.max_num_tokens,
+            page: args.tokens_per_block,
+            fraction: args.free_gpu_memory_fraction,
+        },
+    })
 }
 
 /// The offered load (the rate is set by the caller for sweeps).
@@ -418,14 +549,29 @@ fn result_text(r: &SimResult, rate: f64) -> String {
             format!("{:.1}%", g * 100.0),
         );
     }
+    let e = &r.engine;
+    let [seqs, tokens, page, _] = e.engine.flag_names();
+    let name = |f: &str| f.trim_start_matches('-').replace('-', "_");
     line(
         &mut s,
-        "KV blocks / max_num_seqs / max_num_batched_tokens:",
+        &format!("KV blocks / {} / {}:", name(seqs), name(tokens)),
         format!(
             "{} / {} / {}",
-            r.engine.num_gpu_blocks, r.engine.max_num_seqs, r.engine.max_num_batched_tokens
+            e.num_gpu_blocks, e.max_num_seqs, e.max_num_batched_tokens
         ),
     );
+    if e.engine != EngineKind::Vllm {
+        line(
+            &mut s,
+            &format!("Engine / {}:", name(page)),
+            format!(
+                "{} {} / {}",
+                e.engine.name(),
+                e.engine.version(),
+                e.block_size
+            ),
+        );
+    }
     s.push_str(&format!("{:=^50}\n", ""));
     s.push_str(&notes_text(&r.notes));
     s

@@ -27,6 +27,7 @@
 
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
+use crate::base::units::Bytes;
 use crate::calc::kv::auto_kv_dtype;
 use crate::calc::memory::{
     default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile,
@@ -36,6 +37,12 @@ use crate::calc::perf::{Efficiencies, Workload};
 use crate::calc::weights::format_for;
 use crate::hardware::Accelerator;
 use crate::model::{EngineMaxLen, ModelDesc};
+use crate::sim::engines::{
+    sglang_chunked_prefill_size, sglang_max_running_requests, sglang_mem_fraction_static,
+    sglang_page_size, sglang_pool_bytes, smi_mib, trtllm_pool_bytes, EngineKind, Policy,
+    SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
+    TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
+};
 use serde::{Deserialize, Serialize};
 
 /// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
@@ -63,6 +70,19 @@ pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 22.0;
 /// trial value (`dynamo_path_scan` in `tests/serving_e2e_validation.rs`: their fixed-length
 /// clients' phases do not move additively with it).
 pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
+
+/// The fixed part of SGLang's server path, milliseconds, as [`DEFAULT_FRONTEND_OVERHEAD_MS`]
+/// is vLLM's: 146.25 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
+/// (`tests/engines_e2e_validation.rs`: the value minimising the median |error| of their mean
+/// TTFT; 33 rows, AIConfigurator's Qwen3-235B runs behind Dynamo and InferenceX's DeepSeek
+/// runs behind SGLang's own server, both about 100 ms above the simulated engine at 2 to 4
+/// clients). Large beside vLLM's 22 ms: it also holds whatever of the prompt's time the
+/// simulator, timing SGLang's steps with vLLM's kernels, misses (`docs/SERVING_SIMULATOR.md`).
+pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 146.25;
+
+/// The fixed part of `trtllm-serve`'s path, milliseconds: 25 ms, fitted the same way on the
+/// TensorRT-LLM rows at 8 or fewer clients (169 rows).
+pub const TRTLLM_FRONTEND_OVERHEAD_MS: f64 = 25.0;
 
 /// Largest frontend overhead accepted, milliseconds.
 pub const MAX_FRONTEND_OVERHEAD_MS: f64 = 10_000.0;
@@ -121,6 +141,30 @@ pub struct EngineConfig {
     /// its architecture has tables) or the fitted roofline (`core::perf`'s efficiencies).
     #[serde(default)]
     pub step_model: StepModelKind,
+    /// The engine (`sim::engines`). Under SGLang and TensorRT-LLM, `max_num_seqs` is
+    /// `--max-running-requests` / `max_batch_size`, `max_num_batched_tokens`
+    /// `--chunked-prefill-size` / `max_num_tokens` (`None`: the engine's default), and
+    /// [`EngineConfig::memory_fraction`] and [`EngineConfig::page_size`] replace
+    /// `gpu_memory_utilization` and `block_size`.
+    #[serde(default)]
+    pub engine: EngineKind,
+    /// SGLang's `--mem-fraction-static` or TensorRT-LLM's `free_gpu_memory_fraction`, in (0,
+    /// 1] (`None`: the engine's default).
+    #[serde(default)]
+    pub memory_fraction: Option<f64>,
+    /// SGLang's `--page-size` or TensorRT-LLM's `tokens_per_block` (`None`: the engine's
+    /// default).
+    #[serde(default)]
+    pub page_size: Option<u64>,
+    /// TensorRT-LLM's `enable_chunked_prefill` (off by default).
+    #[serde(default)]
+    pub chunked_prefill: bool,
+    /// SGLang's `--enable-mixed-chunk` (off by default).
+    #[serde(default)]
+    pub mixed_chunk: bool,
+    /// SGLang's `--max-prefill-tokens` (`None`: 16,384).
+    #[serde(default)]
+    pub max_prefill_tokens: Option<u64>,
 }
 
 fn yes() -> bool {
@@ -168,6 +212,12 @@ impl Default for EngineConfig {
             frontend_per_token_us: DEFAULT_FRONTEND_PER_TOKEN_US,
             async_scheduling: true,
             step_model: StepModelKind::Kernels,
+            engine: EngineKind::Vllm,
+            memory_fraction: None,
+            page_size: None,
+            chunked_prefill: false,
+            mixed_chunk: false,
+            max_prefill_tokens: None,
         }
     }
 }
@@ -206,8 +256,12 @@ pub struct Resolved {
     /// The server's serial work per prompt token, seconds (one worker, in arrival order).
     #[serde(default)]
     pub frontend_per_token_s: f64,
-    /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given).
+    /// vLLM's budget (its block count is replaced by `num_gpu_blocks_override` when given);
+    /// under another engine, the same figures of that engine's pool.
     pub budget: VllmBudget,
+    /// How the engine's scheduler forms a step.
+    #[serde(default)]
+    pub policy: Policy,
 }
 
 impl Resolved {
@@ -329,6 +383,9 @@ impl EngineConfig {
 
     /// Resolves the defaults and the KV blocks for `model` on `gpu`.
     pub fn resolve(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
+        if self.engine != EngineKind::Vllm {
+            return self.resolve_other(model, gpu);
+        }
         let (default_seqs, default_mnbt) = vllm_serve_defaults(gpu);
         let tp = whole("tp", self.tp, 1, 1024)?;
         let seqs = whole(
@@ -395,6 +452,168 @@ impl EngineConfig {
             frontend_overhead_s: fo / 1e3,
             frontend_per_token_s: self.frontend_per_token_us / 1e6,
             budget,
+            policy: Policy::Vllm,
+        })
+    }
+
+    /// The checks every engine shares: TP, the prefix share, the server's path; then
+    /// `max_model_len` as the config gives it (with where it came from).
+    fn common_checks(
+        &self,
+        model: &ModelDesc,
+    ) -> Result<(u64, u64, bool, Option<EngineMaxLen>), CalcError> {
+        let tp = whole("tp", self.tp, 1, 1024)?;
+        let p = self.prefix_hit;
+        within(
+            "prefix_hit",
+            p,
+            (0.0..1.0).contains(&p),
+            "rng_sim_prefix_hit",
+        )?;
+        let fo = self.frontend_overhead_ms;
+        within(
+            "frontend_overhead_ms",
+            fo,
+            (0.0..=MAX_FRONTEND_OVERHEAD_MS).contains(&fo),
+            "rng_sim_frontend_overhead",
+        )?;
+        let pt = self.frontend_per_token_us;
+        within(
+            "frontend_per_token_us",
+            pt,
+            (0.0..=MAX_FRONTEND_PER_TOKEN_US).contains(&pt),
+            "rng_sim_frontend_per_token",
+        )?;
+        let (mml, assumed) = match self.max_model_len {
+            Some(l) => (l, false),
+            None => default_max_model_len(model.vllm_default_max_len()),
+        };
+        let derived = match self.max_model_len {
+            Some(_) => None,
+            None => model.engine_max_len.clone(),
+        };
+        let mml = whole("max_model_len", mml, 1, u64::MAX)?;
+        Ok((tp, mml, assumed, derived))
+    }
+
+    /// SGLang's or TensorRT-LLM's defaults and pool (`sim::engines`): one full-attention
+    /// group of pages, every attention layer holding every token (neither engine's
+    /// sliding-window or recurrent-state pools are modelled: a model with recurrent layers
+    /// is refused).
+    fn resolve_other(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
+        let (tp, mml, max_model_len_assumed, max_model_len_derived) = self.common_checks(model)?;
+        let sglang = self.engine == EngineKind::Sglang;
+        let smi = smi_mib(gpu);
+        let mnbt = match (self.max_num_batched_tokens, sglang) {
+            (Some(t), _) => t,
+            (None, true) => sglang_chunked_prefill_size(smi),
+            (None, false) => TRTLLM_MAX_NUM_TOKENS,
+        };
+        let mnbt = whole("max_num_batched_tokens", mnbt, 1, MAX_ENGINE_KNOB)?;
+        let page = match (self.page_size, sglang) {
+            (Some(p), _) => p,
+            (None, true) => sglang_page_size(gpu),
+            (None, false) => TRTLLM_TOKENS_PER_BLOCK,
+        };
+        let page = whole("page_size", page, 1, 4096)?;
+        let fraction = match (self.memory_fraction, sglang) {
+            (Some(f), _) => f,
+            (None, true) => sglang_mem_fraction_static(smi, tp, mnbt),
+            (None, false) => TRTLLM_FREE_GPU_MEMORY_FRACTION,
+        };
+        within(
+            "memory_fraction",
+            fraction,
+            fraction > 0.0 && fraction <= 1.0,
+            "rng_sim_memory_fraction",
+        )?;
+        let base = model.weights.base;
+        let fmt_base = match self.weights_dtype {
+            Some(d) => format_for(d, base).base,
+            None => base,
+        };
+        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
+        let profile = KvProfile::from_model(model, kv, tp)?;
+        if profile.state_per_seq > Bytes::ZERO {
+            return Err(CalcError::BadValue {
+                key: "engine".into(),
+                found: Phrase::verbatim(self.engine.name()),
+                expected: Phrase::tr("exp_sim_engine_recurrent"),
+            });
+        }
+        let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
+        // The weights, the total and the activation peak of a `mnbt`-token pass as vLLM's
+        // start finds them (the same checkpoint on the same GPU).
+        let start = vllm_start(
+            model,
+            gpu,
+            &VllmEngine {
+                tp,
+                weights_dtype: self.weights_dtype,
+                gpu_memory_utilization: fraction,
+                block_size: page,
+                max_model_len: mml,
+                max_num_batched_tokens: mnbt,
+                max_num_seqs: self.max_num_seqs.unwrap_or(256).clamp(1, MAX_ENGINE_KNOB),
+            },
+        )?;
+        let mut inp = start.inputs;
+        let pool = if sglang {
+            sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
+        } else {
+            trtllm_pool_bytes(
+                inp.total_memory,
+                inp.weights,
+                inp.activation_peak,
+                inp.non_torch,
+                fraction,
+            )
+        };
+        inp.available_kv_override = Some(pool);
+        let budget = vllm_budget(&inp, &KvProfile::uniform(1, per_token))?;
+        let blocks = match self.num_gpu_blocks_override {
+            Some(b) => whole("num_gpu_blocks_override", b, 2, u64::MAX)?,
+            None => budget.num_gpu_blocks,
+        };
+        let pool_tokens = blocks.saturating_mul(page);
+        let seqs = match (self.max_num_seqs, sglang) {
+            (Some(s), _) => s,
+            (None, true) => sglang_max_running_requests(pool_tokens, mml),
+            (None, false) => TRTLLM_MAX_BATCH_SIZE,
+        };
+        let seqs = whole("max_num_seqs", seqs, 1, MAX_ENGINE_KNOB)?;
+        Ok(Resolved {
+            max_num_seqs: seqs,
+            max_num_batched_tokens: mnbt,
+            block_size: page,
+            max_model_len: mml,
+            max_model_len_assumed,
+            max_model_len_derived,
+            num_gpu_blocks: blocks,
+            groups: vec![BlockGroup {
+                count: 1,
+                window: None,
+                state: false,
+            }],
+            prefix_hit: self.prefix_hit,
+            frontend_overhead_s: self.frontend_overhead_ms / 1e3,
+            frontend_per_token_s: self.frontend_per_token_us / 1e6,
+            budget,
+            policy: if sglang {
+                Policy::Sglang {
+                    mixed_chunk: self.mixed_chunk,
+                    max_prefill_tokens: whole(
+                        "max_prefill_tokens",
+                        self.max_prefill_tokens.unwrap_or(SGLANG_MAX_PREFILL_TOKENS),
+                        1,
+                        MAX_ENGINE_KNOB,
+                    )?,
+                }
+            } else {
+                Policy::Trtllm {
+                    chunked: self.chunked_prefill,
+                }
+            },
         })
     }
 

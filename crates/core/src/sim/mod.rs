@@ -35,6 +35,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod engines;
 pub mod fit;
 pub mod fleet;
 mod free_queue;
@@ -53,8 +54,10 @@ pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{
     Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind, DEFAULT_FRONTEND_OVERHEAD_MS,
     DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS, DYNAMO_FRONTEND_OVERHEAD_MS,
-    MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
+    MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US, SGLANG_FRONTEND_OVERHEAD_MS,
+    TRTLLM_FRONTEND_OVERHEAD_MS,
 };
+pub use engines::{EngineKind, Policy};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use kernel_step::{StepOverhead, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S};

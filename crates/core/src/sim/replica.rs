@@ -7,6 +7,7 @@ use crate::calc::perf::Efficiencies;
 use crate::hardware::Accelerator;
 use crate::model::ModelDesc;
 use crate::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind};
+use crate::sim::engines::EngineKind;
 use crate::sim::kernel_step::StepOverhead;
 use crate::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::sim::scheduler::{Engine, Outcome, StepCache};
@@ -193,6 +194,10 @@ impl Replica {
                 },
             );
         }
+        let engine = self.resolved.policy.engine();
+        if engine != EngineKind::Vllm {
+            notes.insert(0, SimNote::Engine { engine });
+        }
         if self.resolved.max_model_len_assumed {
             notes.push(SimNote::MaxModelLenAssumed {
                 len: self.resolved.max_model_len,
@@ -335,6 +340,7 @@ pub(crate) fn assemble(
             block_size: resolved.block_size,
             max_model_len: resolved.max_model_len,
             num_gpu_blocks: resolved.num_gpu_blocks,
+            engine: resolved.policy.engine(),
         },
         notes,
     }

@@ -4,6 +4,7 @@
 use crate::base::i18n::{fill, tr, Lang};
 use crate::calc::perf::PerfNote;
 use crate::model::desc::EngineMaxLen;
+use crate::sim::engines::EngineKind;
 use crate::sim::stats::{Dist, Series};
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +68,12 @@ pub enum SimNote {
     /// generation), or not this model's layers (recurrent mixers, latent MoE): the fitted
     /// roofline times the steps.
     RooflineFallback,
+    /// The run stands for another engine than vLLM: its defaults, memory rule and scheduler,
+    /// with vLLM's measured kernels timing its steps (`sim::engines`).
+    Engine {
+        /// The engine.
+        engine: EngineKind,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -131,6 +138,20 @@ impl SimNote {
                 ],
             ),
             SimNote::RooflineFallback => tr(lang, "sim_note_roofline").to_string(),
+            SimNote::Engine { engine } => {
+                let [seqs, tokens, page, fraction] = engine.flag_names();
+                fill(
+                    tr(lang, "sim_note_engine"),
+                    &[
+                        ("engine", engine.name()),
+                        ("version", engine.version()),
+                        ("seqs", seqs),
+                        ("tokens", tokens),
+                        ("page", page),
+                        ("fraction", fraction),
+                    ],
+                )
+            }
             SimNote::Perf { note } => note.message(lang),
         }
     }
@@ -149,6 +170,14 @@ pub struct EngineUsed {
     pub max_model_len: u64,
     /// KV blocks.
     pub num_gpu_blocks: u64,
+    /// The engine whose knobs these are (vLLM's names above; the others' in
+    /// [`EngineKind::flag_names`]); left out of the JSON for vLLM.
+    #[serde(default, skip_serializing_if = "is_vllm")]
+    pub engine: EngineKind,
+}
+
+fn is_vllm(e: &EngineKind) -> bool {
+    *e == EngineKind::Vllm
 }
 
 /// The outcome of one simulated benchmark.

@@ -40,7 +40,9 @@
 mod blocks;
 mod schedule;
 mod server;
+mod sglang;
 mod step_end;
+mod trtllm;
 
 use crate::base::error::CalcError;
 use crate::sim::config::{Budget, Resolved};
@@ -165,6 +167,18 @@ impl Req {
     fn tokens(&self) -> u64 {
         self.input + self.generated
     }
+
+    /// Past its prompt: only its last sampled token is left to compute.
+    #[inline(always)]
+    fn decoding(&self) -> bool {
+        self.generated > 0 && self.computed + 1 == self.tokens()
+    }
+
+    /// Tokens of its prompt (or of a recomputation) are still to compute.
+    #[inline(always)]
+    fn in_prompt(&self) -> bool {
+        self.computed < self.tokens() && !self.decoding()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -279,6 +293,12 @@ pub(crate) struct Engine<'a> {
     pipelined: bool,
     /// When the last step ended, seconds (a step starting then follows it back to back).
     last_end_s: f64,
+    /// SGLang's new-token ratio: the share of their remaining output the running requests
+    /// reserve ([`Policy::Sglang`](crate::sim::engines::Policy)).
+    new_token_ratio: f64,
+    /// SGLang's `batch_is_full` latch: admission stopped on a reservation and waits for a
+    /// running request to finish or be retracted.
+    batch_full: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -369,6 +389,8 @@ impl<'a> Engine<'a> {
             server_free_s: 0.0,
             pipelined: false,
             last_end_s: f64::NAN,
+            new_token_ratio: sglang::SGLANG_INIT_NEW_TOKEN_RATIO,
+            batch_full: false,
         }
     }
 

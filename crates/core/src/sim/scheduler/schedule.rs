@@ -1,8 +1,11 @@
 //! One step's scheduling, as vLLM V1's `schedule()`: the running requests first, then the
-//! waiting ones, within the token budget and the free blocks.
+//! waiting ones, within the token budget and the free blocks; SGLang's and TensorRT-LLM's
+//! policies are in `sglang.rs` and `trtllm.rs`.
 
-use super::{Cached, Engine, Kind, Stage};
+use super::sglang::SGLANG_INIT_NEW_TOKEN_RATIO;
+use super::{Cached, Engine, Kind, Req, Stage};
 use crate::base::error::CalcError;
+use crate::sim::engines::Policy;
 
 impl Engine<'_> {
     /// Step 1: running requests, preempting from the back when blocks run out. Returns the
@@ -82,22 +85,14 @@ impl Engine<'_> {
             let Some(&id) = self.waiting.front() else {
                 break;
             };
-            if self
-                .times
-                .get(id as usize)
-                .is_some_and(|t| t.entered_s > cutoff_s)
-            {
+            if self.entered_after(id, cutoff_s) {
                 break;
             }
             let Some(mut r) = self.reqs.get(id as usize).copied() else {
                 break;
             };
             let bs = self.cfg.block_size;
-            if !r.hit_applied {
-                r.hit_applied = true;
-                let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
-                r.computed = hit.min(r.input.saturating_sub(1));
-            }
+            self.apply_prefix_hit(&mut r);
             let c = self.cached.get(id as usize).copied().unwrap_or_default();
             let mut hit_blocks = 0;
             if c.blocks > 0 {
@@ -120,20 +115,47 @@ impl Engine<'_> {
                     *slot = Cached::default();
                 }
             }
-            self.waiting.pop_front();
-            r.stage = Stage::Running;
-            if let Some(t) = self.times.get_mut(id as usize) {
-                if t.scheduled_s.is_nan() {
-                    t.scheduled_s = self.now;
-                }
-            }
-            if let Some(slot) = self.reqs.get_mut(id as usize) {
-                *slot = r;
-            }
-            self.running.push(id);
+            self.admit(id, r);
             self.take(id, need, k);
             budget -= k;
         }
+    }
+
+    /// On its first admission a request skips the prefix-cache hit share of its prompt (whole
+    /// blocks, at least one token left to compute).
+    #[inline(always)]
+    pub(super) fn apply_prefix_hit(&self, r: &mut Req) {
+        if !r.hit_applied {
+            r.hit_applied = true;
+            let bs = self.cfg.block_size;
+            let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
+            r.computed = hit.min(r.input.saturating_sub(1));
+        }
+    }
+
+    /// Moves waiting request `id` (the queue's first), updated as `r`, to the running ones.
+    #[inline(always)]
+    pub(super) fn admit(&mut self, id: u32, mut r: Req) {
+        self.waiting.pop_front();
+        r.stage = Stage::Running;
+        if let Some(t) = self.times.get_mut(id as usize) {
+            if t.scheduled_s.is_nan() {
+                t.scheduled_s = self.now;
+            }
+        }
+        if let Some(slot) = self.reqs.get_mut(id as usize) {
+            *slot = r;
+        }
+        self.running.push(id);
+    }
+
+    /// Whether the waiting queue's first request entered after `cutoff_s` (asynchronous
+    /// scheduling: it is not seen by this step).
+    #[inline(always)]
+    pub(super) fn entered_after(&self, id: u32, cutoff_s: f64) -> bool {
+        self.times
+            .get(id as usize)
+            .is_some_and(|t| t.entered_s > cutoff_s)
     }
 
     pub(super) fn on_step_start(&mut self) -> Result<(), CalcError> {
@@ -150,11 +172,22 @@ impl Engine<'_> {
         } else {
             f64::INFINITY
         };
-        let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
-        if !preempted {
-            self.schedule_waiting(budget, cutoff_s);
+        match self.cfg.policy {
+            Policy::Vllm => {
+                let (budget, preempted) = self.schedule_running(self.cfg.max_num_batched_tokens);
+                if !preempted {
+                    self.schedule_waiting(budget, cutoff_s);
+                }
+            }
+            Policy::Sglang {
+                mixed_chunk,
+                max_prefill_tokens,
+            } => self.schedule_sglang(cutoff_s, mixed_chunk, max_prefill_tokens),
+            Policy::Trtllm { chunked } => self.schedule_trtllm(cutoff_s, chunked),
         }
         if self.n_scheduled == 0 {
+            // An idle SGLang scheduler resets its new-token ratio.
+            self.new_token_ratio = SGLANG_INIT_NEW_TOKEN_RATIO;
             self.busy = false;
             // Work left that cannot be scheduled with nothing running cannot progress.
             self.stalled = !self.waiting.is_empty() && self.running.is_empty();

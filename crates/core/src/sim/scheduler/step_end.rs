@@ -119,6 +119,7 @@ impl Engine<'_> {
         self.collector.flush_step(now - self.step_start_s);
         if finished > 0 {
             self.finished += finished;
+            self.batch_full = false;
             let reqs = &self.reqs;
             self.running.retain(|&id| {
                 reqs.get(id as usize)

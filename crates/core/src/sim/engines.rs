@@ -1,0 +1,306 @@
+//! The three serving engines the simulator stands for, each with its knobs under its own
+//! names and defaults, its rule for the KV pool, and the scheduling policy its scheduler runs
+//! ([`Policy`], read by `sim::scheduler`).
+//!
+//! The figures refer to **vLLM 0.19** (V1 engine; `sim::config`), **SGLang 0.5.9**
+//! (`python -m sglang.launch_server`, defaults of v0.5.3 to v0.5.9) and **TensorRT-LLM 1.2**
+//! (`trtllm-serve`, PyTorch backend, the defaults of 1.0 to 1.3). Sources, read from each
+//! project's released code (SGLang's PyPI wheels, TensorRT-LLM's tagged sources) and quoted
+//! file by file in `docs/SERVING_SIMULATOR.md` ("Engines"):
+//!
+//! **SGLang.** The pool is `mem_fraction_static × free − weights` (`profile_max_num_token`:
+//! the free memory before the weights load, less `1 − fraction` of it, less what the weights
+//! took), in tokens of `layers × kv heads per GPU × head dim × 2 × bytes` (MLA: the latent
+//! and rope parts, not split by TP). `--mem-fraction-static` defaults to
+//! `(M − reserved) / M` with `M` nvidia-smi's MiB and `reserved = max(512 + 1.5 ×
+//! max(chunk, 2048) + 2 × cuda_graph_max_bs + 1024 × TP / 8, 10,240 on GPUs above 60 GiB)`
+//! MiB (`server_args.py` `_handle_gpu_memory_settings`); `--chunked-prefill-size` 8,192 below
+//! 160 GiB and 16,384 above; `--page-size` 1, 64 on Blackwell (its default `trtllm_mha`
+//! attention); `--max-running-requests` `min(pool / 2, max(pool × 512 / context, 2048)
+//! capped at 4096)`. Its scheduler runs a prompt batch or a decode batch per step, never both
+//! (`--enable-mixed-chunk` is off), the prompt batch first whenever one can be formed;
+//! admission reserves each new request's output (`min(max_new_tokens, 4096)`) and the running
+//! ones' remaining output times the new-token ratio (0.7, falling by 0.001 per decode step to
+//! 0.098, back to 0.7 when idle); when a decode step runs out of pages it retracts the request
+//! with the fewest generated tokens (ties: the longest prompt) to the back of the queue.
+//!
+//! **TensorRT-LLM.** The pool is `free_gpu_memory_fraction × (M − peak)`, the peak measured
+//! after a warm-up prefill of `max_num_tokens` tokens (weights, activations, memory outside
+//! PyTorch), in blocks of `tokens_per_block` 32; `max_batch_size` 2,048, `max_num_tokens`
+//! 8,192, chunked prefill off (a prompt runs whole in one step). The capacity scheduler's
+//! default, `GUARANTEED_NO_EVICT`, admits a request in arrival order only when blocks for
+//! its whole prompt and output are free beside what the running requests still need (the
+//! queue stops at the first that does not fit); nothing is ever evicted. Each step takes
+//! the decodes first, then prompts while the token budget lasts.
+//!
+//! Both overlap the CPU's scheduling with the GPU's step by default (SGLang's overlap
+//! scheduler, TensorRT-LLM's `disable_overlap_scheduler = False`), as vLLM's asynchronous
+//! scheduling does: a request arriving during a step is first scheduled in the one after
+//! the next. The step times come from vLLM's measured kernels for all three (the engines'
+//! own tables are not in `data/kernels.csv` yet): stated in every result as a note.
+
+use crate::base::units::Bytes;
+use crate::hardware::{Accelerator, Architecture};
+use serde::{Deserialize, Serialize};
+
+/// The serving engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// vLLM (V1 engine), `vllm serve`.
+    #[default]
+    Vllm,
+    /// SGLang, `python -m sglang.launch_server`.
+    Sglang,
+    /// TensorRT-LLM's PyTorch backend, `trtllm-serve`.
+    Trtllm,
+}
+
+impl EngineKind {
+    /// Every engine, in the order the page and the command line list them.
+    pub const ALL: [EngineKind; 3] = [EngineKind::Vllm, EngineKind::Sglang, EngineKind::Trtllm];
+
+    /// The id the command line and links use.
+    pub fn id(self) -> &'static str {
+        match self {
+            EngineKind::Vllm => "vllm",
+            EngineKind::Sglang => "sglang",
+            EngineKind::Trtllm => "trtllm",
+        }
+    }
+
+    /// The engine of an id (`vllm`, `sglang`, `trtllm`; case-insensitive, `tensorrt-llm` and
+    /// `trt-llm` also read).
+    pub fn from_id(s: &str) -> Option<EngineKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "vllm" => Some(EngineKind::Vllm),
+            "sglang" => Some(EngineKind::Sglang),
+            "trtllm" | "tensorrt-llm" | "trt-llm" | "tensorrt_llm" => Some(EngineKind::Trtllm),
+            _ => None,
+        }
+    }
+
+    /// The engine's name as its project writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Vllm => "vLLM",
+            EngineKind::Sglang => "SGLang",
+            EngineKind::Trtllm => "TensorRT-LLM",
+        }
+    }
+
+    /// The version whose defaults and behaviour the figures refer to.
+    pub fn version(self) -> &'static str {
+        match self {
+            EngineKind::Vllm => "0.19",
+            EngineKind::Sglang => "0.5.9",
+            EngineKind::Trtllm => "1.2",
+        }
+    }
+
+    /// The engine's own names of the generic knobs, in the order (most requests running,
+    /// tokens per step, tokens per KV page, memory share for the pool).
+    pub fn flag_names(self) -> [&'static str; 4] {
+        match self {
+            EngineKind::Vllm => [
+                "--max-num-seqs",
+                "--max-num-batched-tokens",
+                "--block-size",
+                "--gpu-memory-utilization",
+            ],
+            EngineKind::Sglang => [
+                "--max-running-requests",
+                "--chunked-prefill-size",
+                "--page-size",
+                "--mem-fraction-static",
+            ],
+            EngineKind::Trtllm => [
+                "max_batch_size",
+                "max_num_tokens",
+                "tokens_per_block",
+                "free_gpu_memory_fraction",
+            ],
+        }
+    }
+}
+
+/// How an engine's scheduler forms a step (`sim::scheduler`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// vLLM V1: running requests first (decodes and prompt chunks in one step), then waiting
+    /// ones, blocks taken as needed, the last running request preempted when they run out.
+    #[default]
+    Vllm,
+    /// SGLang: a prompt batch (the unfinished chunked prompt first, then waiting requests
+    /// while the reservation allows) or, when none can be formed, a decode batch; retraction
+    /// of the request with the fewest generated tokens when a decode step runs out of pages.
+    Sglang {
+        /// `--enable-mixed-chunk` (off by default): the running decodes ride in the prompt
+        /// batch, and the batch's token budget is less their number.
+        mixed_chunk: bool,
+        /// `--max-prefill-tokens` (16,384 by default): the new prompt tokens of one batch; a
+        /// request whose prompt reaches what is left joins only an empty batch.
+        max_prefill_tokens: u64,
+    },
+    /// TensorRT-LLM, `GUARANTEED_NO_EVICT`: decodes first, then whole prompts (or chunks, with
+    /// `chunked`) of requests admitted only when their whole prompt and output fit.
+    Trtllm {
+        /// `enable_chunked_prefill` (off by default).
+        chunked: bool,
+    },
+}
+
+impl Policy {
+    /// The engine whose scheduler this is.
+    pub fn engine(self) -> EngineKind {
+        match self {
+            Policy::Vllm => EngineKind::Vllm,
+            Policy::Sglang { .. } => EngineKind::Sglang,
+            Policy::Trtllm { .. } => EngineKind::Trtllm,
+        }
+    }
+}
+
+/// SGLang's `--chunked-prefill-size` default: 8,192 tokens on GPUs of 60 to 160 GiB, 16,384
+/// above, 4,096 from 35 GiB and 2,048 below (`server_args.py`, v0.5.3 to v0.5.9).
+pub fn sglang_chunked_prefill_size(smi_mib: u64) -> u64 {
+    let gib = smi_mib / 1024;
+    if gib < 35 {
+        2048
+    } else if gib < 60 {
+        4096
+    } else if gib < 160 {
+        8192
+    } else {
+        16384
+    }
+}
+
+/// SGLang's `cuda_graph_max_bs` default: 256 below 160 GiB at TP below 4, else 512 (v0.5.3
+/// to v0.5.9; smaller GPUs are not modelled: 512 there too would only lower the fraction).
+pub fn sglang_cuda_graph_max_bs(smi_mib: u64, tp: u64) -> u64 {
+    if smi_mib / 1024 < 160 && tp < 4 {
+        256
+    } else {
+        512
+    }
+}
+
+/// SGLang's `--mem-fraction-static` default, `round((M − reserved) / M, 3)` with `M` the
+/// GPU's memory in MiB as nvidia-smi reports it and `reserved` as the module docs say.
+pub fn sglang_mem_fraction_static(smi_mib: u64, tp: u64, chunk: u64) -> f64 {
+    let bs = sglang_cuda_graph_max_bs(smi_mib, tp);
+    let mut reserved =
+        512.0 + 1.5 * chunk.max(2048) as f64 + 2.0 * bs as f64 + tp as f64 / 8.0 * 1024.0;
+    if smi_mib > 60 * 1024 {
+        reserved = reserved.max(10_240.0);
+    }
+    let m = smi_mib.max(1) as f64;
+    (((m - reserved) / m) * 1000.0).round() / 1000.0
+}
+
+/// SGLang's default page size on `gpu`: 64 on Blackwell (`trtllm_mha`, the default attention
+/// backend there from 0.5.6.post2, pages of 64), else 1.
+pub fn sglang_page_size(gpu: &Accelerator) -> u64 {
+    if gpu.architecture == Architecture::Blackwell {
+        64
+    } else {
+        1
+    }
+}
+
+/// SGLang's `--max-running-requests` default for a pool of `pool_tokens` tokens and requests
+/// of up to `context` tokens: `min(pool / 2, clamp(pool × 512 / context, 2048, 4096))`.
+pub fn sglang_max_running_requests(pool_tokens: u64, context: u64) -> u64 {
+    let per_context = (pool_tokens as f64 / context.max(1) as f64 * 512.0) as u64;
+    (pool_tokens / 2).min(per_context.clamp(2048, 4096)).max(1)
+}
+
+/// SGLang's `--max-prefill-tokens` default: 16,384.
+pub const SGLANG_MAX_PREFILL_TOKENS: u64 = 16384;
+
+/// TensorRT-LLM's `max_num_tokens` default: 8,192.
+pub const TRTLLM_MAX_NUM_TOKENS: u64 = 8192;
+
+/// TensorRT-LLM's `max_batch_size` default: 2,048.
+pub const TRTLLM_MAX_BATCH_SIZE: u64 = 2048;
+
+/// TensorRT-LLM's `tokens_per_block` default: 32.
+pub const TRTLLM_TOKENS_PER_BLOCK: u64 = 32;
+
+/// TensorRT-LLM's `free_gpu_memory_fraction` default: 0.9.
+pub const TRTLLM_FREE_GPU_MEMORY_FRACTION: f64 = 0.9;
+
+/// nvidia-smi's memory of `gpu`, MiB (the driver's figure when the catalog has it, else the
+/// capacity).
+pub fn smi_mib(gpu: &Accelerator) -> u64 {
+    gpu.memory_reported.unwrap_or_else(|| gpu.capacity()).0 >> 20
+}
+
+/// The KV pool of SGLang, bytes: `fraction × free − weights`, `free` the memory free before
+/// the weights load (`total` less the CUDA context and communication buffers, `non_torch`).
+pub fn sglang_pool_bytes(total: Bytes, non_torch: Bytes, weights: Bytes, fraction: f64) -> Bytes {
+    let free = total.0.saturating_sub(non_torch.0) as f64;
+    Bytes((free * fraction - weights.0 as f64).max(0.0) as u64)
+}
+
+/// The KV pool of TensorRT-LLM, bytes: `fraction × (total − peak)`, the peak being the
+/// weights, the warm-up prefill's activations and the memory outside PyTorch.
+pub fn trtllm_pool_bytes(
+    total: Bytes,
+    weights: Bytes,
+    activation: Bytes,
+    non_torch: Bytes,
+    fraction: f64,
+) -> Bytes {
+    let peak = weights
+        .0
+        .saturating_add(activation.0)
+        .saturating_add(non_torch.0);
+    Bytes((total.0.saturating_sub(peak) as f64 * fraction) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SGLang's defaults as its `server_args.py` (v0.5.3 to v0.5.9) gives them for MHA models,
+    /// worked by hand from its code (`docs/SERVING_SIMULATOR.md`, "Engines"): H100 (81,559
+    /// MiB) .835 / .834 / .824 / .818 and H200 (143,771 MiB) .907 / .906 / .900 / .897 at TP 1 /
+    /// 2 / 4 / 8, B200 (183,359 MiB) .857 / .856 / .855 / .852.
+    #[test]
+    fn sglang_fraction_is_its_published_default() {
+        let table = [
+            (81_559, [0.835, 0.834, 0.824, 0.818]),
+            (143_771, [0.907, 0.906, 0.900, 0.897]),
+            (183_359, [0.857, 0.856, 0.855, 0.852]),
+        ];
+        for (mib, want) in table {
+            for (tp, w) in [1, 2, 4, 8].into_iter().zip(want) {
+                let f = sglang_mem_fraction_static(mib, tp, sglang_chunked_prefill_size(mib));
+                assert!((f - w).abs() < 1e-9, "{mib} MiB, TP {tp}: {f}, SGLang {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn ids_read_back() {
+        for e in EngineKind::ALL {
+            assert_eq!(EngineKind::from_id(e.id()), Some(e));
+        }
+        assert_eq!(
+            EngineKind::from_id("TensorRT-LLM"),
+            Some(EngineKind::Trtllm)
+        );
+        assert_eq!(EngineKind::from_id("tgi"), None);
+    }
+
+    #[test]
+    fn max_running_requests_is_bounded_by_half_the_pool_and_the_request_table() {
+        assert_eq!(sglang_max_running_requests(1_000_000, 1_000_000), 2048);
+        assert_eq!(sglang_max_running_requests(1_000_000, 131_072), 3906);
+        assert_eq!(sglang_max_running_requests(1_000_000, 2048), 4096);
+        assert_eq!(sglang_max_running_requests(3000, 2048), 1500);
+    }
+}

@@ -1,0 +1,104 @@
+//! TensorRT-LLM's scheduler with its default capacity policy, `GUARANTEED_NO_EVICT`
+//! (`capacityScheduler.cpp`, `microBatchScheduler.cpp`; `sim::engines` gives the sources):
+//!
+//! 1. Every request already generating is scheduled, one token each, while the token budget
+//!    (`max_num_tokens`) and the seats (`max_batch_size`) last; the blocks each will need up
+//!    to its last token stay reserved for it.
+//! 2. Then prompts: a request whose prompt is under way (with chunked prefill), then waiting
+//!    requests in arrival order, each admitted only when blocks for its whole prompt and output
+//!    are free beside the running requests' reservation; the queue stops at the first that
+//!    does not fit. Without chunked prefill (the default) a prompt runs whole in one step and
+//!    the step stops at the first that does not fit the token budget left; with it, a prompt
+//!    is cut to whole blocks of what is left.
+//!
+//! Nothing is ever preempted: the reservation guarantees every admitted request its blocks.
+
+use super::Engine;
+
+impl Engine<'_> {
+    /// One TensorRT-LLM step.
+    pub(super) fn schedule_trtllm(&mut self, cutoff_s: f64, chunked: bool) {
+        let page = self.cfg.block_size.max(1);
+        let mut budget = self.cfg.max_num_batched_tokens;
+        let seats = self.cfg.max_num_seqs;
+        let mut scheduled = 0u64;
+        // Blocks the running requests still need up to their last token.
+        let mut reserved = 0u64;
+        for i in 0..self.running.len() {
+            let Some(&id) = self.running.get(i) else {
+                break;
+            };
+            let Some(r) = self.reqs.get(id as usize).copied() else {
+                continue;
+            };
+            let whole = self.prefix_blocks(r.input + r.output);
+            reserved += whole.saturating_sub(r.blocks);
+            if r.decoding() && budget > 0 && scheduled < seats {
+                let need = self.blocks_needed(&r, 1);
+                self.take(id, need, 1);
+                reserved = reserved.saturating_sub(need);
+                budget -= 1;
+                scheduled += 1;
+            }
+        }
+        // A prompt under way (chunked prefill only: without it a prompt runs whole).
+        for i in 0..self.running.len() {
+            let Some(&id) = self.running.get(i) else {
+                break;
+            };
+            let Some(r) = self.reqs.get(id as usize).copied() else {
+                continue;
+            };
+            if !r.in_prompt() || budget == 0 || scheduled >= seats {
+                continue;
+            }
+            let left = r.tokens() - r.computed;
+            let k = if left <= budget {
+                left
+            } else {
+                (budget / page) * page
+            };
+            if k == 0 {
+                break;
+            }
+            let need = self.blocks_needed(&r, k);
+            self.take(id, need, k);
+            reserved = reserved.saturating_sub(need);
+            budget -= k;
+            scheduled += 1;
+        }
+        while budget > 0 && scheduled < seats && (self.running.len() as u64) < seats {
+            let Some(&id) = self.waiting.front() else {
+                break;
+            };
+            if self.entered_after(id, cutoff_s) {
+                break;
+            }
+            let Some(mut r) = self.reqs.get(id as usize).copied() else {
+                break;
+            };
+            self.apply_prefix_hit(&mut r);
+            let whole = self.prefix_blocks(r.input + r.output);
+            if whole + reserved > self.free_blocks {
+                break;
+            }
+            let left = r.tokens().saturating_sub(r.computed);
+            let k = if left <= budget {
+                left
+            } else if chunked {
+                (budget / page) * page
+            } else {
+                0
+            };
+            if k == 0 {
+                break;
+            }
+            let need = self.blocks_needed(&r, k);
+            self.admit(id, r);
+            self.take(id, need, k);
+            reserved += whole.saturating_sub(need);
+            budget -= k;
+            scheduled += 1;
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! The measured end-to-end SGLang and TensorRT-LLM runs (`fixtures/measured_serving_e2e.csv`,
+//! their aggregated rows with tensor parallelism only) and how each was run
+//! (`fixtures/e2e_setups_engines.csv`: the client, its counts, the length spread and the
+//! engine's flags as the launch scripts set them; provenance in `fixtures/SOURCES.md`),
+//! simulated as the benchmark ran them. Used by `tests/engines_e2e_validation.rs`.
+
+use super::e2e::{
+    config_text, field, gpu, modelopt_fp8_kv, num, records, requested_weights, source_kind, Fields,
+    ROWS,
+};
+use llm_serving_calculator::core::base::Dtype;
+use llm_serving_calculator::core::calc::Efficiencies;
+use llm_serving_calculator::core::model::{parse_model_text, ModelDesc};
+use llm_serving_calculator::core::sim::{
+    Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimResult, WorkloadSpec,
+};
+use std::sync::OnceLock;
+
+const SETUPS: &str = include_str!("../fixtures/e2e_setups_engines.csv");
+
+fn setups() -> &'static [(usize, Fields)] {
+    static S: OnceLock<Vec<(usize, Fields)>> = OnceLock::new();
+    S.get_or_init(|| records(SETUPS))
+}
+
+/// A measured run of SGLang or TensorRT-LLM.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub line: usize,
+    pub engine: EngineKind,
+    pub model: String,
+    pub system: String,
+    pub precision: String,
+    pub version: String,
+    pub isl: u64,
+    pub osl: u64,
+    pub c: u64,
+    pub tp: u64,
+    pub ttft_ms: f64,
+    pub tpot_ms: f64,
+    fields: Fields,
+}
+
+/// A parallel size of the fixture: blank, 0 and 1 all mean none.
+fn one(f: &Fields, k: &str) -> bool {
+    num(f, k).is_nan() || num(f, k) <= 1.0
+}
+
+/// The aggregated SGLang and TensorRT-LLM rows with neither attention DP nor expert
+/// parallelism recorded.
+pub fn rows() -> Vec<Row> {
+    records(ROWS)
+        .into_iter()
+        .filter(|(_, f)| field(f, "mode") == "agg")
+        .filter(|(_, f)| one(f, "attention_dp_size") && one(f, "moe_ep_size"))
+        .filter_map(|(line, f)| {
+            let engine = match field(&f, "backend") {
+                "sglang" => EngineKind::Sglang,
+                "trtllm" => EngineKind::Trtllm,
+                _ => return None,
+            };
+            let sc = field(&f, "silicon_data_source")
+                .split(';')
+                .find_map(|p| p.trim().strip_prefix("silicon_concurrency="))
+                .and_then(|v| v.parse::<u64>().ok());
+            Some(Row {
+                line,
+                engine,
+                model: field(&f, "model_path").to_string(),
+                system: field(&f, "system").to_string(),
+                precision: field(&f, "precision").to_string(),
+                version: field(&f, "backend_version").to_string(),
+                isl: num(&f, "isl") as u64,
+                osl: num(&f, "osl") as u64,
+                c: sc.unwrap_or(num(&f, "batch_size") as u64),
+                tp: num(&f, "tp_size") as u64,
+                ttft_ms: num(&f, "silicon_ttft_ms"),
+                tpot_ms: num(&f, "silicon_tpot_ms"),
+                fields: f,
+            })
+        })
+        .collect()
+}
+
+/// How a group of runs was launched and benchmarked.
+#[derive(Debug, Clone, Copy)]
+pub struct Setup {
+    f: &'static Fields,
+}
+
+impl Setup {
+    pub fn get(&self, k: &str) -> &'static str {
+        self.f.get(k).map_or("", String::as_str)
+    }
+}
+
+/// The setup of `r`'s group: same engine, model, GPU, precision, version, source and TP.
+pub fn setup(r: &Row) -> Option<Setup> {
+    let f = &r.fields;
+    let int = |v: &str| v.parse::<f64>().map(|x| x as u64).ok();
+    setups().iter().map(|(_, s)| Setup { f: s }).find(|s| {
+        s.get("backend") == r.engine.id()
+            && s.get("model_path") == r.model
+            && s.get("system") == r.system
+            && s.get("precision") == r.precision
+            && s.get("backend_version") == r.version
+            && s.get("source") == source_kind(f)
+            && int(s.get("csv_tp")) == int(field(f, "tp_size"))
+    })
+}
+
+/// Why `r` is not simulated, if it is not (its setup's `skip_when`: `all: reason` here).
+pub fn skip_reason(s: &Setup) -> Option<String> {
+    let (cond, reason) = s.get("skip_when").split_once(": ")?;
+    (cond == "all").then(|| reason.to_string())
+}
+
+/// A setup's knob: a number, or a sum of `c`, `isl`, `osl` and numbers, or `ceil32(…)`,
+/// `ceil64(…)`, `max(a;b)` of those; `None` for `default` or what this reader does not know.
+pub fn knob(text: &str, c: u64, isl: u64, osl: u64) -> Option<u64> {
+    let t = text.trim();
+    if let Some(inner) = t.strip_prefix("ceil32(").and_then(|x| x.strip_suffix(')')) {
+        return knob(inner, c, isl, osl).map(|v| v.div_ceil(32) * 32);
+    }
+    if let Some(inner) = t.strip_prefix("ceil64(").and_then(|x| x.strip_suffix(')')) {
+        return knob(inner, c, isl, osl).map(|v| v.div_ceil(64) * 64);
+    }
+    if let Some(inner) = t.strip_prefix("max(").and_then(|x| x.strip_suffix(')')) {
+        let (a, b) = inner.split_once(';')?;
+        return Some(knob(a, c, isl, osl)?.max(knob(b, c, isl, osl)?));
+    }
+    t.split('+')
+        .map(|term| match term.trim() {
+            "c" => Some(c),
+            "isl" => Some(isl),
+            "osl" => Some(osl),
+            n => n.parse().ok(),
+        })
+        .sum()
+}
+
+/// The model a setup serves.
+pub fn model(s: &Setup) -> Option<ModelDesc> {
+    parse_model_text(&config_text(s.get("checkpoint"))?).ok()
+}
+
+/// The engine and the benchmark of `r` under setup `s`, or why a value cannot be read.
+pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec), String> {
+    let (isl, osl, c) = (r.isl, r.osl, r.c);
+    let read = |k: &str| -> Result<Option<u64>, String> {
+        match s.get(k) {
+            "default" | "" => Ok(None),
+            v => knob(v, c, isl, osl)
+                .map(Some)
+                .ok_or_else(|| format!("{k} = {v:?} not read")),
+        }
+    };
+    let fraction = match s.get("mem_fraction") {
+        "default" | "" => None,
+        v => Some(
+            v.parse::<f64>()
+                .map_err(|_| format!("mem_fraction = {v:?} not read"))?,
+        ),
+    };
+    let flags = s.get("other_flags");
+    let engine = EngineConfig {
+        engine: r.engine,
+        tp: r.tp,
+        max_num_seqs: read("max_batch_size")?,
+        max_num_batched_tokens: read("max_num_tokens")?,
+        page_size: read("page_size")?,
+        memory_fraction: fraction,
+        max_model_len: Some(isl + osl + 256),
+        weights_dtype: requested_weights(s.get("checkpoint"), &r.precision),
+        kv_dtype: (s.get("kv_cache_dtype").starts_with("fp8")
+            || modelopt_fp8_kv(s.get("checkpoint")))
+        .then_some(Dtype::Fp8),
+        chunked_prefill: s.get("chunked_prefill") == "on",
+        mixed_chunk: flags.contains("--enable-mixed-chunk"),
+        max_prefill_tokens: match flags.split_once("--max-prefill-tokens ") {
+            Some((_, rest)) => {
+                let v = rest.split(';').next().unwrap_or("");
+                Some(
+                    knob(v, c, isl, osl)
+                        .ok_or_else(|| format!("--max-prefill-tokens {v:?} not read"))?,
+                )
+            }
+            None => None,
+        },
+        frontend_overhead_ms: 0.0,
+        ..EngineConfig::default()
+    };
+    let ratio: f64 = s.get("range_ratio").parse().unwrap_or(1.0);
+    let lo = |x: u64| ((x as f64 * ratio).floor() as u64).max(1);
+    let lengths = if ratio < 1.0 {
+        Lengths::Uniform {
+            input: (lo(isl), isl),
+            output: (lo(osl), osl),
+        }
+    } else {
+        Lengths::Fixed {
+            input: isl,
+            output: osl,
+        }
+    };
+    let per = |k: &str| s.get(k).parse::<u64>().unwrap_or(0);
+    let warmup = per("warmups_per_client") * c;
+    let load = WorkloadSpec {
+        arrival: Arrival::AllAtOnce,
+        max_concurrency: Some(c),
+        lengths,
+        num_requests: per("prompts_per_client").max(1) * c + warmup,
+        warmup,
+        warmup_drained: true,
+        seed: r.line as u64,
+    };
+    Ok((engine, load))
+}
+
+/// A simulated row: its result, or why it was not simulated.
+pub enum Outcome {
+    Simulated(Box<SimResult>),
+    Skipped(String),
+}
+
+/// Simulates `r` as its benchmark ran, with the engine changed by `tune`.
+pub fn simulate(r: &Row, tune: &dyn Fn(&mut EngineConfig)) -> Outcome {
+    let Some(s) = setup(r) else {
+        return Outcome::Skipped("no setup row (the launch was not resolved)".into());
+    };
+    if let Some(why) = skip_reason(&s) {
+        return Outcome::Skipped(why);
+    }
+    let Some(g) = gpu(&r.system) else {
+        return Outcome::Skipped(format!("GPU {} not in the catalog", r.system));
+    };
+    let Some(m) = model(&s) else {
+        return Outcome::Skipped(format!("no config for {}", s.get("checkpoint")));
+    };
+    let (mut engine, load) = match engine_and_load(r, &s) {
+        Ok(x) => x,
+        Err(why) => return Outcome::Skipped(why),
+    };
+    tune(&mut engine);
+    match Replica::new(&m, g, &engine, &Efficiencies::default())
+        .and_then(|mut rep| rep.run(&load, None, Budget::default()))
+    {
+        Ok(res) if res.completed > 0 => Outcome::Simulated(Box::new(res)),
+        Ok(_) => Outcome::Skipped("the simulated engine completed no request".into()),
+        Err(e) => Outcome::Skipped(format!("the simulator refuses it: {e:?}")),
+    }
+}

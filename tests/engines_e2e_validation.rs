@@ -1,0 +1,266 @@
+//! The serving simulator's SGLang and TensorRT-LLM profiles (`core::sim::engines`) against
+//! measured end-to-end runs: every aggregated SGLang and TensorRT-LLM row of
+//! `fixtures/measured_serving_e2e.csv` with tensor parallelism only, simulated as its
+//! benchmark ran it (`fixtures/e2e_setups_engines.csv`, `common/engines_e2e.rs`).
+//!
+//! What is checked, and printed (the figures `docs/SERVING_SIMULATOR.md` quotes): the median
+//! and 90th-percentile |error| of the mean TTFT and the mean TPOT per engine, overall and by
+//! model and stack, against the achieved levels rounded up; and one global term per engine,
+//! the server's fixed path (`SGLANG_FRONTEND_OVERHEAD_MS`, `TRTLLM_FRONTEND_OVERHEAD_MS`),
+//! fitted on that engine's runs at 8 or fewer clients (the value on a 0.25 ms grid minimising
+//! the median |error| of the mean TTFT; it adds to every TTFT, so it is fitted from one run at
+//! 0 ms) and reported left out one model at a time. The step times are vLLM's measured
+//! kernels for both engines (their own tables are not in the project yet). Rows not
+//! simulated are counted with their reason.
+
+mod common;
+
+use common::engines_e2e::{rows, setup, simulate, Outcome, Row};
+use common::percentile;
+use llm_serving_calculator::core::sim::{
+    EngineKind, SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
+};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// One simulated row (TTFT with no server path: the fitted path is added per engine).
+#[derive(Debug, Clone)]
+struct Scored {
+    row: Row,
+    aic: bool,
+    ttft: f64,
+    tpot: f64,
+}
+
+fn run_all() -> &'static (Vec<Scored>, BTreeMap<String, usize>) {
+    static RUN: OnceLock<(Vec<Scored>, BTreeMap<String, usize>)> = OnceLock::new();
+    RUN.get_or_init(simulate_all)
+}
+
+fn simulate_all() -> (Vec<Scored>, BTreeMap<String, usize>) {
+    let rows = rows();
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(r) = rows.get(i) else { break mine };
+                        mine.push((i, simulate(r, &|_| {})));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a simulation thread panicked"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    let mut out = Vec::new();
+    let mut skipped = BTreeMap::new();
+    for (r, (_, o)) in rows.into_iter().zip(done) {
+        match o {
+            Outcome::Simulated(s) => out.push(Scored {
+                aic: setup(&r).is_some_and(|s| s.get("endpoint") == "chat"),
+                ttft: s.ttft_ms.mean,
+                tpot: s.tpot_ms.mean,
+                row: r,
+            }),
+            Outcome::Skipped(why) => {
+                *skipped
+                    .entry(format!("{}: {why}", r.engine.name()))
+                    .or_default() += 1;
+            }
+        }
+    }
+    (out, skipped)
+}
+
+/// The committed server path of an engine, milliseconds.
+fn committed(e: EngineKind) -> f64 {
+    match e {
+        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
+        _ => TRTLLM_FRONTEND_OVERHEAD_MS,
+    }
+}
+
+/// |relative error| of mean TTFT (with a server path of `path` ms) and of mean TPOT.
+fn errors(s: &Scored, path: f64) -> (f64, f64) {
+    (
+        ((s.ttft + path) / s.row.ttft_ms - 1.0).abs(),
+        (s.tpot / s.row.tpot_ms - 1.0).abs(),
+    )
+}
+
+/// (median, 90th percentile) of the TTFT and TPOT errors of `rows`, each with its engine's
+/// path from `path`.
+fn figures(rows: &[&Scored], path: &dyn Fn(&Scored) -> f64) -> [f64; 4] {
+    let (mut a, mut b): (Vec<f64>, Vec<f64>) = rows.iter().map(|s| errors(s, path(s))).unzip();
+    [
+        percentile(&mut a, 0.5),
+        percentile(&mut a, 0.9),
+        percentile(&mut b, 0.5),
+        percentile(&mut b, 0.9),
+    ]
+}
+
+/// The server path on a 0.25 ms grid from 0 to 200 ms minimising the median |error| of the
+/// mean TTFT over the runs of `rows` at 8 or fewer clients.
+fn fit_path(rows: &[&Scored]) -> f64 {
+    let low: Vec<&Scored> = rows.iter().copied().filter(|s| s.row.c <= 8).collect();
+    let mut best = (0.0, f64::INFINITY);
+    for i in 0..=800 {
+        let v = f64::from(i) * 0.25;
+        let mut e: Vec<f64> = low.iter().map(|s| errors(s, v).0).collect();
+        let m = percentile(&mut e, 0.5);
+        if m < best.1 - 1e-12 {
+            best = (v, m);
+        }
+    }
+    best.0
+}
+
+fn line(label: &str, n: usize, f: [f64; 4]) -> String {
+    format!(
+        "  {label:<44} {n:>4} rows  TTFT {:>5.1}% / {:>5.1}%  TPOT {:>5.1}% / {:>5.1}%",
+        f[0] * 100.0,
+        f[1] * 100.0,
+        f[2] * 100.0,
+        f[3] * 100.0
+    )
+}
+
+/// Writes every simulated row (measured and simulated TTFT and TPOT) to the file named by
+/// `E2E_DUMP`: a diagnostic.
+#[test]
+#[ignore = "writes a file named by E2E_DUMP"]
+fn dump_rows() {
+    let (all, _) = run_all();
+    let mut out = String::from(
+        "line,engine,model,system,precision,version,isl,osl,c,tp,aic,ttft_m,ttft_p,tpot_m,tpot_p\n",
+    );
+    for s in all {
+        let r = &s.row;
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{:.3},{:.3},{:.4},{:.4}\n",
+            r.line,
+            r.engine.id(),
+            r.model,
+            r.system,
+            r.precision,
+            r.version,
+            r.isl,
+            r.osl,
+            r.c,
+            r.tp,
+            s.aic,
+            r.ttft_ms,
+            s.ttft,
+            r.tpot_ms,
+            s.tpot
+        ));
+    }
+    let path = std::env::var("E2E_DUMP").expect("E2E_DUMP names the file");
+    std::fs::write(path, out).expect("written");
+}
+
+/// Each engine's figures against its achieved levels (rounded up from a run), and its server
+/// path against its fit.
+#[test]
+fn sglang_and_trtllm_rows_within_the_achieved_error() {
+    let (all, skipped) = run_all();
+    println!("{} rows simulated", all.len());
+    for (why, n) in skipped {
+        println!("skipped {n} rows: {why}");
+    }
+    // (engine, TTFT median, TTFT P90, TPOT median, TPOT P90): the achieved levels, rounded
+    // up from a run (issue 47's targets: 20% / 40% and 15% / 30%).
+    let levels = [
+        (EngineKind::Sglang, [0.62, 0.87, 0.20, 0.42]),
+        (EngineKind::Trtllm, [0.22, 0.68, 0.10, 0.31]),
+    ];
+    for (e, level) in levels {
+        let rows: Vec<&Scored> = all.iter().filter(|s| s.row.engine == e).collect();
+        assert!(!rows.is_empty(), "{}: no row simulated", e.name());
+        let fitted = fit_path(&rows);
+        let f = figures(&rows, &|s| committed(s.row.engine));
+        println!(
+            "{} {}: server path committed {} ms, fitted {fitted} ms",
+            e.name(),
+            e.version(),
+            committed(e)
+        );
+        println!("{}", line("all", rows.len(), f));
+        let mut by: BTreeMap<String, Vec<&Scored>> = BTreeMap::new();
+        for s in &rows {
+            by.entry(s.row.model.clone()).or_default().push(s);
+            let stack = if s.aic {
+                "AIConfigurator (Dynamo, aiperf)"
+            } else {
+                "InferenceX"
+            };
+            by.entry(format!("stack: {stack}")).or_default().push(s);
+            by.entry(format!("{} TP {}", s.row.system, s.row.tp))
+                .or_default()
+                .push(s);
+        }
+        for (k, v) in &by {
+            println!(
+                "{}",
+                line(k, v.len(), figures(v, &|s| committed(s.row.engine)))
+            );
+        }
+        // Leave one model out: the path fitted on the other models' rows.
+        let models: Vec<&String> = by
+            .keys()
+            .filter(|k| !k.contains(": ") && !k.contains(" TP "))
+            .collect();
+        let mut held = Vec::new();
+        for m in models {
+            let rest: Vec<&Scored> = rows.iter().copied().filter(|s| &s.row.model != m).collect();
+            let p = fit_path(&rest);
+            for s in rows.iter().filter(|s| &s.row.model == m) {
+                held.push((s, p));
+            }
+        }
+        let (mut a, mut b): (Vec<f64>, Vec<f64>) = held.iter().map(|(s, p)| errors(s, *p)).unzip();
+        println!(
+            "  leave-one-model-out: TTFT {:.1}% / {:.1}%, TPOT {:.1}% / {:.1}%",
+            percentile(&mut a, 0.5) * 100.0,
+            percentile(&mut a, 0.9) * 100.0,
+            percentile(&mut b, 0.5) * 100.0,
+            percentile(&mut b, 0.9) * 100.0
+        );
+        for (i, what) in ["TTFT median", "TTFT P90", "TPOT median", "TPOT P90"]
+            .iter()
+            .enumerate()
+        {
+            assert!(
+                f[i] <= level[i],
+                "{} {what}: {:.1}% beyond the achieved {:.0}%",
+                e.name(),
+                f[i] * 100.0,
+                level[i] * 100.0
+            );
+        }
+        // The committed server path is the fit's, within half a point of its objective.
+        let low: Vec<&Scored> = rows.iter().copied().filter(|s| s.row.c <= 8).collect();
+        let at = |v: f64| {
+            let mut e: Vec<f64> = low.iter().map(|s| errors(s, v).0).collect();
+            percentile(&mut e, 0.5)
+        };
+        assert!(
+            at(committed(e)) <= at(fitted) + 0.005,
+            "{}: the committed server path {} ms gives {:.2}% at 8 or fewer clients, the fit {fitted} ms {:.2}%",
+            e.name(),
+            committed(e),
+            at(committed(e)) * 100.0,
+            at(fitted) * 100.0
+        );
+    }
+}
