@@ -139,6 +139,36 @@ export default function register(runner) {
     }
   }, { timeoutMs: 240000 });
 
+  runner.test('serving: choosing SGLang or TensorRT-LLM names their knobs, reaches the link and the result; a link restores the engine, a bad one gives a notice', async ({ open, server, screenshot }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?${SMALL}`);
+    await scrollToServing(page);
+    const before = await summaryAfter(page, '', 'the vLLM sweep');
+    const label = (id) => page.evaluate((i) => document.querySelector(`label[for="${i}"]`)?.textContent ?? null, id);
+    check((await label('sv-mns')) === 'max_num_seqs', `vLLM's label: ${await label('sv-mns')}`);
+    await byId(page, 'sv-engine').selectOption('sglang');
+    await waitFor(async () => (await label('sv-mns')) === '--max-running-requests', "SGLang's --max-running-requests label", 10000);
+    check((await label('sv-mbt')) === '--chunked-prefill-size', `SGLang's chunk label: ${await label('sv-mbt')}`);
+    check((await byId(page, 'sv-bs').count()) === 0 && (await byId(page, 'sv-gmu').count()) === 0, 'block_size and gpu_memory_utilization are vLLM-only');
+    check((await byId(page, 'sv-fo').inputValue()).startsWith('146.2'), `SGLang's server path: ${await byId(page, 'sv-fo').inputValue()}`);
+    await waitFor(async () => new URL(page.url()).searchParams.get('sv_engine') === 'sglang', 'sv_engine=sglang in the URL', 10000);
+    const after = await summaryAfter(page, before, 'the SGLang sweep');
+    check(/SGLang 0\.5\.9/.test(after), `the result names SGLang: ${after}`);
+    await screenshot(page, 'serving-sglang', { fullPage: false });
+    // A link restores the engine and its knobs' names.
+    const q = await open({ viewport: { width: 1400, height: 1000 } });
+    const linked = await openApp(q, `${server.url}?${SMALL}&sv_engine=trtllm&sv_mns=64`);
+    check((await byId(linked, 'sv-engine').inputValue()) === 'trtllm', 'the linked engine');
+    check((await linked.evaluate(() => document.querySelector('label[for="sv-mns"]')?.textContent)) === 'max_batch_size', "TensorRT-LLM's max_batch_size label");
+    check((await byId(linked, 'sv-mns').inputValue()) === '64', 'the linked max_batch_size');
+    // A bad engine: a notice, and vLLM kept.
+    const r = await open({ viewport: { width: 1400, height: 1000 } });
+    const bad = await openApp(r, `${server.url}?sv_engine=tgi`);
+    const notices = await readText(bad, 'notices');
+    check(/sv_engine/.test(notices), `no notice names sv_engine: ${notices}`);
+    check((await byId(bad, 'sv-engine').inputValue()) === 'vllm', 'vLLM kept');
+  }, { timeoutMs: 180000 });
+
   runner.test('serving: a link restores the serving inputs, and a bad serving parameter gives a notice', async ({ open, server, screenshot }) => {
     const p = await open({ viewport: { width: 1400, height: 1000 } });
     const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7`);

@@ -16,12 +16,11 @@
 mod common;
 
 use common::engines_e2e::{rows, setup, simulate, Outcome, Row};
-use common::percentile;
+use common::{in_parallel, percentile};
 use llm_serving_calculator::core::sim::{
     EngineKind, SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
 };
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// One simulated row (TTFT with no server path: the fitted path is added per engine).
@@ -40,30 +39,10 @@ fn run_all() -> &'static (Vec<Scored>, BTreeMap<String, usize>) {
 
 fn simulate_all() -> (Vec<Scored>, BTreeMap<String, usize>) {
     let rows = rows();
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(r) = rows.get(i) else { break mine };
-                        mine.push((i, simulate(r, &|_| {})));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a simulation thread panicked"))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
+    let done = in_parallel(&rows, &|r| simulate(r, &|_| {}));
     let mut out = Vec::new();
     let mut skipped = BTreeMap::new();
-    for (r, (_, o)) in rows.into_iter().zip(done) {
+    for (r, o) in rows.into_iter().zip(done) {
         match o {
             Outcome::Simulated(s) => out.push(Scored {
                 aic: setup(&r).is_some_and(|s| s.get("endpoint") == "chat"),

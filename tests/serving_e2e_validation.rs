@@ -36,14 +36,13 @@ use common::e2e::{
     before_async_scheduling, behind_dynamo, engine_and_load, gpu, model, rows, setup, simulate,
     Outcome, Row,
 };
-use common::percentile;
+use common::{in_parallel, percentile};
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::sim::{
     Replica, DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS, FIT_STEP_ASYNC_S,
     FIT_STEP_SYNC_S,
 };
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// One simulated row.
@@ -69,34 +68,10 @@ fn run_all() -> &'static (Vec<Scored>, BTreeMap<String, usize>) {
     RUN.get_or_init(simulate_all)
 }
 
-/// Each row simulated, in the rows' order. The rows are independent, so every core takes the
-/// next unsimulated row until none is left (the order is restored after).
+/// Each row simulated, in the rows' order, on every core.
 fn simulate_in_parallel(rows: Vec<Row>) -> Vec<(Row, Outcome)> {
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut done: Vec<(usize, Outcome)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(r) = rows.get(i) else { break mine };
-                        mine.push((i, simulate(r, &|_| {})));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().expect("a simulation thread panicked"))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    rows.into_iter()
-        .zip(done)
-        .map(|(r, (_, outcome))| (r, outcome))
-        .collect()
+    let done = in_parallel(&rows, &|r| simulate(r, &|_| {}));
+    rows.into_iter().zip(done).collect()
 }
 
 fn simulate_all() -> (Vec<Scored>, BTreeMap<String, usize>) {

@@ -16,7 +16,7 @@ use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     simulate, sweep_rates, Arrival, Budget, Lengths, SimConfig, SimNote, SimResult, Slo,
     StepModelKind, WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US,
-    LOCKSTEP_TTFT_RATIO,
+    LOCKSTEP_TTFT_RATIO, SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
 };
 use proptest::prelude::*;
 
@@ -267,10 +267,16 @@ fn asynchronous_scheduling_admits_a_step_later() {
 /// The serving section's label of the server path quotes the default in both languages.
 #[test]
 fn the_server_path_label_states_the_default() {
-    let default = format!(" {DEFAULT_FRONTEND_OVERHEAD_MS}");
-    for lang in [Lang::En, Lang::Ko] {
-        let label = tr(lang, "sv_frontend_overhead");
-        assert!(label.contains(&default), "{lang:?}: {label}");
+    for ms in [
+        DEFAULT_FRONTEND_OVERHEAD_MS,
+        SGLANG_FRONTEND_OVERHEAD_MS,
+        TRTLLM_FRONTEND_OVERHEAD_MS,
+    ] {
+        let default = format!(" {ms}");
+        for lang in [Lang::En, Lang::Ko] {
+            let label = tr(lang, "sv_frontend_overhead");
+            assert!(label.contains(&default), "{lang:?}: {label}");
+        }
     }
 }
 

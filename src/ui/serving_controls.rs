@@ -1,10 +1,11 @@
-//! The inputs of "Serving under load": the engine's knobs named as `vllm serve` names its flags
-//! (0 = vLLM's default where vLLM picks one per GPU), the arrivals and lengths as
+//! The inputs of "Serving under load": the engine (vLLM, SGLang or TensorRT-LLM) and its knobs
+//! named as it names its flags (0 = its default where it picks one per GPU), the arrivals and lengths as
 //! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
 //! sentence beside its field and is not used, so the last good result stays.
 
 use crate::core::base::{fill, fmt_sig, tr};
 use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
+use crate::core::sim::EngineKind;
 use crate::ui::float_field::FloatField;
 use crate::ui::state::{use_app, AppState, History};
 use leptos::prelude::*;
@@ -15,15 +16,20 @@ pub fn ServingControls() -> impl IntoView {
     let state = use_app();
     // The newest refusal beyond a field's range (whole numbers, warm-up below the count).
     let refused: RwSignal<Option<(ServField, f64)>> = RwSignal::new(None);
-    let fields = ServField::ALL
+    let engine = Memo::new(move |_| state.scenario.with(|s| s.views.serving.engine));
+    // Rebuilt when the engine changes: its knobs' names, and only the fields that apply.
+    let fields = move || {
+        let e = engine.get();
+        ServField::ALL
         .iter()
+        .filter(|f| f.applies(e))
         .map(|f| {
             let f = *f;
             view! {
                 <FloatField
                     id=format!("sv-{}", f.query_key().trim_start_matches("sv_"))
-                    label_key=f.label_key()
-                    unit_key=f.unit_key()
+                    label_key=f.label_key_for(e)
+                    unit_key=f.unit_key_for(e)
                     value=Signal::derive(move || state.scenario.with(|s| f.get(&s.views.serving)))
                     range=f.range()
                     on_commit=move |v: f64| {
@@ -40,7 +46,13 @@ pub fn ServingControls() -> impl IntoView {
                 />
             }
         })
-        .collect_view();
+        .collect_view()
+    };
+    let on_engine = move |ev: leptos::ev::Event| {
+        if let Some(k) = EngineKind::from_id(&event_target_value(&ev)) {
+            state.edit(History::Push, |s| s.views.serving.set_engine(k));
+        }
+    };
     let arrival = Signal::derive(move || state.scenario.with(|s| s.views.serving.arrival));
     let dataset = Signal::derive(move || state.scenario.with(|s| s.views.serving.dataset));
     let on_arrival = move |ev: leptos::ev::Event| {
@@ -55,6 +67,15 @@ pub fn ServingControls() -> impl IntoView {
     };
     view! {
         <div class="view-controls serving-controls">
+            <div class="field">
+                <label for="sv-engine">{move || state.tr("sv_engine_choice")}</label>
+                <select id="sv-engine" data-testid="sv-engine" on:change=on_engine>
+                    {EngineKind::ALL.iter().map(|k| {
+                        let k = *k;
+                        view! { <option value=k.id() selected=move || engine.get() == k>{format!("{} {}", k.name(), k.version())}</option> }
+                    }).collect_view()}
+                </select>
+            </div>
             <div class="field">
                 <label for="sv-arr">{move || state.tr("sv_arrival")}</label>
                 <select id="sv-arr" data-testid="sv-arr" on:change=on_arrival>
@@ -91,7 +112,7 @@ fn refusal(state: AppState, r: Option<(ServField, f64)>) -> Option<String> {
             fill(
                 tr(lang, k),
                 &[
-                    ("field", tr(lang, f.label_key())),
+                    ("field", tr(lang, f.label_key_for(v.engine))),
                     ("value", &fmt_sig(x)),
                     ("n", &v.num_requests.to_string()),
                     ("warm", &v.warmup.to_string()),

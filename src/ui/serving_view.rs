@@ -357,7 +357,9 @@ fn Summary(sig: SimSignals, warm: Trigger) -> impl IntoView {
                 out.push(crate::core::base::tr(lang, "sv_partial").to_string());
             }
             out.extend(v.gpus.iter().flat_map(|g| g.notes.iter().cloned()));
-            out.dedup();
+            // A note every GPU carries (the engine's) is said once.
+            let mut seen = std::collections::HashSet::new();
+            out.retain(|l| seen.insert(l.clone()));
             out
         })
     };

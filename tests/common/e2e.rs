@@ -8,7 +8,7 @@ use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::hardware::{Accelerator, Catalog};
 use llm_serving_calculator::core::model::{parse_model_text, preset, ModelDesc};
 use llm_serving_calculator::core::sim::{
-    Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, WorkloadSpec,
+    Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimResult, WorkloadSpec,
     DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS,
 };
 use std::collections::BTreeMap;
@@ -48,6 +48,8 @@ fn setups() -> &'static [(usize, Fields)] {
 pub struct Row {
     /// Line in the fixture.
     pub line: usize,
+    /// The engine that ran it.
+    pub engine: EngineKind,
     pub model: String,
     pub system: String,
     pub precision: String,
@@ -63,13 +65,19 @@ pub struct Row {
     fields: Fields,
 }
 
-/// How a group of runs was launched and benchmarked (`fixtures/e2e_setups.csv`).
-#[derive(Debug, Clone)]
+/// How a group of runs was launched and benchmarked (`fixtures/e2e_setups.csv`,
+/// `fixtures/e2e_setups_engines.csv`).
+#[derive(Debug, Clone, Copy)]
 pub struct Setup {
     f: &'static Fields,
 }
 
 impl Setup {
+    /// The setup of a row of a setups file.
+    pub fn of(f: &'static Fields) -> Setup {
+        Setup { f }
+    }
+
     pub fn get(&self, k: &str) -> &'static str {
         self.f.get(k).map_or("", String::as_str)
     }
@@ -95,16 +103,23 @@ pub fn source_kind(f: &Fields) -> &'static str {
 
 /// The aggregated vLLM rows.
 pub fn rows() -> Vec<Row> {
+    aggregated(&|f| field(f, "backend") == "vllm")
+}
+
+/// The aggregated rows of a known engine that `keep` keeps.
+pub fn aggregated(keep: &dyn Fn(&Fields) -> bool) -> Vec<Row> {
     records(ROWS)
         .into_iter()
-        .filter(|(_, f)| field(f, "backend") == "vllm" && field(f, "mode") == "agg")
-        .map(|(line, f)| {
+        .filter(|(_, f)| field(f, "mode") == "agg" && keep(f))
+        .filter_map(|(line, f)| {
+            let engine = EngineKind::from_id(field(&f, "backend"))?;
             let sc = field(&f, "silicon_data_source")
                 .split(';')
                 .find_map(|p| p.trim().strip_prefix("silicon_concurrency="))
                 .and_then(|v| v.parse::<u64>().ok());
-            Row {
+            Some(Row {
                 line,
+                engine,
                 model: field(&f, "model_path").to_string(),
                 system: field(&f, "system").to_string(),
                 precision: field(&f, "precision").to_string(),
@@ -116,9 +131,16 @@ pub fn rows() -> Vec<Row> {
                 ttft_ms: num(&f, "silicon_ttft_ms"),
                 tpot_ms: num(&f, "silicon_tpot_ms"),
                 fields: f,
-            }
+            })
         })
         .collect()
+}
+
+impl Row {
+    /// The run's fields in the fixture.
+    pub fn fields(&self) -> &Fields {
+        &self.fields
+    }
 }
 
 /// The setup of `r`'s group: same model, GPU, precision, version, source and recorded

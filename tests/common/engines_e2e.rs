@@ -4,15 +4,16 @@
 //! engine's flags as the launch scripts set them; provenance in `fixtures/SOURCES.md`),
 //! simulated as the benchmark ran them. Used by `tests/engines_e2e_validation.rs`.
 
+pub use super::e2e::Row;
 use super::e2e::{
-    config_text, field, gpu, modelopt_fp8_kv, num, records, requested_weights, source_kind, Fields,
-    ROWS,
+    aggregated, config_text, field, gpu, modelopt_fp8_kv, num, records, requested_weights,
+    source_kind, Fields, Setup,
 };
 use llm_serving_calculator::core::base::Dtype;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, ModelDesc};
 use llm_serving_calculator::core::sim::{
-    Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimResult, WorkloadSpec,
+    Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, WorkloadSpec,
 };
 use std::sync::OnceLock;
 
@@ -23,82 +24,22 @@ fn setups() -> &'static [(usize, Fields)] {
     S.get_or_init(|| records(SETUPS))
 }
 
-/// A measured run of SGLang or TensorRT-LLM.
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub line: usize,
-    pub engine: EngineKind,
-    pub model: String,
-    pub system: String,
-    pub precision: String,
-    pub version: String,
-    pub isl: u64,
-    pub osl: u64,
-    pub c: u64,
-    pub tp: u64,
-    pub ttft_ms: f64,
-    pub tpot_ms: f64,
-    fields: Fields,
-}
-
-/// A parallel size of the fixture: blank, 0 and 1 all mean none.
-fn one(f: &Fields, k: &str) -> bool {
-    num(f, k).is_nan() || num(f, k) <= 1.0
-}
-
 /// The aggregated SGLang and TensorRT-LLM rows with neither attention DP nor expert
 /// parallelism recorded.
 pub fn rows() -> Vec<Row> {
-    records(ROWS)
-        .into_iter()
-        .filter(|(_, f)| field(f, "mode") == "agg")
-        .filter(|(_, f)| one(f, "attention_dp_size") && one(f, "moe_ep_size"))
-        .filter_map(|(line, f)| {
-            let engine = match field(&f, "backend") {
-                "sglang" => EngineKind::Sglang,
-                "trtllm" => EngineKind::Trtllm,
-                _ => return None,
-            };
-            let sc = field(&f, "silicon_data_source")
-                .split(';')
-                .find_map(|p| p.trim().strip_prefix("silicon_concurrency="))
-                .and_then(|v| v.parse::<u64>().ok());
-            Some(Row {
-                line,
-                engine,
-                model: field(&f, "model_path").to_string(),
-                system: field(&f, "system").to_string(),
-                precision: field(&f, "precision").to_string(),
-                version: field(&f, "backend_version").to_string(),
-                isl: num(&f, "isl") as u64,
-                osl: num(&f, "osl") as u64,
-                c: sc.unwrap_or(num(&f, "batch_size") as u64),
-                tp: num(&f, "tp_size") as u64,
-                ttft_ms: num(&f, "silicon_ttft_ms"),
-                tpot_ms: num(&f, "silicon_tpot_ms"),
-                fields: f,
-            })
-        })
-        .collect()
-}
-
-/// How a group of runs was launched and benchmarked.
-#[derive(Debug, Clone, Copy)]
-pub struct Setup {
-    f: &'static Fields,
-}
-
-impl Setup {
-    pub fn get(&self, k: &str) -> &'static str {
-        self.f.get(k).map_or("", String::as_str)
-    }
+    let one = |f: &Fields, k: &str| num(f, k).is_nan() || num(f, k) <= 1.0;
+    aggregated(&|f| {
+        matches!(field(f, "backend"), "sglang" | "trtllm")
+            && one(f, "attention_dp_size")
+            && one(f, "moe_ep_size")
+    })
 }
 
 /// The setup of `r`'s group: same engine, model, GPU, precision, version, source and TP.
 pub fn setup(r: &Row) -> Option<Setup> {
-    let f = &r.fields;
+    let f = r.fields();
     let int = |v: &str| v.parse::<f64>().map(|x| x as u64).ok();
-    setups().iter().map(|(_, s)| Setup { f: s }).find(|s| {
+    setups().iter().map(|(_, s)| Setup::of(s)).find(|s| {
         s.get("backend") == r.engine.id()
             && s.get("model_path") == r.model
             && s.get("system") == r.system

@@ -181,3 +181,32 @@ pub fn i18n_file_of(module: &str, key: &str) -> String {
             |n| format!("data/i18n/{module}/{n}"),
         )
 }
+
+/// `f` of each item, in the items' order, computed on every core: each thread takes the next
+/// item not yet taken until none is left (the simulations of the validation tests are
+/// independent).
+pub fn in_parallel<R: Sync, O: Send>(items: &[R], f: &(dyn Fn(&R) -> O + Sync)) -> Vec<O> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut done: Vec<(usize, O)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(r) = items.get(i) else { break mine };
+                        mine.push((i, f(r)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a worker thread panicked"))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, o)| o).collect()
+}

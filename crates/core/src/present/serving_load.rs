@@ -10,11 +10,14 @@ use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
 /// Seed of every run (the page's results are reproducible).
 pub const SEED: u64 = 0;
 
-/// The engine flags of the section's inputs on the scenario's TP and precisions.
+/// The engine flags of the section's inputs on the scenario's TP and precisions (under SGLang
+/// and TensorRT-LLM, `block_size` and `gpu_memory_utilization` are not read: their own page
+/// size and memory share keep their defaults).
 pub fn engine_config(s: &Scenario) -> EngineConfig {
     let v = &s.views.serving;
     let opt = |n: u64| (n > 0).then_some(n);
     EngineConfig {
+        engine: v.engine,
         tp: u64::from(s.tp.max(1)),
         max_num_seqs: opt(v.max_num_seqs),
         max_num_batched_tokens: opt(v.max_num_batched_tokens),

@@ -3,13 +3,18 @@
 //! as vLLM does; the load as `vllm bench serve` names it.
 //!
 //! Optional knobs (`max_num_seqs`, `max_num_batched_tokens`, the chosen rate) use 0 for "vLLM's
-//! default" / "automatic", so that one decimal field edits each of them. Beside vLLM's flags,
+//! default" / "automatic", so that one decimal field edits each of them. The engine
+//! (`sv_engine`) may be SGLang or TensorRT-LLM instead, whose names those two knobs then take. Beside vLLM's flags,
 //! the server's frontend path per request (`sv_fo`, milliseconds; the simulator's
 //! `frontend_overhead_ms`, default its measured value).
 
 use super::notice::NoticeKind;
 use crate::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
-use crate::sim::config::{DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS};
+use crate::sim::config::{
+    DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS, SGLANG_FRONTEND_OVERHEAD_MS,
+    TRTLLM_FRONTEND_OVERHEAD_MS,
+};
+use crate::sim::engines::EngineKind;
 use crate::sim::fleet::Router;
 use serde::{Deserialize, Serialize};
 
@@ -120,6 +125,13 @@ impl DatasetKind {
 /// The serving section's inputs, part of the scenario's [`ViewInputs`](super::ViewInputs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ServingInputs {
+    /// The engine (URL `sv_engine=sglang|trtllm`; vLLM when absent). Under SGLang and
+    /// TensorRT-LLM the first two knobs are theirs (`--max-running-requests` /
+    /// `max_batch_size`, `--chunked-prefill-size` / `max_num_tokens`), `block_size` and
+    /// `gpu_memory_utilization` do not apply (the engine's own defaults are used), and the
+    /// server path defaults to the engine's fitted value.
+    #[serde(default)]
+    pub engine: EngineKind,
     /// `--max-num-seqs` (0 = vLLM's default for the GPU).
     pub max_num_seqs: u64,
     /// `--max-num-batched-tokens` (0 = vLLM's default for the GPU).
@@ -160,6 +172,7 @@ fn default_frontend_overhead_ms() -> f64 {
 impl Default for ServingInputs {
     fn default() -> Self {
         ServingInputs {
+            engine: EngineKind::Vllm,
             max_num_seqs: 0,
             max_num_batched_tokens: 0,
             block_size: DEFAULT_BLOCK_SIZE,
@@ -252,6 +265,37 @@ impl ServField {
             ServField::NumRequests => "sv_num_requests",
             ServField::Warmup => "sv_warmup",
             ServField::Rate => "sv_rate",
+        }
+    }
+
+    /// Whether the field is one of `engine`'s knobs: `block_size` and
+    /// `gpu_memory_utilization` are vLLM's only.
+    pub fn applies(self, engine: EngineKind) -> bool {
+        engine == EngineKind::Vllm
+            || !matches!(self, ServField::BlockSize | ServField::GpuMemoryUtilization)
+    }
+
+    /// Translation key of the label under `engine` (its own flag names).
+    pub const fn label_key_for(self, engine: EngineKind) -> &'static str {
+        match (self, engine) {
+            (ServField::MaxNumSeqs, EngineKind::Sglang) => "sv_max_running_requests",
+            (ServField::MaxNumSeqs, EngineKind::Trtllm) => "sv_max_batch_size",
+            (ServField::MaxNumBatchedTokens, EngineKind::Sglang) => "sv_chunked_prefill_size",
+            (ServField::MaxNumBatchedTokens, EngineKind::Trtllm) => "sv_max_num_tokens",
+            _ => self.label_key(),
+        }
+    }
+
+    /// Translation key of the unit under `engine` ("0 = the engine's default").
+    pub const fn unit_key_for(self, engine: EngineKind) -> &'static str {
+        match (self, engine) {
+            (ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens, EngineKind::Sglang) => {
+                "sv_unit_default_zero_sglang"
+            }
+            (ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens, EngineKind::Trtllm) => {
+                "sv_unit_default_zero_trtllm"
+            }
+            _ => self.unit_key(),
         }
     }
 
@@ -379,11 +423,29 @@ impl ServField {
     }
 }
 
+/// The server path `engine`'s runs default to, ms (each engine's fitted value).
+pub fn default_frontend_for(engine: EngineKind) -> f64 {
+    match engine {
+        EngineKind::Vllm => DEFAULT_FRONTEND_OVERHEAD_MS,
+        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
+        EngineKind::Trtllm => TRTLLM_FRONTEND_OVERHEAD_MS,
+    }
+}
+
 impl ServingInputs {
     /// Whether `key` is one of these inputs' URL parameters.
     pub fn owns(key: &str) -> bool {
         ServField::ALL.iter().any(|f| f.query_key() == key)
-            || matches!(key, "sv_arr" | "sv_ds" | "sv_router")
+            || matches!(key, "sv_arr" | "sv_ds" | "sv_router" | "sv_engine")
+    }
+
+    /// Switches the engine; a server path left at the old engine's default follows to the
+    /// new one's.
+    pub fn set_engine(&mut self, engine: EngineKind) {
+        if self.frontend_overhead_ms.to_bits() == default_frontend_for(self.engine).to_bits() {
+            self.frontend_overhead_ms = default_frontend_for(engine);
+        }
+        self.engine = engine;
     }
 
     /// Reads one URL parameter (already percent-decoded); unchanged on error.
@@ -402,6 +464,7 @@ impl ServingInputs {
             "sv_arr" => self.arrival = ArrivalKind::parse(val).ok_or(NoticeKind::Invalid)?,
             "sv_ds" => self.dataset = DatasetKind::parse(val).ok_or(NoticeKind::Invalid)?,
             "sv_router" => self.router = Router::parse(val).map_err(|_| NoticeKind::Invalid)?,
+            "sv_engine" => self.set_engine(EngineKind::from_id(val).ok_or(NoticeKind::Invalid)?),
             _ => return Err(NoticeKind::UnknownParam),
         }
         Ok(())
@@ -410,8 +473,13 @@ impl ServingInputs {
     /// The URL parameters that differ from the defaults, `key=value` each (the request count
     /// before the warm-up, so that reading them back in order passes the warm-up check).
     pub fn query_parts(&self) -> Vec<String> {
-        let d = ServingInputs::default();
+        // The engine first: reading it sets the server path's default the rest compares with.
+        let mut d = ServingInputs::default();
+        d.set_engine(self.engine);
         let mut q = Vec::new();
+        if self.engine != EngineKind::Vllm {
+            q.push(format!("sv_engine={}", self.engine.id()));
+        }
         let mut fields: Vec<ServField> = ServField::ALL.to_vec();
         if self.warmup < d.num_requests {
             // A warm-up below the default count is read before the count (a small count
@@ -480,9 +548,40 @@ mod tests {
             warmup: 20,
             rate: 3.5,
             router: Router::LeastLoaded,
+            engine: EngineKind::Vllm,
         };
         let q = v.query_parts();
         assert_eq!(read(&q), (v, 0));
+    }
+
+    /// The engine round-trips, first in the query; a server path left at the engine's default
+    /// writes nothing and follows the engine, one set by hand stays.
+    #[test]
+    fn the_engine_round_trips_and_carries_its_server_path() {
+        for e in [EngineKind::Sglang, EngineKind::Trtllm] {
+            let mut v = ServingInputs::default();
+            v.set_engine(e);
+            assert_eq!(v.frontend_overhead_ms, default_frontend_for(e));
+            let q = v.query_parts();
+            assert_eq!(q, vec![format!("sv_engine={}", e.id())]);
+            assert_eq!(read(&q), (v, 0));
+            v.frontend_overhead_ms = 7.5;
+            v.max_num_seqs = 64;
+            let q = v.query_parts();
+            assert_eq!(q.first(), Some(&format!("sv_engine={}", e.id())));
+            assert_eq!(read(&q), (v, 0));
+            v.set_engine(EngineKind::Vllm);
+            assert_eq!(
+                v.frontend_overhead_ms, 7.5,
+                "{e:?}: a path set by hand stays"
+            );
+        }
+        assert!(!ServField::BlockSize.applies(EngineKind::Sglang));
+        assert!(ServField::MaxNumSeqs.applies(EngineKind::Trtllm));
+        assert_eq!(
+            ServField::MaxNumSeqs.label_key_for(EngineKind::Trtllm),
+            "sv_max_batch_size"
+        );
     }
 
     #[test]
@@ -511,6 +610,7 @@ mod tests {
             ("sv_arr", "sometimes", NoticeKind::Invalid),
             ("sv_ds", "", NoticeKind::Invalid),
             ("sv_router", "random", NoticeKind::Invalid),
+            ("sv_engine", "tgi", NoticeKind::Invalid),
         ] {
             assert_eq!(v.set(k, val), Err(kind), "{k}={val}");
         }

@@ -386,8 +386,8 @@ impl EngineConfig {
         if self.engine != EngineKind::Vllm {
             return self.resolve_other(model, gpu);
         }
+        let (tp, mml, max_model_len_assumed, max_model_len_derived) = self.common_checks(model)?;
         let (default_seqs, default_mnbt) = vllm_serve_defaults(gpu);
-        let tp = whole("tp", self.tp, 1, 1024)?;
         let seqs = whole(
             "max_num_seqs",
             self.max_num_seqs.unwrap_or(default_seqs),
@@ -401,36 +401,6 @@ impl EngineConfig {
             MAX_ENGINE_KNOB,
         )?;
         let block_size = whole("block_size", self.block_size, 1, 4096)?;
-        let p = self.prefix_hit;
-        within(
-            "prefix_hit",
-            p,
-            (0.0..1.0).contains(&p),
-            "rng_sim_prefix_hit",
-        )?;
-        let fo = self.frontend_overhead_ms;
-        within(
-            "frontend_overhead_ms",
-            fo,
-            (0.0..=MAX_FRONTEND_OVERHEAD_MS).contains(&fo),
-            "rng_sim_frontend_overhead",
-        )?;
-        let pt = self.frontend_per_token_us;
-        within(
-            "frontend_per_token_us",
-            pt,
-            (0.0..=MAX_FRONTEND_PER_TOKEN_US).contains(&pt),
-            "rng_sim_frontend_per_token",
-        )?;
-        let (mml, max_model_len_assumed) = match self.max_model_len {
-            Some(l) => (l, false),
-            None => default_max_model_len(model.vllm_default_max_len()),
-        };
-        let max_model_len_derived = match self.max_model_len {
-            Some(_) => None,
-            None => model.engine_max_len.clone(),
-        };
-        let mml = whole("max_model_len", mml, 1, u64::MAX)?;
         let (budget, profile) = self.budget(model, gpu, (tp, mnbt, seqs, block_size, mml))?;
         let groups = block_groups(&profile, &budget);
         let blocks = match self.num_gpu_blocks_override {
@@ -448,8 +418,8 @@ impl EngineConfig {
             max_model_len_derived,
             num_gpu_blocks: blocks,
             groups,
-            prefix_hit: p,
-            frontend_overhead_s: fo / 1e3,
+            prefix_hit: self.prefix_hit,
+            frontend_overhead_s: self.frontend_overhead_ms / 1e3,
             frontend_per_token_s: self.frontend_per_token_us / 1e6,
             budget,
             policy: Policy::Vllm,

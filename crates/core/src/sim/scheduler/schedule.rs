@@ -82,17 +82,10 @@ impl Engine<'_> {
     /// scheduled in vLLM ([`Engine::pipelined`]).
     pub(super) fn schedule_waiting(&mut self, mut budget: u64, cutoff_s: f64) {
         while budget > 0 && (self.running.len() as u64) < self.cfg.max_num_seqs {
-            let Some(&id) = self.waiting.front() else {
-                break;
-            };
-            if self.entered_after(id, cutoff_s) {
-                break;
-            }
-            let Some(mut r) = self.reqs.get(id as usize).copied() else {
+            let Some((id, mut r)) = self.peek_waiting(cutoff_s) else {
                 break;
             };
             let bs = self.cfg.block_size;
-            self.apply_prefix_hit(&mut r);
             let c = self.cached.get(id as usize).copied().unwrap_or_default();
             let mut hit_blocks = 0;
             if c.blocks > 0 {
@@ -121,16 +114,23 @@ impl Engine<'_> {
         }
     }
 
-    /// On its first admission a request skips the prefix-cache hit share of its prompt (whole
-    /// blocks, at least one token left to compute).
+    /// The waiting queue's first request, if it entered by `cutoff_s`, as it would be
+    /// admitted: on its first admission a request skips the prefix-cache hit share of its
+    /// prompt (whole blocks, at least one token left to compute).
     #[inline(always)]
-    pub(super) fn apply_prefix_hit(&self, r: &mut Req) {
+    pub(super) fn peek_waiting(&self, cutoff_s: f64) -> Option<(u32, Req)> {
+        let &id = self.waiting.front()?;
+        if self.entered_after(id, cutoff_s) {
+            return None;
+        }
+        let mut r = self.reqs.get(id as usize).copied()?;
         if !r.hit_applied {
             r.hit_applied = true;
             let bs = self.cfg.block_size;
             let hit = ((r.input as f64 * self.cfg.prefix_hit) as u64 / bs) * bs;
             r.computed = hit.min(r.input.saturating_sub(1));
         }
+        Some((id, r))
     }
 
     /// Moves waiting request `id` (the queue's first), updated as `r`, to the running ones.

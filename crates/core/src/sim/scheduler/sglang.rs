@@ -112,16 +112,9 @@ impl Engine<'_> {
             return;
         }
         while budget > 0 && (self.running.len() as u64) < self.cfg.max_num_seqs {
-            let Some(&id) = self.waiting.front() else {
+            let Some((id, r)) = self.peek_waiting(cutoff_s) else {
                 break;
             };
-            if self.entered_after(id, cutoff_s) {
-                break;
-            }
-            let Some(mut r) = self.reqs.get(id as usize).copied() else {
-                break;
-            };
-            self.apply_prefix_hit(&mut r);
             let extend = r.tokens().saturating_sub(r.computed);
             let reserve = r
                 .output

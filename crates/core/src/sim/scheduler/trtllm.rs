@@ -68,16 +68,9 @@ impl Engine<'_> {
             scheduled += 1;
         }
         while budget > 0 && scheduled < seats && (self.running.len() as u64) < seats {
-            let Some(&id) = self.waiting.front() else {
+            let Some((id, r)) = self.peek_waiting(cutoff_s) else {
                 break;
             };
-            if self.entered_after(id, cutoff_s) {
-                break;
-            }
-            let Some(mut r) = self.reqs.get(id as usize).copied() else {
-                break;
-            };
-            self.apply_prefix_hit(&mut r);
             let whole = self.prefix_blocks(r.input + r.output);
             if whole + reserved > self.free_blocks {
                 break;
