@@ -262,6 +262,8 @@ pub fn gpu(system: &str) -> Option<&'static Accelerator> {
         "h200_sxm" => "h200-sxm",
         "b200_sxm" => "b200",
         "b300_sxm" => "b300",
+        "gb200" => "gb200",
+        "gb300" => "gb300",
         _ => return None,
     };
     Catalog::builtin().get(id).ok()

@@ -81,7 +81,7 @@ pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
 pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 146.25;
 
 /// The fixed part of `trtllm-serve`'s path, milliseconds: 25 ms, fitted the same way on the
-/// TensorRT-LLM rows at 8 or fewer clients (169 rows).
+/// TensorRT-LLM rows at 8 or fewer clients.
 pub const TRTLLM_FRONTEND_OVERHEAD_MS: f64 = 25.0;
 
 /// Largest frontend overhead accepted, milliseconds.
