@@ -269,3 +269,65 @@ fn each_engine_takes_its_own_flags() {
     let (code, _, err) = with(&["--engine", "sglang", "--mem-fraction-static", "1.5"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `llmcalc vllm --engine sglang|trtllm` prints that engine's KV pool by its own rule, whose
+/// terms its JSON gives: the pool is the rule applied to them, and the tokens are whole pages
+/// of it. vLLM's own flags are refused beside it, and a GPU from the catalog is needed.
+#[test]
+fn vllm_engine_prints_the_other_engines_pool_by_its_rule() {
+    for engine in ["sglang", "trtllm"] {
+        let (code, out, err) = run_cli(&[
+            "vllm", "--config", Q8, "--gpu", "h100-sxm", "--engine", engine, "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let b = |k: &str| v["inputs"][k]["bytes"].as_f64().expect(k);
+        let f = v["inputs"]["fraction"].as_f64().expect("fraction");
+        let pool = if engine == "sglang" {
+            f * (b("total_memory") - b("non_torch")) - b("weights")
+        } else {
+            f * (b("total_memory") - b("weights") - b("activation_peak") - b("non_torch"))
+        };
+        let bytes = v["kv_cache_bytes"].as_f64().expect("bytes");
+        assert!(
+            (bytes - pool).abs() <= 1.0,
+            "{engine}: {bytes} against {pool}"
+        );
+        let (per_token, page) = (
+            v["bytes_per_token"].as_u64().expect("per token"),
+            v["block_size"].as_u64().expect("page"),
+        );
+        let pages = (bytes as u64) / (per_token * page);
+        assert_eq!(v["num_gpu_blocks"].as_u64(), Some(pages), "{engine}");
+        assert_eq!(
+            v["kv_cache_tokens"].as_u64(),
+            Some(pages * page),
+            "{engine}"
+        );
+        let (code, _, text) = run_cli(&[
+            "vllm", "--config", Q8, "--gpu", "h100-sxm", "--engine", engine,
+        ]);
+        assert_eq!(code, 0);
+        assert!(text.is_empty(), "{text}");
+    }
+    let (code, _, err) = run_cli(&[
+        "vllm",
+        "--config",
+        Q8,
+        "--gpu",
+        "h100-sxm",
+        "--engine",
+        "sglang",
+        "--block-size",
+        "16",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--block-size is vLLM's"), "{err}");
+    let (code, _, err) = run_cli(&["vllm", "--config", Q8, "--engine", "trtllm"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--gpu"), "{err}");
+    let (code, _, err) = run_cli(&[
+        "vllm", "--config", Q8, "--gpu", "h100-sxm", "--engine", "vllm",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

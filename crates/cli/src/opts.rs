@@ -7,10 +7,7 @@
 //! here and are read by their command.
 
 use super::args::short;
-use crate::core::calc::{
-    DecodeContext, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, ENGINE_STARTUP_S,
-    HOST_LINK_EFFICIENCY,
-};
+use crate::core::calc::{DecodeContext, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY};
 use crate::core::model::HUB_TIMEOUT_S;
 use crate::core::sim::{
     DEFAULT_FRONTEND_PER_TOKEN_US, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
@@ -370,12 +367,15 @@ pub struct VllmArgs {
     /// vLLM's --max-model-len, tokens; default the config's as vLLM derives it
     #[arg(long, value_name = "L", value_parser = whole)]
     pub max_model_len: Option<u64>,
-    /// KV block size, tokens
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BLOCK_SIZE, value_parser = whole)]
-    pub block_size: u64,
-    /// Share of GPU memory vLLM may use, above 0 and at most 1
-    #[arg(long, value_name = "F", default_value_t = DEFAULT_GPU_MEMORY_UTILIZATION, value_parser = utilization)]
-    pub gpu_memory_utilization: f64,
+    /// vLLM's KV block size, tokens [default: 16]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub block_size: Option<u64>,
+    /// Share of GPU memory vLLM may use, above 0 and at most 1 [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub gpu_memory_utilization: Option<f64>,
+    /// Another engine's KV pool under its defaults instead: sglang (0.5.9) or trtllm (TensorRT-LLM 1.2); needs --gpu and takes none of vLLM's own flags
+    #[arg(long, value_name = "sglang|trtllm")]
+    pub engine: Option<String>,
     /// Print JSON (stable keys) instead of text
     #[arg(long)]
     pub json: bool,

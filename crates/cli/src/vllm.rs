@@ -22,14 +22,17 @@
 //! loads them (the config's sharded by TP, plus MXFP4 MoE experts padded for Marlin on that
 //! GPU), the activation peak of one `--max-num-batched-tokens` chunk sampling `--max-num-seqs`
 //! rows (both defaulting as vLLM does by that total), and the non-torch estimate.
-//! `--available-kv-gib` skips the subtraction.
+//! `--available-kv-gib` skips the subtraction. `--engine sglang|trtllm` (with `--gpu`, and none
+//! of vLLM's own flags) prints that engine's pool instead, by its rule (`core::sim::engines`):
+//! JSON `engine`, `kv_cache_bytes`, `kv_cache_tokens`, `num_gpu_blocks` (pages),
+//! `block_size` (the page), `bytes_per_token`, `formula`, `substituted` and `inputs`.
 
-use super::args::{read_file, stdout_error};
+use super::args::{read_file, short, stdout_error};
 use super::opts::{VllmArgs, MAX_GIB};
 use super::{write_json, CliError};
 use crate::core::base::Bytes;
 use crate::core::base::Dtype;
-use crate::core::base::{Derivation, Lang, Source};
+use crate::core::base::{group, Derivation, Lang, Source};
 use crate::core::calc::default_kv_dtype;
 use crate::core::calc::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
@@ -37,9 +40,11 @@ use crate::core::calc::{
     vllm_serve_defaults, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs,
     VLLM_TOTAL_LOGGED,
 };
+use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
 use crate::core::model::ModelDesc;
+use crate::core::sim::{EngineConfig, EngineKind};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -82,7 +87,12 @@ struct Options {
 
 /// Reads TP, block size, memory utilisation, max model length and KV dtype.
 fn options(args: &VllmArgs, model: &ModelDesc) -> Result<Options, CliError> {
-    let (tp, block_size, util) = (args.tp, args.block_size, args.gpu_memory_utilization);
+    let (tp, block_size, util) = (
+        args.tp,
+        args.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        args.gpu_memory_utilization
+            .unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
+    );
     let (max_model_len, max_model_len_assumed) = match args.max_model_len {
         Some(l) => (l, false),
         None => default_max_model_len(model.vllm_default_max_len()),
@@ -171,6 +181,9 @@ fn activation_term(
 pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let mut model = parse_model_text(&read_file("config", args.config.as_deref())?)?;
     model.load_mtp = args.include_mtp;
+    if let Some(e) = args.engine.as_deref() {
+        return other_engine(args, &model, e, out);
+    }
     let o = options(args, &model)?;
     let gpu = match args.gpu.as_deref() {
         Some(id) => Some(Catalog::builtin().get(id)?),
@@ -294,6 +307,143 @@ fn write_budget_text(
             d.result_text(Lang::En)
         )
         .map_err(stdout_error)?;
+    }
+    Ok(())
+}
+
+/// `llmcalc vllm --engine sglang|trtllm`: that engine's KV pool on the `--gpu` under its
+/// defaults (`core::sim::engines`), from the terms vLLM's budget uses for the same GPU.
+fn other_engine(
+    args: &VllmArgs,
+    model: &ModelDesc,
+    engine: &str,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let kind = EngineKind::from_id(engine)
+        .filter(|k| *k != EngineKind::Vllm)
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--engine must be sglang or trtllm (vLLM's budget is this command without it), not \"{}\"",
+                short(engine)
+            ))
+        })?;
+    refuse_vllm_flags(args, kind)?;
+    let gpu = Catalog::builtin().get(
+        args.gpu
+            .as_deref()
+            .ok_or_else(|| CliError::Usage("--engine needs a catalog GPU: --gpu ID".into()))?,
+    )?;
+    let kv_dtype = args
+        .dtypes
+        .kv_dtype
+        .as_deref()
+        .map(Dtype::parse)
+        .transpose()?;
+    let cfg = EngineConfig {
+        engine: kind,
+        tp: args.tp,
+        max_model_len: args.max_model_len,
+        kv_dtype,
+        ..EngineConfig::default()
+    };
+    let r = cfg.resolve(model, gpu)?;
+    let pool = r
+        .pool
+        .ok_or_else(|| CliError::Usage("no pool for this engine".into()))?;
+    let tokens = r.num_gpu_blocks * r.block_size;
+    let concurrency = tokens as f64 / r.max_model_len.max(1) as f64;
+    let (formula, substituted) = pool.formula();
+    let [seqs, step_tokens, page, fraction] = kind.flag_names();
+    if args.json {
+        let g = |b: Bytes| json!({ "gib": b.gib(), "bytes": b.0 });
+        return write_json(
+            out,
+            &json!({
+                "model": model.name,
+                "engine": kind.id(),
+                "engine_version": kind.version(),
+                "kv_cache_gib": pool.pool.gib(),
+                "kv_cache_bytes": pool.pool.0,
+                "kv_cache_tokens": tokens,
+                "num_gpu_blocks": r.num_gpu_blocks,
+                "block_size": r.block_size,
+                "max_concurrency": concurrency,
+                "max_model_len": r.max_model_len,
+                "max_num_seqs": r.max_num_seqs,
+                "max_num_batched_tokens": r.max_num_batched_tokens,
+                "bytes_per_token": pool.per_token.0,
+                "tp": args.tp,
+                "formula": formula,
+                "substituted": substituted,
+                "inputs": {
+                    "fraction": pool.fraction,
+                    "total_memory": g(pool.total),
+                    "non_torch": g(pool.non_torch),
+                    "weights": g(pool.weights),
+                    "activation_peak": g(pool.activation),
+                },
+                "flag_names": [seqs, step_tokens, page, fraction],
+            }),
+        );
+    }
+    let lines = [
+        format!(
+            "{} {}: {formula} = {substituted} = {:.2} GiB",
+            kind.name(),
+            kind.version(),
+            pool.pool.gib()
+        ),
+        format!(
+            "KV cache: {} tokens ({} pages of {} tokens, {} B per token)",
+            group(tokens),
+            group(r.num_gpu_blocks),
+            r.block_size,
+            group(pool.per_token.0)
+        ),
+        format!(
+            "Maximum concurrency for {} tokens per request: {concurrency:.2}x",
+            group(r.max_model_len)
+        ),
+        format!(
+            "{seqs} {}, {step_tokens} {}, {page} {}, {fraction} {}",
+            group(r.max_num_seqs),
+            group(r.max_num_batched_tokens),
+            r.block_size,
+            pool.fraction
+        ),
+    ];
+    for l in lines {
+        writeln!(out, "{l}").map_err(stdout_error)?;
+    }
+    Ok(())
+}
+
+/// vLLM's own flags of `llmcalc vllm` are refused beside `--engine` (one sentence).
+fn refuse_vllm_flags(args: &VllmArgs, kind: EngineKind) -> Result<(), CliError> {
+    let vllm_only = [
+        ("--gpu-memory-gib", args.gpu_memory_gib.is_some()),
+        ("--weights-gib", args.weights_gib.is_some()),
+        ("--activation-gib", args.activation_gib.is_some()),
+        ("--non-torch-gib", args.non_torch_gib.is_some()),
+        ("--available-kv-gib", args.available_kv_gib.is_some()),
+        ("--max-num-seqs", args.max_num_seqs.is_some()),
+        (
+            "--max-num-batched-tokens",
+            args.max_num_batched_tokens.is_some(),
+        ),
+        ("--block-size", args.block_size.is_some()),
+        (
+            "--gpu-memory-utilization",
+            args.gpu_memory_utilization.is_some(),
+        ),
+    ];
+    if let Some((flag, _)) = vllm_only.iter().find(|(_, given)| *given) {
+        return Err(CliError::Usage(format!(
+            "{flag} is vLLM's; --engine {} computes {}'s pool under its own defaults (llmcalc simulate --engine {} takes its flags)",
+            kind.id(),
+            kind.name(),
+            kind.id()
+        )));
     }
     Ok(())
 }

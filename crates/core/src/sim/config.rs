@@ -31,7 +31,7 @@ use crate::base::units::Bytes;
 use crate::calc::kv::auto_kv_dtype;
 use crate::calc::memory::{
     default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvLayerKind, KvProfile,
-    Paging, VllmBudget, VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    Paging, VllmBudget, VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::calc::perf::{Efficiencies, Workload};
 use crate::calc::weights::format_for;
@@ -39,8 +39,8 @@ use crate::hardware::Accelerator;
 use crate::model::{EngineMaxLen, ModelDesc};
 use crate::sim::engines::{
     sglang_chunked_prefill_size, sglang_max_running_requests, sglang_mem_fraction_static,
-    sglang_page_size, sglang_pool_bytes, smi_mib, trtllm_pool_bytes, EngineKind, Policy,
-    SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
+    sglang_page_size, sglang_pool_bytes, smi_mib, trtllm_pool_bytes, EngineKind, EnginePool,
+    Policy, SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
     TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
 };
 use serde::{Deserialize, Serialize};
@@ -262,6 +262,10 @@ pub struct Resolved {
     /// How the engine's scheduler forms a step.
     #[serde(default)]
     pub policy: Policy,
+    /// SGLang's or TensorRT-LLM's pool and its terms (`None` under vLLM: its budget is
+    /// `budget`).
+    #[serde(default)]
+    pub pool: Option<EnginePool>,
 }
 
 impl Resolved {
@@ -423,6 +427,7 @@ impl EngineConfig {
             frontend_per_token_s: self.frontend_per_token_us / 1e6,
             budget,
             policy: Policy::Vllm,
+            pool: None,
         })
     }
 
@@ -497,48 +502,8 @@ impl EngineConfig {
             fraction > 0.0 && fraction <= 1.0,
             "rng_sim_memory_fraction",
         )?;
-        let base = model.weights.base;
-        let fmt_base = match self.weights_dtype {
-            Some(d) => format_for(d, base).base,
-            None => base,
-        };
-        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
-        let profile = KvProfile::from_model(model, kv, tp)?;
-        if profile.state_per_seq > Bytes::ZERO {
-            return Err(CalcError::BadValue {
-                key: "engine".into(),
-                found: Phrase::verbatim(self.engine.name()),
-                expected: Phrase::tr("exp_sim_engine_recurrent"),
-            });
-        }
-        let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
-        // The weights, the total and the activation peak of a `mnbt`-token pass as vLLM's
-        // start finds them (the same checkpoint on the same GPU).
-        let start = vllm_start(
-            model,
-            gpu,
-            &VllmEngine {
-                tp,
-                weights_dtype: self.weights_dtype,
-                gpu_memory_utilization: fraction,
-                block_size: page,
-                max_model_len: mml,
-                max_num_batched_tokens: mnbt,
-                max_num_seqs: self.max_num_seqs.unwrap_or(256).clamp(1, MAX_ENGINE_KNOB),
-            },
-        )?;
-        let mut inp = start.inputs;
-        let pool = if sglang {
-            sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
-        } else {
-            trtllm_pool_bytes(
-                inp.total_memory,
-                inp.weights,
-                inp.activation_peak,
-                inp.non_torch,
-                fraction,
-            )
-        };
+        let (terms, mut inp) = self.other_pool(model, gpu, (tp, mnbt, page, mml), fraction)?;
+        let (pool, per_token) = (terms.pool, terms.per_token);
         inp.available_kv_override = Some(pool);
         let budget = vllm_budget(&inp, &KvProfile::uniform(1, per_token))?;
         let blocks = match self.num_gpu_blocks_override {
@@ -569,6 +534,7 @@ impl EngineConfig {
             frontend_overhead_s: self.frontend_overhead_ms / 1e3,
             frontend_per_token_s: self.frontend_per_token_us / 1e6,
             budget,
+            pool: Some(terms),
             policy: if sglang {
                 Policy::Sglang {
                     mixed_chunk: self.mixed_chunk,
@@ -585,6 +551,76 @@ impl EngineConfig {
                 }
             },
         })
+    }
+
+    /// SGLang's or TensorRT-LLM's pool on `gpu` at `(tp, tokens per step, page, max_model_len)`
+    /// with the memory share `fraction`, and vLLM's budget inputs for the same GPU (whose
+    /// total, weights, warm-up activations and non-torch memory are its terms).
+    fn other_pool(
+        &self,
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        (tp, mnbt, page, mml): (u64, u64, u64, u64),
+        fraction: f64,
+    ) -> Result<(EnginePool, VllmInputs), CalcError> {
+        let sglang = self.engine == EngineKind::Sglang;
+        let base = model.weights.base;
+        let fmt_base = match self.weights_dtype {
+            Some(d) => format_for(d, base).base,
+            None => base,
+        };
+        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
+        let profile = KvProfile::from_model(model, kv, tp)?;
+        if profile.state_per_seq > Bytes::ZERO {
+            return Err(CalcError::BadValue {
+                key: "engine".into(),
+                found: Phrase::verbatim(self.engine.name()),
+                expected: Phrase::tr("exp_sim_engine_recurrent"),
+            });
+        }
+        let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
+        // The weights, the total and the activation peak of a `mnbt`-token pass as vLLM's
+        // start finds them (the same checkpoint on the same GPU).
+        let start = vllm_start(
+            model,
+            gpu,
+            &VllmEngine {
+                tp,
+                weights_dtype: self.weights_dtype,
+                gpu_memory_utilization: fraction,
+                block_size: page,
+                max_model_len: mml,
+                max_num_batched_tokens: mnbt,
+                max_num_seqs: self.max_num_seqs.unwrap_or(256).clamp(1, MAX_ENGINE_KNOB),
+            },
+        )?;
+        let inp = start.inputs;
+        let pool = if sglang {
+            sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
+        } else {
+            trtllm_pool_bytes(
+                inp.total_memory,
+                inp.weights,
+                inp.activation_peak,
+                inp.non_torch,
+                fraction,
+            )
+        };
+        let terms = EnginePool {
+            engine: self.engine,
+            fraction,
+            total: inp.total_memory,
+            non_torch: inp.non_torch,
+            weights: inp.weights,
+            activation: if sglang {
+                Bytes::ZERO
+            } else {
+                inp.activation_peak
+            },
+            pool,
+            per_token,
+        };
+        Ok((terms, inp))
     }
 
     /// vLLM's budget from the inputs `memory::vllm_start` finds (the one home of what vLLM

@@ -232,6 +232,57 @@ pub const TRTLLM_TOKENS_PER_BLOCK: u64 = 32;
 /// TensorRT-LLM's `free_gpu_memory_fraction` default: 0.9.
 pub const TRTLLM_FREE_GPU_MEMORY_FRACTION: f64 = 0.9;
 
+/// The terms of SGLang's or TensorRT-LLM's KV pool on one GPU, and the pool (bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EnginePool {
+    /// The engine.
+    pub engine: EngineKind,
+    /// `--mem-fraction-static` or `free_gpu_memory_fraction`.
+    pub fraction: f64,
+    /// The total memory (as vLLM sees the GPU).
+    pub total: Bytes,
+    /// The CUDA context and communication buffers (vLLM's non-torch estimate).
+    pub non_torch: Bytes,
+    /// The weights on this GPU.
+    pub weights: Bytes,
+    /// The warm-up prefill's activation peak (TensorRT-LLM's rule only).
+    pub activation: Bytes,
+    /// The pool.
+    pub pool: Bytes,
+    /// KV bytes of one token on this GPU.
+    pub per_token: Bytes,
+}
+
+impl EnginePool {
+    /// The pool's rule as a formula, with its values substituted (GiB).
+    pub fn formula(&self) -> (&'static str, String) {
+        let g = |b: Bytes| format!("{:.2} GiB", b.gib());
+        match self.engine {
+            EngineKind::Trtllm => (
+                "KV = free_gpu_memory_fraction × (M − W − A − N)",
+                format!(
+                    "{} × ({} − {} − {} − {})",
+                    self.fraction,
+                    g(self.total),
+                    g(self.weights),
+                    g(self.activation),
+                    g(self.non_torch)
+                ),
+            ),
+            _ => (
+                "KV = mem_fraction_static × (M − N) − W",
+                format!(
+                    "{} × ({} − {}) − {}",
+                    self.fraction,
+                    g(self.total),
+                    g(self.non_torch),
+                    g(self.weights)
+                ),
+            ),
+        }
+    }
+}
+
 /// nvidia-smi's memory of `gpu`, MiB (the driver's figure when the catalog has it, else the
 /// capacity).
 pub fn smi_mib(gpu: &Accelerator) -> u64 {

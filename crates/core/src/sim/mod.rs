@@ -57,7 +57,7 @@ pub use config::{
     MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US, SGLANG_FRONTEND_OVERHEAD_MS,
     TRTLLM_FRONTEND_OVERHEAD_MS,
 };
-pub use engines::{EngineKind, Policy};
+pub use engines::{EngineKind, EnginePool, Policy};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use kernel_step::{StepOverhead, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S};
