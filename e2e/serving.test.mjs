@@ -150,7 +150,7 @@ export default function register(runner) {
     await waitFor(async () => (await label('sv-mns')) === '--max-running-requests', "SGLang's --max-running-requests label", 10000);
     check((await label('sv-mbt')) === '--chunked-prefill-size', `SGLang's chunk label: ${await label('sv-mbt')}`);
     check((await byId(page, 'sv-bs').count()) === 0 && (await byId(page, 'sv-gmu').count()) === 0, 'block_size and gpu_memory_utilization are vLLM-only');
-    check((await byId(page, 'sv-fo').inputValue()).startsWith('146.2'), `SGLang's server path: ${await byId(page, 'sv-fo').inputValue()}`);
+    check((await byId(page, 'sv-fo').inputValue()) === '175', `SGLang's server path: ${await byId(page, 'sv-fo').inputValue()}`);
     await waitFor(async () => new URL(page.url()).searchParams.get('sv_engine') === 'sglang', 'sv_engine=sglang in the URL', 10000);
     const after = await summaryAfter(page, before, 'the SGLang sweep');
     check(/SGLang 0\.5\.9/.test(after), `the result names SGLang: ${after}`);

@@ -321,6 +321,13 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
         async_scheduling: !before_async_scheduling(&r.version),
         ..EngineConfig::default()
     };
+    (engine, load(r, s))
+}
+
+/// The benchmark of `r` under setup `s`: its clients (`max_concurrency` C, all sending at
+/// once), their prompts and drained warm-ups, and the lengths' spread (`range_ratio`).
+pub fn load(r: &Row, s: &Setup) -> WorkloadSpec {
+    let (isl, osl, c) = (r.isl, r.osl, r.c);
     let ratio: f64 = s.get("range_ratio").parse().unwrap_or(1.0);
     let lo = |x: u64| ((x as f64 * ratio).floor() as u64).max(1);
     let lengths = if ratio < 1.0 {
@@ -336,16 +343,15 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
     };
     let per = |k: &str| s.get(k).parse::<u64>().unwrap_or(0);
     let warmup = per("warmups_per_client") * c;
-    let load = WorkloadSpec {
+    WorkloadSpec {
         arrival: Arrival::AllAtOnce,
         max_concurrency: Some(c),
         lengths,
-        num_requests: per("prompts_per_client") * c + warmup,
+        num_requests: per("prompts_per_client").max(1) * c + warmup,
         warmup,
         warmup_drained: true,
         seed: r.line as u64,
-    };
-    (engine, load)
+    }
 }
 
 /// A simulated row: its result, or why it was not simulated.

@@ -6,15 +6,13 @@
 
 pub use super::e2e::Row;
 use super::e2e::{
-    aggregated, config_text, field, gpu, modelopt_fp8_kv, num, records, requested_weights,
+    aggregated, config_text, field, gpu, load, modelopt_fp8_kv, num, records, requested_weights,
     source_kind, Fields, Setup,
 };
 use llm_serving_calculator::core::base::Dtype;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, ModelDesc};
-use llm_serving_calculator::core::sim::{
-    Arrival, Budget, EngineConfig, Lengths, Replica, SimResult, WorkloadSpec,
-};
+use llm_serving_calculator::core::sim::{Budget, EngineConfig, Replica, SimResult, WorkloadSpec};
 use std::sync::OnceLock;
 
 const SETUPS: &str = include_str!("../fixtures/e2e_setups_engines.csv");
@@ -80,6 +78,26 @@ pub fn knob(text: &str, c: u64, isl: u64, osl: u64) -> Option<u64> {
         .sum()
 }
 
+/// The value a cell gives for a run of `isl` + `osl` tokens at `c` clients: the cell itself,
+/// or one branch of the three conditional forms the setups file uses (`A for 1k1k else B`,
+/// `A (B when isl=8192)`, `A (B for 1k8k conc>=256)`).
+pub fn branch(text: &str, c: u64, isl: u64, osl: u64) -> &str {
+    let t = text.trim();
+    if let Some((a, b)) = t.split_once(" for 1k1k else ") {
+        return if (isl, osl) == (1024, 1024) { a } else { b };
+    }
+    if let Some((a, rest)) = t.split_once(" (") {
+        let rest = rest.trim_end_matches(')');
+        if let Some(b) = rest.strip_suffix(" when isl=8192") {
+            return if isl == 8192 { b } else { a };
+        }
+        if let Some(b) = rest.strip_suffix(" for 1k8k conc>=256") {
+            return if (isl, osl) == (1024, 8192) && c >= 256 { b } else { a };
+        }
+    }
+    t
+}
+
 /// The model a setup serves.
 pub fn model(s: &Setup) -> Option<ModelDesc> {
     parse_model_text(&config_text(s.get("checkpoint"))?).ok()
@@ -89,14 +107,14 @@ pub fn model(s: &Setup) -> Option<ModelDesc> {
 pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec), String> {
     let (isl, osl, c) = (r.isl, r.osl, r.c);
     let read = |k: &str| -> Result<Option<u64>, String> {
-        match s.get(k) {
+        match branch(s.get(k), c, isl, osl) {
             "default" | "" => Ok(None),
             v => knob(v, c, isl, osl)
                 .map(Some)
                 .ok_or_else(|| format!("{k} = {v:?} not read")),
         }
     };
-    let fraction = match s.get("mem_fraction") {
+    let fraction = match branch(s.get("mem_fraction"), c, isl, osl) {
         "default" | "" => None,
         v => Some(
             v.parse::<f64>()
@@ -131,31 +149,7 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         frontend_overhead_ms: 0.0,
         ..EngineConfig::default()
     };
-    let ratio: f64 = s.get("range_ratio").parse().unwrap_or(1.0);
-    let lo = |x: u64| ((x as f64 * ratio).floor() as u64).max(1);
-    let lengths = if ratio < 1.0 {
-        Lengths::Uniform {
-            input: (lo(isl), isl),
-            output: (lo(osl), osl),
-        }
-    } else {
-        Lengths::Fixed {
-            input: isl,
-            output: osl,
-        }
-    };
-    let per = |k: &str| s.get(k).parse::<u64>().unwrap_or(0);
-    let warmup = per("warmups_per_client") * c;
-    let load = WorkloadSpec {
-        arrival: Arrival::AllAtOnce,
-        max_concurrency: Some(c),
-        lengths,
-        num_requests: per("prompts_per_client").max(1) * c + warmup,
-        warmup,
-        warmup_drained: true,
-        seed: r.line as u64,
-    };
-    Ok((engine, load))
+    Ok((engine, load(r, s)))
 }
 
 /// A simulated row: its result, or why it was not simulated.
