@@ -92,7 +92,11 @@ pub fn branch(text: &str, c: u64, isl: u64, osl: u64) -> &str {
             return if isl == 8192 { b } else { a };
         }
         if let Some(b) = rest.strip_suffix(" for 1k8k conc>=256") {
-            return if (isl, osl) == (1024, 8192) && c >= 256 { b } else { a };
+            return if (isl, osl) == (1024, 8192) && c >= 256 {
+                b
+            } else {
+                a
+            };
         }
     }
     t

@@ -14,6 +14,7 @@ use llmcalc_core as core;
 mod args;
 mod calibrate;
 mod eff;
+mod engine_opts;
 mod gpus;
 mod hub_fetch;
 mod load_cmd;

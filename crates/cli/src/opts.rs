@@ -7,6 +7,7 @@
 //! here and are read by their command.
 
 use super::args::short;
+pub use super::engine_opts::OtherEngineFlags;
 use crate::core::calc::{DecodeContext, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY};
 use crate::core::model::HUB_TIMEOUT_S;
 use crate::core::sim::{
@@ -56,7 +57,7 @@ pub enum Cmd {
 // ----- Value parsers: the handlers' former checks, with their messages -----------------------
 
 /// A whole number of at least 1 (`_` separators allowed).
-fn whole(s: &str) -> Result<u64, String> {
+pub(super) fn whole(s: &str) -> Result<u64, String> {
     match s.trim().replace('_', "").parse::<u64>() {
         Ok(v) if v >= 1 => Ok(v),
         _ => Err(format!(
@@ -93,7 +94,7 @@ fn range(
 }
 
 /// A share of GPU memory: above 0, at most 1.
-fn utilization(s: &str) -> Result<f64, String> {
+pub(super) fn utilization(s: &str) -> Result<f64, String> {
     match number(s, 0.0, 1.0)? {
         u if u > 0.0 => Ok(u),
         _ => Err("must be above 0 and at most 1".into()),
@@ -194,39 +195,8 @@ pub struct Engine {
     /// The serving engine: vllm (0.19), sglang (0.5.9) or trtllm (TensorRT-LLM 1.2, trtllm-serve); each takes its own flags below
     #[arg(long, value_name = "vllm|sglang|trtllm")]
     pub engine: Option<String>,
-    /// SGLang's --max-running-requests; default SGLang's (half the KV pool's tokens, at most 2,048 to 4,096)
-    #[arg(long, value_name = "S", value_parser = whole)]
-    pub max_running_requests: Option<u64>,
-    /// SGLang's --chunked-prefill-size, tokens; default SGLang's (8,192 below 160 GiB, else 16,384)
-    #[arg(long, value_name = "T", value_parser = whole)]
-    pub chunked_prefill_size: Option<u64>,
-    /// SGLang's --page-size, tokens; default SGLang's (1; 64 on Blackwell)
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub page_size: Option<u64>,
-    /// SGLang's --mem-fraction-static, above 0 and at most 1; default SGLang's (from the GPU's memory, the chunk and TP: 0.835 on one H100)
-    #[arg(long, value_name = "F", value_parser = utilization)]
-    pub mem_fraction_static: Option<f64>,
-    /// SGLang's --enable-mixed-chunk: the running decodes ride in the prompt batches
-    #[arg(long)]
-    pub enable_mixed_chunk: bool,
-    /// SGLang's --max-prefill-tokens: new prompt tokens of one prompt batch [default: 16384]
-    #[arg(long, value_name = "T", value_parser = whole)]
-    pub max_prefill_tokens: Option<u64>,
-    /// TensorRT-LLM's max_batch_size [default: 2048]
-    #[arg(long, value_name = "S", value_parser = whole)]
-    pub max_batch_size: Option<u64>,
-    /// TensorRT-LLM's max_num_tokens, tokens per step [default: 8192]
-    #[arg(long, value_name = "T", value_parser = whole)]
-    pub max_num_tokens: Option<u64>,
-    /// TensorRT-LLM's tokens_per_block [default: 32]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub tokens_per_block: Option<u64>,
-    /// TensorRT-LLM's free_gpu_memory_fraction: the share of what its warm-up leaves free that the KV cache takes, above 0 and at most 1 [default: 0.9]
-    #[arg(long, value_name = "F", value_parser = utilization)]
-    pub free_gpu_memory_fraction: Option<f64>,
-    /// TensorRT-LLM's enable_chunked_prefill (off by default: a prompt runs whole in one step)
-    #[arg(long)]
-    pub enable_chunked_prefill: bool,
+    #[command(flatten)]
+    pub others: OtherEngineFlags,
     /// Share of prompt tokens found in the prefix cache, 0 up to 1
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = prefix_share)]
     pub prefix_hit: f64,

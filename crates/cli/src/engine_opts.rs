@@ -1,0 +1,44 @@
+//! The flags of `simulate`, `plan` and `calibrate` that belong to SGLang and TensorRT-LLM
+//! (`--engine sglang|trtllm`), under their own names (`core::sim::engines` gives each default
+//! and its source). Beside `opts.rs`, whose `Engine` flattens them after vLLM's flags.
+
+use super::opts::{utilization, whole};
+use clap::Args;
+
+/// SGLang's and TensorRT-LLM's own flags.
+#[derive(Debug, Clone, Args)]
+pub struct OtherEngineFlags {
+    /// SGLang's --max-running-requests; default SGLang's (half the KV pool's tokens, at most 2,048 to 4,096)
+    #[arg(long, value_name = "S", value_parser = whole)]
+    pub max_running_requests: Option<u64>,
+    /// SGLang's --chunked-prefill-size, tokens; default SGLang's (8,192 below 160 GiB, else 16,384)
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub chunked_prefill_size: Option<u64>,
+    /// SGLang's --page-size, tokens; default SGLang's (1; 64 on Blackwell)
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub page_size: Option<u64>,
+    /// SGLang's --mem-fraction-static, above 0 and at most 1; default SGLang's (from the GPU's memory, the chunk and TP: 0.835 on one H100)
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub mem_fraction_static: Option<f64>,
+    /// SGLang's --enable-mixed-chunk: the running decodes ride in the prompt batches
+    #[arg(long)]
+    pub enable_mixed_chunk: bool,
+    /// SGLang's --max-prefill-tokens: new prompt tokens of one prompt batch [default: 16384]
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_prefill_tokens: Option<u64>,
+    /// TensorRT-LLM's max_batch_size [default: 2048]
+    #[arg(long, value_name = "S", value_parser = whole)]
+    pub max_batch_size: Option<u64>,
+    /// TensorRT-LLM's max_num_tokens, tokens per step [default: 8192]
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_num_tokens: Option<u64>,
+    /// TensorRT-LLM's tokens_per_block [default: 32]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub tokens_per_block: Option<u64>,
+    /// TensorRT-LLM's free_gpu_memory_fraction: the share of what its warm-up leaves free that the KV cache takes, above 0 and at most 1 [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub free_gpu_memory_fraction: Option<f64>,
+    /// TensorRT-LLM's enable_chunked_prefill (off by default: a prompt runs whole in one step)
+    #[arg(long)]
+    pub enable_chunked_prefill: bool,
+}
