@@ -9,19 +9,11 @@ use llm_serving_calculator::core::base::i18n::tr;
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
-    simulate, Arrival, EngineKind, Lengths, Policy, SimConfig, SimResult, WorkloadSpec,
+    simulate, Arrival, EngineKind, Lengths, Policy, SimConfig, SimResult,
 };
 
 fn config(engine: EngineKind, arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
-    let mut cfg = SimConfig {
-        workload: WorkloadSpec {
-            arrival,
-            lengths,
-            num_requests: n,
-            ..WorkloadSpec::default()
-        },
-        ..SimConfig::default()
-    };
+    let mut cfg = common::sim_config(arrival, lengths, n);
     cfg.engine.engine = engine;
     cfg
 }

@@ -21,15 +21,7 @@ use llm_serving_calculator::core::sim::{
 use proptest::prelude::*;
 
 fn config(arrival: Arrival, lengths: Lengths, n: u64) -> SimConfig {
-    SimConfig {
-        workload: WorkloadSpec {
-            arrival,
-            lengths,
-            num_requests: n,
-            ..WorkloadSpec::default()
-        },
-        ..SimConfig::default()
-    }
+    common::sim_config(arrival, lengths, n)
 }
 
 fn run(cfg: &SimConfig) -> SimResult {

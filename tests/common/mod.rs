@@ -210,3 +210,21 @@ pub fn in_parallel<R: Sync, O: Send>(items: &[R], f: &(dyn Fn(&R) -> O + Sync)) 
     done.sort_by_key(|(i, _)| *i);
     done.into_iter().map(|(_, o)| o).collect()
 }
+
+/// A simulation of `n` requests arriving as `arrival` with `lengths`, everything else default.
+pub fn sim_config(
+    arrival: llm_serving_calculator::core::sim::Arrival,
+    lengths: llm_serving_calculator::core::sim::Lengths,
+    n: u64,
+) -> llm_serving_calculator::core::sim::SimConfig {
+    use llm_serving_calculator::core::sim::{SimConfig, WorkloadSpec};
+    SimConfig {
+        workload: WorkloadSpec {
+            arrival,
+            lengths,
+            num_requests: n,
+            ..WorkloadSpec::default()
+        },
+        ..SimConfig::default()
+    }
+}

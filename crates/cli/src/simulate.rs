@@ -39,10 +39,10 @@ use crate::core::base::{f64_any_text, f64_any_value};
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
+use crate::core::sim::engine_frontend_overhead_ms;
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimNote, SimResult,
-    Slo, StepModelKind, SweepResult, WorkloadSpec, DEFAULT_FRONTEND_OVERHEAD_MS,
-    SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
+    Slo, StepModelKind, SweepResult, WorkloadSpec,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -207,7 +207,7 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         prefix_hit: args.prefix_hit,
         frontend_overhead_ms: args
             .frontend_overhead_ms
-            .unwrap_or(default_frontend_overhead_ms(kind)),
+            .unwrap_or(engine_frontend_overhead_ms(kind)),
         frontend_per_token_us: args.frontend_per_token_us,
         expert_parallel: args.enable_expert_parallel,
         async_scheduling: !args.no_async_scheduling,
@@ -226,15 +226,6 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         }
     };
     Ok(e)
-}
-
-/// The server's fixed path each engine's default is (`core::sim`'s fitted constants).
-pub fn default_frontend_overhead_ms(kind: EngineKind) -> f64 {
-    match kind {
-        EngineKind::Vllm => DEFAULT_FRONTEND_OVERHEAD_MS,
-        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
-        EngineKind::Trtllm => TRTLLM_FRONTEND_OVERHEAD_MS,
-    }
 }
 
 /// The generic knobs of one engine: most requests running, tokens per step, tokens per page,

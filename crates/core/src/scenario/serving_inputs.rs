@@ -11,8 +11,7 @@
 use super::notice::NoticeKind;
 use crate::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::sim::config::{
-    DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS, SGLANG_FRONTEND_OVERHEAD_MS,
-    TRTLLM_FRONTEND_OVERHEAD_MS,
+    engine_frontend_overhead_ms, DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS,
 };
 use crate::sim::engines::EngineKind;
 use crate::sim::fleet::Router;
@@ -423,15 +422,6 @@ impl ServField {
     }
 }
 
-/// The server path `engine`'s runs default to, ms (each engine's fitted value).
-pub fn default_frontend_for(engine: EngineKind) -> f64 {
-    match engine {
-        EngineKind::Vllm => DEFAULT_FRONTEND_OVERHEAD_MS,
-        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
-        EngineKind::Trtllm => TRTLLM_FRONTEND_OVERHEAD_MS,
-    }
-}
-
 impl ServingInputs {
     /// Whether `key` is one of these inputs' URL parameters.
     pub fn owns(key: &str) -> bool {
@@ -442,8 +432,9 @@ impl ServingInputs {
     /// Switches the engine; a server path left at the old engine's default follows to the
     /// new one's.
     pub fn set_engine(&mut self, engine: EngineKind) {
-        if self.frontend_overhead_ms.to_bits() == default_frontend_for(self.engine).to_bits() {
-            self.frontend_overhead_ms = default_frontend_for(engine);
+        if self.frontend_overhead_ms.to_bits() == engine_frontend_overhead_ms(self.engine).to_bits()
+        {
+            self.frontend_overhead_ms = engine_frontend_overhead_ms(engine);
         }
         self.engine = engine;
     }
@@ -561,7 +552,7 @@ mod tests {
         for e in [EngineKind::Sglang, EngineKind::Trtllm] {
             let mut v = ServingInputs::default();
             v.set_engine(e);
-            assert_eq!(v.frontend_overhead_ms, default_frontend_for(e));
+            assert_eq!(v.frontend_overhead_ms, engine_frontend_overhead_ms(e));
             let q = v.query_parts();
             assert_eq!(q, vec![format!("sv_engine={}", e.id())]);
             assert_eq!(read(&q), (v, 0));

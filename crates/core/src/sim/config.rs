@@ -83,6 +83,15 @@ pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 175.0;
 /// TensorRT-LLM rows at 8 or fewer clients.
 pub const TRTLLM_FRONTEND_OVERHEAD_MS: f64 = 25.0;
 
+/// The server path `engine`'s runs default to, milliseconds: each engine's fitted value.
+pub fn engine_frontend_overhead_ms(engine: EngineKind) -> f64 {
+    match engine {
+        EngineKind::Vllm => DEFAULT_FRONTEND_OVERHEAD_MS,
+        EngineKind::Sglang => SGLANG_FRONTEND_OVERHEAD_MS,
+        EngineKind::Trtllm => TRTLLM_FRONTEND_OVERHEAD_MS,
+    }
+}
+
 /// Largest frontend overhead accepted, milliseconds.
 pub const MAX_FRONTEND_OVERHEAD_MS: f64 = 10_000.0;
 

@@ -52,10 +52,10 @@ pub mod workload;
 
 pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{
-    Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind, DEFAULT_FRONTEND_OVERHEAD_MS,
-    DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS, DYNAMO_FRONTEND_OVERHEAD_MS,
-    MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US, SGLANG_FRONTEND_OVERHEAD_MS,
-    TRTLLM_FRONTEND_OVERHEAD_MS,
+    engine_frontend_overhead_ms, Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind,
+    DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS,
+    DYNAMO_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
+    SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
 };
 pub use engines::{EngineKind, EnginePool, Policy};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
