@@ -331,3 +331,83 @@ fn vllm_engine_prints_the_other_engines_pool_by_its_rule() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// `--tp --dp --ep --pp --nodes` in one spelling for every engine: a DeepSeek-R1 deployment
+/// over two 8-GPU nodes prints its shape and each engine's own flags, its JSON carries the
+/// shape, and a shape that breaks a rule is refused in one sentence naming it (exit 2).
+#[test]
+fn parallelism_flags_take_one_spelling_and_name_each_engines_flags() {
+    let r1 = "data/presets/deepseek-ai__DeepSeek-R1.json";
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "simulate",
+            "--config",
+            r1,
+            "--gpu",
+            "h200-sxm",
+            "--rate",
+            "inf",
+            "--max-concurrency",
+            "16",
+            "--num-requests",
+            "32",
+        ];
+        a.extend_from_slice(extra);
+        run_cli(&a)
+    };
+    for (engine, flags) in [
+        (
+            "sglang",
+            "--tp 16 --dp 2 --enable-dp-attention --ep-size 16",
+        ),
+        (
+            "vllm",
+            "--tensor-parallel-size 8 --data-parallel-size 2 --enable-expert-parallel",
+        ),
+    ] {
+        let (code, out, err) = run(&["--engine", engine, "--tp", "8", "--dp", "2", "--ep", "16"]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        assert!(
+            out.contains("8 × 2 × 1 = 16 GPUs on 2 node(s), ep 16"),
+            "{out}"
+        );
+        assert!(out.contains(flags), "{engine}: {out}");
+        assert!(out.contains("2 attention-DP ranks"), "{out}");
+    }
+    let (code, out, err) = run(&["--tp", "8", "--dp", "2", "--ep", "16", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let p = &v["engine"]["parallel"];
+    assert_eq!(
+        (
+            p["tp"].as_u64(),
+            p["dp"].as_u64(),
+            p["ep"].as_u64(),
+            p["nodes"].as_u64()
+        ),
+        (Some(8), Some(2), Some(16), Some(2)),
+        "{v}"
+    );
+    for (extra, names) in [
+        (&["--tp", "8", "--dp", "2", "--nodes", "1"][..], "nodes"),
+        (
+            &["--tp", "8", "--ep", "3", "--engine", "sglang"][..],
+            "ep = 3",
+        ),
+        (
+            &["--tp", "8", "--ep", "4"][..],
+            "vLLM's --enable-expert-parallel",
+        ),
+        (
+            &["--tp", "2", "--dp", "4", "--engine", "trtllm"][..],
+            "enable_attention_dp",
+        ),
+        (&["--tp", "8", "--pp", "62"][..], "61 layers"),
+        (&["--tp", "8", "--dp", "0"][..], "--dp"),
+    ] {
+        let (code, _, err) = run(extra);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(names), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -59,6 +59,8 @@ struct Scored {
     /// C × (input + output) over the KV pool in tokens (issue 44, part 4: past the capacity).
     kv_demand: f64,
     preemptions: u64,
+    /// The launch ran expert parallelism or attention DP.
+    parallel: bool,
 }
 
 /// Every development row simulated (or skipped, with the reason), once for the tests of this
@@ -90,6 +92,7 @@ fn simulate_all() -> (Vec<Scored>, BTreeMap<String, usize>) {
                 kv_demand: (r.c * (r.isl + r.osl)) as f64
                     / (s.engine.num_gpu_blocks * s.engine.block_size).max(1) as f64,
                 preemptions: s.preemptions,
+                parallel: s.engine.parallel.is_some_and(|p| p.ep > 1 || p.dp > 1),
                 row: r,
             }),
             Outcome::Skipped(why) => *skipped.entry(why).or_default() += 1,
@@ -263,6 +266,14 @@ fn development_rows_within_the_achieved_error() {
     print_by("GPU", all, &|s| s.row.system.clone());
     print_by("TP", all, &|s| format!("TP {}", s.row.tp));
     print_by("concurrency", all, &|s| band(s.row.c));
+    print_by("parallelism", all, &|s| {
+        if s.parallel {
+            "expert parallelism or attention DP"
+        } else {
+            "tensor parallelism only"
+        }
+        .into()
+    });
     print_by("KV demand, C x (input + output)", all, &kv_band);
     print_by("stack", all, &|s| {
         if s.aic {

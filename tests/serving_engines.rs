@@ -100,10 +100,18 @@ fn each_engine_resolves_its_own_defaults() {
         s.policy,
         Policy::Sglang {
             mixed_chunk: false,
-            max_prefill_tokens: 16384
+            max_prefill_tokens: 16384,
+            recv_interval: 1
         }
     );
-    assert_eq!(t.policy, Policy::Trtllm { chunked: false });
+    assert_eq!(
+        t.policy,
+        Policy::Trtllm {
+            chunked: false,
+            adp_timeout_iters: 0,
+            adp_ranks: 1
+        }
+    );
     assert_eq!((s.max_num_batched_tokens, s.block_size), (8192, 1));
     assert_eq!(
         (t.max_num_batched_tokens, t.max_num_seqs, t.block_size),

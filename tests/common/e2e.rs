@@ -162,9 +162,26 @@ pub fn setup(r: &Row) -> Option<Setup> {
 
 /// Why `r` is not simulated, if it is not (its setup's `skip_when`).
 pub fn skip_reason(r: &Row, s: &Setup) -> Option<String> {
-    let rule = s.get("skip_when");
-    let (cond, reason) = rule.split_once(": ")?;
-    let applies = match cond.split_once('=') {
+    let (cond, reason) = s.get("skip_when").split_once(": ")?;
+    applies(r, cond).then(|| reason.to_string())
+}
+
+/// The launch's (TP, attention DP) where its setup's `shape_when` (`config_id=N: tp A dp B`)
+/// applies to `r`, else the recorded TP alone.
+pub fn launched_shape(r: &Row, s: &Setup) -> (u64, u64) {
+    let shape = s.get("shape_when").split_once(": ").and_then(|(cond, v)| {
+        let w: Vec<&str> = v.split_whitespace().collect();
+        match w.as_slice() {
+            ["tp", tp, "dp", dp] if applies(r, cond) => Some((tp.parse().ok()?, dp.parse().ok()?)),
+            _ => None,
+        }
+    });
+    shape.unwrap_or((r.tp, 1))
+}
+
+/// Whether a setup's condition (`all`, `config_id=N`, `column=value`) holds for `r`.
+fn applies(r: &Row, cond: &str) -> bool {
+    match cond.split_once('=') {
         None => cond == "all",
         Some(("config_id", id)) => {
             field(&r.fields, "silicon_data_source").contains(&format!("config_id={id};"))
@@ -172,8 +189,7 @@ pub fn skip_reason(r: &Row, s: &Setup) -> Option<String> {
         Some((col, v)) => {
             r.fields.get(col).and_then(|x| x.parse::<f64>().ok()) == v.parse::<f64>().ok()
         }
-    };
-    applies.then(|| reason.to_string())
+    }
 }
 
 pub fn config_text(checkpoint: &str) -> Option<String> {
@@ -300,8 +316,10 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
         }
         n => isl + osl + n.parse::<u64>().unwrap_or(256),
     };
+    let (tp, dp) = launched_shape(r, s);
     let engine = EngineConfig {
-        tp: r.tp,
+        tp,
+        dp,
         max_num_seqs: seqs,
         max_num_batched_tokens: mnbt,
         block_size: s.get("block_size").parse().unwrap_or(16),
@@ -341,7 +359,7 @@ pub fn load(r: &Row, s: &Setup) -> WorkloadSpec {
             output: osl,
         }
     };
-    let per = |k: &str| s.get(k).parse::<u64>().unwrap_or(0);
+    let per = |k: &str| knob(s.get(k), c, isl, osl).unwrap_or(0);
     let warmup = per("warmups_per_client") * c;
     WorkloadSpec {
         arrival: Arrival::AllAtOnce,
@@ -352,6 +370,77 @@ pub fn load(r: &Row, s: &Setup) -> WorkloadSpec {
         warmup_drained: true,
         seed: r.line as u64,
     }
+}
+
+/// A setup's knob: a number, or a sum of `c`, `isl`, `osl` and numbers, or `ceil32(…)`,
+/// `ceil64(…)`, `max(a;b)`, `if(X>=N;a;b)` (X one of `c`, `isl`, `osl`) of those; `None` for
+/// `default` or what this reader does not know.
+pub fn knob(text: &str, c: u64, isl: u64, osl: u64) -> Option<u64> {
+    let t = text.trim();
+    let call = |name: &str| t.strip_prefix(name).and_then(|x| x.strip_suffix(')'));
+    if let Some(inner) = call("ceil32(") {
+        return knob(inner, c, isl, osl).map(|v| v.div_ceil(32) * 32);
+    }
+    if let Some(inner) = call("ceil64(") {
+        return knob(inner, c, isl, osl).map(|v| v.div_ceil(64) * 64);
+    }
+    if let Some(inner) = call("max(") {
+        let [a, b] = args(inner)?;
+        return Some(knob(a, c, isl, osl)?.max(knob(b, c, isl, osl)?));
+    }
+    if let Some(inner) = call("if(") {
+        let parts: Vec<&str> = split_top(inner);
+        let [cond, a, b] = parts.as_slice() else {
+            return None;
+        };
+        let (var, n) = cond.split_once(">=")?;
+        let v = match var.trim() {
+            "c" => c,
+            "isl" => isl,
+            "osl" => osl,
+            _ => return None,
+        };
+        let pick = if v >= n.trim().parse::<u64>().ok()? {
+            a
+        } else {
+            b
+        };
+        return knob(pick, c, isl, osl);
+    }
+    t.split('+')
+        .map(|term| match term.trim() {
+            "c" => Some(c),
+            "isl" => Some(isl),
+            "osl" => Some(osl),
+            n => n.parse().ok(),
+        })
+        .sum()
+}
+
+/// `a;b` split at its top-level semicolon.
+fn args(inner: &str) -> Option<[&str; 2]> {
+    match split_top(inner).as_slice() {
+        [a, b] => Some([a, b]),
+        _ => None,
+    }
+}
+
+/// `inner` split at the semicolons outside parentheses.
+fn split_top(inner: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
+    for (i, ch) in inner.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ';' if depth == 0 => {
+                out.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[start..]);
+    out
 }
 
 /// A simulated row: its result, or why it was not simulated.

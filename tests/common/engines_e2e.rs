@@ -4,6 +4,7 @@
 //! engine's flags as the launch scripts set them; provenance in `fixtures/SOURCES.md`),
 //! simulated as the benchmark ran them. Used by `tests/engines_e2e_validation.rs`.
 
+pub use super::e2e::knob;
 pub use super::e2e::Row;
 use super::e2e::{
     aggregated, config_text, field, gpu, load, modelopt_fp8_kv, num, records, requested_weights,
@@ -16,28 +17,43 @@ use llm_serving_calculator::core::sim::{Budget, EngineConfig, Replica, SimResult
 use std::sync::OnceLock;
 
 const SETUPS: &str = include_str!("../fixtures/e2e_setups_engines.csv");
+const PARALLEL_SETUPS: &str = include_str!("../fixtures/e2e_setups_parallel.csv");
 
 fn setups() -> &'static [(usize, Fields)] {
     static S: OnceLock<Vec<(usize, Fields)>> = OnceLock::new();
     S.get_or_init(|| records(SETUPS))
 }
 
-/// The aggregated SGLang and TensorRT-LLM rows with neither attention DP nor expert
-/// parallelism recorded.
-pub fn rows() -> Vec<Row> {
-    let one = |f: &Fields, k: &str| num(f, k).is_nan() || num(f, k) <= 1.0;
-    aggregated(&|f| {
-        matches!(field(f, "backend"), "sglang" | "trtllm")
-            && one(f, "attention_dp_size")
-            && one(f, "moe_ep_size")
-    })
+fn parallel_setups() -> &'static [(usize, Fields)] {
+    static S: OnceLock<Vec<(usize, Fields)>> = OnceLock::new();
+    S.get_or_init(|| records(PARALLEL_SETUPS))
 }
 
-/// The setup of `r`'s group: same engine, model, GPU, precision, version, source and TP.
+/// The aggregated SGLang and TensorRT-LLM rows.
+pub fn rows() -> Vec<Row> {
+    aggregated(&|f| matches!(field(f, "backend"), "sglang" | "trtllm"))
+}
+
+/// Whether `r` recorded attention DP or expert parallelism above 1.
+pub fn recorded_parallel(r: &Row) -> bool {
+    let above = |k: &str| num(r.fields(), k) > 1.0;
+    above("attention_dp_size") || above("moe_ep_size")
+}
+
+/// Whether `r`'s launch ran attention DP or expert parallelism above 1 (its setup's shape).
+pub fn launched_parallel(r: &Row, s: &Setup) -> bool {
+    let v = |k: &str| knob(s.get(k), r.c, r.isl, r.osl).unwrap_or(1);
+    !s.get("gpus").is_empty() && (v("attn_dp") > 1 || v("moe_ep") > 1)
+}
+
+/// The setup of `r`'s group: same engine, model, GPU, precision, version, source and
+/// recorded TP, attention DP and EP; the groups whose launch set attention DP or expert
+/// parallelism (`e2e_setups_parallel.csv`, which also holds the true shape of groups
+/// recorded TP-only) before the TP-only ones.
 pub fn setup(r: &Row) -> Option<Setup> {
     let f = r.fields();
     let int = |v: &str| v.parse::<f64>().map(|x| x as u64).ok();
-    setups().iter().map(|(_, s)| Setup::of(s)).find(|s| {
+    let same = |s: &Setup| {
         s.get("backend") == r.engine.id()
             && s.get("model_path") == r.model
             && s.get("system") == r.system
@@ -45,37 +61,27 @@ pub fn setup(r: &Row) -> Option<Setup> {
             && s.get("backend_version") == r.version
             && s.get("source") == source_kind(f)
             && int(s.get("csv_tp")) == int(field(f, "tp_size"))
-    })
+    };
+    let dp_ep = |s: &Setup| {
+        let rec = |k: &str| int(field(f, k)).unwrap_or(1).max(1);
+        int(s.get("csv_dp")).unwrap_or(1).max(1) == rec("attention_dp_size")
+            && int(s.get("csv_ep")).unwrap_or(1).max(1) == rec("moe_ep_size")
+    };
+    parallel_setups()
+        .iter()
+        .map(|(_, s)| Setup::of(s))
+        .find(|s| same(s) && dp_ep(s))
+        .or_else(|| {
+            (!recorded_parallel(r))
+                .then(|| setups().iter().map(|(_, s)| Setup::of(s)).find(same))
+                .flatten()
+        })
 }
 
 /// Why `r` is not simulated, if it is not (its setup's `skip_when`: `all: reason` here).
 pub fn skip_reason(s: &Setup) -> Option<String> {
     let (cond, reason) = s.get("skip_when").split_once(": ")?;
     (cond == "all").then(|| reason.to_string())
-}
-
-/// A setup's knob: a number, or a sum of `c`, `isl`, `osl` and numbers, or `ceil32(…)`,
-/// `ceil64(…)`, `max(a;b)` of those; `None` for `default` or what this reader does not know.
-pub fn knob(text: &str, c: u64, isl: u64, osl: u64) -> Option<u64> {
-    let t = text.trim();
-    if let Some(inner) = t.strip_prefix("ceil32(").and_then(|x| x.strip_suffix(')')) {
-        return knob(inner, c, isl, osl).map(|v| v.div_ceil(32) * 32);
-    }
-    if let Some(inner) = t.strip_prefix("ceil64(").and_then(|x| x.strip_suffix(')')) {
-        return knob(inner, c, isl, osl).map(|v| v.div_ceil(64) * 64);
-    }
-    if let Some(inner) = t.strip_prefix("max(").and_then(|x| x.strip_suffix(')')) {
-        let (a, b) = inner.split_once(';')?;
-        return Some(knob(a, c, isl, osl)?.max(knob(b, c, isl, osl)?));
-    }
-    t.split('+')
-        .map(|term| match term.trim() {
-            "c" => Some(c),
-            "isl" => Some(isl),
-            "osl" => Some(osl),
-            n => n.parse().ok(),
-        })
-        .sum()
 }
 
 /// The value a cell gives for a run of `isl` + `osl` tokens at `c` clients: the cell itself,
@@ -126,9 +132,20 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         ),
     };
     let flags = s.get("other_flags");
+    // The launch's shape where the setup gives it, else the recorded TP alone.
+    let shape = |k: &str| -> Result<u64, String> {
+        knob(s.get(k), c, isl, osl).ok_or_else(|| format!("{k} = {:?} not read", s.get(k)))
+    };
+    let (tp, dp, ep) = if s.get("gpus").is_empty() {
+        (r.tp, 1, 1)
+    } else {
+        (shape("attn_tp")?, shape("attn_dp")?, shape("moe_ep")?)
+    };
     let engine = EngineConfig {
         engine: r.engine,
-        tp: r.tp,
+        tp,
+        dp,
+        ep,
         max_num_seqs: read("max_batch_size")?,
         max_num_batched_tokens: read("max_num_tokens")?,
         page_size: read("page_size")?,
@@ -150,10 +167,50 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
             }
             None => None,
         },
+        scheduler_recv_interval: recv_interval(flags, c),
+        adp_balance_timeout_iters: adp_balance(flags),
         frontend_overhead_ms: 0.0,
         ..EngineConfig::default()
     };
     Ok((engine, load(r, s)))
+}
+
+/// SGLang's `--scheduler-recv-interval` among a setup's flags at `c` clients: `N`, `A if
+/// conc>=K else B` or `A (conc>=K)` (1 below K).
+fn recv_interval(flags: &str, c: u64) -> Option<u64> {
+    let (_, rest) = flags.split_once("--scheduler-recv-interval ")?;
+    let v = rest.split(';').next()?.trim();
+    let cond = |k: &str| k.trim().parse::<u64>().ok().map(|k| c >= k);
+    if let Some((a, rest)) = v.split_once(" if conc>=") {
+        let (k, b) = rest.split_once(" else ")?;
+        return if cond(k)? {
+            a.parse().ok()
+        } else {
+            b.trim().parse().ok()
+        };
+    }
+    if let Some((a, rest)) = v.split_once(" (conc>=") {
+        return if cond(rest.trim_end_matches(')'))? {
+            a.parse().ok()
+        } else {
+            Some(1)
+        };
+    }
+    v.parse().ok()
+}
+
+/// TensorRT-LLM's attention-DP balancing among a setup's flags: `timeout_iters N` of an
+/// `attention_dp_config` with `enable_balance true`, or its default 50 when none is given.
+fn adp_balance(flags: &str) -> Option<u64> {
+    if !flags.contains("enable_balance true") && !flags.contains("enable_balance=true") {
+        return None;
+    }
+    let n = flags
+        .split([';', '(', ')'])
+        .map(str::trim)
+        .find_map(|p| p.strip_prefix("timeout_iters "))
+        .and_then(|v| v.trim().parse().ok());
+    Some(n.unwrap_or(50))
 }
 
 /// A simulated row: its result, or why it was not simulated.

@@ -26,6 +26,9 @@ pub struct OtherEngineFlags {
     /// SGLang's --max-prefill-tokens: new prompt tokens of one prompt batch [default: 16384]
     #[arg(long, value_name = "T", value_parser = whole)]
     pub max_prefill_tokens: Option<u64>,
+    /// SGLang's --scheduler-recv-interval: while decoding, new requests are taken every this many decode steps [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub scheduler_recv_interval: Option<u64>,
     /// TensorRT-LLM's max_batch_size [default: 2048]
     #[arg(long, value_name = "S", value_parser = whole)]
     pub max_batch_size: Option<u64>,
@@ -41,4 +44,7 @@ pub struct OtherEngineFlags {
     /// TensorRT-LLM's enable_chunked_prefill (off by default: a prompt runs whole in one step)
     #[arg(long)]
     pub enable_chunked_prefill: bool,
+    /// TensorRT-LLM's attention_dp_config with enable_balance and this timeout_iters, under attention DP (--dp): while requests decode, prompts wait until every rank has one or this many steps [default: balancing off]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub attention_dp_timeout_iters: Option<u64>,
 }

@@ -200,15 +200,27 @@ pub struct Engine {
     /// Share of prompt tokens found in the prefix cache, 0 up to 1
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = prefix_share)]
     pub prefix_hit: f64,
-    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 22, SGLang 175, TensorRT-LLM 25]
+    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 22, SGLang 128, TensorRT-LLM 25]
     #[arg(long, value_name = "MS", value_parser = range(0.0, MAX_FRONTEND_OVERHEAD_MS))]
     pub frontend_overhead_ms: Option<f64>,
     /// The server's serial work per prompt token (tokenization, one worker in arrival order), µs
     #[arg(long, value_name = "US", default_value_t = DEFAULT_FRONTEND_PER_TOKEN_US, value_parser = range(0.0, MAX_FRONTEND_PER_TOKEN_US))]
     pub frontend_per_token_us: f64,
-    /// Split the routed experts by expert across the TP ranks (vLLM's flag)
+    /// Split the routed experts by expert across the TP ranks (vLLM's flag; the same as --ep tp × dp)
     #[arg(long)]
     pub enable_expert_parallel: bool,
+    /// Attention data-parallel ranks of --tp GPUs each (vLLM --data-parallel-size, SGLang --dp with --enable-dp-attention, TensorRT-LLM enable_attention_dp) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub dp: Option<u64>,
+    /// MoE expert-parallel size, dividing tp × dp (SGLang --ep-size, TensorRT-LLM moe_expert_parallel_size; vLLM's is tp × dp or 1) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub ep: Option<u64>,
+    /// Pipeline stages (vLLM --pipeline-parallel-size, SGLang --pp-size, TensorRT-LLM pipeline_parallel_size) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub pp: Option<u64>,
+    /// Nodes the tp × dp × pp GPUs are spread over; communication between nodes goes over InfiniBand/RoCE at 50 GB/s per GPU [default: the fewest that hold them: 8 GPUs per HGX node, 72 per NVL72 rack]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub nodes: Option<u64>,
     /// vLLM without asynchronous scheduling (before 0.14): 2.0 ms of engine time per step instead of 1.25
     #[arg(long)]
     pub no_async_scheduling: bool,

@@ -187,6 +187,8 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         mixed_chunk: args.others.enable_mixed_chunk,
         max_prefill_tokens: args.others.max_prefill_tokens,
         chunked_prefill: args.others.enable_chunked_prefill,
+        scheduler_recv_interval: args.others.scheduler_recv_interval,
+        adp_balance_timeout_iters: args.others.attention_dp_timeout_iters,
         max_model_len: args.max_model_len,
         weights_dtype: args
             .dtypes
@@ -211,6 +213,10 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         frontend_per_token_us: args.frontend_per_token_us,
         expert_parallel: args.enable_expert_parallel,
         async_scheduling: !args.no_async_scheduling,
+        dp: args.dp.unwrap_or(1),
+        ep: args.ep.unwrap_or(1),
+        pp: args.pp.unwrap_or(1),
+        nodes: args.nodes.unwrap_or(0),
         ..EngineConfig::default()
     };
     e.step_model = match args.step_model.as_deref() {
@@ -260,8 +266,13 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
                 args.others.mem_fraction_static.is_some(),
                 args.others.enable_mixed_chunk,
                 args.others.max_prefill_tokens.is_some(),
+                args.others.scheduler_recv_interval.is_some(),
             ],
-            &["--enable-mixed-chunk", "--max-prefill-tokens"],
+            &[
+                "--enable-mixed-chunk",
+                "--max-prefill-tokens",
+                "--scheduler-recv-interval",
+            ],
         ),
         (
             EngineKind::Trtllm,
@@ -271,8 +282,9 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
                 args.others.tokens_per_block.is_some(),
                 args.others.free_gpu_memory_fraction.is_some(),
                 args.others.enable_chunked_prefill,
+                args.others.attention_dp_timeout_iters.is_some(),
             ],
-            &["--enable-chunked-prefill"],
+            &["--enable-chunked-prefill", "--attention-dp-timeout-iters"],
         ),
     ];
     for (owner, flags, others) in &given {
@@ -562,6 +574,22 @@ fn result_text(r: &SimResult, rate: f64) -> String {
                 e.block_size
             ),
         );
+    }
+    if let Some(p) = e.parallel {
+        line(
+            &mut s,
+            "Parallelism (tp × dp × pp, ep):",
+            format!(
+                "{} × {} × {} = {} GPUs on {} node(s), ep {}",
+                p.tp,
+                p.dp,
+                p.pp,
+                p.gpus(),
+                p.nodes.max(1),
+                p.ep
+            ),
+        );
+        line(&mut s, "Engine flags:", p.engine_flags(e.engine));
     }
     s.push_str(&format!("{:=^50}\n", ""));
     s.push_str(&notes_text(&r.notes));

@@ -27,6 +27,10 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         kv_dtype: s.kv_dtype,
         prefix_hit: v.prefix_hit,
         frontend_overhead_ms: v.frontend_overhead_ms,
+        dp: v.dp,
+        ep: v.ep,
+        pp: v.pp,
+        nodes: v.nodes,
         // Efficiencies the user set are the roofline's: they select it (as `--eff` does).
         step_model: if s.views.eff == Efficiencies::default() {
             StepModelKind::Kernels

@@ -162,10 +162,27 @@ pub struct ServingInputs {
     /// `sv_router=round-robin|least-loaded`; the planner's simulated sizing reads it).
     #[serde(default)]
     pub router: Router,
+    /// Attention data-parallel ranks of the scenario's TP each (URL `sv_dp`;
+    /// `sim::parallel`).
+    #[serde(default = "one")]
+    pub dp: u64,
+    /// The MoE layers' expert-parallel size (URL `sv_ep`; divides TP × DP).
+    #[serde(default = "one")]
+    pub ep: u64,
+    /// Pipeline stages (URL `sv_pp`).
+    #[serde(default = "one")]
+    pub pp: u64,
+    /// Nodes the GPUs are spread over (URL `sv_nodes`; 0 = the fewest that hold them).
+    #[serde(default)]
+    pub nodes: u64,
 }
 
 fn default_frontend_overhead_ms() -> f64 {
     DEFAULT_FRONTEND_OVERHEAD_MS
+}
+
+fn one() -> u64 {
+    1
 }
 
 impl Default for ServingInputs {
@@ -186,6 +203,10 @@ impl Default for ServingInputs {
             warmup: 100,
             rate: 0.0,
             router: Router::RoundRobin,
+            dp: 1,
+            ep: 1,
+            pp: 1,
+            nodes: 0,
         }
     }
 }
@@ -205,6 +226,14 @@ pub enum ServField {
     PrefixHit,
     /// The server's frontend path per request, ms.
     FrontendOverheadMs,
+    /// Attention data-parallel ranks.
+    Dp,
+    /// MoE expert-parallel size.
+    Ep,
+    /// Pipeline stages.
+    Pp,
+    /// Nodes.
+    Nodes,
     /// Burstiness CV.
     BurstinessCv,
     /// `max_concurrency`.
@@ -226,6 +255,10 @@ impl ServField {
         ServField::GpuMemoryUtilization,
         ServField::PrefixHit,
         ServField::FrontendOverheadMs,
+        ServField::Dp,
+        ServField::Ep,
+        ServField::Pp,
+        ServField::Nodes,
         ServField::BurstinessCv,
         ServField::MaxConcurrency,
         ServField::NumRequests,
@@ -242,6 +275,10 @@ impl ServField {
             ServField::GpuMemoryUtilization => "sv_gmu",
             ServField::PrefixHit => "sv_ph",
             ServField::FrontendOverheadMs => "sv_fo",
+            ServField::Dp => "sv_dp",
+            ServField::Ep => "sv_ep",
+            ServField::Pp => "sv_pp",
+            ServField::Nodes => "sv_nodes",
             ServField::BurstinessCv => "sv_cv",
             ServField::MaxConcurrency => "sv_conc",
             ServField::NumRequests => "sv_n",
@@ -259,6 +296,10 @@ impl ServField {
             ServField::GpuMemoryUtilization => "sv_gpu_memory_utilization",
             ServField::PrefixHit => "sv_prefix_hit",
             ServField::FrontendOverheadMs => "sv_frontend_overhead",
+            ServField::Dp => "sv_par_dp",
+            ServField::Ep => "sv_par_ep",
+            ServField::Pp => "sv_par_pp",
+            ServField::Nodes => "sv_par_nodes",
             ServField::BurstinessCv => "sv_burstiness_cv",
             ServField::MaxConcurrency => "sv_max_concurrency",
             ServField::NumRequests => "sv_num_requests",
@@ -305,6 +346,10 @@ impl ServField {
             ServField::BlockSize => "view_unit_tokens",
             ServField::GpuMemoryUtilization | ServField::PrefixHit => "view_unit_fraction",
             ServField::FrontendOverheadMs => "view_unit_ms",
+            ServField::Dp => "sv_unit_par_dp",
+            ServField::Ep => "sv_unit_par_ep",
+            ServField::Pp => "sv_unit_par_pp",
+            ServField::Nodes => "sv_unit_par_nodes",
             ServField::BurstinessCv => "sv_unit_cv",
             ServField::MaxConcurrency => "sv_unit_requests",
             ServField::NumRequests | ServField::Warmup => "sv_unit_requests",
@@ -332,6 +377,9 @@ impl ServField {
             ServField::GpuMemoryUtilization => (0.05, 1.0),
             ServField::PrefixHit => (0.0, 0.99),
             ServField::FrontendOverheadMs => (0.0, MAX_FRONTEND_OVERHEAD_MS),
+            ServField::Dp | ServField::Pp => (1.0, 64.0),
+            ServField::Ep => (1.0, 1024.0),
+            ServField::Nodes => (0.0, 128.0),
             ServField::BurstinessCv => (0.1, 10.0),
             ServField::MaxConcurrency => (1.0, 100_000.0),
             ServField::NumRequests => (20.0, 20_000.0),
@@ -349,6 +397,10 @@ impl ServField {
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization,
             ServField::PrefixHit => v.prefix_hit,
             ServField::FrontendOverheadMs => v.frontend_overhead_ms,
+            ServField::Dp => v.dp as f64,
+            ServField::Ep => v.ep as f64,
+            ServField::Pp => v.pp as f64,
+            ServField::Nodes => v.nodes as f64,
             ServField::BurstinessCv => v.burstiness_cv,
             ServField::MaxConcurrency => v.max_concurrency as f64,
             ServField::NumRequests => v.num_requests as f64,
@@ -413,6 +465,10 @@ impl ServField {
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization = x,
             ServField::PrefixHit => v.prefix_hit = x,
             ServField::FrontendOverheadMs => v.frontend_overhead_ms = x,
+            ServField::Dp => v.dp = n,
+            ServField::Ep => v.ep = n,
+            ServField::Pp => v.pp = n,
+            ServField::Nodes => v.nodes = n,
             ServField::BurstinessCv => v.burstiness_cv = x,
             ServField::MaxConcurrency => v.max_concurrency = n,
             ServField::NumRequests => v.num_requests = n,

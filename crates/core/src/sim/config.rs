@@ -43,6 +43,7 @@ use crate::sim::engines::{
     Policy, SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
     TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
 };
+use crate::sim::parallel::Parallel;
 use serde::{Deserialize, Serialize};
 
 /// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
@@ -72,12 +73,12 @@ pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 22.0;
 pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
 
 /// The fixed part of SGLang's server path, milliseconds, as [`DEFAULT_FRONTEND_OVERHEAD_MS`]
-/// is vLLM's: 175 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
+/// is vLLM's: 128 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
 /// (`tests/engines_e2e_validation.rs`: the value minimising the median |error| of their mean
 /// TTFT: AIConfigurator's Qwen3-235B runs behind Dynamo and InferenceX's DeepSeek runs behind
 /// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 22 ms: it also holds whatever of the prompt's time the
 /// simulator, timing SGLang's steps with vLLM's kernels, misses (`docs/SERVING_SIMULATOR.md`).
-pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 175.0;
+pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 128.0;
 
 /// The fixed part of `trtllm-serve`'s path, milliseconds: 25 ms, fitted the same way on the
 /// TensorRT-LLM rows at 8 or fewer clients.
@@ -173,6 +174,30 @@ pub struct EngineConfig {
     /// SGLang's `--max-prefill-tokens` (`None`: 16,384).
     #[serde(default)]
     pub max_prefill_tokens: Option<u64>,
+    /// SGLang's `--scheduler-recv-interval` (`None`: 1, every step).
+    #[serde(default)]
+    pub scheduler_recv_interval: Option<u64>,
+    /// TensorRT-LLM's attention-DP balancing, `attention_dp_config` with `enable_balance`
+    /// and this `timeout_iters` (`None`: off, TensorRT-LLM's default; only under attention
+    /// DP).
+    #[serde(default)]
+    pub adp_balance_timeout_iters: Option<u64>,
+    /// Attention data-parallel ranks of `tp` GPUs each (`sim::parallel`).
+    #[serde(default = "one")]
+    pub dp: u64,
+    /// The MoE layers' expert-parallel size (1: none; `expert_parallel` means `tp × dp`).
+    #[serde(default = "one")]
+    pub ep: u64,
+    /// Pipeline stages.
+    #[serde(default = "one")]
+    pub pp: u64,
+    /// Nodes the GPUs are spread over (0: the fewest that hold them).
+    #[serde(default)]
+    pub nodes: u64,
+}
+
+fn one() -> u64 {
+    1
 }
 
 fn yes() -> bool {
@@ -226,6 +251,12 @@ impl Default for EngineConfig {
             chunked_prefill: false,
             mixed_chunk: false,
             max_prefill_tokens: None,
+            scheduler_recv_interval: None,
+            adp_balance_timeout_iters: None,
+            dp: 1,
+            ep: 1,
+            pp: 1,
+            nodes: 0,
         }
     }
 }
@@ -385,6 +416,23 @@ fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
 }
 
 impl EngineConfig {
+    /// The instance's parallelism in the one spelling of `sim::parallel`: vLLM's
+    /// `--enable-expert-parallel` is expert parallelism over every GPU of a stage.
+    pub fn parallel(&self) -> Parallel {
+        let ep = if self.expert_parallel && self.ep <= 1 {
+            self.tp.saturating_mul(self.dp)
+        } else {
+            self.ep
+        };
+        Parallel {
+            tp: self.tp,
+            dp: self.dp,
+            ep,
+            pp: self.pp,
+            nodes: self.nodes,
+        }
+    }
+
     /// The workload of the performance model: TP and precisions.
     pub fn perf_workload(&self) -> Workload {
         let mut wl = Workload::new(1, 1, 1, self.tp);
@@ -398,7 +446,8 @@ impl EngineConfig {
         if self.engine != EngineKind::Vllm {
             return self.resolve_other(model, gpu);
         }
-        let (tp, mml, max_model_len_assumed, max_model_len_derived) = self.common_checks(model)?;
+        let (tp, mml, max_model_len_assumed, max_model_len_derived) =
+            self.common_checks(model, gpu)?;
         let (default_seqs, default_mnbt) = vllm_serve_defaults(gpu);
         let seqs = whole(
             "max_num_seqs",
@@ -444,8 +493,10 @@ impl EngineConfig {
     fn common_checks(
         &self,
         model: &ModelDesc,
+        gpu: &Accelerator,
     ) -> Result<(u64, u64, bool, Option<EngineMaxLen>), CalcError> {
         let tp = whole("tp", self.tp, 1, 1024)?;
+        self.parallel().check(model, gpu, self.engine)?;
         let p = self.prefix_hit;
         within(
             "prefix_hit",
@@ -484,7 +535,8 @@ impl EngineConfig {
     /// sliding-window or recurrent-state pools are modelled: a model with recurrent layers
     /// is refused).
     fn resolve_other(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
-        let (tp, mml, max_model_len_assumed, max_model_len_derived) = self.common_checks(model)?;
+        let (tp, mml, max_model_len_assumed, max_model_len_derived) =
+            self.common_checks(model, gpu)?;
         let sglang = self.engine == EngineKind::Sglang;
         let smi = smi_mib(gpu);
         let mnbt = match (self.max_num_batched_tokens, sglang) {
@@ -552,10 +604,23 @@ impl EngineConfig {
                         1,
                         MAX_ENGINE_KNOB,
                     )?,
+                    recv_interval: whole(
+                        "scheduler_recv_interval",
+                        self.scheduler_recv_interval.unwrap_or(1),
+                        1,
+                        MAX_ENGINE_KNOB,
+                    )?,
                 }
             } else {
                 Policy::Trtllm {
                     chunked: self.chunked_prefill,
+                    adp_timeout_iters: match self.adp_balance_timeout_iters {
+                        Some(t) if self.dp > 1 => {
+                            whole("adp_balance_timeout_iters", t, 1, MAX_ENGINE_KNOB)?
+                        }
+                        _ => 0,
+                    },
+                    adp_ranks: self.dp,
                 }
             },
         })
@@ -602,7 +667,8 @@ impl EngineConfig {
                 max_num_seqs: self.max_num_seqs.unwrap_or(256).clamp(1, MAX_ENGINE_KNOB),
             },
         )?;
-        let inp = start.inputs;
+        let mut inp = start.inputs;
+        inp.weights = self.parallel_weights(model, inp.weights);
         let pool = if sglang {
             sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
         } else {
@@ -659,9 +725,24 @@ impl EngineConfig {
                 max_num_seqs: seqs,
             },
         )?;
-        let inp = start.inputs;
+        let mut inp = start.inputs;
+        inp.weights = self.parallel_weights(model, inp.weights);
         let profile = KvProfile::from_model(model, kv, tp)?;
         Ok((vllm_budget(&inp, &profile)?, profile))
+    }
+
+    /// The weights one GPU holds under the instance's parallelism, from those at TP alone
+    /// (`Parallel::weights_per_gpu`; unchanged without attention DP or pipeline stages).
+    fn parallel_weights(&self, model: &ModelDesc, at_tp: Bytes) -> Bytes {
+        let p = self.parallel();
+        if p.dp <= 1 && p.pp <= 1 {
+            return at_tp;
+        }
+        let fmt = match self.weights_dtype {
+            Some(d) => format_for(d, model.weights.base),
+            None => model.weights.clone(),
+        };
+        p.weights_per_gpu(model, &fmt, at_tp)
     }
 }
 

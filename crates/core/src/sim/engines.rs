@@ -142,12 +142,26 @@ pub enum Policy {
         /// `--max-prefill-tokens` (16,384 by default): the new prompt tokens of one batch; a
         /// request whose prompt reaches what is left joins only an empty batch.
         max_prefill_tokens: u64,
+        /// `--scheduler-recv-interval` (1 by default): while it decodes, the scheduler takes
+        /// new requests from the tokenizer only every this many decode steps (after a prompt
+        /// batch or when idle, at once: `SchedulerRecvSkipper`, weights 1 for a decode step
+        /// and 1,000 for a prompt batch).
+        #[serde(default = "one")]
+        recv_interval: u64,
     },
     /// TensorRT-LLM, `GUARANTEED_NO_EVICT`: decodes first, then whole prompts (or chunks, with
     /// `chunked`) of requests admitted only when their whole prompt and output fit.
     Trtllm {
         /// `enable_chunked_prefill` (off by default).
         chunked: bool,
+        /// Attention DP's balancing (`attention_dp_config.enable_balance` with
+        /// `timeout_iters`; 0: off, the default): while requests decode, new prompts wait
+        /// until every rank has one, or this many steps since prompts were last let in.
+        #[serde(default)]
+        adp_timeout_iters: u64,
+        /// The attention-DP ranks the balancing waits on (the shape's `dp`).
+        #[serde(default)]
+        adp_ranks: u64,
     },
 }
 
@@ -160,6 +174,10 @@ impl Policy {
             Policy::Trtllm { .. } => EngineKind::Trtllm,
         }
     }
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// SGLang's `--chunked-prefill-size` default: 8,192 tokens on GPUs of 60 to 160 GiB, 16,384

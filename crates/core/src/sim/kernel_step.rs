@@ -45,6 +45,7 @@ use crate::hardware::{
     Routing,
 };
 use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
+use crate::sim::parallel::{allreduce_on, p2p_s, Parallel};
 
 /// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
 pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
@@ -176,8 +177,22 @@ pub struct KernelStep {
     attn: Vec<AttnClass>,
     head: (f64, f64),
     overhead: StepOverhead,
+    /// The instance's parallelism beyond tensor parallelism (`sim::parallel`), when any.
+    par: Option<ParStep>,
     memo: Vec<f64>,
     head_memo: Vec<f64>,
+}
+
+/// What a step needs of the instance's parallelism: the shape, the GPUs of one node and the
+/// in-node link's bandwidth per direction.
+#[derive(Debug, Clone, Copy)]
+struct ParStep {
+    shape: Parallel,
+    per_node: u64,
+    link_bw: f64,
+    crossings: u64,
+    /// DP ranks whose tokens meet in each MoE layer (the active ones).
+    dp_tokens: f64,
 }
 
 /// Most token counts remembered.
@@ -373,28 +388,61 @@ impl KernelStep {
             attn,
             head: ((model.vocab_size as f64 / tp.max(1) as f64).ceil(), h),
             overhead,
+            par: None,
             memo: Vec::new(),
             head_memo: Vec::new(),
         })
     }
 
-    /// The same model with the engine's time per step set to `o` (remembered times dropped).
-    pub fn with_overhead(mut self, o: StepOverhead) -> KernelStep {
-        self.overhead = o;
+    /// The same model under the instance's parallelism `p` on `gpu` (`sim::parallel`): the
+    /// routed experts split `p.ep` ways by expert and `p.moe_tp()` ways by intermediate
+    /// size, each MoE layer run on the tokens of `p.dp` ranks after gathering them, the
+    /// stages of a pipeline passed one after the other. `p.tp` must be the TP this model was
+    /// built at.
+    pub fn with_parallel(mut self, p: Parallel, gpu: &Accelerator) -> KernelStep {
+        let tp = self.tp.max(1) as f64;
+        let moe_tp = p.moe_tp().max(1) as f64;
+        for c in &mut self.linear {
+            if let Some((s, _)) = &mut c.moe {
+                s.inter = s.inter * tp / moe_tp;
+                s.ep = p.ep.max(1) as f64;
+            }
+        }
+        self.par = Some(ParStep {
+            shape: p,
+            per_node: p.per_node(gpu),
+            link_bw: gpu.interconnect.per_direction().map_or(50e9, |b| b.0),
+            crossings: p.node_crossings(gpu),
+            dp_tokens: p.dp.max(1) as f64,
+        });
+        self.memo.clear();
+        self.head_memo.clear();
         self
     }
 
-    /// The same model with the routed experts split by expert across the TP ranks: each GPU
-    /// holds `experts / tp` whole experts and every token's routed work for them.
-    pub fn with_expert_parallel(mut self) -> KernelStep {
-        let tp = self.tp.max(1) as f64;
-        for c in &mut self.linear {
-            if let Some((s, _)) = &mut c.moe {
-                s.inter *= tp;
-                s.ep = tp;
-            }
+    /// Runs the MoE layers on the tokens of `ranks` DP ranks from now on (at most the
+    /// shape's `dp`: fewer when fewer ranks have requests); whether that changed anything.
+    pub fn set_active_ranks(&mut self, ranks: u64) -> bool {
+        let Some(p) = &mut self.par else {
+            return false;
+        };
+        let r = ranks.clamp(1, p.shape.dp.max(1)) as f64;
+        if r == p.dp_tokens {
+            return false;
         }
+        p.dp_tokens = r;
         self.memo.clear();
+        true
+    }
+
+    /// The instance's parallelism, when it goes beyond tensor parallelism.
+    pub fn parallel(&self) -> Option<Parallel> {
+        self.par.map(|p| p.shape)
+    }
+
+    /// The same model with the engine's time per step set to `o` (remembered times dropped).
+    pub fn with_overhead(mut self, o: StepOverhead) -> KernelStep {
+        self.overhead = o;
         self
     }
 
@@ -478,7 +526,12 @@ impl KernelStep {
             return (s, p);
         }
         let (k, r) = (self.kernels, &self.roof);
+        let dp_tokens = self.par.map_or(1.0, |p| p.dp_tokens);
+        let mut moe_layers = 0.0;
         for c in &self.linear {
+            if c.moe.is_some() {
+                moe_layers += c.layers;
+            }
             let elementwise = c.elementwise_bytes * t / r.bw;
             let (mut one, mut gemms) = (elementwise, 0.0);
             for &(n, kk, d) in &c.gemms {
@@ -490,7 +543,10 @@ impl KernelStep {
                 gemms += g;
             }
             let moe = c.moe.map_or(0.0, |(shape, d)| {
-                let sh = MoeShape { tokens: t, ..shape };
+                let sh = MoeShape {
+                    tokens: t * dp_tokens,
+                    ..shape
+                };
                 k.moe_s(r, &sh, d)
                     .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
                     .unwrap_or(0.0)
@@ -501,12 +557,58 @@ impl KernelStep {
             p[1] += c.layers * moe;
             p[2] += c.layers * elementwise;
         }
-        if self.tp > 1 {
-            let ar = k.allreduce_s(t * self.hidden * 2.0, self.tp).unwrap_or(0.0);
-            s += 2.0 * self.layers * ar;
-            p[3] = 2.0 * self.layers * ar;
+        let (layers_comm, handoffs) = self.comm_s(t, moe_layers);
+        s += layers_comm;
+        p[3] = layers_comm;
+        let f = self.stage_factor();
+        if f != 1.0 {
+            s *= f;
+            for x in &mut p {
+                *x *= f;
+            }
         }
+        s += handoffs;
+        p[3] += handoffs;
         (s, p)
+    }
+
+    /// The slowest pipeline stage's share of the layers times the stages (1 without a
+    /// pipeline).
+    fn stage_factor(&self) -> f64 {
+        self.par
+            .map_or(1.0, |p| p.shape.stage_factor(self.layers as u64))
+    }
+
+    /// The step's communication for `t` tokens, seconds: tensor parallelism's two
+    /// all-reduces of `t × h` 16-bit values per layer; under attention DP, a MoE layer's
+    /// second one is the gather and scatter of every rank's tokens over the `tp × dp` GPUs
+    /// (timed as one all-reduce of `dp × t × h` values); a pipeline's hand-offs between
+    /// stages. Returns (the layers' communication, the hand-offs).
+    fn comm_s(&self, t: f64, moe_layers: f64) -> (f64, f64) {
+        let k = self.kernels;
+        let bytes = t * self.hidden * 2.0;
+        let in_node = |b: f64, n: u64| k.allreduce_s(b, n.min(8)).unwrap_or(0.0);
+        let Some(p) = self.par else {
+            if self.tp > 1 {
+                return (2.0 * self.layers * in_node(bytes, self.tp), 0.0);
+            }
+            return (0.0, 0.0);
+        };
+        let sh = p.shape;
+        let ar = |b: f64, n: u64| allreduce_on(p.per_node, b, n, &in_node);
+        let tp_ar = ar(bytes, sh.tp);
+        let layers = if sh.dp > 1 {
+            let gathered = ar(bytes * p.dp_tokens, sh.moe_gpus());
+            (2.0 * self.layers - moe_layers) * tp_ar + moe_layers * gathered
+        } else {
+            2.0 * self.layers * tp_ar
+        };
+        let mut handoffs = 0.0;
+        if sh.pp > 1 {
+            let inside = (sh.pp - 1).saturating_sub(p.crossings) as f64;
+            handoffs = inside * p2p_s(bytes, p.link_bw) + p.crossings as f64 * p2p_s(bytes, 0.0);
+        }
+        (layers, handoffs)
     }
 
     fn memo_get(memo: &mut Vec<f64>, n: u64, f: impl FnOnce() -> f64) -> f64 {
@@ -566,7 +668,9 @@ impl KernelStep {
                     .unwrap_or(0.0);
             }
         }
-        lin + head + att + self.overhead.fixed
+        // The pipeline's factor is 1 without one: the sum is then bit for bit the plain one.
+        let f = self.stage_factor();
+        lin + head * f + att * f + self.overhead.fixed
     }
 }
 
@@ -661,7 +765,13 @@ mod tests {
     #[test]
     fn expert_parallelism_changes_the_moe_shape() {
         let tp = step("Qwen__Qwen3-30B-A3B", "h100-sxm", 4).expect("tables");
-        let ep = tp.clone().with_expert_parallel();
+        let h100 = Catalog::builtin().get("h100-sxm").expect("gpu");
+        let shape = Parallel {
+            tp: 4,
+            ep: 4,
+            ..Parallel::default()
+        };
+        let ep = tp.clone().with_parallel(shape, h100);
         let (a, b) = (tp.linear_parts(256.0)[1], ep.linear_parts(256.0)[1]);
         assert!(a > 0.0 && b > 0.0 && a != b, "{a} {b}");
     }

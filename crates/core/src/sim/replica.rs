@@ -9,11 +9,12 @@ use crate::model::ModelDesc;
 use crate::sim::config::{Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind};
 use crate::sim::engines::EngineKind;
 use crate::sim::kernel_step::StepOverhead;
+use crate::sim::parallel::Parallel;
 use crate::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::sim::scheduler::{Engine, Outcome, StepCache};
 use crate::sim::stats::{dist, dist_weighted};
 use crate::sim::step_time::StepModel;
-use crate::sim::workload::{Request, WorkloadSpec, MAX_REQUESTS};
+use crate::sim::workload::{Arrival, Request, WorkloadSpec, MAX_REQUESTS};
 
 /// The clients of `wl` when they ran in lockstep ([`SimNote::Lockstep`]): more than one
 /// client (`max_concurrency`), at least a round of requests that waited for a client
@@ -41,6 +42,9 @@ pub struct Replica {
     pipelined: bool,
     /// Decode-only step times already computed by `steps` (kept across runs).
     cache: StepCache,
+    /// The instance's parallelism: one of its `dp × pp` symmetric units is simulated
+    /// (`sim::parallel`).
+    par: Parallel,
 }
 
 impl Replica {
@@ -67,7 +71,7 @@ impl Replica {
             eff,
             resolved.max_model_len,
         )?
-        .with_expert_parallel(engine.expert_parallel)
+        .with_parallel(engine.parallel(), gpu)
         .with_step_overhead(StepOverhead::fitted(engine.async_scheduling));
         let steps = match engine.step_model {
             StepModelKind::Kernels => steps,
@@ -81,6 +85,13 @@ impl Replica {
             roofline_fallback,
             pipelined: engine.async_scheduling,
             cache: StepCache::default(),
+            par: {
+                let p = engine.parallel();
+                Parallel {
+                    nodes: p.nodes_for(gpu),
+                    ..p
+                }
+            },
         })
     }
 
@@ -112,6 +123,7 @@ impl Replica {
             roofline_fallback: self.roofline_fallback,
             pipelined: self.pipelined,
             cache: StepCache::default(),
+            par: self.par,
         }
     }
 
@@ -137,9 +149,23 @@ impl Replica {
         slo: Option<Slo>,
         budget: Budget,
     ) -> Result<SimResult, CalcError> {
+        let (unit_wl, active) = unit_workload(wl, self.par);
+        let ranks = wl
+            .max_concurrency
+            .map_or(self.par.dp, |c| self.par.dp.min(c));
+        if self.steps.set_active_ranks(ranks) {
+            self.cache = StepCache::default();
+        }
+        let wl = &unit_wl;
         let generated = wl.generate()?;
         self.check_lengths(&generated.requests)?;
         let mut notes = self.run_notes(generated.capped_from);
+        if active > 1 || self.par.units() > 1 {
+            notes.push(SimNote::Parallel {
+                units: self.par.units(),
+                active,
+            });
+        }
         // The lockstep note's factor was measured on the roofline step model; on the
         // measured-kernel one fixed-length clients form the waves measured runs show
         // (`tests/serving_clients.rs`), so the note is not given.
@@ -169,7 +195,13 @@ impl Replica {
                 steps: outcome.steps,
             });
         }
-        Ok(assemble(outcome, &resolved, slo, notes))
+        let mut res = assemble(outcome, &resolved, slo, notes);
+        scale_units(&mut res, active);
+        let p = self.par;
+        if p.dp > 1 || p.pp > 1 || p.ep > 1 || p.nodes > 1 {
+            res.engine.parallel = Some(p);
+        }
+        Ok(res)
     }
 
     /// The notes every run of this replica carries (the performance model's), and the cap
@@ -261,6 +293,52 @@ fn token_cap(r: &Resolved) -> u64 {
     lo
 }
 
+/// One symmetric unit's share of `wl` under parallelism `p` (`sim::parallel`), and the units
+/// that have requests: the clients (or the rate, or the requests) split over at most
+/// `dp × pp` units, each unit's share rounded up.
+pub(crate) fn unit_workload(wl: &WorkloadSpec, p: Parallel) -> (WorkloadSpec, u64) {
+    let units = p.units();
+    if units <= 1 {
+        return (wl.clone(), 1);
+    }
+    let active = units
+        .min(wl.max_concurrency.unwrap_or(wl.num_requests))
+        .max(1);
+    let mut w = wl.clone();
+    w.max_concurrency = wl.max_concurrency.map(|c| c.div_ceil(active));
+    w.num_requests = wl.num_requests.div_ceil(active).max(1);
+    w.warmup = wl
+        .warmup
+        .div_ceil(active)
+        .min(w.num_requests.saturating_sub(1));
+    let k = active as f64;
+    w.arrival = match wl.arrival {
+        Arrival::Poisson { rate } => Arrival::Poisson { rate: rate / k },
+        Arrival::Gamma { rate, burstiness } => Arrival::Gamma {
+            rate: rate / k,
+            burstiness,
+        },
+        Arrival::AllAtOnce => Arrival::AllAtOnce,
+    };
+    (w, active)
+}
+
+/// The instance's figures from one unit's: counts and throughputs times the `active` units.
+fn scale_units(r: &mut SimResult, active: u64) {
+    if active <= 1 {
+        return;
+    }
+    let k = active as f64;
+    r.num_prompts = r.num_prompts.saturating_mul(active);
+    r.completed = r.completed.saturating_mul(active);
+    r.total_input_tokens = r.total_input_tokens.saturating_mul(active);
+    r.total_output_tokens = r.total_output_tokens.saturating_mul(active);
+    r.request_throughput *= k;
+    r.output_throughput *= k;
+    r.total_token_throughput *= k;
+    r.request_goodput = r.request_goodput.map(|g| g * k);
+}
+
 /// Simulates `cfg` for `model` on `gpu` (a [`Replica`] built and run once).
 pub fn simulate(
     model: &ModelDesc,
@@ -341,6 +419,7 @@ pub(crate) fn assemble(
             max_model_len: resolved.max_model_len,
             num_gpu_blocks: resolved.num_gpu_blocks,
             engine: resolved.policy.engine(),
+            parallel: None,
         },
         notes,
     }

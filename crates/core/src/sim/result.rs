@@ -74,6 +74,15 @@ pub enum SimNote {
         /// The engine.
         engine: EngineKind,
     },
+    /// The instance has `units` symmetric units (attention-DP ranks × pipeline slots): one
+    /// was simulated with its share of the load, and the throughputs are `active` times its
+    /// own (`sim::parallel`).
+    Parallel {
+        /// `dp × pp`.
+        units: u64,
+        /// Units with requests.
+        active: u64,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -152,6 +161,13 @@ impl SimNote {
                     ],
                 )
             }
+            SimNote::Parallel { units, active } => fill(
+                tr(lang, "sim_note_parallel"),
+                &[
+                    ("units", &units.to_string()),
+                    ("active", &active.to_string()),
+                ],
+            ),
             SimNote::Perf { note } => note.message(lang),
         }
     }
@@ -174,6 +190,10 @@ pub struct EngineUsed {
     /// [`EngineKind::flag_names`]); left out of the JSON for vLLM.
     #[serde(default, skip_serializing_if = "is_vllm")]
     pub engine: EngineKind,
+    /// The instance's parallelism beyond tensor parallelism inside one node (the KV blocks
+    /// above are one DP rank's); left out of the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<crate::sim::parallel::Parallel>,
 }
 
 fn is_vllm(e: &EngineKind) -> bool {

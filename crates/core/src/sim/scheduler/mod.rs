@@ -296,6 +296,16 @@ pub(crate) struct Engine<'a> {
     /// SGLang's new-token ratio: the share of their remaining output the running requests
     /// reserve ([`Policy::Sglang`](crate::sim::engines::Policy)).
     new_token_ratio: f64,
+    /// SGLang's receive counter (`--scheduler-recv-interval`): decode steps since the
+    /// scheduler last took new requests, and when it did (requests entering later wait).
+    recv_count: u64,
+    recv_at_s: f64,
+    /// TensorRT-LLM's attention-DP balancing: steps since prompts were last let in, the
+    /// share of recent steps with a prompt waiting, the accumulated odds that every rank had
+    /// one (`trtllm.rs`).
+    adp_wait: u64,
+    adp_share: f64,
+    adp_odds: f64,
     /// SGLang's `batch_is_full` latch: admission stopped on a reservation and waits for a
     /// running request to finish or be retracted.
     batch_full: bool,
@@ -390,6 +400,11 @@ impl<'a> Engine<'a> {
             pipelined: false,
             last_end_s: f64::NAN,
             new_token_ratio: sglang::SGLANG_INIT_NEW_TOKEN_RATIO,
+            recv_count: 0,
+            recv_at_s: f64::INFINITY,
+            adp_wait: 0,
+            adp_share: 0.0,
+            adp_odds: 0.0,
             batch_full: false,
         }
     }

@@ -160,6 +160,7 @@ impl Engine<'_> {
 
     pub(super) fn on_step_start(&mut self) -> Result<(), CalcError> {
         self.n_scheduled = 0;
+        let last_prefill = self.step_prefill;
         self.steps_model.begin();
         (self.step_tokens, self.step_sampled) = (0, 0);
         (self.decode_count, self.decode_key_sum) = (0, 0);
@@ -182,8 +183,16 @@ impl Engine<'_> {
             Policy::Sglang {
                 mixed_chunk,
                 max_prefill_tokens,
-            } => self.schedule_sglang(cutoff_s, mixed_chunk, max_prefill_tokens),
-            Policy::Trtllm { chunked } => self.schedule_trtllm(cutoff_s, chunked),
+                recv_interval,
+            } => {
+                let seen = self.sglang_receive(recv_interval, last_prefill);
+                self.schedule_sglang(cutoff_s.min(seen), mixed_chunk, max_prefill_tokens)
+            }
+            Policy::Trtllm {
+                chunked,
+                adp_timeout_iters,
+                adp_ranks,
+            } => self.schedule_trtllm(cutoff_s, chunked, (adp_timeout_iters, adp_ranks)),
         }
         if self.n_scheduled == 0 {
             // An idle SGLang scheduler resets its new-token ratio.

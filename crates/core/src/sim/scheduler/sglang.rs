@@ -40,6 +40,25 @@ const CLIP_MAX_NEW_TOKENS: u64 = 4096;
 const RETRACT_DECODE_STEPS: u64 = 20;
 
 impl Engine<'_> {
+    /// SGLang's `SchedulerRecvSkipper` (`--scheduler-recv-interval N`): the latest entry time
+    /// the scheduler has seen. After a decode step the counter grows by 1 and the scheduler
+    /// takes new requests when it reaches `N`; after a prompt batch (weight 1,000) or with
+    /// nothing running (its idle loop spins through `N` polls at once) it takes them now.
+    pub(super) fn sglang_receive(&mut self, interval: u64, last_prefill: bool) -> f64 {
+        if interval <= 1 || self.running.is_empty() || last_prefill {
+            self.recv_count = 0;
+            self.recv_at_s = self.now;
+            return f64::INFINITY;
+        }
+        self.recv_count += 1;
+        if self.recv_count >= interval {
+            self.recv_count = 0;
+            self.recv_at_s = self.now;
+            return f64::INFINITY;
+        }
+        self.recv_at_s
+    }
+
     /// One SGLang step: a prompt batch if one can be formed (with the running decodes in it
     /// under `mixed_chunk`), else a decode batch.
     pub(super) fn schedule_sglang(&mut self, cutoff_s: f64, mixed_chunk: bool, max_prefill: u64) {

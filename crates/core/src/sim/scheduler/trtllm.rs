@@ -12,12 +12,30 @@
 //!    is cut to whole blocks of what is left.
 //!
 //! Nothing is ever preempted: the reservation guarantees every admitted request its blocks.
+//!
+//! Under attention DP with balancing (`attention_dp_config.enable_balance`, `timeout_iters`
+//! T), while requests decode, prompts are let in only when every rank has one waiting or T
+//! steps after they were last let in (`py_executor.py` `_balance_adp_requests`, with
+//! `batching_wait_iters` 0), or at once when nothing decodes. The ranks other than the
+//! simulated one are not simulated (`sim::parallel`): each is taken to have a prompt waiting
+//! as often as this one has had lately (`q`, the share of the last ~32 steps with a prompt
+//! waiting here), so every rank has one with odds `q^dp` per step; those odds accumulate, and
+//! prompts are let in each time they add up to one (deterministic: no random draw). Under a
+//! light load prompts thus wait for the timeout; under a backlog they go in at once.
+
+/// Weight of the latest step in the share of steps with a prompt waiting (about 32 steps).
+const ADP_SHARE_WEIGHT: f64 = 1.0 / 32.0;
 
 use super::Engine;
 
 impl Engine<'_> {
     /// One TensorRT-LLM step.
-    pub(super) fn schedule_trtllm(&mut self, cutoff_s: f64, chunked: bool) {
+    pub(super) fn schedule_trtllm(
+        &mut self,
+        cutoff_s: f64,
+        chunked: bool,
+        (adp_timeout, adp_ranks): (u64, u64),
+    ) {
         let page = self.cfg.block_size.max(1);
         let mut budget = self.cfg.max_num_batched_tokens;
         let seats = self.cfg.max_num_seqs;
@@ -67,6 +85,9 @@ impl Engine<'_> {
             budget -= k;
             scheduled += 1;
         }
+        if adp_timeout > 0 && !self.adp_release(cutoff_s, scheduled, adp_timeout, adp_ranks) {
+            return;
+        }
         while budget > 0 && scheduled < seats && (self.running.len() as u64) < seats {
             let Some((id, r)) = self.peek_waiting(cutoff_s) else {
                 break;
@@ -93,5 +114,32 @@ impl Engine<'_> {
             budget -= k;
             scheduled += 1;
         }
+    }
+
+    /// Whether attention DP's balancing lets prompts in this step (module docs); `decodes`
+    /// requests are decoding in it.
+    fn adp_release(&mut self, cutoff_s: f64, decodes: u64, timeout: u64, ranks: u64) -> bool {
+        let waiting = self.peek_waiting(cutoff_s).is_some();
+        self.adp_share += ADP_SHARE_WEIGHT * (f64::from(u8::from(waiting)) - self.adp_share);
+        if decodes == 0 {
+            self.adp_wait = 0;
+            return true;
+        }
+        if waiting {
+            self.adp_odds += self
+                .adp_share
+                .powi(i32::try_from(ranks).unwrap_or(i32::MAX));
+            if self.adp_odds >= 1.0 {
+                self.adp_odds -= 1.0;
+                self.adp_wait = 0;
+                return true;
+            }
+        }
+        self.adp_wait += 1;
+        if self.adp_wait >= timeout {
+            self.adp_wait = 0;
+            return true;
+        }
+        false
     }
 }

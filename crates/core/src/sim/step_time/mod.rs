@@ -55,6 +55,7 @@ use crate::calc::perf::{
 use crate::hardware::Accelerator;
 use crate::model::{Ffn, ModelDesc};
 use crate::sim::kernel_step::{pairs_upto, KernelStep, StepOverhead};
+use crate::sim::parallel::Parallel;
 use coefs::{
     capped, distinct, is_attn, is_head, is_linear, select, token_coefs, AttnCoef, AttnSums,
     TokenCoef,
@@ -227,13 +228,25 @@ impl StepModel {
         self.kernel.as_ref()
     }
 
-    /// The same step model with the routed experts split by expert across the TP ranks
-    /// (`--enable-expert-parallel`; measured kernels only).
-    pub fn with_expert_parallel(mut self, on: bool) -> StepModel {
-        if on {
-            self.kernel = self.kernel.take().map(KernelStep::with_expert_parallel);
+    /// The same step model under the instance's parallelism `p` on `gpu`
+    /// (`KernelStep::with_parallel`; measured kernels only: the roofline model times tensor
+    /// parallelism alone, and says so in a note). Plain tensor parallelism inside one node
+    /// changes nothing.
+    pub fn with_parallel(mut self, p: Parallel, gpu: &Accelerator) -> StepModel {
+        let plain = p.dp <= 1 && p.ep <= 1 && p.pp <= 1 && p.nodes_for(gpu) <= 1;
+        if !plain {
+            self.kernel = self.kernel.take().map(|k| k.with_parallel(p, gpu));
+            self.memo = Default::default();
         }
         self
+    }
+
+    /// Runs the MoE layers on the tokens of `ranks` DP ranks from now on
+    /// (`KernelStep::set_active_ranks`); whether the step times changed.
+    pub fn set_active_ranks(&mut self, ranks: u64) -> bool {
+        self.kernel
+            .as_mut()
+            .is_some_and(|k| k.set_active_ranks(ranks))
     }
 
     /// The same step model without the measured kernels (the fitted roofline only).
