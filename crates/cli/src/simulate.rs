@@ -41,8 +41,8 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::engine_frontend_overhead_ms;
 use crate::core::sim::{
-    sweep_rates, Arrival, Budget, EngineConfig, EngineKind, Lengths, Replica, SimNote, SimResult,
-    Slo, StepModelKind, SweepResult, WorkloadSpec,
+    sweep_rates, Arrival, Budget, EngineConfig, EngineKind, EngineUsed, Lengths, Replica, SimNote,
+    SimResult, Slo, StepModelKind, SweepResult, WorkloadSpec,
 };
 use serde_json::{json, Map, Value};
 use std::io::Write;
@@ -552,11 +552,18 @@ fn result_text(r: &SimResult, rate: f64) -> String {
             format!("{:.1}%", g * 100.0),
         );
     }
-    let e = &r.engine;
+    engine_lines(&mut s, &r.engine);
+    s.push_str(&format!("{:=^50}\n", ""));
+    s.push_str(&notes_text(&r.notes));
+    s
+}
+
+/// The engine's figures and the instance's parallelism, as lines of the text output.
+fn engine_lines(s: &mut String, e: &EngineUsed) {
     let [seqs, tokens, page, _] = e.engine.flag_names();
     let name = |f: &str| f.trim_start_matches('-').replace('-', "_");
     line(
-        &mut s,
+        s,
         &format!("KV blocks / {} / {}:", name(seqs), name(tokens)),
         format!(
             "{} / {} / {}",
@@ -565,7 +572,7 @@ fn result_text(r: &SimResult, rate: f64) -> String {
     );
     if e.engine != EngineKind::Vllm {
         line(
-            &mut s,
+            s,
             &format!("Engine / {}:", name(page)),
             format!(
                 "{} {} / {}",
@@ -577,7 +584,7 @@ fn result_text(r: &SimResult, rate: f64) -> String {
     }
     if let Some(p) = e.parallel {
         line(
-            &mut s,
+            s,
             "Parallelism (tp × dp × pp, ep):",
             format!(
                 "{} × {} × {} = {} GPUs on {} node(s), ep {}",
@@ -589,11 +596,8 @@ fn result_text(r: &SimResult, rate: f64) -> String {
                 p.ep
             ),
         );
-        line(&mut s, "Engine flags:", p.engine_flags(e.engine));
+        line(s, "Engine flags:", p.engine_flags(e.engine));
     }
-    s.push_str(&format!("{:=^50}\n", ""));
-    s.push_str(&notes_text(&r.notes));
-    s
 }
 
 /// A run's notes in English, one `note:` line each (the text outputs of `simulate` and

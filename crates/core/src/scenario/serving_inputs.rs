@@ -596,6 +596,10 @@ mod tests {
             rate: 3.5,
             router: Router::LeastLoaded,
             engine: EngineKind::Vllm,
+            dp: 2,
+            ep: 16,
+            pp: 2,
+            nodes: 4,
         };
         let q = v.query_parts();
         assert_eq!(read(&q), (v, 0));
