@@ -150,7 +150,7 @@ export default function register(runner) {
     await waitFor(async () => (await label('sv-mns')) === '--max-running-requests', "SGLang's --max-running-requests label", 10000);
     check((await label('sv-mbt')) === '--chunked-prefill-size', `SGLang's chunk label: ${await label('sv-mbt')}`);
     check((await byId(page, 'sv-bs').count()) === 0 && (await byId(page, 'sv-gmu').count()) === 0, 'block_size and gpu_memory_utilization are vLLM-only');
-    check((await byId(page, 'sv-fo').inputValue()) === '175', `SGLang's server path: ${await byId(page, 'sv-fo').inputValue()}`);
+    check((await byId(page, 'sv-fo').inputValue()) === '128', `SGLang's server path: ${await byId(page, 'sv-fo').inputValue()}`);
     await waitFor(async () => new URL(page.url()).searchParams.get('sv_engine') === 'sglang', 'sv_engine=sglang in the URL', 10000);
     const after = await summaryAfter(page, before, 'the SGLang sweep');
     check(/SGLang 0\.5\.9/.test(after), `the result names SGLang: ${after}`);
@@ -184,4 +184,27 @@ export default function register(runner) {
     await summaryAfter(page, '', 'a sweep for the linked inputs');
     await screenshot(page, 'serving-link', { fullPage: false });
   }, { timeoutMs: 180000 });
+
+  runner.test('serving: DeepSeek-R1 with attention DP 2 and EP 16 over two H200 nodes is simulated and explained; a shape that breaks a rule is refused in a sentence', async ({ open, server, screenshot, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?model=deepseek-r1&gpu=h200-sxm&tp=8&sv_dp=2&sv_ep=16&${SMALL}`);
+    check((await byId(page, 'sv-dp').inputValue()) === '2' && (await byId(page, 'sv-ep').inputValue()) === '16', 'the linked shape');
+    await scrollToServing(page);
+    const first = await summaryAfter(page, '', 'the DeepSeek-R1 DP 2 EP 16 sweep');
+    log(`summary: ${first.split('\n').join(' | ')}`);
+    check(/2 attention-DP ranks/.test(first), `the result says how DP was simulated: ${first}`);
+    const math = byId(page, 'math-sv-step');
+    await math.locator('summary').first().click();
+    const text = await waitFor(async () => {
+      const t = await math.textContent();
+      return /communication/.test(t) && /DP 2/.test(t) ? t : null;
+    }, 'the step by component and the shape in the math', 10000);
+    check(/--data-parallel-size 2 --enable-expert-parallel/.test(text), `vLLM's own flags: ${text}`);
+    check(/16 GPUs, EP 16, MoE TP 1/.test(text), `the shape: ${text}`);
+    check(/\(2 nodes\)/.test(text), `two nodes: ${text}`);
+    await screenshot(page, 'serving-deepseek-dp-ep', { fullPage: false });
+    // EP 3 divides neither the 16 GPUs nor the 256 experts: one sentence naming the rule.
+    await setValue(page, 'sv-ep', 3);
+    await waitFor(async () => /ep = 3 is out of range/.test(await readText(page, 'serving-summary')), 'the EP rule in the summary', 60000);
+  }, { timeoutMs: 240000 });
 }

@@ -273,6 +273,8 @@ fn mean_lengths(l: &Lengths) -> (f64, f64) {
 /// `max_num_seqs`, the requests whose KV blocks fit, and the clients) each needs `O` decode
 /// steps at the mean context and its prompt's prefill: `B / (O·t_decode(B) + B·t_prefill(I))`.
 /// Also returns the decode step's batch, context and time (seconds) for "Show the math".
+/// Under attention DP or pipeline stages the batch is one unit's (`core::sim::parallel`) and
+/// the rate the instance's (the units' together).
 pub fn analytic_capacity(
     model: &ModelDesc,
     gpu: &Accelerator,
@@ -295,9 +297,11 @@ pub fn analytic_capacity(
         })
         .fold(0, u64::saturating_add)
         .max(1);
+    let par = engine.parallel();
+    let units = par.units();
     let mut batch = r.max_num_seqs.min(r.usable_blocks() / per_request).max(1);
     if let Some(c) = wl.max_concurrency {
-        batch = batch.min(c.max(1));
+        batch = batch.min(c.div_ceil(units).max(1));
     }
     let mut steps = StepModel::new(
         model,
@@ -305,7 +309,8 @@ pub fn analytic_capacity(
         &engine.perf_workload(),
         &s.views.eff,
         r.max_model_len,
-    )?;
+    )?
+    .with_parallel(par, gpu);
     let ctx = (i + o / 2.0).ceil().max(1.0) as u64;
     steps.begin();
     for _ in 0..batch {
@@ -318,7 +323,7 @@ pub fn analytic_capacity(
     let t_prefill = steps.finish(prompt, 1) - s.views.eff.prefill_overhead_s;
     let per_round = o * t_decode + batch as f64 * t_prefill.max(0.0);
     let rate = if per_round > 0.0 {
-        batch as f64 / per_round
+        (batch * units) as f64 / per_round
     } else {
         1.0
     };
@@ -408,7 +413,11 @@ fn run_gpu(
         .collect();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
-    let math = step_math(acc, &engine, step);
+    let parts = rep
+        .step_model()
+        .kernel()
+        .map(|k| (k.linear_parts(step.0 as f64), k.overhead().fixed));
+    let math = step_math(acc, &engine, step, parts);
     let gpu = ServingGpu {
         name: acc.name.clone(),
         analytic_rate: analytic,
@@ -457,7 +466,68 @@ fn step_math(
     acc: &Accelerator,
     engine: &EngineConfig,
     (batch, ctx, t): (u64, u64, f64),
+    parts: Option<([f64; 4], f64)>,
 ) -> Derivation {
+    let par = engine.parallel();
+    let par = crate::sim::Parallel {
+        nodes: par.nodes_for(acc),
+        ..par
+    };
+    let mut terms = vec![
+        Term::num(
+            "d",
+            "sv_term_batch",
+            batch as f64,
+            "",
+            Source::Derived("src_batch_seqs_or_kv".into()),
+        ),
+        Term::num(
+            "ctx",
+            "sv_term_context",
+            ctx as f64,
+            "unit_tokens",
+            Source::Derived("src_mean_context".into()),
+        ),
+    ];
+    if let Some((p, t0)) = parts {
+        // The step by component (measured kernels): attention and the lm_head are what the
+        // token-proportional parts and the engine's time leave.
+        let rest = (t - p.iter().sum::<f64>() - t0).max(0.0);
+        for (sym, key, v) in [
+            ("t_attn", "sv_term_part_attn", rest),
+            ("t_gemm", "sv_term_part_gemm", p[0]),
+            ("t_moe", "sv_term_part_moe", p[1]),
+            ("t_elem", "sv_term_part_elem", p[2]),
+            ("t_comm", "sv_term_part_comm", p[3]),
+            ("t_0", "sv_term_part_overhead", t0),
+        ] {
+            terms.push(Term::num(
+                sym,
+                key,
+                v * 1e3,
+                "view_unit_ms",
+                Source::Derived("src_step_parts".into()),
+            ));
+        }
+    }
+    if par.dp > 1 || par.ep > 1 || par.pp > 1 || par.nodes > 1 {
+        terms.push(Term::new(
+            "P",
+            "sv_term_parallel",
+            format!(
+                "TP {} × DP {} × PP {} = {} GPUs, EP {}, MoE TP {} ({})",
+                par.tp,
+                par.dp,
+                par.pp,
+                par.gpus(),
+                par.ep,
+                par.moe_tp(),
+                par.engine_flags(engine.engine)
+            ),
+            "",
+            Source::User("sv_par_dp".into()),
+        ));
+    }
     let ms = t * 1e3;
     let tok_s = if t > 0.0 { batch as f64 / t } else { 0.0 };
     Derivation {
@@ -473,22 +543,7 @@ fn step_math(
             fmt_sig(tok_s),
             acc.name
         ),
-        terms: vec![
-            Term::num(
-                "d",
-                "sv_term_batch",
-                batch as f64,
-                "",
-                Source::Derived("src_batch_seqs_or_kv".into()),
-            ),
-            Term::num(
-                "ctx",
-                "sv_term_context",
-                ctx as f64,
-                "unit_tokens",
-                Source::Derived("src_mean_context".into()),
-            ),
-        ],
+        terms,
         notes: if acc.architecture == Architecture::Unknown {
             vec!["sv_math_note".into(), "sv_math_arch_unknown".into()]
         } else {
