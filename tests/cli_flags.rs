@@ -410,4 +410,25 @@ fn parallelism_flags_take_one_spelling_and_name_each_engines_flags() {
         assert!(err.contains(names), "{extra:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    // The memory budget: attention DP spreads the experts, so each GPU keeps more for the
+    // cache; the JSON carries the shape.
+    let tokens = |extra: &[&str]| {
+        let mut a = vec![
+            "vllm", "--config", r1, "--gpu", "h200-sxm", "--tp", "8", "--json",
+        ];
+        a.extend_from_slice(extra);
+        let (code, out, err) = run_cli(&a);
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        (
+            v["kv_cache_tokens"].as_u64().expect("tokens"),
+            v["parallel"]["dp"].as_u64(),
+        )
+    };
+    let (tp_only, none) = tokens(&[]);
+    let (dp2, dp) = tokens(&["--dp", "2", "--ep", "16"]);
+    assert!(
+        dp2 > tp_only && none.is_none() && dp == Some(2),
+        "{tp_only} {dp2}"
+    );
 }

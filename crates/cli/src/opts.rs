@@ -358,6 +358,18 @@ pub struct VllmArgs {
     /// Another engine's KV pool under its defaults instead: sglang (0.5.9) or trtllm (TensorRT-LLM 1.2); needs --gpu and takes none of vLLM's own flags
     #[arg(long, value_name = "sglang|trtllm")]
     pub engine: Option<String>,
+    /// Attention data-parallel ranks of --tp GPUs each: the routed experts spread over tp × dp GPUs (needs --gpu) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub dp: Option<u64>,
+    /// MoE expert-parallel size, dividing tp × dp (vLLM's is tp × dp or 1; needs --gpu) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub ep: Option<u64>,
+    /// Pipeline stages: each GPU holds 1/pp of the layers (needs --gpu) [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub pp: Option<u64>,
+    /// Nodes the tp × dp × pp GPUs are on (needs --gpu) [default: the fewest that hold them]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub nodes: Option<u64>,
     /// Print JSON (stable keys) instead of text
     #[arg(long)]
     pub json: bool,

@@ -10,7 +10,8 @@
 //! `--include-mtp`: speculative decoding with the checkpoint's MTP modules, so vLLM loads their
 //! weights and caches their attention layers too (`ModelDesc::kv_layers`).
 //! JSON fields: `kv_cache_gib` (available KV memory, GiB), `kv_cache_bytes`,
-//! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`,
+//! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`, (with `--dp --ep
+//! --pp --nodes`: the weights per GPU under that shape, and `parallel`),
 //! `fits_max_model_len`, `paging`, `max_model_len`, `max_model_len_assumed` (the config states
 //! no maximum length and no `--max-model-len` was given, so 2,048 as vLLM assumes, and the
 //! text output starts with vLLM's warning), `inputs` (every term with its value in GiB and its source:
@@ -44,7 +45,7 @@ use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::{Accelerator, Catalog};
 use crate::core::model::parse_model_text;
 use crate::core::model::ModelDesc;
-use crate::core::sim::{EngineConfig, EngineKind};
+use crate::core::sim::{EngineConfig, EngineKind, Parallel};
 use serde_json::{json, Value};
 use std::io::Write;
 
@@ -210,7 +211,18 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
         max_num_batched_tokens: args.max_num_batched_tokens.unwrap_or(default_mnbt),
         max_num_seqs: args.max_num_seqs.unwrap_or(default_seqs),
     };
-    let (w, w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
+    let (mut w, mut w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
+    let par = shape(args, o.tp);
+    if let Some(p) = par {
+        let g = gpu.ok_or_else(|| {
+            CliError::Usage("--dp, --ep, --pp and --nodes need a catalog GPU: --gpu ID".into())
+        })?;
+        p.check(&model, g, EngineKind::Vllm)?;
+        if args.weights_gib.is_none() {
+            w = p.weights_per_gpu(&model, &model.weights, w);
+            w_src = Source::Derived("parallel_weights".into());
+        }
+    }
     let (act, act_src) = activation_term(args, &model, &engine, &mut derivations)?;
     let (nt, nt_src) = match gib_opt(args.non_torch_gib, "non-torch-gib")? {
         Some(n) => (n, Source::User("non_torch_gib".into())),
@@ -237,8 +249,25 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let b = vllm_budget(&inp, &profile)?;
     derivations.extend(b.derivations.iter().cloned());
     if args.json {
-        write_json(out, &budget_json(&model.name, &o, &inp, &b, &derivations))
+        let mut v = budget_json(&model.name, &o, &inp, &b, &derivations);
+        if let (Some(p), Some(m)) = (par, v.as_object_mut()) {
+            m.insert("parallel".into(), json!(p));
+        }
+        write_json(out, &v)
     } else {
+        if let Some(p) = par {
+            writeln!(
+                out,
+                "Parallelism: TP {} × DP {} × PP {}, EP {} ({}): weights per GPU {:.2} GiB, the routed experts over tp × dp GPUs and the layers over pp stages; the budget below is one GPU's",
+                p.tp,
+                p.dp,
+                p.pp,
+                p.ep,
+                p.engine_flags(EngineKind::Vllm),
+                w.gib()
+            )
+            .map_err(stdout_error)?;
+        }
         if o.max_model_len_assumed {
             writeln!(out, "WARNING {}", max_model_len_warning()).map_err(stdout_error)?;
         }
@@ -311,6 +340,18 @@ fn write_budget_text(
     Ok(())
 }
 
+/// The shape `--dp --ep --pp --nodes` give beside `--tp` (`None` without any of them).
+fn shape(args: &VllmArgs, tp: u64) -> Option<Parallel> {
+    let any = args.dp.is_some() || args.ep.is_some() || args.pp.is_some() || args.nodes.is_some();
+    any.then(|| Parallel {
+        tp,
+        dp: args.dp.unwrap_or(1),
+        ep: args.ep.unwrap_or(1),
+        pp: args.pp.unwrap_or(1),
+        nodes: args.nodes.unwrap_or(0),
+    })
+}
+
 /// `llmcalc vllm --engine sglang|trtllm`: that engine's KV pool on the `--gpu` under its
 /// defaults (`core::sim::engines`), from the terms vLLM's budget uses for the same GPU.
 fn other_engine(
@@ -339,9 +380,14 @@ fn other_engine(
         .as_deref()
         .map(Dtype::parse)
         .transpose()?;
+    let par = shape(args, args.tp).unwrap_or_default();
     let cfg = EngineConfig {
         engine: kind,
         tp: args.tp,
+        dp: par.dp,
+        ep: par.ep,
+        pp: par.pp,
+        nodes: par.nodes,
         max_model_len: args.max_model_len,
         kv_dtype,
         ..EngineConfig::default()
