@@ -209,6 +209,20 @@ pub struct Engine {
     /// Split the routed experts by expert across the TP ranks (vLLM's flag; the same as --ep tp × dp)
     #[arg(long)]
     pub enable_expert_parallel: bool,
+    #[command(flatten)]
+    pub parallel: ParallelFlags,
+    /// vLLM without asynchronous scheduling (before 0.14): 2.0 ms of engine time per step instead of 1.25
+    #[arg(long)]
+    pub no_async_scheduling: bool,
+    /// Step times from vLLM's measured kernels (kernels: the default, where the GPU or its architecture has tables) or the fitted roofline (roofline: implied by --eff)
+    #[arg(long, value_name = "kernels|roofline")]
+    pub step_model: Option<String>,
+}
+
+/// The instance's parallelism beyond `--tp`, one spelling for every engine
+/// (`core::sim::parallel`), for `simulate`, `plan`, `calibrate` and `vllm`.
+#[derive(Debug, Clone, Args)]
+pub struct ParallelFlags {
     /// Attention data-parallel ranks of --tp GPUs each (vLLM --data-parallel-size, SGLang --dp with --enable-dp-attention, TensorRT-LLM enable_attention_dp) [default: 1]
     #[arg(long, value_name = "N", value_parser = whole)]
     pub dp: Option<u64>,
@@ -221,12 +235,6 @@ pub struct Engine {
     /// Nodes the tp × dp × pp GPUs are spread over; communication between nodes goes over InfiniBand/RoCE at 50 GB/s per GPU [default: the fewest that hold them: 8 GPUs per HGX node, 72 per NVL72 rack]
     #[arg(long, value_name = "N", value_parser = whole)]
     pub nodes: Option<u64>,
-    /// vLLM without asynchronous scheduling (before 0.14): 2.0 ms of engine time per step instead of 1.25
-    #[arg(long)]
-    pub no_async_scheduling: bool,
-    /// Step times from vLLM's measured kernels (kernels: the default, where the GPU or its architecture has tables) or the fitted roofline (roofline: implied by --eff)
-    #[arg(long, value_name = "kernels|roofline")]
-    pub step_model: Option<String>,
 }
 
 /// The offered load (`vllm bench serve`) flags of `simulate`, `plan --simulate` and
@@ -358,18 +366,8 @@ pub struct VllmArgs {
     /// Another engine's KV pool under its defaults instead: sglang (0.5.9) or trtllm (TensorRT-LLM 1.2); needs --gpu and takes none of vLLM's own flags
     #[arg(long, value_name = "sglang|trtllm")]
     pub engine: Option<String>,
-    /// Attention data-parallel ranks of --tp GPUs each: the routed experts spread over tp × dp GPUs (needs --gpu) [default: 1]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub dp: Option<u64>,
-    /// MoE expert-parallel size, dividing tp × dp (vLLM's is tp × dp or 1; needs --gpu) [default: 1]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub ep: Option<u64>,
-    /// Pipeline stages: each GPU holds 1/pp of the layers (needs --gpu) [default: 1]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub pp: Option<u64>,
-    /// Nodes the tp × dp × pp GPUs are on (needs --gpu) [default: the fewest that hold them]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub nodes: Option<u64>,
+    #[command(flatten)]
+    pub parallel: ParallelFlags,
     /// Print JSON (stable keys) instead of text
     #[arg(long)]
     pub json: bool,

@@ -213,10 +213,10 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         frontend_per_token_us: args.frontend_per_token_us,
         expert_parallel: args.enable_expert_parallel,
         async_scheduling: !args.no_async_scheduling,
-        dp: args.dp.unwrap_or(1),
-        ep: args.ep.unwrap_or(1),
-        pp: args.pp.unwrap_or(1),
-        nodes: args.nodes.unwrap_or(0),
+        dp: args.parallel.dp.unwrap_or(1),
+        ep: args.parallel.ep.unwrap_or(1),
+        pp: args.parallel.pp.unwrap_or(1),
+        nodes: args.parallel.nodes.unwrap_or(0),
         ..EngineConfig::default()
     };
     e.step_model = match args.step_model.as_deref() {

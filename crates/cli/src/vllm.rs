@@ -342,13 +342,14 @@ fn write_budget_text(
 
 /// The shape `--dp --ep --pp --nodes` give beside `--tp` (`None` without any of them).
 fn shape(args: &VllmArgs, tp: u64) -> Option<Parallel> {
-    let any = args.dp.is_some() || args.ep.is_some() || args.pp.is_some() || args.nodes.is_some();
+    let f = &args.parallel;
+    let any = f.dp.is_some() || f.ep.is_some() || f.pp.is_some() || f.nodes.is_some();
     any.then(|| Parallel {
         tp,
-        dp: args.dp.unwrap_or(1),
-        ep: args.ep.unwrap_or(1),
-        pp: args.pp.unwrap_or(1),
-        nodes: args.nodes.unwrap_or(0),
+        dp: f.dp.unwrap_or(1),
+        ep: f.ep.unwrap_or(1),
+        pp: f.pp.unwrap_or(1),
+        nodes: f.nodes.unwrap_or(0),
     })
 }
 
