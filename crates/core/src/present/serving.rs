@@ -331,7 +331,9 @@ pub fn analytic_capacity(
 }
 
 /// Runs a job: every compared GPU's sweep and chosen run. Errors concern the whole scenario
-/// (its model); one GPU's failure is listed in [`ServingView::errors`].
+/// (its model, or a refusal on every GPU, such as a parallel shape that breaks a rule: the
+/// page then keeps its last result beside the sentence); one GPU's failure among others is
+/// listed in [`ServingView::errors`].
 pub fn run_job(query: &str, lang: Lang, catalog: &Catalog) -> Result<ServingView, CalcError> {
     let (s, _) = Scenario::from_query(query);
     let model = scenario_model(&s)?;
@@ -339,11 +341,13 @@ pub fn run_job(query: &str, lang: Lang, catalog: &Catalog) -> Result<ServingView
         targets_ms: (s.views.plan.ttft_ms, s.views.plan.tpot_ms),
         ..ServingView::default()
     };
+    let mut first_error = None;
     for g in &s.gpus {
         let acc = match accelerator_of(g, catalog) {
             Ok(a) => a,
             Err(e) => {
                 view.errors.push((g.key(0), e.message(lang)));
+                first_error.get_or_insert(e);
                 continue;
             }
         };
@@ -354,10 +358,16 @@ pub fn run_job(query: &str, lang: Lang, catalog: &Catalog) -> Result<ServingView
                 }
                 view.gpus.push(gpu);
             }
-            Err(e) => view.errors.push((acc.name.clone(), e.message(lang))),
+            Err(e) => {
+                view.errors.push((acc.name.clone(), e.message(lang)));
+                first_error.get_or_insert(e);
+            }
         }
     }
-    Ok(view)
+    match first_error {
+        Some(e) if view.gpus.is_empty() => Err(e),
+        _ => Ok(view),
+    }
 }
 
 fn run_gpu(
