@@ -197,11 +197,12 @@ export default function register(runner) {
     await math.locator('summary').first().click();
     const text = await waitFor(async () => {
       const t = await math.textContent();
-      return /communication/.test(t) && /DP 2/.test(t) ? t : null;
+      return /communication/.test(t) && /8 × 2 × 1 = 16/.test(t) ? t : null;
     }, 'the step by component and the shape in the math', 10000);
     check(/--data-parallel-size 2 --enable-expert-parallel/.test(text), `vLLM's own flags: ${text}`);
-    check(/16 GPUs, EP 16, MoE TP 1/.test(text), `the shape: ${text}`);
+    check(/16 \(MoE TP 1\)/.test(text), `the shape: ${text}`);
     check(/\(2 nodes\)/.test(text), `two nodes: ${text}`);
+    await page.evaluate(() => document.querySelector('[data-testid="math-sv-step"] .terms')?.scrollIntoView({ block: 'center' }));
     await screenshot(page, 'serving-deepseek-dp-ep', { fullPage: false });
     // EP 3 divides neither the 16 GPUs nor the 256 experts: one sentence naming the rule,
     // and the last result stays.

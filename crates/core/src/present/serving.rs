@@ -521,21 +521,20 @@ fn step_math(
         }
     }
     if par.dp > 1 || par.ep > 1 || par.pp > 1 || par.nodes > 1 {
+        // Short values (the column does not wrap); the engine's own flags as the source.
         terms.push(Term::new(
             "P",
             "sv_term_parallel",
-            format!(
-                "TP {} × DP {} × PP {} = {} GPUs, EP {}, MoE TP {} ({})",
-                par.tp,
-                par.dp,
-                par.pp,
-                par.gpus(),
-                par.ep,
-                par.moe_tp(),
-                par.engine_flags(engine.engine)
-            ),
+            format!("{} × {} × {} = {}", par.tp, par.dp, par.pp, par.gpus()),
             "",
-            Source::User("sv_par_dp".into()),
+            Source::User(par.engine_flags(engine.engine)),
+        ));
+        terms.push(Term::new(
+            "EP",
+            "sv_term_ep",
+            format!("{} (MoE TP {})", par.ep, par.moe_tp()),
+            "",
+            Source::User("sv_par_ep".into()),
         ));
     }
     let ms = t * 1e3;
