@@ -553,10 +553,19 @@ fn step_math(
             acc.name
         ),
         terms,
-        notes: if acc.architecture == Architecture::Unknown {
-            vec!["sv_math_note".into(), "sv_math_arch_unknown".into()]
-        } else {
-            vec!["sv_math_note".into()]
+        notes: {
+            // Which step model timed it: the measured kernels (with the parts above) or the
+            // roofline.
+            let how = if parts.is_some() {
+                "sv_math_note_kernels"
+            } else {
+                "sv_math_note"
+            };
+            if acc.architecture == Architecture::Unknown {
+                vec![how.into(), "sv_math_arch_unknown".into()]
+            } else {
+                vec![how.into()]
+            }
         },
         ..Default::default()
     }

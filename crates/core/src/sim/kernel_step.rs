@@ -411,7 +411,11 @@ impl KernelStep {
         self.par = Some(ParStep {
             shape: p,
             per_node: p.per_node(gpu),
-            link_bw: gpu.interconnect.per_direction().map_or(50e9, |b| b.0),
+            // A GPU without a published link: the NIC's figure.
+            link_bw: gpu.interconnect.per_direction().map_or(
+                crate::hardware::interconnect::INTER_NODE_PER_DIRECTION_GBPS * 1e9,
+                |b| b.0,
+            ),
             crossings: p.node_crossings(gpu),
             dp_tokens: p.dp.max(1) as f64,
         });
