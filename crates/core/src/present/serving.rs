@@ -520,7 +520,7 @@ fn step_math(
             ));
         }
     }
-    if par.dp > 1 || par.ep > 1 || par.pp > 1 || par.nodes > 1 {
+    if par.beyond_tp(acc) {
         // Short values (the column does not wrap); the engine's own flags as the source.
         terms.push(Term::new(
             "P",

@@ -439,11 +439,6 @@ impl KernelStep {
         true
     }
 
-    /// The instance's parallelism, when it goes beyond tensor parallelism.
-    pub fn parallel(&self) -> Option<Parallel> {
-        self.par.map(|p| p.shape)
-    }
-
     /// The same model with the engine's time per step set to `o` (remembered times dropped).
     pub fn with_overhead(mut self, o: StepOverhead) -> KernelStep {
         self.overhead = o;

@@ -251,6 +251,13 @@ impl Parallel {
         Bytes(w.round() as u64)
     }
 
+    /// Whether the shape goes beyond tensor parallelism inside one node (attention DP, EP,
+    /// pipeline stages or a second node): the one test of when the step, the result and the
+    /// page say anything of it.
+    pub fn beyond_tp(&self, gpu: &Accelerator) -> bool {
+        self.dp > 1 || self.ep > 1 || self.pp > 1 || self.nodes_for(gpu) > 1
+    }
+
     /// GPUs of one node as the instance is laid out: its GPUs spread evenly over its nodes.
     pub fn per_node(&self, gpu: &Accelerator) -> u64 {
         self.gpus().div_ceil(self.nodes_for(gpu)).max(1)

@@ -45,6 +45,9 @@ pub struct Replica {
     /// The instance's parallelism: one of its `dp × pp` symmetric units is simulated
     /// (`sim::parallel`).
     par: Parallel,
+    /// The shape goes beyond tensor parallelism in one node (`Parallel::beyond_tp`): the
+    /// result carries it.
+    beyond_tp: bool,
 }
 
 impl Replica {
@@ -92,6 +95,7 @@ impl Replica {
                     ..p
                 }
             },
+            beyond_tp: engine.parallel().beyond_tp(gpu),
         })
     }
 
@@ -124,6 +128,7 @@ impl Replica {
             pipelined: self.pipelined,
             cache: StepCache::default(),
             par: self.par,
+            beyond_tp: self.beyond_tp,
         }
     }
 
@@ -197,10 +202,7 @@ impl Replica {
         }
         let mut res = assemble(outcome, &resolved, slo, notes);
         scale_units(&mut res, active);
-        let p = self.par;
-        if p.dp > 1 || p.pp > 1 || p.ep > 1 || p.nodes > 1 {
-            res.engine.parallel = Some(p);
-        }
+        res.engine.parallel = self.beyond_tp.then_some(self.par);
         Ok(res)
     }
 

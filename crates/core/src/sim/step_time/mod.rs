@@ -233,8 +233,7 @@ impl StepModel {
     /// parallelism alone, and says so in a note). Plain tensor parallelism inside one node
     /// changes nothing.
     pub fn with_parallel(mut self, p: Parallel, gpu: &Accelerator) -> StepModel {
-        let plain = p.dp <= 1 && p.ep <= 1 && p.pp <= 1 && p.nodes_for(gpu) <= 1;
-        if !plain {
+        if p.beyond_tp(gpu) {
             self.kernel = self.kernel.take().map(|k| k.with_parallel(p, gpu));
             self.memo = Default::default();
         }
