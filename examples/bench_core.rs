@@ -51,7 +51,7 @@ fn main() {
     // A link that carries a pasted config (the largest query the app reads).
     let shared = Scenario {
         model: presets::get("meta-llama__Llama-2-7b-hf")
-            .map(|p| ModelSource::Pasted(p.json.to_string()))
+            .map(|p| ModelSource::Pasted(p.json().to_string()))
             .unwrap_or(default.model.clone()),
         context_len: 8192,
         concurrency: 3,
@@ -75,7 +75,7 @@ fn main() {
             ..Scenario::default()
         };
         let pasted = Scenario {
-            model: ModelSource::Pasted(preset.json.to_string()),
+            model: ModelSource::Pasted(preset.json().to_string()),
             ..Scenario::default()
         };
         let (med, p95) = time_per_call_us(|| {

@@ -24,8 +24,10 @@ fn main() {
         eprintln!("bench_sim: preset missing");
         return;
     };
-    let (Ok(model), Ok(gpu)) = (parse_model_text(p.json), Catalog::builtin().get("h100-sxm"))
-    else {
+    let (Ok(model), Ok(gpu)) = (
+        parse_model_text(p.json()),
+        Catalog::builtin().get("h100-sxm"),
+    ) else {
         eprintln!("bench_sim: model or GPU missing");
         return;
     };

@@ -96,7 +96,7 @@ export const HEAD_SCRIPT =
   "(function(){var s=document.currentScript;if(s)s.remove();var d=document,h=d.head,t=d.querySelector('script[data-wasm]')," +
   `${PAGE_KIND},` +
   "l=function(r,u,w){var a=d.createElement('link');a.rel=r;a.href=u;if(w){a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous'}h.appendChild(a)};" +
-  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(t)l('preload',t.getAttribute('data-wasm'),1)})();";
+  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(t){l('modulepreload',t.getAttribute('data-js'));l('preload',t.getAttribute('data-wasm'),1)}})();";
 
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +

@@ -852,7 +852,7 @@ fn every_missing_key_reads_in_both_languages() {
     let mut parsed = 0;
     for p in llm_serving_calculator::core::model::presets::all() {
         // The lenient parser: Nemotron-H's config holds a bare `Infinity`.
-        let Ok(Value::Object(root)) = json::parse(p.json) else {
+        let Ok(Value::Object(root)) = json::parse(p.json()) else {
             panic!("{}: not an object", p.id);
         };
         let mut variants: Vec<Value> = Vec::new();

@@ -1,11 +1,12 @@
 //! What the first-answer module carries (`src/bin/first.rs`, `present::link_first`):
 //! `data/i18n/first_keys.txt`, the translation keys the first screen looks up
-//! (`core::present::FirstScreen::json`, whose lookups `base::lookups::record` records), and
-//! `data/config_defaults_first.txt`, the configuration classes it reads, over every preset, every catalog GPU alone and the default
-//! three, both languages, and the precisions, TP degrees, contexts and client counts a link
-//! sets. A key or class outside the lists makes the module decline the link (the shell answers
-//! it), so a missing one costs speed, never a wrong text or a config read without its
-//! defaults; the lists are checked here so they stay what the first screen reads.
+//! (`core::present::FirstScreen::json`, whose lookups `base::lookups::record` records) over
+//! every preset, every catalog GPU alone and the default three, both languages, and the
+//! precisions, TP degrees, contexts and client counts a link sets. A key outside the list makes
+//! the module decline the link (the shell answers it), so a missing one costs speed, never a
+//! wrong text; the list is checked here so it stays what the first screen reads. The first
+//! screen reads no config (the presets' models are stored, `model::presets_first`): checked
+//! here too, as no configuration class looked up.
 
 use llm_serving_calculator::core::base::lookups::record;
 use llm_serving_calculator::core::base::Lang;
@@ -15,7 +16,6 @@ use llm_serving_calculator::core::present::FirstScreen;
 use std::collections::BTreeSet;
 
 const OUT: &str = "data/i18n/first_keys.txt";
-const TYPES: &str = "data/config_defaults_first.txt";
 
 /// The links recorded: each preset with the default GPUs and the variations a link sets, and
 /// each catalog GPU alone.
@@ -41,8 +41,8 @@ fn links() -> Vec<String> {
     out
 }
 
-/// Every translation key and every configuration class (`model_type`) the first screen looks
-/// up over [`links`] in both languages.
+/// Every translation key and every configuration class (`model_type`, of
+/// `data/config_defaults.csv`) the first screen looks up over [`links`] in both languages.
 fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut keys, mut types) = (BTreeSet::new(), BTreeSet::new());
     for q in links() {
@@ -56,9 +56,6 @@ fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
             }
         }
     }
-    // Only the classes the table has (a type it has not needs no rows: it is read the same).
-    let table = llm_serving_calculator::core::model::config::defaults::table();
-    types.retain(|t| table.iter().any(|c| &c.model_type == t));
     (keys, types)
 }
 
@@ -76,14 +73,12 @@ fn text(what: &str, list: &BTreeSet<String>) -> String {
 }
 
 const KEYS_WHAT: &str = "translation keys";
-const TYPES_WHAT: &str = "configuration classes (model_type of data/config_defaults.csv)";
 
 #[test]
-#[ignore = "writes data/i18n/first_keys.txt and data/config_defaults_first.txt"]
+#[ignore = "writes data/i18n/first_keys.txt"]
 fn regenerate() {
-    let (keys, types) = recorded();
+    let (keys, _) = recorded();
     std::fs::write(OUT, text(KEYS_WHAT, &keys)).expect("writes the key list");
-    std::fs::write(TYPES, text(TYPES_WHAT, &types)).expect("writes the class list");
 }
 
 #[test]
@@ -95,10 +90,10 @@ fn the_list_is_what_the_first_screen_looks_up() {
         committed == made,
         "{OUT} is not what the first screen looks up: run `cargo test --release --test first_keys -- --ignored regenerate`"
     );
-    let committed = std::fs::read_to_string(TYPES).expect("data/config_defaults_first.txt");
+    // No config is read: a preset's model comes stored, so the module links no reader.
     assert!(
-        committed == text(TYPES_WHAT, &types),
-        "{TYPES} is not what the first screen reads: run `cargo test --release --test first_keys -- --ignored regenerate`"
+        types.is_empty(),
+        "the first screen read configs of {types:?}"
     );
 
     // Every key listed exists (a key that is not a row is a miss in the module too).

@@ -411,7 +411,7 @@ fn model() -> impl Strategy<Value = ModelSource> {
         .collect();
     let texts: Vec<String> = llm_serving_calculator::core::model::presets::all()
         .iter()
-        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p.json).ok())
+        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p.json()).ok())
         .filter_map(|v| serde_json::to_string(&v).ok())
         .collect();
     prop_oneof![

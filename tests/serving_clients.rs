@@ -66,7 +66,7 @@ fn sixty_four_fixed_length_clients_reach_the_measured_ttft_regime() {
 
 fn gpt_oss_on_four_h200(wl: &WorkloadSpec) -> SimResult {
     let model =
-        parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json).expect("model");
+        parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json()).expect("model");
     let engine = EngineConfig {
         tp: 4,
         max_num_batched_tokens: Some(8192),

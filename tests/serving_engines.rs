@@ -147,7 +147,7 @@ fn bad_engine_input_is_refused() {
     cfg.engine.page_size = Some(0);
     assert!(cfg.engine.resolve(&m, h100()).is_err());
     let mamba =
-        parse_model_text(preset("ArthurZ__mamba-2.8b").expect("preset").json).expect("parses");
+        parse_model_text(preset("ArthurZ__mamba-2.8b").expect("preset").json()).expect("parses");
     cfg.engine.page_size = None;
     let e = cfg.engine.resolve(&mamba, h100()).expect_err("refused");
     assert!(

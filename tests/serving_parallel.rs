@@ -15,7 +15,7 @@ use llm_serving_calculator::core::sim::{
 };
 
 fn r1() -> ModelDesc {
-    parse_model_text(preset("deepseek-ai__DeepSeek-R1").expect("preset").json).expect("model")
+    parse_model_text(preset("deepseek-ai__DeepSeek-R1").expect("preset").json()).expect("model")
 }
 
 fn b200() -> &'static Accelerator {

@@ -526,7 +526,8 @@ fn bad_input_is_refused() {
     assert!(simulate(&qwen8b(), h100(), &cfg).is_err());
     // A sliding-window model pages a full and a sliding group: 1,510 tokens need 95 blocks in
     // each, 190 in all, more than a pool of 100 (which would hold 1,600 tokens of one group).
-    let oss = parse_model_text(preset("openai__gpt-oss-20b").expect("preset").json).expect("model");
+    let oss =
+        parse_model_text(preset("openai__gpt-oss-20b").expect("preset").json()).expect("model");
     let mut cfg = config(
         Arrival::AllAtOnce,
         Lengths::Fixed {

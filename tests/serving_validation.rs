@@ -398,7 +398,7 @@ fn run_case(c: &Case) -> SimResult {
 /// the start-up minimum, the fewest blocks its server can have had.
 fn engine_of_case(c: &Case) -> (EngineConfig, bool) {
     let cat = Catalog::builtin();
-    let m = parse_model_text(preset(c.model).expect("preset").json).expect("model");
+    let m = parse_model_text(preset(c.model).expect("preset").json()).expect("model");
     let gpu = cat.get(c.gpu).expect("gpu");
     let mut e = c.engine.clone();
     let r = e
@@ -427,7 +427,7 @@ fn run_case_under(
     per_request: (f64, bool),
 ) -> SimResult {
     let cat = Catalog::builtin();
-    let m = parse_model_text(preset(c.model).expect("preset").json).expect("model");
+    let m = parse_model_text(preset(c.model).expect("preset").json()).expect("model");
     let gpu = cat.get(c.gpu).expect("gpu");
     let (engine, _) = engine_of_case(c);
     let mut rep =
@@ -649,7 +649,7 @@ fn gpt_oss_kv_pool_with_the_weights_vllm_logs() {
     use llm_serving_calculator::core::calc::weights;
     const GIB: f64 = (1u64 << 30) as f64;
     let (cases, _) = cases();
-    let m = parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json).expect("m");
+    let m = parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json()).expect("m");
     let cat = Catalog::builtin();
     let h100 = cat.get("h100-sxm").expect("gpu");
     let ckpt = weights::chosen(&m, None, 1).expect("weights").per_gpu;

@@ -547,7 +547,7 @@ const KV_TOLERANCE_GIB: f64 = 1.29 + 0.2;
 
 fn model_of(id: &str) -> llm_serving_calculator::core::model::ModelDesc {
     use llm_serving_calculator::core::model::preset;
-    parse_model_text(preset(id).expect("preset").json).expect("config")
+    parse_model_text(preset(id).expect("preset").json()).expect("config")
 }
 
 /// Our budget for a logged start-up through the one home (`memory::vllm_start`).

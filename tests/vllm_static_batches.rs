@@ -56,7 +56,7 @@ fn rows() -> (Vec<Row>, usize) {
         let num = |k: &str| -> f64 { f[k].parse().unwrap_or_else(|_| panic!("line {line}")) };
         let gpu = gpu_of(f["Hardware"]).expect("an A100 or H100 row");
         let name = preset_of(f["Model"]).expect("a mapped model");
-        let model = parse_model_text(preset(name).expect("preset").json).expect("model");
+        let model = parse_model_text(preset(name).expect("preset").json()).expect("model");
         let (batch, len) = (num("Batch Size") as u64, num("Input Output Length") as u64);
         let wl = Workload::new(batch, len, len, num("Num of Hardware") as u64);
         let eff = Efficiencies::default();

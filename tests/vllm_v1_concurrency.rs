@@ -62,7 +62,7 @@ fn rows_with(eff: &Efficiencies, per_request: f64) -> Vec<Row> {
 
 /// [`rows_with`] with the outputs spread by ±`spread` tokens (0: the stated lengths).
 fn rows_spread(eff: &Efficiencies, per_request: f64, spread: u64) -> Vec<Row> {
-    let model = parse_model_text(preset("Qwen__Qwen3-32B").expect("preset").json).expect("model");
+    let model = parse_model_text(preset("Qwen__Qwen3-32B").expect("preset").json()).expect("model");
     let gpu = common::gpu("h100-sxm");
     let mut out = Vec::new();
     common::for_each_csv_row(CSV, |line, f| {

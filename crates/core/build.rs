@@ -62,11 +62,6 @@ fn main() {
             .expect("cannot write into OUT_DIR");
     }
     std::fs::write(out.join("i18n_first.txt"), first).expect("cannot write into OUT_DIR");
-    first_defaults(
-        &root.join("../config_defaults.csv"),
-        &root.join("../config_defaults_first.txt"),
-        &out,
-    );
     if seen.is_empty() {
         errors.push(format!("no translation rows under {}", root.display()));
     }
@@ -77,40 +72,6 @@ fn main() {
         }
         panic!("{msg}");
     }
-}
-
-/// `$OUT_DIR/config_defaults_first.csv`: the rows of `data/config_defaults.csv` the
-/// first-answer module carries (the header, the generic spellings `*`, and the `model_type`s
-/// `data/config_defaults_first.txt` lists, one per line; each row of the table is one line),
-/// and `$OUT_DIR/config_defaults_types.txt`, every class's `model_type`.
-fn first_defaults(table: &Path, list: &Path, out: &Path) {
-    println!("cargo:rerun-if-changed={}", table.display());
-    println!("cargo:rerun-if-changed={}", list.display());
-    let types: std::collections::HashSet<String> = std::fs::read_to_string(list)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|t| !t.is_empty() && !t.starts_with('#'))
-        .map(String::from)
-        .collect();
-    let text = std::fs::read_to_string(table).unwrap_or_default();
-    let mut kept = String::new();
-    let mut all: Vec<&str> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let mt = line.split(',').next().unwrap_or("");
-        if i == 0 || mt == "*" || types.contains(mt) {
-            kept.push_str(line);
-            kept.push('\n');
-        }
-        if i > 0 && mt != "*" && !all.contains(&mt) {
-            all.push(mt);
-        }
-    }
-    std::fs::write(out.join("config_defaults_first.csv"), kept).expect("cannot write into OUT_DIR");
-    // Every class's `model_type`, one per line: the module tells a class it lacks from one the
-    // table has not.
-    std::fs::write(out.join("config_defaults_types.txt"), all.join("\n"))
-        .expect("cannot write into OUT_DIR");
 }
 
 /// The `.toml` files of `dir`, sorted by name (so the packed text does not depend on the file

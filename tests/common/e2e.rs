@@ -196,7 +196,7 @@ pub fn config_text(checkpoint: &str) -> Option<String> {
     let file = |name: &str| {
         std::fs::read_to_string(format!("tests/fixtures/e2e_configs/{name}.json")).ok()
     };
-    let preset_json = |id: &str| preset(id).map(|p| p.json.to_string());
+    let preset_json = |id: &str| preset(id).map(|p| p.json().to_string());
     match checkpoint {
         "Qwen/Qwen3-32B" => preset_json("Qwen__Qwen3-32B"),
         "nvidia/Llama-3.1-8B-Instruct-FP8" => preset_json("meta-llama__Meta-Llama-3.1-8B"),

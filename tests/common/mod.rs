@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 /// Qwen3-8B from its preset config.
 pub fn qwen8b() -> ModelDesc {
-    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("parses")
+    parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json()).expect("parses")
 }
 
 /// A built-in accelerator by id.

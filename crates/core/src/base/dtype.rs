@@ -4,7 +4,18 @@ use crate::base::error::{shorten, CalcError};
 use serde::{Deserialize, Serialize};
 
 /// A storage or compute precision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Dtype {
     /// IEEE float32, 4 bytes.

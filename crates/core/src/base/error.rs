@@ -103,6 +103,58 @@ impl<'de> serde::Deserialize<'de> for Phrase {
     }
 }
 
+/// In the compact binary form of the presets' stored models (`model::presets_first`), a
+/// phrase keeps its keys and values: a tag byte (0 a key and its values, 1 verbatim text, 2 a
+/// list; an error's sentence is written as its English text). Read back, a key is leaked to be
+/// `'static` as [`Phrase::Tr`] holds it (a few hundred bytes for a model's ledger, read once
+/// per link by the first-answer module).
+impl borsh::BorshSerialize for Phrase {
+    fn serialize<W: std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        match self {
+            Phrase::Tr(key, vals) => {
+                0u8.serialize(w)?;
+                key.serialize(w)?;
+                vals.serialize(w)
+            }
+            Phrase::Verbatim(t) => {
+                1u8.serialize(w)?;
+                t.serialize(w)
+            }
+            Phrase::List(ps) => {
+                2u8.serialize(w)?;
+                ps.serialize(w)
+            }
+            Phrase::Error(_) => {
+                1u8.serialize(w)?;
+                self.to_string().serialize(w)
+            }
+        }
+    }
+}
+
+impl borsh::BorshDeserialize for Phrase {
+    fn deserialize_reader<R: std::io::Read>(r: &mut R) -> std::io::Result<Phrase> {
+        fn leak(s: String) -> &'static str {
+            Box::leak(s.into_boxed_str())
+        }
+        Ok(match u8::deserialize_reader(r)? {
+            0 => {
+                let key = leak(String::deserialize_reader(r)?);
+                let vals = Vec::<(String, Phrase)>::deserialize_reader(r)?;
+                Phrase::Tr(key, vals.into_iter().map(|(n, v)| (leak(n), v)).collect())
+            }
+            1 => Phrase::Verbatim(String::deserialize_reader(r)?),
+            2 => Phrase::List(Vec::deserialize_reader(r)?),
+            t => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("phrase tag {t}"),
+                ))
+            }
+        })
+    }
+}
+
 impl fmt::Display for Phrase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text(Lang::En))

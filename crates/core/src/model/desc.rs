@@ -7,10 +7,11 @@
 use crate::base::dtype::Dtype;
 use crate::base::error::Phrase;
 use crate::base::units::Bytes;
+use borsh::{BorshDeserialize, BorshSerialize};
 use serde::{Deserialize, Serialize};
 
 /// How the model was described.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelOrigin {
     /// A full config.json: architecture known layer by layer.
@@ -23,7 +24,9 @@ pub enum ModelOrigin {
 }
 
 /// Parameter counts by component: distinct parameters (tied embeddings counted once).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, BorshSerialize, BorshDeserialize,
+)]
 pub struct ParamBreakdown {
     /// Token embedding table.
     pub embeddings: u64,
@@ -151,7 +154,7 @@ impl ParamBreakdown {
 }
 
 /// The token mixer of one layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Mixer {
     /// Softmax attention with a per-head KV cache (MHA, GQA, MQA), full or sliding-window.
@@ -218,7 +221,9 @@ impl Mixer {
 /// The `n_groups` groups of a Mamba-2 mixer's B and C channels, which sit in its conv state.
 /// vLLM keeps every group a head needs on that head's GPU: when the tensor-parallel degree
 /// does not divide `n_groups`, it pads them to the degree (`calc::tp::group_padding`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, BorshSerialize, BorshDeserialize,
+)]
 pub struct SsmGroups {
     /// `n_groups`.
     pub groups: u64,
@@ -232,7 +237,7 @@ pub struct SsmGroups {
 }
 
 /// The feed-forward block of one layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Ffn {
     /// A dense MLP.
@@ -267,7 +272,7 @@ pub enum Ffn {
 }
 
 /// One decoder layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 pub struct Layer {
     /// Token mixer.
     pub mixer: Mixer,
@@ -276,7 +281,7 @@ pub struct Layer {
 }
 
 /// Where a field's value came from, for the assumption ledger.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 #[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
 pub enum LedgerSource {
     /// Read from this config key (the spelling actually present).
@@ -291,7 +296,7 @@ pub enum LedgerSource {
 }
 
 /// One line of the assumption ledger.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 pub struct LedgerEntry {
     /// The model field (`hidden_size`, `head_dim`, `kv_heads`, `tie_word_embeddings`, …).
     pub field: String,
@@ -302,7 +307,7 @@ pub struct LedgerEntry {
 }
 
 /// How weights are stored (from `torch_dtype`/`dtype` and `quantization_config`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 pub struct WeightFormat {
     /// Element precision of the quantized (or plain) weights.
     pub dtype: Dtype,
@@ -352,7 +357,7 @@ impl WeightFormat {
 }
 
 /// A model, described precisely enough to size and time it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 pub struct ModelDesc {
     /// Display name (`_name_or_path`, or derived). Untrusted text: render as text only.
     pub name: String,
@@ -425,7 +430,7 @@ pub struct ModelDesc {
 
 /// How vLLM's default `max_model_len` comes from a config (`_get_and_verify_max_len`, vLLM
 /// 0.12.0), where it is not [`ModelDesc::max_position_embeddings`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum MaxLenRule {
     /// The smallest of vLLM's length keys is `key` (ChatGLM's `seq_length` below
@@ -492,7 +497,7 @@ impl MaxLenRule {
 
 /// vLLM's default `max_model_len` for a config whose rules give another figure than
 /// `max_position_embeddings` ([`ModelDesc::engine_max_len`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, BorshSerialize, BorshDeserialize)]
 pub struct EngineMaxLen {
     /// The length, in tokens.
     pub tokens: u64,

@@ -10,6 +10,7 @@ pub mod config;
 pub mod desc;
 pub mod hub;
 pub mod presets;
+pub mod presets_first;
 pub mod quick;
 
 pub use desc::*;

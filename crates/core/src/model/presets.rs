@@ -27,125 +27,55 @@ pub const APP_COLUMNS: [&str; 6] = [
     "params_total",
 ];
 
-/// (file name, config.json text), in file-name order.
-static FILES: &[(&str, &str)] = &[
-    (
-        "ArthurZ__mamba-2.8b.json",
-        include_str!("../../../../data/presets/ArthurZ__mamba-2.8b.json"),
-    ),
-    (
-        "EleutherAI__gpt-neox-20b.json",
-        include_str!("../../../../data/presets/EleutherAI__gpt-neox-20b.json"),
-    ),
-    (
-        "Qwen__Qwen2.5-32B-Instruct.json",
-        include_str!("../../../../data/presets/Qwen__Qwen2.5-32B-Instruct.json"),
-    ),
-    (
-        "Qwen__Qwen2.5-7B-Instruct.json",
-        include_str!("../../../../data/presets/Qwen__Qwen2.5-7B-Instruct.json"),
-    ),
-    (
-        "Qwen__Qwen3-235B-A22B.json",
-        include_str!("../../../../data/presets/Qwen__Qwen3-235B-A22B.json"),
-    ),
-    (
-        "Qwen__Qwen3-30B-A3B.json",
-        include_str!("../../../../data/presets/Qwen__Qwen3-30B-A3B.json"),
-    ),
-    (
-        "Qwen__Qwen3-32B.json",
-        include_str!("../../../../data/presets/Qwen__Qwen3-32B.json"),
-    ),
-    (
-        "Qwen__Qwen3-8B.json",
-        include_str!("../../../../data/presets/Qwen__Qwen3-8B.json"),
-    ),
-    (
-        "deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json",
-        include_str!("../../../../data/presets/deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json"),
-    ),
-    (
-        "deepseek-ai__DeepSeek-R1.json",
-        include_str!("../../../../data/presets/deepseek-ai__DeepSeek-R1.json"),
-    ),
-    (
-        "deepseek-ai__DeepSeek-V3.json",
-        include_str!("../../../../data/presets/deepseek-ai__DeepSeek-V3.json"),
-    ),
-    (
-        "google__gemma-2-9b-it.json",
-        include_str!("../../../../data/presets/google__gemma-2-9b-it.json"),
-    ),
-    (
-        "google__gemma-3-27b-it.json",
-        include_str!("../../../../data/presets/google__gemma-3-27b-it.json"),
-    ),
-    (
-        "meta-llama__Llama-2-13b-hf.json",
-        include_str!("../../../../data/presets/meta-llama__Llama-2-13b-hf.json"),
-    ),
-    (
-        "meta-llama__Llama-2-7b-hf.json",
-        include_str!("../../../../data/presets/meta-llama__Llama-2-7b-hf.json"),
-    ),
-    (
-        "meta-llama__Llama-3.2-1B-Instruct.json",
-        include_str!("../../../../data/presets/meta-llama__Llama-3.2-1B-Instruct.json"),
-    ),
-    (
-        "meta-llama__Llama-3.2-3B-Instruct.json",
-        include_str!("../../../../data/presets/meta-llama__Llama-3.2-3B-Instruct.json"),
-    ),
-    (
-        "meta-llama__Meta-Llama-3.1-405B.json",
-        include_str!("../../../../data/presets/meta-llama__Meta-Llama-3.1-405B.json"),
-    ),
-    (
-        "meta-llama__Meta-Llama-3.1-70B.json",
-        include_str!("../../../../data/presets/meta-llama__Meta-Llama-3.1-70B.json"),
-    ),
-    (
-        "meta-llama__Meta-Llama-3.1-8B.json",
-        include_str!("../../../../data/presets/meta-llama__Meta-Llama-3.1-8B.json"),
-    ),
-    (
-        "microsoft__phi-4.json",
-        include_str!("../../../../data/presets/microsoft__phi-4.json"),
-    ),
-    (
-        "mistralai__Mistral-7B-Instruct-v0.3.json",
-        include_str!("../../../../data/presets/mistralai__Mistral-7B-Instruct-v0.3.json"),
-    ),
-    (
-        "mistralai__Mixtral-8x22B-v0.1.json",
-        include_str!("../../../../data/presets/mistralai__Mixtral-8x22B-v0.1.json"),
-    ),
-    (
-        "mistralai__Mixtral-8x7B-v0.1.json",
-        include_str!("../../../../data/presets/mistralai__Mixtral-8x7B-v0.1.json"),
-    ),
-    (
-        "nvidia__Nemotron-H-56B-Base-8K.json",
-        include_str!("../../../../data/presets/nvidia__Nemotron-H-56B-Base-8K.json"),
-    ),
-    (
-        "openai-community__gpt2.json",
-        include_str!("../../../../data/presets/openai-community__gpt2.json"),
-    ),
-    (
-        "openai__gpt-oss-120b.json",
-        include_str!("../../../../data/presets/openai__gpt-oss-120b.json"),
-    ),
-    (
-        "openai__gpt-oss-20b.json",
-        include_str!("../../../../data/presets/openai__gpt-oss-20b.json"),
-    ),
-    (
-        "tiiuae__falcon-7b.json",
-        include_str!("../../../../data/presets/tiiuae__falcon-7b.json"),
-    ),
-];
+/// One list (in file-name order) of the compiled-in files, made into [`FILES`] (their names) and [`file_text`]
+/// (their text): a binary that never reads a preset's config (the first-answer module, which
+/// takes the presets' models from [`crate::model::presets_first`]) links the names only.
+macro_rules! presets {
+    ($($file:literal,)*) => {
+        /// The compiled-in files' names.
+        static FILES: &[&str] = &[$($file),*];
+
+        /// A compiled-in file's config.json text.
+        fn file_text(file: &str) -> Option<&'static str> {
+            match file {
+                $($file => Some(include_str!(concat!("../../../../data/presets/", $file))),)*
+                _ => None,
+            }
+        }
+    };
+}
+
+presets! {
+    "ArthurZ__mamba-2.8b.json",
+    "EleutherAI__gpt-neox-20b.json",
+    "Qwen__Qwen2.5-32B-Instruct.json",
+    "Qwen__Qwen2.5-7B-Instruct.json",
+    "Qwen__Qwen3-235B-A22B.json",
+    "Qwen__Qwen3-30B-A3B.json",
+    "Qwen__Qwen3-32B.json",
+    "Qwen__Qwen3-8B.json",
+    "deepseek-ai__DeepSeek-Coder-V2-Lite-Base.json",
+    "deepseek-ai__DeepSeek-R1.json",
+    "deepseek-ai__DeepSeek-V3.json",
+    "google__gemma-2-9b-it.json",
+    "google__gemma-3-27b-it.json",
+    "meta-llama__Llama-2-13b-hf.json",
+    "meta-llama__Llama-2-7b-hf.json",
+    "meta-llama__Llama-3.2-1B-Instruct.json",
+    "meta-llama__Llama-3.2-3B-Instruct.json",
+    "meta-llama__Meta-Llama-3.1-405B.json",
+    "meta-llama__Meta-Llama-3.1-70B.json",
+    "meta-llama__Meta-Llama-3.1-8B.json",
+    "microsoft__phi-4.json",
+    "mistralai__Mistral-7B-Instruct-v0.3.json",
+    "mistralai__Mixtral-8x22B-v0.1.json",
+    "mistralai__Mixtral-8x7B-v0.1.json",
+    "nvidia__Nemotron-H-56B-Base-8K.json",
+    "openai-community__gpt2.json",
+    "openai__gpt-oss-120b.json",
+    "openai__gpt-oss-20b.json",
+    "tiiuae__falcon-7b.json",
+}
 
 /// One preset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,8 +92,6 @@ pub struct Preset {
     pub hf_id: String,
     /// Exact parameter count from a public source, when the table gives one.
     pub params_total: Option<u64>,
-    /// The config.json text.
-    pub json: &'static str,
 }
 
 impl Preset {
@@ -176,9 +104,14 @@ impl Preset {
         }
     }
 
+    /// The config.json text.
+    pub fn json(&self) -> &'static str {
+        file_text(self.file).unwrap_or_default()
+    }
+
     /// The parsed model.
     pub fn parse(&self) -> Result<ModelDesc, CalcError> {
-        parse_model_text(self.json)
+        parse_model_text(self.json())
     }
 }
 
@@ -203,7 +136,7 @@ fn load() -> Vec<Preset> {
                 .unwrap_or_default()
         };
         let file = get(c_file);
-        let Some((fname, json)) = FILES.iter().find(|(f, _)| *f == file) else {
+        let Some(fname) = FILES.iter().find(|f| **f == file) else {
             continue;
         };
         let id = get(c_id);
@@ -219,11 +152,10 @@ fn load() -> Vec<Preset> {
             file: fname,
             hf_id: get(c_hf),
             params_total: get(c_params).parse().ok(),
-            json,
         });
     }
     // Files not in the table still appear, under their file stem.
-    for (f, json) in FILES {
+    for f in FILES {
         if !out.iter().any(|p| p.file == *f) {
             let stem = f.trim_end_matches(".json").to_string();
             out.push(Preset {
@@ -233,7 +165,6 @@ fn load() -> Vec<Preset> {
                 file: f,
                 hf_id: String::new(),
                 params_total: None,
-                json,
             });
         }
     }
@@ -278,7 +209,7 @@ mod tests {
             })
             .unwrap_or_default();
         on_disk.sort();
-        let compiled: Vec<String> = FILES.iter().map(|(f, _)| f.to_string()).collect();
+        let compiled: Vec<String> = FILES.iter().map(|f| f.to_string()).collect();
         assert_eq!(compiled, on_disk, "regenerate FILES in presets.rs");
         assert!(all().len() >= 25, "{} presets", all().len());
         let listed = all().iter().filter(|p| !p.hf_id.is_empty()).count();

@@ -8,8 +8,8 @@ use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::calc::memory::Suggestion;
 use crate::hardware::Catalog;
-use crate::model::preset;
-use crate::present::report::{evaluate, GpuReport, Report, Verdict};
+use crate::model::{preset, presets_first};
+use crate::present::report::{evaluate_with, GpuReport, ModelChoices, ModelPart, Report, Verdict};
 use crate::present::series::MemoryBar;
 use crate::scenario::{coalesce, BudgetRule, GpuChoice, ModelSource, Notice, Scenario, ViewMode};
 use serde::Serialize;
@@ -385,8 +385,11 @@ impl FirstScreen {
         let ModelSource::Preset(id) = &s.model else {
             return None;
         };
-        let label = preset(id)?.label();
-        let r = evaluate(&s, Catalog::builtin()).ok()?;
+        let p = preset(id)?;
+        // The preset's model as its reader makes it, stored (`model::presets_first`): the
+        // first-answer module links no config reader.
+        let part = ModelPart::new(presets_first::get(&p.id)?, ModelChoices::of(&s)).ok()?;
+        let r = evaluate_with(&s, &part, Catalog::builtin());
         let lang = s.lang.unwrap_or(browser);
         let cards = CardsText::new(lang, false, &r);
         let rows = FitRowText::rows(lang, &r);
@@ -413,7 +416,7 @@ impl FirstScreen {
         Some(FirstScreen {
             lang: lang.code(),
             preset: id.clone(),
-            name: label,
+            name: p.label(),
             arch: r.model.model_type.clone(),
             layers: r.model.stated_layers().to_string(),
             ledger: r.model.ledger.len(),

@@ -21,11 +21,10 @@ pub fn link_page() {
 }
 
 /// Links only what the first-answer module (`src/bin/first.rs`) carries: the first screen's
-/// translation rows and the presets' configuration classes. What it lacks makes
-/// [`FirstScreen::json`] decline the link.
+/// translation rows (it reads no config: the presets' models are stored,
+/// `model::presets_first`). A row it lacks makes [`FirstScreen::json`] decline the link.
 pub fn link_first() {
     crate::base::i18n::link_first();
-    crate::model::config::defaults::link_first();
 }
 pub mod report;
 pub mod sections;

@@ -804,7 +804,7 @@ mod tests {
     #[test]
     fn a100_keeps_the_small_defaults_whatever_its_memory() {
         let cat = Catalog::builtin();
-        let m = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("m");
+        let m = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json()).expect("m");
         for (id, large) in [
             ("a100-sxm-80gb", false),
             ("a100-pcie-80gb", false),

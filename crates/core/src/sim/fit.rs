@@ -495,7 +495,7 @@ mod tests {
     use crate::sim::workload::Arrival;
 
     fn qwen3_8b() -> ModelDesc {
-        parse_model_text(preset("Qwen__Qwen3-8B").unwrap().json).unwrap()
+        parse_model_text(preset("Qwen__Qwen3-8B").unwrap().json()).unwrap()
     }
 
     fn h100() -> &'static Accelerator {

@@ -696,7 +696,7 @@ mod tests {
     use crate::model::{parse_model_text, preset};
 
     fn model(id: &str) -> ModelDesc {
-        parse_model_text(preset(id).expect("preset").json).expect("model")
+        parse_model_text(preset(id).expect("preset").json()).expect("model")
     }
 
     fn step(id: &str, gpu: &str, tp: u64) -> Option<KernelStep> {

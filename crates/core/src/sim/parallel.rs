@@ -348,7 +348,7 @@ mod tests {
     use crate::model::{parse_model_text, preset};
 
     fn model(id: &str) -> ModelDesc {
-        parse_model_text(preset(id).expect("preset").json).expect("model")
+        parse_model_text(preset(id).expect("preset").json()).expect("model")
     }
 
     fn par(tp: u64, dp: u64, ep: u64, pp: u64, nodes: u64) -> Parallel {

@@ -322,7 +322,7 @@ mod tests {
     use crate::model::{parse_model_text, preset};
 
     fn gpt_oss_120b() -> ModelDesc {
-        parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json).expect("model")
+        parse_model_text(preset("openai__gpt-oss-120b").expect("preset").json()).expect("model")
     }
 
     /// vLLM 0.10.1 on one H100 with the Marlin MXFP4 path logged "Model loading took 65.9651
@@ -383,7 +383,7 @@ mod tests {
             Bytes::ZERO
         );
         // A model without MXFP4 experts gets nothing.
-        let q = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json).expect("m");
+        let q = parse_model_text(preset("Qwen__Qwen3-8B").expect("preset").json()).expect("m");
         assert_eq!(
             mxfp4_moe_padding(&q, 1, Mxfp4MoeLayout::Marlin),
             Bytes::ZERO

@@ -252,7 +252,7 @@ mod tests {
     use crate::model::{parse_model_text, preset};
 
     fn model(id: &str) -> ModelDesc {
-        parse_model_text(preset(id).expect("preset").json).expect("model")
+        parse_model_text(preset(id).expect("preset").json()).expect("model")
     }
 
     #[test]

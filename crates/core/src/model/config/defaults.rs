@@ -27,43 +27,16 @@ use std::sync::OnceLock;
 /// The compiled-in table (natively, and in wasm once [`link_full`] ran).
 pub const CSV: &str = include_str!("../../../../../data/config_defaults.csv");
 
-/// The rows the first-answer module carries ([`link_first`]): the header, the generic
-/// spellings and the classes `data/config_defaults_first.txt` lists (the presets' and their
-/// nested parts', made by `tests/first_keys.rs`), filtered by `build.rs`.
-#[cfg(target_arch = "wasm32")]
-static FIRST_CSV: &str = include_str!(concat!(env!("OUT_DIR"), "/config_defaults_first.csv"));
-
-/// Every class's `model_type` in the whole table, one per line: in the first-answer module a
-/// class it lacks is a miss only when the table has it (a type the table has not is read as
-/// everywhere else).
-#[cfg(target_arch = "wasm32")]
-static ALL_TYPES: &str = include_str!(concat!(env!("OUT_DIR"), "/config_defaults_types.txt"));
-
-/// The table's text once [`link_full`] or [`link_first`] ran (wasm only).
+/// The table's text once [`link_full`] ran (wasm only).
 #[cfg(target_arch = "wasm32")]
 static LINKED: OnceLock<&'static str> = OnceLock::new();
 
-/// Whether this binary has only the first-answer module's rows ([`link_first`]).
-#[cfg(target_arch = "wasm32")]
-static FIRST_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes the whole table available in this binary: every wasm binary that reads configs but
-/// the first-answer module calls it (through `present::link_page`) before reading one.
+/// Makes the whole table available in this binary: every wasm binary that reads configs calls
+/// it (through `present::link_page`) before reading one (the first-answer module reads none).
 /// Natively the table is always there and this does nothing.
 pub fn link_full() {
     #[cfg(target_arch = "wasm32")]
     let _ = LINKED.set(CSV);
-}
-
-/// Makes only the first-answer module's rows available (`present::link_first`): a class
-/// they lack is a miss (`base::lookups::take_missed`) and the first screen declines the link.
-/// Natively this does nothing.
-pub fn link_first() {
-    #[cfg(target_arch = "wasm32")]
-    {
-        let _ = LINKED.set(FIRST_CSV);
-        FIRST_ONLY.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
 }
 
 /// The table's text as this binary has it.
@@ -222,15 +195,7 @@ pub fn spellings(key: &'static str) -> impl Iterator<Item = &'static str> {
 pub fn class_for(model_type: &str) -> Option<&'static ClassDefaults> {
     #[cfg(not(target_arch = "wasm32"))]
     crate::base::lookups::asked("config_defaults", model_type);
-    let found = table().iter().find(|c| c.model_type == model_type);
-    #[cfg(target_arch = "wasm32")]
-    if found.is_none()
-        && FIRST_ONLY.load(std::sync::atomic::Ordering::Relaxed)
-        && ALL_TYPES.lines().any(|t| t == model_type)
-    {
-        crate::base::lookups::missed();
-    }
-    found
+    table().iter().find(|c| c.model_type == model_type)
 }
 
 /// The class of the part `part` nested in a config of class `parent`.

@@ -515,7 +515,7 @@ mod tests {
 
     fn model(id: &str) -> ModelDesc {
         let p = presets::get(id).expect("preset");
-        parse_model_text(p.json).expect("parses")
+        parse_model_text(p.json()).expect("parses")
     }
 
     /// One request alone: the prefill step equals the static TTFT and a decode step at

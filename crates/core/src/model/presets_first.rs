@@ -1,0 +1,115 @@
+//! The presets' models as their readers make them, stored: what the first-answer module
+//! (`src/bin/first.rs`) evaluates a link's preset with, so it links neither the config readers
+//! nor the presets' configs. `data/presets/first_models.bin` holds, in borsh's binary form,
+//! each preset whose model has no warning (a preset with one is not served by the first
+//! answer: the copy has no place for it) as its id and its model, consecutive equal layers as
+//! one run. Made by this module's test (`REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core
+//! --lib presets_first`), which fails when the file is not what the readers make today and
+//! checks each model reads back equal to the preset's parsed model.
+
+use crate::model::desc::{Layer, ModelDesc};
+use borsh::{BorshDeserialize, BorshSerialize};
+
+/// The stored models: for each preset served, its id and its [`Stored`] model's bytes.
+static BYTES: &[u8] = include_bytes!("../../../../data/presets/first_models.bin");
+
+/// One stored model: the model without its layers (the main model's and the MTP modules'),
+/// and the layers as runs.
+#[derive(BorshSerialize, BorshDeserialize)]
+struct Stored {
+    model: ModelDesc,
+    layers: Vec<(u32, Layer)>,
+    mtp_layers: Vec<(u32, Layer)>,
+}
+
+/// Consecutive equal layers as `(count, layer)` runs.
+#[cfg(test)]
+fn runs(layers: &[Layer]) -> Vec<(u32, Layer)> {
+    let mut out: Vec<(u32, Layer)> = Vec::new();
+    for l in layers {
+        match out.last_mut() {
+            Some((n, last)) if last == l => *n += 1,
+            _ => out.push((1, l.clone())),
+        }
+    }
+    out
+}
+
+fn unrun(runs: Vec<(u32, Layer)>) -> Vec<Layer> {
+    runs.into_iter()
+        .flat_map(|(n, l)| std::iter::repeat_n(l, n as usize))
+        .collect()
+}
+
+/// The stored model of the preset `id` (its exact id, as `presets::get` resolves it), or
+/// `None` when the file has no line for it.
+pub fn get(id: &str) -> Option<ModelDesc> {
+    let all = Vec::<(String, Vec<u8>)>::try_from_slice(BYTES).ok()?;
+    let (_, bytes) = all.into_iter().find(|(i, _)| i == id)?;
+    let s = Stored::try_from_slice(&bytes).ok()?;
+    Some(ModelDesc {
+        layers: unrun(s.layers),
+        mtp_layers: unrun(s.mtp_layers),
+        ..s.model
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::presets;
+
+    /// The file's bytes as the readers make them today.
+    fn made() -> Vec<u8> {
+        let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+        for p in presets::all() {
+            let m = p.parse().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            if !m.warnings.is_empty() {
+                continue;
+            }
+            let stored = Stored {
+                layers: runs(&m.layers),
+                mtp_layers: runs(&m.mtp_layers),
+                model: ModelDesc {
+                    layers: Vec::new(),
+                    mtp_layers: Vec::new(),
+                    ..m
+                },
+            };
+            all.push((p.id.clone(), borsh::to_vec(&stored).expect("serialises")));
+        }
+        borsh::to_vec(&all).expect("serialises")
+    }
+
+    #[test]
+    fn the_stored_models_are_the_readers_models() {
+        let made = made();
+        if std::env::var_os("REGENERATE_FIRST_MODELS").is_some() {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../data/presets/first_models.bin"
+            );
+            std::fs::write(path, &made).expect("writes data/presets/first_models.bin");
+            return;
+        }
+        assert!(
+            BYTES == made,
+            "data/presets/first_models.bin is not what the readers make: run \
+             REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core --lib presets_first"
+        );
+        let mut served = 0;
+        for p in presets::all() {
+            let parsed = p.parse().expect("parses");
+            match get(&p.id) {
+                Some(stored) => {
+                    assert_eq!(stored, parsed, "{}", p.id);
+                    served += 1;
+                }
+                None => assert!(!parsed.warnings.is_empty(), "{} is missing", p.id),
+            }
+        }
+        // Most presets are served; a change that drops them all would pass the loop above.
+        assert!(served * 10 >= presets::all().len() * 8, "{served} served");
+        assert!(get("no-such-preset").is_none());
+    }
+}
