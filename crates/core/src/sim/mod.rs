@@ -19,7 +19,7 @@
 //! use llmcalc_core::model::{parse_model_text, preset};
 //! use llmcalc_core::sim::{simulate, Arrival, Lengths, SimConfig};
 //!
-//! let model = parse_model_text(preset("Qwen__Qwen3-8B").unwrap().json).unwrap();
+//! let model = parse_model_text(preset("Qwen__Qwen3-8B").unwrap().json()).unwrap();
 //! let gpu = Catalog::builtin().get("h100-sxm").unwrap();
 //! let mut cfg = SimConfig::default();
 //! cfg.workload.arrival = Arrival::Poisson { rate: 4.0 };

@@ -6,16 +6,16 @@
 
 #[cfg(target_arch = "wasm32")]
 mod glue {
-    use llm_serving_calculator::core::base::Lang;
-    use llm_serving_calculator::core::present::FirstScreen;
+    use llmcalc_core::base::Lang;
+    use llmcalc_core::present::FirstScreen;
     use wasm_bindgen::prelude::wasm_bindgen;
 
     /// The first screen of the page at `query` (`location.search`) for a browser whose
     /// language is `browser` (`navigator.language`), as JSON; "" when the copy cannot show it.
     #[wasm_bindgen]
     pub fn first_screen(query: &str, browser: &str) -> String {
-        // Only the first screen's translation rows and the presets' configuration classes.
-        llm_serving_calculator::core::present::link_first();
+        // Only the first screen's translation rows (`present::link_first`).
+        llmcalc_core::present::link_first();
         FirstScreen::json(query, Lang::from_code(browser).unwrap_or_default())
     }
 }
