@@ -67,7 +67,7 @@ for (const kind of ['wasm', 'js', 'html', 'css', 'other', 'all']) {
 // painted, src/ui/late.rs) and the serving simulator's Web Worker (sim_worker_loader.js,
 // sim_worker.js, sim_worker_bg.wasm: loaded when its section nears the screen). A scenario
 // link's first answer needs the page, loader.js and the first-answer module (first.js,
-// first_bg.wasm, src/bin/first.rs), loaded beside the shell only for a link.
+// first_bg.wasm, crates/first/src/main.rs), loaded beside the shell only for a link.
 const base = (r) => r.file.split('/').pop();
 const isWorker = (r) => /^sim_worker/.test(base(r));
 const isLate = (r) => /^sections(?:_bg)?\.(?:js|wasm)$/.test(base(r));

@@ -1,4 +1,4 @@
-// A scenario link's first answer before the shell (src/bin/first.rs, public/loader.js
+// A scenario link's first answer before the shell (crates/first/src/main.rs, public/loader.js
 // `fillCopy`): the gate keeps the prerendered copies for a link, the first-answer module
 // computes the link's first screen with the live page's text builders, and the copy is filled
 // and shown; the live app replaces it in the task that mounts. Checked here, for every preset

@@ -36,7 +36,7 @@ export const CHROMIUM_ARGS = [
 /** Resolves after `ms` milliseconds. */
 /** The serving simulator's worker files (src/ui/sim_client.rs), loaded when its section nears. */
 export const LAZY_WORKER_FILE = /\/sim_worker(?:_loader)?\.js$|\/sim_worker_bg\.wasm$/;
-/** A scenario link's first-answer module (src/bin/first.rs): asked for at the start, it may
+/** A scenario link's first-answer module (crates/first/src/main.rs): asked for at the start, it may
  * finish after load. */
 export const FIRST_ANSWER_FILE = /\/first(?:_bg)?\.(?:js|wasm)$/;
 

@@ -16,7 +16,7 @@ performance.mark('llmcalc:loader');
   document.documentElement.setAttribute('data-theme', t);
 }
 // A scenario link: the gate in index.html kept the prerendered copies hidden and marked
-// (data-pending). The first-answer module (src/bin/first.rs: the core without Leptos, a
+// (data-pending). The first-answer module (crates/first/src/main.rs: the core without Leptos, a
 // fraction of the shell's bytes) computes the link's first screen with the live page's own text
 // builders (core::present::FirstScreen); it is written into the copy, which is shown, and the
 // live app replaces it in the task that mounts, as on the default page. When the module declines

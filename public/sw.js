@@ -21,7 +21,7 @@ const SCOPE = new URL('./', self.location).href;
 // right after the first answer on every visit, so they are also cached at install (a second
 // visit then works offline even if the first one fetched them before this worker took over).
 const LATE_FILES = ['sections.js', 'sections_bg.wasm'];
-// The first-answer module of a scenario link (src/bin/first.rs), unhashed too: network-first,
+// The first-answer module of a scenario link (crates/first/src/main.rs), unhashed too: network-first,
 // cached when first used.
 const FIRST_FILES = ['first.js', 'first_bg.wasm'];
 const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm', ...LATE_FILES, ...FIRST_FILES];

@@ -79,7 +79,7 @@ export const THEME_LABELS = (() => {
 
 /** The page's kinds of address, as both inline scripts tell them (`q` = location.search): `f`, the
  * default scenario (nothing, or only a language); `n`, a scenario link the first-answer module
- * (src/bin/first.rs) may answer: not the default, no section anchor, not an embed, wasm there. */
+ * (crates/first/src/main.rs) may answer: not the default, no section anchor, not an embed, wasm there. */
 const PAGE_KIND =
   "q=location.search,f=q===''||q==='?lang=ko'||q==='?lang=en'," +
   "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'";

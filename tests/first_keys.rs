@@ -1,4 +1,4 @@
-//! What the first-answer module carries (`src/bin/first.rs`, `present::link_first`):
+//! What the first-answer module carries (`crates/first/src/main.rs`, `present::link_first`):
 //! `data/i18n/first_keys.txt`, the translation keys the first screen looks up
 //! (`core::present::FirstScreen::json`, whose lookups `base::lookups::record` records) over
 //! every preset, every catalog GPU alone and the default three, both languages, and the
@@ -61,7 +61,7 @@ fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
 
 fn text(what: &str, list: &BTreeSet<String>) -> String {
     let mut s = format!(
-        "# The {what} the first-answer module carries (src/bin/first.rs), one per line:\n\
+        "# The {what} the first-answer module carries (crates/first/src/main.rs), one per line:\n\
          # what the first screen looks up, made by tests/first_keys.rs\n\
          # (cargo test --release --test first_keys -- --ignored regenerate). Do not edit by hand.\n",
     );

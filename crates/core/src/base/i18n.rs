@@ -90,7 +90,7 @@ pub fn link_shell() {
 }
 
 /// Makes only the first screen's rows available (`data/i18n/first_keys.txt`): the
-/// first-answer module (`src/bin/first.rs`) calls it, so its wasm carries those rows and not
+/// first-answer module (`crates/first/src/main.rs`) calls it, so its wasm carries those rows and not
 /// the rest of the shell's. A key it lacks is a miss (`lookups::take_missed`), and the first
 /// screen then declines the link rather than show a marker. Natively this does nothing.
 pub fn link_first() {

@@ -1,5 +1,5 @@
 //! The presets' models as their readers make them, stored: what the first-answer module
-//! (`src/bin/first.rs`) evaluates a link's preset with, so it links neither the config readers
+//! (`crates/first/src/main.rs`) evaluates a link's preset with, so it links neither the config readers
 //! nor the presets' configs. `data/presets/first_models.bin` holds, in borsh's binary form,
 //! each preset whose model has no warning (a preset with one is not served by the first
 //! answer: the copy has no place for it) as its id and its model, consecutive equal layers as

@@ -20,7 +20,7 @@ pub fn link_page() {
     crate::model::config::defaults::link_full();
 }
 
-/// Links only what the first-answer module (`src/bin/first.rs`) carries: the first screen's
+/// Links only what the first-answer module (`crates/first/src/main.rs`) carries: the first screen's
 /// translation rows (it reads no config: the presets' models are stored,
 /// `model::presets_first`). A row it lacks makes [`FirstScreen::json`] decline the link.
 pub fn link_first() {
