@@ -4,19 +4,10 @@ use crate::base::error::{shorten, CalcError};
 use serde::{Deserialize, Serialize};
 
 /// A storage or compute precision.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    borsh::BorshSerialize,
-    borsh::BorshDeserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+// The presets' stored models (`model::presets_first`).
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub enum Dtype {
     /// IEEE float32, 4 bytes.
     Fp32,

@@ -19,21 +19,11 @@ pub const KIB: u64 = 1 << 10;
 
 /// An exact number of bytes.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    Serialize,
-    Deserialize,
-    borsh::BorshSerialize,
-    borsh::BorshDeserialize,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
 )]
 #[serde(transparent)]
+// The presets' stored models (`model::presets_first`).
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub struct Bytes(pub u64);
 
 impl Bytes {
