@@ -274,7 +274,7 @@ fn mean_lengths(l: &Lengths) -> (f64, f64) {
 /// steps at the mean context and its prompt's prefill: `B / (O·t_decode(B) + B·t_prefill(I))`.
 /// Also returns the decode step's batch, context and time (seconds) for "Show the math".
 /// Under attention DP or pipeline stages the batch is one unit's (`core::sim::parallel`) and
-/// the rate the instance's (the units' together).
+/// the rate the instance's (the units' with clients together).
 pub fn analytic_capacity(
     model: &ModelDesc,
     gpu: &Accelerator,
@@ -298,7 +298,12 @@ pub fn analytic_capacity(
         .fold(0, u64::saturating_add)
         .max(1);
     let par = engine.parallel();
-    let units = par.units();
+    // The units that have clients, and the attention-DP ranks whose tokens meet in each MoE
+    // layer, as the simulator counts them (`sim::replica`): fewer clients than units leave
+    // units idle.
+    let units = wl
+        .max_concurrency
+        .map_or(par.units(), |c| par.units().min(c).max(1));
     let mut batch = r.max_num_seqs.min(r.usable_blocks() / per_request).max(1);
     if let Some(c) = wl.max_concurrency {
         batch = batch.min(c.div_ceil(units).max(1));
@@ -311,6 +316,9 @@ pub fn analytic_capacity(
         r.max_model_len,
     )?
     .with_parallel(par, gpu);
+    if let Some(c) = wl.max_concurrency {
+        steps.set_active_ranks(par.dp.min(c));
+    }
     let ctx = (i + o / 2.0).ceil().max(1.0) as u64;
     steps.begin();
     for _ in 0..batch {
@@ -703,6 +711,31 @@ mod tests {
         steps.begin();
         steps.add_decode(ctx);
         assert_eq!(steps.finish(1, 1), t);
+    }
+
+    #[test]
+    fn idle_data_parallel_ranks_add_no_capacity() {
+        // Two clients over attention-DP 2 and 4 of a dense model: two ranks serve one client
+        // each either way, so the estimate is the same. Without a client cap every rank fills
+        // its batch, and DP 4 serves about twice what DP 2 does.
+        let model = scenario_model(&Scenario::default()).unwrap_or_else(|e| panic!("{e}"));
+        let gpu = Catalog::builtin()
+            .get("h100-sxm")
+            .cloned()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let rate = |dp: u64, clients: Option<u64>| {
+            let mut s = Scenario::default();
+            s.views.serving.dp = dp;
+            let engine = engine_config(&s);
+            let mut wl = workload(&s);
+            wl.max_concurrency = clients;
+            analytic_capacity(&model, &gpu, &engine, &s, &wl)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .0
+        };
+        assert_eq!(rate(2, Some(2)), rate(4, Some(2)));
+        let (two, four) = (rate(2, None), rate(4, None));
+        assert!((four / two - 2.0).abs() < 0.01, "{four} {two}");
     }
 
     #[test]
