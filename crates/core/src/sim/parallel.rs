@@ -393,10 +393,23 @@ mod tests {
     fn weights_per_gpu_follow_the_shape() {
         let ds = model("deepseek-ai__DeepSeek-R1");
         let fmt = ds.weights.clone();
-        // About what one GPU would hold of DeepSeek-R1's FP8 checkpoint at TP 1.
-        let at_tp = Bytes(700_000_000_000);
+        // The routed experts' bytes from the config's own keys: 3 matrices of h × I per
+        // expert in every layer after the dense ones, FP8 with the checkpoint's block scales.
+        let cfg: serde_json::Value =
+            serde_json::from_str(preset("deepseek-ai__DeepSeek-R1").expect("preset").json())
+                .expect("json");
+        let key = |k: &str| cfg[k].as_u64().unwrap_or_else(|| panic!("{k}"));
+        let elems = (key("num_hidden_layers") - key("first_k_dense_replace"))
+            * key("n_routed_experts")
+            * 3
+            * key("hidden_size")
+            * key("moe_intermediate_size");
+        let scales = fmt.group_size.map_or(0, |g| elems.div_ceil(g) * fmt.scale_bits / 8);
+        assert_eq!(fmt.dtype.bits(), 8);
         let e = routed_expert_bytes(&ds, &fmt) as f64;
-        assert!(e > 600e9 && e < 700e9, "{e}");
+        assert_eq!(e, (elems + scales) as f64);
+        // What one GPU would hold at TP 1 (any figure above the experts' bytes will do).
+        let at_tp = Bytes(elems + scales + 10_000_000_000);
         assert_eq!(par(8, 1, 8, 1, 0).weights_per_gpu(&ds, &fmt, at_tp), at_tp);
         let dp = par(1, 8, 8, 1, 0).weights_per_gpu(&ds, &fmt, at_tp);
         assert!(
@@ -404,7 +417,7 @@ mod tests {
             "{dp:?}"
         );
         let pp = par(8, 1, 1, 2, 0).weights_per_gpu(&ds, &fmt, at_tp);
-        assert_eq!(pp, Bytes(at_tp.0 / 2));
+        assert_eq!(pp, Bytes((at_tp.0 as f64 / 2.0).round() as u64));
     }
 
     /// Inside a node the measured time; across nodes the NICs' share is added and grows
