@@ -20,7 +20,7 @@ performance.mark('llmcalc:loader');
 // fraction of the shell's bytes) computes the link's first screen with the live page's own text
 // builders (core::present::FirstScreen); it is written into the copy, which is shown, and the
 // live app replaces it in the task that mounts, as on the default page. When the module declines
-// (a notice, a warning, a shape the copy has no place for) or fails, the copies stay hidden until
+// (a notice, a GPU error, a shape the copy has no place for) or fails, the copies stay hidden until
 // the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
 let firstAnswer = null;
 {
@@ -94,6 +94,23 @@ function fillCopy(f) {
   text(q('model-layers'), f.layers);
   const ledger = q('model-ledger').querySelector('summary');
   text(ledger, ledger.textContent.replace(/\(\d+\)$/, `(${f.ledger})`));
+  // The model's warnings, listed where the live page lists them: after its facts, in place of
+  // the empty list's marker, each item and the list ending with Leptos' markers.
+  if (f.warnings.length) {
+    const facts = root.querySelector('dl.model-facts');
+    const ul = document.createElement('ul');
+    ul.className = 'model-warnings';
+    ul.setAttribute('aria-label', f.warnings_label);
+    for (const w of f.warnings) {
+      const li = document.createElement('li');
+      li.append(w, document.createComment(''));
+      ul.append(li);
+    }
+    ul.append(document.createComment(''), document.createComment(''));
+    const mark = facts.nextSibling;
+    if (mark && mark.nodeType === Node.COMMENT_NODE) mark.replaceWith(ul);
+    else facts.after(ul);
+  }
   // The last GPU cannot be removed: its button is disabled (the attribute where the live page
   // writes it, after `type`).
   list(q('gpu-selected'), 'li', 'gpu-selected-', c.gpus, (li, g) => {

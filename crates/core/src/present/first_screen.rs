@@ -349,6 +349,9 @@ pub struct FirstScreen {
     pub layers: String,
     /// The number of entries in the assumption ledger.
     pub ledger: usize,
+    /// The model's warnings (the live page lists them under its facts), and the list's label.
+    pub warnings: Vec<String>,
+    pub warnings_label: &'static str,
     pub tp: String,
     pub ctx: String,
     pub ctx_pretty: String,
@@ -375,7 +378,7 @@ impl FirstScreen {
     /// The first screen of the page at `query` for a browser whose language reads as
     /// `browser`, when the copy of the default one can show it: a preset model, catalog GPUs,
     /// the textbook rule, the default interconnect, the full page, and nothing the copy has no
-    /// place for (a notice, a model warning, a GPU's error). `None` otherwise: the page then
+    /// place for (a notice, a GPU's error). `None` otherwise: the page then
     /// waits for the live app.
     pub fn of(query: &str, browser: Lang) -> Option<FirstScreen> {
         let (s, notices) = read_query(query);
@@ -395,7 +398,7 @@ impl FirstScreen {
         let rows = FitRowText::rows(lang, &r);
         // The eok line exists in the Korean copy only, and there it always has a figure.
         let eok_fits = (lang == Lang::Ko) != cards.params_eok.is_empty();
-        if !r.model.warnings.is_empty() || !r.gpu_errors.is_empty() || !eok_fits {
+        if !r.gpu_errors.is_empty() || !eok_fits {
             return None;
         }
         let nf = lang.number_symbols();
@@ -420,6 +423,8 @@ impl FirstScreen {
             arch: r.model.model_type.clone(),
             layers: r.model.stated_layers().to_string(),
             ledger: r.model.ledger.len(),
+            warnings: r.model.warnings.iter().map(|w| w.text(lang)).collect(),
+            warnings_label: tr(lang, "model_warnings"),
             tp: s.tp.to_string(),
             ctx: s.context_len.to_string(),
             ctx_pretty: nf.group(s.context_len),

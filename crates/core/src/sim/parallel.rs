@@ -404,7 +404,9 @@ mod tests {
             * 3
             * key("hidden_size")
             * key("moe_intermediate_size");
-        let scales = fmt.group_size.map_or(0, |g| elems.div_ceil(g) * fmt.scale_bits / 8);
+        let scales = fmt
+            .group_size
+            .map_or(0, |g| elems.div_ceil(g) * fmt.scale_bits / 8);
         assert_eq!(fmt.dtype.bits(), 8);
         let e = routed_expert_bytes(&ds, &fmt) as f64;
         assert_eq!(e, (elems + scales) as f64);
