@@ -1,14 +1,16 @@
 //! The presets' models as their readers make them, stored: what the first-answer module
-//! (`crates/first/src/main.rs`) evaluates a link's preset with, so it links neither the config readers
-//! nor the presets' configs. `data/presets/first_models.bin` holds, in borsh's binary form,
-//! each preset as its id and its model, consecutive equal layers as one run. Made by this module's test (`REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core
-//! --lib presets_first`), which fails when the file is not what the readers make today and
-//! checks each model reads back equal to the preset's parsed model.
+//! (`crates/first`) evaluates a link's preset with, so it links neither the config readers nor
+//! the presets' configs. `data/presets/first_models.bin` holds every preset as its id and its
+//! model in borsh's binary form, consecutive equal layers as one run (borsh, not serde: serde's
+//! derived decoders for the model's tagged enums made the module larger than the readers did).
+//! Made by this module's test (`REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core --lib
+//! presets_first`), which fails when the file is not what the readers make today and checks
+//! each model reads back equal to the preset's parsed model.
 
 use crate::model::desc::{Layer, ModelDesc};
 use borsh::{BorshDeserialize, BorshSerialize};
 
-/// The stored models: for each preset served, its id and its [`Stored`] model's bytes.
+/// The stored models: for each preset, its id and its [`Stored`] model's bytes.
 static BYTES: &[u8] = include_bytes!("../../../../data/presets/first_models.bin");
 
 /// One stored model: the model without its layers (the main model's and the MTP modules'),
@@ -40,7 +42,7 @@ fn unrun(runs: Vec<(u32, Layer)>) -> Vec<Layer> {
 }
 
 /// The stored model of the preset `id` (its exact id, as `presets::get` resolves it), or
-/// `None` when the file has no line for it.
+/// `None` when the file has none.
 pub fn get(id: &str) -> Option<ModelDesc> {
     let all = Vec::<(String, Vec<u8>)>::try_from_slice(BYTES).ok()?;
     let (_, bytes) = all.into_iter().find(|(i, _)| i == id)?;
