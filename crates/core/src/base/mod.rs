@@ -16,6 +16,8 @@ pub mod derivation;
 pub mod dtype;
 pub mod error;
 pub mod expr;
+#[cfg(test)]
+pub mod generated;
 pub mod i18n;
 pub mod json;
 pub mod lookups;

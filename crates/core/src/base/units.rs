@@ -305,6 +305,7 @@ impl Div<BytesPerSecond> for Bytes {
 /// A bandwidth in bytes per second (decimal: 1 GB/s = 10^9 B/s).
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
 #[serde(transparent)]
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub struct BytesPerSecond(pub f64);
 
 impl BytesPerSecond {
@@ -340,6 +341,7 @@ impl Div<FlopsPerSecond> for Flops {
 /// A compute rate in FLOP per second.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
 #[serde(transparent)]
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub struct FlopsPerSecond(pub f64);
 
 impl FlopsPerSecond {

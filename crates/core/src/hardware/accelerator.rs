@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const UNIFIED_MEMORY_GPU_SHARE: f64 = 0.75;
 
 /// A public hourly price.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, borsh::BorshSerialize, borsh::BorshDeserialize,
+)]
 pub struct Price {
     /// US dollars per GPU (or chip) hour.
     pub usd_per_hour: f64,
@@ -30,6 +32,7 @@ pub struct Price {
 /// experts on Hopper, for one) reads it here, never from the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub enum Architecture {
     /// NVIDIA Volta (compute capability 7.0).
     Volta,
@@ -160,7 +163,9 @@ impl PrecisionNote {
 }
 
 /// One accelerator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, borsh::BorshSerialize, borsh::BorshDeserialize,
+)]
 pub struct Accelerator {
     /// Stable lowercase id (`h100-sxm`, `a100-sxm-80gb`, `l40s`; `custom:…` for user entries).
     pub id: String,

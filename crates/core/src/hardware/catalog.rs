@@ -59,7 +59,9 @@ const APP_CSV: &str = include_str!("../../../../data/accelerators.app.csv");
 pub const SOURCES_IN: &str = "data/accelerators.csv";
 
 /// The parsed catalog.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, borsh::BorshSerialize, borsh::BorshDeserialize,
+)]
 pub struct Catalog {
     /// All accelerators, in file order.
     pub accelerators: Vec<Accelerator>,

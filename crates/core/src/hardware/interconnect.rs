@@ -12,6 +12,7 @@ pub const INTER_NODE_PER_DIRECTION_GBPS: f64 = 50.0;
 /// How a chip's GPUs are wired to each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub enum Topology {
     /// PCIe only, through the host (no scale-up fabric).
     Pcie,
@@ -62,7 +63,9 @@ impl Topology {
 }
 
 /// Scale-up interconnect of a chip.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, borsh::BorshSerialize, borsh::BorshDeserialize,
+)]
 pub struct Interconnect {
     /// Kind, as text (`NVLink 4 + NVSwitch`, `PCIe only`, `xGMI full mesh`, `ICI`).
     pub kind: String,

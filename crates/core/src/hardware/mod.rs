@@ -16,6 +16,7 @@
 
 pub mod accelerator;
 pub mod catalog;
+pub mod catalog_first;
 pub mod custom;
 pub mod interconnect;
 pub mod kernels;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// A dense peak for one precision.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "flops_per_s", rename_all = "snake_case")]
+#[derive(borsh::BorshSerialize, borsh::BorshDeserialize)]
 pub enum Peak {
     /// Dense peak (no 2:4 sparsity), tensor/matrix units, in FLOP/s (OP/s for INT8).
     Dense(FlopsPerSecond),
@@ -36,7 +37,9 @@ impl Peak {
 }
 
 /// Dense peaks by precision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Serialize, Deserialize, borsh::BorshSerialize, borsh::BorshDeserialize,
+)]
 pub struct Peaks {
     /// Non-tensor FP32.
     pub fp32: Peak,

@@ -57,6 +57,7 @@ pub fn get(id: &str) -> Option<ModelDesc> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::generated::check_or_write;
     use crate::model::presets;
 
     /// The file's bytes as the readers make them today.
@@ -80,20 +81,16 @@ mod tests {
 
     #[test]
     fn the_stored_models_are_the_readers_models() {
-        let made = made();
-        if std::env::var_os("REGENERATE_FIRST_MODELS").is_some() {
-            let path = concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../data/presets/first_models.bin"
-            );
-            std::fs::write(path, &made).expect("writes data/presets/first_models.bin");
+        let fresh = check_or_write(
+            BYTES,
+            &made(),
+            "data/presets/first_models.bin",
+            "REGENERATE_FIRST_MODELS",
+            "presets_first",
+        );
+        if !fresh {
             return;
         }
-        assert!(
-            BYTES == made,
-            "data/presets/first_models.bin is not what the readers make: run \
-             REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core --lib presets_first"
-        );
         for p in presets::all() {
             let parsed = p.parse().expect("parses");
             assert_eq!(get(&p.id).as_ref(), Some(&parsed), "{}", p.id);

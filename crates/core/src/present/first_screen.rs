@@ -7,7 +7,7 @@ use crate::base::derivation::Derivation;
 use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::calc::memory::Suggestion;
-use crate::hardware::Catalog;
+use crate::hardware::{catalog_first, Catalog};
 use crate::model::{preset, presets_first};
 use crate::present::report::{evaluate_with, GpuReport, ModelChoices, ModelPart, Report, Verdict};
 use crate::present::series::MemoryBar;
@@ -329,8 +329,13 @@ pub fn fit_comparisons(lang: Lang, r: &Report) -> Vec<String> {
 /// built-in catalog and presets, with one notice per parameter that could not be used: what
 /// the live page and the first-answer module both start from.
 pub fn read_query(query: &str) -> (Scenario, Vec<Notice>) {
+    read_query_in(query, Catalog::builtin())
+}
+
+/// [`read_query`] against `catalog`.
+fn read_query_in(query: &str, catalog: &Catalog) -> (Scenario, Vec<Notice>) {
     let (mut s, mut notices) = Scenario::from_query(query);
-    notices.extend(s.sanitize(Catalog::builtin(), |id| preset(id).is_some()));
+    notices.extend(s.sanitize(catalog, |id| preset(id).is_some()));
     (s, coalesce(notices))
 }
 
@@ -381,7 +386,11 @@ impl FirstScreen {
     /// place for (a notice, a GPU's error). `None` otherwise: the page then
     /// waits for the live app.
     pub fn of(query: &str, browser: Lang) -> Option<FirstScreen> {
-        let (s, notices) = read_query(query);
+        // The catalog and the preset's model as the live page has them, stored
+        // (`hardware::catalog_first`, `model::presets_first`): the first-answer module links
+        // neither the catalog's parser nor a config reader.
+        let catalog = catalog_first::builtin();
+        let (s, notices) = read_query_in(query, catalog);
         if !notices.is_empty() || !Self::shaped(&s) {
             return None;
         }
@@ -389,10 +398,8 @@ impl FirstScreen {
             return None;
         };
         let p = preset(id)?;
-        // The preset's model as its reader makes it, stored (`model::presets_first`): the
-        // first-answer module links no config reader.
         let part = ModelPart::new(presets_first::get(&p.id)?, ModelChoices::of(&s)).ok()?;
-        let r = evaluate_with(&s, &part, Catalog::builtin());
+        let r = evaluate_with(&s, &part, catalog);
         let lang = s.lang.unwrap_or(browser);
         let cards = CardsText::new(lang, false, &r);
         let rows = FitRowText::rows(lang, &r);
