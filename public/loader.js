@@ -249,7 +249,8 @@ if (tag) {
   // themselves. Everywhere else index.html's head script preloads both at once.
   const firstDone = firstAnswer && Promise.race([firstAnswer, new Promise((ok) => setTimeout(ok, 300))]);
   const source = firstDone ? firstDone.then(() => WebAssembly.compileStreaming(fetch(wasm))).catch(() => wasm) : wasm;
-  const bindings = await (firstDone || Promise.resolve()).then(() => import(new URL(js, document.baseURI).href));
+  if (firstDone) await firstDone;
+  const bindings = await import(new URL(js, document.baseURI).href);
   performance.mark('llmcalc:js');
   const module = await source;
   const instance = await bindings.default({ module_or_path: module });

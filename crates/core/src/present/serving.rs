@@ -299,11 +299,10 @@ pub fn analytic_capacity(
         .max(1);
     let par = engine.parallel();
     // The units that have clients, and the attention-DP ranks whose tokens meet in each MoE
-    // layer, as the simulator counts them (`sim::replica`): fewer clients than units leave
-    // units idle.
+    // layer, as the simulator counts them (`sim::replica`).
     let units = wl
         .max_concurrency
-        .map_or(par.units(), |c| par.units().min(c).max(1));
+        .map_or(par.units(), |c| par.busy_units(c));
     let mut batch = r.max_num_seqs.min(r.usable_blocks() / per_request).max(1);
     if let Some(c) = wl.max_concurrency {
         batch = batch.min(c.div_ceil(units).max(1));
@@ -316,9 +315,7 @@ pub fn analytic_capacity(
         r.max_model_len,
     )?
     .with_parallel(par, gpu);
-    if let Some(c) = wl.max_concurrency {
-        steps.set_active_ranks(par.dp.min(c));
-    }
+    steps.set_active_ranks(par.busy_ranks(wl.max_concurrency));
     let ctx = (i + o / 2.0).ceil().max(1.0) as u64;
     steps.begin();
     for _ in 0..batch {

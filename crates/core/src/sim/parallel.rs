@@ -96,6 +96,18 @@ impl Parallel {
         self.dp.saturating_mul(self.pp).max(1)
     }
 
+    /// The units that have work when at most `clients` requests are in flight: one client
+    /// keeps one unit busy, so fewer clients than units leave units idle.
+    pub fn busy_units(&self, clients: u64) -> u64 {
+        self.units().min(clients).max(1)
+    }
+
+    /// The attention-DP ranks whose tokens meet in each MoE layer when at most `clients`
+    /// requests are in flight (`None`: no cap, every rank).
+    pub fn busy_ranks(&self, clients: Option<u64>) -> u64 {
+        clients.map_or(self.dp, |c| self.dp.min(c))
+    }
+
     /// GPUs of one node: the GPU's scale-up domain (8 on an HGX board, 72 on an NVL72 rack),
     /// at least 1.
     pub fn node_size(gpu: &Accelerator) -> u64 {

@@ -155,10 +155,10 @@ impl Replica {
         budget: Budget,
     ) -> Result<SimResult, CalcError> {
         let (unit_wl, active) = unit_workload(wl, self.par);
-        let ranks = wl
-            .max_concurrency
-            .map_or(self.par.dp, |c| self.par.dp.min(c));
-        if self.steps.set_active_ranks(ranks) {
+        if self
+            .steps
+            .set_active_ranks(self.par.busy_ranks(wl.max_concurrency))
+        {
             self.cache = StepCache::default();
         }
         let wl = &unit_wl;
@@ -303,9 +303,7 @@ pub(crate) fn unit_workload(wl: &WorkloadSpec, p: Parallel) -> (WorkloadSpec, u6
     if units <= 1 {
         return (wl.clone(), 1);
     }
-    let active = units
-        .min(wl.max_concurrency.unwrap_or(wl.num_requests))
-        .max(1);
+    let active = p.busy_units(wl.max_concurrency.unwrap_or(wl.num_requests));
     let mut w = wl.clone();
     w.max_concurrency = wl.max_concurrency.map(|c| c.div_ceil(active));
     w.num_requests = wl.num_requests.div_ceil(active).max(1);
