@@ -8,8 +8,9 @@
 /// the name the app, the charts and the CLI use for it.
 pub use llmcalc_core as core;
 
-/// Every chart, drawn from prepared data by backend-generic plotters code.
-pub mod charts;
+/// Every chart, drawn from prepared data by backend-generic plotters code (the `llmcalc-charts`
+/// crate of this workspace, `crates/charts/`).
+pub use llmcalc_charts as charts;
 
 /// The command line (the `llmcalc-cli` crate of this workspace, `crates/cli/`; native only).
 #[cfg(not(target_arch = "wasm32"))]

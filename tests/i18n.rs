@@ -1,6 +1,6 @@
 //! Every user-visible string of the browser app comes from the translations (`data/i18n`).
 //!
-//! Scans the UI and chart sources (`src/ui/**/*.rs`, `src/charts/**/*.rs`) as text:
+//! Scans the UI and chart sources (`src/ui/**/*.rs`, `crates/charts/src/**/*.rs`) as text:
 //! - every key passed to a translation call (`tr(lang, "key")`, `state.tr("key")`, and the
 //!   local shorthands `t("key")` / `title("key")`) must be a row of `data/i18n`;
 //! - no `view!` block may hold literal text with letters between tags (`<p>Hello</p>` or
@@ -29,7 +29,7 @@ fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src/ui"), &mut files);
-    rust_files(&root.join("src/charts"), &mut files);
+    rust_files(&root.join("crates/charts/src"), &mut files);
     files.sort();
     files
         .into_iter()

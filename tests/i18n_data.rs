@@ -19,7 +19,7 @@ fn families() -> Vec<(Vec<String>, &'static str)> {
             .iter()
             .map(|k| k.to_string())
             .collect(),
-        "chart labels: src/charts/mod.rs's labels! translates concat!(\"chart_\", field)",
+        "chart labels: crates/charts/src/lib.rs's labels! translates concat!(\"chart_\", field)",
     )]
 }
 

@@ -472,13 +472,18 @@ fn cycles(g: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>, top: &str) -> Vec<Ve
         .collect()
 }
 
-/// The app's modules (`src/`), the core's (`crates/core/src/`, as `core::…`) and the command
+/// The app's modules (`src/`), the core's (`crates/core/src/`, as `core::…`), the charts'
+/// (`crates/charts/src/`, as `charts::…`) and the command
 /// line's (`crates/cli/src/`, as `cli::…`), each crate's own `crate::` paths read as the app
 /// names that crate (the command line names the core `crate::core` too).
 fn all_modules() -> Vec<Module> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut mods = modules(&root.join("src"));
-    for (name, dir) in [("core", "crates/core/src"), ("cli", "crates/cli/src")] {
+    for (name, dir) in [
+        ("core", "crates/core/src"),
+        ("charts", "crates/charts/src"),
+        ("cli", "crates/cli/src"),
+    ] {
         for mut m in modules(&root.join(dir)) {
             m.path.insert(0, name.to_string());
             m.code = m

@@ -1,7 +1,7 @@
 //! A chart of any type behind one trait object, so the canvas component is compiled once
 //! instead of once per chart type.
 
-use super::backend::{draw_on_canvas, HiDpiCanvas};
+use crate::charts::canvas::{draw_on_canvas, HiDpiCanvas};
 use crate::charts::{render_svg_via, Chart, DrawError, HitMap, Labels, Theme};
 use web_sys::HtmlCanvasElement;
 

@@ -15,8 +15,6 @@
 
 mod actions;
 mod any_chart;
-mod backend;
-mod labels;
 mod table;
 mod tooltip;
 
@@ -26,7 +24,7 @@ use crate::ui::in_view::{in_view, on_screen};
 use crate::ui::keep_alive::keep_observer;
 use actions::ChartActions;
 use any_chart::AnyChart;
-use labels::labels_in;
+use crate::charts::canvas::labels_in;
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use table::ChartTable;
@@ -35,7 +33,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
 
-pub use backend::{rehearse, HiDpiCanvas};
+pub use crate::charts::canvas::{rehearse, HiDpiCanvas};
 
 /// A chart on a canvas, with hover tooltips, a data table and PNG/SVG export.
 ///

@@ -151,7 +151,7 @@ chart!(PlanCostChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Labels;
+    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::hardware::Catalog;
     use crate::core::present::model_of;

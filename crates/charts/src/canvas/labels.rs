@@ -1,6 +1,6 @@
 //! The chart labels of a language, kept once every label has its translation.
 
-use crate::charts::Labels;
+use crate::Labels;
 use crate::core::base::Lang;
 
 thread_local! {
@@ -12,7 +12,7 @@ thread_local! {
 
 /// The chart labels in `lang`, kept once every label has its translation (a label from the
 /// late module's part of the table is missing until that module is linked).
-pub(super) fn labels_in(lang: Lang) -> Labels {
+pub fn labels_in(lang: Lang) -> Labels {
     let kept = LABELS.with(|l| {
         l.try_borrow().ok().and_then(|l| {
             l.as_ref()

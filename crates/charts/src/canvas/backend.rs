@@ -4,8 +4,8 @@
 //! with `measureText` instead of a DOM span per label; and drawing a chart on a canvas with it.
 
 use super::labels::labels_in;
-use crate::charts::either::Either;
-use crate::charts::{Chart, DrawError, HitMap, Labels, Theme};
+use crate::either::Either;
+use crate::{Chart, DrawError, HitMap, Labels, Theme};
 use crate::core::base::Lang;
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
@@ -483,7 +483,7 @@ fn js_err(what: &str, e: JsValue) -> DrawError {
 }
 
 /// Sizes the canvas for `css` pixels at the device pixel ratio and draws `chart` on it.
-pub(super) fn draw_on_canvas<C: Chart>(
+pub fn draw_on_canvas<C: Chart>(
     canvas: &HtmlCanvasElement,
     chart: &C,
     css: (u32, u32),

@@ -147,7 +147,7 @@ chart!(TimeSeriesChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Labels;
+    use crate::Labels;
     use crate::core::base::Lang;
 
     #[test]

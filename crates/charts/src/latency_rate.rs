@@ -217,7 +217,7 @@ chart!(LatencyRateChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Labels;
+    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::present::{LatencyMetric, LatencyRateSeries};
 

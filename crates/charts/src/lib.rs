@@ -1,4 +1,6 @@
-//! Every chart of the app, drawn from prepared data ([`crate::core::present::series`]).
+//! Every chart of the app, drawn from prepared data ([`crate::core::present::series`]): the
+//! `llmcalc-charts` crate, on the core and plotters only, so the shell, the late module and the
+//! embeds' first-answer module draw with one code; in wasm, [`canvas`] draws on a canvas.
 //!
 //! Drawing functions are generic over the plotters [`DrawingBackend`], so the same code paints
 //! the canvas in the browser and writes SVG natively (tests) and in the browser (exports).
@@ -20,7 +22,14 @@ pub mod roofline;
 pub mod serving_series;
 pub mod theme;
 
+/// Drawing on a `<canvas>` (wasm only): the HiDPI backend and the chart labels per language.
+#[cfg(target_arch = "wasm32")]
+pub mod canvas;
+
 pub use theme::Theme;
+
+/// The calculation core, under the name the charts (and the app) use for it.
+pub use llmcalc_core as core;
 
 use crate::core::base::{tr, Lang};
 use plotters::coord::Shift;
@@ -488,26 +497,26 @@ pub trait Chart: Clone + PartialEq + 'static {
 /// height.
 macro_rules! chart {
     ($ty:ty, labelled $(, height = $height:path)?) => {
-        $crate::charts::chart!(@impl $ty, labels, [labels] $(, $height)?);
+        $crate::chart!(@impl $ty, labels, [labels] $(, $height)?);
     };
     ($ty:ty $(, height = $height:path)?) => {
-        $crate::charts::chart!(@impl $ty, labels, [] $(, $height)?);
+        $crate::chart!(@impl $ty, labels, [] $(, $height)?);
     };
     // `$l` names the labels parameter and `[$($pass)?]` passes it on or not; both come from
     // the same expansion so that the name resolves (macro hygiene).
     (@impl $ty:ty, $l:ident, [$($pass:ident)?] $(, $height:path)?) => {
-        impl $crate::charts::Chart for $ty {
+        impl $crate::Chart for $ty {
             fn draw<DB: ::plotters::prelude::DrawingBackend>(
                 &self,
                 area: &::plotters::prelude::DrawingArea<DB, ::plotters::coord::Shift>,
-                theme: &$crate::charts::Theme,
-                $l: &$crate::charts::Labels,
-            ) -> Result<$crate::charts::HitMap, $crate::charts::DrawError> {
+                theme: &$crate::Theme,
+                $l: &$crate::Labels,
+            ) -> Result<$crate::HitMap, $crate::DrawError> {
                 let _ = $l;
                 draw(area, self, theme $(, $pass)?)
             }
 
-            fn table(&self, $l: &$crate::charts::Labels) -> $crate::charts::DataTable {
+            fn table(&self, $l: &$crate::Labels) -> $crate::DataTable {
                 let _ = $l;
                 table(self $(, $pass)?)
             }

@@ -160,7 +160,7 @@ chart!(AccuracyScatter, height = height);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::charts::Labels;
+    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::calc::{accuracy_table, Metric};
     use crate::core::present::accuracy_scatter;
