@@ -160,10 +160,10 @@ chart!(AccuracyScatter, height = height);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::calc::{accuracy_table, Metric};
     use crate::core::present::accuracy_scatter;
+    use crate::Labels;
 
     #[test]
     fn renders_to_svg_with_one_region_per_row() {

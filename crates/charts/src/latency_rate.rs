@@ -217,9 +217,9 @@ chart!(LatencyRateChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::present::{LatencyMetric, LatencyRateSeries};
+    use crate::Labels;
 
     fn chart() -> LatencyRateChart {
         let series = (0..2)

@@ -151,12 +151,12 @@ chart!(PlanCostChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Labels;
     use crate::core::base::Lang;
     use crate::core::hardware::Catalog;
     use crate::core::present::model_of;
     use crate::core::present::planner_view;
     use crate::core::scenario::{GpuChoice, Scenario};
+    use crate::Labels;
 
     #[test]
     fn renders_to_svg() {

@@ -147,8 +147,8 @@ chart!(TimeSeriesChart);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Labels;
     use crate::core::base::Lang;
+    use crate::Labels;
 
     #[test]
     fn renders_three_series_and_both_axes() {

@@ -18,13 +18,13 @@ mod any_chart;
 mod table;
 mod tooltip;
 
+use crate::charts::canvas::labels_in;
 use crate::charts::{Chart, HitMap, Theme};
 use crate::core::base::Lang;
 use crate::ui::in_view::{in_view, on_screen};
 use crate::ui::keep_alive::keep_observer;
 use actions::ChartActions;
 use any_chart::AnyChart;
-use crate::charts::canvas::labels_in;
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 use table::ChartTable;

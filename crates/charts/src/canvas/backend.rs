@@ -4,9 +4,9 @@
 //! with `measureText` instead of a DOM span per label; and drawing a chart on a canvas with it.
 
 use super::labels::labels_in;
+use crate::core::base::Lang;
 use crate::either::Either;
 use crate::{Chart, DrawError, HitMap, Labels, Theme};
-use crate::core::base::Lang;
 use plotters::prelude::*;
 use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{

@@ -1,7 +1,7 @@
 //! The chart labels of a language, kept once every label has its translation.
 
-use crate::Labels;
 use crate::core::base::Lang;
+use crate::Labels;
 
 thread_local! {
     /// The chart labels of the language last drawn in: making them looks up every label's
