@@ -10,8 +10,13 @@
 // - when the fast path declined (a shape the copy has no place for), no copy was ever shown;
 // - a garbled link never shows a copy (its notices come with the live app).
 // The served and declined presets are printed.
+//
+// An embedded widget (`?embed=memory`, `kv`, `batch`; crates/first/src/embed.rs, loader.js
+// `fillEmbed`) is checked the same way at a course frame's size, and its chart, drawn on the
+// copy's canvas by the first-answer module, must be pixel for pixel the chart the live widget
+// then draws.
 
-import { CAPTURE_INIT } from '../scripts/prerender.mjs';
+import { CAPTURE_INIT, withoutDrawing } from '../scripts/prerender.mjs';
 import { check, waitFor } from './app.mjs';
 
 /** This file times the hand-over (layout shifts): the runner gives it the machine alone. */
@@ -26,6 +31,11 @@ const WATCH = () => {
     if (p && w.shownHtml === null) {
       w.shownHtml = p.outerHTML;
       w.langAtShow = document.documentElement.lang;
+      // An embedded widget's chart, as drawn on the copy (in the task that showed it).
+      const canvas = p.querySelector('canvas');
+      if (canvas) requestAnimationFrame(() => {
+        w.copyChart = canvas.width > 0 && canvas.hasAttribute('width') ? canvas.toDataURL() : null;
+      });
     }
   };
   new PerformanceObserver((list) => {
@@ -43,8 +53,8 @@ function firstDifference(a, b) {
 
 /** Opens `path` and returns { served, lang } after checking the hand-over; with `shoot`, a
  * screenshot of the page while the filled copy is on screen, before the shell may start. */
-async function visit(open, server, path, code, shoot) {
-  const p = await open({ viewport: { width: 1400, height: 1000 } });
+async function visit(open, server, path, code, shoot, viewport = { width: 1400, height: 1000 }) {
+  const p = await open({ viewport });
   if (code) await p.context.addInitScript((c) => Object.defineProperty(Navigator.prototype, 'language', { get: () => c }), code);
   await p.context.addInitScript(CAPTURE_INIT);
   await p.context.addInitScript(WATCH);
@@ -69,8 +79,17 @@ async function visit(open, server, path, code, shoot) {
   const lang = await p.page.evaluate(() => document.documentElement.lang);
   const served = w.shownHtml !== null;
   if (served) {
-    const live = cap.html.replace(' hidden=""', '');
-    check(w.shownHtml === live, `${path}: the filled copy is not the live first screen ${firstDifference(live, w.shownHtml)}`);
+    const live = withoutDrawing(cap.html.replace(' hidden=""', ''));
+    const shown = withoutDrawing(w.shownHtml);
+    check(shown === live, `${path}: the filled copy is not the live first screen ${firstDifference(live, shown)}`);
+    if (path.includes('embed=')) {
+      // The live widget's chart, once drawn (its first frame's ResizeObserver), against the copy's.
+      const liveChart = await p.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => {
+        const c = document.querySelector('.app-root:not(#prerendered) canvas');
+        r(c && c.hasAttribute('width') ? c.toDataURL() : null);
+      }))));
+      check(w.copyChart && liveChart && w.copyChart === liveChart, `${path}: the copy's chart (${w.copyChart ? `${w.copyChart.length} characters` : 'not drawn'}) is not the live widget's (${liveChart ? `${liveChart.length} characters` : 'not drawn'})`);
+    }
     check(w.langAtShow === lang, `${path}: <html lang> was "${w.langAtShow}" when the copy was shown, the live page's is "${lang}"`);
     check(cap.removedWithMount && !cap.staticAtMount, `${path}: the copy did not leave the page in the task that mounted the live root`);
     check(w.shifts.reduce((s, v) => s + v, 0) === 0, `${path}: layout shifts ${JSON.stringify(w.shifts)}`);
@@ -113,4 +132,28 @@ export default function register(runner) {
       log(`${c.path} (${c.code ?? 'en-US'}): ${r.served ? 'the filled copy shown' : 'no copy'}, page in ${r.lang}`);
     }
   }, { timeoutMs: 420000 });
+
+  runner.test('fast path: an embedded widget\'s copy, filled before the shell, is exactly the live widget, its chart pixel for pixel (memory, KV, batch; English and Korean)', async ({ log, open, server, screenshot }) => {
+    const frame = { width: 640, height: 900 };
+    const cases = [
+      { path: '?embed=memory', code: null, want: { served: true, lang: 'en' } },
+      { path: '?embed=memory&model=qwen3-8b&gpu=h100-sxm&ctx=8192&n=8', code: null, want: { served: true, lang: 'en' }, shot: 'embed-memory-fast' },
+      { path: '?embed=memory&model=mixtral-8x7b&gpu=h100-sxm&tp=2&ctx=2048', code: 'ko-KR', want: { served: true, lang: 'ko' } },
+      { path: '?embed=memory&model=llama-2-7b&gpu=a10g&gpu=l40s', code: null, want: { served: true, lang: 'en' } },
+      { path: '?embed=kv&model=llama-3.1-8b&ctx=32768&n=4&kvd=fp8', code: null, want: { served: true, lang: 'en' } },
+      { path: '?embed=kv&lang=ko&model=deepseek-r1&gpu=h200-sxm&tp=8', code: null, want: { served: true, lang: 'ko' }, shot: 'embed-kv-fast-ko' },
+      { path: '?embed=batch&model=gpt2&gpu=l4', code: null, want: { served: true, lang: 'en' } },
+      { path: '?embed=batch&model=llama-3.1-70b&tp=4&wd=fp8&gpu=h100-sxm', code: 'ko-KR', want: { served: true, lang: 'ko' } },
+      // What the copies have no place for: the live widget answers, no copy is ever shown.
+      { path: '?embed=roofline&model=qwen3-8b', code: null, want: { served: false, lang: 'en' } },
+      { path: '?embed=memory&embed_inputs=0', code: null, want: { served: false, lang: 'en' } },
+      { path: '?embed=memory&ctx=abc&zzz=1', code: null, want: { served: false, lang: 'en' } },
+      { path: '?embed=kv&params=7e9', code: null, want: { served: false, lang: 'en' } },
+    ];
+    for (const c of cases) {
+      const r = await visit(open, server, c.path, c.code, c.shot && ((page) => screenshot(page, c.shot, { fullPage: false })), frame);
+      check(r.served === c.want.served && r.lang === c.want.lang, `${c.path} (${c.code ?? 'en-US'}): served ${r.served} in ${r.lang}, expected served ${c.want.served} in ${c.want.lang}`);
+      log(`${c.path} (${c.code ?? 'en-US'}): ${r.served ? 'the filled copy shown, its chart the live one' : 'no copy'}, page in ${r.lang}`);
+    }
+  }, { timeoutMs: 300000 });
 }

@@ -22,19 +22,26 @@ performance.mark('llmcalc:loader');
 // live app replaces it in the task that mounts, as on the default page. When the module declines
 // (a notice, a GPU error, a shape the copy has no place for) or fails, the copies stay hidden until
 // the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
+// An embedded widget (`?embed=memory`, `kv`, `batch`) is answered the same way from its own copy
+// (a <template> per widget and language) by the module with the widget's chart
+// (crates/first/src/embed.rs), which draws the chart on the copy's canvas with the live widget's
+// drawing code; the gate marks the copy data-pending="embed".
 let firstAnswer = null;
 {
   const copy = document.getElementById('prerendered');
-  if (copy && copy.hasAttribute('data-pending')) {
+  const pending = copy && copy.getAttribute('data-pending');
+  if (pending !== null && pending !== undefined) {
+    const name = pending === 'embed' ? 'first_embed' : 'first';
     const firstModule = (async () => {
-      const first = await import(new URL('first.js', document.baseURI).href);
-      await first.default({ module_or_path: new URL('first_bg.wasm', document.baseURI).href });
+      const first = await import(new URL(`${name}.js`, document.baseURI).href);
+      await first.default({ module_or_path: new URL(`${name}_bg.wasm`, document.baseURI).href });
       return first;
     })();
     firstAnswer = firstModule.then((first) => {
       performance.mark('llmcalc:first');
-      const json = first.first_screen(location.search, navigator.language || '');
-      if (!json || !fillCopy(JSON.parse(json))) return undefined;
+      const lang = navigator.language || '';
+      const json = pending === 'embed' ? first.embed_screen(location.pathname, location.search, lang) : first.first_screen(location.search, lang);
+      if (!json || !(pending === 'embed' ? fillEmbed(JSON.parse(json), first) : fillCopy(JSON.parse(json)))) return undefined;
       // The shell waits for the frame that paints the filled copy (its mount is a long task).
       return new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     }).catch(() => {});
@@ -53,6 +60,60 @@ function fillCopy(f) {
     root = document.getElementById('prerendered');
   }
   if (ko) ko.remove();
+  fillScreen(root, f);
+  show(root, f);
+  return true;
+}
+
+/** Puts an embedded widget's copy in place of the pending one, writes the widget's first answer
+ * (`EmbedScreen` as JSON) into it, shows it, draws its chart with `module`, and tells a framing
+ * page its height; false when the copy is gone (the live app came first). */
+function fillEmbed(f, module) {
+  let root = document.getElementById('prerendered');
+  const template = document.getElementById(`prerendered-embed-${f.widget}${f.lang === 'ko' ? '-ko' : ''}`);
+  if (!root || root.getAttribute('data-pending') !== 'embed' || !template) return false;
+  root.replaceWith(template.content);
+  root = document.getElementById('prerendered');
+  for (const t of document.querySelectorAll('template[id^="prerendered"]')) t.remove();
+  fillScreen(root, f);
+  const note = root.querySelector('.explanation > div');
+  const text = (el, value) => {
+    const node = [...el.childNodes].find((c) => c.nodeType === 3);
+    if (node) node.data = value;
+    else el.insertBefore(document.createTextNode(value), el.firstChild);
+  };
+  // The explanation's paragraphs, one per sentence group, before the list's end markers.
+  const paragraphs = [...note.children].filter((e) => e.tagName === 'P');
+  const after = paragraphs.length ? paragraphs[paragraphs.length - 1].nextSibling : note.querySelector('h3').nextSibling;
+  for (const e of paragraphs) e.remove();
+  for (const x of f.explain) {
+    const para = document.createElement('p');
+    para.append(x, document.createComment(''));
+    note.insertBefore(para, after);
+  }
+  root.querySelector('.embed-link > a').setAttribute('href', f.href);
+  show(root, f);
+  // The chart, at the width the live widget's ResizeObserver reads (its wrapper's content box).
+  const wrap = root.querySelector('.chart-canvas-wrap');
+  const width = Math.max(0, Math.round(wrap.getBoundingClientRect().width));
+  if (width > 0) module.draw_embed_chart(wrap.querySelector('canvas'), width, document.documentElement.getAttribute('data-theme') === 'dark');
+  // The framing page sizes its frame on this message (the live widget sends it too).
+  if (parent !== window) parent.postMessage({ type: 'llmcalc:height', height: document.documentElement.scrollHeight }, '*');
+  return true;
+}
+
+/** Shows a filled copy: ready, in its language. */
+function show(root, f) {
+  root.removeAttribute('data-pending');
+  if (f.lang === 'ko') document.documentElement.lang = 'ko';
+  root.hidden = false;
+  performance.mark('llmcalc:first-filled');
+}
+
+/** Writes a first screen's texts (`FirstScreen`) into a copy: the full page's inputs, cards and
+ * fit table, or the parts an embedded widget has of them (its input strip, the cards or the fit
+ * table). */
+function fillScreen(root, f) {
   const q = (id) => root.querySelector(`[data-static-testid="${id}"]`);
   // An element's own text (its first text node; the copy keeps the live markup's comments).
   const text = (el, value) => {
@@ -87,137 +148,166 @@ function fillCopy(f) {
     }
   };
   const c = f.cards;
-  // The inputs.
-  choose(q('model-preset'), f.preset);
-  text(q('model-name'), f.name);
-  text(q('model-arch'), f.arch);
-  text(q('model-layers'), f.layers);
-  const ledger = q('model-ledger').querySelector('summary');
-  text(ledger, ledger.textContent.replace(/\(\d+\)$/, `(${f.ledger})`));
-  // The model's warnings, listed where the live page lists them: after its facts, in place of
-  // the empty list's marker, each item and the list ending with Leptos' markers.
-  if (f.warnings.length) {
-    const facts = root.querySelector('dl.model-facts');
-    const ul = document.createElement('ul');
-    ul.className = 'model-warnings';
-    ul.setAttribute('aria-label', f.warnings_label);
-    for (const w of f.warnings) {
-      const li = document.createElement('li');
-      li.append(w, document.createComment(''));
-      ul.append(li);
+  // An embedded widget's input strip.
+  if (q('strip-model')) {
+    choose(q('strip-model'), f.preset);
+    choose(q('strip-gpu'), f.gpu);
+    for (const [id, value, pretty] of [['strip-ctx', f.ctx, f.ctx_pretty], ['strip-n', f.n, f.n_pretty]]) {
+      if (!q(id)) continue;
+      q(id).setAttribute('value', value);
+      text(q(id).parentElement.querySelector('.pretty'), pretty);
     }
-    ul.append(document.createComment(''), document.createComment(''));
-    const mark = facts.nextSibling;
-    if (mark && mark.nodeType === Node.COMMENT_NODE) mark.replaceWith(ul);
-    else facts.after(ul);
+    if (q('strip-weight-dtype')) choose(q('strip-weight-dtype'), f.wd);
+    if (q('strip-kv-dtype')) choose(q('strip-kv-dtype'), f.kvd);
   }
-  // The last GPU cannot be removed: its button is disabled (the attribute where the live page
-  // writes it, after `type`).
-  list(q('gpu-selected'), 'li', 'gpu-selected-', c.gpus, (li, g) => {
-    text(li.querySelector('span'), g.name);
-    const button = li.querySelector('button');
-    if (c.gpus.length === 1 && !button.hasAttribute('disabled')) {
-      const later = [...button.attributes].slice([...button.attributes].findIndex((a) => a.name === 'type') + 1).map((a) => [a.name, a.value]);
-      for (const [k] of later) button.removeAttribute(k);
-      button.setAttribute('disabled', '');
-      for (const [k, v] of later) button.setAttribute(k, v);
+  // The cards, and the fit table, where the copy has them.
+  const cards = q('params-total') !== null;
+  const fit = q('fit-table') !== null;
+  if (q('model-preset')) fillInputs();
+  if (cards) fillCards();
+  if (fit) fillFit();
+  fillMath();
+
+  /** The full page's inputs. */
+  function fillInputs() {
+    choose(q('model-preset'), f.preset);
+    text(q('model-name'), f.name);
+    text(q('model-arch'), f.arch);
+    text(q('model-layers'), f.layers);
+    const ledger = q('model-ledger').querySelector('summary');
+    text(ledger, ledger.textContent.replace(/\(\d+\)$/, `(${f.ledger})`));
+    // The model's warnings, listed where the live page lists them: after its facts, in place of
+    // the empty list's marker, each item and the list ending with Leptos' markers.
+    if (f.warnings.length) {
+      const facts = root.querySelector('dl.model-facts');
+      const ul = document.createElement('ul');
+      ul.className = 'model-warnings';
+      ul.setAttribute('aria-label', f.warnings_label);
+      for (const w of f.warnings) {
+        const li = document.createElement('li');
+        li.append(w, document.createComment(''));
+        ul.append(li);
+      }
+      ul.append(document.createComment(''), document.createComment(''));
+      const mark = facts.nextSibling;
+      if (mark && mark.nodeType === Node.COMMENT_NODE) mark.replaceWith(ul);
+      else facts.after(ul);
     }
-  });
-  choose(q('tp'), f.tp);
-  for (const [id, value, pretty, slider] of [['context-len', f.ctx, f.ctx_pretty, f.ctx_slider], ['concurrency', f.n, f.n_pretty, f.n_slider]]) {
-    q(id).setAttribute('value', value);
-    text(q(id).parentElement.querySelector('.pretty'), pretty);
-    q(`${id}-slider`).setAttribute('value', slider);
+    // The last GPU cannot be removed: its button is disabled (the attribute where the live page
+    // writes it, after `type`).
+    list(q('gpu-selected'), 'li', 'gpu-selected-', c.gpus, (li, g) => {
+      text(li.querySelector('span'), g.name);
+      const button = li.querySelector('button');
+      if (c.gpus.length === 1 && !button.hasAttribute('disabled')) {
+        const later = [...button.attributes].slice([...button.attributes].findIndex((a) => a.name === 'type') + 1).map((a) => [a.name, a.value]);
+        for (const [k] of later) button.removeAttribute(k);
+        button.setAttribute('disabled', '');
+        for (const [k, v] of later) button.setAttribute(k, v);
+      }
+    });
+    choose(q('tp'), f.tp);
+    for (const [id, value, pretty, slider] of [['context-len', f.ctx, f.ctx_pretty, f.ctx_slider], ['concurrency', f.n, f.n_pretty, f.n_slider]]) {
+      q(id).setAttribute('value', value);
+      text(q(id).parentElement.querySelector('.pretty'), pretty);
+      q(`${id}-slider`).setAttribute('value', slider);
+    }
+    choose(q('weight-dtype'), f.wd);
+    choose(q('kv-dtype'), f.kvd);
   }
-  choose(q('weight-dtype'), f.wd);
-  choose(q('kv-dtype'), f.kvd);
-  // The cards. The parameters card's optional lines take the places the live page marks with
-  // empty comments after its "total" line: the active count's, the parts', the MTP switch's.
-  const comment = () => document.createComment('');
-  const el = (tag, attrs, ...kids) => {
+
+  function comment() {
+    return document.createComment('');
+  }
+  function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     e.append(...kids);
     return e;
-  };
-  text(q('params-total'), c.params_total);
-  if (q('params-eok')) text(q('params-eok'), c.params_eok);
-  const total = [...q('params-total').parentElement.children].find((e) => e.matches('p.card-sub:not([data-static-testid])'));
-  const [activeSlot, partsEnd, mtpSlot] = [total.nextSibling, total.nextSibling.nextSibling, total.nextSibling.nextSibling.nextSibling];
-  if (c.params_active) {
-    activeSlot.replaceWith(el('p', { class: 'card-sub' }, el('span', { 'data-static-testid': 'params-active' }, c.params_active, comment()), ` ${f.active_label}`, comment(), comment()));
   }
-  for (const part of c.params_parts) partsEnd.before(el('p', { class: 'card-sub', 'data-static-testid': 'params-part' }, part, comment()));
-  if (c.has_mtp) {
-    mtpSlot.replaceWith(el('label', { class: 'card-sub' }, el('input', { type: 'checkbox', 'data-static-testid': 'include-mtp' }), ` ${f.mtp_label}`, comment(), comment()));
-  }
-  for (const [id, big, sub] of [['weights', c.weights, c.weight_dtype], ['kv-per-token', c.kv_token, c.kv_dtype], ['kv-per-request', c.kv_request, c.kv_request_sub], ['kv-total', c.kv_total, c.kv_total_sub]]) {
-    text(q(id), big);
-    text(q(id).nextElementSibling, sub);
-  }
-  list(root.querySelector('.gpu-requests-row'), '.gpu-requests', 'max-requests-', c.gpus, (e, g) => {
-    text(e.querySelector('.gpu-label'), g.name);
-    const big = e.querySelector('.big');
-    text(big, `${g.requests} `);
-    text(big.querySelector('.card-sub'), g.sub);
-  });
-  list(root.querySelector('.vllm-logs'), '.vllm-log', 'vllm-log-', c.gpus, (e, g) => {
-    text(e.querySelector('.gpu-label'), g.name);
-    text(e.querySelector('pre'), g.log);
-  });
-  // The fit table, one row per GPU in the cards' order.
-  const rows = f.rows.map((r, i) => ({ ...r, key: c.gpus[i].key }));
-  list(q('fit-table').querySelector('tbody'), 'tr', 'fit-row-', rows, (tr, r) => {
-    text(tr.querySelector('th'), r.name);
-    const verdict = tr.querySelector('.verdict');
-    verdict.className = r.verdict_class;
-    text(verdict, r.verdict);
-    if (r.suggestions.length) {
-      const items = r.suggestions.map((x) => el('li', {}, x, comment()));
-      verdict.nextSibling.replaceWith(el('div', { class: 'suggestions', 'data-static-testid': `suggestions-${r.key}` }, el('p', {}, f.suggest_title, comment()), el('ul', {}, ...items, comment(), comment()), comment(), comment()));
+
+  /** The cards. The parameters card's optional lines take the places the live page marks with
+   * empty comments after its "total" line: the active count's, the parts', the MTP switch's. */
+  function fillCards() {
+    text(q('params-total'), c.params_total);
+    if (q('params-eok')) text(q('params-eok'), c.params_eok);
+    const total = [...q('params-total').parentElement.children].find((e) => e.matches('p.card-sub:not([data-static-testid])'));
+    const [activeSlot, partsEnd, mtpSlot] = [total.nextSibling, total.nextSibling.nextSibling, total.nextSibling.nextSibling.nextSibling];
+    if (c.params_active) {
+      activeSlot.replaceWith(el('p', { class: 'card-sub' }, el('span', { 'data-static-testid': 'params-active' }, c.params_active, comment()), ` ${f.active_label}`, comment(), comment()));
     }
-    tr.querySelector('.minibar').setAttribute('aria-label', r.bar_label);
-    // Through the style object, as the live page writes them (the browser normalizes "27.90%").
-    const bar = (seg, width) => {
-      seg.removeAttribute('style');
-      if (width) seg.style.width = width;
-      else seg.style.display = 'none';
-    };
-    const segs = tr.querySelectorAll('.minibar > .seg');
-    r.segs.forEach(([width, title], i) => {
-      bar(segs[i], width);
-      segs[i].setAttribute('title', title);
+    for (const part of c.params_parts) partsEnd.before(el('p', { class: 'card-sub', 'data-static-testid': 'params-part' }, part, comment()));
+    if (c.has_mtp) {
+      mtpSlot.replaceWith(el('label', { class: 'card-sub' }, el('input', { type: 'checkbox', 'data-static-testid': 'include-mtp' }), ` ${f.mtp_label}`, comment(), comment()));
+    }
+    for (const [id, big, sub] of [['weights', c.weights, c.weight_dtype], ['kv-per-token', c.kv_token, c.kv_dtype], ['kv-per-request', c.kv_request, c.kv_request_sub], ['kv-total', c.kv_total, c.kv_total_sub]]) {
+      text(q(id), big);
+      text(q(id).nextElementSibling, sub);
+    }
+    list(root.querySelector('.gpu-requests-row'), '.gpu-requests', 'max-requests-', c.gpus, (e, g) => {
+      text(e.querySelector('.gpu-label'), g.name);
+      const big = e.querySelector('.big');
+      text(big, `${g.requests} `);
+      text(big.querySelector('.card-sub'), g.sub);
     });
-    bar(segs[5], r.over);
-    text(tr.querySelector('.mem-cell > .num'), r.used);
-    tr.querySelectorAll('.legend > li').forEach((li, i) => text(li, r.legend[i]));
-    const requests = tr.querySelector(`[data-static-testid="fit-requests-${r.key}"]`);
-    text(requests, r.requests);
-    text(requests.nextElementSibling, r.price);
-    const cost = tr.querySelector(`[data-static-testid="cost-per-request-${r.key}"]`);
-    text(cost, r.per_request);
-    const tag = cost.querySelector('.tag');
-    tag.removeAttribute('style');
-    if (!r.cheapest) tag.style.display = 'none';
-  });
-  list(root.querySelector('.compare'), 'p', 'cost-compare', f.compare.map((s) => ({ key: '', s })), (p, x) => text(p, x.s));
-  // A "Show the math" panel without a derivation is hidden, its style before its test id as
-  // the live page's attributes come.
-  for (const d of root.querySelectorAll('details.math[data-static-testid]')) {
-    const id = d.getAttribute('data-static-testid');
-    d.removeAttribute('style');
-    if (f.math_hidden.includes(id)) {
-      d.removeAttribute('data-static-testid');
-      d.style.display = 'none';
-      d.getAttribute('style'); // makes the browser write the style attribute now, before the id
-      d.setAttribute('data-static-testid', id);
+    list(root.querySelector('.vllm-logs'), '.vllm-log', 'vllm-log-', c.gpus, (e, g) => {
+      text(e.querySelector('.gpu-label'), g.name);
+      text(e.querySelector('pre'), g.log);
+    });
+  }
+
+  /** The fit table, one row per GPU in the cards' order, and the comparisons under it. */
+  function fillFit() {
+    const rows = f.rows.map((r, i) => ({ ...r, key: c.gpus[i].key }));
+    list(q('fit-table').querySelector('tbody'), 'tr', 'fit-row-', rows, (tr, r) => {
+      text(tr.querySelector('th'), r.name);
+      const verdict = tr.querySelector('.verdict');
+      verdict.className = r.verdict_class;
+      text(verdict, r.verdict);
+      if (r.suggestions.length) {
+        const items = r.suggestions.map((x) => el('li', {}, x, comment()));
+        verdict.nextSibling.replaceWith(el('div', { class: 'suggestions', 'data-static-testid': `suggestions-${r.key}` }, el('p', {}, f.suggest_title, comment()), el('ul', {}, ...items, comment(), comment()), comment(), comment()));
+      }
+      tr.querySelector('.minibar').setAttribute('aria-label', r.bar_label);
+      // Through the style object, as the live page writes them (the browser normalizes "27.90%").
+      const bar = (seg, width) => {
+        seg.removeAttribute('style');
+        if (width) seg.style.width = width;
+        else seg.style.display = 'none';
+      };
+      const segs = tr.querySelectorAll('.minibar > .seg');
+      r.segs.forEach(([width, title], i) => {
+        bar(segs[i], width);
+        segs[i].setAttribute('title', title);
+      });
+      bar(segs[5], r.over);
+      text(tr.querySelector('.mem-cell > .num'), r.used);
+      tr.querySelectorAll('.legend > li').forEach((li, i) => text(li, r.legend[i]));
+      const requests = tr.querySelector(`[data-static-testid="fit-requests-${r.key}"]`);
+      text(requests, r.requests);
+      text(requests.nextElementSibling, r.price);
+      const cost = tr.querySelector(`[data-static-testid="cost-per-request-${r.key}"]`);
+      text(cost, r.per_request);
+      const tag = cost.querySelector('.tag');
+      tag.removeAttribute('style');
+      if (!r.cheapest) tag.style.display = 'none';
+    });
+    list(root.querySelector('.compare'), 'p', 'cost-compare', f.compare.map((s) => ({ key: '', s })), (p, x) => text(p, x.s));
+  }
+
+  /** A "Show the math" panel without a derivation is hidden, its style before its test id as
+   * the live page's attributes come. */
+  function fillMath() {
+    for (const d of root.querySelectorAll('details.math[data-static-testid]')) {
+      const id = d.getAttribute('data-static-testid');
+      d.removeAttribute('style');
+      if (f.math_hidden.includes(id)) {
+        d.removeAttribute('data-static-testid');
+        d.style.display = 'none';
+        d.getAttribute('style'); // makes the browser write the style attribute now, before the id
+        d.setAttribute('data-static-testid', id);
+      }
     }
   }
-  root.removeAttribute('data-pending');
-  if (f.lang === 'ko') document.documentElement.lang = 'ko';
-  root.hidden = false;
-  performance.mark('llmcalc:first-filled');
-  return true;
 }
 // The late module (src/ui/late.rs): the analysis sections, imported when the shell asks (after
 // the first answer is painted, or at once for an embedded widget that lives in it). Trunk builds

@@ -77,12 +77,21 @@ export const THEME_LABELS = (() => {
   return { en: { light: light.en, dark: dark.en }, ko: { light: light.ko, dark: dark.ko } };
 })();
 
+/** The widgets whose copies index.html carries (`<template id="prerendered-embed-<widget>">`, and
+ * `…-ko`): an embedded widget's first answer before the shell (crates/first/src/embed.rs). */
+export const EMBED_WIDGETS = ['memory', 'kv', 'batch'];
+/** The id of a widget's copy's template in `lang`. */
+export const embedTemplateId = (widget, lang) => `prerendered-embed-${widget}${lang === 'ko' ? '-ko' : ''}`;
+
 /** The page's kinds of address, as both inline scripts tell them (`q` = location.search): `f`, the
  * default scenario (nothing, or only a language); `n`, a scenario link the first-answer module
- * (crates/first/src/main.rs) may answer: not the default, no section anchor, not an embed, wasm there. */
+ * (crates/first/src/main.rs) may answer: not the default, no section anchor, not an embed, wasm
+ * there; `e`, an embedded widget whose copy the page carries (crates/first/src/embed.rs may
+ * answer it), no section anchor, wasm there. */
 const PAGE_KIND =
   "q=location.search,f=q===''||q==='?lang=ko'||q==='?lang=en'," +
-  "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'";
+  "n=!f&&location.hash===''&&!/[?&]embed=/.test(q)&&typeof WebAssembly==='object'," +
+  `e=location.hash===''&&/[?&]embed=(${EMBED_WIDGETS.join('|')})(&|$)/.test(q)&&typeof WebAssembly==='object'`;
 
 /**
  * The head's inline script (right after the shell's script tag, before the 30 kB of styles):
@@ -96,12 +105,17 @@ export const HEAD_SCRIPT =
   "(function(){var s=document.currentScript;if(s)s.remove();var d=document,h=d.head,t=d.querySelector('script[data-wasm]')," +
   `${PAGE_KIND},` +
   "l=function(r,u,w){var a=d.createElement('link');a.rel=r;a.href=u;if(w){a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous'}h.appendChild(a)};" +
-  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(t){l('modulepreload',t.getAttribute('data-js'));l('preload',t.getAttribute('data-wasm'),1)}})();";
+  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(e){l('modulepreload','first_embed.js');l('preload','first_embed_bg.wasm',1)}" +
+  "else if(t){l('modulepreload',t.getAttribute('data-js'));l('preload',t.getAttribute('data-wasm'),1)}})();";
 
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
   `var L=${JSON.stringify(THEME_LABELS)},m=t==='light'||t==='dark',${PAGE_KIND},` +
   "b=function(r,l){var e=r&&r.querySelector('[data-static-testid=\"theme-toggle\"]');if(m&&e&&e.firstChild)e.firstChild.data=L[l][t]};" +
+  // An embedded widget whose copy the page carries: every copy stays, hidden, for
+  // public/loader.js to put the widget's in place and fill it (or to leave to the live app).
+  "if(e&&p){p.setAttribute('data-pending','embed');return}" +
+  "d.querySelectorAll('template[id^=\"prerendered-embed\"]').forEach(function(x){x.remove()});" +
   // A scenario link: both copies stay, hidden, for public/loader.js to fill with the link's
   // first screen (or to leave to the live app, which removes them at mount). Its files were
   // asked for by the head's script (HEAD_SCRIPT).
@@ -114,14 +128,30 @@ export const GATE_SCRIPT =
   "if(ko)d.documentElement.lang='ko';p.hidden=false}" +
   'else{p.remove()}})();';
 
+/** A root's HTML without what drawing its charts writes (a canvas's size attributes and CSS
+ * height), so a widget's first frame and the one after can be compared. */
+export const withoutDrawing = (html) =>
+  html.replace(/<canvas[^>]*>/g, (tag) => tag.replace(/ (width|height)="\d+"/g, '').replace(/ height: \d+px;/g, ''));
+
 /** The CSP source that allows `script` inline: 'sha256-<base64>'. */
 export const cspHash = (script) => `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
 
 const TEMPLATE_OPEN = `<template id="${TEMPLATE_ID}">`;
 
-/** The block between the markers: the English copy, the Korean one in its template, the gate. */
-export const blockOf = (copyHtml, koHtml) =>
-  `${MARK_START}\n    ${copyHtml}\n    ${TEMPLATE_OPEN}${koHtml}</template>\n    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
+/** The block between the markers: the English copy, the Korean one in its template, the
+ * widgets' copies in theirs (`embeds`: [[template id, html]]), the gate. */
+export const blockOf = (copyHtml, koHtml, embeds = []) =>
+  `${MARK_START}\n    ${copyHtml}\n    ${TEMPLATE_OPEN}${koHtml}</template>\n` +
+  embeds.map(([id, html]) => `    <template id="${id}">${html}</template>\n`).join('') +
+  `    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
+
+/** The widgets' copies in a page's source: [[template id, html]], in the block's order. */
+export function embedCopiesIn(html) {
+  const a = html.indexOf(MARK_START);
+  const b = html.indexOf(MARK_END);
+  if (a < 0 || b < a) return [];
+  return [...html.slice(a, b).matchAll(/<template id="(prerendered-embed-[a-z-]+)">([\s\S]*?)<\/template>/g)].map((m) => [m[1], m[2]]);
+}
 
 /** The English copy's HTML in a page's source (index.html or the built one), or null. */
 export function copyIn(html) {
@@ -253,11 +283,11 @@ export const SCRIPT_SRC = () => `script-src 'self' ${cspHash(HEAD_SCRIPT)} ${csp
 
 /** index.html with both copies between the markers, the head's script, and both scripts'
  * hashes in the CSP. */
-export function withCopy(indexHtml, copyHtml, koHtml) {
+export function withCopy(indexHtml, copyHtml, koHtml, embeds = []) {
   const a = indexHtml.indexOf(MARK_START);
   const b = indexHtml.indexOf(MARK_END);
   if (a < 0 || b < a) throw new Error(`index.html has no ${MARK_START} … ${MARK_END} block`);
-  let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml) + indexHtml.slice(b + MARK_END.length);
+  let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml, embeds) + indexHtml.slice(b + MARK_END.length);
   if (headScriptIn(out) === null) throw new Error('index.html has no <script data-head-gate> (after the shell\'s rel="rust" link)');
   out = out.replace(/<script data-head-gate>[\s\S]*?<\/script>/, () => `<script data-head-gate>${HEAD_SCRIPT}</script>`);
   const csp = out.match(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+'){0,2} 'wasm-unsafe-eval'/);
@@ -285,15 +315,30 @@ async function main() {
     const en = caps['en-US'];
     const ko = caps['ko-KR'];
     if (en === ko) throw new Error('the first screen is the same for en-US and ko-KR: the Korean locale did not reach the app');
+    const embeds = [];
+    for (const widget of EMBED_WIDGETS) {
+      for (const [locale, lang] of [['en-US', 'en'], ['ko-KR', 'ko']]) {
+        const cap = await capture(browser, `${server.url}?embed=${widget}`, { locale, width: 640, height: 800 });
+        // The copy's canvas is kept as it is before the chart is drawn (without the size the
+        // drawing gives it): the first-answer module draws on it at the frame's width.
+        if (withoutDrawing(cap.html) !== withoutDrawing(cap.afterFrame)) {
+          throw new Error(`the live widget ${widget} (${locale}) changed in the task after its first frame; the copy would not match what stays painted`);
+        }
+        if (cap.html.includes('</template>')) throw new Error(`the live widget ${widget} (${locale}) holds "</template>"`);
+        embeds.push([embedTemplateId(widget, lang), withoutDrawing(cap.html)]);
+      }
+    }
     const before = readFileSync(indexPath, 'utf8');
-    const after = withCopy(before, en, ko);
+    const after = withCopy(before, en, ko, embeds);
     writeFileSync(indexPath, after);
+    const same = JSON.stringify(embedCopiesIn(before)) === JSON.stringify(embeds);
+    console.log(`prerender: ${same ? 'unchanged' : 'written'}: ${embeds.length} widgets' copies (${embeds.map(([id, h]) => `${id} ${h.length}`).join(', ')} characters)`);
     console.log(`prerender: ${copyIn(before) === en ? 'unchanged' : 'written'}: ${en.length} characters of first screen (en-US) into ${indexPath}`);
     console.log(`prerender: ${koCopyIn(before) === ko ? 'unchanged' : 'written'}: ${ko.length} characters of first screen (ko-KR, in <template id="${TEMPLATE_ID}">) into ${indexPath}; gate ${cspHash(GATE_SCRIPT)}`);
     const distIndex = join(dist, 'index.html');
     const built = readFileSync(distIndex, 'utf8');
     if (arg('dist-too', 'yes') !== 'no' && copyIn(built) !== null) {
-      const patched = withCopy(built, en, ko);
+      const patched = withCopy(built, en, ko, embeds);
       if (patched !== built) writeFileSync(distIndex, patched);
       console.log(`prerender: ${patched === built ? 'unchanged' : 'written'}: the same block into ${distIndex}`);
     } else {

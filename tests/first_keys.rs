@@ -1,4 +1,7 @@
-//! What the first-answer module carries (`crates/first/src/main.rs`, `present::link_first`):
+//! What the first-answer modules carry (`crates/first/src/main.rs`, `present::link_first`, and
+//! for embedded widgets `crates/first/src/embed.rs`, `present::link_embed`, whose list
+//! `data/i18n/embed_keys.txt` is made the same way from `EmbedScreen::json` over the widgets'
+//! links, plus every chart label):
 //! `data/i18n/first_keys.txt`, the translation keys the first screen looks up
 //! (`core::present::FirstScreen::json`, whose lookups `base::lookups::record` records) over
 //! every preset, every catalog GPU alone and the default three, both languages, and the
@@ -8,14 +11,16 @@
 //! screen reads no config (the presets' models are stored, `model::presets_first`): checked
 //! here too, as no configuration class looked up.
 
+use llm_serving_calculator::charts::Labels;
 use llm_serving_calculator::core::base::lookups::record;
 use llm_serving_calculator::core::base::Lang;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::presets;
-use llm_serving_calculator::core::present::FirstScreen;
+use llm_serving_calculator::core::present::{EmbedScreen, FirstScreen};
 use std::collections::BTreeSet;
 
 const OUT: &str = "data/i18n/first_keys.txt";
+const EMBED_OUT: &str = "data/i18n/embed_keys.txt";
 
 /// The links recorded: each preset with the default GPUs and the variations a link sets, and
 /// each catalog GPU alone.
@@ -41,13 +46,39 @@ fn links() -> Vec<String> {
     out
 }
 
+/// The embedded widgets' links: each of [`links`] as each widget the module answers.
+fn embed_links() -> Vec<String> {
+    let mut out = Vec::new();
+    for w in ["memory", "kv", "batch"] {
+        for q in links() {
+            out.push(format!("?embed={w}&{}", q.trim_start_matches('?')));
+        }
+    }
+    out
+}
+
 /// Every translation key and every configuration class (`model_type`, of
 /// `data/config_defaults.csv`) the first screen looks up over [`links`] in both languages.
 fn recorded() -> (BTreeSet<String>, BTreeSet<String>) {
+    recorded_by(&links(), FirstScreen::json)
+}
+
+/// The same for the embedded widgets, with every chart label (the module draws the chart).
+fn recorded_embed() -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut keys, types) =
+        recorded_by(&embed_links(), |q, lang| EmbedScreen::json("/", q, lang).0);
+    keys.extend(Labels::KEYS.iter().map(|k| (*k).to_string()));
+    (keys, types)
+}
+
+fn recorded_by(
+    links: &[String],
+    json: impl Fn(&str, Lang) -> String,
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut keys, mut types) = (BTreeSet::new(), BTreeSet::new());
-    for q in links() {
+    for q in links {
         for lang in [Lang::En, Lang::Ko] {
-            let (_, asked) = record(|| FirstScreen::json(&q, lang));
+            let (_, asked) = record(|| json(q, lang));
             for (table, name) in asked {
                 match table {
                     "i18n" => keys.insert(name),
@@ -65,11 +96,26 @@ fn text(what: &str, list: &BTreeSet<String>) -> String {
          # what the first screen looks up, made by tests/first_keys.rs\n\
          # (cargo test --release --test first_keys -- --ignored regenerate). Do not edit by hand.\n",
     );
+    push_lines(&mut s, list);
+    s
+}
+
+fn embed_text(list: &BTreeSet<String>) -> String {
+    let mut s = String::from(
+        "# The translation keys the embeds' first-answer module carries (crates/first/src/embed.rs),\n\
+         # one per line: what an embedded widget's first answer looks up and its chart's labels, made\n\
+         # by tests/first_keys.rs (cargo test --release --test first_keys -- --ignored regenerate).\n\
+         # Do not edit by hand.\n",
+    );
+    push_lines(&mut s, list);
+    s
+}
+
+fn push_lines(s: &mut String, list: &BTreeSet<String>) {
     for k in list {
         s.push_str(k);
         s.push('\n');
     }
-    s
 }
 
 const KEYS_WHAT: &str = "translation keys";
@@ -79,6 +125,8 @@ const KEYS_WHAT: &str = "translation keys";
 fn regenerate() {
     let (keys, _) = recorded();
     std::fs::write(OUT, text(KEYS_WHAT, &keys)).expect("writes the key list");
+    let (keys, _) = recorded_embed();
+    std::fs::write(EMBED_OUT, embed_text(&keys)).expect("writes the embeds' key list");
 }
 
 #[test]
@@ -99,6 +147,32 @@ fn the_list_is_what_the_first_screen_looks_up() {
     // Every key listed exists (a key that is not a row is a miss in the module too).
     for k in made.lines().filter(|l| !l.starts_with('#')) {
         assert!(llm_serving_calculator::core::base::i18n::has(k), "{k}");
+    }
+}
+
+#[test]
+fn the_embeds_list_is_what_an_embedded_widget_looks_up() {
+    let (keys, types) = recorded_embed();
+    let committed = std::fs::read_to_string(EMBED_OUT).expect("data/i18n/embed_keys.txt");
+    assert!(
+        committed == embed_text(&keys),
+        "{EMBED_OUT} is not what an embedded widget looks up: run `cargo test --release --test first_keys -- --ignored regenerate`"
+    );
+    assert!(
+        types.is_empty(),
+        "an embedded widget read configs of {types:?}"
+    );
+    for k in &keys {
+        assert!(llm_serving_calculator::core::base::i18n::has(k), "{k}");
+    }
+    // The module serves the widgets' default links.
+    for w in ["memory", "kv", "batch"] {
+        assert!(
+            !EmbedScreen::json("/", &format!("?embed={w}"), Lang::Ko)
+                .0
+                .is_empty(),
+            "{w}"
+        );
     }
 }
 

@@ -1,8 +1,8 @@
 //! Packs the translation rows (`data/i18n/<shell|late>/<area>.toml`) into the texts
 //! `crates/core/src/base/i18n.rs` includes: `$OUT_DIR/i18n_shell.txt` and `$OUT_DIR/i18n_late.txt`,
 //! each `key NUL English NUL Korean NUL` per row, in file-name order then file order, and
-//! `$OUT_DIR/i18n_first.txt`, the shell rows whose keys `data/i18n/first_keys.txt` lists (what
-//! the first-answer module carries).
+//! `$OUT_DIR/i18n_first.txt` and `$OUT_DIR/i18n_embed.txt`, the shell rows whose keys
+//! `data/i18n/first_keys.txt` and `embed_keys.txt` list (what the first-answer modules carry).
 //!
 //! A row's folder says which wasm module ships it: `shell` (the page's first module) or `late`
 //! (the late sections and the simulator worker, after `i18n::link_late`). The build stops on a
@@ -24,17 +24,23 @@ fn main() {
     println!("cargo:rerun-if-changed={}", root.display());
     let mut seen = HashMap::new();
     let mut errors = Vec::new();
-    // The first screen's keys (one per line; made by `tests/first_keys.rs`).
-    let first_list = root.join("first_keys.txt");
-    println!("cargo:rerun-if-changed={}", first_list.display());
-    let first_keys: std::collections::HashSet<String> = std::fs::read_to_string(&first_list)
-        .unwrap_or_default()
-        .lines()
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-        .map(String::from)
+    // The first screens' keys (one per line; made by `tests/first_keys.rs`): a link's, an
+    // embedded widget's.
+    let mut subsets: Vec<(&str, std::collections::HashSet<String>, String)> = ["first", "embed"]
+        .into_iter()
+        .map(|name| {
+            let list = root.join(format!("{name}_keys.txt"));
+            println!("cargo:rerun-if-changed={}", list.display());
+            let keys = std::fs::read_to_string(&list)
+                .unwrap_or_default()
+                .lines()
+                .map(str::trim)
+                .filter(|k| !k.is_empty())
+                .map(String::from)
+                .collect();
+            (name, keys, String::new())
+        })
         .collect();
-    let mut first = String::new();
     for module in MODULES {
         let dir = root.join(module);
         println!("cargo:rerun-if-changed={}", dir.display());
@@ -47,13 +53,16 @@ fn main() {
                 .display()
                 .to_string();
             for (key, en, ko) in rows(&file, &name, &mut seen, &mut errors) {
-                let in_first = module == "shell" && first_keys.contains(&key);
                 for part in [&key, &en, &ko] {
                     text.push_str(part);
                     text.push('\0');
-                    if in_first {
-                        first.push_str(part);
-                        first.push('\0');
+                }
+                for (_, keys, subset) in &mut subsets {
+                    if module == "shell" && keys.contains(&key) {
+                        for part in [&key, &en, &ko] {
+                            subset.push_str(part);
+                            subset.push('\0');
+                        }
                     }
                 }
             }
@@ -61,7 +70,10 @@ fn main() {
         std::fs::write(out.join(format!("i18n_{module}.txt")), text)
             .expect("cannot write into OUT_DIR");
     }
-    std::fs::write(out.join("i18n_first.txt"), first).expect("cannot write into OUT_DIR");
+    for (name, _, subset) in subsets {
+        std::fs::write(out.join(format!("i18n_{name}.txt")), subset)
+            .expect("cannot write into OUT_DIR");
+    }
     if seen.is_empty() {
         errors.push(format!("no translation rows under {}", root.display()));
     }

@@ -48,6 +48,8 @@ pub fn ChartsPanel(
 ) -> impl IntoView {
     let state = use_app();
     let set = only.unwrap_or(ChartSet::All);
+    // One chart alone is an embedded widget's: drawn from the first frame.
+    let eager = only.is_some();
     let show = move |c: ChartSet| set == ChartSet::All || set == c;
     let dark = is_dark(state);
     let lang = state.lang;
@@ -56,7 +58,7 @@ pub fn ChartsPanel(
         let data: Signal<MemoryBars> = Signal::from(series(state, Report::memory_bars, MemoryBars::default));
         view! {
             <div class="chart-box">
-                <ChartCanvas<MemoryBars> data=data lang=lang dark=dark title=title("ui_chart_memory") test_id="chart-memory" />
+                <ChartCanvas<MemoryBars> data=data lang=lang dark=dark eager=eager title=title("ui_chart_memory") test_id="chart-memory" />
                 <Explanation section=Section::Fit />
             </div>
         }
@@ -65,7 +67,7 @@ pub fn ChartsPanel(
         let data: Signal<KvSeries> = Signal::from(series(state, Report::kv_series, KvSeries::default));
         view! {
             <div class="chart-box">
-                <ChartCanvas<KvSeries> data=data lang=lang dark=dark title=title("ui_chart_kv") test_id="chart-kv" />
+                <ChartCanvas<KvSeries> data=data lang=lang dark=dark eager=eager title=title("ui_chart_kv") test_id="chart-kv" />
                 <Explanation section=Section::Kv />
             </div>
         }
@@ -74,7 +76,7 @@ pub fn ChartsPanel(
         let data: Signal<BatchSeries> = Signal::from(series(state, Report::batch_series, BatchSeries::default));
         view! {
             <div class="chart-box">
-                <ChartCanvas<BatchSeries> data=data lang=lang dark=dark title=title("ui_chart_batch") test_id="chart-batch" />
+                <ChartCanvas<BatchSeries> data=data lang=lang dark=dark eager=eager title=title("ui_chart_batch") test_id="chart-batch" />
                 <Explanation section=Section::Batch />
             </div>
         }
@@ -86,7 +88,7 @@ pub fn ChartsPanel(
         }));
         view! {
             <div class="chart-box">
-                <ChartCanvas<CostBars> data=data lang=lang dark=dark title=title("ui_chart_cost") test_id="chart-cost" />
+                <ChartCanvas<CostBars> data=data lang=lang dark=dark eager=eager title=title("ui_chart_cost") test_id="chart-cost" />
                 <Explanation section=Section::Cost />
             </div>
         }

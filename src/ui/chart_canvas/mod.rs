@@ -65,13 +65,18 @@ pub fn ChartCanvas<C>(
     /// can draw its charts in tasks of their own (`ui::serving_view`'s first result).
     #[prop(optional, into)]
     hold: Option<Signal<bool>>,
+    /// Drawn from the first frame, without waiting to be seen: an embedded widget's chart,
+    /// which is the widget (the embeds' first answer drew it already: no blank frame at the
+    /// hand-over).
+    #[prop(optional)]
+    eager: bool,
 ) -> impl IntoView
 where
     C: Chart + Send + Sync + 'static,
 {
     // The only typed step: the data, shared and type-erased; the rest is compiled once.
     let data = Memo::new(move |_| AnyChart(std::sync::Arc::new(data.get())));
-    chart_canvas(data, lang, dark, title, test_id, on_pick, hold)
+    chart_canvas(data, lang, dark, title, test_id, on_pick, (hold, eager))
 }
 
 fn chart_canvas(
@@ -81,7 +86,7 @@ fn chart_canvas(
     title: Signal<String>,
     test_id: &'static str,
     on_pick: Option<Callback<String>>,
-    hold: Option<Signal<bool>>,
+    (hold, eager): (Option<Signal<bool>>, bool),
 ) -> AnyView {
     let canvas_ref: NodeRef<Canvas> = NodeRef::new();
     let wrap_ref: NodeRef<Div> = NodeRef::new();
@@ -92,7 +97,18 @@ fn chart_canvas(
     // The tooltip's CSS position and its lines.
     let tooltip = RwSignal::new(None::<(String, Vec<String>)>);
 
-    wrap_ref.on_load(move |el| observe_width(&el, width));
+    wrap_ref.on_load(move |el| {
+        // An embedded widget's chart is the widget: its width is read at once (one layout of a
+        // small page), so it is drawn before the first frame is laid out and nothing below it
+        // moves (after a ResizeObserver's first report, the page would be laid out twice).
+        if eager {
+            let w = el.get_bounding_client_rect().width().round().max(0.0) as u32;
+            if w > 0 {
+                width.set(w);
+            }
+        }
+        observe_width(&el, width);
+    });
 
     // The one redraw: data, width, theme and language, only while the chart is on (or near)
     // the screen. Off screen the effect listens to nothing but its visibility, so the chart's
@@ -106,7 +122,7 @@ fn chart_canvas(
     let settled = use_context::<crate::ui::state::AppState>().map(|s| s.settled);
     let visible = Memo::new(move |_| {
         !hold.is_some_and(|h| h.get())
-            && (seen.get() || (near.get() && settled.is_none_or(|s| s.get())))
+            && (eager || seen.get() || (near.get() && settled.is_none_or(|s| s.get())))
     });
     let drawn = StoredValue::new(None::<Drawn>);
     Effect::new(move |_| {

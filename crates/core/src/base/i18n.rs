@@ -75,7 +75,13 @@ static SHELL_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_shell.txt
 #[cfg(target_arch = "wasm32")]
 static FIRST_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_first.txt"));
 
-/// The shell's rows once [`link_shell`] or [`link_first`] ran (wasm only: natively every row
+/// The shell's rows that an embedded widget's first answer looks up, its chart's labels
+/// included (`data/i18n/embed_keys.txt`): what the embeds' first-answer module links
+/// ([`link_embed`]).
+#[cfg(target_arch = "wasm32")]
+static EMBED_TEXT: &str = include_str!(concat!(env!("OUT_DIR"), "/i18n_embed.txt"));
+
+/// The shell's rows once [`link_shell`], [`link_first`] or [`link_embed`] ran (wasm only: natively every row
 /// is always there).
 #[cfg(target_arch = "wasm32")]
 static SHELL_LINKED: OnceLock<&'static str> = OnceLock::new();
@@ -96,6 +102,14 @@ pub fn link_shell() {
 pub fn link_first() {
     #[cfg(target_arch = "wasm32")]
     let _ = SHELL_LINKED.set(FIRST_TEXT);
+}
+
+/// Makes only an embedded widget's rows available (`data/i18n/embed_keys.txt`), as
+/// [`link_first`] does for a link: the embeds' first-answer module (`crates/first/src/embed.rs`)
+/// calls it. Natively this does nothing.
+pub fn link_embed() {
+    #[cfg(target_arch = "wasm32")]
+    let _ = SHELL_LINKED.set(EMBED_TEXT);
 }
 
 /// The shell's rows' text as this binary has it.

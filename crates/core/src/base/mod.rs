@@ -31,7 +31,7 @@ pub mod url;
 pub use derivation::{group, Derivation, Source};
 pub use dtype::Dtype;
 pub use error::{shorten, CalcError, Phrase};
-pub use i18n::{fill, has, link_first, link_late, link_shell, tr, Lang};
+pub use i18n::{fill, has, link_embed, link_first, link_late, link_shell, tr, Lang};
 pub use json::{f64_any_text, f64_any_value};
 pub use order::{order_by, sort_by};
 pub use quantile::{quantile, weighted_quantile};

@@ -386,12 +386,22 @@ impl FirstScreen {
     /// place for (a notice, a GPU's error). `None` otherwise: the page then
     /// waits for the live app.
     pub fn of(query: &str, browser: Lang) -> Option<FirstScreen> {
+        Self::with_report(query, browser, |v| v == ViewMode::Full).map(|(f, _, _)| f)
+    }
+
+    /// [`FirstScreen::of`] for a page whose view `view_ok` accepts, with the scenario and the
+    /// report it was made from (an embedded widget shows more of them: `present::first_embed`).
+    pub(crate) fn with_report(
+        query: &str,
+        browser: Lang,
+        view_ok: impl Fn(ViewMode) -> bool,
+    ) -> Option<(FirstScreen, Scenario, Report)> {
         // The catalog and the preset's model as the live page has them, stored
         // (`hardware::catalog_first`, `model::presets_first`): the first-answer module links
         // neither the catalog's parser nor a config reader.
         let catalog = catalog_first::builtin();
         let (s, notices) = read_query_in(query, catalog);
-        if !notices.is_empty() || !Self::shaped(&s) {
+        if !notices.is_empty() || !view_ok(s.view) || !Self::shaped(&s) {
             return None;
         }
         let ModelSource::Preset(id) = &s.model else {
@@ -423,7 +433,7 @@ impl FirstScreen {
                 .flatten()
             }))
             .collect();
-        Some(FirstScreen {
+        let first = FirstScreen {
             lang: lang.code(),
             preset: id.clone(),
             name: p.label(),
@@ -451,14 +461,14 @@ impl FirstScreen {
             mtp_label: tr(lang, "card_include_mtp"),
             suggest_title: tr(lang, "suggest_title"),
             math_hidden,
-        })
+        };
+        Some((first, s, r))
     }
 
-    /// Whether the scenario's inputs column has the copy's shape (the fields it fills).
+    /// Whether the scenario's inputs have the copy's shape (the fields it fills).
     fn shaped(s: &Scenario) -> bool {
         let d = Scenario::default();
-        s.view == ViewMode::Full
-            && matches!(s.budget, BudgetRule::Textbook)
+        matches!(s.budget, BudgetRule::Textbook)
             && s.interconnect == d.interconnect
             && !s.include_mtp
             && !s.gpus.is_empty()
@@ -467,18 +477,23 @@ impl FirstScreen {
 
     /// [`FirstScreen::of`] as JSON text, "" when the copy cannot show the scenario.
     pub fn json(query: &str, browser: Lang) -> String {
-        // A text or a configuration class the first-answer module does not carry
-        // (`present::link_first`) declines the link: the shell then answers it, never a marker
-        // in the copy nor a config read without its class's defaults.
-        let _ = crate::base::lookups::take_missed();
-        let screen = FirstScreen::of(query, browser);
-        if crate::base::lookups::take_missed() {
-            return String::new();
-        }
-        screen
-            .and_then(|f| serde_json::to_string(&f).ok())
-            .unwrap_or_default()
+        json_unless_missed(|| FirstScreen::of(query, browser))
     }
+}
+
+/// What `make` makes, as JSON text; "" when it made nothing or looked up a text or a
+/// configuration class this module does not carry (`present::link_first`): the shell then
+/// answers the link, never a marker in the copy nor a config read without its class's
+/// defaults.
+pub(crate) fn json_unless_missed<T: Serialize>(make: impl FnOnce() -> Option<T>) -> String {
+    let _ = crate::base::lookups::take_missed();
+    let screen = make();
+    if crate::base::lookups::take_missed() {
+        return String::new();
+    }
+    screen
+        .and_then(|f| serde_json::to_string(&f).ok())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 pub mod explain;
 pub mod export;
+pub mod first_embed;
 pub mod first_screen;
 pub mod page;
 
@@ -26,6 +27,13 @@ pub fn link_page() {
 pub fn link_first() {
     crate::base::i18n::link_first();
 }
+
+/// Links what the embeds' first-answer module (`crates/first/src/embed.rs`) carries: an
+/// embedded widget's translation rows, its chart's labels included (it reads no config either).
+/// A row it lacks makes [`EmbedScreen::json`] decline the link.
+pub fn link_embed() {
+    crate::base::i18n::link_embed();
+}
 pub mod report;
 pub mod sections;
 pub mod series;
@@ -40,6 +48,7 @@ pub mod views;
 // inside a layer; `tests/layers.rs` checks it).
 pub use explain::{explain as explain_section, Section};
 pub use export::{to_csv, to_json};
+pub use first_embed::{EmbedChart, EmbedScreen};
 pub use first_screen::{
     fit_comparisons, fmt_mib_exact, log2_pos, read_query, CardsText, FirstScreen, FitRowText,
     GpuText, CARD_MATH, CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
