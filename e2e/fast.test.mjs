@@ -81,7 +81,7 @@ async function visit(open, server, path, code, shoot, viewport = { width: 1400, 
   if (served) {
     const live = withoutDrawing(cap.html.replace(' hidden=""', ''));
     const shown = withoutDrawing(w.shownHtml);
-    check(shown === live, `${path}: the filled copy is not the live first screen ${firstDifference(live, shown)}`);
+    check(shown === live, `${path}: the filled copy is not the live first screen ${firstDifference(live, shown)} (after a change to the first screen or a widget, run \`node scripts/prerender.mjs\`)`);
     if (path.includes('embed=')) {
       // The live widget's chart, once drawn (its first frame's ResizeObserver), against the copy's.
       const liveChart = await p.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => {

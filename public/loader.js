@@ -23,25 +23,26 @@ performance.mark('llmcalc:loader');
 // (a notice, a GPU error, a shape the copy has no place for) or fails, the copies stay hidden until
 // the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
 // An embedded widget (`?embed=memory`, `kv`, `batch`) is answered the same way from its own copy
-// (a <template> per widget and language) by the module with the widget's chart
-// (crates/first/src/embed.rs), which draws the chart on the copy's canvas with the live widget's
-// drawing code; the gate marks the copy data-pending="embed".
+// (a <template> per widget and language in embeds.html, fetched beside the module) by the module
+// with the widget's chart (crates/first/src/embed.rs), which draws the chart on the copy's canvas
+// with the live widget's drawing code; the gate marks the copy data-pending="embed".
 let firstAnswer = null;
 {
   const copy = document.getElementById('prerendered');
   const pending = copy && copy.getAttribute('data-pending');
   if (pending !== null && pending !== undefined) {
     const name = pending === 'embed' ? 'first_embed' : 'first';
+    const copies = pending === 'embed' ? fetch(new URL('embeds.html', document.baseURI).href).then((r) => (r.ok ? r.text() : '')) : null;
     const firstModule = (async () => {
       const first = await import(new URL(`${name}.js`, document.baseURI).href);
       await first.default({ module_or_path: new URL(`${name}_bg.wasm`, document.baseURI).href });
       return first;
     })();
-    firstAnswer = firstModule.then((first) => {
+    firstAnswer = Promise.all([firstModule, copies]).then(([first, html]) => {
       performance.mark('llmcalc:first');
       const lang = navigator.language || '';
       const json = pending === 'embed' ? first.embed_screen(location.pathname, location.search, lang) : first.first_screen(location.search, lang);
-      if (!json || !(pending === 'embed' ? fillEmbed(JSON.parse(json), first) : fillCopy(JSON.parse(json)))) return undefined;
+      if (!json || !(pending === 'embed' ? fillEmbed(JSON.parse(json), first, html) : fillCopy(JSON.parse(json)))) return undefined;
       // The shell waits for the frame that paints the filled copy (its mount is a long task).
       return new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     }).catch(() => {});
@@ -65,16 +66,20 @@ function fillCopy(f) {
   return true;
 }
 
-/** Puts an embedded widget's copy in place of the pending one, writes the widget's first answer
- * (`EmbedScreen` as JSON) into it, shows it, draws its chart with `module`, and tells a framing
- * page its height; false when the copy is gone (the live app came first). */
-function fillEmbed(f, module) {
+/** Puts an embedded widget's copy (its template in `html`, embeds.html) in place of the pending
+ * one, writes the widget's first answer (`EmbedScreen` as JSON) into it, shows it, draws its chart
+ * with `module`, and tells a framing page its height; false when the copy is gone (the live app
+ * came first) or missing. */
+function fillEmbed(f, module, html) {
   let root = document.getElementById('prerendered');
-  const template = document.getElementById(`prerendered-embed-${f.widget}${f.lang === 'ko' ? '-ko' : ''}`);
+  const box = document.createElement('template');
+  box.innerHTML = html;
+  const template = box.content.getElementById(`prerendered-embed-${f.widget}${f.lang === 'ko' ? '-ko' : ''}`);
   if (!root || root.getAttribute('data-pending') !== 'embed' || !template) return false;
   root.replaceWith(template.content);
   root = document.getElementById('prerendered');
-  for (const t of document.querySelectorAll('template[id^="prerendered"]')) t.remove();
+  const ko = document.getElementById('prerendered-ko');
+  if (ko) ko.remove();
   fillScreen(root, f);
   const note = root.querySelector('.explanation > div');
   const text = (el, value) => {

@@ -24,7 +24,7 @@
 // default one, never focusable, clickable or read by assistive technology.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -77,9 +77,13 @@ export const THEME_LABELS = (() => {
   return { en: { light: light.en, dark: dark.en }, ko: { light: light.ko, dark: dark.ko } };
 })();
 
-/** The widgets whose copies index.html carries (`<template id="prerendered-embed-<widget>">`, and
- * `…-ko`): an embedded widget's first answer before the shell (crates/first/src/embed.rs). */
+/** The widgets with a copy (`<template id="prerendered-embed-<widget>">`, and `…-ko`) in
+ * `public/embeds.html`, which public/loader.js fetches for an embedded widget only (the page
+ * itself stays as small for every other visit): an embedded widget's first answer before the
+ * shell (crates/first/src/embed.rs). */
 export const EMBED_WIDGETS = ['memory', 'kv', 'batch'];
+/** The widgets' copies' file, in the repository and in the dist. */
+export const EMBED_COPIES = 'embeds.html';
 /** The id of a widget's copy's template in `lang`. */
 export const embedTemplateId = (widget, lang) => `prerendered-embed-${widget}${lang === 'ko' ? '-ko' : ''}`;
 
@@ -104,18 +108,17 @@ const PAGE_KIND =
 export const HEAD_SCRIPT =
   "(function(){var s=document.currentScript;if(s)s.remove();var d=document,h=d.head,t=d.querySelector('script[data-wasm]')," +
   `${PAGE_KIND},` +
-  "l=function(r,u,w){var a=d.createElement('link');a.rel=r;a.href=u;if(w){a.as='fetch';a.type='application/wasm';a.crossOrigin='anonymous'}h.appendChild(a)};" +
-  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(e){l('modulepreload','first_embed.js');l('preload','first_embed_bg.wasm',1)}" +
+  "l=function(r,u,w){var a=d.createElement('link');a.rel=r;a.href=u;if(w){a.as='fetch';if(w===1)a.type='application/wasm';a.crossOrigin='anonymous'}h.appendChild(a)};" +
+  "if(n){l('modulepreload','first.js');l('preload','first_bg.wasm',1)}else if(e){l('modulepreload','first_embed.js');l('preload','first_embed_bg.wasm',1);l('preload','embeds.html',2)}" +
   "else if(t){l('modulepreload',t.getAttribute('data-js'));l('preload',t.getAttribute('data-wasm'),1)}})();";
 
 export const GATE_SCRIPT =
   `(function(){var s=document.currentScript;if(s)s.remove();var d=document,p=d.getElementById('prerendered'),k=d.getElementById('${TEMPLATE_ID}'),t=null;try{t=localStorage.getItem('llmcalc-theme')}catch(e){t=null}` +
   `var L=${JSON.stringify(THEME_LABELS)},m=t==='light'||t==='dark',${PAGE_KIND},` +
   "b=function(r,l){var e=r&&r.querySelector('[data-static-testid=\"theme-toggle\"]');if(m&&e&&e.firstChild)e.firstChild.data=L[l][t]};" +
-  // An embedded widget whose copy the page carries: every copy stays, hidden, for
-  // public/loader.js to put the widget's in place and fill it (or to leave to the live app).
+  // An embedded widget with a copy (public/embeds.html): the page's copies stay, hidden, for
+  // public/loader.js to put the widget's in their place and fill it (or to leave to the live app).
   "if(e&&p){p.setAttribute('data-pending','embed');return}" +
-  "d.querySelectorAll('template[id^=\"prerendered-embed\"]').forEach(function(x){x.remove()});" +
   // A scenario link: both copies stay, hidden, for public/loader.js to fill with the link's
   // first screen (or to leave to the live app, which removes them at mount). Its files were
   // asked for by the head's script (HEAD_SCRIPT).
@@ -138,20 +141,14 @@ export const cspHash = (script) => `'sha256-${createHash('sha256').update(script
 
 const TEMPLATE_OPEN = `<template id="${TEMPLATE_ID}">`;
 
-/** The block between the markers: the English copy, the Korean one in its template, the
- * widgets' copies in theirs (`embeds`: [[template id, html]]), the gate. */
-export const blockOf = (copyHtml, koHtml, embeds = []) =>
-  `${MARK_START}\n    ${copyHtml}\n    ${TEMPLATE_OPEN}${koHtml}</template>\n` +
-  embeds.map(([id, html]) => `    <template id="${id}">${html}</template>\n`).join('') +
-  `    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
+/** The block between the markers: the English copy, the Korean one in its template, the gate. */
+export const blockOf = (copyHtml, koHtml) =>
+  `${MARK_START}\n    ${copyHtml}\n    ${TEMPLATE_OPEN}${koHtml}</template>\n    <script>${GATE_SCRIPT}</script>\n    ${MARK_END}`;
 
-/** The widgets' copies in a page's source: [[template id, html]], in the block's order. */
-export function embedCopiesIn(html) {
-  const a = html.indexOf(MARK_START);
-  const b = html.indexOf(MARK_END);
-  if (a < 0 || b < a) return [];
-  return [...html.slice(a, b).matchAll(/<template id="(prerendered-embed-[a-z-]+)">([\s\S]*?)<\/template>/g)].map((m) => [m[1], m[2]]);
-}
+/** The widgets' copies' file (`embeds`: [[template id, html]]). */
+export const embedCopiesFile = (embeds) =>
+  '<!-- The embedded widgets\' prerendered copies (scripts/prerender.mjs; public/loader.js fetches this for an embed). Do not edit by hand. -->\n' +
+  embeds.map(([id, html]) => `<template id="${id}">${html}</template>\n`).join('');
 
 /** The English copy's HTML in a page's source (index.html or the built one), or null. */
 export function copyIn(html) {
@@ -283,11 +280,11 @@ export const SCRIPT_SRC = () => `script-src 'self' ${cspHash(HEAD_SCRIPT)} ${csp
 
 /** index.html with both copies between the markers, the head's script, and both scripts'
  * hashes in the CSP. */
-export function withCopy(indexHtml, copyHtml, koHtml, embeds = []) {
+export function withCopy(indexHtml, copyHtml, koHtml) {
   const a = indexHtml.indexOf(MARK_START);
   const b = indexHtml.indexOf(MARK_END);
   if (a < 0 || b < a) throw new Error(`index.html has no ${MARK_START} … ${MARK_END} block`);
-  let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml, embeds) + indexHtml.slice(b + MARK_END.length);
+  let out = indexHtml.slice(0, a) + blockOf(copyHtml, koHtml) + indexHtml.slice(b + MARK_END.length);
   if (headScriptIn(out) === null) throw new Error('index.html has no <script data-head-gate> (after the shell\'s rel="rust" link)');
   out = out.replace(/<script data-head-gate>[\s\S]*?<\/script>/, () => `<script data-head-gate>${HEAD_SCRIPT}</script>`);
   const csp = out.match(/script-src 'self'( 'sha256-[A-Za-z0-9+/=]+'){0,2} 'wasm-unsafe-eval'/);
@@ -329,16 +326,20 @@ async function main() {
       }
     }
     const before = readFileSync(indexPath, 'utf8');
-    const after = withCopy(before, en, ko, embeds);
+    const after = withCopy(before, en, ko);
     writeFileSync(indexPath, after);
-    const same = JSON.stringify(embedCopiesIn(before)) === JSON.stringify(embeds);
-    console.log(`prerender: ${same ? 'unchanged' : 'written'}: ${embeds.length} widgets' copies (${embeds.map(([id, h]) => `${id} ${h.length}`).join(', ')} characters)`);
+    const copiesPath = repoPath(join('public', EMBED_COPIES));
+    const copies = embedCopiesFile(embeds);
+    const same = existsSync(copiesPath) && readFileSync(copiesPath, 'utf8') === copies;
+    writeFileSync(copiesPath, copies);
+    writeFileSync(join(dist, EMBED_COPIES), copies);
+    console.log(`prerender: ${same ? 'unchanged' : 'written'}: ${embeds.length} widgets' copies (${embeds.map(([id, h]) => `${id} ${h.length}`).join(', ')} characters) into ${copiesPath} and ${join(dist, EMBED_COPIES)}`);
     console.log(`prerender: ${copyIn(before) === en ? 'unchanged' : 'written'}: ${en.length} characters of first screen (en-US) into ${indexPath}`);
     console.log(`prerender: ${koCopyIn(before) === ko ? 'unchanged' : 'written'}: ${ko.length} characters of first screen (ko-KR, in <template id="${TEMPLATE_ID}">) into ${indexPath}; gate ${cspHash(GATE_SCRIPT)}`);
     const distIndex = join(dist, 'index.html');
     const built = readFileSync(distIndex, 'utf8');
     if (arg('dist-too', 'yes') !== 'no' && copyIn(built) !== null) {
-      const patched = withCopy(built, en, ko, embeds);
+      const patched = withCopy(built, en, ko);
       if (patched !== built) writeFileSync(distIndex, patched);
       console.log(`prerender: ${patched === built ? 'unchanged' : 'written'}: the same block into ${distIndex}`);
     } else {

@@ -71,23 +71,13 @@ pub fn App() -> impl IntoView {
 /// scripts/prerender.mjs and shown only for the default scenario, in English or, for a Korean
 /// browser, in Korean from `<template id="prerendered-ko">`): it is removed here, in the mount's
 /// task and right before the live page is attached, so no frame shows neither or both; so is the
-/// template, should the gate not have run, and the embedded widgets' templates
-/// (`prerendered-embed-…`, which public/loader.js fills for an embed). The live page's first
-/// screen is the same DOM (e2e "prerender" and "fast path" check it).
+/// template, should the gate not have run. An embedded widget's copy (public/loader.js puts it
+/// in place of the page's) is `#prerendered` too. The live page's first screen is the same DOM
+/// (e2e "prerender" and "fast path" check it).
 fn remove_prerendered() {
     for id in ["prerendered", "prerendered-ko"] {
         if let Some(el) = document().get_element_by_id(id) {
             el.remove();
-        }
-    }
-    if let Ok(list) = document().query_selector_all("template[id^='prerendered-embed']") {
-        for i in 0..list.length() {
-            if let Some(el) = list
-                .item(i)
-                .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-            {
-                el.remove();
-            }
         }
     }
 }
