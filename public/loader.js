@@ -342,7 +342,12 @@ if (tag) {
   // frame that paints the answer (bench/load.mjs, link path). The shell starts after it (its
   // mount is one long task). A compile that fails hands the URL to the bindings, which fetch it
   // themselves. Everywhere else index.html's head script preloads both at once.
-  const firstDone = firstAnswer && Promise.race([firstAnswer, new Promise((ok) => setTimeout(ok, 300))]);
+  // An embedded widget's frame also waits for the main thread to be idle (at most a second): a
+  // course page's same-origin frames share it, so the other widgets' first answers come before
+  // this frame's shell is compiled.
+  const answered = firstAnswer && Promise.race([firstAnswer, new Promise((ok) => setTimeout(ok, 300))]);
+  const idle = () => new Promise((ok) => (window.requestIdleCallback ? requestIdleCallback(ok, { timeout: 1000 }) : setTimeout(ok, 0)));
+  const firstDone = answered && (/[?&]embed=/.test(location.search) ? answered.then(idle) : answered);
   const source = firstDone ? firstDone.then(() => WebAssembly.compileStreaming(fetch(wasm))).catch(() => wasm) : wasm;
   if (firstDone) await firstDone;
   const bindings = await import(new URL(js, document.baseURI).href);

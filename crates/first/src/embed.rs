@@ -6,7 +6,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod glue {
-    use llmcalc_charts::canvas::{draw_on_canvas, labels_in};
+    use llmcalc_charts::canvas::{draw_on_canvas_only, labels_in};
     use llmcalc_charts::{Chart, Theme};
     use llmcalc_core::base::Lang;
     use llmcalc_core::present::{EmbedChart, EmbedScreen};
@@ -56,7 +56,7 @@ mod glue {
         labels: &llmcalc_charts::Labels,
     ) -> bool {
         let height = chart.height_for_width(width);
-        draw_on_canvas(canvas, chart, (width, height), theme, labels).is_ok()
+        draw_on_canvas_only(canvas, chart, (width, height), theme, labels).is_ok()
     }
 }
 

@@ -482,7 +482,8 @@ fn js_err(what: &str, e: JsValue) -> DrawError {
     DrawError::Backend(format!("{what}: {}", e.as_string().unwrap_or_default()))
 }
 
-/// Sizes the canvas for `css` pixels at the device pixel ratio and draws `chart` on it.
+/// Sizes the canvas for `css` pixels at the device pixel ratio and draws `chart` on it, through
+/// [`Either`] (the app exports the same drawing code to SVG: compiled once for both).
 pub fn draw_on_canvas<C: Chart>(
     canvas: &HtmlCanvasElement,
     chart: &C,
@@ -490,6 +491,29 @@ pub fn draw_on_canvas<C: Chart>(
     theme: &Theme,
     labels: &Labels,
 ) -> Result<HitMap, DrawError> {
+    let area = Either::<_, SVGBackend>::Left(sized(canvas, css)?).into_drawing_area();
+    let hits = chart.draw(&area, theme, labels)?;
+    area.present().map_err(DrawError::backend)?;
+    Ok(hits)
+}
+
+/// [`draw_on_canvas`] without the SVG backend beside the canvas: the same calls on the same
+/// backend, so the same pixels, for a module that exports nothing (the embeds' first answer).
+pub fn draw_on_canvas_only<C: Chart>(
+    canvas: &HtmlCanvasElement,
+    chart: &C,
+    css: (u32, u32),
+    theme: &Theme,
+    labels: &Labels,
+) -> Result<HitMap, DrawError> {
+    let area = sized(canvas, css)?.into_drawing_area();
+    let hits = chart.draw(&area, theme, labels)?;
+    area.present().map_err(DrawError::backend)?;
+    Ok(hits)
+}
+
+/// The backend on `canvas`, sized for `css` pixels at the device pixel ratio and cleared.
+fn sized(canvas: &HtmlCanvasElement, css: (u32, u32)) -> Result<HiDpiCanvas, DrawError> {
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .filter(|r| r.is_finite() && *r > 0.0)
@@ -521,7 +545,7 @@ pub fn draw_on_canvas<C: Chart>(
         .map_err(|e| js_err("setTransform", e))?;
     let inner = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or_else(|| DrawError::Backend("no canvas backend".to_string()))?;
-    let area = Either::<_, SVGBackend>::Left(HiDpiCanvas {
+    Ok(HiDpiCanvas {
         inner,
         ctx,
         css_size: (w, h),
@@ -530,10 +554,6 @@ pub fn draw_on_canvas<C: Chart>(
         fill: None,
         texts: Vec::new(),
     })
-    .into_drawing_area();
-    let hits = chart.draw(&area, theme, labels)?;
-    area.present().map_err(DrawError::backend)?;
-    Ok(hits)
 }
 
 /// Draws `chart` on `canvas`, a canvas of `css` pixels that is never shown. V8 compiles wasm

@@ -5,5 +5,5 @@
 mod backend;
 mod labels;
 
-pub use backend::{draw_on_canvas, rehearse, HiDpiCanvas};
+pub use backend::{draw_on_canvas, draw_on_canvas_only, rehearse, HiDpiCanvas};
 pub use labels::labels_in;

@@ -6,7 +6,7 @@
 
 use super::explain::{explain as explain_section, Section};
 use super::first_screen::{json_unless_missed, FirstScreen};
-use super::page::{link_query, page_url};
+use super::page::{link_query_without_config, page_url};
 use super::series::{BatchSeries, KvSeries, MemoryBars};
 use crate::base::i18n::Lang;
 use crate::scenario::{EmbedWidget, GpuChoice, ViewMode};
@@ -77,7 +77,8 @@ impl EmbedScreen {
             widget: widget.id(),
             gpu: gpu.clone(),
             explain: explain_section(section, &r, lang),
-            href: page_url(path, &link_query(&s, true)),
+            // A preset's scenario: no config to leave out of the link.
+            href: page_url(path, &link_query_without_config(&s, true)),
             chart,
             lang,
             first,
@@ -103,6 +104,7 @@ impl EmbedScreen {
 mod tests {
     use super::*;
     use crate::present::first_screen::{CardsText, FitRowText};
+    use crate::present::page::link_query;
     use crate::present::report::report_for_test;
     use crate::scenario::Scenario;
 

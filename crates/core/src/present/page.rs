@@ -145,12 +145,23 @@ pub fn page_url(path: &str, query: &str) -> String {
 /// The query of a link to `s` (the copy-link button, the embed's back-link); `drop_embed`
 /// links to the full page rather than the embedded view.
 pub fn link_query(s: &Scenario, drop_embed: bool) -> String {
+    in_view(s, drop_embed, |s| s.share_query().0)
+}
+
+/// [`link_query`] of a scenario without a pasted config (a preset's or a quick model's): the
+/// same query, made without linking the config's encoder (the embeds' first answer).
+pub fn link_query_without_config(s: &Scenario, drop_embed: bool) -> String {
+    in_view(s, drop_embed, Scenario::query_without_config)
+}
+
+/// `query` of `s`, or of its full page when `drop_embed`.
+fn in_view(s: &Scenario, drop_embed: bool, query: impl Fn(&Scenario) -> String) -> String {
     if drop_embed && s.view != ViewMode::Full {
         let mut full = s.clone();
         full.view = ViewMode::Full;
-        full.share_query().0
+        query(&full)
     } else {
-        s.share_query().0
+        query(s)
     }
 }
 

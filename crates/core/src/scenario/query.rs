@@ -15,7 +15,14 @@ use crate::hardware::catalog::{
 impl Scenario {
     /// The URL query (without `?`) that restores this scenario; defaults are left out.
     pub fn to_query(&self) -> String {
-        self.query_parts(true).join("&")
+        self.query_parts::<true>().join("&")
+    }
+
+    /// [`Scenario::to_query`] without a pasted config (`cfg=`): for a preset or quick model
+    /// the same query, made without linking the config's encoder (the embeds' first-answer
+    /// module).
+    pub fn query_without_config(&self) -> String {
+        self.query_parts::<false>().join("&")
     }
 
     /// The query for a shareable link, and a notice when the pasted config had to be left
@@ -26,12 +33,14 @@ impl Scenario {
             return (full, None);
         }
         (
-            self.query_parts(false).join("&"),
+            self.query_without_config(),
             Some(Notice::new("cfg", NoticeKind::ConfigNotInLink)),
         )
     }
 
-    fn query_parts(&self, with_cfg: bool) -> Vec<String> {
+    /// The query's parameters; `CFG`: with a pasted config's (a constant, so a binary that
+    /// never asks for it links no encoder).
+    fn query_parts<const CFG: bool>(&self) -> Vec<String> {
         let d = Scenario::default();
         let mut q: Vec<String> = Vec::new();
         match &self.model {
@@ -41,7 +50,7 @@ impl Scenario {
                 }
             }
             ModelSource::Pasted(text) => {
-                if with_cfg {
+                if CFG {
                     q.push(format!("cfg={}", encode_config(text)));
                 }
             }
