@@ -163,8 +163,16 @@ fn int(n: u64) -> Val {
     t(group(n))
 }
 
-/// A float with about four significant digits ("22.47", "419", "0.475").
+/// A float with about four significant digits ("22.47", "419", "0.475"); a small one in
+/// decimals with two significant digits ("0.0068", where a table writes "6.841e-3"), as prose
+/// writes a ratio.
 fn num(v: f64) -> Val {
+    let a = v.abs();
+    if a.is_finite() && a > 1e-9 && a < 0.01 {
+        let decimals = (-a.log10()).floor() as usize + 2;
+        let s = format!("{v:.decimals$}");
+        return t(s.trim_end_matches('0').trim_end_matches('.').to_string());
+    }
     t(fmt_sig(v))
 }
 
@@ -530,6 +538,21 @@ fn planner(r: &Report) -> Vec<Part> {
 
 #[cfg(test)]
 mod tests {
+    /// Prose writes a small ratio in decimals, with two significant digits.
+    #[test]
+    fn small_ratios_in_decimals() {
+        let shown = |v: f64| match num(v) {
+            Val::Text(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(shown(0.006841), "0.0068");
+        assert_eq!(shown(0.0001), "0.0001");
+        assert_eq!(shown(-0.0042), "-0.0042");
+        assert_eq!(shown(0.475), fmt_sig(0.475));
+        assert_eq!(shown(2.55), fmt_sig(2.55));
+        assert_eq!(shown(0.0), "0");
+    }
+
     use super::*;
     use crate::base::i18n::{entries, placeholders};
     use crate::hardware::catalog::Catalog;

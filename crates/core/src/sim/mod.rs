@@ -42,6 +42,7 @@ mod free_queue;
 pub mod kernel_step;
 pub mod parallel;
 pub mod replica;
+pub mod resolved;
 pub mod result;
 pub mod rng;
 pub mod scheduler;
@@ -53,7 +54,7 @@ pub mod workload;
 
 pub use bench::{parse_bench, BenchRun, Comparison};
 pub use config::{
-    engine_frontend_overhead_ms, Budget, EngineConfig, Resolved, SimConfig, Slo, StepModelKind,
+    engine_frontend_overhead_ms, Budget, EngineConfig, SimConfig, Slo, StepModelKind,
     DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS,
     DYNAMO_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
     SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
@@ -64,6 +65,7 @@ pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use kernel_step::{StepOverhead, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S};
 pub use parallel::Parallel;
 pub use replica::{simulate, Replica};
+pub use resolved::{BlockGroup, Resolved};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use stats::{Dist, Point, Series};

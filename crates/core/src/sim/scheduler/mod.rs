@@ -45,8 +45,9 @@ mod step_end;
 mod trtllm;
 
 use crate::base::error::CalcError;
-use crate::sim::config::{Budget, Resolved};
+use crate::sim::config::Budget;
 use crate::sim::free_queue::FreeQueue;
+use crate::sim::resolved::Resolved;
 use crate::sim::stats::{Collector, Series};
 use crate::sim::step_time::StepModel;
 use crate::sim::workload::Request;
