@@ -39,6 +39,7 @@
 //! the next. The step times come from vLLM's measured kernels for all three (the engines'
 //! own tables are not in `data/kernels.csv` yet): stated in every result as a note.
 
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use crate::hardware::{Accelerator, Architecture};
 use serde::{Deserialize, Serialize};
@@ -274,30 +275,48 @@ pub struct EnginePool {
 impl EnginePool {
     /// The pool's rule as a formula, with its values substituted (GiB).
     pub fn formula(&self) -> (&'static str, String) {
-        let g = |b: Bytes| format!("{:.2} GiB", b.gib());
-        match self.engine {
-            EngineKind::Trtllm => (
-                "KV = free_gpu_memory_fraction × (M − W − A − N)",
-                format!(
-                    "{} × ({} − {} − {} − {})",
+        let e = self.expr();
+        let formula = match self.engine {
+            EngineKind::Trtllm => "KV = free_gpu_memory_fraction × (M − W − A − N)",
+            _ => "KV = mem_fraction_static × (M − N) − W",
+        };
+        debug_assert_eq!(e.formula(), formula);
+        (formula, e.values())
+    }
+
+    /// The pool's rule as an expression over its terms (bytes, shown in GiB): TensorRT-LLM's
+    /// `free_gpu_memory_fraction × (M − W − A − N)`, SGLang's `mem_fraction_static × (M − N) −
+    /// W`.
+    pub fn expr(&self) -> Expr {
+        let b =
+            |symbol: &str, v: Bytes| Expr::sym(symbol, format!("{:.2} GiB", v.gib()), v.0 as f64);
+        let (m, n, w) = (
+            b("M", self.total),
+            b("N", self.non_torch),
+            b("W", self.weights),
+        );
+        let e = match self.engine {
+            EngineKind::Trtllm => Expr::mul([
+                Expr::sym(
+                    "free_gpu_memory_fraction",
+                    self.fraction.to_string(),
                     self.fraction,
-                    g(self.total),
-                    g(self.weights),
-                    g(self.activation),
-                    g(self.non_torch)
                 ),
+                Expr::minus(Expr::minus(Expr::minus(m, w), b("A", self.activation)), n),
+            ]),
+            _ => Expr::minus(
+                Expr::mul([
+                    Expr::sym(
+                        "mem_fraction_static",
+                        self.fraction.to_string(),
+                        self.fraction,
+                    ),
+                    Expr::minus(m, n),
+                ]),
+                w,
             ),
-            _ => (
-                "KV = mem_fraction_static × (M − N) − W",
-                format!(
-                    "{} × ({} − {}) − {}",
-                    self.fraction,
-                    g(self.total),
-                    g(self.non_torch),
-                    g(self.weights)
-                ),
-            ),
-        }
+        };
+        Expr::named("KV", e)
     }
 }
 
@@ -363,6 +382,45 @@ mod tests {
             Some(EngineKind::Trtllm)
         );
         assert_eq!(EngineKind::from_id("tgi"), None);
+    }
+
+    /// Each engine's pool rule evaluates to the pool its function computes, and prints its
+    /// terms in GiB.
+    #[test]
+    fn the_pool_formula_is_the_pool() {
+        let gib = |x: f64| Bytes((x * (1u64 << 30) as f64) as u64);
+        let (total, non_torch, weights, activation) = (gib(79.22), gib(1.5), gib(60.0), gib(2.0));
+        for (engine, fraction) in [(EngineKind::Sglang, 0.835), (EngineKind::Trtllm, 0.9)] {
+            let pool = match engine {
+                EngineKind::Trtllm => {
+                    trtllm_pool_bytes(total, weights, activation, non_torch, fraction)
+                }
+                _ => sglang_pool_bytes(total, non_torch, weights, fraction),
+            };
+            let p = EnginePool {
+                engine,
+                fraction,
+                total,
+                non_torch,
+                weights,
+                activation,
+                pool,
+                per_token: Bytes(1),
+            };
+            let e = p.expr();
+            assert!(
+                (e.eval() - pool.0 as f64).abs() <= 1.0,
+                "{engine:?}: {} vs {pool:?}",
+                e.eval()
+            );
+            let (formula, values) = p.formula();
+            assert_eq!(formula, e.formula());
+            let want = match engine {
+                EngineKind::Trtllm => "0.9 × (79.22 GiB − 60.00 GiB − 2.00 GiB − 1.50 GiB)",
+                _ => "0.835 × (79.22 GiB − 1.50 GiB) − 60.00 GiB",
+            };
+            assert_eq!(values, want);
+        }
     }
 
     #[test]
