@@ -114,9 +114,9 @@ fn engine_switches_take_no_value() {
     let cfg = SimConfig {
         engine: EngineConfig {
             async_scheduling: false,
-            expert_parallel: true,
             ..EngineConfig::default()
-        },
+        }
+        .with_expert_parallel(true),
         workload: poisson_3_per_s(),
         ..SimConfig::default()
     };

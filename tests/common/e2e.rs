@@ -328,7 +328,6 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
         weights_dtype: requested_weights(s.get("checkpoint"), &r.precision),
         kv_dtype: (s.get("kv_cache_dtype") == "fp8" || modelopt_fp8_kv(s.get("checkpoint")))
             .then_some(Dtype::Fp8),
-        expert_parallel: s.get("expert_parallel") == "on",
         // The server's fixed path of the stack the runs went through (both fitted: module
         // docs of `tests/serving_e2e_validation.rs`).
         frontend_overhead_ms: if behind_dynamo(s) {
@@ -338,7 +337,8 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
         },
         async_scheduling: !before_async_scheduling(&r.version),
         ..EngineConfig::default()
-    };
+    }
+    .with_expert_parallel(s.get("expert_parallel") == "on");
     (engine, load(r, s))
 }
 

@@ -211,14 +211,14 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
             .frontend_overhead_ms
             .unwrap_or(engine_frontend_overhead_ms(kind)),
         frontend_per_token_us: args.frontend_per_token_us,
-        expert_parallel: args.enable_expert_parallel,
         async_scheduling: !args.no_async_scheduling,
         dp: args.parallel.dp.unwrap_or(1),
         ep: args.parallel.ep.unwrap_or(1),
         pp: args.parallel.pp.unwrap_or(1),
         nodes: args.parallel.nodes.unwrap_or(0),
         ..EngineConfig::default()
-    };
+    }
+    .with_expert_parallel(args.enable_expert_parallel);
     e.step_model = match args.step_model.as_deref() {
         None if eff_given => StepModelKind::Roofline,
         None => StepModelKind::Kernels,

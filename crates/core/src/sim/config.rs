@@ -133,10 +133,6 @@ pub struct EngineConfig {
     /// enters the engine's queue this long after it is sent (module docs).
     #[serde(default = "default_frontend_overhead_ms")]
     pub frontend_overhead_ms: f64,
-    /// `--enable-expert-parallel`: the routed experts are split across the TP ranks by
-    /// expert (each GPU holds `experts / tp` whole experts) instead of by intermediate size.
-    #[serde(default)]
-    pub expert_parallel: bool,
     /// The server's serial work per prompt token, microseconds (tokenization and the
     /// request's preparation, done by one worker in arrival order, so a burst of requests
     /// reaches the engine spread out rather than at one instant).
@@ -186,7 +182,8 @@ pub struct EngineConfig {
     /// Attention data-parallel ranks of `tp` GPUs each (`sim::parallel`).
     #[serde(default = "one")]
     pub dp: u64,
-    /// The MoE layers' expert-parallel size (1: none; `expert_parallel` means `tp × dp`).
+    /// The MoE layers' expert-parallel size (1: none; vLLM's `--enable-expert-parallel` is
+    /// `tp × dp`: [`EngineConfig::with_expert_parallel`]).
     #[serde(default = "one")]
     pub ep: u64,
     /// Pipeline stages.
@@ -242,7 +239,6 @@ impl Default for EngineConfig {
             kv_dtype: None,
             prefix_hit: 0.0,
             frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
-            expert_parallel: false,
             frontend_per_token_us: DEFAULT_FRONTEND_PER_TOKEN_US,
             async_scheduling: true,
             step_model: StepModelKind::Kernels,
@@ -281,21 +277,25 @@ fn whole(field: &str, v: u64, lo: u64, hi: u64) -> Result<u64, CalcError> {
 }
 
 impl EngineConfig {
-    /// The instance's parallelism in the one spelling of `sim::parallel`: vLLM's
-    /// `--enable-expert-parallel` is expert parallelism over every GPU of a stage.
+    /// The instance's parallelism in the one spelling of `sim::parallel`.
     pub fn parallel(&self) -> Parallel {
-        let ep = if self.expert_parallel && self.ep <= 1 {
-            self.tp.saturating_mul(self.dp)
-        } else {
-            self.ep
-        };
         Parallel {
             tp: self.tp,
             dp: self.dp,
-            ep,
+            ep: self.ep,
             pp: self.pp,
             nodes: self.nodes,
         }
+    }
+
+    /// With vLLM's `--enable-expert-parallel`: expert parallelism over every GPU of a stage
+    /// (`ep = tp × dp`: each GPU holds `experts / (tp × dp)` whole experts instead of a slice
+    /// of every expert's intermediate size), unless an expert-parallel size is set already.
+    pub fn with_expert_parallel(mut self, on: bool) -> Self {
+        if on && self.ep <= 1 {
+            self.ep = self.tp.saturating_mul(self.dp);
+        }
+        self
     }
 
     /// The workload of the performance model: TP and precisions.
