@@ -144,6 +144,9 @@ export default function register(runner) {
       { path: '?embed=kv&lang=ko&model=deepseek-r1&gpu=h200-sxm&tp=8', code: null, want: { served: true, lang: 'ko' }, shot: 'embed-kv-fast-ko' },
       { path: '?embed=batch&model=gpt2&gpu=l4', code: null, want: { served: true, lang: 'en' } },
       { path: '?embed=batch&model=llama-3.1-70b&tp=4&wd=fp8&gpu=h100-sxm', code: 'ko-KR', want: { served: true, lang: 'ko' } },
+      // The same GPU twice, and the sliders' far ends.
+      { path: '?embed=memory&gpu=h100-sxm&gpu=h100-sxm&gpu=a10g', code: null, want: { served: true, lang: 'en' } },
+      { path: '?embed=batch&model=gpt2&ctx=1048576&n=1024&gpu=b200', code: null, want: { served: true, lang: 'en' } },
       // What the copies have no place for: the live widget answers, no copy is ever shown.
       { path: '?embed=roofline&model=qwen3-8b', code: null, want: { served: false, lang: 'en' } },
       { path: '?embed=memory&embed_inputs=0', code: null, want: { served: false, lang: 'en' } },
