@@ -82,11 +82,6 @@ function fillEmbed(f, module, html) {
   if (ko) ko.remove();
   fillScreen(root, f);
   const note = root.querySelector('.explanation > div');
-  const text = (el, value) => {
-    const node = [...el.childNodes].find((c) => c.nodeType === 3);
-    if (node) node.data = value;
-    else el.insertBefore(document.createTextNode(value), el.firstChild);
-  };
   // The explanation's paragraphs, one per sentence group, before the list's end markers.
   const paragraphs = [...note.children].filter((e) => e.tagName === 'P');
   const after = paragraphs.length ? paragraphs[paragraphs.length - 1].nextSibling : note.querySelector('h3').nextSibling;
