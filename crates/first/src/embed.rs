@@ -36,10 +36,11 @@ mod glue {
     #[wasm_bindgen]
     pub fn draw_embed_chart(canvas: &HtmlCanvasElement, width: u32, dark: bool) -> bool {
         LAST.with(|l| {
-            let Some(e) = l.borrow().as_ref().cloned() else {
+            let last = l.borrow();
+            let Some(e) = last.as_ref() else {
                 return false;
             };
-            let (theme, labels) = (Theme::for_dark(dark), labels_in(e.lang));
+            let (theme, labels) = (Theme::for_dark(dark), labels_in(e.lang()));
             match &e.chart {
                 EmbedChart::Memory(c) => draw(canvas, c, width, &theme, &labels),
                 EmbedChart::Kv(c) => draw(canvas, c, width, &theme, &labels),

@@ -40,9 +40,6 @@ pub struct EmbedScreen {
     /// The chart's data (drawn by the module, not sent as text).
     #[serde(skip)]
     pub chart: EmbedChart,
-    /// The language the chart is drawn in.
-    #[serde(skip)]
-    pub lang: Lang,
 }
 
 impl EmbedScreen {
@@ -66,7 +63,8 @@ impl EmbedScreen {
         if !s.embed_inputs {
             return None;
         }
-        let lang = s.lang.unwrap_or(browser);
+        // The first screen's language (the link's, else the browser's).
+        let lang = Lang::from_code(first.lang).unwrap_or_default();
         let (section, chart) = match widget {
             EmbedWidget::Memory => (Section::Fit, EmbedChart::Memory(r.memory_bars())),
             EmbedWidget::Kv => (Section::Kv, EmbedChart::Kv(r.kv_series())),
@@ -80,23 +78,19 @@ impl EmbedScreen {
             // A preset's scenario: no config to leave out of the link.
             href: page_url(path, &link_query_without_config(&s, true)),
             chart,
-            lang,
             first,
         })
     }
 
-    /// [`EmbedScreen::of`] as JSON text (without the chart), "" when the copy cannot show it.
+    /// [`EmbedScreen::of`], and it as JSON text (without the chart); nothing and "" when the
+    /// copy cannot show it.
     pub fn json(path: &str, query: &str, browser: Lang) -> (String, Option<EmbedScreen>) {
-        let mut kept = None;
-        let json = json_unless_missed(|| {
-            let e = EmbedScreen::of(path, query, browser)?;
-            kept = Some(e.clone());
-            Some(e)
-        });
-        if json.is_empty() {
-            kept = None;
-        }
-        (json, kept)
+        json_unless_missed(|| EmbedScreen::of(path, query, browser))
+    }
+
+    /// The language the widget is in (its chart's labels).
+    pub fn lang(&self) -> Lang {
+        Lang::from_code(self.first.lang).unwrap_or_default()
     }
 }
 
@@ -128,7 +122,7 @@ mod tests {
             let e = EmbedScreen::of("/", &format!("?embed={w}&lang=ko"), Lang::En).expect(w);
             let (s, _) = Scenario::from_query(&format!("?embed={w}"));
             let r = report_for_test(&s);
-            assert_eq!((e.widget, e.lang), (w, Lang::Ko));
+            assert_eq!((e.widget, e.lang()), (w, Lang::Ko));
             assert_eq!(e.explain, explain_section(section, &r, Lang::Ko));
         }
         // What the copies cannot show: the full page, other widgets, a hidden strip, a notice.

@@ -477,23 +477,26 @@ impl FirstScreen {
 
     /// [`FirstScreen::of`] as JSON text, "" when the copy cannot show the scenario.
     pub fn json(query: &str, browser: Lang) -> String {
-        json_unless_missed(|| FirstScreen::of(query, browser))
+        json_unless_missed(|| FirstScreen::of(query, browser)).0
     }
 }
 
-/// What `make` makes, as JSON text; "" when it made nothing or looked up a text or a
-/// configuration class this module does not carry (`present::link_first`): the shell then
-/// answers the link, never a marker in the copy nor a config read without its class's
+/// What `make` makes, and it as JSON text; nothing and "" when it made nothing or looked up a
+/// text or a configuration class this module does not carry (`present::link_first`): the shell
+/// then answers the link, never a marker in the copy nor a config read without its class's
 /// defaults.
-pub(crate) fn json_unless_missed<T: Serialize>(make: impl FnOnce() -> Option<T>) -> String {
+pub(crate) fn json_unless_missed<T: Serialize>(
+    make: impl FnOnce() -> Option<T>,
+) -> (String, Option<T>) {
     let _ = crate::base::lookups::take_missed();
-    let screen = make();
+    let made = make();
     if crate::base::lookups::take_missed() {
-        return String::new();
+        return (String::new(), None);
     }
-    screen
-        .and_then(|f| serde_json::to_string(&f).ok())
-        .unwrap_or_default()
+    match made.as_ref().and_then(|f| serde_json::to_string(f).ok()) {
+        Some(json) => (json, made),
+        None => (String::new(), None),
+    }
 }
 
 #[cfg(test)]
