@@ -5,7 +5,7 @@ use super::kit::Parts;
 use super::reader::Reader;
 use super::{
     bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, granite_hybrid, jamba, lfm2,
-    mamba, mamba2, minimax, nemotron_h, others, qwen3_5, qwen3_next,
+    mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5, qwen3_next, qwen_v1,
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::LedgerSource;
@@ -44,6 +44,9 @@ const FAMILY_OF: &[(&str, &str)] = &[
     ("mllama_text_model", "mllama"),
     ("minimax_text_01", "minimax"),
     ("minimax_m1", "minimax"),
+    // StableLM's remote code (stablelm-3b-4e1t, stablelm-zephyr-3b before transformers read
+    // them as `stablelm`): the same modules, spelt `rope_pct`, `norm_eps`, `num_heads`.
+    ("stablelm_epoch", "stablelm"),
 ];
 
 /// A family's own builder: the reader, the family, the `model_type` as written.
@@ -82,6 +85,8 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("bamba", |r, _, _| bamba::bamba(r)),
     ("lfm2", |r, _, _| lfm2::lfm2(r)),
     ("minimax", |r, _, mt| minimax::build(r, mt)),
+    ("qwen", |r, _, _| qwen_v1::qwen_v1(r)),
+    ("minicpmv", |r, _, _| minicpmv::build(r)),
 ];
 
 /// The builder of a family in [`OWN_BUILDERS`].

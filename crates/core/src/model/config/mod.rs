@@ -32,6 +32,7 @@ mod lfm2;
 mod mamba;
 mod mamba2;
 pub mod max_len;
+mod minicpmv;
 mod minimax;
 mod model_type;
 mod nemotron_h;
@@ -39,6 +40,7 @@ mod others;
 mod quant;
 mod qwen3_5;
 mod qwen3_next;
+mod qwen_v1;
 pub mod reader;
 mod ssm;
 mod vision;
@@ -195,6 +197,8 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let mtp_layers = std::mem::take(&mut acc.mtp_layers);
     if root_type == "gemma3n" {
         gemma3n::towers(&mut r, &mut acc, root, parts.hidden)?;
+    } else if fam == "minicpmv" {
+        minicpmv::towers(&mut r, &mut acc, root, parts.hidden)?;
     } else if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
         match vision_tower(&mut r, vc, &root_type, &fam, parts.hidden)? {
             Some(n) => acc.tower(n)?,

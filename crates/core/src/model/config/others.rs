@@ -6,7 +6,8 @@
 //! - MPT: per block two LayerNorms `2h` (with `no_bias`), Wqkv `3h²`, out_proj `h²`, MLP
 //!   `2·h·(r·h)`; final norm `h`; tied head; no position parameters (ALiBi).
 //! - GPT-J: per block one LayerNorm `2h`, q/k/v/out `4h²` (no bias), fc_in/fc_out
-//!   `2·h·I + I + h`; final LayerNorm `2h`; head `V·h + V` (with a bias).
+//!   `2·h·I + I + h`; final LayerNorm `2h`; head `V·h + V` (with a bias). The checkpoint's
+//!   `attn.bias` (the causal mask) and `attn.masked_bias` are buffers, not parameters.
 
 use super::common::{
     check_kv, read_dims, read_intermediate, read_max_pos, read_tie, read_top_k, split_heads, Dims,
@@ -139,5 +140,6 @@ pub(super) fn gptj(r: &mut Reader) -> Result<Parts, CalcError> {
         });
     }
     acc.add(Comp::LmHead, vocab)?; // lm_head bias
+    r.derived("attention_mask_buffers", 0, "ldg_gptj_mask_buffers");
     finish_parts(r, layers, acc, (h, vocab, tie), 2)
 }

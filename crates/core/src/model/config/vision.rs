@@ -18,6 +18,8 @@
 //!   `((image/p)² + 1)·v`, pre/post LayerNorms `4v`, per layer two LayerNorms `4v`, q/k/v/o
 //!   with biases, MLP `2·v·I + I + v`; pixel-shuffle MLP `I·P_in + P_out²`; projector
 //!   `vision_output_dim·h`.
+//!
+//! MiniCPM-V's SigLIP towers and resampler are counted from these blocks in `minicpmv.rs`.
 
 use super::defaults::{self, class_for, ClassDefaults};
 use super::model_type::type_of;
@@ -26,11 +28,11 @@ use crate::base::checked::{add, mul};
 use crate::base::error::CalcError;
 use serde_json::{Map, Value};
 
-const W: &str = "ovf_vision_params";
+pub(super) const W: &str = "ovf_vision_params";
 
 /// Reads a tower's sizes (`read`, through a reader over the vision config and its class),
 /// then moves what it read into the model's ledger, in reading order.
-fn read_tower<T>(
+pub(super) fn read_tower<T>(
     r: &mut Reader,
     vc: &Map<String, Value>,
     class: Option<&'static ClassDefaults>,
@@ -48,7 +50,7 @@ fn counted(r: &mut Reader, total: u64, how: &'static str) -> u64 {
     total
 }
 
-fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError> {
+pub(super) fn req(v: &mut Reader, field: &str, key: &'static str) -> Result<u64, CalcError> {
     v.req((field, key), "why_size_vision")
 }
 
@@ -61,7 +63,7 @@ fn vision_layers(v: &mut Reader) -> Result<u64, CalcError> {
 
 /// The four sizes every ViT tower states, read in this order (the ledger's order): width,
 /// MLP width, layers, patch size.
-fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
+pub(super) fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
     let vh = req(v, "vision.hidden_size", "hidden_size")?;
     let vi = req(v, "vision.intermediate_size", "intermediate_size")?;
     let vl = vision_layers(v)?;
@@ -70,7 +72,7 @@ fn tower(v: &mut Reader) -> Result<(u64, u64, u64, u64), CalcError> {
 }
 
 /// The image channels (3 unless the config says otherwise).
-fn channels(v: &mut Reader) -> Result<u64, CalcError> {
+pub(super) fn channels(v: &mut Reader) -> Result<u64, CalcError> {
     v.or(
         ("vision.num_channels", "num_channels"),
         3,
@@ -79,7 +81,7 @@ fn channels(v: &mut Reader) -> Result<u64, CalcError> {
 }
 
 /// The make of a tower's encoder layer.
-struct Block {
+pub(super) struct Block {
     /// LayerNorms (weight and bias) rather than RMSNorms (weight).
     layer_norm: bool,
     /// Biases on q, k, v and o.
@@ -91,7 +93,7 @@ struct Block {
 }
 
 /// The layer of SigLIP, Llama 4 and Qwen3-VL: LayerNorms, q/k/v/o and MLP with biases.
-const VIT: Block = Block {
+pub(super) const VIT: Block = Block {
     layer_norm: true,
     attn_bias: true,
     gated: false,
@@ -100,7 +102,7 @@ const VIT: Block = Block {
 
 /// One encoder layer of width `vh` and MLP width `vi`: two norms (`4v` or `2v`), q/k/v/o `4v²`
 /// (biases `4v`), an MLP `2·v·I` or gated `3·v·I` (biases `I + v` or `2I + v`).
-fn layer(vh: u64, vi: u64, b: &Block) -> Result<u64, CalcError> {
+pub(super) fn layer(vh: u64, vi: u64, b: &Block) -> Result<u64, CalcError> {
     let mats = if b.gated { 3 } else { 2 };
     add(
         W,

@@ -1,0 +1,354 @@
+//! Issue 49, "every model counted exactly": the checkpoints of
+//! `tests/fixtures/research/model_totals.csv` that have a verbatim `config.json` give their
+//! published total to the parameter (`model_totals.md` says where each total comes from and
+//! what it counts). The totals are read from the CSV, never written here a second time; every
+//! row with a config and a total is checked here or named in [`CHECKED_ELSEWHERE`].
+//!
+//! Beside each total: the language model / vision split, worked by hand from the config's own
+//! sizes, the tensor counts the CSV notes give (which show which matrices carry a bias), and
+//! the KV cache per token as vLLM allocates it.
+
+use llm_serving_calculator::core::base::csv;
+use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::calc::kv;
+use llm_serving_calculator::core::model::config::{parse_model_text, parse_model_value};
+use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The rows checked here, by `model_id`.
+const CHECKED: &[&str] = &[
+    "Qwen/Qwen-7B",
+    "Qwen/Qwen-72B",
+    "openbmb/MiniCPM-V-2",
+    "openbmb/MiniCPM-Llama3-V-2_5",
+    "stabilityai/stablelm-zephyr-3b",
+    "EleutherAI/gpt-j-6b",
+];
+
+/// Rows with a config and a total that this file does not check, and why.
+const CHECKED_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "moonshotai/Kimi-K2-Instruct",
+        "mixed dtypes: the Hub total counts FP8 weights and F32 block scales; tests/corpus.rs",
+    ),
+    (
+        "deepseek-ai/DeepSeek-V3",
+        "the Hub total holds the MTP layer and the F32 block scales; tests/corpus.rs",
+    ),
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// One row of `model_totals.csv`.
+struct Row {
+    model_id: String,
+    config_file: String,
+    total: Option<u64>,
+    notes: String,
+}
+
+fn rows() -> Vec<Row> {
+    let p = root().join("tests/fixtures/research/model_totals.csv");
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let recs = csv::parse(&text).unwrap_or_else(|e| panic!("model_totals.csv: {e}"));
+    let header = recs.first().map(|r| r.fields.clone()).unwrap_or_default();
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| h == n)
+            .unwrap_or_else(|| panic!("model_totals.csv has no column {n}"))
+    };
+    let (ic, cc, tc, nc) = (
+        col("model_id"),
+        col("config_file"),
+        col("total_params"),
+        col("notes"),
+    );
+    recs.iter()
+        .skip(1)
+        .map(|r| {
+            let f = |i: usize| r.fields.get(i).cloned().unwrap_or_default();
+            Row {
+                model_id: f(ic),
+                config_file: f(cc),
+                total: f(tc).trim().parse().ok(),
+                notes: f(nc),
+            }
+        })
+        .collect()
+}
+
+#[track_caller]
+fn row(id: &str) -> Row {
+    rows()
+        .into_iter()
+        .find(|r| r.model_id == id)
+        .unwrap_or_else(|| panic!("{id} is not in model_totals.csv"))
+}
+
+#[track_caller]
+fn published(id: &str) -> u64 {
+    row(id)
+        .total
+        .unwrap_or_else(|| panic!("{id} has no total in model_totals.csv"))
+}
+
+#[track_caller]
+fn config_text(id: &str) -> String {
+    let p = root().join(row(id).config_file);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[track_caller]
+fn config(id: &str) -> Value {
+    serde_json::from_str(&config_text(id)).unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+#[track_caller]
+fn model(id: &str) -> ModelDesc {
+    parse_model_text(&config_text(id)).unwrap_or_else(|e| panic!("{id} did not parse: {e}"))
+}
+
+/// A config's whole-number value.
+#[track_caller]
+fn int(v: &Value, k: &str) -> u64 {
+    v.get(k)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no {k}"))
+}
+
+/// The KV cache per token at bf16 on one GPU.
+#[track_caller]
+fn kv_per_token(m: &ModelDesc) -> u64 {
+    kv::per_token(m, Dtype::Bf16, 1)
+        .map(|b| b.bytes.0)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The "N tensors" figure of a row's notes.
+#[track_caller]
+fn tensors_in_notes(id: &str) -> u64 {
+    let notes = row(id).notes;
+    let end = notes
+        .find(" tensors")
+        .unwrap_or_else(|| panic!("{id}: no tensor count in the notes"));
+    let digits: String = notes[..end]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+/// The config keys the ledger says were read.
+fn keys_read(m: &ModelDesc) -> Vec<&str> {
+    m.ledger
+        .iter()
+        .filter_map(|e| match &e.source {
+            LedgerSource::Key(k) => Some(k.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_row_with_a_config_and_a_total_is_accounted_for() {
+    for r in rows() {
+        if r.config_file.is_empty() || r.total.is_none() {
+            continue;
+        }
+        let id = r.model_id.as_str();
+        let here = CHECKED.contains(&id);
+        let elsewhere = CHECKED_ELSEWHERE.iter().any(|(m, _)| *m == id);
+        assert!(
+            here != elsewhere,
+            "{id}: checked here or named elsewhere, once"
+        );
+    }
+    for id in CHECKED {
+        assert!(!row(id).config_file.is_empty(), "{id} has a config");
+    }
+}
+
+#[test]
+fn every_checked_total_is_exact() {
+    for id in CHECKED {
+        let m = model(id);
+        assert_eq!(m.params.total, published(id), "{id}");
+        assert_eq!(
+            m.params.language_model + m.params.vision,
+            m.params.total,
+            "{id}: the lines add up"
+        );
+    }
+}
+
+#[test]
+fn qwen_v1_counts_its_biased_c_attn_and_its_gate_halves() {
+    for id in ["Qwen/Qwen-7B", "Qwen/Qwen-72B"] {
+        let c = config(id);
+        let (h, layers, vocab) = (
+            int(&c, "hidden_size"),
+            int(&c, "num_hidden_layers"),
+            int(&c, "vocab_size"),
+        );
+        let half = int(&c, "intermediate_size") / 2;
+        // modeling_qwen.py, kv_channels × heads = h: per block ln_1, ln_2 2h; c_attn 3h² + 3h
+        // (biased); c_proj h² (no bias, no_bias true); w1, w2, c_proj 3·h·(I/2); then ln_f h,
+        // wte and an untied lm_head 2·V·h.
+        let block = 2 * h + 3 * h * h + 3 * h + h * h + 3 * h * half;
+        let m = model(id);
+        assert_eq!(m.params.total, layers * block + h + 2 * vocab * h, "{id}");
+        assert_eq!(m.params.vision, 0, "{id}");
+        assert!(!m.tie_word_embeddings, "{id}");
+        // The notes' tensor count: 8 per block (ln_1, c_attn weight and bias, c_proj, ln_2,
+        // w1, w2, mlp.c_proj) and wte, ln_f, lm_head.
+        assert_eq!(tensors_in_notes(id), 8 * layers + 3, "{id}");
+        // Multi-head attention: K and V of every head, 2 bytes each.
+        assert_eq!(kv_per_token(&m), 2 * layers * h * 2, "{id}");
+        let keys = keys_read(&m);
+        for k in [
+            "kv_channels",
+            "intermediate_size",
+            "no_bias",
+            "tie_word_embeddings",
+        ] {
+            assert!(keys.contains(&k), "{id}: {k} not in {keys:?}");
+        }
+        assert!(m.warnings.is_empty(), "{id}: {:?}", m.warnings);
+    }
+    // Qwen-7B's seq_length (8,192) is the length vLLM serves, not max_position_embeddings.
+    let m = model("Qwen/Qwen-7B");
+    assert_eq!(m.max_position_embeddings, Some(32_768));
+    assert_eq!(m.engine_max_len.map(|e| e.tokens), Some(8_192));
+}
+
+/// The resampler of `q` queries from width `v` into width `h` (with a stored `pos_embed` of
+/// `q·h` when `pos`): query, kv_proj, in_proj weight and bias, out_proj weight and bias, three
+/// LayerNorms, proj.
+fn resampler(q: u64, v: u64, h: u64, pos: bool) -> u64 {
+    q * h + v * h + 3 * h * h + 3 * h + h * h + h + 6 * h + h * h + if pos { q * h } else { 0 }
+}
+
+/// A SigLIP block of width 1152 and MLP 4304: two LayerNorms, qkv and proj with biases, fc1 and
+/// fc2 with biases.
+const SIGLIP_BLOCK: u64 = 4 * 1152 + 4 * 1152 * 1152 + 4 * 1152 + 2 * 1152 * 4304 + 4304 + 1152;
+
+/// The language model of a MiniCPM-V config, read as the Llama-style model it is.
+fn llm_alone(id: &str) -> u64 {
+    let mut c = config(id);
+    if let Some(o) = c.as_object_mut() {
+        o.insert("model_type".into(), "llama".into());
+    }
+    parse_model_value(&c)
+        .map(|m| m.params.total)
+        .unwrap_or_else(|e| panic!("{id}: {e}"))
+}
+
+#[test]
+fn minicpm_v_2_counts_the_timm_tower_and_the_resampler() {
+    let id = "openbmb/MiniCPM-V-2";
+    let c = config(id);
+    let (h, layers) = (int(&c, "hidden_size"), int(&c, "num_hidden_layers"));
+    let m = model(id);
+    assert_eq!(m.params.language_model, llm_alone(id));
+    // vpm: timm's so400m SigLIP at 384 px, its last block dropped (drop_vision_last_layer):
+    // patch conv 3·14²·1152 + 1152, pos_embed 27²·1152, 26 blocks, final LayerNorm 2·1152.
+    let tower = 3 * 14 * 14 * 1152 + 1152 + 27 * 27 * 1152 + 26 * SIGLIP_BLOCK + 2 * 1152;
+    // The resampler: 8² = 64 queries from 1152 into h, and its stored pos_embed.
+    assert_eq!(m.params.vision, tower + resampler(64, 1152, h, true));
+    // The notes' 694 tensors: llm 9 per layer + embed_tokens, norm, lm_head; vpm 12 per block
+    // + patch weight and bias, pos_embed, norm weight and bias; resampler 14 (query, kv_proj,
+    // in_proj weight and bias, out_proj weight and bias, three LayerNorms ×2, proj, pos_embed).
+    assert_eq!(tensors_in_notes(id), (9 * layers + 3) + (12 * 26 + 5) + 14);
+    // KV: 40 layers, 36 KV heads of 64, K and V, bf16.
+    let kv_heads = int(&c, "num_key_value_heads");
+    assert_eq!(kv_per_token(&m), 2 * layers * kv_heads * (h / 36) * 2);
+    assert!(keys_read(&m).contains(&"vision_encoder"));
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+}
+
+#[test]
+fn minicpm_llama3_v_2_5_counts_the_navit_tower_and_the_resampler() {
+    let id = "openbmb/MiniCPM-Llama3-V-2_5";
+    let c = config(id);
+    let (h, layers) = (int(&c, "hidden_size"), int(&c, "num_hidden_layers"));
+    let m = model(id);
+    // Llama-3-8B: 8,030,261,248.
+    assert_eq!(m.params.language_model, llm_alone(id));
+    assert_eq!(m.params.language_model, 8_030_261_248);
+    // vpm: the SigLIP tower of vision_config, all 27 blocks (drop_vision_last_layer false):
+    // patch conv, (980/14)² = 4,900 positions, post LayerNorm.
+    let tower = 3 * 14 * 14 * 1152 + 1152 + 70 * 70 * 1152 + 27 * SIGLIP_BLOCK + 2 * 1152;
+    // The resampler: 96 queries, its sin-cos positions a buffer (not stored).
+    assert_eq!(m.params.vision, tower + resampler(96, 1152, h, false));
+    // KV: 32 layers, 8 KV heads of 128.
+    let kv_heads = int(&c, "num_key_value_heads");
+    let hd = h / int(&c, "num_attention_heads");
+    assert_eq!(kv_per_token(&m), 2 * layers * kv_heads * hd * 2);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+}
+
+/// The stablelm-zephyr-3b config as transformers' native `stablelm` type spells it.
+fn stablelm_native() -> Value {
+    let mut c = config("stabilityai/stablelm-zephyr-3b");
+    if let Some(o) = c.as_object_mut() {
+        o.insert("model_type".into(), "stablelm".into());
+        o.insert(
+            "architectures".into(),
+            serde_json::json!(["StableLmForCausalLM"]),
+        );
+        o.remove("auto_map");
+        o.remove("num_heads");
+        if let Some(v) = o.remove("rope_pct") {
+            o.insert("partial_rotary_factor".into(), v);
+        }
+        if let Some(v) = o.remove("norm_eps") {
+            o.insert("layer_norm_eps".into(), v);
+        }
+    }
+    c
+}
+
+#[test]
+fn stablelm_counts_layernorm_biases_in_both_spellings() {
+    let id = "stabilityai/stablelm-zephyr-3b";
+    let c = config(id);
+    let (h, layers, vocab, inter) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_hidden_layers"),
+        int(&c, "vocab_size"),
+        int(&c, "intermediate_size"),
+    );
+    // Per layer two LayerNorms with biases 4h, q/k/v/o 4h² (no bias), gated MLP 3·h·I; final
+    // LayerNorm 2h; untied head. The partial rotary (rope_pct) holds no parameter.
+    let want = layers * (4 * h + 4 * h * h + 3 * h * inter) + 2 * h + 2 * vocab * h;
+    let epoch = model(id);
+    assert_eq!(epoch.params.total, want);
+    let native = parse_model_value(&stablelm_native()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(native.params.total, want);
+    for m in [&epoch, &native] {
+        assert_eq!(kv_per_token(m), 2 * layers * h * 2, "{}", m.model_type);
+        assert!(m.warnings.is_empty(), "{}: {:?}", m.model_type, m.warnings);
+    }
+}
+
+#[test]
+fn gpt_j_counts_parameters_not_its_mask_buffers() {
+    let id = "EleutherAI/gpt-j-6b";
+    let c = config(id);
+    let (h, layers) = (int(&c, "n_embd"), int(&c, "n_layer"));
+    let m = model(id);
+    // The stored .bin also holds 28 attn.bias masks and 28 attn.masked_bias scalars: buffers.
+    assert!(
+        m.ledger.iter().any(|e| e.field == "attention_mask_buffers"),
+        "the ledger says the mask buffers are left out"
+    );
+    assert_eq!(kv_per_token(&m), 2 * layers * h * 2);
+}
