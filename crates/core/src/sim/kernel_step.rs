@@ -20,7 +20,8 @@
 //!   ([`gemm_dtype`]): FP8 with 128 × 128 blocks, FP8 per tensor, NVFP4, else 16-bit (weight-only
 //!   INT4 and MXFP4 checkpoints keep their dense layers in 16 bits).
 //! - Fused MoE at the routed experts' intermediate size per GPU, in the experts' precision
-//!   ([`moe_dtype`]).
+//!   ([`moe_dtype`]); vLLM's MXFP4 experts on Hopper run Marlin's kernel, which the tables do
+//!   not hold, and are timed on the roofline ([`marlin_moe_s`]).
 //! - Attention: decode queries as one call at their mean number of keys (capped at a sliding
 //!   window); prompt chunks as one call over their (query, key) pairs. MLA is timed as
 //!   multi-query attention over its latent (decode) and as multi-head attention at the mean of
@@ -40,6 +41,7 @@
 
 use crate::base::dtype::Dtype;
 use crate::calc::kv::kv_heads_per_rank;
+use crate::calc::perf::{FIT_BANDWIDTH, FIT_COMPUTE_PREFILL, FIT_MARLIN_HOPPER_MOE_COMPUTE};
 use crate::hardware::{
     kernels_for, Accelerator, GemmDtype, GpuKernels, KernelSource, MoeDtype, MoeShape, Roof,
     Routing,
@@ -73,7 +75,7 @@ pub const FIT_STEP_ASYNC_S: f64 = 1.25e-3;
 /// The same without asynchronous scheduling (vLLM before 0.14, or
 /// `--no-async-scheduling`): the CPU's work per step runs between the GPU's steps, seconds:
 /// 2.0 ms, fitted the same way on the runs before 0.14.
-pub const FIT_STEP_SYNC_S: f64 = 2.0e-3;
+pub const FIT_STEP_SYNC_S: f64 = 1.5e-3;
 
 /// The engine's time per step that no kernel holds (scheduling, input preparation, the
 /// sampler, the CUDA-graph launch, output processing), seconds.
@@ -179,6 +181,9 @@ pub struct KernelStep {
     overhead: StepOverhead,
     /// The instance's parallelism beyond tensor parallelism (`sim::parallel`), when any.
     par: Option<ParStep>,
+    /// vLLM's padded MXFP4 layout over the checkpoint's expert shapes, when the routed
+    /// experts run through Marlin's MXFP4 kernel on Hopper ([`marlin_moe_s`]).
+    marlin: Option<f64>,
     memo: Vec<f64>,
     head_memo: Vec<f64>,
 }
@@ -389,9 +394,32 @@ impl KernelStep {
             head: ((model.vocab_size as f64 / tp.max(1) as f64).ceil(), h),
             overhead,
             par: None,
+            marlin: None,
             memo: Vec::new(),
             head_memo: Vec::new(),
         })
+    }
+
+    /// The same model with its MXFP4 routed experts run by Marlin's kernel on Hopper, in
+    /// vLLM's padded layout (`scale`: its bytes and FLOPs over the checkpoint's), timed by
+    /// [`marlin_moe_s`] instead of the tables' MXFP4 kernel.
+    pub fn with_marlin_moe(mut self, scale: f64) -> KernelStep {
+        self.marlin = Some(if scale.is_finite() && scale > 0.0 {
+            scale
+        } else {
+            1.0
+        });
+        self.memo.clear();
+        self
+    }
+
+    /// The same model with the routed MXFP4 experts timed by the tables' own MXFP4 kernel
+    /// (engines other than vLLM, which do not run Marlin for them).
+    pub fn without_marlin_moe(mut self) -> KernelStep {
+        if self.marlin.take().is_some() {
+            self.memo.clear();
+        }
+        self
     }
 
     /// The same model under the instance's parallelism `p` on `gpu` (`sim::parallel`): the
@@ -546,9 +574,13 @@ impl KernelStep {
                     tokens: t * dp_tokens,
                     ..shape
                 };
-                k.moe_s(r, &sh, d)
-                    .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
-                    .unwrap_or(0.0)
+                match self.marlin {
+                    Some(scale) if d == MoeDtype::Mxfp4W4A16 => marlin_moe_s(r, &sh, scale),
+                    _ => k
+                        .moe_s(r, &sh, d)
+                        .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
+                        .unwrap_or(0.0),
+                }
             });
             one += moe;
             s += c.layers * one;
@@ -673,6 +705,30 @@ impl KernelStep {
     }
 }
 
+/// Marlin's MXFP4 fused MoE on Hopper, seconds: the experts the tokens reach streamed at the
+/// fitted bandwidth efficiency, or the routed FLOPs at the fitted prefill compute efficiency
+/// times Marlin's share of it on Hopper ([`FIT_MARLIN_HOPPER_MOE_COMPUTE`], an `mma.sync`
+/// kernel without `wgmma`), whichever is longer; `scale` is the padded layout's size over the
+/// checkpoint's. The tables hold no Marlin MXFP4 kernel: their MXFP4 rows are the backend vLLM
+/// picks without `VLLM_MXFP4_USE_MARLIN` (2.5 times faster than these runs allow at 8,192
+/// tokens, twice as slow at 4), and their Marlin INT4 kernel is 3 to 8 times slower than the
+/// runs at both ends.
+fn marlin_moe_s(r: &Roof, s: &MoeShape, scale: f64) -> f64 {
+    let ep = s.ep.max(1.0);
+    let local = MoeShape {
+        experts: s.experts / ep,
+        top_k: s.top_k / ep,
+        ep: 1.0,
+        ..*s
+    };
+    let p = (local.top_k / local.experts.max(1.0)).min(1.0);
+    let active = local.experts * (1.0 - (1.0 - p).powf(local.tokens.max(0.0)));
+    let bytes = active * local.expert_bytes(MoeDtype::Mxfp4W4A16) * scale;
+    let flops = 6.0 * local.hidden * local.inter * local.tokens * local.top_k * scale;
+    (bytes / (r.bw * FIT_BANDWIDTH))
+        .max(flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE))
+}
+
 impl AttnClass {
     fn new(decode: (f64, f64, f64), prefill: (f64, f64, f64), window: Option<u64>) -> AttnClass {
         AttnClass {
@@ -742,6 +798,37 @@ mod tests {
         let mut no = k.clone().with_overhead(StepOverhead { fixed: 0.0 });
         let d = decode(&mut k, 8, 100) - decode(&mut no, 8, 100);
         assert!((d - FIT_STEP_ASYNC_S).abs() < 1e-12, "{d}");
+    }
+
+    /// gpt-oss-120b's MXFP4 experts on an H200 as vLLM runs them (Marlin): a large prompt
+    /// chunk's experts take longer than the tables' MXFP4 kernel gives, a small decode
+    /// batch's less, and the time is the longer of the reached experts' bytes at the fitted
+    /// bandwidth and the FLOPs at Marlin's compute rate.
+    #[test]
+    fn marlin_times_mxfp4_experts_on_hopper() {
+        let m = model("openai__gpt-oss-120b");
+        let g = Catalog::builtin().get("h200-sxm").expect("gpu");
+        let table = KernelStep::new(&m, g, 1, None, Dtype::Bf16, StepOverhead::fitted(true))
+            .expect("tables");
+        let marlin = table.clone().with_marlin_moe(1.0);
+        let (big, small) = (8192.0, 4.0);
+        assert!(marlin.linear_parts(big)[1] > 1.5 * table.linear_parts(big)[1]);
+        assert!(marlin.linear_parts(small)[1] < table.linear_parts(small)[1]);
+        // The parts other than the experts do not move.
+        assert_eq!(marlin.linear_parts(big)[0], table.linear_parts(big)[0]);
+        let (shape, _) = table.linear[0].moe.expect("moe");
+        let r = table.roof;
+        let sh = MoeShape {
+            tokens: big,
+            ..shape
+        };
+        let flops = 6.0 * sh.hidden * sh.inter * big * sh.top_k;
+        let want = flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE);
+        assert!((marlin_moe_s(&r, &sh, 1.0) - want).abs() <= 1e-12 * want);
+        assert_eq!(
+            marlin.clone().without_marlin_moe().linear_parts(big),
+            table.linear_parts(big)
+        );
     }
 
     /// The B300 borrows the B200's efficiencies; a GPU of another vendor and a recurrent model

@@ -76,7 +76,8 @@ impl Replica {
             resolved.max_model_len,
         )?
         .with_parallel(engine.parallel(), gpu)
-        .with_step_overhead(StepOverhead::fitted(engine.async_scheduling));
+        .with_step_overhead(StepOverhead::fitted(engine.async_scheduling))
+        .for_vllm(engine.engine == EngineKind::Vllm);
         let steps = match engine.step_model {
             StepModelKind::Kernels => steps,
             StepModelKind::Roofline => steps.roofline_only(),

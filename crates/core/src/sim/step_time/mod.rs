@@ -218,9 +218,26 @@ impl StepModel {
                 wl.kv_dtype
                     .unwrap_or(crate::calc::kv::auto_kv_dtype(model.weights.base)),
                 StepOverhead::fitted(true),
-            ),
+            )
+            .map(|k| {
+                if marlin_on_hopper(model, gpu, &wl) {
+                    k.with_marlin_moe(expert_layout_scale(model, gpu, &wl))
+                } else {
+                    k
+                }
+            }),
             memo: Default::default(),
         })
+    }
+
+    /// The same step model for an engine other than vLLM when `vllm` is false: the routed
+    /// MXFP4 experts on Hopper are then timed by the tables' MXFP4 kernel rather than by
+    /// Marlin's, which only vLLM runs for them (`KernelStep::with_marlin_moe`).
+    pub fn for_vllm(mut self, vllm: bool) -> StepModel {
+        if !vllm {
+            self.kernel = self.kernel.map(KernelStep::without_marlin_moe);
+        }
+        self
     }
 
     /// The measured-kernel step model in use, if any.
