@@ -211,9 +211,28 @@ pub struct Engine {
     pub enable_expert_parallel: bool,
     #[command(flatten)]
     pub parallel: ParallelFlags,
-    /// vLLM without asynchronous scheduling (before 0.14): 2.0 ms of engine time per step instead of 1.25
+    /// vLLM without asynchronous scheduling (before 0.14): 1.5 ms of engine time per step instead of 1.25
     #[arg(long)]
     pub no_async_scheduling: bool,
+    /// Speculative decoding: mtp (the checkpoint's own multi-token-prediction module), eagle3 (an EAGLE-3 head) or ngram (prompt lookup on the CPU); vLLM's --speculative-config method, SGLang's --speculative-algorithm [default: off]
+    #[arg(long, value_name = "mtp|eagle3|ngram")]
+    pub spec_method: Option<String>,
+    /// Draft tokens proposed per step, 1 to 16 (vLLM's num_speculative_tokens, SGLang's --speculative-num-steps) [default: 3 with --spec-method]
+    #[arg(long, value_name = "K", value_parser = whole)]
+    pub spec_k: Option<u64>,
+    /// Probability that each draft position is accepted given the ones before it were, one rate for every position, above 0 and below 1 [default: the method's, falling with the position for mtp: mtp 0.87 then ×0.72 a position, eagle3 0.743, ngram 0.4]
+    #[arg(long, value_name = "A", conflicts_with_all = ["spec_accepted_length", "spec_acceptance_per_position"])]
+    pub spec_acceptance: Option<f64>,
+    /// Mean accepted length (tokens per verifying step, as benchmarks print it), above 1 and below 1 + K: scales the method's default rates to it
+    #[arg(
+        long,
+        value_name = "L",
+        conflicts_with = "spec_acceptance_per_position"
+    )]
+    pub spec_accepted_length: Option<f64>,
+    /// vLLM's printed per-position acceptance (acceptance at token 0, 1, …: shares of drafts accepted up to that position), falling, comma-separated; their count is K
+    #[arg(long, value_name = "P1,P2,…", value_delimiter = ',')]
+    pub spec_acceptance_per_position: Vec<f64>,
     /// Step times from vLLM's measured kernels (kernels: the default, where the GPU or its architecture has tables) or the fitted roofline (roofline: implied by --eff)
     #[arg(long, value_name = "kernels|roofline")]
     pub step_model: Option<String>,

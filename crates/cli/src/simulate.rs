@@ -44,6 +44,7 @@ use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, EngineKind, EngineUsed, Lengths, Replica, SimNote,
     SimResult, Slo, StepModelKind, SweepResult, WorkloadSpec,
 };
+use crate::core::sim::{SpecConfig, SpecMethod};
 use serde_json::{json, Map, Value};
 use std::io::Write;
 
@@ -219,6 +220,7 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         ..EngineConfig::default()
     }
     .with_expert_parallel(args.enable_expert_parallel);
+    e.spec = spec_config(args)?;
     e.step_model = match args.step_model.as_deref() {
         None if eff_given => StepModelKind::Roofline,
         None => StepModelKind::Kernels,
@@ -233,6 +235,52 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
     };
     Ok(e)
 }
+
+/// Speculative decoding from `--spec-method`, `--spec-k` and the acceptance (`None`: off);
+/// the other spec flags without a method are refused.
+fn spec_config(args: &Engine) -> Result<Option<SpecConfig>, CliError> {
+    let Some(name) = args.spec_method.as_deref() else {
+        if args.spec_k.is_some()
+            || args.spec_acceptance.is_some()
+            || args.spec_accepted_length.is_some()
+            || !args.spec_acceptance_per_position.is_empty()
+        {
+            return Err(CliError::Usage(
+                "--spec-k and the --spec-accept… flags need --spec-method (mtp, eagle3 or ngram)"
+                    .into(),
+            ));
+        }
+        return Ok(None);
+    };
+    let method = SpecMethod::parse(name).ok_or_else(|| {
+        CliError::Usage(format!(
+            "--spec-method must be mtp, eagle3 or ngram, not \"{}\" (a separate draft model is not modelled yet)",
+            short(name)
+        ))
+    })?;
+    let per_position = &args.spec_acceptance_per_position;
+    if !per_position.is_empty() {
+        let n = per_position.len() as u64;
+        if args.spec_k.is_some_and(|k| k != n) {
+            return Err(CliError::Usage(format!(
+                "--spec-k is {} but --spec-acceptance-per-position gives {n} positions; give one rate per draft position",
+                args.spec_k.unwrap_or(0)
+            )));
+        }
+        return Ok(Some(SpecConfig::from_cumulative(method, per_position)?));
+    }
+    let k = args.spec_k.unwrap_or(DEFAULT_SPEC_K);
+    let s = match (args.spec_acceptance, args.spec_accepted_length) {
+        (_, Some(l)) => SpecConfig::from_accepted_length(method, k, l)?,
+        (Some(a), None) => SpecConfig::uniform(method, k, a),
+        (None, None) => SpecConfig::new(method, k),
+    };
+    s.validate()?;
+    Ok(Some(s))
+}
+
+/// Draft tokens per step when `--spec-k` is not given.
+const DEFAULT_SPEC_K: u64 = 3;
 
 /// The generic knobs of one engine: most requests running, tokens per step, tokens per page,
 /// memory share (`None`: the engine's default).

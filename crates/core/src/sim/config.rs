@@ -40,11 +40,13 @@ use crate::model::{EngineMaxLen, ModelDesc};
 use crate::sim::engines::{
     sglang_chunked_prefill_size, sglang_max_running_requests, sglang_mem_fraction_static,
     sglang_page_size, sglang_pool_bytes, smi_mib, trtllm_pool_bytes, EngineKind, EnginePool,
-    Policy, SGLANG_MAX_PREFILL_TOKENS, TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE,
-    TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
+    Policy, SGLANG_MAX_PREFILL_TOKENS, SGLANG_SPEC_MAX_RUNNING_REQUESTS,
+    TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS,
+    TRTLLM_TOKENS_PER_BLOCK,
 };
 use crate::sim::parallel::Parallel;
 use crate::sim::resolved::{block_groups, BlockGroup, Resolved};
+use crate::sim::spec::SpecConfig;
 use serde::{Deserialize, Serialize};
 
 /// Largest `max_num_seqs` / `max_num_batched_tokens` accepted (far above any deployment).
@@ -193,6 +195,9 @@ pub struct EngineConfig {
     /// Nodes the GPUs are spread over (0: the fewest that hold them).
     #[serde(default)]
     pub nodes: u64,
+    /// Speculative decoding (`sim::spec`; `None`: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SpecConfig>,
 }
 
 fn one() -> u64 {
@@ -255,6 +260,7 @@ impl Default for EngineConfig {
             ep: 1,
             pp: 1,
             nodes: 0,
+            spec: None,
         }
     }
 }
@@ -351,6 +357,7 @@ impl EngineConfig {
             budget,
             policy: Policy::Vllm,
             pool: None,
+            spec: self.spec,
         })
     }
 
@@ -392,6 +399,9 @@ impl EngineConfig {
             Some(_) => None,
             None => model.engine_max_len.clone(),
         };
+        if let Some(sp) = self.spec {
+            sp.validate()?;
+        }
         let mml = whole("max_model_len", mml, 1, u64::MAX)?;
         Ok((tp, mml, assumed, derived))
     }
@@ -439,6 +449,7 @@ impl EngineConfig {
         let pool_tokens = blocks.saturating_mul(page);
         let seqs = match (self.max_num_seqs, sglang) {
             (Some(s), _) => s,
+            (None, true) if self.spec.is_some() => SGLANG_SPEC_MAX_RUNNING_REQUESTS,
             (None, true) => sglang_max_running_requests(pool_tokens, mml),
             (None, false) => TRTLLM_MAX_BATCH_SIZE,
         };
@@ -461,6 +472,7 @@ impl EngineConfig {
             frontend_per_token_s: self.frontend_per_token_us / 1e6,
             budget,
             pool: Some(terms),
+            spec: self.spec,
             policy: if sglang {
                 Policy::Sglang {
                     mixed_chunk: self.mixed_chunk,

@@ -236,6 +236,11 @@ pub fn sglang_max_running_requests(pool_tokens: u64, context: u64) -> u64 {
     (pool_tokens / 2).min(per_context.clamp(2048, 4096)).max(1)
 }
 
+/// SGLang's `--max-running-requests` under speculative decoding (EAGLE, EAGLE-3, NEXTN/MTP)
+/// when the flag is not given: 48 (`server_args.py`, "Max running requests is reset to 48 for
+/// speculative decoding").
+pub const SGLANG_SPEC_MAX_RUNNING_REQUESTS: u64 = 48;
+
 /// SGLang's `--max-prefill-tokens` default: 16,384.
 pub const SGLANG_MAX_PREFILL_TOKENS: u64 = 16384;
 

@@ -537,6 +537,20 @@ impl KernelStep {
         self.linear_work(t).1
     }
 
+    /// One pass of a one-layer drafter (an MTP module, an EAGLE-3 head) over `t` tokens,
+    /// seconds: an average layer's token-proportional work and the LM head.
+    pub fn draft_pass_s(&self, t: f64) -> f64 {
+        if t <= 0.0 {
+            return 0.0;
+        }
+        let (n, kk) = self.head;
+        let head = self
+            .kernels
+            .gemm_s(&self.roof, t, n, kk, GemmDtype::Bf16)
+            .unwrap_or(0.0);
+        self.linear_s(t) / self.layers.max(1.0) + head
+    }
+
     /// Time of the token-proportional work (GEMMs, MoE, elementwise, all-reduces) for `t`
     /// tokens, seconds.
     fn linear_s(&self, t: f64) -> f64 {

@@ -13,6 +13,7 @@ use crate::sim::parallel::Parallel;
 use crate::sim::resolved::Resolved;
 use crate::sim::result::{EngineUsed, SimNote, SimResult};
 use crate::sim::scheduler::{Engine, Outcome, StepCache};
+use crate::sim::spec::SpecMethod;
 use crate::sim::stats::{dist, dist_weighted};
 use crate::sim::step_time::StepModel;
 use crate::sim::workload::{Arrival, Request, WorkloadSpec, MAX_REQUESTS};
@@ -60,7 +61,32 @@ impl Replica {
         engine: &EngineConfig,
         eff: &Efficiencies,
     ) -> Result<Replica, CalcError> {
+        // MTP drafts with the checkpoint's own module: vLLM loads it (its weights and its
+        // attention's KV then take memory).
+        let with_mtp;
+        let model = match engine.spec {
+            Some(s) if s.method == SpecMethod::Mtp => {
+                if model.mtp_layers.is_empty() {
+                    return Err(CalcError::BadValue {
+                        key: "spec_method".into(),
+                        found: Phrase::verbatim("mtp"),
+                        expected: Phrase::tr("exp_spec_mtp"),
+                    });
+                }
+                with_mtp = ModelDesc {
+                    load_mtp: true,
+                    ..model.clone()
+                };
+                &with_mtp
+            }
+            _ => model,
+        };
         let resolved = engine.resolve(model, gpu)?;
+        // SGLang turns its overlap scheduler off for EAGLE-style speculative decoding
+        // (`server_args.py`: "Overlap scheduler is disabled because of using eagle
+        // speculative decoding").
+        let overlapped = engine.async_scheduling
+            && !(engine.engine == EngineKind::Sglang && engine.spec.is_some());
         if resolved.usable_blocks() == 0 {
             return Err(CalcError::BadValue {
                 key: "num_gpu_blocks".into(),
@@ -76,7 +102,7 @@ impl Replica {
             resolved.max_model_len,
         )?
         .with_parallel(engine.parallel(), gpu)
-        .with_step_overhead(StepOverhead::fitted(engine.async_scheduling))
+        .with_step_overhead(StepOverhead::fitted(overlapped))
         .for_vllm(engine.engine == EngineKind::Vllm);
         let steps = match engine.step_model {
             StepModelKind::Kernels => steps,
@@ -88,7 +114,7 @@ impl Replica {
             resolved,
             steps,
             roofline_fallback,
-            pipelined: engine.async_scheduling,
+            pipelined: overlapped,
             cache: StepCache::default(),
             par: {
                 let p = engine.parallel();
@@ -233,6 +259,13 @@ impl Replica {
         let engine = self.resolved.policy.engine();
         if engine != EngineKind::Vllm {
             notes.insert(0, SimNote::Engine { engine });
+        }
+        if let Some(sp) = self.resolved.spec {
+            notes.push(SimNote::Spec {
+                method: sp.method.name().to_string(),
+                k: sp.k,
+                length: sp.mean_accepted_length(),
+            });
         }
         if self.resolved.max_model_len_assumed {
             notes.push(SimNote::MaxModelLenAssumed {

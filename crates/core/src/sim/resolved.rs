@@ -5,6 +5,7 @@
 use crate::calc::memory::{KvLayerKind, KvProfile, Paging, VllmBudget};
 use crate::model::EngineMaxLen;
 use crate::sim::engines::{EnginePool, Policy};
+use crate::sim::spec::SpecConfig;
 use serde::{Deserialize, Serialize};
 
 /// The knobs resolved on one GPU: every figure the scheduler reads.
@@ -51,6 +52,9 @@ pub struct Resolved {
     /// `budget`).
     #[serde(default)]
     pub pool: Option<EnginePool>,
+    /// Speculative decoding (`None`: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<SpecConfig>,
 }
 
 impl Resolved {

@@ -83,6 +83,16 @@ pub enum SimNote {
         /// Units with requests.
         active: u64,
     },
+    /// Speculative decoding (`sim::spec`): the method, drafts per step and the mean accepted
+    /// length its rates give.
+    Spec {
+        /// The method's command-line name.
+        method: String,
+        /// Drafts per step.
+        k: u64,
+        /// Tokens a verifying step yields on average.
+        length: f64,
+    },
     /// A note of the performance model (precision fallback, no published peak, …).
     Perf {
         /// The note.
@@ -166,6 +176,14 @@ impl SimNote {
                 &[
                     ("units", &units.to_string()),
                     ("active", &active.to_string()),
+                ],
+            ),
+            SimNote::Spec { method, k, length } => fill(
+                tr(lang, "sim_note_spec"),
+                &[
+                    ("method", method),
+                    ("k", &k.to_string()),
+                    ("length", &format!("{length:.2}")),
                 ],
             ),
             SimNote::Perf { note } => note.message(lang),

@@ -261,6 +261,9 @@ pub(crate) struct Engine<'a> {
     sum_decodes: bool,
     /// The step holds prompt tokens (its time is never cached).
     step_prefill: bool,
+    /// Decoding requests of the step verifying drafts (speculative decoding: the drafter's
+    /// passes run over them).
+    spec_decodes: u64,
     cache: StepCache,
     busy: bool,
     /// The cache is one full-attention group (the fast path of block accounting).
@@ -313,6 +316,16 @@ pub(crate) struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
+    /// Tokens a decoding request `r` asks of a step: 1, or under speculative decoding 1 plus
+    /// its drafts (as many as it has output tokens left beyond the one it samples anyway).
+    #[inline(always)]
+    pub(super) fn decode_len(&self, r: &Req) -> u64 {
+        match self.cfg.spec {
+            Some(s) => 1 + s.k.min(r.output.saturating_sub(r.generated + 1)),
+            None => 1,
+        }
+    }
+
     pub fn new(
         cfg: &'a Resolved,
         steps_model: &'a mut StepModel,
@@ -381,6 +394,7 @@ impl<'a> Engine<'a> {
             decode_key_sum: 0,
             sum_decodes,
             step_prefill: false,
+            spec_decodes: 0,
             cache: StepCache::default(),
             busy: false,
             uniform,

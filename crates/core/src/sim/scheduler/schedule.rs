@@ -20,7 +20,12 @@ impl Engine<'_> {
             let Some(r) = self.reqs.get(id as usize) else {
                 break;
             };
-            let k = r.tokens().saturating_sub(r.computed).min(budget);
+            let want = if r.decoding() {
+                self.decode_len(r)
+            } else {
+                r.tokens().saturating_sub(r.computed)
+            };
+            let k = want.min(budget);
             if k == 0 {
                 i += 1;
                 continue;
@@ -55,10 +60,12 @@ impl Engine<'_> {
             r.blocks += blocks;
             let r = *r;
             self.step_tokens += k;
-            if r.computed + k >= r.tokens() {
-                self.step_sampled += 1;
-            }
-            if k == 1 && r.generated > 0 && r.computed + 1 == r.tokens() {
+            if r.decoding() {
+                // Logits at every position verified (1 without speculative decoding).
+                self.step_sampled += k;
+                if k > 1 {
+                    self.spec_decodes += 1;
+                }
                 if self.sum_decodes {
                     self.decode_count += 1;
                     self.decode_key_sum += r.computed + 1;
@@ -66,6 +73,9 @@ impl Engine<'_> {
                     self.steps_model.add_decode(r.computed + 1);
                 }
             } else {
+                if r.computed + k >= r.tokens() {
+                    self.step_sampled += 1;
+                }
                 self.step_prefill = true;
                 self.steps_model.add_prefill(r.computed, k);
             }
@@ -165,6 +175,7 @@ impl Engine<'_> {
         (self.step_tokens, self.step_sampled) = (0, 0);
         (self.decode_count, self.decode_key_sum) = (0, 0);
         self.step_prefill = false;
+        self.spec_decodes = 0;
         // Under asynchronous scheduling a step that follows another back to back, with
         // requests still running, was scheduled when that one started.
         let cutoff_s = if self.pipelined && self.now == self.last_end_s && !self.running.is_empty()

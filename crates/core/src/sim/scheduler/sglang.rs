@@ -175,7 +175,7 @@ impl Engine<'_> {
                 .iter()
                 .filter_map(|&id| self.reqs.get(id as usize))
                 .filter(|r| r.decoding())
-                .map(|r| self.blocks_needed(r, 1))
+                .map(|r| self.blocks_needed(r, self.decode_len(r)))
                 .sum();
             if need <= self.free_blocks || self.running.len() <= 1 {
                 break;
@@ -207,11 +207,12 @@ impl Engine<'_> {
             if !r.decoding() {
                 continue;
             }
-            let need = self.blocks_needed(&r, 1);
+            let k = self.decode_len(&r);
+            let need = self.blocks_needed(&r, k);
             if need > self.free_blocks {
                 continue;
             }
-            self.take(id, need, 1);
+            self.take(id, need, k);
         }
     }
 

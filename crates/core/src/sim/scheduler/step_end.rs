@@ -2,6 +2,7 @@
 //! finished and their blocks freed.
 
 use super::{Engine, Stage, StepCache, STEP_CACHE_MAX};
+use crate::sim::spec::accepted_drafts;
 use crate::sim::stats::Finished;
 
 impl Engine<'_> {
@@ -10,7 +11,7 @@ impl Engine<'_> {
     /// prefill chunks: the model sums each kind on its own, and a sum of integers is exact in
     /// an `f64`, so neither the order nor the grouping changes a bit).
     pub(super) fn step_time(&mut self) -> f64 {
-        let key = (self.sum_decodes && !self.step_prefill)
+        let key = (self.sum_decodes && !self.step_prefill && self.cfg.spec.is_none())
             .then_some((self.decode_count, self.decode_key_sum));
         if let Some(t) = key.and_then(|k| self.cache.map.get(&k)) {
             return *t;
@@ -19,7 +20,14 @@ impl Engine<'_> {
             self.steps_model
                 .add_decodes(self.decode_count, self.decode_key_sum);
         }
-        let t = self.steps_model.finish(self.step_tokens, self.step_sampled);
+        let mut t = self.steps_model.finish(self.step_tokens, self.step_sampled);
+        if let Some(sp) = self.cfg.spec.filter(|_| self.spec_decodes > 0) {
+            // The drafter's passes, one after the other, over the verifying requests.
+            let layers = sp.method.draft_layers();
+            if layers > 0.0 {
+                t += sp.k as f64 * layers * self.steps_model.draft_pass_s(self.spec_decodes);
+            }
+        }
         if let Some(k) = key {
             if self.cache.map.len() >= STEP_CACHE_MAX {
                 self.cache.map.clear();
@@ -52,7 +60,15 @@ impl Engine<'_> {
             if r.stage != Stage::Running {
                 continue;
             }
-            r.computed += k;
+            // A step verifying drafts keeps those accepted and one token of its own.
+            let (gained, computed) = match self.cfg.spec {
+                Some(sp) if k > 1 && r.decoding() => {
+                    let g = 1 + accepted_drafts(id, r.generated, k - 1, &sp.rates);
+                    (g, g)
+                }
+                _ => (1, k),
+            };
+            r.computed += computed;
             if r.computed < r.tokens() {
                 continue;
             }
@@ -74,7 +90,7 @@ impl Engine<'_> {
                 self.free_blocks += gone;
                 self.free_queue.release(gone);
             }
-            r.generated += 1;
+            r.generated += gained;
             let contiguous = r.last_s == self.step_start_s;
             let first = r.first_s.is_nan();
             let gap = now - r.last_s;

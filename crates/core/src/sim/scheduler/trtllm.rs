@@ -52,10 +52,11 @@ impl Engine<'_> {
             let whole = self.prefix_blocks(r.input + r.output);
             reserved += whole.saturating_sub(r.blocks);
             if r.decoding() && budget > 0 && scheduled < seats {
-                let need = self.blocks_needed(&r, 1);
-                self.take(id, need, 1);
+                let k = self.decode_len(&r).min(budget);
+                let need = self.blocks_needed(&r, k);
+                self.take(id, need, k);
                 reserved = reserved.saturating_sub(need);
-                budget -= 1;
+                budget -= k;
                 scheduled += 1;
             }
         }

@@ -88,6 +88,8 @@ pub struct StepModel {
     expert_compute: f64,
     allreduces: u64,
     allreduce_bytes_per_token: f64,
+    /// The model's decoder layers (a one-layer drafter's share of the linear work).
+    layers: f64,
     /// Time per sampling request beyond the first, per step, seconds: 0 (nothing of the
     /// kind is modelled) unless a sensitivity sets it ([`StepModel::with_per_sequence_cost`]).
     per_sequence_s: f64,
@@ -207,6 +209,7 @@ impl StepModel {
             ),
             allreduces: d1.allreduces,
             allreduce_bytes_per_token: d1.allreduce_bytes,
+            layers: model.layers.len() as f64,
             per_sequence_s: 0.0,
             decodes: 0.0,
             prefill_tokens: 0.0,
@@ -409,6 +412,17 @@ impl StepModel {
         } else {
             t
         }
+    }
+
+    /// One pass of a one-layer drafter (an MTP module, an EAGLE-3 head) over `n` tokens,
+    /// seconds: an average layer's token-proportional work and the LM head, at decode.
+    pub fn draft_pass_s(&mut self, n: u64) -> f64 {
+        if let Some(k) = &self.kernel {
+            return k.draft_pass_s(n as f64);
+        }
+        let layers = self.layers.max(1.0);
+        self.token_ops_memo(n, Phase::Decode, false) / layers
+            + self.token_ops_memo(n, Phase::Decode, true)
     }
 
     /// [`StepModel::token_ops`], remembered by its arguments.
