@@ -169,6 +169,30 @@ export default function register(runner) {
     check((await byId(bad, 'sv-engine').inputValue()) === 'vllm', 'vLLM kept');
   }, { timeoutMs: 180000 });
 
+  runner.test('serving: speculative decoding from a link, turned off and on with its fields; a mean accepted length that cannot fit is refused', async ({ open, server, screenshot, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?${SMALL}&sv_arr=conc&sv_conc=4&sv_spec=eagle3&sv_spec_k=2`);
+    check((await byId(page, 'sv-spec').inputValue()) === 'eagle3', 'the linked method');
+    check((await byId(page, 'sv-spec_k').inputValue()) === '2', 'the linked draft count');
+    await scrollToServing(page);
+    const spec = await summaryAfter(page, '', 'the EAGLE-3 sweep');
+    log(`summary: ${spec.split('\n').join(' | ')}`);
+    check(/Speculative decoding \(eagle3, 2 drafts per step\)/.test(spec), `the result names the speculation: ${spec}`);
+    await screenshot(page, 'serving-spec', { fullPage: false });
+    // Off: its fields go, the URL forgets it, the result is recomputed without it.
+    await byId(page, 'sv-spec').selectOption('off');
+    await waitFor(async () => (await byId(page, 'sv-spec_k').count()) === 0, 'the draft field hidden when off', 10000);
+    await waitFor(async () => !new URL(page.url()).searchParams.has('sv_spec'), 'sv_spec gone from the URL', 10000);
+    const off = await summaryAfter(page, spec, 'the sweep without speculation');
+    check(!/Speculative decoding/.test(off), `no speculation note when off: ${off}`);
+    // A mean accepted length above 1 + k: a sentence, the value not used.
+    const q = await open({ viewport: { width: 1400, height: 1000 } });
+    const bad = await openApp(q, `${server.url}?sv_spec=ngram&sv_spec_k=2&sv_spec_al=4`);
+    const notices = await readText(bad, 'notices');
+    check(/sv_spec_al/.test(notices), `no notice names sv_spec_al: ${notices}`);
+    check((await byId(bad, 'sv-spec_al').inputValue()) === '0', `the bad length was used: ${await byId(bad, 'sv-spec_al').inputValue()}`);
+  }, { timeoutMs: 180000 });
+
   runner.test('serving: a link restores the serving inputs, and a bad serving parameter gives a notice', async ({ open, server, screenshot }) => {
     const p = await open({ viewport: { width: 1400, height: 1000 } });
     const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7`);

@@ -1,11 +1,12 @@
-//! The inputs of "Serving under load": the engine (vLLM, SGLang or TensorRT-LLM) and its knobs
+//! The inputs of "Serving under load": the engine (vLLM, SGLang or TensorRT-LLM) and its knobs,
+//! speculative decoding (off, MTP, EAGLE-3 or n-gram, with its drafts and accepted length),
 //! named as it names its flags (0 = its default where it picks one per GPU), the arrivals and lengths as
 //! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
 //! sentence beside its field and is not used, so the last good result stays.
 
 use crate::core::base::{fill, fmt_sig, tr};
 use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
-use crate::core::sim::EngineKind;
+use crate::core::sim::{EngineKind, SpecMethod};
 use crate::ui::float_field::FloatField;
 use crate::ui::state::{use_app, AppState, History};
 use leptos::prelude::*;
@@ -17,12 +18,16 @@ pub fn ServingControls() -> impl IntoView {
     // The newest refusal beyond a field's range (whole numbers, warm-up below the count).
     let refused: RwSignal<Option<(ServField, f64)>> = RwSignal::new(None);
     let engine = Memo::new(move |_| state.scenario.with(|s| s.views.serving.engine));
-    // Rebuilt when the engine changes: its knobs' names, and only the fields that apply.
+    let spec = Memo::new(move |_| state.scenario.with(|s| s.views.serving.spec));
+    // Rebuilt when the engine changes (its knobs' names, and only the fields that apply) or
+    // speculative decoding is turned on or off (its fields).
+    let shown = Memo::new(move |_| (engine.get(), spec.get().is_some()));
     let fields = move || {
-        let e = engine.get();
+        let (e, _) = shown.get();
+        let v = state.scenario.with_untracked(|s| s.views.serving);
         ServField::ALL
         .iter()
-        .filter(|f| f.applies(e))
+        .filter(|f| f.shown(&v))
         .map(|f| {
             let f = *f;
             view! {
@@ -53,6 +58,10 @@ pub fn ServingControls() -> impl IntoView {
             state.edit(History::Push, |s| s.views.serving.set_engine(k));
         }
     };
+    let on_spec = move |ev: leptos::ev::Event| {
+        let m = SpecMethod::parse(&event_target_value(&ev));
+        state.edit(History::Push, |s| s.views.serving.spec = m);
+    };
     let arrival = Signal::derive(move || state.scenario.with(|s| s.views.serving.arrival));
     let dataset = Signal::derive(move || state.scenario.with(|s| s.views.serving.dataset));
     let on_arrival = move |ev: leptos::ev::Event| {
@@ -73,6 +82,20 @@ pub fn ServingControls() -> impl IntoView {
                     {EngineKind::ALL.iter().map(|k| {
                         let k = *k;
                         view! { <option value=k.id() selected=move || engine.get() == k>{format!("{} {}", k.name(), k.version())}</option> }
+                    }).collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label for="sv-spec">{move || state.tr("sv_spec_choice")}</label>
+                <select id="sv-spec" data-testid="sv-spec" on:change=on_spec>
+                    <option value="off" selected=move || spec.get().is_none()>{move || state.tr("sv_spec_off")}</option>
+                    {SpecMethod::ALL.iter().map(|&(id, m)| {
+                        let key = match m {
+                            SpecMethod::Mtp => "sv_spec_mtp",
+                            SpecMethod::Eagle3 => "sv_spec_eagle3",
+                            SpecMethod::Ngram => "sv_spec_ngram",
+                        };
+                        view! { <option value=id selected=move || spec.get() == Some(m)>{move || state.tr(key)}</option> }
                     }).collect_view()}
                 </select>
             </div>

@@ -5,6 +5,7 @@
 use crate::calc::perf::Efficiencies;
 use crate::scenario::{ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO};
 use crate::sim::config::{EngineConfig, StepModelKind};
+use crate::sim::spec::{SpecConfig, SpecMethod};
 use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
 
 /// Seed of every run (the page's results are reproducible).
@@ -31,6 +32,7 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         ep: v.ep,
         pp: v.pp,
         nodes: v.nodes,
+        spec: spec_config(v),
         // Efficiencies the user set are the roofline's: they select it (as `--eff` does).
         step_model: if s.views.eff == Efficiencies::default() {
             StepModelKind::Kernels
@@ -39,6 +41,19 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         },
         ..EngineConfig::default()
     }
+}
+
+/// Speculative decoding of the section's inputs: the method with its draft count, at the mean
+/// accepted length given (the method's default rates when 0, or when the length does not fit
+/// the count: the field refuses such a length before it is used).
+pub fn spec_config(v: &ServingInputs) -> Option<SpecConfig> {
+    let m = v.spec?;
+    let k = v.spec_k.clamp(1, SpecMethod::MAX_K);
+    Some(if v.spec_length > 0.0 {
+        SpecConfig::from_accepted_length(m, k, v.spec_length).unwrap_or(SpecConfig::new(m, k))
+    } else {
+        SpecConfig::new(m, k)
+    })
 }
 
 /// The offered load of the sweep (its arrival's rate is replaced per swept rate).

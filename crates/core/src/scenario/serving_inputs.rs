@@ -15,6 +15,7 @@ use crate::sim::config::{
 };
 use crate::sim::engines::EngineKind;
 use crate::sim::fleet::Router;
+use crate::sim::spec::SpecMethod;
 use serde::{Deserialize, Serialize};
 
 /// How requests arrive (vLLM bench's `--request-rate`, `--burstiness`, `--max-concurrency`).
@@ -175,6 +176,23 @@ pub struct ServingInputs {
     /// Nodes the GPUs are spread over (URL `sv_nodes`; 0 = the fewest that hold them).
     #[serde(default)]
     pub nodes: u64,
+    /// Speculative decoding's method (URL `sv_spec=mtp|eagle3|ngram`; off when absent).
+    #[serde(default)]
+    pub spec: Option<SpecMethod>,
+    /// Draft tokens per step under speculative decoding (URL `sv_spec_k`).
+    #[serde(default = "default_spec_k")]
+    pub spec_k: u64,
+    /// Mean accepted length under speculative decoding (URL `sv_spec_al`; 0 = the method's
+    /// default rates).
+    #[serde(default)]
+    pub spec_length: f64,
+}
+
+/// Draft tokens per step when speculative decoding is turned on.
+pub const DEFAULT_SPEC_K: u64 = 3;
+
+fn default_spec_k() -> u64 {
+    DEFAULT_SPEC_K
 }
 
 fn default_frontend_overhead_ms() -> f64 {
@@ -207,6 +225,9 @@ impl Default for ServingInputs {
             ep: 1,
             pp: 1,
             nodes: 0,
+            spec: None,
+            spec_k: DEFAULT_SPEC_K,
+            spec_length: 0.0,
         }
     }
 }
@@ -244,6 +265,10 @@ pub enum ServField {
     Warmup,
     /// The time-series run's rate.
     Rate,
+    /// Draft tokens per step (speculative decoding).
+    SpecK,
+    /// Mean accepted length (speculative decoding; 0 = the method's default).
+    SpecLength,
 }
 
 impl ServField {
@@ -264,6 +289,8 @@ impl ServField {
         ServField::NumRequests,
         ServField::Warmup,
         ServField::Rate,
+        ServField::SpecK,
+        ServField::SpecLength,
     ];
 
     /// URL parameter name.
@@ -284,6 +311,8 @@ impl ServField {
             ServField::NumRequests => "sv_n",
             ServField::Warmup => "sv_warm",
             ServField::Rate => "sv_rate",
+            ServField::SpecK => "sv_spec_k",
+            ServField::SpecLength => "sv_spec_al",
         }
     }
 
@@ -305,7 +334,16 @@ impl ServField {
             ServField::NumRequests => "sv_num_requests",
             ServField::Warmup => "sv_warmup",
             ServField::Rate => "sv_rate",
+            ServField::SpecK => "sv_spec_k",
+            ServField::SpecLength => "sv_spec_length",
         }
+    }
+
+    /// Whether the field is shown for inputs `v`: `engine`'s knobs ([`ServField::applies`]),
+    /// and speculative decoding's only when it is on.
+    pub fn shown(self, v: &ServingInputs) -> bool {
+        self.applies(v.engine)
+            && (v.spec.is_some() || !matches!(self, ServField::SpecK | ServField::SpecLength))
     }
 
     /// Whether the field is one of `engine`'s knobs: `block_size` and
@@ -354,6 +392,8 @@ impl ServField {
             ServField::MaxConcurrency => "sv_unit_requests",
             ServField::NumRequests | ServField::Warmup => "sv_unit_requests",
             ServField::Rate => "sv_unit_rate_auto",
+            ServField::SpecK => "sv_unit_spec_k",
+            ServField::SpecLength => "sv_unit_spec_length",
         }
     }
 
@@ -366,6 +406,7 @@ impl ServField {
                 | ServField::FrontendOverheadMs
                 | ServField::BurstinessCv
                 | ServField::Rate
+                | ServField::SpecLength
         )
     }
 
@@ -385,6 +426,8 @@ impl ServField {
             ServField::NumRequests => (20.0, 20_000.0),
             ServField::Warmup => (0.0, 10_000.0),
             ServField::Rate => (0.0, 1_000_000.0),
+            ServField::SpecK => (1.0, SpecMethod::MAX_K as f64),
+            ServField::SpecLength => (0.0, 1.0 + SpecMethod::MAX_K as f64),
         }
     }
 
@@ -406,6 +449,8 @@ impl ServField {
             ServField::NumRequests => v.num_requests as f64,
             ServField::Warmup => v.warmup as f64,
             ServField::Rate => v.rate,
+            ServField::SpecK => v.spec_k as f64,
+            ServField::SpecLength => v.spec_length,
         }
     }
 
@@ -425,6 +470,8 @@ impl ServField {
         let too_much_warmup = match self {
             ServField::Warmup => x >= v.num_requests as f64,
             ServField::NumRequests => x <= v.warmup as f64,
+            // A mean accepted length lies between 1 and 1 + k (0: the method's default).
+            ServField::SpecLength => x != 0.0 && !(x > 1.0 && x < 1.0 + v.spec_k as f64),
             _ => false,
         };
         if too_much_warmup {
@@ -450,6 +497,9 @@ impl ServField {
         match self {
             ServField::Warmup if x >= v.num_requests as f64 => Some("sv_err_warmup"),
             ServField::NumRequests if x <= v.warmup as f64 => Some("sv_err_requests"),
+            ServField::SpecLength if x != 0.0 && !(x > 1.0 && x < 1.0 + v.spec_k as f64) => {
+                Some("sv_err_spec_length")
+            }
             _ => None,
         }
     }
@@ -474,6 +524,8 @@ impl ServField {
             ServField::NumRequests => v.num_requests = n,
             ServField::Warmup => v.warmup = n,
             ServField::Rate => v.rate = x,
+            ServField::SpecK => v.spec_k = n,
+            ServField::SpecLength => v.spec_length = x,
         }
     }
 }
@@ -482,7 +534,10 @@ impl ServingInputs {
     /// Whether `key` is one of these inputs' URL parameters.
     pub fn owns(key: &str) -> bool {
         ServField::ALL.iter().any(|f| f.query_key() == key)
-            || matches!(key, "sv_arr" | "sv_ds" | "sv_router" | "sv_engine")
+            || matches!(
+                key,
+                "sv_arr" | "sv_ds" | "sv_router" | "sv_engine" | "sv_spec"
+            )
     }
 
     /// Switches the engine; a server path left at the old engine's default follows to the
@@ -512,6 +567,9 @@ impl ServingInputs {
             "sv_ds" => self.dataset = DatasetKind::parse(val).ok_or(NoticeKind::Invalid)?,
             "sv_router" => self.router = Router::parse(val).map_err(|_| NoticeKind::Invalid)?,
             "sv_engine" => self.set_engine(EngineKind::from_id(val).ok_or(NoticeKind::Invalid)?),
+            "sv_spec" => {
+                self.spec = Some(SpecMethod::parse(val).ok_or(NoticeKind::Invalid)?);
+            }
             _ => return Err(NoticeKind::UnknownParam),
         }
         Ok(())
@@ -553,6 +611,9 @@ impl ServingInputs {
         if self.router != d.router {
             q.push(format!("sv_router={}", self.router.id()));
         }
+        if let Some(m) = self.spec {
+            q.push(format!("sv_spec={}", m.name()));
+        }
         q
     }
 }
@@ -571,6 +632,34 @@ mod tests {
             }
         }
         (v, errors)
+    }
+
+    /// Speculative decoding round-trips through the URL; a length that does not fit the
+    /// drafts, and a method the simulator lacks, are refused and leave the inputs as they were;
+    /// its fields are shown only when it is on.
+    #[test]
+    fn speculative_decoding_in_the_url() {
+        let mut v = ServingInputs {
+            spec: Some(SpecMethod::Eagle3),
+            spec_k: 2,
+            spec_length: 2.2,
+            ..ServingInputs::default()
+        };
+        let q = v.query_parts();
+        assert!(q.contains(&"sv_spec=eagle3".to_string()), "{q:?}");
+        assert_eq!(read(&q), (v, 0));
+        let before = v;
+        assert_eq!(v.set("sv_spec_al", "3.5"), Err(NoticeKind::OutOfRange));
+        assert_eq!(
+            ServField::SpecLength.refusal_key(&v, 3.5),
+            Some("sv_err_spec_length")
+        );
+        assert_eq!(v.set("sv_spec", "draft"), Err(NoticeKind::Invalid));
+        assert_eq!(v, before);
+        assert!(ServField::SpecK.shown(&v));
+        v.spec = None;
+        assert!(!ServField::SpecK.shown(&v) && !ServField::SpecLength.shown(&v));
+        assert!(ServField::Rate.shown(&v));
     }
 
     #[test]
@@ -600,6 +689,9 @@ mod tests {
             ep: 16,
             pp: 2,
             nodes: 4,
+            spec: Some(SpecMethod::Mtp),
+            spec_k: 4,
+            spec_length: 2.5,
         };
         let q = v.query_parts();
         assert_eq!(read(&q), (v, 0));
