@@ -8,7 +8,8 @@
 //! sizes, the tensor counts the CSV notes give (which show which matrices carry a bias), and
 //! the KV cache per token as vLLM allocates it.
 
-use llm_serving_calculator::core::base::csv;
+mod common;
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::calc::kv;
 use llm_serving_calculator::core::model::config::{parse_model_text, parse_model_value};
@@ -53,32 +54,17 @@ struct Row {
 fn rows() -> Vec<Row> {
     let p = root().join("tests/fixtures/research/model_totals.csv");
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    let recs = csv::parse(&text).unwrap_or_else(|e| panic!("model_totals.csv: {e}"));
-    let header = recs.first().map(|r| r.fields.clone()).unwrap_or_default();
-    let col = |n: &str| {
-        header
-            .iter()
-            .position(|h| h == n)
-            .unwrap_or_else(|| panic!("model_totals.csv has no column {n}"))
-    };
-    let (ic, cc, tc, nc) = (
-        col("model_id"),
-        col("config_file"),
-        col("total_params"),
-        col("notes"),
-    );
-    recs.iter()
-        .skip(1)
-        .map(|r| {
-            let f = |i: usize| r.fields.get(i).cloned().unwrap_or_default();
-            Row {
-                model_id: f(ic),
-                config_file: f(cc),
-                total: f(tc).trim().parse().ok(),
-                notes: f(nc),
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    common::for_each_csv_row(&text, |_, f| {
+        let get = |n: &str| f.get(n).copied().unwrap_or_default().to_string();
+        out.push(Row {
+            model_id: get("model_id"),
+            config_file: get("config_file"),
+            total: get("total_params").trim().parse().ok(),
+            notes: get("notes"),
+        });
+    });
+    out
 }
 
 #[track_caller]

@@ -11,6 +11,8 @@
 //! published one. Printed: each point, the median |error| and whether the effect's sign
 //! (speeding up or slowing down) is right.
 
+mod common;
+
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::hardware::Catalog;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
@@ -57,41 +59,29 @@ fn published(c: &Case) -> f64 {
         "/tests/fixtures/spec_decode_published.csv"
     ))
     .expect("fixture");
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().expect("header").split(',').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).expect(name);
-    let (src, k, conc, metric, speedup, notes) = (
-        col("source_id"),
-        col("draft_k"),
-        col("concurrency"),
-        col("metric"),
-        col("speedup"),
-        col("notes"),
-    );
-    let metric_name = match c.metric {
-        Metric::OutputThroughput => [
+    let metrics: &[&str] = match c.metric {
+        Metric::OutputThroughput => &[
             "output_tok_per_s",
             "output_throughput_speedup",
             "min_latency_speedup",
             "output_tok_per_s_per_user",
         ],
-        Metric::MeanE2el => ["e2e_latency_ms_per_request", "", "", ""],
+        Metric::MeanE2el => &["e2e_latency_ms_per_request"],
     };
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        if f.len() <= speedup {
-            continue;
-        }
-        if f[src] == c.source
-            && f[k] == c.k.to_string()
-            && f[conc] == c.concurrency.to_string()
-            && metric_name.contains(&f[metric])
-            && f[notes..].join(",").contains(c.row_note)
+    let mut found = None;
+    common::for_each_csv_row(&text, |_, f| {
+        let get = |n: &str| f.get(n).copied().unwrap_or_default();
+        if found.is_none()
+            && get("source_id") == c.source
+            && get("draft_k") == c.k.to_string()
+            && get("concurrency") == c.concurrency.to_string()
+            && metrics.contains(&get("metric"))
+            && get("notes").contains(c.row_note)
         {
-            return f[speedup].parse().expect("speedup");
+            found = get("speedup").parse().ok();
         }
-    }
-    panic!("no row for {} c={} k={}", c.source, c.concurrency, c.k);
+    });
+    found.unwrap_or_else(|| panic!("no row for {} c={} k={}", c.source, c.concurrency, c.k))
 }
 
 fn cases() -> Vec<Case> {
