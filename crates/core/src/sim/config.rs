@@ -55,7 +55,7 @@ pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
 /// The fixed part of the server's path of one request, milliseconds: what `vllm serve`'s
 /// OpenAI server adds to a request's TTFT beyond the engine's steps and its serial work per
 /// prompt token (HTTP, parsing, the hand-off to the engine process, detokenizing and
-/// streaming the first token): 21 ms.
+/// streaming the first token): 20 ms.
 ///
 /// **A fit on the development rows** (`tests/fixtures/measured_serving_e2e.csv`): the value
 /// that minimises the median |error| of the mean TTFT of the SemiAnalysis InferenceX runs at
@@ -63,12 +63,12 @@ pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
 /// small, so the server's path is what the engine does not explain), every other term fixed.
 /// `tests/serving_e2e_validation.rs` re-derives it and reports it left out one model at a
 /// time (32 ms before the simulator modelled asynchronous scheduling's one-step admission
-/// delay, which now explains part of what this term held; 22 ms before gpt-oss-120b's experts
-/// on Hopper were timed as Marlin's kernel, `sim::kernel_step`). It replaces 48 ms, which came from one GPUStack row (line 2 of
+/// delay, which now explains part of what this term held; 22 ms before the MXFP4 and INT4
+/// experts on Hopper were timed as Marlin's kernel, `sim::kernel_step`). It replaces 48 ms, which came from one GPUStack row (line 2 of
 /// `tests/fixtures/serving_observations.csv`) and was larger than the whole measured TTFT of
 /// many development runs (`docs/SERVING_SIMULATOR.md`, "Method and accuracy"). Other stacks differ:
 /// behind NVIDIA Dynamo's frontend it is [`DYNAMO_FRONTEND_OVERHEAD_MS`].
-pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 21.0;
+pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 20.0;
 
 /// The fixed part of the server's path behind NVIDIA Dynamo's frontend, milliseconds: 0 ms,
 /// fitted on AIConfigurator's own runs at 8 or fewer clients by re-simulating them at each
@@ -80,7 +80,7 @@ pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
 /// is vLLM's: 128 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
 /// (`tests/engines_e2e_validation.rs`: the value minimising the median |error| of their mean
 /// TTFT: AIConfigurator's Qwen3-235B runs behind Dynamo and InferenceX's DeepSeek runs behind
-/// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 21 ms: it also holds whatever of the prompt's time the
+/// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 20 ms: it also holds whatever of the prompt's time the
 /// simulator, timing SGLang's steps with vLLM's kernels, misses (`docs/SERVING_SIMULATOR.md`).
 pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 128.0;
 

@@ -348,9 +348,19 @@ impl KernelStep {
     ) -> Option<KernelStep> {
         let (kernels, source) = kernels_for(gpu)?;
         let roof = Roof::of(gpu)?;
+        let md = moe_dtype(&model.weights, weights);
+        // vLLM runs weight-only INT4 experts (compressed-tensors W4A16) through Marlin's fused
+        // MoE; on Hopper it is timed as MXFP4's is ([`marlin_moe_s`]); elsewhere by a table's
+        // stand-in ([`kernel_moe_dtype`]).
+        let int4_marlin =
+            md == MoeDtype::Int4W4A16 && gpu.architecture == crate::hardware::Architecture::Hopper;
         let dtypes = (
             gemm_dtype(&model.weights, weights),
-            kernel_moe_dtype(moe_dtype(&model.weights, weights), &roof),
+            if int4_marlin {
+                md
+            } else {
+                kernel_moe_dtype(md, &roof)
+            },
         );
         let h = model.hidden_size as f64;
         let mut linear: Vec<LinearClass> = Vec::new();
@@ -394,7 +404,7 @@ impl KernelStep {
             head: ((model.vocab_size as f64 / tp.max(1) as f64).ceil(), h),
             overhead,
             par: None,
-            marlin: None,
+            marlin: int4_marlin.then_some(1.0),
             memo: Vec::new(),
             head_memo: Vec::new(),
         })
@@ -413,10 +423,17 @@ impl KernelStep {
         self
     }
 
-    /// The same model with the routed MXFP4 experts timed by the tables' own MXFP4 kernel
-    /// (engines other than vLLM, which do not run Marlin for them).
+    /// The same model with the routed MXFP4 and INT4 experts timed by the tables (their MXFP4
+    /// kernel; INT4's stand-in, [`kernel_moe_dtype`]): engines other than vLLM, which do not
+    /// run Marlin for them.
     pub fn without_marlin_moe(mut self) -> KernelStep {
         if self.marlin.take().is_some() {
+            let roof = self.roof;
+            for c in &mut self.linear {
+                if let Some((_, d)) = &mut c.moe {
+                    *d = kernel_moe_dtype(*d, &roof);
+                }
+            }
             self.memo.clear();
         }
         self
@@ -589,7 +606,9 @@ impl KernelStep {
                     ..shape
                 };
                 match self.marlin {
-                    Some(scale) if d == MoeDtype::Mxfp4W4A16 => marlin_moe_s(r, &sh, scale),
+                    Some(scale) if d == MoeDtype::Mxfp4W4A16 || d == MoeDtype::Int4W4A16 => {
+                        marlin_moe_s(r, &sh, d, scale)
+                    }
                     _ => k
                         .moe_s(r, &sh, d)
                         .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
@@ -727,7 +746,7 @@ impl KernelStep {
 /// picks without `VLLM_MXFP4_USE_MARLIN` (2.5 times faster than these runs allow at 8,192
 /// tokens, twice as slow at 4), and their Marlin INT4 kernel is 3 to 8 times slower than the
 /// runs at both ends.
-fn marlin_moe_s(r: &Roof, s: &MoeShape, scale: f64) -> f64 {
+fn marlin_moe_s(r: &Roof, s: &MoeShape, d: MoeDtype, scale: f64) -> f64 {
     let ep = s.ep.max(1.0);
     let local = MoeShape {
         experts: s.experts / ep,
@@ -737,7 +756,7 @@ fn marlin_moe_s(r: &Roof, s: &MoeShape, scale: f64) -> f64 {
     };
     let p = (local.top_k / local.experts.max(1.0)).min(1.0);
     let active = local.experts * (1.0 - (1.0 - p).powf(local.tokens.max(0.0)));
-    let bytes = active * local.expert_bytes(MoeDtype::Mxfp4W4A16) * scale;
+    let bytes = active * local.expert_bytes(d) * scale;
     let flops = 6.0 * local.hidden * local.inter * local.tokens * local.top_k * scale;
     (bytes / (r.bw * FIT_BANDWIDTH))
         .max(flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE))
@@ -838,7 +857,7 @@ mod tests {
         };
         let flops = 6.0 * sh.hidden * sh.inter * big * sh.top_k;
         let want = flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE);
-        assert!((marlin_moe_s(&r, &sh, 1.0) - want).abs() <= 1e-12 * want);
+        assert!((marlin_moe_s(&r, &sh, MoeDtype::Mxfp4W4A16, 1.0) - want).abs() <= 1e-12 * want);
         assert_eq!(
             marlin.clone().without_marlin_moe().linear_parts(big),
             table.linear_parts(big)
