@@ -334,7 +334,7 @@ impl ServField {
             ServField::NumRequests => "sv_num_requests",
             ServField::Warmup => "sv_warmup",
             ServField::Rate => "sv_rate",
-            ServField::SpecK => "sv_spec_k",
+            ServField::SpecK => "sv_spec_drafts",
             ServField::SpecLength => "sv_spec_length",
         }
     }
