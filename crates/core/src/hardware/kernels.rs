@@ -263,17 +263,21 @@ impl MoeShape {
         3.0 * self.hidden * self.inter * d.weight_bytes()
     }
 
-    /// Roofline time of the call without expert parallelism, seconds: the experts at least one
-    /// token reaches ([`Routing`]) read once, or the routed FLOPs, whichever is longer.
-    pub fn roof(&self, r: &Roof, d: MoeDtype) -> f64 {
-        let active = match self.routing {
+    /// The experts at least one of the call's tokens reaches ([`Routing`]).
+    pub fn active_experts(&self) -> f64 {
+        match self.routing {
             Routing::Balanced => self.experts.min((self.tokens * self.top_k).ceil()),
             Routing::Uniform => {
                 let p = (self.top_k / self.experts.max(1.0)).min(1.0);
                 self.experts * (1.0 - (1.0 - p).powf(self.tokens.max(0.0)))
             }
-        };
-        let bytes = active * self.expert_bytes(d);
+        }
+    }
+
+    /// Roofline time of the call without expert parallelism, seconds: the experts at least one
+    /// token reaches ([`Routing`]) read once, or the routed FLOPs, whichever is longer.
+    pub fn roof(&self, r: &Roof, d: MoeDtype) -> f64 {
+        let bytes = self.active_experts() * self.expert_bytes(d);
         let flops = 6.0 * self.hidden * self.inter * self.tokens * self.top_k;
         (bytes / r.bw).max(flops / r.moe_peak(d))
     }

@@ -560,12 +560,15 @@ impl KernelStep {
         if t <= 0.0 {
             return 0.0;
         }
+        self.linear_s(t) / self.layers.max(1.0) + self.head_s(t)
+    }
+
+    /// The LM head over `t` sampling positions (16-bit), seconds.
+    fn head_s(&self, t: f64) -> f64 {
         let (n, kk) = self.head;
-        let head = self
-            .kernels
+        self.kernels
             .gemm_s(&self.roof, t, n, kk, GemmDtype::Bf16)
-            .unwrap_or(0.0);
-        self.linear_s(t) / self.layers.max(1.0) + head
+            .unwrap_or(0.0)
     }
 
     /// Time of the token-proportional work (GEMMs, MoE, elementwise, all-reduces) for `t`
@@ -700,17 +703,15 @@ impl KernelStep {
         let lin = Self::memo_get(&mut memo, tokens, || self.linear_s(t));
         self.memo = memo;
         let mut hm = std::mem::take(&mut self.head_memo);
-        let (n, kk) = self.head;
-        let (k, r) = (self.kernels, self.roof);
         let head = Self::memo_get(&mut hm, sampled, || {
             if sampled == 0 {
                 0.0
             } else {
-                k.gemm_s(&r, sampled as f64, n, kk, GemmDtype::Bf16)
-                    .unwrap_or(0.0)
+                self.head_s(sampled as f64)
             }
         });
         self.head_memo = hm;
+        let (k, r) = (self.kernels, self.roof);
         let mut att = 0.0;
         for a in &self.attn {
             if a.decodes > 0.0 {
@@ -754,9 +755,7 @@ fn marlin_moe_s(r: &Roof, s: &MoeShape, d: MoeDtype, scale: f64) -> f64 {
         ep: 1.0,
         ..*s
     };
-    let p = (local.top_k / local.experts.max(1.0)).min(1.0);
-    let active = local.experts * (1.0 - (1.0 - p).powf(local.tokens.max(0.0)));
-    let bytes = active * local.expert_bytes(d) * scale;
+    let bytes = local.active_experts() * local.expert_bytes(d) * scale;
     let flops = 6.0 * local.hidden * local.inter * local.tokens * local.top_k * scale;
     (bytes / (r.bw * FIT_BANDWIDTH))
         .max(flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE))

@@ -213,32 +213,29 @@ impl SpecConfig {
             });
         }
         let decay = method.default_rates().1;
-        let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-        for _ in 0..60 {
-            let mid = 0.5 * (lo + hi);
-            if Self::shaped(method, k, mid, decay).mean_accepted_length() < length {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        let mut s = Self::shaped(method, k, 0.5 * (lo + hi), decay);
+        let mut s = solve(length, |a| Self::shaped(method, k, a, decay));
         if s.validate().is_err() {
             // A length the decayed shape cannot reach: one rate for every position.
-            let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if Self::uniform(method, k, mid).mean_accepted_length() < length {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            s = Self::uniform(method, k, 0.5 * (lo + hi));
+            s = solve(length, |a| Self::uniform(method, k, a));
         }
         s.validate()?;
         Ok(s)
     }
+}
+
+/// The configuration `make(a)` whose mean accepted length is `length`, its first rate `a` found
+/// by bisection on (0, 1) (the length rises with it).
+fn solve(length: f64, make: impl Fn(f64) -> SpecConfig) -> SpecConfig {
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if make(mid).mean_accepted_length() < length {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    make(0.5 * (lo + hi))
 }
 
 /// SplitMix64's output function: a well-mixed 64-bit value from any input.
