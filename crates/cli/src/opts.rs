@@ -559,9 +559,50 @@ pub struct SimulateArgs {
     pub engine: Engine,
     #[command(flatten)]
     pub load: Load,
+    #[command(flatten)]
+    pub disagg: DisaggFlags,
     /// Print JSON (vLLM's result keys) instead of text
     #[arg(long)]
     pub json: bool,
+}
+
+/// Disaggregated prefill and decode (`simulate --disagg`): each pool's workers and shape, the
+/// link the KV crosses.
+#[derive(Debug, Clone, Args)]
+pub struct DisaggFlags {
+    /// Disaggregated prefill and decode: prefill workers and decode workers, each request's KV moved from one to the other (the engine flags apply to both pools)
+    #[arg(long)]
+    pub disagg: bool,
+    /// Prefill workers [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub prefill_workers: Option<u64>,
+    /// Tensor-parallel GPUs per prefill worker (per attention-DP rank) [default: --tp]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub prefill_tp: Option<u64>,
+    /// Attention data-parallel ranks per prefill worker [default: --dp]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub prefill_dp: Option<u64>,
+    /// MoE expert-parallel size per prefill worker [default: --ep]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub prefill_ep: Option<u64>,
+    /// Decode workers [default: 1]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub decode_workers: Option<u64>,
+    /// Tensor-parallel GPUs per decode worker (per attention-DP rank) [default: --tp]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub decode_tp: Option<u64>,
+    /// Attention data-parallel ranks per decode worker [default: --dp]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub decode_dp: Option<u64>,
+    /// MoE expert-parallel size per decode worker [default: --ep]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub decode_ep: Option<u64>,
+    /// The link the KV crosses: nvlink (both pools in one NVLink domain), ib (InfiniBand, 50 GB/s per GPU) or roce [default: nvlink when every GPU of both pools fits in one NVLink domain, else ib]
+    #[arg(long, value_name = "nvlink|ib|roce")]
+    pub kv_link: Option<String>,
+    /// Fixed latency of one KV transfer beside its bytes, 0 to 10,000 ms [default: 1]
+    #[arg(long, value_name = "MS", value_parser = range(0.0, 10_000.0))]
+    pub kv_transfer_latency_ms: Option<f64>,
 }
 
 /// `llmcalc calibrate`.

@@ -41,6 +41,9 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::engine_frontend_overhead_ms;
 use crate::core::sim::{
+    simulate_disagg, DisaggConfig, DisaggSummary, KvLink, Parallel, DEFAULT_KV_TRANSFER_LATENCY_MS,
+};
+use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, EngineKind, EngineUsed, Lengths, Replica, SimNote,
     SimResult, Slo, StepModelKind, SweepResult, WorkloadSpec,
 };
@@ -427,6 +430,22 @@ pub fn run(args: &SimulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
     };
     let wl = workload(&args.load, rate)?;
+    if let Some(d) = disagg_shapes(args, &engine)? {
+        if rates.is_some() {
+            return Err(CliError::Usage(
+                "--sweep is not simulated with --disagg yet; give one --rate".into(),
+            ));
+        }
+        let eff = super::eff::efficiencies(&serving.eff)?;
+        let prefill = Replica::new(&model, gpu, &d.prefill, &eff)?;
+        let decode = Replica::new(&model, gpu, &d.decode, &eff)?;
+        let r = simulate_disagg(&prefill, &decode, gpu, &d.cfg, &wl, slo, Budget::default())?;
+        return if args.json {
+            write_json(out, &result_json(&r, rate, wl.max_concurrency))
+        } else {
+            write_text(out, &result_text(&r, rate))
+        };
+    }
     let mut rep = Replica::new(
         &model,
         gpu,
@@ -452,6 +471,80 @@ pub fn run(args: &SimulateArgs, out: &mut dyn Write) -> Result<(), CliError> {
     } else {
         write_text(out, &result_text(&r, rate))
     }
+}
+
+/// The two pools of `--disagg`: each one's engine and the link.
+struct DisaggShapes {
+    prefill: EngineConfig,
+    decode: EngineConfig,
+    cfg: DisaggConfig,
+}
+
+/// `--disagg` and its flags (`None` without it; its flags without it are refused): each
+/// pool's shape defaults to the aggregated flags' (`--tp`, `--dp`, `--ep`).
+fn disagg_shapes(
+    args: &SimulateArgs,
+    engine: &EngineConfig,
+) -> Result<Option<DisaggShapes>, CliError> {
+    let f = &args.disagg;
+    let any = [
+        f.prefill_workers,
+        f.prefill_tp,
+        f.prefill_dp,
+        f.prefill_ep,
+        f.decode_workers,
+        f.decode_tp,
+        f.decode_dp,
+        f.decode_ep,
+    ]
+    .iter()
+    .any(Option::is_some)
+        || f.kv_link.is_some()
+        || f.kv_transfer_latency_ms.is_some();
+    if !f.disagg {
+        return if any {
+            Err(CliError::Usage(
+                "--prefill-…, --decode-… and --kv-… flags need --disagg".into(),
+            ))
+        } else {
+            Ok(None)
+        };
+    }
+    let shape = |tp: Option<u64>, dp: Option<u64>, ep: Option<u64>| EngineConfig {
+        tp: tp.unwrap_or(engine.tp),
+        dp: dp.unwrap_or(engine.dp),
+        ep: ep.unwrap_or(engine.ep),
+        ..engine.clone()
+    };
+    let prefill = shape(f.prefill_tp, f.prefill_dp, f.prefill_ep);
+    let decode = shape(f.decode_tp, f.decode_dp, f.decode_ep);
+    let (pw, dw) = (
+        f.prefill_workers.unwrap_or(1),
+        f.decode_workers.unwrap_or(1),
+    );
+    let gpus = pw
+        .saturating_mul(prefill.parallel().gpus())
+        .saturating_add(dw.saturating_mul(decode.parallel().gpus()));
+    let gpu = Catalog::builtin().get(required("gpu", args.gpu.as_deref())?)?;
+    let link = match f.kv_link.as_deref() {
+        Some(l) => KvLink::parse(l)?,
+        None if gpus <= Parallel::node_size(gpu) => KvLink::Nvlink,
+        None => KvLink::Ib,
+    };
+    let cfg = DisaggConfig {
+        prefill_workers: pw,
+        decode_workers: dw,
+        link,
+        transfer_latency_ms: f
+            .kv_transfer_latency_ms
+            .unwrap_or(DEFAULT_KV_TRANSFER_LATENCY_MS),
+    };
+    cfg.validate()?;
+    Ok(Some(DisaggShapes {
+        prefill,
+        decode,
+        cfg,
+    }))
 }
 
 /// A finite number as a JSON number, anything else as `null` (the CLI's JSON where a missing
@@ -481,6 +574,9 @@ pub fn result_json(r: &SimResult, rate: f64, max_concurrency: Option<u64>) -> Va
     m.insert("max_batch".into(), json!(r.max_batch));
     m.insert("peak_kv_occupancy".into(), num(r.peak_kv_occupancy));
     m.insert("engine".into(), json!(r.engine));
+    if let Some(d) = &r.disagg {
+        m.insert("disagg".into(), disagg_json(d));
+    }
     m.insert(
         "notes".into(),
         json!(r
@@ -490,6 +586,26 @@ pub fn result_json(r: &SimResult, rate: f64, max_concurrency: Option<u64>) -> Va
             .collect::<Vec<_>>()),
     );
     Value::Object(m)
+}
+
+/// The two pools' figures and the stages of TTFT (means and P99s, ms).
+fn disagg_json(d: &DisaggSummary) -> Value {
+    let stage = |x: &crate::core::sim::Dist| json!({"mean": num(x.mean), "p99": num(x.p99)});
+    json!({
+        "prefill_workers": d.prefill_workers,
+        "prefill_gpus_per_worker": d.prefill_gpus,
+        "decode_workers": d.decode_workers,
+        "decode_gpus_per_worker": d.decode_gpus,
+        "kv_link": d.link.id(),
+        "kv_transfer_latency_ms": num(d.transfer_latency_ms),
+        "kv_bytes_per_gpu": num(d.kv_bytes_per_gpu),
+        "prefill_busy": num(d.prefill_busy),
+        "decode_busy": num(d.decode_busy),
+        "decode_mean_batch": num(d.decode_mean_batch),
+        "prefill_stage_ms": stage(&d.prefill_stage_ms),
+        "transfer_ms": stage(&d.transfer_ms),
+        "decode_first_token_ms": stage(&d.decode_first_ms),
+    })
 }
 
 fn sweep_json(s: &SweepResult) -> Value {
@@ -601,9 +717,52 @@ fn result_text(r: &SimResult, rate: f64) -> String {
         );
     }
     engine_lines(&mut s, &r.engine);
+    if let Some(d) = &r.disagg {
+        disagg_lines(&mut s, d);
+    }
     s.push_str(&format!("{:=^50}\n", ""));
     s.push_str(&notes_text(&r.notes));
     s
+}
+
+/// The two pools and the stages of TTFT, as lines of the text output (the engine lines above
+/// are the decode pool's).
+fn disagg_lines(s: &mut String, d: &DisaggSummary) {
+    section(s, "Disaggregated prefill / decode");
+    line(
+        s,
+        "Prefill workers x GPUs / decode workers x GPUs:",
+        format!(
+            "{} x {} / {} x {}",
+            d.prefill_workers, d.prefill_gpus, d.decode_workers, d.decode_gpus
+        ),
+    );
+    line(
+        s,
+        "KV link / bytes per GPU per request:",
+        format!("{} / {:.1} MB", d.link.id(), d.kv_bytes_per_gpu / 1e6),
+    );
+    for (label, v) in [
+        ("Mean send to prefill done (ms):", d.prefill_stage_ms.mean),
+        ("Mean KV transfer (ms):", d.transfer_ms.mean),
+        ("Mean landing to 1st token (ms):", d.decode_first_ms.mean),
+    ] {
+        line(s, label, format!("{v:.2}"));
+    }
+    line(
+        s,
+        "Busy share prefill / decode:",
+        format!(
+            "{:.1}% / {:.1}%",
+            d.prefill_busy * 100.0,
+            d.decode_busy * 100.0
+        ),
+    );
+    line(
+        s,
+        "Mean decode batch:",
+        format!("{:.1}", d.decode_mean_batch),
+    );
 }
 
 /// The engine's figures and the instance's parallelism, as lines of the text output.

@@ -73,7 +73,7 @@ pub fn check_replicas(n: u64) -> Result<(), CalcError> {
 }
 
 /// The replica that gets the next request: `k`-th request, `last` chosen before.
-fn route(router: Router, engines: &[Engine], k: usize, last: usize) -> usize {
+pub(crate) fn route(router: Router, engines: &[Engine], k: usize, last: usize) -> usize {
     let n = engines.len().max(1);
     match router {
         Router::RoundRobin => k % n,

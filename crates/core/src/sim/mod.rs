@@ -35,11 +35,13 @@
 
 pub mod bench;
 pub mod config;
+pub mod disagg;
 pub mod engines;
 pub mod fit;
 pub mod fleet;
 mod free_queue;
 pub mod kernel_step;
+mod kv_link;
 pub mod parallel;
 pub mod replica;
 pub mod resolved;
@@ -59,6 +61,9 @@ pub use config::{
     DEFAULT_FRONTEND_OVERHEAD_MS, DEFAULT_FRONTEND_PER_TOKEN_US, DEFAULT_MAX_STEPS,
     DYNAMO_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_PER_TOKEN_US,
     SGLANG_FRONTEND_OVERHEAD_MS, TRTLLM_FRONTEND_OVERHEAD_MS,
+};
+pub use disagg::{
+    simulate_disagg, DisaggConfig, DisaggSummary, KvLink, DEFAULT_KV_TRANSFER_LATENCY_MS,
 };
 pub use engines::{EngineKind, EnginePool, Policy};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};

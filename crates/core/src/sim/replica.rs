@@ -170,6 +170,16 @@ impl Replica {
         self.pipelined
     }
 
+    /// The instance's parallelism.
+    pub fn parallel(&self) -> Parallel {
+        self.par
+    }
+
+    /// The symmetric units one instance runs as (`dp × pp`: `sim::parallel`).
+    pub(crate) fn units(&self) -> u64 {
+        self.par.units()
+    }
+
     /// The step model (the time of one engine step; a fleet clones one per replica).
     pub fn step_model(&self) -> &StepModel {
         &self.steps
@@ -457,5 +467,6 @@ pub(crate) fn assemble(
             parallel: None,
         },
         notes,
+        disagg: None,
     }
 }

@@ -285,6 +285,10 @@ pub struct SimResult {
     pub engine: EngineUsed,
     /// Notes.
     pub notes: Vec<SimNote>,
+    /// Disaggregated serving: each pool's load and the stages of TTFT (`None`: one
+    /// aggregated engine or a fleet of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disagg: Option<DisaggSummary>,
 }
 
 impl SimResult {
@@ -328,4 +332,31 @@ impl SimResult {
         }
         v
     }
+}
+
+/// What disaggregation adds to a run's statistics: each pool's load and the stages of TTFT.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DisaggSummary {
+    /// Prefill and decode workers.
+    pub prefill_workers: u64,
+    pub decode_workers: u64,
+    /// GPUs of one prefill worker and of one decode worker.
+    pub prefill_gpus: u64,
+    pub decode_gpus: u64,
+    /// The link and one transfer's fixed latency, ms.
+    pub link: crate::sim::kv_link::KvLink,
+    pub transfer_latency_ms: f64,
+    /// Share of the run each pool's units were running a step, 0–1 (mean over units).
+    pub prefill_busy: f64,
+    pub decode_busy: f64,
+    /// From the client's send to the prefill's end (server's path, prefill queue, prefill), ms.
+    pub prefill_stage_ms: Dist,
+    /// The KV's transfer, ms.
+    pub transfer_ms: Dist,
+    /// From the KV's landing to the first token (decode queue and one decode step), ms.
+    pub decode_first_ms: Dist,
+    /// Mean requests per decode step (over the decode units' steps).
+    pub decode_mean_batch: f64,
+    /// Bytes of one request's KV sent per GPU (mean over measured requests).
+    pub kv_bytes_per_gpu: f64,
 }

@@ -128,6 +128,11 @@ pub(crate) struct ReqTimes {
     pub entered_s: f64,
     pub done_s: f64,
     pub scheduled_s: f64,
+    /// A request prefilled elsewhere (disaggregated serving, [`Engine::inject_prefilled`]):
+    /// when its client sent it and the server's path it took there (NaN otherwise). Its
+    /// statistics count from that send, not from its arrival here.
+    pub origin_s: f64,
+    pub origin_frontend_s: f64,
 }
 
 impl ReqTimes {
@@ -136,7 +141,18 @@ impl ReqTimes {
         entered_s: f64::NAN,
         done_s: f64::NAN,
         scheduled_s: f64::NAN,
+        origin_s: f64::NAN,
+        origin_frontend_s: f64::NAN,
     };
+
+    /// When its client sent it and its server's path: here, or where it was prefilled.
+    pub fn sent(&self) -> (f64, f64) {
+        if self.origin_s.is_nan() {
+            (self.send_s, self.entered_s - self.send_s)
+        } else {
+            (self.origin_s, self.origin_frontend_s)
+        }
+    }
 }
 
 /// What a preempted request left in the prefix cache: `blocks` blocks (across the cache's
@@ -304,6 +320,11 @@ pub(crate) struct Engine<'a> {
     /// scheduler last took new requests, and when it did (requests entering later wait).
     recv_count: u64,
     recv_at_s: f64,
+    /// Requests finished, in order, when a coordinator reads them (disaggregated serving:
+    /// `sim::disagg`); `None`: not kept.
+    pub(crate) outbox: Option<Vec<u32>>,
+    /// Seconds of steps run (the engine's busy time).
+    pub busy_s: f64,
     /// TensorRT-LLM's attention-DP balancing: steps since prompts were last let in, the
     /// share of recent steps with a prompt waiting, the accumulated odds that every rank had
     /// one (`trtllm.rs`).
@@ -417,6 +438,8 @@ impl<'a> Engine<'a> {
             new_token_ratio: sglang::SGLANG_INIT_NEW_TOKEN_RATIO,
             recv_count: 0,
             recv_at_s: f64::INFINITY,
+            outbox: None,
+            busy_s: 0.0,
             adp_wait: 0,
             adp_share: 0.0,
             adp_odds: 0.0,
@@ -513,6 +536,46 @@ impl<'a> Engine<'a> {
         self.push(r.ready_s, Kind::Ready(i));
     }
 
+    /// Gives the engine a request prefilled elsewhere (disaggregated serving): its prompt's
+    /// KV and its first token arrive at `r.ready_s`, so it asks for its blocks on admission
+    /// and decodes from its second token. It was sent by its client at `origin_s` and took
+    /// `origin_frontend_s` of server's path there; its statistics count from that send.
+    pub fn inject_prefilled(
+        &mut self,
+        r: &Request,
+        measured: bool,
+        origin_s: f64,
+        origin_frontend_s: f64,
+    ) {
+        let i = self.reqs.len() as u32;
+        let mut q = Req::new(r, measured);
+        q.computed = r.input;
+        q.generated = 1;
+        q.hit_applied = true;
+        self.reqs.push(q);
+        self.times.push(ReqTimes {
+            origin_s,
+            origin_frontend_s,
+            ..ReqTimes::NEW
+        });
+        self.cached.push(Cached::default());
+        self.ready_times.push(r.ready_s);
+        self.push(r.ready_s, Kind::Ready(i));
+    }
+
+    /// When its next event is due, seconds (`None`: nothing pending).
+    pub fn next_time(&self) -> Option<f64> {
+        self.next_event().map(|(e, _)| f64::from_bits(e.t))
+    }
+
+    /// When request `i` (its index in this engine) was sent and finished, and the server's
+    /// path it took: (send, done, frontend), seconds.
+    pub fn request_times(&self, i: u32) -> Option<(f64, f64, f64)> {
+        let t = self.times.get(i as usize)?;
+        let (send, front) = t.sent();
+        Some((send, t.done_s, front))
+    }
+
     /// Requests given and not finished: the router's measure of load.
     pub fn outstanding(&self) -> u64 {
         (self.reqs.len() as u64).saturating_sub(self.finished)
@@ -538,7 +601,7 @@ impl<'a> Engine<'a> {
                 .iter()
                 .zip(&self.times)
                 .filter(|(r, _)| r.measured)
-                .map(|(_, t)| t.send_s)
+                .map(|(_, t)| t.sent().0)
                 .filter(|t| !t.is_nan())
                 .fold(f64::INFINITY, f64::min),
             now: self.now,

@@ -215,6 +215,7 @@ impl Engine<'_> {
         }
         let dt = self.step_time();
         self.steps += 1;
+        self.busy_s += dt;
         self.step_start_s = self.now;
         let used = self.cfg.usable_blocks() - self.free_blocks;
         self.series.record(

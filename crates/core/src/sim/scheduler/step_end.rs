@@ -114,11 +114,15 @@ impl Engine<'_> {
             }
             if done {
                 let t = self.times.get_mut(id as usize);
-                let (send_s, entered_s, scheduled_s) =
+                let (send_s, frontend_s, scheduled_s) =
                     t.map_or((f64::NAN, f64::NAN, f64::NAN), |t| {
                         t.done_s = now;
-                        (t.send_s, t.entered_s, t.scheduled_s)
+                        let (send, front) = t.sent();
+                        (send, front, t.scheduled_s)
                     });
+                if let Some(o) = self.outbox.as_mut() {
+                    o.push(id);
+                }
                 let f = Finished {
                     input: r.input,
                     output: r.output,
@@ -127,7 +131,7 @@ impl Engine<'_> {
                     first_s: r.first_s,
                     done_s: now,
                     scheduled_s,
-                    frontend_s: entered_s - send_s,
+                    frontend_s,
                 };
                 self.collector.finish(r.measured, &f);
             }
