@@ -108,9 +108,14 @@ pub fn rows() -> Vec<Row> {
 
 /// The aggregated rows of a known engine that `keep` keeps.
 pub fn aggregated(keep: &dyn Fn(&Fields) -> bool) -> Vec<Row> {
+    rows_of("agg", keep)
+}
+
+/// The rows of `mode` (`agg` or `disagg`) of a known engine that `keep` keeps.
+pub fn rows_of(mode: &str, keep: &dyn Fn(&Fields) -> bool) -> Vec<Row> {
     records(ROWS)
         .into_iter()
-        .filter(|(_, f)| field(f, "mode") == "agg" && keep(f))
+        .filter(|(_, f)| field(f, "mode") == mode && keep(f))
         .filter_map(|(line, f)| {
             let engine = EngineKind::from_id(field(&f, "backend"))?;
             let sc = field(&f, "silicon_data_source")

@@ -3,6 +3,7 @@
 // Every test crate uses only some of these.
 #![allow(dead_code)]
 
+pub mod disagg_e2e;
 pub mod e2e;
 pub mod engines_e2e;
 pub mod english;
