@@ -200,3 +200,64 @@ fn bad_input_gets_a_sentence() {
         e.message(Lang::En)
     );
 }
+
+/// The CLI: `--disagg` runs the two pools and prints their figures; its flags without it, a
+/// sweep with it and a bad link each get one sentence (exit 2).
+#[test]
+fn the_cli_runs_and_refuses() {
+    let base = [
+        "simulate",
+        "--config",
+        "tests/fixtures/Qwen__Qwen3-8B.json",
+        "--gpu",
+        "h100-sxm",
+        "--rate",
+        "inf",
+        "--max-concurrency",
+        "4",
+        "--input-len",
+        "512",
+        "--output-len",
+        "32",
+        "--num-requests",
+        "12",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        common::run_cli(&a)
+    };
+    let (code, out, err) = with(&["--disagg", "--decode-workers", "2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let d = &v["disagg"];
+    assert_eq!(d["decode_workers"], 2);
+    // One 8-GPU node holds both pools: NVLink by default.
+    assert_eq!(d["kv_link"], "nvlink");
+    assert!(
+        d["transfer_ms"]["mean"]
+            .as_f64()
+            .is_some_and(|x| x >= 200.0),
+        "{d}"
+    );
+    assert_eq!(v["completed"], 12);
+    for (extra, says) in [
+        (&["--decode-workers", "2"][..], "need --disagg"),
+        (&["--disagg", "--kv-link", "smoke"][..], "nvlink"),
+        (
+            &["--disagg", "--prefill-workers", "0"][..],
+            "--prefill-workers",
+        ),
+        (
+            &["--disagg", "--decode-workers", "1000"][..],
+            "decode workers",
+        ),
+    ] {
+        let (code, _, err) = with(extra);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{extra:?}: {err}"
+        );
+    }
+}

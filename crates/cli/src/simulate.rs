@@ -4,8 +4,12 @@
 //! [--gpu-memory-utilization 0.9] [--weights-dtype D] [--kv-dtype D] [--prefix-hit F]
 //! [--frontend-overhead-ms MS] [--frontend-per-token-us US] [--enable-expert-parallel]
 //! [--no-async-scheduling] [--step-model kernels|roofline] [--burstiness B] [--seed N]
-//! [--sweep R1,R2,...] [--goodput ttft:MS,tpot:MS] [--eff e_bw=…,e_cp=…] [--json]`:
-//! one vLLM engine replica under load, simulated (`core::sim`).
+//! [--sweep R1,R2,...] [--goodput ttft:MS,tpot:MS] [--eff e_bw=…,e_cp=…] [--json]
+//! [--disagg --prefill-workers N --prefill-tp N --prefill-dp N --prefill-ep N --decode-workers N
+//! --decode-tp N --decode-dp N --decode-ep N --kv-link nvlink|ib|roce --kv-transfer-latency-ms
+//! MS]`: one engine replica under load, simulated (`core::sim`); with `--disagg`, a pool of
+//! prefill workers and a pool of decode workers (`core::sim::disagg`; the JSON's `disagg`
+//! object holds each pool's busy share and TTFT's stages).
 //!
 //! The server's path per request is `--frontend-overhead-ms` (its fixed part: HTTP, the
 //! hand-off to the engine, streaming; default `core::sim::DEFAULT_FRONTEND_OVERHEAD_MS`, fitted
