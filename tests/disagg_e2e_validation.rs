@@ -213,8 +213,8 @@ fn per_row_breakdown() {
 fn fit_handoff_latency() {
     let rows: Vec<Row> = rows().into_iter().filter(|r| r.c <= 16).collect();
     let candidates = [1.0, 50.0, 100.0, 125.0, 150.0, 175.0, 200.0, 250.0];
-    // (model, measured, simulated at each candidate)
-    let mut table: Vec<(String, f64, Vec<f64>)> = Vec::new();
+    // (model, measured, simulated at each candidate, engine)
+    let mut table: Vec<(String, f64, Vec<f64>, String)> = Vec::new();
     for r in &rows {
         let sims: Vec<f64> = candidates
             .iter()
@@ -224,17 +224,30 @@ fn fit_handoff_latency() {
             })
             .collect();
         if sims.iter().all(|x| x.is_finite()) {
-            table.push((r.model.clone(), r.ttft_ms, sims));
+            table.push((r.model.clone(), r.ttft_ms, sims, r.engine.id().to_string()));
         }
     }
     let med = |sel: &dyn Fn(&str) -> bool, i: usize| {
         let e: Vec<f64> = table
             .iter()
-            .filter(|(m, _, _)| sel(m))
-            .map(|(_, meas, s)| (s[i] / meas - 1.0).abs())
+            .filter(|(m, _, _, _)| sel(m))
+            .map(|(_, meas, s, _)| (s[i] / meas - 1.0).abs())
             .collect();
         (quantile(&e, 0.5), e.len())
     };
+    for engine in ["sglang", "trtllm", "vllm"] {
+        let line: Vec<String> = (0..candidates.len())
+            .map(|i| {
+                let e: Vec<f64> = table
+                    .iter()
+                    .filter(|x| x.3 == engine)
+                    .map(|(_, meas, s, _)| (s[i] / meas - 1.0).abs())
+                    .collect();
+                format!("{}:{:.1}%", candidates[i], quantile(&e, 0.5) * 100.0)
+            })
+            .collect();
+        println!("  {engine}: {}", line.join(" "));
+    }
     println!("{} rows at 16 clients or fewer", table.len());
     for (i, l) in candidates.iter().enumerate() {
         let (m, n) = med(&|_| true, i);
@@ -243,7 +256,7 @@ fn fit_handoff_latency() {
             m * 100.0
         );
     }
-    let mut models: Vec<String> = table.iter().map(|(m, _, _)| m.clone()).collect();
+    let mut models: Vec<String> = table.iter().map(|(m, _, _, _)| m.clone()).collect();
     models.sort();
     models.dedup();
     for held in &models {
