@@ -111,29 +111,25 @@ fn report(title: &str, rows: &[Row]) -> (usize, [f64; 4]) {
     println!("mean TTFT and mean TPOT, |error| median / 90th percentile:");
     let all = figures(&done, &|_| true);
     print_line("all", all.0, all.1, signed(&done, &|_| true));
-    let mut engines: Vec<String> = done.iter().map(|c| c.engine.clone()).collect();
-    engines.sort();
-    engines.dedup();
-    for e in &engines {
-        let f = figures(&done, &|c| &c.engine == e);
-        print_line(
-            &format!("engine {e}"),
-            f.0,
-            f.1,
-            signed(&done, &|c| &c.engine == e),
-        );
-    }
-    let mut systems: Vec<String> = done.iter().map(|c| c.system.clone()).collect();
-    systems.sort();
-    systems.dedup();
-    for g in &systems {
-        let f = figures(&done, &|c| &c.system == g);
-        print_line(
-            &format!("GPU {g}"),
-            f.0,
-            f.1,
-            signed(&done, &|c| &c.system == g),
-        );
+    for (what, key) in [
+        (
+            "engine",
+            (|c: &Compared| c.engine.clone()) as fn(&Compared) -> String,
+        ),
+        ("GPU", |c: &Compared| c.system.clone()),
+    ] {
+        let mut groups: Vec<String> = done.iter().map(key).collect();
+        groups.sort();
+        groups.dedup();
+        for g in &groups {
+            let f = figures(&done, &|c| &key(c) == g);
+            print_line(
+                &format!("{what} {g}"),
+                f.0,
+                f.1,
+                signed(&done, &|c| &key(c) == g),
+            );
+        }
     }
     all
 }

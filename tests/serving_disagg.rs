@@ -5,24 +5,12 @@
 
 mod common;
 
-use common::{h100, qwen8b};
+use common::{h100, qwen8b, qwen8b_replica};
 use llm_serving_calculator::core::base::{Dtype, Lang};
 use llm_serving_calculator::core::calc::kv;
-use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::sim::{
-    simulate_disagg, Arrival, Budget, DisaggConfig, EngineConfig, KvLink, Lengths, Replica,
-    SimResult, WorkloadSpec,
+    simulate_disagg, Arrival, Budget, DisaggConfig, KvLink, Lengths, SimResult, WorkloadSpec,
 };
-
-fn replica() -> Replica {
-    Replica::new(
-        &qwen8b(),
-        h100(),
-        &EngineConfig::default(),
-        &Efficiencies::default(),
-    )
-    .expect("replica")
-}
 
 fn closed_loop(clients: u64, input: u64, output: u64, n: u64) -> WorkloadSpec {
     WorkloadSpec {
@@ -35,7 +23,7 @@ fn closed_loop(clients: u64, input: u64, output: u64, n: u64) -> WorkloadSpec {
 }
 
 fn run(cfg: &DisaggConfig, wl: &WorkloadSpec) -> SimResult {
-    let (p, d) = (replica(), replica());
+    let (p, d) = (qwen8b_replica(), qwen8b_replica());
     simulate_disagg(&p, &d, h100(), cfg, wl, None, Budget::default()).expect("disagg")
 }
 
@@ -171,7 +159,7 @@ fn more_decode_workers_do_not_raise_tpot() {
 #[test]
 fn bad_input_gets_a_sentence() {
     let wl = closed_loop(1, 128, 8, 2);
-    let (p, d) = (replica(), replica());
+    let (p, d) = (qwen8b_replica(), qwen8b_replica());
     for cfg in [
         DisaggConfig {
             prefill_workers: 0,
