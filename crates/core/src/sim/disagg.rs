@@ -8,9 +8,10 @@
 //! leaves for the least-loaded decode unit: the bytes the prefill engine holds for it on one
 //! GPU (its blocks × the engine's bytes per block, as it allocated them), over one GPU's link
 //! ([`KvLink`]: NVLink inside one NVLink domain, a 400 Gb/s NIC per GPU over InfiniBand or
-//! RoCE between nodes), plus a fixed cost per hand-off (fitted: [`DEFAULT_KV_TRANSFER_LATENCY_MS`]). The transfer starts when the
-//! prefill ends (not overlapped layer by layer: TensorRT-LLM's and vLLM's NIXL connectors and
-//! SGLang's Mooncake backend send a request's cache once its prefill is done). At the decode
+//! RoCE between nodes), plus a fixed cost per hand-off (fitted:
+//! [`DEFAULT_KV_TRANSFER_LATENCY_MS`]). The transfer starts when the prefill ends (not
+//! overlapped layer by layer: TensorRT-LLM's and vLLM's NIXL connectors and SGLang's Mooncake
+//! backend send a request's cache once its prefill is done). At the decode
 //! unit it waits for admission (its blocks allocated at once), then decodes from its second
 //! token: its first token reaches the client with the second, at the end of its first decode
 //! step, so TTFT = server's path + prefill queue + prefill + transfer + decode queue + one
@@ -61,7 +62,7 @@ pub struct DisaggConfig {
     pub decode_workers: u64,
     /// The link the KV crosses.
     pub link: KvLink,
-    /// Fixed latency of one transfer, ms.
+    /// The fixed cost of one hand-off beside the KV's bytes, ms.
     pub transfer_latency_ms: f64,
 }
 
