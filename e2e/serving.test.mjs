@@ -193,6 +193,63 @@ export default function register(runner) {
     check((await byId(bad, 'sv-spec_al').inputValue()) === '0', `the bad length was used: ${await byId(bad, 'sv-spec_al').inputValue()}`);
   }, { timeoutMs: 180000 });
 
+  runner.test('serving: disaggregated prefill/decode from a link shows both pools and the stages of TTFT, turned off and on; a bad worker count is refused', async ({ open, server, screenshot, log }) => {
+    const p = await open({ viewport: { width: 1400, height: 1000 } });
+    const page = await openApp(p, `${server.url}?${SMALL}&sv_arr=conc&sv_conc=8&sv_disagg=1&sv_pw=1&sv_dw=2`);
+    check((await byId(page, 'sv-disagg').inputValue()) === 'on', 'the linked toggle');
+    check((await byId(page, 'sv-dw').inputValue()) === '2', 'the linked decode workers');
+    check((await byId(page, 'sv-kvl').inputValue()) === 'auto', 'the link left automatic');
+    await scrollToServing(page);
+    const on = await summaryAfter(page, '', 'the disaggregated sweep');
+    log(`summary: ${on.split('\n').join(' | ')}`);
+    check(/Disaggregated: 1 prefill worker\(s\) of 1 GPU\(s\) and 2 decode worker\(s\)/.test(on), `the summary names the pools: ${on}`);
+    // The pools' table: both busy shares, the link, and TTFT's three stages (mean / P99).
+    const table = await waitFor(async () => ((await byId(page, 'serving-disagg').count()) ? readText(page, 'serving-disagg') : null), 'the pools table', 30000);
+    log(`pools: ${table.split('\n').join(' | ')}`);
+    for (const row of [/prefill pool busy \(% of the run\)\s+\d/, /decode pool busy \(% of the run\)\s+\d/, /decode pool \(workers × GPUs each\)\s+2 × 1/,
+      /KV link \(fixed latency per transfer, ms\)\s+NVLink \(\d+ ms\)/, /send → prefill done \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/,
+      /KV transfer \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/, /KV landed → first token \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/]) {
+      check(row.test(table), `no row ${row} in ${table}`);
+    }
+    await byId(page, 'serving-disagg').scrollIntoViewIfNeeded();
+    await screenshot(page, 'serving-disagg', { fullPage: false });
+    // Off: its fields and the link go, the URL forgets it, the table goes with the new result.
+    await byId(page, 'sv-disagg').selectOption('off');
+    await waitFor(async () => (await byId(page, 'sv-dw').count()) === 0 && (await byId(page, 'sv-kvl').count()) === 0, 'the pools fields hidden when off', 10000);
+    await waitFor(async () => !new URL(page.url()).searchParams.has('sv_disagg'), 'sv_disagg gone from the URL', 10000);
+    const off = await summaryAfter(page, on, 'the sweep on one engine');
+    check(!/Disaggregated/.test(off), `no pools note when off: ${off}`);
+    check((await byId(page, 'serving-disagg').count()) === 0, 'the pools table stays when off');
+    // On again, over RoCE: the fields come back with their values, the table names the link.
+    await byId(page, 'sv-disagg').selectOption('on');
+    await byId(page, 'sv-kvl').selectOption('roce');
+    check((await byId(page, 'sv-dw').inputValue()) === '2', 'the decode workers kept');
+    await waitFor(async () => new URL(page.url()).searchParams.get('sv_kvl') === 'roce', 'sv_kvl=roce in the URL', 10000);
+    await waitFor(async () => ((await byId(page, 'serving-disagg').count()) && /RoCE/.test(await readText(page, 'serving-disagg'))) || null, 'the table over RoCE', 60000);
+    // No decode workers: one sentence beside the field, the last result kept.
+    const before = await readText(page, 'serving-disagg');
+    await setValue(page, 'sv-dw', '0');
+    const err = await waitFor(async () => ((await byId(page, 'sv-dw-error').count()) ? readText(page, 'sv-dw-error') : null), 'the refusal of 0 workers', 10000);
+    log(`refusal: ${err}`);
+    check(/1/.test(err) && /256/.test(err), `the sentence names the range: ${err}`);
+    check(new URL(page.url()).searchParams.get('sv_dw') === '2', 'the refused count reached the URL');
+    check((await readText(page, 'serving-disagg')) === before, 'the last result did not stay');
+    // Korean: the table's labels follow the language.
+    const ko = await open({ viewport: { width: 1400, height: 1000 } });
+    const kpage = await openApp(ko, `${server.url}?lang=ko&${SMALL}&sv_arr=conc&sv_conc=8&sv_disagg=1&sv_dw=2&sv_kvl=ib`);
+    await scrollToServing(kpage);
+    const kt = await waitFor(async () => ((await byId(kpage, 'serving-disagg').count()) ? readText(kpage, 'serving-disagg') : null), 'the Korean pools table', 60000);
+    check(/프리필 풀 사용률/.test(kt) && /TTFT 2단계/.test(kt) && /InfiniBand/.test(kt), `Korean labels: ${kt}`);
+    await byId(kpage, 'serving-disagg').scrollIntoViewIfNeeded();
+    await screenshot(kpage, 'serving-disagg-ko', { fullPage: false });
+    // Garbage in the URL: a notice each, the inputs at their defaults.
+    const q = await open({ viewport: { width: 1400, height: 1000 } });
+    const bad = await openApp(q, `${server.url}?sv_disagg=yes&sv_pw=0&sv_kvl=ethernet`);
+    const notices = await readText(bad, 'notices');
+    for (const k of ['sv_disagg', 'sv_pw', 'sv_kvl']) check(new RegExp(k).test(notices), `no notice names ${k}: ${notices}`);
+    check((await byId(bad, 'sv-disagg').inputValue()) === 'off', 'the bad toggle was used');
+  }, { timeoutMs: 240000 });
+
   runner.test('serving: a link restores the serving inputs, and a bad serving parameter gives a notice', async ({ open, server, screenshot }) => {
     const p = await open({ viewport: { width: 1400, height: 1000 } });
     const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7`);

@@ -38,6 +38,7 @@ pub mod roofline_view;
 pub mod section_index;
 pub mod serving_bench_view;
 pub mod serving_controls;
+pub mod serving_disagg_table;
 pub mod serving_view;
 pub mod sim_client;
 pub mod sim_status;

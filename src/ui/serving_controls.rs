@@ -1,11 +1,13 @@
 //! The inputs of "Serving under load": the engine (vLLM, SGLang or TensorRT-LLM) and its knobs,
 //! speculative decoding (off, MTP, EAGLE-3 or n-gram, with its drafts and accepted length),
+//! disaggregated prefill and decode (off, or two pools with their workers, TP and KV link),
 //! named as it names its flags (0 = its default where it picks one per GPU), the arrivals and lengths as
 //! `vllm bench serve` names them. They live in the scenario (URL `sv_…`); a bad value gives a
 //! sentence beside its field and is not used, so the last good result stays.
 
 use crate::core::base::{fill, fmt_sig, tr};
-use crate::core::scenario::{ArrivalKind, DatasetKind, ServField};
+use crate::core::present::link_label_key;
+use crate::core::scenario::{ArrivalKind, DatasetKind, ServField, KV_LINKS};
 use crate::core::sim::{EngineKind, SpecMethod};
 use crate::ui::float_field::FloatField;
 use crate::ui::state::{use_app, AppState, History};
@@ -19,11 +21,12 @@ pub fn ServingControls() -> impl IntoView {
     let refused: RwSignal<Option<(ServField, f64)>> = RwSignal::new(None);
     let engine = Memo::new(move |_| state.scenario.with(|s| s.views.serving.engine));
     let spec = Memo::new(move |_| state.scenario.with(|s| s.views.serving.spec));
+    let disagg = Memo::new(move |_| state.scenario.with(|s| s.views.serving.disagg));
     // Rebuilt when the engine changes (its knobs' names, and only the fields that apply) or
-    // speculative decoding is turned on or off (its fields).
-    let shown = Memo::new(move |_| (engine.get(), spec.get().is_some()));
+    // speculative decoding or disaggregation is turned on or off (their fields).
+    let shown = Memo::new(move |_| (engine.get(), spec.get().is_some(), disagg.get()));
     let fields = move || {
-        let (e, _) = shown.get();
+        let (e, _, _) = shown.get();
         let v = state.scenario.with_untracked(|s| s.views.serving);
         ServField::ALL
         .iter()
@@ -99,6 +102,7 @@ pub fn ServingControls() -> impl IntoView {
                     }).collect_view()}
                 </select>
             </div>
+            <DisaggSelects disagg=disagg />
             <div class="field">
                 <label for="sv-arr">{move || state.tr("sv_arrival")}</label>
                 <select id="sv-arr" data-testid="sv-arr" on:change=on_arrival>
@@ -122,6 +126,46 @@ pub fn ServingControls() -> impl IntoView {
                 <p class="field-error" role="alert" data-testid="sv-refused">{m}</p>
             })}
         </div>
+    }
+}
+
+/// Disaggregation's toggle (off, or a prefill and a decode pool) and, when it is on, the KV
+/// link's select (auto, NVLink, InfiniBand, RoCE); the pools' workers and TP are fields.
+#[component]
+fn DisaggSelects(
+    /// Whether disaggregation is on.
+    disagg: Memo<bool>,
+) -> impl IntoView {
+    let state = use_app();
+    let link = Memo::new(move |_| state.scenario.with(|s| s.views.serving.kv_link));
+    let on_disagg = move |ev: leptos::ev::Event| {
+        let on = event_target_value(&ev) == "on";
+        state.edit(History::Push, |s| s.views.serving.disagg = on);
+    };
+    let on_link = move |ev: leptos::ev::Event| {
+        let id = event_target_value(&ev);
+        let l = KV_LINKS.into_iter().find(|l| l.id() == id);
+        state.edit(History::Push, |s| s.views.serving.kv_link = l);
+    };
+    view! {
+        <div class="field">
+            <label for="sv-disagg">{move || state.tr("sv_pd_choice")}</label>
+            <select id="sv-disagg" data-testid="sv-disagg" on:change=on_disagg>
+                <option value="off" selected=move || !disagg.get()>{move || state.tr("sv_spec_off")}</option>
+                <option value="on" selected=move || disagg.get()>{move || state.tr("sv_pd_on")}</option>
+            </select>
+        </div>
+        {move || disagg.get().then(|| view! {
+            <div class="field">
+                <label for="sv-kvl">{move || state.tr("sv_link_choice")}</label>
+                <select id="sv-kvl" data-testid="sv-kvl" on:change=on_link>
+                    <option value="auto" selected=move || link.get().is_none()>{move || state.tr("sv_link_auto")}</option>
+                    {KV_LINKS.into_iter().map(|l| view! {
+                        <option value=l.id() selected=move || link.get() == Some(l)>{move || state.tr(link_label_key(l))}</option>
+                    }).collect_view()}
+                </select>
+            </div>
+        })}
     }
 }
 

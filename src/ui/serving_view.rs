@@ -21,6 +21,7 @@ use crate::ui::in_view::in_view;
 use crate::ui::math_panel::MathPanel;
 use crate::ui::serving_bench_view::BenchPaste;
 use crate::ui::serving_controls::ServingControls;
+use crate::ui::serving_disagg_table::DisaggTable;
 use crate::ui::sim_client::{self, SimSignals};
 use crate::ui::sim_status::{rebuild_once, SimPlaceholder, SimStatusLine};
 use crate::ui::state::{use_app, AppState};
@@ -193,6 +194,7 @@ fn Results(sig: SimSignals, metric: RwSignal<LatencyMetric>, state: AppState) ->
         </div>
         {move || rest.get().then(|| view! {
             <StatsTable sig=sig warm=warm />
+            <DisaggTable sig=sig warm=warm />
             <MathPanel derivation=math testid="math-sv-step" />
         })}
         </div>

@@ -21,25 +21,27 @@
 
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::error::CalcError;
-use crate::base::i18n::{tr, Lang};
+use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::fmt_sig;
 use crate::hardware::catalog::{Accelerator, Architecture, Catalog};
 use crate::model::ModelDesc;
 use crate::present::report::{accelerator_of, scenario_model};
 use crate::present::serving_bench::{run_bench_job, BenchView};
+use crate::present::serving_disagg::{link_name, DisaggPools};
 use crate::present::serving_load::burstiness;
 pub use crate::present::serving_load::SEED;
-pub use crate::present::serving_load::{engine_config, workload};
+pub use crate::present::serving_load::{disagg_shapes, engine_config, workload};
 use crate::present::serving_plan::{run_plan_job, PlanSimView};
 #[cfg(test)]
 use crate::scenario::DatasetKind;
 use crate::scenario::{ArrivalKind, Scenario};
 use crate::sim::config::{Budget, EngineConfig, Slo};
+use crate::sim::disagg::{simulate_disagg, DisaggConfig};
 use crate::sim::replica::Replica;
 use crate::sim::result::SimResult;
 use crate::sim::stats::Dist;
 use crate::sim::step_time::StepModel;
-use crate::sim::sweep::sweep_rates;
+use crate::sim::sweep::sweep_with;
 use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 
@@ -194,6 +196,9 @@ pub struct ServingGpu {
     pub partial: bool,
     /// Notes of the runs, in the job's language.
     pub notes: Vec<String>,
+    /// The two pools at the chosen rate, when disaggregated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disagg: Option<DisaggPools>,
 }
 
 /// What the section shows, for every compared GPU.
@@ -207,6 +212,16 @@ pub struct ServingView {
     pub targets_ms: (f64, f64),
     /// One decode step's time of the first GPU, derived.
     pub math: Option<Derivation>,
+}
+
+impl ServingView {
+    /// The GPUs whose run was disaggregated, with their pools (empty when none was).
+    pub fn disagg_columns(&self) -> Vec<(&str, &DisaggPools)> {
+        self.gpus
+            .iter()
+            .filter_map(|g| g.disagg.as_ref().map(|d| (g.name.as_str(), d)))
+            .collect()
+    }
 }
 
 /// Runs one job's JSON text and returns the reply's JSON text (what the worker does): a
@@ -269,19 +284,25 @@ fn mean_lengths(l: &Lengths) -> (f64, f64) {
     }
 }
 
-/// The analytic saturation estimate, req/s: a full batch of `B` requests (the fewest of
-/// `max_num_seqs`, the requests whose KV blocks fit, and the clients) each needs `O` decode
-/// steps at the mean context and its prompt's prefill: `B / (O·t_decode(B) + B·t_prefill(I))`.
-/// Also returns the decode step's batch, context and time (seconds) for "Show the math".
-/// Under attention DP or pipeline stages the batch is one unit's (`core::sim::parallel`) and
-/// the rate the instance's (the units' with clients together).
-pub fn analytic_capacity(
+/// The analytic estimate's parts for one engine: a full batch (one unit's), the units with
+/// clients, the mean decode context, the mean output length, one decode step's time at that
+/// batch and one prompt's prefill time (seconds).
+struct CapacityParts {
+    batch: u64,
+    units: u64,
+    ctx: u64,
+    o: f64,
+    t_decode: f64,
+    t_prefill: f64,
+}
+
+fn capacity_parts(
     model: &ModelDesc,
     gpu: &Accelerator,
     engine: &EngineConfig,
     s: &Scenario,
     wl: &WorkloadSpec,
-) -> Result<(f64, (u64, u64, f64)), CalcError> {
+) -> Result<CapacityParts, CalcError> {
     let r = engine.resolve(model, gpu)?;
     let (i, o) = mean_lengths(&wl.lengths);
     let tokens = (i + o).ceil().max(1.0) as u64;
@@ -326,13 +347,78 @@ pub fn analytic_capacity(
     steps.begin();
     steps.add_prefill(0, prompt);
     let t_prefill = steps.finish(prompt, 1) - s.views.eff.prefill_overhead_s;
-    let per_round = o * t_decode + batch as f64 * t_prefill.max(0.0);
+    Ok(CapacityParts {
+        batch,
+        units,
+        ctx,
+        o,
+        t_decode,
+        t_prefill: t_prefill.max(0.0),
+    })
+}
+
+/// The analytic saturation estimate, req/s: a full batch of `B` requests (the fewest of
+/// `max_num_seqs`, the requests whose KV blocks fit, and the clients) each needs `O` decode
+/// steps at the mean context and its prompt's prefill: `B / (O·t_decode(B) + B·t_prefill(I))`.
+/// Also returns the decode step's batch, context and time (seconds) for "Show the math".
+/// Under attention DP or pipeline stages the batch is one unit's (`core::sim::parallel`) and
+/// the rate the instance's (the units' with clients together).
+pub fn analytic_capacity(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    engine: &EngineConfig,
+    s: &Scenario,
+    wl: &WorkloadSpec,
+) -> Result<(f64, (u64, u64, f64)), CalcError> {
+    let CapacityParts {
+        batch,
+        units,
+        ctx,
+        o,
+        t_decode,
+        t_prefill,
+    } = capacity_parts(model, gpu, engine, s, wl)?;
+    let per_round = o * t_decode + batch as f64 * t_prefill;
     let rate = if per_round > 0.0 {
         (batch * units) as f64 / per_round
     } else {
         1.0
     };
     Ok((rate.max(1e-3), (batch, ctx, t_decode)))
+}
+
+/// The analytic saturation estimate of disaggregated pools, req/s: the slower of the prefill
+/// pool (`P` workers of `u_p` units, one prompt each at a time: `P·u_p / t_prefill(I)`) and
+/// the decode pool (`D` workers of `u_d` units, a full batch `B` each for `O` steps:
+/// `D·u_d·B / (O·t_decode(B))`), the clients shared out over each pool's workers. Also the
+/// decode pool's step as [`analytic_capacity`] returns it.
+pub fn analytic_capacity_disagg(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    (prefill, decode, cfg): (&EngineConfig, &EngineConfig, &DisaggConfig),
+    s: &Scenario,
+    wl: &WorkloadSpec,
+) -> Result<(f64, (u64, u64, f64)), CalcError> {
+    let share = |workers: u64| WorkloadSpec {
+        max_concurrency: wl.max_concurrency.map(|c| c.div_ceil(workers.max(1))),
+        ..wl.clone()
+    };
+    let p = capacity_parts(model, gpu, prefill, s, &share(cfg.prefill_workers))?;
+    let d = capacity_parts(model, gpu, decode, s, &share(cfg.decode_workers))?;
+    let rate_p = if p.t_prefill > 0.0 {
+        cfg.prefill_workers as f64 * p.units as f64 / p.t_prefill
+    } else {
+        f64::INFINITY
+    };
+    let per_round = d.o * d.t_decode;
+    let rate_d = if per_round > 0.0 {
+        cfg.decode_workers as f64 * (d.units * d.batch) as f64 / per_round
+    } else {
+        f64::INFINITY
+    };
+    let rate = rate_p.min(rate_d);
+    let rate = if rate.is_finite() { rate } else { 1.0 };
+    Ok((rate.max(1e-3), (d.batch, d.ctx, d.t_decode)))
 }
 
 /// Runs a job: every compared GPU's sweep and chosen run. Errors concern the whole scenario
@@ -387,11 +473,28 @@ fn run_gpu(
         ttft_ms: s.views.plan.ttft_ms,
         tpot_ms: s.views.plan.tpot_ms,
     };
-    let (analytic, step) = analytic_capacity(model, acc, &engine, s, &wl)?;
-    let mut rep = Replica::new(model, acc, &engine, &s.views.eff)?;
-    let rates: Vec<f64> = SWEEP_FRACTIONS.iter().map(|f| f * analytic).collect();
     let budget = Budget::default();
-    let sweep = sweep_rates(&mut rep, &wl, &rates, Some(slo), budget)?;
+    // Disaggregated: both pools' replicas, every run of the sweep (and the chosen one) on them.
+    // "Show the math" times the one engine's decode step, or the decode pool's.
+    let (mut dep, (analytic, step), math_engine) = match disagg_shapes(s, acc) {
+        Some((p, d, cfg)) => (
+            Deployment::Pools(
+                Box::new(Replica::new(model, acc, &p, &s.views.eff)?),
+                Replica::new(model, acc, &d, &s.views.eff)?,
+                cfg,
+            ),
+            analytic_capacity_disagg(model, acc, (&p, &d, &cfg), s, &wl)?,
+            d,
+        ),
+        None => (
+            Deployment::One(Replica::new(model, acc, &engine, &s.views.eff)?),
+            analytic_capacity(model, acc, &engine, s, &wl)?,
+            engine,
+        ),
+    };
+    let rates: Vec<f64> = SWEEP_FRACTIONS.iter().map(|f| f * analytic).collect();
+    let mut run = |w: &WorkloadSpec| dep.run(acc, w, Some(slo), budget);
+    let sweep = sweep_with(&mut run, &wl, |_| rates, Some(slo))?;
     let v = &s.views.serving;
     let mut chosen_wl = wl.clone();
     let chosen_rate = match v.arrival {
@@ -401,7 +504,7 @@ fn run_gpu(
         _ => (sweep.saturation_rate * AUTO_RATE_FRACTION).max(1e-3),
     };
     chosen_wl.arrival = Arrival::from_rate(chosen_rate, burstiness(v));
-    let chosen = rep.run(&chosen_wl, Some(slo), budget)?;
+    let chosen = run(&chosen_wl)?;
     let points = sweep
         .points
         .iter()
@@ -428,11 +531,25 @@ fn run_gpu(
         .collect();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
-    let parts = rep
+    let disagg = chosen.disagg.as_ref().map(DisaggPools::from);
+    if let Some(d) = &disagg {
+        notes.push(fill(
+            tr(lang, "sv_pd_note"),
+            &[
+                ("pw", &d.prefill.0.to_string()),
+                ("pg", &d.prefill.1.to_string()),
+                ("dw", &d.decode.0.to_string()),
+                ("dg", &d.decode.1.to_string()),
+                ("link", link_name(d.link)),
+            ],
+        ));
+    }
+    let parts = dep
+        .stepping()
         .step_model()
         .kernel()
         .map(|k| (k.linear_parts(step.0 as f64), k.overhead().fixed));
-    let math = step_math(acc, &engine, step, parts);
+    let math = step_math(acc, &math_engine, step, parts);
     let gpu = ServingGpu {
         name: acc.name.clone(),
         analytic_rate: analytic,
@@ -444,8 +561,38 @@ fn run_gpu(
         series,
         chosen: chosen_stats(&chosen),
         notes,
+        disagg,
     };
     Ok((gpu, math))
+}
+
+/// What one GPU's sweep runs on: one replica, or disaggregated pools (prefill, decode, the
+/// two pools' counts and link).
+enum Deployment {
+    One(Replica),
+    Pools(Box<Replica>, Replica, DisaggConfig),
+}
+
+impl Deployment {
+    fn run(
+        &mut self,
+        gpu: &Accelerator,
+        wl: &WorkloadSpec,
+        slo: Option<Slo>,
+        budget: Budget,
+    ) -> Result<SimResult, CalcError> {
+        match self {
+            Deployment::One(rep) => rep.run(wl, slo, budget),
+            Deployment::Pools(p, d, cfg) => simulate_disagg(p, d, gpu, cfg, wl, slo, budget),
+        }
+    }
+
+    /// The replica whose decode step "Show the math" times: the one, or the decode pool's.
+    fn stepping(&self) -> &Replica {
+        match self {
+            Deployment::One(rep) | Deployment::Pools(_, rep, _) => rep,
+        }
+    }
 }
 
 /// The statistics the section's table shows, named as `vllm bench serve` names them (with
@@ -678,6 +825,37 @@ mod tests {
         // A faster GPU saturates later.
         assert!(v.gpus[0].saturation_rate > v.gpus[1].saturation_rate);
         assert!(v.math.is_some());
+    }
+
+    /// With the toggle on every run is disaggregated: the chosen run carries both pools (the
+    /// link NVLink, three GPUs fitting one H100 node), the sweep still brackets its knee, and
+    /// the view's table has a column for the GPU.
+    #[test]
+    fn a_disaggregated_sweep_shows_both_pools() {
+        let mut s = Scenario::from_query(&small_query(&["h100-sxm"])).0;
+        s.views.serving.disagg = true;
+        s.views.serving.decode_workers = 2;
+        let v =
+            run_job(&s.to_query(), Lang::En, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let g = &v.gpus[0];
+        let d = g.disagg.as_ref().unwrap_or_else(|| panic!("no pools"));
+        assert_eq!((d.prefill, d.decode), ((1, 1), (2, 1)));
+        assert_eq!(d.link, crate::sim::disagg::KvLink::Nvlink);
+        assert!(d.prefill_busy > 0.0 && d.decode_busy > 0.0, "{d:?}");
+        assert!(d.transfer.mean > 0.0 && d.kv_bytes_per_gpu > 0.0, "{d:?}");
+        let ratio = g.saturation_rate / g.analytic_rate;
+        assert!((0.5..2.0).contains(&ratio), "{ratio}");
+        assert!(
+            g.notes.iter().any(|n| n.starts_with("Disaggregated")),
+            "{:?}",
+            g.notes
+        );
+        assert_eq!(v.disagg_columns().len(), 1);
+        // Off: one replica, no pools.
+        s.views.serving.disagg = false;
+        let v =
+            run_job(&s.to_query(), Lang::En, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(v.disagg_columns().is_empty());
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //! sizing, `serving_plan`; a pasted benchmark, `serving_bench`).
 
 use crate::calc::perf::Efficiencies;
+use crate::hardware::catalog::Accelerator;
 use crate::scenario::{ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO};
 use crate::sim::config::{EngineConfig, StepModelKind};
+use crate::sim::disagg::{DisaggConfig, KvLink, DEFAULT_KV_TRANSFER_LATENCY_MS};
+use crate::sim::parallel::Parallel;
 use crate::sim::spec::{SpecConfig, SpecMethod};
 use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
 
@@ -41,6 +44,43 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         },
         ..EngineConfig::default()
     }
+}
+
+/// The two pools of a disaggregated run (`None` when the section's toggle is off): the prefill
+/// and the decode worker's engines (the section's engine at each pool's TP, the scenario's
+/// when 0; DP and EP the section's, as `llmcalc simulate --disagg` defaults them) and the
+/// link on `gpu`: the one chosen, or NVLink when every GPU of both pools fits in one NVLink
+/// domain of `gpu` (`Parallel::node_size`), else InfiniBand (the CLI's default).
+pub fn disagg_shapes(
+    s: &Scenario,
+    gpu: &Accelerator,
+) -> Option<(EngineConfig, EngineConfig, DisaggConfig)> {
+    let v = &s.views.serving;
+    if !v.disagg {
+        return None;
+    }
+    let base = engine_config(s);
+    let pool = |tp: u64| EngineConfig {
+        tp: if tp > 0 { tp } else { base.tp },
+        ..base.clone()
+    };
+    let (prefill, decode) = (pool(v.prefill_tp), pool(v.decode_tp));
+    let gpus = v
+        .prefill_workers
+        .saturating_mul(prefill.parallel().gpus())
+        .saturating_add(v.decode_workers.saturating_mul(decode.parallel().gpus()));
+    let link = v.kv_link.unwrap_or(if gpus <= Parallel::node_size(gpu) {
+        KvLink::Nvlink
+    } else {
+        KvLink::Ib
+    });
+    let cfg = DisaggConfig {
+        prefill_workers: v.prefill_workers,
+        decode_workers: v.decode_workers,
+        link,
+        transfer_latency_ms: DEFAULT_KV_TRANSFER_LATENCY_MS,
+    };
+    Some((prefill, decode, cfg))
 }
 
 /// Speculative decoding of the section's inputs: the method with its draft count, at the mean

@@ -13,6 +13,7 @@ use crate::calc::memory::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::sim::config::{
     engine_frontend_overhead_ms, DEFAULT_FRONTEND_OVERHEAD_MS, MAX_FRONTEND_OVERHEAD_MS,
 };
+use crate::sim::disagg::{KvLink, MAX_WORKERS};
 use crate::sim::engines::EngineKind;
 use crate::sim::fleet::Router;
 use crate::sim::spec::SpecMethod;
@@ -186,7 +187,30 @@ pub struct ServingInputs {
     /// default rates).
     #[serde(default)]
     pub spec_length: f64,
+    /// Disaggregated prefill and decode (URL `sv_disagg=1`; one engine when absent).
+    #[serde(default)]
+    pub disagg: bool,
+    /// Prefill workers under disaggregation (URL `sv_pw`).
+    #[serde(default = "one")]
+    pub prefill_workers: u64,
+    /// Decode workers under disaggregation (URL `sv_dw`).
+    #[serde(default = "one")]
+    pub decode_workers: u64,
+    /// One prefill worker's TP (URL `sv_ptp`; 0 = the scenario's TP).
+    #[serde(default)]
+    pub prefill_tp: u64,
+    /// One decode worker's TP (URL `sv_dtp`; 0 = the scenario's TP).
+    #[serde(default)]
+    pub decode_tp: u64,
+    /// The link the KV crosses (URL `sv_kvl=nvlink|ib|roce`; absent or `auto`: NVLink when
+    /// both pools fit in one NVLink domain, else InfiniBand).
+    #[serde(default)]
+    pub kv_link: Option<KvLink>,
 }
+
+/// The links the section offers beside "auto", in display order (URL `sv_kvl`, by
+/// `KvLink::id`).
+pub const KV_LINKS: [KvLink; 3] = [KvLink::Nvlink, KvLink::Ib, KvLink::Roce];
 
 /// Draft tokens per step when speculative decoding is turned on.
 pub const DEFAULT_SPEC_K: u64 = 3;
@@ -228,6 +252,12 @@ impl Default for ServingInputs {
             spec: None,
             spec_k: DEFAULT_SPEC_K,
             spec_length: 0.0,
+            disagg: false,
+            prefill_workers: 1,
+            decode_workers: 1,
+            prefill_tp: 0,
+            decode_tp: 0,
+            kv_link: None,
         }
     }
 }
@@ -269,6 +299,14 @@ pub enum ServField {
     SpecK,
     /// Mean accepted length (speculative decoding; 0 = the method's default).
     SpecLength,
+    /// Prefill workers (disaggregation).
+    PrefillWorkers,
+    /// One prefill worker's TP (disaggregation; 0 = the scenario's).
+    PrefillTp,
+    /// Decode workers (disaggregation).
+    DecodeWorkers,
+    /// One decode worker's TP (disaggregation; 0 = the scenario's).
+    DecodeTp,
 }
 
 impl ServField {
@@ -291,6 +329,10 @@ impl ServField {
         ServField::Rate,
         ServField::SpecK,
         ServField::SpecLength,
+        ServField::PrefillWorkers,
+        ServField::PrefillTp,
+        ServField::DecodeWorkers,
+        ServField::DecodeTp,
     ];
 
     /// URL parameter name.
@@ -313,6 +355,10 @@ impl ServField {
             ServField::Rate => "sv_rate",
             ServField::SpecK => "sv_spec_k",
             ServField::SpecLength => "sv_spec_al",
+            ServField::PrefillWorkers => "sv_pw",
+            ServField::PrefillTp => "sv_ptp",
+            ServField::DecodeWorkers => "sv_dw",
+            ServField::DecodeTp => "sv_dtp",
         }
     }
 
@@ -336,14 +382,30 @@ impl ServField {
             ServField::Rate => "sv_rate",
             ServField::SpecK => "sv_spec_drafts",
             ServField::SpecLength => "sv_spec_length",
+            ServField::PrefillWorkers => "sv_pd_prefill_workers",
+            ServField::PrefillTp => "sv_pd_prefill_tp",
+            ServField::DecodeWorkers => "sv_pd_decode_workers",
+            ServField::DecodeTp => "sv_pd_decode_tp",
         }
     }
 
     /// Whether the field is shown for inputs `v`: `engine`'s knobs ([`ServField::applies`]),
-    /// and speculative decoding's only when it is on.
+    /// speculative decoding's only when it is on, and disaggregation's only when it is on.
     pub fn shown(self, v: &ServingInputs) -> bool {
         self.applies(v.engine)
             && (v.spec.is_some() || !matches!(self, ServField::SpecK | ServField::SpecLength))
+            && (v.disagg || !self.disaggregation())
+    }
+
+    /// Whether the field is one of disaggregation's (its pools' workers and TP).
+    pub const fn disaggregation(self) -> bool {
+        matches!(
+            self,
+            ServField::PrefillWorkers
+                | ServField::PrefillTp
+                | ServField::DecodeWorkers
+                | ServField::DecodeTp
+        )
     }
 
     /// Whether the field is one of `engine`'s knobs: `block_size` and
@@ -394,6 +456,8 @@ impl ServField {
             ServField::Rate => "sv_unit_rate_auto",
             ServField::SpecK => "sv_unit_spec_k",
             ServField::SpecLength => "sv_unit_spec_length",
+            ServField::PrefillWorkers | ServField::DecodeWorkers => "sv_unit_pd_workers",
+            ServField::PrefillTp | ServField::DecodeTp => "sv_unit_pd_tp",
         }
     }
 
@@ -428,6 +492,8 @@ impl ServField {
             ServField::Rate => (0.0, 1_000_000.0),
             ServField::SpecK => (1.0, SpecMethod::MAX_K as f64),
             ServField::SpecLength => (0.0, 1.0 + SpecMethod::MAX_K as f64),
+            ServField::PrefillWorkers | ServField::DecodeWorkers => (1.0, MAX_WORKERS as f64),
+            ServField::PrefillTp | ServField::DecodeTp => (0.0, 64.0),
         }
     }
 
@@ -451,6 +517,10 @@ impl ServField {
             ServField::Rate => v.rate,
             ServField::SpecK => v.spec_k as f64,
             ServField::SpecLength => v.spec_length,
+            ServField::PrefillWorkers => v.prefill_workers as f64,
+            ServField::PrefillTp => v.prefill_tp as f64,
+            ServField::DecodeWorkers => v.decode_workers as f64,
+            ServField::DecodeTp => v.decode_tp as f64,
         }
     }
 
@@ -526,6 +596,10 @@ impl ServField {
             ServField::Rate => v.rate = x,
             ServField::SpecK => v.spec_k = n,
             ServField::SpecLength => v.spec_length = x,
+            ServField::PrefillWorkers => v.prefill_workers = n,
+            ServField::PrefillTp => v.prefill_tp = n,
+            ServField::DecodeWorkers => v.decode_workers = n,
+            ServField::DecodeTp => v.decode_tp = n,
         }
     }
 }
@@ -536,7 +610,7 @@ impl ServingInputs {
         ServField::ALL.iter().any(|f| f.query_key() == key)
             || matches!(
                 key,
-                "sv_arr" | "sv_ds" | "sv_router" | "sv_engine" | "sv_spec"
+                "sv_arr" | "sv_ds" | "sv_router" | "sv_engine" | "sv_spec" | "sv_disagg" | "sv_kvl"
             )
     }
 
@@ -569,6 +643,26 @@ impl ServingInputs {
             "sv_engine" => self.set_engine(EngineKind::from_id(val).ok_or(NoticeKind::Invalid)?),
             "sv_spec" => {
                 self.spec = Some(SpecMethod::parse(val).ok_or(NoticeKind::Invalid)?);
+            }
+            "sv_disagg" => {
+                self.disagg = match val.trim() {
+                    "1" => true,
+                    "0" => false,
+                    _ => return Err(NoticeKind::Invalid),
+                };
+            }
+            "sv_kvl" => {
+                self.kv_link = match val.trim() {
+                    "auto" => None,
+                    // The CLI's names only (not `KvLink::parse`, whose refusal's sentence
+                    // would ship in the shell).
+                    l => Some(
+                        KV_LINKS
+                            .into_iter()
+                            .find(|k| k.id() == l)
+                            .ok_or(NoticeKind::Invalid)?,
+                    ),
+                };
             }
             _ => return Err(NoticeKind::UnknownParam),
         }
@@ -613,6 +707,12 @@ impl ServingInputs {
         }
         if let Some(m) = self.spec {
             q.push(format!("sv_spec={}", m.name()));
+        }
+        if self.disagg {
+            q.push("sv_disagg=1".to_string());
+        }
+        if let Some(l) = self.kv_link {
+            q.push(format!("sv_kvl={}", l.id()));
         }
         q
     }
@@ -662,6 +762,50 @@ mod tests {
         assert!(ServField::Rate.shown(&v));
     }
 
+    /// Disaggregation round-trips through the URL; 0 or 257 workers, a link the simulator
+    /// lacks and a toggle that is neither 0 nor 1 are refused and leave the inputs as they were;
+    /// its fields are shown only when it is on.
+    #[test]
+    fn disaggregation_in_the_url() {
+        let mut v = ServingInputs {
+            disagg: true,
+            prefill_workers: 1,
+            decode_workers: 2,
+            decode_tp: 2,
+            kv_link: Some(KvLink::Nvlink),
+            ..ServingInputs::default()
+        };
+        let q = v.query_parts();
+        for p in ["sv_disagg=1", "sv_dw=2", "sv_dtp=2", "sv_kvl=nvlink"] {
+            assert!(q.contains(&p.to_string()), "{p} in {q:?}");
+        }
+        assert_eq!(read(&q), (v, 0));
+        let before = v;
+        for (k, val, kind) in [
+            ("sv_pw", "0", NoticeKind::OutOfRange),
+            ("sv_dw", "257", NoticeKind::OutOfRange),
+            ("sv_dw", "1.5", NoticeKind::Invalid),
+            ("sv_pw", "many", NoticeKind::Invalid),
+            ("sv_ptp", "65", NoticeKind::OutOfRange),
+            ("sv_kvl", "ethernet", NoticeKind::Invalid),
+            ("sv_kvl", "infiniband", NoticeKind::Invalid),
+            ("sv_disagg", "yes", NoticeKind::Invalid),
+        ] {
+            assert_eq!(v.set(k, val), Err(kind), "{k}={val}");
+        }
+        assert_eq!(v, before);
+        assert_eq!(v.set("sv_kvl", "auto"), Ok(()));
+        assert_eq!(v.kv_link, None);
+        assert!(ServField::PrefillWorkers.shown(&v) && ServField::DecodeTp.shown(&v));
+        v.disagg = false;
+        assert!(ServField::ALL
+            .iter()
+            .filter(|f| f.disaggregation())
+            .all(|f| !f.shown(&v)));
+        assert!(!v.query_parts().contains(&"sv_disagg=1".to_string()));
+        assert!(ServingInputs::owns("sv_disagg") && ServingInputs::owns("sv_kvl"));
+    }
+
     #[test]
     fn default_writes_nothing() {
         assert!(ServingInputs::default().query_parts().is_empty());
@@ -692,6 +836,12 @@ mod tests {
             spec: Some(SpecMethod::Mtp),
             spec_k: 4,
             spec_length: 2.5,
+            disagg: true,
+            prefill_workers: 2,
+            decode_workers: 6,
+            prefill_tp: 2,
+            decode_tp: 4,
+            kv_link: Some(KvLink::Roce),
         };
         let q = v.query_parts();
         assert_eq!(read(&q), (v, 0));

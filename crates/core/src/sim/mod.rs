@@ -76,5 +76,5 @@ pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use spec::{SpecConfig, SpecMethod};
 pub use stats::{Dist, Point, Series};
-pub use sweep::{sweep_rates, SweepPoint, SweepResult};
+pub use sweep::{sweep_rates, sweep_with, SweepPoint, SweepResult};
 pub use workload::{Arrival, Lengths, WorkloadSpec, MAX_REQUESTS, SHAREGPT};

@@ -52,6 +52,18 @@ pub fn sweep_rates(
     slo: Option<Slo>,
     budget: Budget,
 ) -> Result<SweepResult, CalcError> {
+    sweep_with(|w| rep.run(w, slo, budget), base, |_| rates.to_vec(), slo)
+}
+
+/// A sweep of any deployment `run` simulates (one replica, disaggregated pools): `base` all
+/// at once for the saturation rate, then at each of the rates `rates` gives for that
+/// saturation rate (requests per second).
+pub fn sweep_with(
+    mut run: impl FnMut(&WorkloadSpec) -> Result<SimResult, CalcError>,
+    base: &WorkloadSpec,
+    rates: impl FnOnce(f64) -> Vec<f64>,
+    slo: Option<Slo>,
+) -> Result<SweepResult, CalcError> {
     let burstiness = match base.arrival {
         Arrival::Gamma { burstiness, .. } => burstiness,
         _ => 1.0,
@@ -59,14 +71,15 @@ pub fn sweep_rates(
     let mut all = base.clone();
     all.arrival = Arrival::AllAtOnce;
     all.max_concurrency = None;
-    let cap = rep.run(&all, slo, budget)?;
+    let cap = run(&all)?;
     let saturation_rate = cap.request_throughput;
     let mut partial = cap.partial;
+    let rates = rates(saturation_rate);
     let mut points = Vec::with_capacity(rates.len().min(MAX_RATES));
     for &rate in rates.iter().take(MAX_RATES) {
         let mut w = base.clone();
         w.arrival = Arrival::from_rate(rate, burstiness);
-        let result = rep.run(&w, slo, budget)?;
+        let result = run(&w)?;
         partial |= result.partial;
         let meets_targets = slo.map(|s| {
             result.completed > 0
