@@ -249,3 +249,13 @@ fn the_cli_runs_and_refuses() {
         );
     }
 }
+
+/// The default link: the scale-up fabric when both pools fit in one of its domains, else the
+/// NIC; a PCIe-only card has no fabric to use.
+#[test]
+fn the_default_link_follows_the_fabric() {
+    assert_eq!(KvLink::auto(8, h100()), KvLink::Nvlink);
+    assert_eq!(KvLink::auto(16, h100()), KvLink::Ib);
+    assert_eq!(KvLink::auto(64, common::gpu("gb200")), KvLink::Nvlink);
+    assert_eq!(KvLink::auto(2, common::gpu("l40s")), KvLink::Ib);
+}

@@ -45,7 +45,7 @@ use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
 use crate::core::sim::engine_frontend_overhead_ms;
 use crate::core::sim::{
-    simulate_disagg, DisaggConfig, DisaggSummary, KvLink, Parallel, DEFAULT_KV_TRANSFER_LATENCY_MS,
+    simulate_disagg, DisaggConfig, DisaggSummary, KvLink, DEFAULT_KV_TRANSFER_LATENCY_MS,
 };
 use crate::core::sim::{
     sweep_rates, Arrival, Budget, EngineConfig, EngineKind, EngineUsed, Lengths, Replica, SimNote,
@@ -532,8 +532,7 @@ fn disagg_shapes(
     let gpu = Catalog::builtin().get(required("gpu", args.gpu.as_deref())?)?;
     let link = match f.kv_link.as_deref() {
         Some(l) => KvLink::parse(l)?,
-        None if gpus <= Parallel::node_size(gpu) => KvLink::Nvlink,
-        None => KvLink::Ib,
+        None => KvLink::auto(gpus, gpu),
     };
     let cfg = DisaggConfig {
         prefill_workers: pw,

@@ -7,7 +7,6 @@ use crate::hardware::catalog::Accelerator;
 use crate::scenario::{ArrivalKind, DatasetKind, Scenario, ServingInputs, UNIFORM_RANGE_RATIO};
 use crate::sim::config::{EngineConfig, StepModelKind};
 use crate::sim::disagg::{DisaggConfig, KvLink, DEFAULT_KV_TRANSFER_LATENCY_MS};
-use crate::sim::parallel::Parallel;
 use crate::sim::spec::{SpecConfig, SpecMethod};
 use crate::sim::workload::{Arrival, Lengths, WorkloadSpec};
 
@@ -49,8 +48,7 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
 /// The two pools of a disaggregated run (`None` when the section's toggle is off): the prefill
 /// and the decode worker's engines (the section's engine at each pool's TP, the scenario's
 /// when 0; DP and EP the section's, as `llmcalc simulate --disagg` defaults them) and the
-/// link on `gpu`: the one chosen, or NVLink when every GPU of both pools fits in one NVLink
-/// domain of `gpu` (`Parallel::node_size`), else InfiniBand (the CLI's default).
+/// link on `gpu`: the one chosen, or [`KvLink::auto`] (the CLI's default).
 pub fn disagg_shapes(
     s: &Scenario,
     gpu: &Accelerator,
@@ -69,11 +67,7 @@ pub fn disagg_shapes(
         .prefill_workers
         .saturating_mul(prefill.parallel().gpus())
         .saturating_add(v.decode_workers.saturating_mul(decode.parallel().gpus()));
-    let link = v.kv_link.unwrap_or(if gpus <= Parallel::node_size(gpu) {
-        KvLink::Nvlink
-    } else {
-        KvLink::Ib
-    });
+    let link = v.kv_link.unwrap_or(KvLink::auto(gpus, gpu));
     let cfg = DisaggConfig {
         prefill_workers: v.prefill_workers,
         decode_workers: v.decode_workers,

@@ -2,7 +2,7 @@
 //! (`sim::disagg`).
 
 use crate::base::error::{CalcError, Phrase};
-use crate::hardware::interconnect::INTER_NODE_PER_DIRECTION_GBPS;
+use crate::hardware::interconnect::{Topology, INTER_NODE_PER_DIRECTION_GBPS};
 use crate::hardware::Accelerator;
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +42,19 @@ impl KvLink {
                 found: Phrase::verbatim(s),
                 expected: Phrase::tr("exp_kv_link"),
             }),
+        }
+    }
+
+    /// The link a deployment of `gpus` GPUs of `gpu` uses by default: the scale-up fabric when
+    /// every GPU of both pools fits in one of its domains (`Parallel::node_size`) and it has
+    /// one (not PCIe only: there the KV goes through the NIC, as between nodes), else
+    /// InfiniBand.
+    pub fn auto(gpus: u64, gpu: &Accelerator) -> KvLink {
+        let fabric = gpu.interconnect.topology != Topology::Pcie;
+        if fabric && gpus <= crate::sim::parallel::Parallel::node_size(gpu) {
+            KvLink::Nvlink
+        } else {
+            KvLink::Ib
         }
     }
 
