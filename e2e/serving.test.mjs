@@ -207,7 +207,8 @@ export default function register(runner) {
     const table = await waitFor(async () => ((await byId(page, 'serving-disagg').count()) ? readText(page, 'serving-disagg') : null), 'the pools table', 30000);
     log(`pools: ${table.split('\n').join(' | ')}`);
     for (const row of [/prefill pool busy \(% of the run\)\s+\d/, /decode pool busy \(% of the run\)\s+\d/, /decode pool \(workers × GPUs each\)\s+2 × 1/,
-      /KV link \(fixed latency per transfer, ms\)\s+NVLink \(\d+ ms\)/, /send → prefill done \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/,
+      // A10G and L40S are PCIe-only cards: the automatic link is the NIC's (InfiniBand).
+      /KV link \(fixed latency per transfer, ms\)\s+InfiniBand \(\d+ ms\)/, /send → prefill done \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/,
       /KV transfer \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/, /KV landed → first token \(ms, mean \/ P99\)\s+[\d.]+ \/ [\d.]+/]) {
       check(row.test(table), `no row ${row} in ${table}`);
     }
