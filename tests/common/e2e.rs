@@ -214,6 +214,19 @@ pub fn config_text(checkpoint: &str) -> Option<String> {
         "deepseek-ai/DeepSeek-R1-0528" | "nvidia/DeepSeek-R1-0528-FP4-V2" => {
             preset_json("deepseek-ai__DeepSeek-R1")
         }
+        // Not in AIConfigurator's configs: the base config with the `quantization_config` of
+        // Qwen's FP8 releases (128×128 block-scaled e4m3). Read from the config, it is FP8-block;
+        // requested as FP8 (`requested_weights`), the step model would take per-tensor FP8.
+        "Qwen/Qwen3.5-397B-A17B-FP8" => file("Qwen--Qwen3.5-397B-A17B").map(|t| {
+            let mut v: serde_json::Value = serde_json::from_str(&t).expect("config JSON");
+            v["quantization_config"] = serde_json::json!({
+                "activation_scheme": "dynamic",
+                "fmt": "e4m3",
+                "quant_method": "fp8",
+                "weight_block_size": [128, 128]
+            });
+            v.to_string()
+        }),
         other => file(&other.replace('/', "--")),
     }
 }
