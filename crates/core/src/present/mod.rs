@@ -73,7 +73,7 @@ pub use serving_charts::{
     latency_rate_chart, stats_table, time_series_chart, LatencyMetric, LatencyRateChart,
     LatencyRateSeries, TimeSeriesChart,
 };
-pub use serving_disagg::{disagg_table, link_label_key, DisaggPools, MeanP99, DISAGG_ROWS};
+pub use serving_disagg::{disagg_table, link_label_key, DISAGG_ROWS};
 pub use serving_plan::{plan_sim_settings, run_plan_job, PlanSimView};
 pub use views::{
     accuracy_scatter, accuracy_stats, cost_bars, cost_rows, custom_efficiencies_note, largest_view,

@@ -27,7 +27,7 @@ use crate::hardware::catalog::{Accelerator, Architecture, Catalog};
 use crate::model::ModelDesc;
 use crate::present::report::{accelerator_of, scenario_model};
 use crate::present::serving_bench::{run_bench_job, BenchView};
-use crate::present::serving_disagg::{link_name, DisaggPools};
+use crate::present::serving_disagg::link_name;
 use crate::present::serving_load::burstiness;
 pub use crate::present::serving_load::SEED;
 pub use crate::present::serving_load::{disagg_shapes, engine_config, workload};
@@ -36,7 +36,7 @@ use crate::present::serving_plan::{run_plan_job, PlanSimView};
 use crate::scenario::DatasetKind;
 use crate::scenario::{ArrivalKind, Scenario};
 use crate::sim::config::{Budget, EngineConfig, Slo};
-use crate::sim::disagg::{simulate_disagg, DisaggConfig};
+use crate::sim::disagg::{simulate_disagg, DisaggConfig, DisaggSummary};
 use crate::sim::replica::Replica;
 use crate::sim::result::SimResult;
 use crate::sim::stats::Dist;
@@ -198,7 +198,7 @@ pub struct ServingGpu {
     pub notes: Vec<String>,
     /// The two pools at the chosen rate, when disaggregated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disagg: Option<DisaggPools>,
+    pub disagg: Option<DisaggSummary>,
 }
 
 /// What the section shows, for every compared GPU.
@@ -216,7 +216,7 @@ pub struct ServingView {
 
 impl ServingView {
     /// The GPUs whose run was disaggregated, with their pools (empty when none was).
-    pub fn disagg_columns(&self) -> Vec<(&str, &DisaggPools)> {
+    pub fn disagg_columns(&self) -> Vec<(&str, &DisaggSummary)> {
         self.gpus
             .iter()
             .filter_map(|g| g.disagg.as_ref().map(|d| (g.name.as_str(), d)))
@@ -531,15 +531,15 @@ fn run_gpu(
         .collect();
     let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
     notes.dedup();
-    let disagg = chosen.disagg.as_ref().map(DisaggPools::from);
+    let disagg = chosen.disagg.clone();
     if let Some(d) = &disagg {
         notes.push(fill(
             tr(lang, "sv_pd_note"),
             &[
-                ("pw", &d.prefill.0.to_string()),
-                ("pg", &d.prefill.1.to_string()),
-                ("dw", &d.decode.0.to_string()),
-                ("dg", &d.decode.1.to_string()),
+                ("pw", &d.prefill_workers.to_string()),
+                ("pg", &d.prefill_gpus.to_string()),
+                ("dw", &d.decode_workers.to_string()),
+                ("dg", &d.decode_gpus.to_string()),
                 ("link", link_name(d.link)),
             ],
         ));
@@ -839,10 +839,21 @@ mod tests {
             run_job(&s.to_query(), Lang::En, Catalog::builtin()).unwrap_or_else(|e| panic!("{e}"));
         let g = &v.gpus[0];
         let d = g.disagg.as_ref().unwrap_or_else(|| panic!("no pools"));
-        assert_eq!((d.prefill, d.decode), ((1, 1), (2, 1)));
+        assert_eq!(
+            (
+                d.prefill_workers,
+                d.prefill_gpus,
+                d.decode_workers,
+                d.decode_gpus
+            ),
+            (1, 1, 2, 1)
+        );
         assert_eq!(d.link, crate::sim::disagg::KvLink::Nvlink);
         assert!(d.prefill_busy > 0.0 && d.decode_busy > 0.0, "{d:?}");
-        assert!(d.transfer.mean > 0.0 && d.kv_bytes_per_gpu > 0.0, "{d:?}");
+        assert!(
+            d.transfer_ms.mean > 0.0 && d.kv_bytes_per_gpu > 0.0,
+            "{d:?}"
+        );
         let ratio = g.saturation_rate / g.analytic_rate;
         assert!((0.5..2.0).contains(&ratio), "{ratio}");
         assert!(

@@ -1,6 +1,6 @@
-//! "Serving under load" with disaggregated prefill and decode: what the section shows of the
-//! two pools at the chosen rate (`sim::DisaggSummary` reduced to the page's numbers) and its
-//! table, one column per GPU, every row's unit in its label.
+//! "Serving under load" with disaggregated prefill and decode: the table of the two pools at
+//! the chosen rate (each GPU's `sim::DisaggSummary`), one column per GPU, every row's unit in
+//! its label.
 //!
 //! Units: busy shares in % (the share of the run a pool's units were running a step, mean
 //! over units); the KV sent per request per GPU in MB (10^6 bytes); the stages of TTFT in ms,
@@ -11,70 +11,6 @@ use crate::base::i18n::{tr, Lang};
 use crate::base::units::fmt_sig;
 use crate::sim::disagg::{DisaggSummary, KvLink};
 use crate::sim::stats::Dist;
-use serde::{Deserialize, Serialize};
-
-/// Mean and P99 of one stage of TTFT, ms.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
-pub struct MeanP99 {
-    /// Mean, ms.
-    pub mean: f64,
-    /// 99th percentile, ms.
-    pub p99: f64,
-}
-
-impl From<&Dist> for MeanP99 {
-    fn from(d: &Dist) -> Self {
-        MeanP99 {
-            mean: d.mean,
-            p99: d.p99,
-        }
-    }
-}
-
-/// One GPU's two pools at the chosen rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DisaggPools {
-    /// Prefill workers and GPUs per prefill worker.
-    pub prefill: (u64, u64),
-    /// Decode workers and GPUs per decode worker.
-    pub decode: (u64, u64),
-    /// The link the KV crosses.
-    pub link: KvLink,
-    /// Fixed latency of one transfer, ms.
-    pub transfer_latency_ms: f64,
-    /// Share of the run the prefill pool's units were busy, 0–1.
-    pub prefill_busy: f64,
-    /// Share of the run the decode pool's units were busy, 0–1.
-    pub decode_busy: f64,
-    /// Mean requests per decode step.
-    pub decode_mean_batch: f64,
-    /// Bytes of one request's KV sent per GPU.
-    pub kv_bytes_per_gpu: f64,
-    /// From the client's send to the prefill's end, ms.
-    pub prefill_stage: MeanP99,
-    /// The KV's transfer, ms.
-    pub transfer: MeanP99,
-    /// From the KV's landing to the first token, ms.
-    pub decode_first: MeanP99,
-}
-
-impl From<&DisaggSummary> for DisaggPools {
-    fn from(d: &DisaggSummary) -> Self {
-        DisaggPools {
-            prefill: (d.prefill_workers, d.prefill_gpus),
-            decode: (d.decode_workers, d.decode_gpus),
-            link: d.link,
-            transfer_latency_ms: d.transfer_latency_ms,
-            prefill_busy: d.prefill_busy,
-            decode_busy: d.decode_busy,
-            decode_mean_batch: d.decode_mean_batch,
-            kv_bytes_per_gpu: d.kv_bytes_per_gpu,
-            prefill_stage: (&d.prefill_stage_ms).into(),
-            transfer: (&d.transfer_ms).into(),
-            decode_first: (&d.decode_first_ms).into(),
-        }
-    }
-}
 
 /// Translation key of a link's name.
 pub const fn link_label_key(l: KvLink) -> &'static str {
@@ -110,14 +46,17 @@ pub const DISAGG_ROWS: [&str; 10] = [
 
 /// The table: a header row (the GPUs) and one row per [`DISAGG_ROWS`] key, one column per
 /// `(GPU name, pools)`.
-pub fn disagg_table(cols: &[(&str, &DisaggPools)], lang: Lang) -> (Vec<String>, Vec<Vec<String>>) {
+pub fn disagg_table(
+    cols: &[(&str, &DisaggSummary)],
+    lang: Lang,
+) -> (Vec<String>, Vec<Vec<String>>) {
     let mut head = vec![tr(lang, "sv_stat").to_string()];
     head.extend(cols.iter().map(|(n, _)| (*n).to_string()));
     let pct = |x: f64| format!("{:.1}", x * 100.0);
-    let pair = |s: &MeanP99| format!("{} / {}", fmt_sig(s.mean), fmt_sig(s.p99));
-    let cell = |k: usize, p: &DisaggPools| match k {
-        0 => format!("{} × {}", p.prefill.0, p.prefill.1),
-        1 => format!("{} × {}", p.decode.0, p.decode.1),
+    let pair = |s: &Dist| format!("{} / {}", fmt_sig(s.mean), fmt_sig(s.p99));
+    let cell = |k: usize, p: &DisaggSummary| match k {
+        0 => format!("{} × {}", p.prefill_workers, p.prefill_gpus),
+        1 => format!("{} × {}", p.decode_workers, p.decode_gpus),
         2 => pct(p.prefill_busy),
         3 => pct(p.decode_busy),
         4 => fmt_sig(p.decode_mean_batch),
@@ -127,9 +66,9 @@ pub fn disagg_table(cols: &[(&str, &DisaggPools)], lang: Lang) -> (Vec<String>, 
             link_name(p.link),
             fmt_sig(p.transfer_latency_ms)
         ),
-        7 => pair(&p.prefill_stage),
-        8 => pair(&p.transfer),
-        _ => pair(&p.decode_first),
+        7 => pair(&p.prefill_stage_ms),
+        8 => pair(&p.transfer_ms),
+        _ => pair(&p.decode_first_ms),
     };
     let rows = DISAGG_ROWS
         .iter()
@@ -149,27 +88,25 @@ mod tests {
 
     #[test]
     fn the_table_writes_units_as_its_labels_say() {
-        let p = DisaggPools {
-            prefill: (1, 2),
-            decode: (3, 1),
+        let stage = |mean: f64, p99: f64| Dist {
+            mean,
+            p99,
+            ..Dist::default()
+        };
+        let p = DisaggSummary {
+            prefill_workers: 1,
+            prefill_gpus: 2,
+            decode_workers: 3,
+            decode_gpus: 1,
             link: KvLink::Nvlink,
             transfer_latency_ms: 1.0,
             prefill_busy: 0.4321,
             decode_busy: 0.9,
             decode_mean_batch: 12.5,
             kv_bytes_per_gpu: 150_994_944.0,
-            prefill_stage: MeanP99 {
-                mean: 80.0,
-                p99: 120.0,
-            },
-            transfer: MeanP99 {
-                mean: 1.5,
-                p99: 2.0,
-            },
-            decode_first: MeanP99 {
-                mean: 10.0,
-                p99: 30.0,
-            },
+            prefill_stage_ms: stage(80.0, 120.0),
+            transfer_ms: stage(1.5, 2.0),
+            decode_first_ms: stage(10.0, 30.0),
         };
         for lang in [Lang::En, Lang::Ko] {
             let (head, rows) = disagg_table(&[("H100", &p)], lang);
