@@ -255,18 +255,8 @@ pub fn simulate_disagg(
     if o.partial {
         notes.push(SimNote::Partial { steps: o.steps });
     }
-    let (busy_p, busy_d) = (run.pool_p.busy_s(), run.pool_d.busy_s());
-    let (d_batch, d_steps) = std::mem::take(&mut run.decode_steps);
     let mut res = assemble(std::mem::take(&mut o), &res_d, slo, notes);
-    let duration = res.duration_s.max(1e-12);
-    let mut summary = run.summary(cfg, prefill, decode);
-    summary.prefill_busy = (busy_p / units_p as f64 / duration).min(1.0);
-    summary.decode_busy = (busy_d / units_d as f64 / duration).min(1.0);
-    summary.decode_mean_batch = if d_steps > 0 {
-        d_batch / d_steps as f64
-    } else {
-        0.0
-    };
+    let summary = run.summary(cfg, (prefill, decode), res.duration_s.max(1e-12));
     res.disagg = Some(summary);
     Ok(res)
 }
@@ -486,9 +476,17 @@ impl Run<'_, '_> {
         o
     }
 
-    /// The stages of TTFT and the bytes moved, over the measured requests that reached a
-    /// decode unit (the pools' load is the caller's to add).
-    fn summary(&self, cfg: &DisaggConfig, prefill: &Replica, decode: &Replica) -> DisaggSummary {
+    /// Each pool's load over the run's `duration` (seconds), and the stages of TTFT and the
+    /// bytes moved over the measured requests that reached a decode unit.
+    fn summary(
+        &self,
+        cfg: &DisaggConfig,
+        (prefill, decode): (&Replica, &Replica),
+        duration: f64,
+    ) -> DisaggSummary {
+        let busy =
+            |pool: &Pool| (pool.busy_s() / pool.engines.len().max(1) as f64 / duration).min(1.0);
+        let (d_batch, d_steps) = self.decode_steps;
         let landed: Vec<&Track> = self
             .track
             .iter()
@@ -514,12 +512,16 @@ impl Run<'_, '_> {
             decode_gpus: decode.parallel().gpus(),
             link: cfg.link,
             transfer_latency_ms: cfg.transfer_latency_ms,
-            prefill_busy: 0.0,
-            decode_busy: 0.0,
+            prefill_busy: busy(&self.pool_p),
+            decode_busy: busy(&self.pool_d),
             prefill_stage_ms: stage(&|x| x.prefilled_s - x.send_s),
             transfer_ms: stage(&|x| x.land_s - x.prefilled_s),
             decode_first_ms: dist(&decode_first),
-            decode_mean_batch: 0.0,
+            decode_mean_batch: if d_steps > 0 {
+                d_batch / d_steps as f64
+            } else {
+                0.0
+            },
             kv_bytes_per_gpu: if landed.is_empty() {
                 0.0
             } else {
