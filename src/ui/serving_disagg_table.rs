@@ -4,7 +4,6 @@
 //! TTFT's three stages, mean / P99). Nothing is drawn when the run was not disaggregated.
 
 use crate::core::present::disagg_table;
-use crate::ui::serving_view::table_parts;
 use crate::ui::sim_client::SimSignals;
 use crate::ui::state::use_app;
 use leptos::prelude::*;
@@ -32,7 +31,19 @@ pub fn DisaggTable(
                 <div class="table-scroll" tabindex="0">
                     <table class="serving-stats serving-disagg" data-testid="serving-disagg">
                         <caption>{move || state.tr("sv_pd_title")}</caption>
-                        {table_parts(head, rows, false)}
+                        <thead><tr>{head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
+                        <tbody>
+                            {rows.into_iter().map(|r| {
+                                let mut cells = r.into_iter();
+                                let name = cells.next().unwrap_or_default();
+                                view! {
+                                    <tr>
+                                        <th scope="row">{name}</th>
+                                        {cells.map(|c| view! { <td class="num">{c}</td> }).collect_view()}
+                                    </tr>
+                                }
+                            }).collect_view()}
+                        </tbody>
                     </table>
                 </div>
             }

@@ -372,27 +372,6 @@ fn Summary(sig: SimSignals, warm: Trigger) -> impl IntoView {
     }
 }
 
-/// A statistics table's header and rows (each row's first cell names it, as code when `code`:
-/// vLLM's result keys), the rest numbers: the serving section's two tables share it.
-pub(crate) fn table_parts(head: Vec<String>, rows: Vec<Vec<String>>, code: bool) -> impl IntoView {
-    view! {
-        <thead><tr>{head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
-        <tbody>
-            {rows.into_iter().map(|r| {
-                let mut cells = r.into_iter();
-                let name = cells.next().unwrap_or_default();
-                let name = if code { view! { <code>{name}</code> }.into_any() } else { name.into_any() };
-                view! {
-                    <tr>
-                        <th scope="row">{name}</th>
-                        {cells.map(|c| view! { <td class="num">{c}</td> }).collect_view()}
-                    </tr>
-                }
-            }).collect_view()}
-        </tbody>
-    }
-}
-
 /// `vllm bench serve`'s statistics at the chosen rate, one column per GPU.
 #[component]
 fn StatsTable(sig: SimSignals, warm: Trigger) -> impl IntoView {
@@ -407,7 +386,21 @@ fn StatsTable(sig: SimSignals, warm: Trigger) -> impl IntoView {
         <div class="table-scroll" tabindex="0">
             <table class="serving-stats" data-testid="serving-stats">
                 <caption>{move || state.tr("sv_stats_title")}</caption>
-                {move || table().map(|(head, rows)| table_parts(head, rows, true))}
+                {move || table().map(|(head, rows)| view! {
+                    <thead><tr>{head.into_iter().map(|h| view! { <th scope="col">{h}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {rows.into_iter().map(|r| {
+                            let mut cells = r.into_iter();
+                            let name = cells.next().unwrap_or_default();
+                            view! {
+                                <tr>
+                                    <th scope="row"><code>{name}</code></th>
+                                    {cells.map(|c| view! { <td class="num">{c}</td> }).collect_view()}
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                })}
             </table>
         </div>
     }
