@@ -22,6 +22,7 @@ mod model;
 pub mod opts;
 mod perf;
 mod plan_cmd;
+mod plan_search;
 mod simulate;
 mod vllm;
 

@@ -530,6 +530,27 @@ pub struct PlanArgs {
     /// Refused with --simulate, which takes TP from the plan
     #[arg(long, value_name = "N", value_parser = whole)]
     pub tp: Option<u64>,
+    /// Search engines, shapes, layouts and speculation for the cheapest configuration meeting P99 targets
+    #[arg(long)]
+    pub search: bool,
+    /// The search's P99 targets, ms
+    #[arg(long, value_name = "ttft_p99:MS,tpot_p99:MS")]
+    pub targets: Option<String>,
+    /// Engines the search tries; default all three
+    #[arg(long, value_name = "vllm,sglang,trtllm")]
+    pub engines: Option<String>,
+    /// The largest deployment the search tries, GPUs; default 64
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub max_gpus: Option<u64>,
+    /// Layouts the search tries; default both
+    #[arg(long, value_name = "agg|disagg|both")]
+    pub layouts: Option<String>,
+    /// Leave speculative decoding out of the search
+    #[arg(long)]
+    pub no_spec: bool,
+    /// Configurations the search simulates; default 12
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub shortlist: Option<u64>,
     #[command(flatten)]
     pub serving: Serving,
     #[command(flatten)]

@@ -90,7 +90,7 @@ fn rate(args: &PlanArgs) -> Result<f64, CliError> {
     })
 }
 
-fn candidates(args: &PlanArgs) -> Result<Vec<Candidate>, CliError> {
+pub(super) fn candidates(args: &PlanArgs) -> Result<Vec<Candidate>, CliError> {
     let ids = &args.gpu;
     if ids.is_empty() {
         return Err(CliError::Usage(
@@ -188,6 +188,9 @@ fn dtype(v: Option<&String>) -> Result<Option<Dtype>, CliError> {
 
 /// Runs the command.
 pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    if args.search {
+        return super::plan_search::run(args, out);
+    }
     if args.largest {
         return run_largest(args, out);
     }

@@ -48,6 +48,7 @@ pub mod resolved;
 pub mod result;
 pub mod rng;
 pub mod scheduler;
+pub mod search;
 pub mod sizing;
 pub mod spec;
 pub mod stats;
@@ -73,6 +74,10 @@ pub use parallel::Parallel;
 pub use replica::{simulate, Replica};
 pub use resolved::{BlockGroup, Resolved};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
+pub use search::{
+    pareto_front, search_configurations, Candidate, Checked, Key, Layout, PlanPoint, Progress,
+    Refusal, SearchGpu, SearchResult, SearchSpec, DEFAULT_MAX_GPUS, DEFAULT_SHORTLIST,
+};
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use spec::{SpecConfig, SpecMethod};
 pub use stats::{Dist, Point, Series};
