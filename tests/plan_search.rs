@@ -13,7 +13,7 @@ use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, preset};
 use llm_serving_calculator::core::sim::{
     pareto_front, search_configurations, EngineConfig, EngineKind, Key, Layout, Progress,
-    SearchGpu, SearchResult, SearchSpec, Slo,
+    SearchGpu, SearchResult, SearchSpec, Slo, Statistic,
 };
 
 fn spec(rate: f64, ttft_ms: f64, tpot_ms: f64) -> SearchSpec {
@@ -22,6 +22,7 @@ fn spec(rate: f64, ttft_ms: f64, tpot_ms: f64) -> SearchSpec {
         input_len: 1024,
         output_len: 128,
         targets: Slo { ttft_ms, tpot_ms },
+        statistic: Statistic::P99,
         gpus: vec![
             SearchGpu {
                 gpu: gpu("h100-sxm").clone(),
@@ -187,6 +188,25 @@ fn impossible_targets_give_no_best_and_the_nearest_configurations() {
 }
 
 #[test]
+fn mean_targets_are_met_on_the_simulated_means() {
+    let mut s = spec(20.0, 150.0, 25.0);
+    s.statistic = Statistic::Mean;
+    let r = run(&s);
+    let b = r.points[r.best.expect("best")];
+    let c = b.simulated.expect("simulated");
+    assert!(
+        c.meets && c.mean_ttft_ms <= 150.0 && c.mean_tpot_ms <= 25.0,
+        "{c:?}"
+    );
+    // The same numbers as P99 targets are harder: no cheaper answer.
+    s.statistic = Statistic::P99;
+    let p = run(&s);
+    if let Some(i) = p.best {
+        assert!(p.points[i].usd_per_m_output >= b.usd_per_m_output);
+    }
+}
+
+#[test]
 fn the_search_is_deterministic() {
     let s = spec(20.0, 1000.0, 40.0);
     assert_eq!(run(&s), run(&s));
@@ -329,6 +349,16 @@ fn the_cli_prints_the_best_its_commands_and_the_front() {
         assert_eq!(code, 2, "{word}");
         assert!(err.contains(word), "{word}: {err}");
     }
+    let mut mixed = args.to_vec();
+    mixed[i] = "ttft_mean:200,tpot_p99:40";
+    let (code, _, err) = run_cli(&mixed);
+    assert_eq!(code, 2);
+    assert!(err.contains("one statistic"), "{err}");
+    let mut mean = args.to_vec();
+    mean[i] = "ttft_mean:300,tpot_mean:30";
+    let (code, out, err) = run_cli(&mean);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("mean targets TTFT ≤ 300 ms"), "{out}");
     let mut bad = args.to_vec();
     bad[i] = "ttft:fast";
     let (code, _, err) = run_cli(&bad);

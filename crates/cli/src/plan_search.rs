@@ -17,35 +17,46 @@ use super::args::{read_file, short};
 use super::opts::PlanArgs;
 use super::{write_serialized, write_text, CliError};
 use crate::core::base::fmt_sig;
-use crate::core::base::Dtype;
+use crate::core::base::{Dtype, Lang};
 use crate::core::hardware::Catalog;
 use crate::core::model::parse_model_text;
+use crate::core::present::describe_candidate;
 use crate::core::sim::{
-    search_configurations, Candidate, EngineConfig, EngineKind, Layout, Parallel, PlanPoint,
-    SearchGpu, SearchResult, SearchSpec, Slo, DEFAULT_MAX_GPUS, DEFAULT_SHORTLIST,
+    search_configurations, Candidate, EngineConfig, EngineKind, PlanPoint, SearchGpu, SearchResult,
+    SearchSpec, Slo, Statistic, DEFAULT_MAX_GPUS, DEFAULT_SHORTLIST,
 };
 use std::io::Write;
 
-/// `ttft_p99:MS,tpot_p99:MS` → targets.
-fn targets(s: &str) -> Result<Slo, CliError> {
+/// `ttft_p99:MS,tpot_p99:MS` (or `ttft_mean:MS,tpot_mean:MS`) → targets and their statistic.
+fn targets(s: &str) -> Result<(Slo, Statistic), CliError> {
     let bad = || {
         CliError::Usage(format!(
-            "--targets must look like ttft_p99:1000,tpot_p99:50 (milliseconds), not \"{}\"",
+            "--targets must look like ttft_p99:1000,tpot_p99:50 or ttft_mean:500,tpot_mean:30 (milliseconds, one statistic), not \"{}\"",
             short(s)
         ))
     };
-    let (mut ttft, mut tpot) = (None, None);
+    let (mut ttft, mut tpot, mut stat) = (None, None, None);
     for part in s.split(',') {
         let (k, v) = part.trim().split_once(':').ok_or_else(bad)?;
         let v: f64 = v.trim().parse().map_err(|_| bad())?;
-        match k.trim() {
-            "ttft_p99" | "ttft" => ttft = Some(v),
-            "tpot_p99" | "tpot" => tpot = Some(v),
+        let (metric, st) = k.trim().split_once('_').ok_or_else(bad)?;
+        let st = match st {
+            "p99" => Statistic::P99,
+            "mean" => Statistic::Mean,
+            _ => return Err(bad()),
+        };
+        if stat.is_some_and(|x| x != st) {
+            return Err(bad());
+        }
+        stat = Some(st);
+        match metric {
+            "ttft" => ttft = Some(v),
+            "tpot" => tpot = Some(v),
             _ => return Err(bad()),
         }
     }
-    match (ttft, tpot) {
-        (Some(ttft_ms), Some(tpot_ms)) => Ok(Slo { ttft_ms, tpot_ms }),
+    match (ttft, tpot, stat) {
+        (Some(ttft_ms), Some(tpot_ms), Some(st)) => Ok((Slo { ttft_ms, tpot_ms }, st)),
         _ => Err(bad()),
     }
 }
@@ -129,9 +140,9 @@ fn spec_of(args: &PlanArgs) -> Result<SearchSpec, CliError> {
             short(rate_s)
         ))
     })?;
-    let targets = match (&args.targets, args.ttft_ms, args.tpot_ms) {
+    let (targets, statistic) = match (&args.targets, args.ttft_ms, args.tpot_ms) {
         (Some(t), None, None) => targets(t)?,
-        (None, Some(ttft_ms), Some(tpot_ms)) => Slo { ttft_ms, tpot_ms },
+        (None, Some(ttft_ms), Some(tpot_ms)) => (Slo { ttft_ms, tpot_ms }, Statistic::P99),
         (Some(_), _, _) => {
             return Err(CliError::Usage(
                 "give the P99 targets once: --targets ttft_p99:MS,tpot_p99:MS (or --ttft-ms and --tpot-ms)".into(),
@@ -197,6 +208,7 @@ fn spec_of(args: &PlanArgs) -> Result<SearchSpec, CliError> {
         input_len,
         output_len,
         targets,
+        statistic,
         gpus,
         engines: engines(args)?,
         max_gpus: args.max_gpus.unwrap_or(DEFAULT_MAX_GPUS),
@@ -212,46 +224,10 @@ fn spec_of(args: &PlanArgs) -> Result<SearchSpec, CliError> {
     })
 }
 
-/// A configuration in one line: GPU, engine, layout, speculation.
-pub fn describe(c: &Candidate) -> String {
-    let shape = |p: &Parallel| {
-        let mut s = format!("TP {}", p.tp);
-        if p.dp > 1 {
-            s += &format!(" × DP {}", p.dp);
-        }
-        if p.pp > 1 {
-            s += &format!(" × PP {}", p.pp);
-        }
-        if p.ep > 1 {
-            s += &format!(", EP {}", p.ep);
-        }
-        s
-    };
-    let layout = match &c.layout {
-        Layout::Aggregated { par } => format!("aggregated {}", shape(par)),
-        Layout::Disaggregated {
-            prefill,
-            decode,
-            prefill_workers,
-            decode_workers,
-            link,
-        } => format!(
-            "disaggregated {prefill_workers} × prefill [{}] : {decode_workers} × decode [{}] over {}",
-            shape(prefill),
-            shape(decode),
-            link.id()
-        ),
-    };
-    let spec = c
-        .spec
-        .map(|s| format!(", {} k = {}", s.method.name(), s.k))
-        .unwrap_or_default();
-    format!(
-        "{} {} {} {layout}{spec}",
-        c.gpu_name,
-        c.engine.name(),
-        c.engine.version()
-    )
+/// A configuration in one line: GPU, engine, layout, speculation (the app's words,
+/// `core::present::describe_candidate`, in English).
+fn describe(c: &Candidate) -> String {
+    describe_candidate(c, Lang::En)
 }
 
 fn line(r: &SearchResult, p: &PlanPoint) -> String {
@@ -283,13 +259,21 @@ fn line(r: &SearchResult, p: &PlanPoint) -> String {
     )
 }
 
+fn stat_word(s: Statistic) -> &'static str {
+    match s {
+        Statistic::P99 => "P99",
+        Statistic::Mean => "mean",
+    }
+}
+
 fn render(r: &SearchResult) -> String {
     let mut t = format!(
-        "search: {} req/s of {} → {} tokens, P99 targets TTFT ≤ {} ms, TPOT ≤ {} ms\n\
+        "search: {} req/s of {} → {} tokens, {} targets TTFT ≤ {} ms, TPOT ≤ {} ms\n\
          {} configurations considered ({} timed in closed form, {} refused), {} points screened, {} simulations\n",
         fmt_sig(r.rate_rps),
         r.input_len,
         r.output_len,
+        stat_word(r.statistic),
         fmt_sig(r.targets.ttft_ms),
         fmt_sig(r.targets.tpot_ms),
         r.considered,
@@ -371,7 +355,8 @@ pub fn run(args: &PlanArgs, out: &mut dyn Write) -> Result<(), CliError> {
             .map(|p| format!("; the nearest is {}", line(&r, p)))
             .unwrap_or_default();
         return Err(CliError::Usage(format!(
-            "no configuration searched meets P99 TTFT ≤ {} ms and P99 TPOT ≤ {} ms in simulation{near}",
+            "no configuration searched meets {0} TTFT ≤ {1} ms and {0} TPOT ≤ {2} ms in simulation{near}",
+            stat_word(r.statistic),
             fmt_sig(r.targets.ttft_ms),
             fmt_sig(r.targets.tpot_ms)
         )));

@@ -76,7 +76,7 @@ pub use resolved::{BlockGroup, Resolved};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use search::{
     pareto_front, search_configurations, Candidate, Checked, Key, Layout, PlanPoint, Progress,
-    Refusal, SearchGpu, SearchResult, SearchSpec, DEFAULT_MAX_GPUS, DEFAULT_SHORTLIST,
+    Refusal, SearchGpu, SearchResult, SearchSpec, Statistic, DEFAULT_MAX_GPUS, DEFAULT_SHORTLIST,
 };
 pub use sizing::{size_fleet, FleetSizing, FleetTails, SearchCap};
 pub use spec::{SpecConfig, SpecMethod};

@@ -140,7 +140,9 @@ fn worker(
             if p.pp > 1 {
                 c += &format!(" --pp_size {}", p.pp);
             }
-            c += &format!(" --ep_size {}", p.ep.max(1));
+            if p.ep > 1 {
+                c += &format!(" --ep_size {}", p.ep);
+            }
             let mut opts = trtllm_options(p, spec);
             if role.is_some() {
                 opts.push("cache_transceiver_config: {backend: DEFAULT}".into());

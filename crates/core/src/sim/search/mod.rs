@@ -92,8 +92,10 @@ pub struct SearchSpec {
     pub input_len: u64,
     /// Output tokens.
     pub output_len: u64,
-    /// P99 TTFT and P99 TPOT targets, ms.
+    /// TTFT and TPOT targets, ms, on `statistic`.
     pub targets: Slo,
+    /// The statistic the targets bound: the P99 (the default) or the mean.
+    pub statistic: Statistic,
     /// GPUs with their prices.
     pub gpus: Vec<SearchGpu>,
     /// Engines.
@@ -118,6 +120,36 @@ pub struct SearchSpec {
     pub shortlist: usize,
     /// Seed of the simulations.
     pub seed: u64,
+}
+
+/// The statistic of TTFT and TPOT the targets bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Statistic {
+    /// The 99th percentile over the requests.
+    #[default]
+    P99,
+    /// The mean (as tools that size on predicted means, AIConfigurator among them, state
+    /// their targets).
+    Mean,
+}
+
+impl Statistic {
+    /// The screen's factors from its mean TTFT and TPOT to this statistic.
+    fn screen_factors(self) -> (f64, f64) {
+        match self {
+            Statistic::P99 => (SCREEN_P99_TTFT, SCREEN_P99_TPOT),
+            Statistic::Mean => (1.0, 1.0),
+        }
+    }
+
+    /// This statistic of a simulation's TTFT and TPOT, ms.
+    fn of(self, c: &Checked) -> (f64, f64) {
+        match self {
+            Statistic::P99 => (c.p99_ttft_ms, c.p99_tpot_ms),
+            Statistic::Mean => (c.mean_ttft_ms, c.mean_tpot_ms),
+        }
+    }
 }
 
 /// How a candidate lays out its GPUs.
@@ -174,13 +206,15 @@ pub struct Checked {
     pub p99_ttft_ms: f64,
     /// P99 time per output token, ms.
     pub p99_tpot_ms: f64,
+    /// Mean time to first token, ms.
+    pub mean_ttft_ms: f64,
     /// Mean time per output token, ms.
     pub mean_tpot_ms: f64,
     /// Requests measured.
     pub completed: u64,
     /// The run stopped at its step budget.
     pub partial: bool,
-    /// Both P99s meet their targets (and the run is whole).
+    /// Both targets met on the search's statistic (and the run is whole).
     pub meets: bool,
     /// Simulations run for this point.
     pub tries: u64,
@@ -249,8 +283,10 @@ pub struct SearchResult {
     pub input_len: u64,
     /// Output tokens.
     pub output_len: u64,
-    /// P99 targets, ms.
+    /// Targets, ms.
     pub targets: Slo,
+    /// The statistic they bound.
+    pub statistic: Statistic,
     /// Configurations considered (refused ones included).
     pub considered: u64,
     /// Configurations timed by the screen.
@@ -302,13 +338,13 @@ pub struct Key {
 }
 
 impl Key {
-    fn of(p: &PlanPoint, t: Slo) -> Key {
+    fn of(p: &PlanPoint, spec: &SearchSpec) -> Key {
         Key {
             cost: p.usd_per_m_output,
             tps: p.tokens_per_s_user,
             gpus: p.gpus,
             meets: p.meets,
-            miss: miss(p, t),
+            miss: miss(p, spec),
         }
     }
 }
@@ -321,10 +357,14 @@ fn validate(spec: &SearchSpec) -> Result<(), CalcError> {
             Phrase::tr("rng_search_rate"),
         ));
     }
-    for (k, v) in [
-        ("ttft_p99", spec.targets.ttft_ms),
-        ("tpot_p99", spec.targets.tpot_ms),
-    ] {
+    let names = match spec.statistic {
+        Statistic::P99 => ["ttft_p99", "tpot_p99"],
+        Statistic::Mean => ["ttft_mean", "tpot_mean"],
+    };
+    for (k, v) in names
+        .into_iter()
+        .zip([spec.targets.ttft_ms, spec.targets.tpot_ms])
+    {
         if !(v.is_finite() && v > 0.0 && v <= crate::sim::sizing::MAX_TARGET_MS) {
             return Err(CalcError::out_of_range(
                 Phrase::verbatim(k),
@@ -396,22 +436,28 @@ fn point(raw: Raw, c: &Candidate, node: u64, spec: &SearchSpec) -> PlanPoint {
         tokens_per_s_user: 1.0 / e.tpot_s.max(1e-12),
         usd_per_hour: 0.0,
         usd_per_m_output: 0.0,
-        meets: screen_meets(&e, spec.targets),
+        meets: screen_meets(&e, spec),
         simulated: None,
     };
     priced(p, c, node, spec.rate_rps, spec.output_len)
 }
 
-fn screen_meets(e: &Estimate, t: Slo) -> bool {
-    e.ttft_s * 1e3 * SCREEN_P99_TTFT <= t.ttft_ms && e.tpot_s * 1e3 * SCREEN_P99_TPOT <= t.tpot_ms
+fn screen_meets(e: &Estimate, spec: &SearchSpec) -> bool {
+    let (f_ttft, f_tpot) = spec.statistic.screen_factors();
+    let t = spec.targets;
+    e.ttft_s * 1e3 * f_ttft <= t.ttft_ms && e.tpot_s * 1e3 * f_tpot <= t.tpot_ms
 }
 
-/// How far a point is from the targets: the larger ratio of a P99 (simulated, or the
+/// How far a point is from the targets: the larger ratio of the statistic (simulated, or the
 /// screen's) to its target.
-fn miss(p: &PlanPoint, t: Slo) -> f64 {
-    let (ttft, tpot) = match p.simulated {
-        Some(s) => (s.p99_ttft_ms, s.p99_tpot_ms),
-        None => (p.ttft_ms * SCREEN_P99_TTFT, p.tpot_ms * SCREEN_P99_TPOT),
+fn miss(p: &PlanPoint, spec: &SearchSpec) -> f64 {
+    let t = spec.targets;
+    let (ttft, tpot) = match &p.simulated {
+        Some(s) => spec.statistic.of(s),
+        None => {
+            let (a, b) = spec.statistic.screen_factors();
+            (p.ttft_ms * a, p.tpot_ms * b)
+        }
     };
     let r = (ttft / t.ttft_ms).max(tpot / t.tpot_ms);
     if r.is_finite() {
@@ -790,10 +836,14 @@ fn check_point(b: &mut Built, mut p: PlanPoint, spec: &SearchSpec) -> (PlanPoint
         let Ok(r) = simulate_point(b, ci, replicas, spec) else {
             break;
         };
+        let (ttft, tpot) = match spec.statistic {
+            Statistic::P99 => (r.ttft_ms.p99, r.tpot_ms.p99),
+            Statistic::Mean => (r.ttft_ms.mean, r.tpot_ms.mean),
+        };
         let meets = r.completed > 0
             && !r.partial
-            && r.ttft_ms.p99 <= spec.targets.ttft_ms
-            && r.tpot_ms.p99 <= spec.targets.tpot_ms;
+            && ttft <= spec.targets.ttft_ms
+            && tpot <= spec.targets.tpot_ms;
         let going_down = *down.get_or_insert(meets);
         if going_down && !meets {
             // One fewer misses: keep the last count that met.
@@ -807,6 +857,7 @@ fn check_point(b: &mut Built, mut p: PlanPoint, spec: &SearchSpec) -> (PlanPoint
             rate_per_replica: spec.rate_rps / replicas as f64,
             p99_ttft_ms: r.ttft_ms.p99,
             p99_tpot_ms: r.tpot_ms.p99,
+            mean_ttft_ms: r.ttft_ms.mean,
             mean_tpot_ms: r.tpot_ms.mean,
             completed: r.completed,
             partial: r.partial,
@@ -876,7 +927,7 @@ pub fn search_configurations(
     validate(spec)?;
     let mut b = build(model, spec, progress);
     let mut keys: Vec<Key> = (0..b.raws.len())
-        .map(|i| Key::of(&b.point(i, spec), spec.targets))
+        .map(|i| Key::of(&b.point(i, spec), spec))
         .collect();
     if keys.is_empty() {
         return Err(match b.refused.first() {
@@ -898,7 +949,7 @@ pub fn search_configurations(
         let (p, runs) = check_point(&mut b, first, spec);
         simulations += runs;
         if p.simulated.is_some() {
-            keys[i] = Key::of(&p, spec.targets);
+            keys[i] = Key::of(&p, spec);
             simulated.push((i, p));
         }
         progress(Progress {
@@ -967,6 +1018,7 @@ pub fn search_configurations(
         input_len: spec.input_len,
         output_len: spec.output_len,
         targets: spec.targets,
+        statistic: spec.statistic,
         considered: b.considered,
         screened: b.candidates.len() as u64,
         screened_points: b.raws.len() as u64,
