@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { repoPath } from './harness.mjs';
-import { byId, check, openApp, waitFor } from './app.mjs';
+import { afterPaint, byId, openAllDetails, check, openApp, waitFor } from './app.mjs';
 
 /** The embed widgets (`?embed=<id>`), as in core::scenario::EmbedWidget. */
 export const EMBEDS = ['memory', 'kv', 'batch', 'cost', 'roofline', 'latency', 'matmul', 'planner'];
@@ -38,7 +38,7 @@ async function settled(page) {
     () => page.evaluate(() => document.body.innerText.replace(/\s/g, '').length > 40),
     'the app to render text',
   );
-  await page.waitForTimeout(300);
+  await afterPaint(page);
 }
 
 export default function register(runner) {
@@ -48,8 +48,7 @@ export default function register(runner) {
       const page = await openApp(p, `${server.url}?lang=${lang}`);
       await settled(page);
       // Open every disclosure (math panels, data tables) so their contents are checked too.
-      await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
-      await page.waitForTimeout(200);
+      await openAllDetails(page);
       const bad = await axeViolations(page);
       await screenshot(page, `axe-full-${lang}`);
       log(`${bad.length} serious/critical violation(s)`);
@@ -59,8 +58,9 @@ export default function register(runner) {
 
   runner.test('a11y: axe finds no serious violation in any embed mode', async ({ open, server, screenshot, log }) => {
     const failures = [];
+    // One page for all of them: each embed link is a new document.
+    const p = await open({ viewport: { width: 720, height: 600 } });
     for (const embed of EMBEDS) {
-      const p = await open({ viewport: { width: 720, height: 600 } });
       const page = await openApp(p, `${server.url}?embed=${embed}`);
       await settled(page);
       const bad = await axeViolations(page);

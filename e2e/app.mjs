@@ -30,15 +30,58 @@ export function check(cond, message) {
   if (!cond) throw new Error(message);
 }
 
+/** Requests in flight per recorded page (`open()`'s `p`), counted from its first `netOf`. */
+const NETWORK = new WeakMap();
+
+/** Starts (once) counting the requests in flight in `p`'s context (every request the harness
+ * records: the page's, its workers' and the offline cache's), and when the last began or ended. */
+function netOf(p) {
+  let n = NETWORK.get(p);
+  if (!n) {
+    n = { inflight: new Set(), last: Date.now() };
+    const begin = (req) => {
+      n.inflight.add(req);
+      n.last = Date.now();
+    };
+    const end = (req) => {
+      n.inflight.delete(req);
+      n.last = Date.now();
+    };
+    p.context.on('request', begin);
+    p.context.on('requestfinished', end);
+    p.context.on('requestfailed', end);
+    NETWORK.set(p, n);
+  }
+  return n;
+}
+
+/** How long the network must have been quiet before the first load counts as ended. */
+const QUIET_MS = 250;
+
+/**
+ * Waits (bounded) until `p` has no request in flight and none has begun or ended for
+ * `QUIET_MS`: the end of the first load once the app, the late module and the offline cache are
+ * in (what Playwright's `networkidle` waits for, with 500 ms of quiet). Marking the page loaded
+ * earlier can only make more requests count as "after load", never fewer.
+ */
+async function networkQuiet(p, timeoutMs = 10000) {
+  const n = netOf(p);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && (n.inflight.size > 0 || Date.now() - n.last < QUIET_MS)) await sleep(25);
+}
+
 /**
  * Waits (bounded) until the offline service worker, if the page registered one, has finished
  * installing: its install step caches the app's own files, and those fetches belong to the
  * first load, not to "after load".
  */
-async function serviceWorkerSettled(page) {
+async function serviceWorkerSettled(p) {
+  const page = p.page;
   await page
     .evaluate(async () => {
       if (!('serviceWorker' in navigator)) return;
+      // An embed never registers one (src/ui/offline.rs): nothing to wait for.
+      if (document.querySelector('main.embed[data-testid^="embed-"]')) return;
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       let reg;
       for (let i = 0; i < 20 && !reg; i++) {
@@ -49,7 +92,7 @@ async function serviceWorkerSettled(page) {
       await Promise.race([navigator.serviceWorker.ready, sleep(10000)]);
     })
     .catch(() => {});
-  await page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  await networkQuiet(p);
 }
 
 /**
@@ -80,26 +123,46 @@ export async function afterPaint(page) {
 }
 
 /**
- * Opens `url` and waits until the app has mounted (`app-root` visible) and the network is
- * idle; then marks the page loaded, so any later request fails the test.
+ * Opens every closed <details> of the page (math panels, data tables, which build their
+ * contents in their `toggle` handlers) and waits until each has had its `toggle` event (at
+ * most 2 s) and a frame has been painted after them.
+ */
+export async function openAllDetails(page) {
+  await page.evaluate(async () => {
+    const toggled = [...document.querySelectorAll('details:not([open])')].map((d) => {
+      const seen = new Promise((r) => d.addEventListener('toggle', () => r(), { once: true }));
+      d.open = true;
+      return seen;
+    });
+    await Promise.race([Promise.all(toggled), new Promise((r) => setTimeout(r, 2000))]);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+  });
+}
+
+/**
+ * Opens `url` and waits until the app has mounted (`app-root` visible), the late module is in
+ * and the network is quiet (`networkQuiet`), then for the offline cache; then marks the page
+ * loaded, so any later request fails the test.
  */
 export async function openApp(p, url) {
+  netOf(p);
   await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
   await lateSettled(p.page);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  await serviceWorkerSettled(p.page);
+  await networkQuiet(p);
+  await serviceWorkerSettled(p);
   p.markLoaded();
   return p.page;
 }
 
 /** Reloads the page and waits for the app again (a reload is a new first load). */
 export async function reloadApp(p) {
+  netOf(p);
   await p.page.reload({ waitUntil: 'load', timeout: 30000 });
   await p.page.getByTestId('app-root').waitFor({ state: 'visible', timeout: 30000 });
   await lateSettled(p.page);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  await serviceWorkerSettled(p.page);
+  await networkQuiet(p);
+  await serviceWorkerSettled(p);
   p.markLoaded();
   return p.page;
 }
@@ -344,18 +407,16 @@ export async function hangulCount(page) {
 
 /**
  * Opens `url` and waits for the element `testid` (embed pages have no app-root), then for the
- * first load to end (favicon, the offline cache's fetches) before marking the page loaded.
+ * first load to end (the late module, the network idle, the offline cache's fetches) before
+ * marking the page loaded, as `openApp` does.
  */
 export async function openAt(p, url, testid) {
+  netOf(p);
   await p.page.goto(url, { waitUntil: 'load', timeout: 30000 });
   await byId(p.page, testid).first().waitFor({ state: 'visible', timeout: 30000 });
   await lateSettled(p.page);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  await p.page
-    .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))
-    .catch(() => {});
-  await p.page.waitForTimeout(1000);
-  await p.page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
+  await networkQuiet(p);
+  await serviceWorkerSettled(p);
   p.markLoaded();
   return p.page;
 }

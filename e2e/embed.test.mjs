@@ -47,10 +47,10 @@ function writeHost(server, mode) {
 }
 
 /**
- * Loads every mode in its host page and checks it; with `grow`, instead of the screenshot it
- * opens a closed <details> in the widget and expects a new, larger height message.
+ * Loads every mode in its host page and checks it, keeps a screenshot of it, then opens a
+ * closed <details> in the widget and expects a new, larger height message.
  */
-async function checkModes({ open, server, screenshot, log }, grow) {
+async function checkModes({ open, server, screenshot, log }) {
     const failures = [];
     const lines = [];
     const p = await open({ viewport: { width: 800, height: 700 } });
@@ -154,48 +154,49 @@ async function checkModes({ open, server, screenshot, log }, grow) {
         await page.evaluate((h) => {
           document.getElementById('calc').style.height = `${h}px`;
         }, last.height);
-        await page.waitForTimeout(300);
+        // Until the frame's window has the new height, then a frame painted in it (charts take
+        // their size in their first frame).
+        await waitFor(async () => Math.abs((await inFrame.evaluate(() => window.innerHeight)) - last.height) <= 1, 'the frame to take the reported height', 3000).catch(() => {});
+        await inFrame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
         const fit = await inFrame.evaluate(() => ({ scroll: document.documentElement.scrollHeight, inner: window.innerHeight }));
         if (fit.scroll > fit.inner + 2) fail(`after growing the frame to the reported ${last.height} px its content is still ${fit.scroll} px tall (frame ${fit.inner} px)`);
       }
       // Nothing may spill out sideways at the course page's 640 px.
       const wide = await inFrame.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: document.documentElement.clientWidth }));
       if (wide.scroll > wide.inner + 1) fail(`the widget is ${wide.scroll} px wide in a 640 px frame (${wide.inner} px of room): it scrolls sideways`);
-      // When the widget grows inside the frame (a reader opens "show the data as a table"),
-      // a new, larger height must be sent so the frame can grow with it (second test only).
-      const count = heights.length;
-      if (grow) {
-        const opened = await inFrame.evaluate(() => {
-          const d = document.querySelector('details:not([open])');
-          if (!d) return null;
-          const before = document.documentElement.scrollHeight;
-          d.open = true;
-          return { before, after: document.documentElement.scrollHeight, what: d.querySelector('summary')?.textContent.trim() };
-        });
-        if (opened && opened.after > opened.before + 2) {
-          const grown = await waitFor(async () => {
-            const h = await page.evaluate(() => window.__heights);
-            return h.length > count ? h.at(-1) : null;
-          }, 'a new height message', 3000).catch(() => null);
-          if (!grown) fail(`opening "${opened.what}" grew the widget from ${opened.before} to ${opened.after} px but no new llmcalc:height message came`);
-          else if (grown.height < opened.after - 2) fail(`opening "${opened.what}": new height ${grown.height} < content ${opened.after}`);
-          else lines.push(`${mode}: opening "${opened.what}" sent ${grown.height} px`);
-        } else {
-          fail('no closed <details> that grows the widget was found to open');
-        }
-        continue;
-      }
       // Keep a picture of the course page with the frame.
       await screenshot(page, `host-${mode}`);
       lines.push(`${mode}: height ${heights.map((h) => h.height).join('→') || 'none'} (${heights.length} message(s)), back-link ${back ? new URL(back.href).search : 'missing'}`);
+      // When the widget grows inside the frame (a reader opens "show the data as a table"),
+      // a new, larger height must be sent so the frame can grow with it.
+      // (Read now: the screenshot above must not count as growth.)
+      const count = (await page.evaluate(() => window.__heights)).length;
+      const opened = await inFrame.evaluate(() => {
+        const d = document.querySelector('details:not([open])');
+        if (!d) return null;
+        const before = document.documentElement.scrollHeight;
+        d.open = true;
+        return { before, after: document.documentElement.scrollHeight, what: d.querySelector('summary')?.textContent.trim() };
+      });
+      if (opened && opened.after > opened.before + 2) {
+        const grown = await waitFor(async () => {
+          const h = await page.evaluate(() => window.__heights);
+          return h.length > count ? h.at(-1) : null;
+        }, 'a new height message', 3000).catch(() => null);
+        if (!grown) fail(`opening "${opened.what}" grew the widget from ${opened.before} to ${opened.after} px but no new llmcalc:height message came`);
+        else if (grown.height < opened.after - 2) fail(`opening "${opened.what}": new height ${grown.height} < content ${opened.after}`);
+        else lines.push(`${mode}: opening "${opened.what}" sent ${grown.height} px`);
+      } else {
+        fail('no closed <details> that grows the widget was found to open');
+      }
     }
     for (const l of lines) log(l);
     check(failures.length === 0, `${failures.length} embed check(s) failed:\n${failures.join('\n')}`);
 }
 
 export default function register(runner) {
-  runner.test('embed: every mode renders alone in an iframe, reports its height and links back', (ctx) => checkModes(ctx, false), { timeoutMs: 240000 });
-  runner.test('embed: the height is sent again when the widget grows inside the frame', (ctx) => checkModes(ctx, true), { timeoutMs: 240000 });
+  // One load of each mode for both: its checks and screenshot, then the growth (which changes it).
+  runner.test('embed: every mode renders alone in an iframe, reports its height (again when it grows inside the frame) and links back', (ctx) => checkModes(ctx), { timeoutMs: 240000, long: true });
 
   // Each embed shows the inputs that drive it (a strip above the widget), and they work as on
   // the full page: they change the result and the URL. `embed_inputs=0` hides the strip.
@@ -203,8 +204,9 @@ export default function register(runner) {
     const failures = [];
     /** Inputs every strip must have, and those that depend on the widget. */
     const needs = { memory: ['strip-ctx', 'strip-n', 'strip-gpu'], kv: ['strip-ctx', 'strip-n'], batch: ['strip-ctx'], cost: ['strip-gpu'], latency: ['strip-batch', 'strip-in', 'strip-out'], roofline: ['strip-gpu'], matmul: [], planner: [] };
+    // One page for every link below: each is a new document.
+    const p = await open({ viewport: { width: 640, height: 700 } });
     for (const mode of EMBEDS) {
-      const p = await open({ viewport: { width: 640, height: 700 } });
       const page = await openApp(p, `${server.url}?embed=${mode}`);
       const want = ['strip-model', ...needs[mode]];
       const missing = [];
@@ -221,7 +223,6 @@ export default function register(runner) {
     // The KV cache of one request is proportional to its length: doubling the context in the
     // strip doubles it, and the URL carries the new length.
     {
-      const p = await open({ viewport: { width: 640, height: 700 } });
       const page = await openApp(p, `${server.url}?embed=kv&ctx=4096`);
       const bytesOf = async () => {
         const t = await page.evaluate(() => document.querySelector('[data-testid="kv-per-request"]')?.textContent ?? '');
@@ -254,7 +255,6 @@ export default function register(runner) {
     }
     // A fixed figure: no strip, and the back-link does not carry the option.
     {
-      const p = await open({ viewport: { width: 640, height: 700 } });
       const page = await openApp(p, `${server.url}?embed=memory&embed_inputs=0`);
       await byId(page, 'embed-memory').waitFor({ state: 'visible' });
       if ((await byId(page, 'input-strip').count()) !== 0) failures.push('embed_inputs=0 still shows the input strip');

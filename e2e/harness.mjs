@@ -209,6 +209,40 @@ export async function openPage(browser, server, { viewport = { width: 1280, heig
 }
 
 /**
+ * Saves a PNG of the whole page (what Playwright's `fullPage` screenshot takes: the document's
+ * full size from the top, captured beyond the viewport) with Chromium's encoder set for speed:
+ * about half the time of Playwright's on the 16,000 px tall page, for a somewhat larger file.
+ */
+export async function fullPageShot(page, file, timeoutMs = 15000) {
+  const size = await page.evaluate(() => {
+    const b = document.body;
+    const d = document.documentElement;
+    return {
+      width: Math.max(b?.scrollWidth ?? 0, d.scrollWidth, b?.offsetWidth ?? 0, d.offsetWidth, b?.clientWidth ?? 0, d.clientWidth),
+      height: Math.max(b?.scrollHeight ?? 0, d.scrollHeight, b?.offsetHeight ?? 0, d.offsetHeight, b?.clientHeight ?? 0, d.clientHeight),
+      viewport: { width: window.innerWidth, height: window.innerHeight },
+    };
+  });
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const fits = size.width <= size.viewport.width && size.height <= size.viewport.height;
+    const { data } = await withTimeout(
+      cdp.send('Page.captureScreenshot', {
+        format: 'png',
+        optimizeForSpeed: true,
+        captureBeyondViewport: !fits,
+        clip: { x: 0, y: 0, width: size.width, height: size.height, scale: 1 },
+      }),
+      timeoutMs,
+      'a full-page screenshot',
+    );
+    writeFileSync(file, Buffer.from(data, 'base64'));
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
+/**
  * Collects tests and runs them two at a time (E2E_JOBS, default 2: one per core here), each with
  * its own pages and a timeout. A test registered from a file that exports `alone = true` (those
  * that time frames or layout shifts) runs with no other test in flight. Each test's lines are
@@ -283,7 +317,8 @@ export class Runner {
           this.screenshotsDir,
           `${String(index).padStart(2, '0')}-${slug}-${shot}-${step}.png`,
         );
-        await page.screenshot({ path: file, fullPage, timeout: 15000 });
+        if (fullPage) await fullPageShot(page, file);
+        else await page.screenshot({ path: file, fullPage, timeout: 15000 });
         return file;
       },
     };

@@ -3,7 +3,7 @@
 // mode, in English and in Korean; the explanations carry live numbers and follow the
 // language. Screenshots of every language × page/embed are kept in artifacts/screenshots/.
 
-import { check, openApp, waitFor, byId, pasteConfig, isVisible, readText } from './app.mjs';
+import { afterPaint, openAllDetails, check, openApp, waitFor, byId, pasteConfig, isVisible, readText } from './app.mjs';
 import { EMBEDS } from './a11y.test.mjs';
 import { readFileSync, readdirSync } from 'node:fs';
 import { repoPath } from './harness.mjs';
@@ -29,8 +29,7 @@ const HAS_HANGUL = /[\uac00-\ud7a3]/;
 /** Every place a user (or a screen reader) can read text: visible text and labelling attributes. */
 async function pageText(page) {
   // Disclosures (math panels, data tables) build their contents when opened: open them all.
-  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
-  await page.waitForTimeout(300);
+  await openAllDetails(page);
   return page.evaluate(() => {
     const attrs = ['aria-label', 'title', 'placeholder', 'alt', 'aria-description'];
     const parts = [document.body.innerText, document.title];
@@ -51,7 +50,7 @@ async function settled(page) {
     () => page.evaluate(() => document.body.innerText.replace(/\s/g, '').length > 40),
     'the app to render text',
   );
-  await page.waitForTimeout(300);
+  await afterPaint(page);
 }
 
 export default function register(runner) {
@@ -85,9 +84,10 @@ export default function register(runner) {
 
   runner.test('i18n: every embed mode has no missing translation in either language', async ({ open, server, screenshot, log }) => {
     const problems = [];
+    // One page for all of them: each link is a new document (the language comes from the link).
+    const p = await open({ viewport: { width: 720, height: 600 } });
     for (const lang of ['en', 'ko']) {
       for (const embed of EMBEDS) {
-        const p = await open({ viewport: { width: 720, height: 600 } });
         const page = await openApp(p, `${server.url}?embed=${embed}&lang=${lang}`);
         await settled(page);
         const text = await pageText(page);
@@ -95,7 +95,6 @@ export default function register(runner) {
         const hangul = (text.match(HANGUL) || []).length;
         if (lang === 'ko' && hangul < 10) problems.push(`${embed} (ko) has only ${hangul} Hangul characters`);
         await screenshot(page, `embed-${embed}-${lang}`);
-        await p.context.close();
       }
     }
     log(`${EMBEDS.length * 2} embed pages checked`);

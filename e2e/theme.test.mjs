@@ -12,7 +12,7 @@
 // course does ("70억 개"), checked against Intl's compact notation for ko-KR.
 
 import { axeViolations, EMBEDS } from './a11y.test.mjs';
-import { byId, check, openApp, readText, waitFor } from './app.mjs';
+import { afterPaint, byId, check, openApp, readText, waitFor } from './app.mjs';
 
 /** WCAG relative luminance and contrast, computed in the page (see `inPage` below). */
 const READABILITY = `(() => {
@@ -73,22 +73,41 @@ const CANVAS_PIXELS = `(() => [...document.querySelectorAll('canvas')].filter((c
   return { id: c.closest('[data-testid]')?.getAttribute('data-testid') || c.getAttribute('aria-label') || '?', darkShare: dark / n, light };
 }))()`;
 
+/** Waits until the app shows text and a frame has been painted with it (after `openApp`, which
+ * has waited for the first load to end). */
 async function settled(page) {
   await waitFor(() => page.evaluate(() => document.body.innerText.replace(/\s/g, '').length > 40), 'the app to render text');
-  await page.waitForTimeout(400);
+  await afterPaint(page);
 }
 
-/** Scrolls through the page so lazily drawn charts are drawn, then back to the top. */
+/** Scrolls through the page so lazily drawn charts are drawn, then back to the top and a frame
+ * painted there. Each chart is waited for (up to 1 s, at least a frame on screen) until it
+ * reads as drawn in dark, as CANVAS_PIXELS counts: the checks then read it. */
 async function scrollThrough(page) {
   await page.evaluate(async () => {
-    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    const drawnDark = (c) => {
+      if (!c.width || !c.height) return false;
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let dark = 0, light = 0, n = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        n++;
+        const l = (0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2]) / 255;
+        if (d[i + 3] < 128 || l < 0.25) dark++;
+        else if (l > 0.7) light++;
+      }
+      return dark / n >= 0.5 && light >= 50;
+    };
     for (const c of document.querySelectorAll('canvas')) {
       c.scrollIntoView({ block: 'center' });
-      await sleep(120);
+      // Only the charts CANVAS_PIXELS reads (drawn in a box on the page) are waited for.
+      const read = c.width > 0 && c.height > 0 && c.getBoundingClientRect().width > 0;
+      const until = performance.now() + 1000;
+      do await frame(); while (read && !drawnDark(c) && performance.now() < until);
     }
     window.scrollTo(0, 0);
+    await frame();
   });
-  await page.waitForTimeout(300);
 }
 
 /** All the dark-theme checks on a loaded page; returns failure lines. */
@@ -111,14 +130,13 @@ async function darkChecks(page, what) {
   return { fails, canvases: canvases.length, texts: r.checked, body: r.body };
 }
 
-/** Opens a page in dark: `system` = the system prefers dark (theme Auto); else the toggle. */
-async function openDark(open, url, system, viewport) {
+/** Opens a page for dark: `system` = the system prefers dark (theme Auto); else the toggle's
+ * choice remembered (set before every load of the page). Load it with `openApp`. */
+async function openDark(open, system, viewport) {
   const p = await open(viewport ? { viewport } : undefined);
   await p.page.emulateMedia({ colorScheme: system ? 'dark' : 'light' });
   if (!system) await p.page.addInitScript(() => localStorage.setItem('llmcalc-theme', 'dark'));
-  const page = await openApp(p, url);
-  await settled(page);
-  return page;
+  return p;
 }
 
 export default function register(runner) {
@@ -144,8 +162,11 @@ export default function register(runner) {
 
     runner.test(`theme: every embed is readable in dark (${how})`, async ({ open, server, screenshot, log }) => {
       const fails = [];
+      // One page for all of them: each embed link is a new document in the same dark setting.
+      const p = await openDark(open, system, { width: 640, height: 700 });
       for (const embed of EMBEDS) {
-        const page = await openDark(open, `${server.url}?embed=${embed}`, system, { width: 640, height: 700 });
+        const page = await openApp(p, `${server.url}?embed=${embed}`);
+        await settled(page);
         const r = await darkChecks(page, `embed=${embed}`);
         fails.push(...r.fails);
         await screenshot(page, `dark-embed-${embed}-${system ? 'system' : 'toggle'}`, { fullPage: true });

@@ -77,16 +77,8 @@ function customGpuParam(name) {
   return pctEncode(inner);
 }
 
-/** Opens the app (also waits for the offline cache's own fetches, which come after paint). */
-async function open(p, url) {
-  const page = await openApp(p, url);
-  await page
-    .evaluate(() => Promise.race([navigator.serviceWorker?.ready, new Promise((ok) => setTimeout(ok, 3000))]))
-    .catch(() => {});
-  await page.waitForLoadState('networkidle', { timeout: 10000 }).catch(() => {});
-  p.markLoaded();
-  return page;
-}
+/** Opens the app; `openApp` also waits for the offline cache's own fetches (after paint). */
+const open = openApp;
 
 /** Text content of every element with this test id, joined. */
 async function textOf(page, id) {
@@ -212,10 +204,12 @@ export default function register(runner) {
     }
     await setValue(page, 'gpu-search', '');
 
-    // 2. Custom accelerator name through the form (a fresh page each time: at most 4 GPUs).
+    // 2. Custom accelerator name through the form (the default page loaded anew each time: at
+    // most 4 GPUs), then the link the app wrote, loaded in the same page; one page for all of
+    // them and for the crafted URLs below.
+    const u = await openPage();
     for (const payload of PAYLOADS) {
-      const q = await openPage();
-      const pg = await open(q, server.url);
+      const pg = await open(u, server.url);
       const form = byId(pg, 'custom-gpu-form').first();
       await form.evaluate((d) => {
         d.open = true;
@@ -224,20 +218,16 @@ export default function register(runner) {
       await byId(pg, 'custom-add').first().click();
       const errText = (await byId(pg, 'custom-error').count()) ? await textOf(pg, 'custom-error') : '';
       if (errText) failures.push(`custom form rejected ${JSON.stringify(payload)}: ${errText}`);
-      await verify(q, pg, 'custom GPU name via form (chip)', payload, () => pg.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
-      await verify(q, pg, 'custom GPU name via form (results)', payload, () => pg.evaluate(() => document.querySelector('.results')?.textContent ?? ''));
+      await verify(u, pg, 'custom GPU name via form (chip)', payload, () => pg.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
+      await verify(u, pg, 'custom GPU name via form (results)', payload, () => pg.evaluate(() => document.querySelector('.results')?.textContent ?? ''));
       if (payload === PAYLOADS[0]) await screenshot(pg, 'custom-gpu-form-payload');
       // The link the app wrote for it must read back to the same name.
       const url = pg.url();
-      const r = await openPage();
-      const pg2 = await open(r, url);
-      await verify(r, pg2, 'custom GPU name via the app-written link', payload, () => pg2.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
-      await q.context.close();
-      await r.context.close();
+      const pg2 = await open(u, url);
+      await verify(u, pg2, 'custom GPU name via the app-written link', payload, () => pg2.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
     }
 
     // 3. Crafted URLs: a custom GPU name, a pasted config (cfg=), unknown parameter names.
-    const u = await openPage();
     for (const payload of PAYLOADS) {
       let pg = await open(u, `${server.url}?gpu=a10g&gpu=${customGpuParam(payload)}`);
       await verify(u, pg, 'custom GPU name via crafted gpu=custom: URL', payload, () => pg.evaluate(() => [...document.querySelectorAll('[data-testid^="gpu-selected-custom"]')].map((e) => e.textContent).join('\n')));
