@@ -410,3 +410,55 @@ fn empty_data_draws_a_message_not_an_error() {
         render_svg_via::<SVGBackend, _>(&MemoryBars::default(), &Theme::light(), &labels, (40, 20));
     assert!(tiny.is_err());
 }
+
+/// The planner's search (Qwen3-8B on an H100 and an L40S at 20 req/s, the CLI's example): the
+/// points on log axes, the front as a line, the best highlighted with its tooltip.
+#[test]
+fn pareto_chart() {
+    use llm_serving_calculator::core::hardware::Catalog;
+    use llm_serving_calculator::core::present::run_search_job;
+    use llm_serving_calculator::core::scenario::{GpuChoice, ModelSource, Scenario};
+    let mut s = Scenario {
+        model: ModelSource::Preset("qwen3-8b".into()),
+        gpus: vec![
+            GpuChoice::Catalog("h100-sxm".into()),
+            GpuChoice::Catalog("l40s".into()),
+        ],
+        ..Scenario::default()
+    };
+    s.perf.input_len = 1024;
+    s.perf.output_len = 128;
+    s.views.plan.rate_rps = 20.0;
+    s.views.plan.ttft_ms = 1000.0;
+    s.views.plan.tpot_ms = 40.0;
+    let v = run_search_job(&s.to_query(), Lang::En, Catalog::builtin(), &mut |_| {})
+        .unwrap_or_else(|e| panic!("{e}"));
+    let chart = v.chart(Lang::En);
+    let (svg, hits) = render_all("pareto", &chart);
+    let t = texts(&svg);
+    for want in [
+        &chart.x_title,
+        &chart.y_title,
+        &chart.front_label,
+        &chart.best_label,
+    ] {
+        assert!(t.iter().any(|x| x == want), "{want} missing from {t:?}");
+    }
+    assert!(
+        t.iter().any(|x| x.starts_with('$')),
+        "no dollar tick: {t:?}"
+    );
+    let best = hits.get("best").unwrap_or_else(|| panic!("no best region"));
+    let (row, desc) = v.best_row().unwrap_or_else(|| panic!("no best"));
+    assert_eq!(best.lines[0], desc);
+    assert!(best.lines[2].contains(&fmt_sig(row.usd_per_m_output)));
+    assert_eq!(hits.len(), chart.points.len());
+    // Nothing to draw: the chart's own sentence.
+    let empty = llm_serving_calculator::core::present::ParetoChart {
+        points: Vec::new(),
+        ..chart
+    };
+    let (svg, hits) = render_svg(&empty, &Theme::light(), &Labels::new(Lang::En), SIZE)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(texts(&svg).iter().any(|x| x == &empty.empty_label) && hits.is_empty());
+}

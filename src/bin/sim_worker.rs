@@ -6,7 +6,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use llm_serving_calculator::core::present::run_job_json;
+    use llm_serving_calculator::core::present::run_job_json_with;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
 
@@ -19,7 +19,11 @@ fn main() {
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
             let text = ev.data().as_string().unwrap_or_default();
-            let _ = out.post_message(&JsValue::from_str(&run_job_json(&text)));
+            let mut post = |m: &str| {
+                let _ = out.post_message(&JsValue::from_str(m));
+            };
+            let reply = run_job_json_with(&text, &mut post);
+            post(&reply);
         });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The worker lives as long as the page: the handler is never dropped.

@@ -31,6 +31,7 @@ pub mod number_field;
 pub mod offline;
 pub mod perf_notes;
 pub mod perf_view;
+pub mod plan_search_view;
 pub mod planner_sim_view;
 pub mod planner_view;
 pub mod preset_select;

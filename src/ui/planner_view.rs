@@ -3,7 +3,8 @@
 //! ranked by cost at the peak with the reason each one loses, cost against load, and what
 //! loading a replica and offloading weights or the KV cache cost; beside the analytic replica
 //! counts, the best option's counts on simulated P99s (`ui::planner_sim_view`, computed in the
-//! serving simulator's worker). Inputs live in the URL.
+//! serving simulator's worker), and the search over every engine, shape and layout
+//! (`ui::plan_search_view`, in the worker too). Inputs live in the URL.
 
 use crate::core::base::CalcError;
 use crate::core::base::Lang;
@@ -21,6 +22,7 @@ use crate::ui::float_field::FloatField;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::largest_model::LargestModel;
 use crate::ui::number_field::NumberField;
+use crate::ui::plan_search_view::PlanSearch;
 use crate::ui::planner_sim_view::PlannerSim;
 use crate::ui::state::{use_app, AppState, History};
 use crate::ui::view_common::{fmt_ms, fmt_num, fmt_usd, is_dark, model_memo, num_symbols};
@@ -115,6 +117,7 @@ pub fn PlannerView() -> impl IntoView {
             <PlanTable computed=computed />
             <PlanNotes computed=computed />
             <PlannerSim />
+            <PlanSearch />
             <div class="chart-box">
                 <ChartCanvas<PlanCostChart>
                     data=Signal::from(chart)

@@ -9,14 +9,19 @@
 //! these three unhashed files network-first, so a new build never pairs a new page with an
 //! old worker.
 //!
-//! Protocol (`core::present::serving`): one job in flight at a time, of two kinds (the serving
-//! section's sweep, the planner's simulated sizing), each section with its own signals
+//! Protocol (`core::present::serving`): one job in flight at a time, of four kinds (the serving
+//! section's sweep, the planner's simulated sizing, a pasted benchmark, the planner's search),
+//! each section with its own signals
 //! ([`SimSignals`], registered by [`submit`]). A new job while one runs replaces the waiting
 //! one of its kind (only the newest of each kind waits; the one queued first is sent first),
 //! and a reply whose id is not the newest job's of its kind is dropped: a new scenario during
-//! a sweep supersedes it, and no sweep in between ever runs.
+//! a sweep supersedes it, and no sweep in between ever runs. A search posts its progress while
+//! it runs (`WorkerReply::Progress`), shown by its section ([`SimSignals::progress`]); the
+//! job is still in flight until its answer.
 
-use crate::core::present::{BenchView, JobKind, PlanSimView, ServingJob, ServingView, WorkerReply};
+use crate::core::present::{
+    BenchView, JobKind, PlanSimView, SearchView, ServingJob, ServingView, WorkerReply,
+};
 use crate::core::scenario::{PerfInputs, Scenario, ServingInputs, ViewInputs};
 use leptos::prelude::*;
 use std::cell::RefCell;
@@ -53,6 +58,20 @@ pub struct SimSignals<V: Send + Sync + 'static = ServingView> {
     pub view: RwSignal<Option<V>>,
     /// The newest job's failure, in one sentence.
     pub job_error: RwSignal<Option<String>>,
+    /// Where the newest job is, while it runs (a search's stage and steps; `None` before its
+    /// first report and after its answer).
+    pub progress: RwSignal<Option<JobProgress>>,
+}
+
+/// A running job's report: its stage (`screen`, `simulate`) and steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobProgress {
+    /// The stage.
+    pub stage: String,
+    /// Steps done.
+    pub done: u64,
+    /// Steps of the stage.
+    pub total: u64,
 }
 
 impl<V: Send + Sync + 'static> Clone for SimSignals<V> {
@@ -70,6 +89,7 @@ impl<V: Send + Sync + 'static> SimSignals<V> {
             status: RwSignal::new(Status::Idle),
             view: RwSignal::new(None),
             job_error: RwSignal::new(None),
+            progress: RwSignal::new(None),
         }
     }
 }
@@ -117,8 +137,20 @@ impl JobOutput for BenchView {
     }
 }
 
+impl JobOutput for SearchView {
+    const KIND: JobKind = JobKind::Search;
+    fn sink(s: &mut Sinks) -> &mut Option<SimSignals<Self>> {
+        &mut s.search
+    }
+}
+
 /// Every job kind.
-const KINDS: [JobKind; 3] = [JobKind::Sweep, JobKind::Plan, JobKind::Bench];
+const KINDS: [JobKind; 4] = [
+    JobKind::Sweep,
+    JobKind::Plan,
+    JobKind::Bench,
+    JobKind::Search,
+];
 
 /// The sections' signals, by job kind.
 #[derive(Default, Clone, Copy)]
@@ -126,6 +158,7 @@ pub struct Sinks {
     sweep: Option<SimSignals<ServingView>>,
     plan: Option<SimSignals<PlanSimView>>,
     bench: Option<SimSignals<BenchView>>,
+    search: Option<SimSignals<SearchView>>,
 }
 
 impl Sinks {
@@ -134,6 +167,7 @@ impl Sinks {
             JobKind::Sweep => self.sweep.map(|s| s.status),
             JobKind::Plan => self.plan.map(|s| s.status),
             JobKind::Bench => self.bench.map(|s| s.status),
+            JobKind::Search => self.search.map(|s| s.status),
         }
     }
 
@@ -146,6 +180,16 @@ impl Sinks {
             JobKind::Sweep => self.sweep.map(|s| s.job_error),
             JobKind::Plan => self.plan.map(|s| s.job_error),
             JobKind::Bench => self.bench.map(|s| s.job_error),
+            JobKind::Search => self.search.map(|s| s.job_error),
+        }
+    }
+
+    fn progress(self, kind: JobKind) -> Option<RwSignal<Option<JobProgress>>> {
+        match kind {
+            JobKind::Sweep => self.sweep.map(|s| s.progress),
+            JobKind::Plan => self.plan.map(|s| s.progress),
+            JobKind::Bench => self.bench.map(|s| s.progress),
+            JobKind::Search => self.search.map(|s| s.progress),
         }
     }
 }
@@ -170,6 +214,7 @@ struct Client {
     sweep: Slot,
     plan: Slot,
     bench: Slot,
+    search: Slot,
     // Kept alive as long as the worker.
     _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
@@ -181,6 +226,7 @@ impl Client {
             JobKind::Sweep => &mut self.sweep,
             JobKind::Plan => &mut self.plan,
             JobKind::Bench => &mut self.bench,
+            JobKind::Search => &mut self.search,
         }
     }
 
@@ -245,6 +291,7 @@ fn start() {
                 sweep: Slot::default(),
                 plan: Slot::default(),
                 bench: Slot::default(),
+                search: Slot::default(),
                 _on_message: on_message,
                 _on_error: on_error,
             });
@@ -275,6 +322,9 @@ pub fn submit<V: JobOutput>(sig: SimSignals<V>, query: String, lang: &str) {
 /// [`submit`] with a text the job carries (the pasted benchmark of a benchmark job).
 pub fn submit_text<V: JobOutput>(sig: SimSignals<V>, query: String, text: String, lang: &str) {
     V::register(sig);
+    if sig.progress.get_untracked().is_some() {
+        sig.progress.set(None);
+    }
     start();
     let id = NEXT_ID.with(|n| {
         let mut n = n.borrow_mut();
@@ -342,6 +392,7 @@ fn kind_mark(what: &str, kind: JobKind) -> String {
         JobKind::Sweep => "sweep",
         JobKind::Plan => "plan",
         JobKind::Bench => "bench",
+        JobKind::Search => "search",
     };
     format!("llmcalc-sim-{what}-{k}")
 }
@@ -381,9 +432,27 @@ fn on_reply(text: &str) {
             }
             return;
         }
+        WorkerReply::Progress {
+            id,
+            done,
+            total,
+            stage,
+        } => {
+            // Still running: the job stays in flight; shown only for the newest job.
+            let kind = with_client(|c| c.newest_kind(*id)).flatten();
+            if let Some(p) = kind.and_then(|k| sinks().progress(k)) {
+                p.set(Some(JobProgress {
+                    stage: stage.clone(),
+                    done: *done,
+                    total: *total,
+                }));
+            }
+            return;
+        }
         WorkerReply::Done { id, .. }
         | WorkerReply::Planned { id, .. }
         | WorkerReply::Benched { id, .. }
+        | WorkerReply::Searched { id, .. }
         | WorkerReply::Failed { id, .. } => *id,
     };
     let kind = with_client(|c| {
@@ -433,12 +502,21 @@ fn hand_over(reply: WorkerReply, id: u64, kind: JobKind) {
                 s.view.set(Some(*bench));
             }
         }
+        WorkerReply::Searched { view, .. } => {
+            if let Some(s) = sinks.search {
+                s.job_error.set(None);
+                s.view.set(Some(*view));
+            }
+        }
         WorkerReply::Failed { message, .. } => {
             if let Some(e) = sinks.error(kind) {
                 e.set(Some(message));
             }
         }
-        WorkerReply::Ready => {}
+        WorkerReply::Ready | WorkerReply::Progress { .. } => {}
+    }
+    if let Some(p) = sinks.progress(kind) {
+        p.set(None);
     }
     if let Some(s) = sinks.status(kind) {
         s.set(Status::Done);

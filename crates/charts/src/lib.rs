@@ -17,6 +17,7 @@ pub mod kv_chart;
 pub mod latency_rate;
 pub mod latency_throughput;
 pub mod memory_bar;
+pub mod pareto;
 pub mod plan_cost;
 pub mod roofline;
 pub mod serving_series;

@@ -11,6 +11,7 @@ pub mod export;
 pub mod first_embed;
 pub mod first_screen;
 pub mod page;
+pub mod plan_search;
 
 /// Links, in a wasm binary, every translation row of the shell (`i18n::link_shell`) and the
 /// whole table of configuration defaults (`model::config::defaults::link_full`): the page's
@@ -55,6 +56,10 @@ pub use first_screen::{
     GpuText, CARD_MATH, CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
 };
 pub use page::{link_query, page_url, replace_link_notice, same_scenario, History, Outcome, Theme};
+pub use plan_search::{
+    describe_candidate, run_search_job, search_spec, search_view, ParetoChart, ParetoPoint,
+    SearchRow, SearchView,
+};
 pub use report::{
     evaluate, evaluate_with, evaluate_with_gpus, gpu_parts, model_of, GpuPart, GpuReport,
     ModelChoices, ModelPart, Report, Verdict,
@@ -66,7 +71,8 @@ pub use series::{
     MATMUL_PRESETS,
 };
 pub use serving::{
-    run_job, run_job_json, JobKind, RatePoint, ServingGpu, ServingJob, ServingView, WorkerReply,
+    run_job, run_job_json, run_job_json_with, JobKind, RatePoint, ServingGpu, ServingJob,
+    ServingView, WorkerReply,
 };
 pub use serving_bench::{bench_scenario, run_bench_job, BenchKnob, BenchRow, BenchView};
 pub use serving_charts::{

@@ -3,11 +3,12 @@
 //!
 //! Protocol (JSON text both ways, `bin/sim_worker.rs` only moves it): the page sends a
 //! [`ServingJob`] (an id, the scenario's URL query, the language, its [`JobKind`]: the
-//! section's sweep, the planner's simulated sizing, or a pasted benchmark with its text); the
-//! worker answers [`WorkerReply::Ready`] once when it has started, then one
-//! [`WorkerReply::Done`] (a sweep), [`WorkerReply::Planned`] (a planner job),
-//! [`WorkerReply::Benched`] (a benchmark) or [`WorkerReply::Failed`] per job, carrying the
-//! job's id. The page drops replies whose id is not the newest job's of its kind, and sends
+//! section's sweep, the planner's simulated sizing, a pasted benchmark with its text, or the
+//! planner's search); the worker answers [`WorkerReply::Ready`] once when it has started, then
+//! one [`WorkerReply::Done`] (a sweep), [`WorkerReply::Planned`] (a planner job),
+//! [`WorkerReply::Benched`] (a benchmark), [`WorkerReply::Searched`] (a search) or
+//! [`WorkerReply::Failed`] per job, carrying the job's id; a search also posts
+//! [`WorkerReply::Progress`] while it runs (its stage and steps), before its answer. The page drops replies whose id is not the newest job's of its kind, and sends
 //! at most one job at a time (the oldest of the newest waiting job of each kind when a reply
 //! arrives), so a new scenario during a sweep supersedes every job of that kind in between.
 //!
@@ -25,6 +26,7 @@ use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::fmt_sig;
 use crate::hardware::catalog::{Accelerator, Architecture, Catalog};
 use crate::model::ModelDesc;
+use crate::present::plan_search::{run_search_job, SearchView};
 use crate::present::report::{accelerator_of, scenario_model};
 use crate::present::serving_bench::{run_bench_job, BenchView};
 use crate::present::serving_disagg::link_name;
@@ -64,6 +66,9 @@ pub enum JobKind {
     /// A pasted `vllm bench serve` result compared and fitted ([`run_bench_job`], answered by
     /// [`WorkerReply::Benched`]).
     Bench,
+    /// The planner's search over engines, shapes and layouts ([`run_search_job`], answered by
+    /// [`WorkerReply::Searched`] after [`WorkerReply::Progress`] messages).
+    Search,
 }
 
 /// One job for the worker.
@@ -109,6 +114,24 @@ pub enum WorkerReply {
         id: u64,
         /// Measured against simulated, and the fit.
         bench: Box<BenchView>,
+    },
+    /// A search job's result.
+    Searched {
+        /// The job's id.
+        id: u64,
+        /// What the planner shows of it.
+        view: Box<SearchView>,
+    },
+    /// Where a running job is (a search: each GPU and engine screened, each simulation).
+    Progress {
+        /// The job's id.
+        id: u64,
+        /// Steps done in this stage.
+        done: u64,
+        /// Steps of this stage.
+        total: u64,
+        /// `screen` or `simulate`.
+        stage: String,
     },
     /// A job that could not run (its scenario, or an unreadable message), in one sentence.
     Failed {
@@ -225,31 +248,18 @@ impl ServingView {
 }
 
 /// Runs one job's JSON text and returns the reply's JSON text (what the worker does): a
-/// sweep or a planner job, by its [`JobKind`].
+/// sweep or a planner job, by its [`JobKind`]. Progress is dropped ([`run_job_json_with`]).
 pub fn run_job_json(text: &str) -> String {
+    run_job_json_with(text, &mut |_| {})
+}
+
+/// [`run_job_json`], handing `post` the JSON text of each [`WorkerReply::Progress`] while the
+/// job runs (the worker posts them to the page at once).
+pub fn run_job_json_with(text: &str, post: &mut dyn FnMut(&str)) -> String {
     let reply = match serde_json::from_str::<ServingJob>(text) {
         Ok(job) => {
             let lang = Lang::from_code(&job.lang).unwrap_or_default();
-            let done = match job.kind {
-                JobKind::Sweep => {
-                    run_job(&job.query, lang, Catalog::builtin()).map(|view| WorkerReply::Done {
-                        id: job.id,
-                        view: Box::new(view),
-                    })
-                }
-                JobKind::Plan => run_plan_job(&job.query, lang, Catalog::builtin()).map(|plan| {
-                    WorkerReply::Planned {
-                        id: job.id,
-                        plan: Box::new(plan),
-                    }
-                }),
-                JobKind::Bench => run_bench_job(&job.query, &job.text, lang, Catalog::builtin())
-                    .map(|bench| WorkerReply::Benched {
-                        id: job.id,
-                        bench: Box::new(bench),
-                    }),
-            };
-            match done {
+            match run_kind(&job, lang, post) {
                 Ok(reply) => reply,
                 Err(e) => WorkerReply::Failed {
                     id: job.id,
@@ -263,6 +273,47 @@ pub fn run_job_json(text: &str) -> String {
         },
     };
     serde_json::to_string(&reply).unwrap_or_else(|_| "{\"kind\":\"failed\",\"id\":0}".into())
+}
+
+/// Runs `job` by its kind.
+fn run_kind(
+    job: &ServingJob,
+    lang: Lang,
+    post: &mut dyn FnMut(&str),
+) -> Result<WorkerReply, CalcError> {
+    let id = job.id;
+    let cat = Catalog::builtin();
+    Ok(match job.kind {
+        JobKind::Sweep => WorkerReply::Done {
+            id,
+            view: Box::new(run_job(&job.query, lang, cat)?),
+        },
+        JobKind::Plan => WorkerReply::Planned {
+            id,
+            plan: Box::new(run_plan_job(&job.query, lang, cat)?),
+        },
+        JobKind::Bench => WorkerReply::Benched {
+            id,
+            bench: Box::new(run_bench_job(&job.query, &job.text, lang, cat)?),
+        },
+        JobKind::Search => {
+            let mut progress = |p: crate::sim::search::Progress| {
+                let msg = WorkerReply::Progress {
+                    id,
+                    done: p.done,
+                    total: p.total,
+                    stage: p.stage.to_string(),
+                };
+                if let Ok(text) = serde_json::to_string(&msg) {
+                    post(&text);
+                }
+            };
+            WorkerReply::Searched {
+                id,
+                view: Box::new(run_search_job(&job.query, lang, cat, &mut progress)?),
+            }
+        }
+    })
 }
 
 /// Mean prompt and output lengths of a length distribution, tokens.

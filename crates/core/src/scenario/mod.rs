@@ -10,15 +10,18 @@
 //!
 //! Layer 5 of the core: imports `base`, `model`, `hardware` and `calc` (for the types a
 //! scenario names: efficiencies, the planner's family, a matmul), never `present`. The
-//! analysis views' own inputs live in [`view_inputs`].
+//! analysis views' own inputs live in [`view_inputs`] (the planner's search's in
+//! [`search_inputs`]).
 
 mod choice;
 mod notice;
 mod query;
+mod search_inputs;
 mod serving_inputs;
 mod view_inputs;
 
 pub use choice::*;
 pub use notice::*;
+pub use search_inputs::*;
 pub use serving_inputs::*;
 pub use view_inputs::*;

@@ -3,6 +3,7 @@
 //! ([`PlannerInputs`], [`PlanField`]), the matmul explorer's shape and price overrides.
 
 use super::notice::{parse_count, NoticeKind};
+use super::search_inputs::SearchInputs;
 use super::serving_inputs::ServingInputs;
 use crate::base::url::{pct_decode, pct_encode};
 use crate::calc::capacity::{self, Family};
@@ -55,6 +56,9 @@ pub struct ViewInputs {
     pub prices: Vec<(String, f64)>,
     /// "Serving under load": the engine's knobs and the offered load.
     pub serving: ServingInputs,
+    /// The planner's search (URL `ps…`).
+    #[serde(default)]
+    pub search: SearchInputs,
 }
 
 /// Accepted range of each matmul dimension (inclusive).
@@ -303,12 +307,16 @@ impl ViewInputs {
             || matches!(key, "pl_node" | "pl_fam")
             || matches!(key, "mm_m" | "mm_n" | "mm_k" | "price")
             || ServingInputs::owns(key)
+            || SearchInputs::owns(key)
     }
 
     /// Reads one URL parameter (already percent-decoded); the value is left unchanged on error.
     pub fn set(&mut self, key: &str, val: &str) -> Result<(), NoticeKind> {
         if ServingInputs::owns(key) {
             return self.serving.set(key, val);
+        }
+        if SearchInputs::owns(key) {
+            return self.search.set(key, val);
         }
         if let Some(f) = EffField::ALL.iter().find(|f| f.query_key() == key) {
             let v = parse_f64_range(val, f.range())?;
@@ -381,6 +389,7 @@ impl ViewInputs {
             q.push(format!("price={}", pct_encode(&format!("{k}:{p}"))));
         }
         q.extend(self.serving.query_parts());
+        q.extend(self.search.query_parts());
         q
     }
 
