@@ -209,7 +209,7 @@ pub fn describe_candidate(c: &Candidate, lang: Lang) -> String {
     };
     let spec = c
         .spec
-        .map(|s| format!(", {} k = {}", s.method.name(), s.k))
+        .map(|s| format!(", {} k = {}", s.method.name().to_uppercase(), s.k))
         .unwrap_or_default();
     format!(
         "{} {} {} {layout}{spec}",
