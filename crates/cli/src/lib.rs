@@ -50,7 +50,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "perf",
         "TTFT, time per output token, throughput and end-to-end latency",
     ),
-    ("plan", "GPUs and replicas for a request rate and its peak; --search: every engine, shape and layout"),
+    ("plan", "GPUs and replicas for a request rate and its peak"),
     ("load", "model load time from storage to GPU memory"),
     (
         "simulate",
