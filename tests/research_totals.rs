@@ -25,6 +25,7 @@ const CHECKED: &[&str] = &[
     "openbmb/MiniCPM-Llama3-V-2_5",
     "stabilityai/stablelm-zephyr-3b",
     "EleutherAI/gpt-j-6b",
+    "tencent/Hunyuan-A13B-Instruct",
 ];
 
 /// Rows with a config and a total that this file does not check, and why.
@@ -337,4 +338,67 @@ fn gpt_j_counts_parameters_not_its_mask_buffers() {
         "the ledger says the mask buffers are left out"
     );
     assert_eq!(kv_per_token(&m), 2 * layers * h * 2);
+}
+
+/// A per-layer list of the config (`moe_topk`, `num_shared_expert`, `moe_intermediate_size`).
+#[track_caller]
+fn list(v: &Value, k: &str) -> Vec<u64> {
+    v.get(k)
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no list {k}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap_or_else(|| panic!("{k}: {x}")))
+        .collect()
+}
+
+#[test]
+fn hunyuan_a13b_reads_its_per_layer_lists() {
+    let id = "tencent/Hunyuan-A13B-Instruct";
+    let c = config(id);
+    let (h, layers, vocab, inter) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_hidden_layers"),
+        int(&c, "vocab_size"),
+        int(&c, "intermediate_size"),
+    );
+    let (heads, kv, hd) = (
+        int(&c, "num_attention_heads"),
+        int(&c, "num_key_value_heads"),
+        int(&c, "attention_head_dim"),
+    );
+    let experts = int(&c, "num_experts");
+    let (top_k, shared, moe_inter) = (
+        list(&c, "moe_topk"),
+        list(&c, "num_shared_expert"),
+        list(&c, "moe_intermediate_size"),
+    );
+    // vLLM's hunyuan_v1.py: per layer two RMSNorms 2h; q, k, v, o without biases; query and key
+    // layernorms 2d (use_qk_norm); the router E·h; E experts 3·h·I_e (moe_intermediate_size of
+    // the layer); the shared MLP 3·h·(intermediate_size × num_shared_expert of the layer). Then
+    // the final norm h and the tied embedding V·h.
+    let attn = h * heads * hd + 2 * h * kv * hd + heads * hd * h + 2 * hd;
+    let mut want = h + vocab * h;
+    let mut active = want;
+    for i in 0..layers as usize {
+        let common = 2 * h + attn + experts * h + 3 * h * inter * shared[i];
+        want += common + experts * 3 * h * moe_inter[i];
+        active += common + top_k[i] * 3 * h * moe_inter[i];
+    }
+    let m = model(id);
+    assert_eq!(m.params.total, want);
+    assert_eq!(m.params.active, active);
+    assert_eq!(m.params.vision, 0);
+    assert!(m.tie_word_embeddings);
+    // Every layer keeps K and V of its 8 heads of 128 (use_cla false), 2 bytes each.
+    assert_eq!(kv_per_token(&m), 2 * layers * kv * hd * 2);
+    let keys = keys_read(&m);
+    for k in [
+        "attention_head_dim",
+        "moe_topk",
+        "num_shared_expert",
+        "use_qk_norm",
+    ] {
+        assert!(keys.contains(&k), "{k} not in {keys:?}");
+    }
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
 }

@@ -4,8 +4,9 @@
 use super::kit::Parts;
 use super::reader::Reader;
 use super::{
-    bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, granite_hybrid, jamba, lfm2,
-    mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5, qwen3_next, qwen_v1,
+    bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, granite_hybrid, hunyuan,
+    jamba, lfm2, mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5, qwen3_next,
+    qwen_v1,
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::LedgerSource;
@@ -87,6 +88,9 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("minimax", |r, _, mt| minimax::build(r, mt)),
     ("qwen", |r, _, _| qwen_v1::qwen_v1(r)),
     ("minicpmv", |r, _, _| minicpmv::build(r)),
+    ("hunyuan_v1_moe", |r, _, _| hunyuan::build(r, true)),
+    // The remote code of Hunyuan-A13B and Hunyuan-Large (`HunYuanMoEV1ForCausalLM`).
+    ("hunyuan", |r, _, _| hunyuan::build(r, false)),
 ];
 
 /// The builder of a family in [`OWN_BUILDERS`].

@@ -26,6 +26,7 @@ mod dispatch;
 mod falcon_h1;
 mod gemma3n;
 mod granite_hybrid;
+mod hunyuan;
 mod jamba;
 mod kit;
 mod lfm2;
