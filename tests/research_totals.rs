@@ -38,6 +38,11 @@ const CHECKED_ELSEWHERE: &[(&str, &str)] = &[
         "deepseek-ai/DeepSeek-V3",
         "the Hub total holds the MTP layer and the F32 block scales; tests/corpus.rs",
     ),
+    (
+        "deepseek-ai/DeepSeek-V3.2",
+        "the total holds the MTP layer, which the language model leaves out; \
+         deepseek_v32_and_glm_5_count_their_indexers below",
+    ),
 ];
 
 fn root() -> PathBuf {
@@ -401,4 +406,102 @@ fn hunyuan_a13b_reads_its_per_layer_lists() {
         assert!(keys.contains(&k), "{k} not in {keys:?}");
     }
     assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+}
+
+/// A DeepSeek-style MLA model with DeepSeek Sparse Attention, from its config: the parameters
+/// of the main model and of each MTP module, and the indexer's per layer.
+struct DsaCount {
+    main: u64,
+    mtp: u64,
+    indexer: u64,
+}
+
+/// Counts a DSA model from its config's fields as the modeling code builds it (DeepSeek's
+/// `inference/model.py`, transformers' `DeepseekV32Indexer`, vLLM's `deepseek_v2.py`).
+fn dsa_count(c: &Value) -> DsaCount {
+    let (h, layers, vocab, heads) = (
+        int(c, "hidden_size"),
+        int(c, "num_hidden_layers"),
+        int(c, "vocab_size"),
+        int(c, "num_attention_heads"),
+    );
+    let (rq, rkv, nope, rope, v) = (
+        int(c, "q_lora_rank"),
+        int(c, "kv_lora_rank"),
+        int(c, "qk_nope_head_dim"),
+        int(c, "qk_rope_head_dim"),
+        int(c, "v_head_dim"),
+    );
+    let (e, mi, shared, first) = (
+        int(c, "n_routed_experts"),
+        int(c, "moe_intermediate_size"),
+        int(c, "n_shared_experts"),
+        int(c, "first_k_dense_replace"),
+    );
+    let (n, di) = (int(c, "index_n_heads"), int(c, "index_head_dim"));
+    // MLA: q_a_proj, q_a_layernorm, q_b_proj, kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj,
+    // o_proj; the indexer: wq_b, wk, k_norm (LayerNorm weight and bias), weights_proj.
+    let mla = h * rq
+        + rq
+        + rq * heads * (nope + rope)
+        + h * (rkv + rope)
+        + rkv
+        + rkv * heads * (nope + v)
+        + heads * v * h;
+    let indexer = rq * n * di + h * di + 2 * di + h * n;
+    let attn = 2 * h + mla + indexer;
+    // MoE: the router and its e_score_correction_bias, the experts, the shared experts.
+    let moe = e * h + e + e * 3 * h * mi + 3 * h * shared * mi;
+    let dense = 3 * h * int(c, "intermediate_size");
+    let main = (0..layers)
+        .map(|i| attn + if i < first { dense } else { moe })
+        .sum::<u64>()
+        + h
+        + 2 * vocab * h;
+    // Each MTP module: one MoE layer, enorm, hnorm, shared_head.norm, eh_proj 2h·h and its own
+    // embedding and head.
+    let mtp = attn + moe + 3 * h + 2 * h * h + 2 * vocab * h;
+    DsaCount { main, mtp, indexer }
+}
+
+#[test]
+fn deepseek_v32_and_glm_5_count_their_indexers() {
+    for id in ["deepseek-ai/DeepSeek-V3.2", "zai-org/GLM-5"] {
+        let c = config(id);
+        let want = dsa_count(&c);
+        let n_mtp = int(&c, "num_nextn_predict_layers");
+        let m = model(id);
+        assert_eq!(m.params.language_model, want.main, "{id}");
+        assert_eq!(m.params.mtp, n_mtp * want.mtp, "{id}");
+        assert_eq!(m.params.total, want.main + n_mtp * want.mtp, "{id}");
+        assert!(want.indexer > 0, "{id}");
+        // MLA caches the latent and the rope key, kv_lora_rank + qk_rope_head_dim, 2 bytes.
+        let latent = int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim");
+        assert_eq!(
+            kv_per_token(&m),
+            int(&c, "num_hidden_layers") * latent * 2,
+            "{id}"
+        );
+        // vLLM's indexer K cache, stated in the ledger: index_head_dim fp8 bytes and a 4-byte
+        // fp32 scale per 128.
+        let di = int(&c, "index_head_dim");
+        let stated = m.ledger.iter().find(|e| e.field == "indexer_k_cache");
+        assert_eq!(
+            stated.map(|e| e.value.as_str()),
+            Some(format!("{} B", di + di / 128 * 4).as_str()),
+            "{id}"
+        );
+        assert!(
+            m.warnings
+                .iter()
+                .all(|w| !format!("{w:?}").contains("unknown")),
+            "{id}"
+        );
+    }
+    // DeepSeek-V3.2 against the HF page's figure (the CSV's row; see model_totals.md).
+    let id = "deepseek-ai/DeepSeek-V3.2";
+    assert_eq!(model(id).params.total, published(id));
+    // GLM-5: not checked against a published total (none found); the card's "744B" is the
+    // main model, 743,911,218,432 by the count above.
+    assert!(row("zai-org/GLM-5").total.is_none());
 }

@@ -11,8 +11,20 @@
 //! own copies of the embedding and head `2·V·h` (the model card's 671B is the main model; the
 //! Hub's 684,489,830,400 is the checkpoint). A.X K1 (`axk1`) is DeepSeek-V3's layout with an
 //! RMSNorm `h` after every layer's MLP.
+//!
+//! DeepSeek-V3.2 (`deepseek_v32`) and GLM-5 (`glm_moe_dsa`) add DeepSeek Sparse Attention's
+//! indexer to the attention of every layer that runs it (the MTP layer's too): `wq_b`
+//! `r_q·n·d_i` (from the compressed query), `wk` `h·d_i`, `k_norm` a LayerNorm `2·d_i`,
+//! `weights_proj` `h·n` (n = `index_n_heads`, d_i = `index_head_dim`). vLLM keeps `wk` and
+//! `weights_proj` unquantized (one merged bf16 GEMM) and replicates the indexer on every GPU.
+//! GLM's `indexer_types` (or `index_topk_pattern`, or `index_topk_freq` with
+//! `index_skip_topk_offset`) name layers that reuse the previous layer's top-k and have no
+//! indexer. Each indexer caches one key per token beside the MLA latent: vLLM's
+//! `DeepseekV32IndexerCache` holds `d_i` fp8 bytes and a 4-byte fp32 scale per 128 of them
+//! (`head_dim + head_dim // 128 * 4` uint8, whatever the KV cache's dtype); the ledger states
+//! it (`indexer_k_cache`), and the KV figures, which count the MLA latent, leave it out.
 
-use super::common::{read_max_pos, read_tie, read_top_k};
+use super::common::{not_one_per_layer, read_max_pos, read_tie, read_top_k};
 use super::kit::{
     add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts, Acc, Comp,
     MtpHeads, Parts,
@@ -20,7 +32,7 @@ use super::kit::{
 use super::reader::Reader;
 use crate::base::checked::{add, mul};
 use crate::base::error::{CalcError, Phrase};
-use crate::model::desc::{Ffn, Layer, Mixer};
+use crate::model::desc::{Ffn, Layer, LedgerSource, Mixer};
 
 /// The sizes read from the config.
 struct Dims {
@@ -41,9 +53,23 @@ struct Dims {
     first_dense: u64,
     freq: u64,
     corr_bias: bool,
+    /// The sparse-attention indexer (`index_n_heads`, `index_head_dim`), if any.
+    indexer: Option<(u64, u64)>,
 }
 
-fn layer(acc: &mut Acc, d: &Dims, moe: bool) -> Result<Ffn, CalcError> {
+/// Adds one DeepSeek Sparse Attention indexer of `n` heads of width `di` (see the module).
+fn add_indexer(acc: &mut Acc, d: &Dims, (n, di): (u64, u64)) -> Result<(), CalcError> {
+    let w = "ovf_attention_params";
+    let rq = d.q_lora.unwrap_or(d.h);
+    acc.lin(Comp::Attn, mul(w, &[rq, n, di])?)?;
+    acc.add(Comp::Attn, mul(w, &[d.h, add(w, &[di, n])?])?)?;
+    acc.add(Comp::Attn, mul(w, &[2, di])?)
+}
+
+fn layer(acc: &mut Acc, d: &Dims, moe: bool, indexer: bool) -> Result<Ffn, CalcError> {
+    if let (true, Some(ix)) = (indexer, d.indexer) {
+        add_indexer(acc, d, ix)?;
+    }
     let w = "ovf_attention_params";
     let qk = add(w, &[d.nope, d.rope])?;
     match d.q_lora {
@@ -124,7 +150,7 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         "ldg_no_moe_layer_freq_every_layer_after",
     )?;
     let method = r.string("topk_method").map(|(_, s)| s.to_string());
-    let v3_router = matches!(fam, "deepseek_v3" | "axk1");
+    let v3_router = matches!(fam, "deepseek_v3" | "axk1" | "deepseek_v32" | "glm_moe_dsa");
     let corr = method.as_deref() == Some("noaux_tc") || (v3_router && method.is_none());
     if corr {
         r.derived(
@@ -166,6 +192,7 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
         "ldg_no_n_routed_experts_dense_model",
     )?;
     let rt = read_routing(r, fam, experts)?;
+    let indexer = read_indexer(r, fam, q_lora)?;
     Ok(Dims {
         h,
         n_layers: n,
@@ -184,7 +211,72 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
         first_dense: rt.first_dense,
         freq: rt.freq,
         corr_bias: rt.corr_bias,
+        indexer,
     })
+}
+
+/// The bytes vLLM's `DeepseekV32IndexerCache` keeps per token for one indexer of width `di`:
+/// the fp8 key and one fp32 scale per 128 of its elements.
+fn indexer_cache_bytes(di: u64) -> u64 {
+    di + di / 128 * 4
+}
+
+/// Reads the sparse-attention indexer of DeepSeek-V3.2 and GLM-5 (`None` for the other
+/// families): `index_n_heads` and `index_head_dim`, which need the compressed query
+/// (`q_lora_rank`) the indexer projects from.
+fn read_indexer(
+    r: &mut Reader,
+    fam: &str,
+    q_lora: Option<u64>,
+) -> Result<Option<(u64, u64)>, CalcError> {
+    if !matches!(fam, "deepseek_v32" | "glm_moe_dsa") {
+        return Ok(None);
+    }
+    let n = r.req("index_n_heads", "why_size_attention")?;
+    let di = r.req("index_head_dim", "why_size_attention")?;
+    if q_lora.is_none() {
+        return Err(CalcError::MissingKey {
+            key: "q_lora_rank".into(),
+            why: Phrase::tr("why_size_mla_heads"),
+        });
+    }
+    let per_token = indexer_cache_bytes(di);
+    r.note(
+        "indexer_k_cache",
+        format!("{per_token} B"),
+        LedgerSource::Key(
+            r.key_of("index_head_dim")
+                .unwrap_or("index_head_dim")
+                .into(),
+        ),
+    );
+    Ok(Some((n, di)))
+}
+
+/// Which layers run their own indexer (GLM's `indexer_types` "full" / "shared", or the
+/// `index_topk_pattern` string of F and S, or every `index_topk_freq`-th layer after
+/// `index_skip_topk_offset`); every layer when none is given.
+fn indexer_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, CalcError> {
+    if let Some(types) = r.str_list("indexer_types")? {
+        if types.len() as u64 != n_layers {
+            return Err(not_one_per_layer("indexer_types", types.len(), n_layers));
+        }
+        return Ok(types.iter().map(|t| t != "shared").collect());
+    }
+    if let Some((k, pattern)) = r.string("index_topk_pattern") {
+        if pattern.chars().count() as u64 != n_layers {
+            return Err(not_one_per_layer(k, pattern.chars().count(), n_layers));
+        }
+        return Ok(pattern.chars().map(|c| c != 'S').collect());
+    }
+    let freq = r.opt("index_topk_freq")?.unwrap_or(1);
+    let offset = match r.find("index_skip_topk_offset") {
+        Some((k, v)) => Reader::to_u64(k, v, 0)?,
+        None => 2,
+    };
+    Ok((0..n_layers)
+        .map(|i| (i + 1).saturating_sub(offset).is_multiple_of(freq))
+        .collect())
 }
 
 /// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
@@ -198,7 +290,7 @@ fn add_mtp(
 ) -> Result<(), CalcError> {
     let mut m = Acc::default();
     for _ in 0..mtp {
-        let ffn = layer(&mut m, d, d.experts > 0)?;
+        let ffn = layer(&mut m, d, d.experts > 0, true)?;
         m.mtp_layers.push(Layer {
             mixer: mixer.clone(),
             ffn,
@@ -241,9 +333,15 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     if post_mlp {
         r.derived("post_mlp_layernorm", d.n_layers, "ldg_axk1_post_mlp_norm");
     }
+    let indexed = if d.indexer.is_some() {
+        indexer_layers(r, d.n_layers)?
+    } else {
+        Vec::new()
+    };
     for i in 0..d.n_layers {
         let moe = d.experts > 0 && i >= d.first_dense && i.is_multiple_of(d.freq);
-        let ffn = layer(&mut acc, &d, moe)?;
+        let own_indexer = indexed.get(i as usize).copied().unwrap_or(false);
+        let ffn = layer(&mut acc, &d, moe, own_indexer)?;
         if post_mlp {
             acc.norms(1, h)?;
         }
@@ -259,4 +357,60 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse_model_text;
+
+    /// A small dense GLM-5-shaped config: h 64, 4 layers, 2 heads, q_lora 32, kv_lora 16,
+    /// nope 8, rope 8, v 8, MLP 96, V 100; an indexer of 2 heads of 16.
+    const SMALL: &str = r#"{"model_type":"glm_moe_dsa","hidden_size":64,"num_hidden_layers":4,
+        "num_attention_heads":2,"q_lora_rank":32,"kv_lora_rank":16,"qk_nope_head_dim":8,
+        "qk_rope_head_dim":8,"v_head_dim":8,"intermediate_size":96,"vocab_size":100,
+        "index_n_heads":2,"index_head_dim":16}"#;
+
+    /// Per layer: norms 128; q_a 64·32 + 32, q_b 32·2·16, kv_a 64·24 + 16, kv_b 16·2·16, o
+    /// 2·8·64 = 6,192; MLP 3·64·96 = 18,432. Four layers, the final norm 64, the embedding and
+    /// the head 2·100·64: 4·24,752 + 64 + 12,800 = 111,872.
+    const WITHOUT_INDEXERS: u64 = 111_872;
+
+    /// One indexer: wq_b 32·2·16 = 1,024, wk 64·16 = 1,024, k_norm 2·16, weights_proj 64·2.
+    const INDEXER: u64 = 1_024 + 1_024 + 32 + 128;
+
+    fn total(cfg: &str) -> Option<u64> {
+        parse_model_text(cfg).ok().map(|m| m.params.total)
+    }
+
+    #[test]
+    fn an_indexer_in_every_layer_that_runs_one() {
+        assert_eq!(total(SMALL), Some(WITHOUT_INDEXERS + 4 * INDEXER));
+        let with =
+            |extra: &str| SMALL.replace("\"index_n_heads\"", &format!("{extra},\"index_n_heads\""));
+        // Layer 2 reuses layer 1's top-k and has no indexer.
+        let types = with(r#""indexer_types":["full","full","shared","full"]"#);
+        assert_eq!(total(&types), Some(WITHOUT_INDEXERS + 3 * INDEXER));
+        // Every 2nd layer after the first two (offset 2): layers 0, 1 and 3 run one.
+        assert_eq!(
+            total(&with(r#""index_topk_freq":2"#)),
+            Some(WITHOUT_INDEXERS + 3 * INDEXER)
+        );
+        assert_eq!(
+            total(&with(r#""index_topk_pattern":"FSSS""#)),
+            Some(WITHOUT_INDEXERS + INDEXER)
+        );
+        // The same config read as DeepSeek-V3 has no indexer (no routed experts stated, as
+        // DeepseekV3Config would otherwise fill its 256).
+        let v3 = SMALL.replace("\"glm_moe_dsa\"", "\"deepseek_v3\",\"n_routed_experts\":0");
+        assert_eq!(total(&v3), Some(WITHOUT_INDEXERS));
+        // vLLM's indexer cache: 16 fp8 bytes, no whole block of 128 for a scale.
+        let m = parse_model_text(SMALL).ok();
+        let stated = m.and_then(|m| {
+            m.ledger
+                .into_iter()
+                .find(|e| e.field == "indexer_k_cache")
+                .map(|e| e.value)
+        });
+        assert_eq!(stated.as_deref(), Some("16 B"));
+    }
 }

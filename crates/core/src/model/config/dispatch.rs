@@ -68,6 +68,8 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("deepseek_v3", |r, fam, _| deepseek::build(r, fam)),
     ("kimi_k2", |r, fam, _| deepseek::build(r, fam)),
     ("axk1", |r, fam, _| deepseek::build(r, fam)),
+    ("deepseek_v32", |r, fam, _| deepseek::build(r, fam)),
+    ("glm_moe_dsa", |r, fam, _| deepseek::build(r, fam)),
     ("mamba", |r, _, _| mamba::mamba(r)),
     ("mamba2", |r, _, _| mamba2::mamba2_model(r)),
     ("dbrx", |r, _, _| others::dbrx(r)),
