@@ -99,7 +99,7 @@ mod tests {
     use super::*;
     use crate::present::first_screen::{CardsText, FitRowText};
     use crate::present::page::link_query;
-    use crate::present::report::report_for_test;
+    use crate::present::report::{own_math_as_titles, report_for_test};
     use crate::scenario::Scenario;
 
     /// Each of the three widgets at a link's settings: the first screen's texts, the
@@ -109,7 +109,7 @@ mod tests {
         let q = "?embed=kv&model=qwen3-8b&gpu=h100-sxm&ctx=8192&n=8";
         let e = EmbedScreen::of("/course/", q, Lang::En).expect("served");
         let (s, _) = Scenario::from_query(q);
-        let r = report_for_test(&s);
+        let r = own_math_as_titles(report_for_test(&s));
         assert_eq!(e.widget, "kv");
         assert_eq!(e.gpu, "h100-sxm");
         assert_eq!(e.first.cards, CardsText::new(Lang::En, false, &r));

@@ -9,7 +9,7 @@ use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::calc::memory::Suggestion;
 use crate::hardware::{catalog_first, Catalog};
 use crate::model::{preset, presets_first};
-use crate::present::report::{evaluate_with, GpuReport, ModelChoices, ModelPart, Report, Verdict};
+use crate::present::report::{evaluate_titles_only, GpuReport, Report, Verdict};
 use crate::present::series::MemoryBar;
 use crate::scenario::{coalesce, BudgetRule, GpuChoice, ModelSource, Notice, Scenario, ViewMode};
 use serde::Serialize;
@@ -408,8 +408,8 @@ impl FirstScreen {
             return None;
         };
         let p = preset(id)?;
-        let part = ModelPart::new(presets_first::get(&p.id)?, ModelChoices::of(&s)).ok()?;
-        let r = evaluate_with(&s, &part, catalog);
+        // The math is not shown before the live app: the derivations carry their titles only.
+        let r = evaluate_titles_only(&s, presets_first::get(&p.id)?, catalog).ok()?;
         let lang = s.lang.unwrap_or(browser);
         let cards = CardsText::new(lang, false, &r);
         let rows = FitRowText::rows(lang, &r);
@@ -502,7 +502,7 @@ pub(crate) fn json_unless_missed<T: Serialize>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::present::report::report_for_test;
+    use crate::present::report::{own_math_as_titles, report_for_test};
     use crate::scenario::Scenario;
 
     /// The chapter's default scenario, as the page shows it (WORKED_EXAMPLES §2–3): the cards'
@@ -575,7 +575,7 @@ mod tests {
         assert_eq!(f.rows.len(), 3);
         let (mut s, _) = Scenario::from_query("?ctx=8192&n=8&gpu=h100-sxm&gpu=l40s&gpu=a10g");
         let _ = s.sanitize(Catalog::builtin(), |id| preset(id).is_some());
-        let r = report_for_test(&s);
+        let r = own_math_as_titles(report_for_test(&s));
         assert_eq!(f.cards, CardsText::new(Lang::En, false, &r));
         // The link's language wins over the browser's.
         assert_eq!(
@@ -595,6 +595,26 @@ mod tests {
         }
         assert_eq!(FirstScreen::json("?embed=kv", Lang::En), "");
         assert!(FirstScreen::json("?n=2", Lang::En).starts_with('{'));
+    }
+
+    /// On every GPU of the catalog, the stored catalog's first screen is the live builders'
+    /// on the parsed one (the texts it leaves out are none the screen shows).
+    #[test]
+    fn every_gpu_shows_as_the_live_catalog_shows_it() {
+        for a in &Catalog::builtin().accelerators {
+            let q = format!("?model=Qwen__Qwen3-8B&gpu={}&gpu=h100-sxm&tp=2", a.id);
+            let (s, _) = Scenario::from_query(&q);
+            let r = own_math_as_titles(report_for_test(&s));
+            for lang in [Lang::En, Lang::Ko] {
+                let Some(f) = FirstScreen::of(&q, lang) else {
+                    assert!(!r.gpu_errors.is_empty(), "{}", a.id);
+                    continue;
+                };
+                assert_eq!(f.cards, CardsText::new(lang, false, &r), "{}", a.id);
+                assert_eq!(f.rows, FitRowText::rows(lang, &r), "{}", a.id);
+                assert_eq!(f.compare, fit_comparisons(lang, &r), "{}", a.id);
+            }
+        }
     }
 
     /// Every preset is served at the default settings, its model's warnings listed (the copy

@@ -9,6 +9,15 @@ use crate::base::units::{fmt_sig, Bytes};
 use crate::hardware::catalog::Accelerator;
 use crate::model::{Mixer, ModelDesc};
 
+/// A derivation with its title only: where a report's math is not shown, it still says
+/// which derivations the full report has.
+pub(super) fn titled(title_key: &str) -> Derivation {
+    Derivation {
+        title_key: title_key.into(),
+        ..Default::default()
+    }
+}
+
 /// The parameter count's derivation: the sum of the model's parts.
 pub(super) fn params_derivation(model: &ModelDesc) -> Derivation {
     let p = &model.params;

@@ -1,7 +1,7 @@
 //! One compared GPU's results: its fit [`Verdict`] and its [`GpuReport`] (memory, textbook and
 //! vLLM concurrency, cost, suggestions), and the cheapest of them.
 
-use super::derivations::cost_derivation;
+use super::derivations::{cost_derivation, titled};
 use super::parts::{GpuFixed, GpuPart, ModelPart};
 use crate::base::derivation::Derivation;
 use crate::base::error::CalcError;
@@ -69,8 +69,8 @@ pub struct GpuReport {
 }
 
 /// One report per compared GPU, in the scenario's order, and the errors of those that could
-/// not be evaluated, by key.
-pub(super) fn gpu_reports(
+/// not be evaluated, by key; the cost's derivation in full (`MATH`) or as its title only.
+pub(super) fn gpu_reports<const MATH: bool>(
     s: &Scenario,
     part: &ModelPart,
     gpus: &[GpuPart],
@@ -83,7 +83,7 @@ pub(super) fn gpu_reports(
             .fixed
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|f| gpu_report(s, part, f, key.clone()))
+            .and_then(|f| gpu_report::<MATH>(s, part, f, key.clone()))
         {
             Ok(r) => reports.push(r),
             Err(e) => gpu_errors.push((key, e)),
@@ -102,7 +102,7 @@ pub(super) fn cheapest_index(gpus: &[GpuReport]) -> Option<usize> {
 }
 
 /// The report of one compared GPU (`key`: its stable key).
-fn gpu_report(
+fn gpu_report<const MATH: bool>(
     s: &Scenario,
     part: &ModelPart,
     fixed: &GpuFixed,
@@ -166,7 +166,11 @@ fn gpu_report(
     derivations.extend(start.derivations());
     derivations.extend(vb.derivations.clone());
     if let (Some(p), Some(c)) = (usd_per_hour, usd_per_request_hour) {
-        derivations.push(cost_derivation(acc, p, c, tp, requests));
+        derivations.push(if MATH {
+            cost_derivation(acc, p, c, tp, requests)
+        } else {
+            titled("cost_per_request")
+        });
     }
     Ok(GpuReport {
         key,

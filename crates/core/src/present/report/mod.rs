@@ -31,7 +31,7 @@ use crate::present::series::{
     KvSeries, MemoryBars,
 };
 use crate::scenario::{ModelSource, Scenario};
-use derivations::{kv_request_derivation, kv_total_derivation};
+use derivations::{kv_request_derivation, kv_total_derivation, titled};
 use gpu::{cheapest_index, gpu_reports};
 use serde::{Deserialize, Serialize};
 
@@ -186,13 +186,43 @@ pub fn evaluate_with(s: &Scenario, part: &ModelPart, catalog: &Catalog) -> Repor
 /// length, the concurrency and the budget rule of `s`. Equal to [`evaluate`]`(s, catalog)`
 /// when the parts are `s`'s.
 pub fn evaluate_with_gpus(s: &Scenario, part: &ModelPart, gpus: &[GpuPart]) -> Report {
+    report_of::<true>(s, part, gpus)
+}
+
+/// The report of `s` on `model` (its model source's), with the derivations the report builds
+/// itself (the parameter count, KV per token, per request and in all, each GPU's cost) as
+/// titles only; the calculations' own derivations are kept. For a screen that shows no math
+/// (`present::FirstScreen`), so the module that paints it links none of those builders: equal
+/// to [`evaluate`] but for those derivations' bodies.
+pub(crate) fn evaluate_titles_only(
+    s: &Scenario,
+    model: ModelDesc,
+    catalog: &Catalog,
+) -> Result<Report, CalcError> {
+    let part = ModelPart::titles_only(model, ModelChoices::of(s))?;
+    Ok(report_of::<false>(
+        s,
+        &part,
+        &gpu_parts(&part, &s.gpus, catalog, Vec::new()),
+    ))
+}
+
+/// [`evaluate_with_gpus`], the derivations the report builds in full (`MATH`) or as titles
+/// only.
+fn report_of<const MATH: bool>(s: &Scenario, part: &ModelPart, gpus: &[GpuPart]) -> Report {
     debug_assert!(gpus.iter().map(|g| &g.choice).eq(s.gpus.iter()));
     let ctx = s.context_len.max(1);
     let kv_per_request = part.whole.per_request(ctx);
     let kv_total = part.whole.per_batch(s.concurrency, ctx);
-    let d_kv_req = kv_request_derivation(part.kv_per_token, kv_per_request, ctx);
-    let d_kv_total = kv_total_derivation(kv_per_request, kv_total, s.concurrency);
-    let (gpus, gpu_errors) = gpu_reports(s, part, gpus);
+    let (d_kv_req, d_kv_total) = if MATH {
+        (
+            kv_request_derivation(part.kv_per_token, kv_per_request, ctx),
+            kv_total_derivation(kv_per_request, kv_total, s.concurrency),
+        )
+    } else {
+        (titled("kv_per_request"), titled("kv_total"))
+    };
+    let (gpus, gpu_errors) = gpu_reports::<MATH>(s, part, gpus);
     let cheapest = cheapest_index(&gpus);
 
     Report {
@@ -230,6 +260,27 @@ pub(crate) fn report_for_test(s: &Scenario) -> Report {
         Err(e) => panic!("{e}"),
     }
 }
+/// `r` with the derivations [`evaluate_titles_only`] makes titles only reduced to their
+/// titles, for tests.
+#[cfg(test)]
+pub(crate) fn own_math_as_titles(mut r: Report) -> Report {
+    const OWN: [&str; 5] = [
+        "params_total",
+        "kv_per_token",
+        "kv_per_request",
+        "kv_total",
+        "cost_per_request",
+    ];
+    let derivations = r
+        .derivations
+        .iter_mut()
+        .chain(r.gpus.iter_mut().flat_map(|g| g.derivations.iter_mut()));
+    for d in derivations.filter(|d| OWN.contains(&d.title_key.as_str())) {
+        *d = titled(&d.title_key);
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::report_for_test as eval;
@@ -452,6 +503,46 @@ mod tests {
             ModelPart::new(model, ModelChoices::of(&s)).err(),
             evaluate(&s, Catalog::builtin()).err()
         );
+    }
+
+    /// The titles-only report is the full one but for its own derivations' bodies, for every
+    /// preset, at the default settings and with TP, other precisions, a vLLM rule and GPUs
+    /// with and without a price.
+    #[test]
+    fn a_titles_only_report_is_the_full_one_but_its_own_math() {
+        let variations: [fn(&mut Scenario); 4] = [
+            |_| {},
+            |s| {
+                s.tp = 2;
+                s.kv_dtype = Some(Dtype::Fp8);
+            },
+            |s| {
+                s.weight_dtype = Some(Dtype::Int4);
+                s.gpus = vec![
+                    GpuChoice::Catalog("h100-sxm".into()),
+                    GpuChoice::Catalog("rtx-5090".into()),
+                ];
+            },
+            |s| {
+                s.budget = BudgetRule::Vllm {
+                    gpu_memory_utilization: 0.8,
+                    block_size: 32,
+                };
+            },
+        ];
+        for p in presets::all() {
+            for vary in variations {
+                let mut s = Scenario {
+                    model: ModelSource::Preset(p.id.to_string()),
+                    ..Scenario::default()
+                };
+                vary(&mut s);
+                let full = evaluate(&s, Catalog::builtin()).map(own_math_as_titles);
+                let model = model_of(&s.model).expect("preset");
+                let titles = evaluate_titles_only(&s, model, Catalog::builtin());
+                assert_eq!(titles, full, "{}", p.id);
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The parts of a report the app keeps across workload edits: the model-level part
 //! ([`ModelPart`], under its [`ModelChoices`]) and each compared GPU's ([`GpuPart`]).
 
-use super::derivations::{kv_token_derivation, params_derivation};
+use super::derivations::{kv_token_derivation, params_derivation, titled};
 use crate::base::derivation::Derivation;
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
@@ -78,7 +78,25 @@ pub struct ModelPart {
 impl ModelPart {
     /// The model-level part of a report on `model` under `choices`. Errors: a TP degree the
     /// model cannot be split by, a model whose KV cache cannot be sized.
-    pub fn new(mut model: ModelDesc, choices: ModelChoices) -> Result<ModelPart, CalcError> {
+    pub fn new(model: ModelDesc, choices: ModelChoices) -> Result<ModelPart, CalcError> {
+        Self::made::<true>(model, choices)
+    }
+
+    /// [`ModelPart::new`] with the derivations it builds itself (parameters, KV per token)
+    /// carrying their title only: for a report whose math is not shown
+    /// ([`evaluate_titles_only`](super::evaluate_titles_only)).
+    pub(super) fn titles_only(
+        model: ModelDesc,
+        choices: ModelChoices,
+    ) -> Result<ModelPart, CalcError> {
+        Self::made::<false>(model, choices)
+    }
+
+    /// The part, its own derivations in full (`MATH`) or as titles only.
+    fn made<const MATH: bool>(
+        mut model: ModelDesc,
+        choices: ModelChoices,
+    ) -> Result<ModelPart, CalcError> {
         model.load_mtp = choices.include_mtp;
         let tp = u64::from(choices.tp.max(1));
         let weight_dtype = choices.weight_dtype.unwrap_or(model.weights.dtype);
@@ -92,14 +110,22 @@ impl ModelPart {
         let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
         let per_gpu = KvProfile::from_model(&model, kv_dtype, tp)?;
         let kv_per_token = whole.per_token_all_layers();
-        let d_params = params_derivation(&model);
-        let d_kv_token = match kv::per_token(&model, kv_dtype, 1) {
-            Ok(k) if k.bytes == kv_per_token => {
-                let mut d = k.derivation;
-                d.title_key = "kv_per_token".into();
-                d
+        let d_params = if MATH {
+            params_derivation(&model)
+        } else {
+            titled("params_total")
+        };
+        let d_kv_token = if !MATH {
+            titled("kv_per_token")
+        } else {
+            match kv::per_token(&model, kv_dtype, 1) {
+                Ok(k) if k.bytes == kv_per_token => {
+                    let mut d = k.derivation;
+                    d.title_key = "kv_per_token".into();
+                    d
+                }
+                _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
             }
-            _ => kv_token_derivation(&model, kv_dtype, kv_per_token),
         };
         let smaller = smaller_weights(&model, tp);
         Ok(ModelPart {
