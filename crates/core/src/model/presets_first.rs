@@ -1,18 +1,34 @@
-//! The presets' models as their readers make them, the assumption ledger's entries a first
-//! screen does not read left blank (it shows their count), stored: what the first-answer module
-//! (`crates/first`) evaluates a link's preset with, so it links neither the config readers nor
-//! the presets' configs. `data/presets/first_models.bin` holds every preset as its id and its
-//! model in borsh's binary form, consecutive equal layers as one run (borsh, not serde: serde's
-//! derived decoders for the model's tagged enums made the module larger than the readers did).
-//! Made by this module's test (`REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core --lib
-//! presets_first`), which fails when the file is not what the readers make today and checks
-//! each model reads back equal to the preset's parsed model (its ledger so blanked).
+//! The presets as a first screen needs them, stored: what the first-answer module
+//! (`crates/first`) finds a link's preset and evaluates it with, so it links neither the
+//! presets' table and its CSV reader, nor the config readers, nor the presets' configs.
+//! `data/presets/first_models.bin` holds every preset as its id, file stem, picker label and
+//! model in borsh's binary form: the model as its reader makes it, the assumption ledger's
+//! entries a first screen does not read left blank (it shows their count), consecutive equal
+//! layers as one run (borsh, not serde: serde's derived decoders for the model's tagged enums
+//! made the module larger than the readers did). Made by this module's test
+//! (`REGENERATE_FIRST_MODELS=1 cargo test -p llmcalc-core --lib presets_first`), which fails
+//! when the file is not what the presets and their readers make today, and checks that every
+//! id and stem finds the preset [`crate::model::presets::get`] finds, with its label and its
+//! parsed model (the ledger so blanked).
 
 use crate::model::desc::{Layer, ModelDesc};
 use borsh::{BorshDeserialize, BorshSerialize};
+use std::sync::OnceLock;
 
-/// The stored models: for each preset, its id and its [`Stored`] model's bytes.
+/// The stored presets: a list of [`StoredPreset`].
 static BYTES: &[u8] = include_bytes!("../../../../data/presets/first_models.bin");
+
+/// One stored preset.
+#[derive(BorshSerialize, BorshDeserialize)]
+pub struct StoredPreset {
+    /// Its id, and its file's name without `.json` (older links name it so).
+    id: String,
+    stem: String,
+    /// The label shown in the picker ([`crate::model::presets::Preset::label`]).
+    pub label: String,
+    /// Its [`Stored`] model's bytes.
+    model: Vec<u8>,
+}
 
 /// One stored model: the model without its layers (the main model's and the MTP modules'),
 /// and the layers as runs.
@@ -42,17 +58,34 @@ fn unrun(runs: Vec<(u32, Layer)>) -> Vec<Layer> {
         .collect()
 }
 
-/// The stored model of the preset `id` (its exact id, as `presets::get` resolves it), or
-/// `None` when the file has none.
-pub fn get(id: &str) -> Option<ModelDesc> {
-    let all = Vec::<(String, Vec<u8>)>::try_from_slice(BYTES).ok()?;
-    let (_, bytes) = all.into_iter().find(|(i, _)| i == id)?;
-    let s = Stored::try_from_slice(&bytes).ok()?;
-    Some(ModelDesc {
-        layers: unrun(s.layers),
-        mtp_layers: unrun(s.mtp_layers),
-        ..s.model
-    })
+/// The stored presets, read once (none were the bytes unreadable: a test guarantees they are
+/// not, and with no preset the first screen declines every link).
+fn all() -> &'static [StoredPreset] {
+    static ALL: OnceLock<Vec<StoredPreset>> = OnceLock::new();
+    ALL.get_or_init(|| Vec::try_from_slice(BYTES).unwrap_or_default())
+}
+
+/// The preset with this id (case-insensitive), or whose file stem is this: the rule of
+/// [`crate::model::presets::get`], kept equal to it by this module's test.
+pub fn get(id: &str) -> Option<&'static StoredPreset> {
+    let id = id.trim();
+    let all = all();
+    all.iter()
+        .find(|p| p.id.eq_ignore_ascii_case(id))
+        .or_else(|| all.iter().find(|p| p.stem.eq_ignore_ascii_case(id)))
+}
+
+impl StoredPreset {
+    /// Its model, as the reader of its config makes it (the ledger blanked as said above);
+    /// `None` were its bytes unreadable.
+    pub fn model(&self) -> Option<ModelDesc> {
+        let s = Stored::try_from_slice(&self.model).ok()?;
+        Some(ModelDesc {
+            layers: unrun(s.layers),
+            mtp_layers: unrun(s.mtp_layers),
+            ..s.model
+        })
+    }
 }
 
 #[cfg(test)]
@@ -77,9 +110,9 @@ mod tests {
         m
     }
 
-    /// The file's bytes as the readers make them today.
+    /// The file's bytes as the presets and their readers make them today.
     fn made() -> Vec<u8> {
-        let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut all: Vec<StoredPreset> = Vec::new();
         for p in presets::all() {
             let m = slim(p.parse().unwrap_or_else(|e| panic!("{}: {e}", p.id)));
             let stored = Stored {
@@ -91,7 +124,12 @@ mod tests {
                     ..m
                 },
             };
-            all.push((p.id.clone(), borsh::to_vec(&stored).expect("serialises")));
+            all.push(StoredPreset {
+                id: p.id.clone(),
+                stem: p.file.trim_end_matches(".json").to_string(),
+                label: p.label(),
+                model: borsh::to_vec(&stored).expect("serialises"),
+            });
         }
         borsh::to_vec(&all).expect("serialises")
     }
@@ -110,11 +148,28 @@ mod tests {
         }
         for p in presets::all() {
             let parsed = p.parse().expect("parses");
-            let stored = get(&p.id).expect("stored");
+            let stem = p.file.trim_end_matches(".json");
+            let names = [
+                p.id.clone(),
+                p.id.to_uppercase(),
+                format!(" {} ", p.id),
+                stem.to_string(),
+                stem.to_lowercase(),
+            ];
+            for name in names {
+                let stored = get(&name).unwrap_or_else(|| panic!("{name}"));
+                let found = presets::get(&name).expect("a preset");
+                assert_eq!(stored.label, found.label(), "{name}");
+                assert_eq!(stored.id, found.id, "{name}");
+            }
+            let stored = get(&p.id).and_then(StoredPreset::model).expect("stored");
             assert_eq!(stored.ledger.len(), parsed.ledger.len(), "{}", p.id);
             assert_eq!(stored.stated_layers(), parsed.stated_layers(), "{}", p.id);
             assert_eq!(stored, slim(parsed), "{}", p.id);
         }
-        assert!(get("no-such-preset").is_none());
+        for name in ["no-such-preset", "", "llama", "meta-llama"] {
+            assert!(get(name).is_none(), "{name}");
+            assert!(presets::get(name).is_none(), "{name}");
+        }
     }
 }

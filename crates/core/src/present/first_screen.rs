@@ -329,11 +329,15 @@ pub fn fit_comparisons(lang: Lang, r: &Report) -> Vec<String> {
 /// built-in catalog and presets, with one notice per parameter that could not be used: what
 /// the live page and the first-answer module both start from.
 pub fn read_query(query: &str) -> (Scenario, Vec<Notice>) {
-    read_query_in(query, Catalog::builtin())
+    read_query_in(query, Catalog::builtin(), preset)
 }
 
-/// [`read_query`] against `catalog`.
-fn read_query_in(query: &str, catalog: &Catalog) -> (Scenario, Vec<Notice>) {
+/// [`read_query`] against `catalog` and the presets `preset` finds by id.
+fn read_query_in<P>(
+    query: &str,
+    catalog: &Catalog,
+    preset: impl Fn(&str) -> Option<P>,
+) -> (Scenario, Vec<Notice>) {
     let (mut s, mut notices) = Scenario::from_query(query);
     notices.extend(s.sanitize(catalog, |id| preset(id).is_some()));
     (s, coalesce(notices))
@@ -400,16 +404,16 @@ impl FirstScreen {
         // (`hardware::catalog_first`, `model::presets_first`): the first-answer module links
         // neither the catalog's parser nor a config reader.
         let catalog = catalog_first::builtin();
-        let (s, notices) = read_query_in(query, catalog);
+        let (s, notices) = read_query_in(query, catalog, presets_first::get);
         if !notices.is_empty() || !view_ok(s.view) || !Self::shaped(&s) {
             return None;
         }
         let ModelSource::Preset(id) = &s.model else {
             return None;
         };
-        let p = preset(id)?;
+        let p = presets_first::get(id)?;
         // The math is not shown before the live app: the derivations carry their titles only.
-        let r = evaluate_titles_only(&s, presets_first::get(&p.id)?, catalog).ok()?;
+        let r = evaluate_titles_only(&s, p.model()?, catalog).ok()?;
         let lang = s.lang.unwrap_or(browser);
         let cards = CardsText::new(lang, false, &r);
         let rows = FitRowText::rows(lang, &r);
@@ -436,7 +440,7 @@ impl FirstScreen {
         let first = FirstScreen {
             lang: lang.code(),
             preset: id.clone(),
-            name: p.label(),
+            name: p.label.clone(),
             arch: r.model.model_type.clone(),
             layers: r.model.stated_layers().to_string(),
             ledger: r.model.ledger.len(),
