@@ -1,5 +1,5 @@
 //! The built-in catalog as the page's modules parse it (`data/accelerators.app.csv`), without
-//! the texts a first screen neither shows nor computes with (`tests::slim`), stored:
+//! what a first screen neither shows nor computes with (`tests::slim`), stored:
 //! what the first-answer module (`crates/first`) reads a link's GPUs from, so it neither links
 //! nor runs the catalog's parser (3–5 ms of a link's first answer in Chromium, most of it the
 //! first, unoptimised run of the parser and its float parsing). `data/accelerators_first.bin`
@@ -29,11 +29,13 @@ pub fn builtin() -> &'static Catalog {
 mod tests {
     use super::*;
     use crate::base::generated::check_or_write;
+    use crate::hardware::peak::{Peak, Peaks};
 
-    /// The app table without the texts no first screen shows nor computes with (sources,
-    /// notes, vendor, form factor, the interconnect's kind, the price's source and date); the
-    /// ids, names and aliases a link's GPU is found by, and the memory type its capacity
-    /// depends on, are kept.
+    /// The app table without what no first screen shows nor computes with: the texts
+    /// (sources, notes, vendor, form factor, the interconnect's kind, the price's source and
+    /// date) and the figures of the other sections (peaks, interconnect bandwidth, PCIe
+    /// generation, power, year). Kept: the ids, names and aliases a link's GPU is found by, the
+    /// memory and its type, the bandwidth, the architecture, the price.
     pub(crate) fn slim(mut c: Catalog) -> Catalog {
         for a in &mut c.accelerators {
             for text in [
@@ -50,6 +52,19 @@ mod tests {
                 p.source.clear();
                 p.date.clear();
             }
+            let none = Peak::NotPublished;
+            a.peaks = Peaks {
+                fp32: none,
+                tf32: none,
+                bf16: none,
+                fp16: none,
+                fp8: none,
+                int8: none,
+                fp6: none,
+                fp4: none,
+            };
+            a.interconnect.bidirectional = None;
+            (a.pcie_gen, a.tdp_w, a.year) = (None, None, 0);
         }
         c
     }

@@ -602,23 +602,33 @@ mod tests {
     }
 
     /// On every GPU of the catalog, the stored catalog's first screen is the live builders'
-    /// on the parsed one (the texts it leaves out are none the screen shows).
+    /// on the parsed one (what it leaves out is nothing the screen shows or computes with):
+    /// a dense model at TP 2, MXFP4 experts, FP8 MLA at TP 8.
     #[test]
     fn every_gpu_shows_as_the_live_catalog_shows_it() {
-        for a in &Catalog::builtin().accelerators {
-            let q = format!("?model=Qwen__Qwen3-8B&gpu={}&gpu=h100-sxm&tp=2", a.id);
+        let models = [
+            "Qwen__Qwen3-8B&tp=2",
+            "gpt-oss-20b",
+            "deepseek-v3&tp=8&ctx=32768",
+        ];
+        let gpus = &Catalog::builtin().accelerators;
+        let mut served = 0;
+        for (a, m) in gpus.iter().flat_map(|a| models.map(|m| (a, m))) {
+            let q = format!("?model={m}&gpu={}&gpu=h100-sxm", a.id);
             let (s, _) = Scenario::from_query(&q);
             let r = own_math_as_titles(report_for_test(&s));
             for lang in [Lang::En, Lang::Ko] {
                 let Some(f) = FirstScreen::of(&q, lang) else {
-                    assert!(!r.gpu_errors.is_empty(), "{}", a.id);
+                    assert!(!r.gpu_errors.is_empty(), "{q}");
                     continue;
                 };
-                assert_eq!(f.cards, CardsText::new(lang, false, &r), "{}", a.id);
-                assert_eq!(f.rows, FitRowText::rows(lang, &r), "{}", a.id);
-                assert_eq!(f.compare, fit_comparisons(lang, &r), "{}", a.id);
+                assert_eq!(f.cards, CardsText::new(lang, false, &r), "{q}");
+                assert_eq!(f.rows, FitRowText::rows(lang, &r), "{q}");
+                assert_eq!(f.compare, fit_comparisons(lang, &r), "{q}");
+                served += 1;
             }
         }
+        assert_eq!(served, gpus.len() * models.len() * 2);
     }
 
     /// Every preset is served at the default settings, its model's warnings listed (the copy
