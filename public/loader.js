@@ -1,10 +1,8 @@
-// Named marks of the start (bench/start_trace.mjs lines a trace's phases up with them).
+// Starts the page (not inline: the CSP forbids inline scripts); docs/SIZE_AND_SPEED.md says
+// what each part waits for. Its bytes come before every first answer: comments stay short.
+// The performance marks line bench/start_trace.mjs's phases up.
 performance.mark('llmcalc:loader');
-// Loads the wasm app. A separate file (not inline) so the page's CSP can forbid inline scripts.
-// Trunk fills data-js / data-wasm with the hashed, relative file names.
-// The theme first, so a dark system does not see a light page while the app loads (the app then
-// keeps <html data-theme> resolved and in step: src/ui/state.rs). Storage may be unavailable in
-// a sandboxed frame.
+// The theme first, so a dark system never sees a light page (storage may be unavailable).
 {
   let t = null;
   try {
@@ -15,17 +13,8 @@ performance.mark('llmcalc:loader');
   if (t !== 'light' && t !== 'dark') t = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
   document.documentElement.setAttribute('data-theme', t);
 }
-// A scenario link: the gate in index.html kept the prerendered copies hidden and marked
-// (data-pending). The first-answer module (crates/first/src/main.rs: the core without Leptos, a
-// fraction of the shell's bytes) computes the link's first screen with the live page's own text
-// builders (core::present::FirstScreen); it is written into the copy, which is shown, and the
-// live app replaces it in the task that mounts, as on the default page. When the module declines
-// (a notice, a GPU error, a shape the copy has no place for) or fails, the copies stay hidden until
-// the live app removes them. e2e "fast path" checks the filled copy equals the live first screen.
-// An embedded widget (`?embed=memory`, `kv`, `batch`) is answered the same way from its own copy
-// (a <template> per widget and language in embeds.html, fetched beside the module) by the module
-// with the widget's chart (crates/first/src/embed.rs), which draws the chart on the copy's canvas
-// with the live widget's drawing code; the gate marks the copy data-pending="embed".
+// A link's or a widget's copy kept pending by the gate is filled by the first-answer module
+// (crates/first); declined or failed, it stays hidden until the live app removes it.
 let firstAnswer = null;
 {
   const copy = document.getElementById('prerendered');
@@ -43,14 +32,13 @@ let firstAnswer = null;
       const lang = navigator.language || '';
       const json = pending === 'embed' ? first.embed_screen(location.pathname, location.search, lang) : first.first_screen(location.search, lang);
       if (!json || !(pending === 'embed' ? fillEmbed(JSON.parse(json), first, html) : fillCopy(JSON.parse(json)))) return undefined;
-      // The shell waits for the frame that paints the filled copy (its mount is a long task).
+      // The shell waits for the frame that paints the filled copy.
       return new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     }).catch(() => {});
   }
 }
 
-/** Writes a link's first screen (`FirstScreen` as JSON) into the pending copy and shows it;
- * false when the copy is gone (the live app came first). */
+/** Fills the pending copy with a link's `FirstScreen`; false when the live app came first. */
 function fillCopy(f) {
   let root = document.getElementById('prerendered');
   const ko = document.getElementById('prerendered-ko');
@@ -66,10 +54,8 @@ function fillCopy(f) {
   return true;
 }
 
-/** Puts an embedded widget's copy (its template in `html`, embeds.html) in place of the pending
- * one, writes the widget's first answer (`EmbedScreen` as JSON) into it, shows it, draws its chart
- * with `module`, and tells a framing page its height; false when the copy is gone (the live app
- * came first) or missing. */
+/** Puts the widget's copy (from embeds.html) in place, fills it with `EmbedScreen`, draws its
+ * chart; false when the live app came first or the copy is missing. */
 function fillEmbed(f, module, html) {
   let root = document.getElementById('prerendered');
   const box = document.createElement('template');
@@ -82,7 +68,7 @@ function fillEmbed(f, module, html) {
   if (ko) ko.remove();
   fillScreen(root, f);
   const note = root.querySelector('.explanation > div');
-  // The explanation's paragraphs, one per sentence group, before the list's end markers.
+  // The explanation's paragraphs, before the list's end markers.
   const paragraphs = [...note.children].filter((e) => e.tagName === 'P');
   const after = paragraphs.length ? paragraphs[paragraphs.length - 1].nextSibling : note.querySelector('h3').nextSibling;
   for (const e of paragraphs) e.remove();
@@ -93,11 +79,11 @@ function fillEmbed(f, module, html) {
   }
   root.querySelector('.embed-link > a').setAttribute('href', f.href);
   show(root, f);
-  // The chart, at the width the live widget's ResizeObserver reads (its wrapper's content box).
+  // The chart at the width the live widget reads (its wrapper's content box).
   const wrap = root.querySelector('.chart-canvas-wrap');
   const width = Math.max(0, Math.round(wrap.getBoundingClientRect().width));
   if (width > 0) module.draw_embed_chart(wrap.querySelector('canvas'), width, document.documentElement.getAttribute('data-theme') === 'dark');
-  // The framing page sizes its frame on this message (the live widget sends it too).
+  // The framing page sizes its frame on this (the live widget sends it too).
   if (parent !== window) parent.postMessage({ type: 'llmcalc:height', height: document.documentElement.scrollHeight }, '*');
   return true;
 }
@@ -110,12 +96,10 @@ function show(root, f) {
   performance.mark('llmcalc:first-filled');
 }
 
-/** Writes a first screen's texts (`FirstScreen`) into a copy: the full page's inputs, cards and
- * fit table, or the parts an embedded widget has of them (its input strip, the cards or the fit
- * table). */
+/** Writes a `FirstScreen`'s texts into whichever inputs, cards and fit table the copy has. */
 function fillScreen(root, f) {
   const q = (id) => root.querySelector(`[data-static-testid="${id}"]`);
-  // An element's own text (its first text node; the copy keeps the live markup's comments).
+  // An element's own text node (the copy keeps the live markup's comments).
   const text = (el, value) => {
     const node = [...el.childNodes].find((c) => c.nodeType === 3);
     if (node) node.data = value;
@@ -127,8 +111,7 @@ function fillScreen(root, f) {
       else o.removeAttribute('selected');
     }
   };
-  // A list of per-GPU items: the first is the pattern, one clone per item with its test ids'
-  // GPU key replaced, in place of the copy's items.
+  // Per-GPU items: clones of the first, their test ids' GPU key replaced.
   const list = (parent, selector, idPrefix, items, fill) => {
     const old = [...parent.children].filter((e) => e.matches(selector));
     const pattern = old[0];
@@ -148,7 +131,6 @@ function fillScreen(root, f) {
     }
   };
   const c = f.cards;
-  // An embedded widget's input strip.
   if (q('strip-model')) {
     choose(q('strip-model'), f.preset);
     choose(q('strip-gpu'), f.gpu);
@@ -160,7 +142,6 @@ function fillScreen(root, f) {
     if (q('strip-weight-dtype')) choose(q('strip-weight-dtype'), f.wd);
     if (q('strip-kv-dtype')) choose(q('strip-kv-dtype'), f.kvd);
   }
-  // The cards, and the fit table, where the copy has them.
   const cards = q('params-total') !== null;
   const fit = q('fit-table') !== null;
   if (q('model-preset')) fillInputs();
@@ -176,8 +157,7 @@ function fillScreen(root, f) {
     text(q('model-layers'), f.layers);
     const ledger = q('model-ledger').querySelector('summary');
     text(ledger, ledger.textContent.replace(/\(\d+\)$/, `(${f.ledger})`));
-    // The model's warnings, listed where the live page lists them: after its facts, in place of
-    // the empty list's marker, each item and the list ending with Leptos' markers.
+    // The model's warnings, after its facts in place of the empty list's marker.
     if (f.warnings.length) {
       const facts = root.querySelector('dl.model-facts');
       const ul = document.createElement('ul');
@@ -193,8 +173,7 @@ function fillScreen(root, f) {
       if (mark && mark.nodeType === Node.COMMENT_NODE) mark.replaceWith(ul);
       else facts.after(ul);
     }
-    // The last GPU cannot be removed: its button is disabled (the attribute where the live page
-    // writes it, after `type`).
+    // A lone GPU's remove button is disabled (the attribute after `type`, as the live page).
     list(q('gpu-selected'), 'li', 'gpu-selected-', c.gpus, (li, g) => {
       text(li.querySelector('span'), g.name);
       const button = li.querySelector('button');
@@ -225,8 +204,7 @@ function fillScreen(root, f) {
     return e;
   }
 
-  /** The cards. The parameters card's optional lines take the places the live page marks with
-   * empty comments after its "total" line: the active count's, the parts', the MTP switch's. */
+  /** The cards; the parameters card's optional lines replace the live page's empty markers. */
   function fillCards() {
     text(q('params-total'), c.params_total);
     if (q('params-eok')) text(q('params-eok'), c.params_eok);
@@ -255,7 +233,7 @@ function fillScreen(root, f) {
     });
   }
 
-  /** The fit table, one row per GPU in the cards' order, and the comparisons under it. */
+  /** The fit table's rows, in the cards' order, and the comparisons. */
   function fillFit() {
     const rows = f.rows.map((r, i) => ({ ...r, key: c.gpus[i].key }));
     list(q('fit-table').querySelector('tbody'), 'tr', 'fit-row-', rows, (tr, r) => {
@@ -268,7 +246,7 @@ function fillScreen(root, f) {
         verdict.nextSibling.replaceWith(el('div', { class: 'suggestions', 'data-static-testid': `suggestions-${r.key}` }, el('p', {}, f.suggest_title, comment()), el('ul', {}, ...items, comment(), comment()), comment(), comment()));
       }
       tr.querySelector('.minibar').setAttribute('aria-label', r.bar_label);
-      // Through the style object, as the live page writes them (the browser normalizes "27.90%").
+      // Through the style object, as the live page (the browser normalizes "27.90%").
       const bar = (seg, width) => {
         seg.removeAttribute('style');
         if (width) seg.style.width = width;
@@ -294,8 +272,7 @@ function fillScreen(root, f) {
     list(root.querySelector('.compare'), 'p', 'cost-compare', f.compare.map((s) => ({ key: '', s })), (p, x) => text(p, x.s));
   }
 
-  /** A "Show the math" panel without a derivation is hidden, its style before its test id as
-   * the live page's attributes come. */
+  /** Hides the math panels without a derivation (style before test id, as the live page). */
   function fillMath() {
     for (const d of root.querySelectorAll('details.math[data-static-testid]')) {
       const id = d.getAttribute('data-static-testid');
@@ -309,11 +286,7 @@ function fillScreen(root, f) {
     }
   }
 }
-// The late module (src/ui/late.rs): the analysis sections, imported when the shell asks (after
-// the first answer is painted, or at once for an embedded widget that lives in it). Trunk builds
-// it without injecting anything and under its plain name (index.html). Once only; a failure is
-// told to the shell, which says so in the sections' places and keeps the first answer. Listening
-// starts before the shell is started: an embedded widget asks while the shell starts.
+// The late module (src/ui/late.rs), once, when the shell asks; a failure is told to the shell.
 {
   let asked = false;
   addEventListener('llmcalc:load-late', () => {
@@ -331,15 +304,8 @@ const tag = document.querySelector('script[data-js][data-wasm]');
 if (tag) {
   const js = tag.getAttribute('data-js');
   const wasm = new URL(tag.getAttribute('data-wasm'), document.baseURI).href;
-  // On a link, the shell's files are fetched once the first answer is painted (or declined, or
-  // after 300 ms: a background tab paints no frame): on a slow network the first-answer module
-  // gets the bandwidth alone, and on a 2-core machine the shell's compile does not hold back the
-  // frame that paints the answer (bench/load.mjs, link path). The shell starts after it (its
-  // mount is one long task). A compile that fails hands the URL to the bindings, which fetch it
-  // themselves. Everywhere else index.html's head script preloads both at once.
-  // An embedded widget's frame also waits for the main thread to be idle (at most a second): a
-  // course page's same-origin frames share it, so the other widgets' first answers come before
-  // this frame's shell is compiled.
+  // After a first answer (or 300 ms; a widget also waits for an idle thread, at most 1 s) the
+  // shell is fetched and compiled; a failed compile hands the bindings the URL.
   const answered = firstAnswer && Promise.race([firstAnswer, new Promise((ok) => setTimeout(ok, 300))]);
   const idle = () => new Promise((ok) => (window.requestIdleCallback ? requestIdleCallback(ok, { timeout: 1000 }) : setTimeout(ok, 0)));
   const firstDone = answered && (/[?&]embed=/.test(location.search) ? answered.then(idle) : answered);
