@@ -4,6 +4,10 @@
 //! link's module carries no chart code; built by Trunk the same way (index.html) and started by
 //! `public/loader.js` alone.
 
+// No `main` in the wasm: nothing starts the module but its exports (std's runtime start is bytes
+// for nothing).
+#![cfg_attr(target_arch = "wasm32", no_main)]
+
 #[cfg(target_arch = "wasm32")]
 mod glue {
     use llmcalc_charts::canvas::{draw_on_canvas_only, labels_in};
@@ -61,10 +65,10 @@ mod glue {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        eprintln!("This binary is the web app's first-answer module for embeds; build it with `trunk build`.");
-        std::process::exit(2);
-    }
+    eprintln!(
+        "This binary is the web app's first-answer module for embeds; build it with `trunk build`."
+    );
+    std::process::exit(2);
 }

@@ -4,6 +4,10 @@
 //! `core::present::FirstScreen`, whose JSON `public/loader.js` writes into the prerendered
 //! copy of the first screen.
 
+// No `main` in the wasm: nothing starts the module but its export (std's runtime start is bytes
+// for nothing).
+#![cfg_attr(target_arch = "wasm32", no_main)]
+
 #[cfg(target_arch = "wasm32")]
 mod glue {
     use llmcalc_core::base::Lang;
@@ -20,10 +24,8 @@ mod glue {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        eprintln!("This binary is the web app's first-answer module; build it with `trunk build`.");
-        std::process::exit(2);
-    }
+    eprintln!("This binary is the web app's first-answer module; build it with `trunk build`.");
+    std::process::exit(2);
 }
