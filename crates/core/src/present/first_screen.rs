@@ -4,6 +4,7 @@
 //! tested natively and anything else that paints the first screen shows the same text.
 
 use crate::base::derivation::Derivation;
+use crate::base::error::Phrase;
 use crate::base::i18n::{fill, tr, Lang};
 use crate::base::units::{fmt_eok, Bytes, NumberSymbols};
 use crate::calc::memory::Suggestion;
@@ -124,6 +125,16 @@ impl GpuText {
 impl CardsText {
     /// The cards of `r` in `lang`; `vllm`: the scenario's budget rule is vLLM's.
     pub fn new(lang: Lang, vllm: bool, r: &Report) -> Self {
+        Self::with_phrases(lang, vllm, r, Phrase::text)
+    }
+
+    /// [`CardsText::new`], its phrases written by `text`.
+    fn with_phrases(
+        lang: Lang,
+        vllm: bool,
+        r: &Report,
+        text: impl Fn(&Phrase, Lang) -> String,
+    ) -> Self {
         let t = |k: &str| tr(lang, k);
         let nf = lang.number_symbols();
         let p = &r.model.params;
@@ -139,7 +150,12 @@ impl CardsText {
             } else {
                 String::new()
             },
-            params_parts: r.model.param_parts().iter().map(|p| p.text(lang)).collect(),
+            params_parts: r
+                .model
+                .param_parts()
+                .iter()
+                .map(|p| text(p, lang))
+                .collect(),
             has_mtp: p.mtp > 0,
             weights: nf.bytes_both(r.weights, false),
             weight_dtype: r.weight_dtype.id().to_string(),
@@ -154,6 +170,26 @@ impl CardsText {
             math: CARD_MATH.map(|(k, _)| r.derivation(k).cloned()),
         }
     }
+}
+
+/// The text of a phrase a first screen shows (a key and plain values: the parameters' lines, a
+/// model's warnings), as [`Phrase::text`] writes it; any other phrase is a miss
+/// (`lookups::missed`), so the first screen declines. The first-answer module so links none of
+/// the error sentences [`Phrase::text`] also writes.
+fn plain_text(p: &Phrase, lang: Lang) -> String {
+    if let Phrase::Tr(key, vals) = p {
+        let plain: Option<Vec<(&str, &str)>> = (vals.iter())
+            .map(|(n, v)| match v {
+                Phrase::Verbatim(t) => Some((*n, t.as_str())),
+                _ => None,
+            })
+            .collect();
+        if let Some(pairs) = plain {
+            return fill(tr(lang, key), &pairs);
+        }
+    }
+    crate::base::lookups::missed();
+    String::new()
 }
 
 /// The parts of a memory bar: (translation key, CSS class).
@@ -415,7 +451,7 @@ impl FirstScreen {
         // The math is not shown before the live app: the derivations carry their titles only.
         let r = evaluate_titles_only(&s, p.model()?, catalog).ok()?;
         let lang = s.lang.unwrap_or(browser);
-        let cards = CardsText::new(lang, false, &r);
+        let cards = CardsText::with_phrases(lang, false, &r, plain_text);
         let rows = FitRowText::rows(lang, &r);
         // The eok line exists in the Korean copy only, and there it always has a figure.
         let eok_fits = (lang == Lang::Ko) != cards.params_eok.is_empty();
@@ -444,7 +480,12 @@ impl FirstScreen {
             arch: r.model.model_type.clone(),
             layers: r.model.stated_layers().to_string(),
             ledger: r.model.ledger.len(),
-            warnings: r.model.warnings.iter().map(|w| w.text(lang)).collect(),
+            warnings: r
+                .model
+                .warnings
+                .iter()
+                .map(|w| plain_text(w, lang))
+                .collect(),
             warnings_label: tr(lang, "model_warnings"),
             tp: s.tp.to_string(),
             ctx: s.context_len.to_string(),
@@ -629,6 +670,20 @@ mod tests {
             }
         }
         assert_eq!(served, gpus.len() * models.len() * 2);
+    }
+
+    /// A key with plain values is written as `Phrase::text` writes it; anything else is a miss.
+    #[test]
+    fn plain_phrases_or_a_miss() {
+        let _ = crate::base::lookups::take_missed();
+        let line = Phrase::tr("prm_language_model").val("n", "1,000");
+        for lang in [Lang::En, Lang::Ko] {
+            assert_eq!(plain_text(&line, lang), line.text(lang));
+        }
+        assert!(!crate::base::lookups::take_missed());
+        let nested = Phrase::tr("prm_vision").sub("n", Phrase::tr("unit_tokens"));
+        assert_eq!(plain_text(&nested, Lang::En), "");
+        assert!(crate::base::lookups::take_missed());
     }
 
     /// Every preset is served at the default settings, its model's warnings listed (the copy
