@@ -34,13 +34,13 @@ mod common;
 
 use common::e2e::{
     before_async_scheduling, behind_dynamo, engine_and_load, gpu, model, rows, setup, simulate,
-    Outcome, Row,
+    simulate_replica, Outcome, Row,
 };
 use common::{in_parallel, percentile};
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::sim::{
-    Replica, DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS, FIT_STEP_ASYNC_S,
-    FIT_STEP_SYNC_S,
+    Replica, StepOverhead, DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS,
+    FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
 };
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -289,10 +289,10 @@ fn development_rows_within_the_achieved_error() {
     assert!(skipped.values().sum::<usize>() <= 60, "skipped {skipped:?}");
     // Achieved levels, rounded up: a change that loses accuracy fails here.
     for (name, v, level) in [
-        ("median TTFT", f[0], 0.20),
-        ("P90 TTFT", f[1], 0.42),
-        ("median TPOT", f[2], 0.11),
-        ("P90 TPOT", f[3], 0.23),
+        ("median TTFT", f[0], 0.14),
+        ("P90 TTFT", f[1], 0.37),
+        ("median TPOT", f[2], 0.10),
+        ("P90 TPOT", f[3], 0.25),
     ] {
         assert!(v <= level, "{name} |error| {v:.3} above {level}");
     }
@@ -382,8 +382,8 @@ fn global_terms_are_their_fit_and_hold_out_one_model_at_a_time() {
         lomo[3] * 100.0
     );
     for (name, v, level) in [
-        ("median TTFT", lomo[0], 0.23),
-        ("P90 TTFT", lomo[1], 0.49),
+        ("median TTFT", lomo[0], 0.15),
+        ("P90 TTFT", lomo[1], 0.36),
         ("median TPOT", lomo[2], 0.12),
         ("P90 TPOT", lomo[3], 0.27),
     ] {
@@ -394,8 +394,21 @@ fn global_terms_are_their_fit_and_hold_out_one_model_at_a_time() {
     }
 }
 
+/// The replica with `per_layer` seconds in place of the fitted CPU time per layer of a step
+/// without a CUDA graph (unchanged for `None` or without one).
+fn with_eager_layer(rep: Replica, per_layer: Option<f64>) -> Replica {
+    match (per_layer, rep.step_overhead()) {
+        (Some(v), Some(o)) if o.eager_per_layer > 0.0 => rep.with_step_overhead(StepOverhead {
+            eager_per_layer: v,
+            ..o
+        }),
+        _ => rep,
+    }
+}
+
 /// Writes every row's measured and simulated figures to `$E2E_DUMP`, with the server paths
-/// overridden by `$E2E_F_VLLM` / `$E2E_F_DYNAMO` (ms) when set (development aid for the fit).
+/// overridden by `$E2E_F_VLLM` / `$E2E_F_DYNAMO` (ms) and the CPU time per layer of a step
+/// without a CUDA graph by `$E2E_EAGER_LAYER_MS` when set (development aid for the fit).
 #[test]
 #[ignore = "writes a file named by E2E_DUMP"]
 fn dump_rows() {
@@ -411,11 +424,16 @@ fn dump_rows() {
         } else {
             env("E2E_F_VLLM")
         };
-        let res = simulate(&r, &|e| {
-            if let Some(f) = f {
-                e.frontend_overhead_ms = f;
-            }
-        });
+        let eager = env("E2E_EAGER_LAYER_MS");
+        let res = simulate_replica(
+            &r,
+            &|e| {
+                if let Some(f) = f {
+                    e.frontend_overhead_ms = f;
+                }
+            },
+            &|rep| with_eager_layer(rep, eager.map(|ms| ms * 1e-3)),
+        );
         let (tt, tp, fr, q, note) = match res {
             Outcome::Simulated(s) => (
                 s.ttft_ms.mean,
@@ -499,6 +517,79 @@ fn dynamo_path_scan() {
             "held out {m}: chosen {} ms on the others, its median |TTFT error| {:.1}%",
             candidates[best],
             med(&|x| x == m, best) * 100.0
+        );
+    }
+}
+
+/// vLLM's CPU time per layer of a step without a CUDA graph (`FIT_EAGER_LAYER_S`) by
+/// re-simulation: every development row at each candidate value, the median and 90th-percentile
+/// |error| of the mean TTFT and the median of the mean TPOT, then each model left out (the
+/// value that minimises the others' median TTFT error, scored on the model's own rows).
+#[test]
+#[ignore = "nine simulation passes over every development row; prints the scan"]
+fn eager_layer_scan() {
+    let all = rows();
+    let candidates = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.8];
+    // Per candidate: (model, |TTFT error|, |TPOT error|) of every simulated row.
+    let scans: Vec<Vec<(String, f64, f64)>> = candidates
+        .iter()
+        .map(|ms| {
+            let done = in_parallel(&all, &|r| {
+                simulate_replica(r, &|_| {}, &|rep| with_eager_layer(rep, Some(ms * 1e-3)))
+            });
+            all.iter()
+                .zip(done)
+                .filter_map(|(r, o)| match o {
+                    Outcome::Simulated(s) => Some((
+                        r.model.clone(),
+                        (s.ttft_ms.mean / r.ttft_ms - 1.0).abs(),
+                        (s.tpot_ms.mean / r.tpot_ms - 1.0).abs(),
+                    )),
+                    Outcome::Skipped(_) => None,
+                })
+                .collect()
+        })
+        .collect();
+    let stat = |i: usize, keep: &dyn Fn(&str) -> bool, ttft: bool, q: f64| -> f64 {
+        let mut v: Vec<f64> = scans[i]
+            .iter()
+            .filter(|(m, ..)| keep(m))
+            .map(|(_, a, b)| if ttft { *a } else { *b })
+            .collect();
+        percentile(&mut v, q)
+    };
+    for (i, ms) in candidates.iter().enumerate() {
+        println!(
+            "{ms:4.2} ms per layer: mean TTFT {:.1}% / {:.1}%, mean TPOT {:.1}% (median / P90 / median |error|)",
+            stat(i, &|_| true, true, 0.5) * 100.0,
+            stat(i, &|_| true, true, 0.9) * 100.0,
+            stat(i, &|_| true, false, 0.5) * 100.0
+        );
+    }
+    let mut models: Vec<String> = scans[0].iter().map(|(m, ..)| m.clone()).collect();
+    models.sort();
+    models.dedup();
+    // The objective: the median plus the 90th percentile of the |error| of the mean TTFT (the
+    // median alone keeps falling to 0.6 ms while the tail grows from 36% to 42%).
+    let objective = |i: usize, keep: &dyn Fn(&str) -> bool| -> f64 {
+        stat(i, keep, true, 0.5) + stat(i, keep, true, 0.9)
+    };
+    let best_on = |keep: &dyn Fn(&str) -> bool| -> usize {
+        (0..candidates.len())
+            .min_by(|&a, &b| objective(a, keep).total_cmp(&objective(b, keep)))
+            .unwrap_or(0)
+    };
+    println!(
+        "fitted on every row: {:.2} ms per layer",
+        candidates[best_on(&|_| true)]
+    );
+    for m in &models {
+        let best = best_on(&|x| x != m);
+        println!(
+            "held out {m:34} chosen {:4.2} ms on the others; its median |error| TTFT {:.1}%, TPOT {:.1}%",
+            candidates[best],
+            stat(best, &|x| x == m, true, 0.5) * 100.0,
+            stat(best, &|x| x == m, false, 0.5) * 100.0
         );
     }
 }

@@ -354,6 +354,8 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> (EngineConfig, WorkloadSpec) {
             DEFAULT_FRONTEND_OVERHEAD_MS
         },
         async_scheduling: !before_async_scheduling(&r.version),
+        // `--compilation-config '{"max_cudagraph_capture_size": N}'` where the launch sets it.
+        max_cudagraph_capture_size: s.get("cudagraph_capture").parse().ok(),
         ..EngineConfig::default()
     }
     .with_expert_parallel(s.get("expert_parallel") == "on");
@@ -472,6 +474,16 @@ pub enum Outcome {
 /// Simulates `r` as its benchmark ran, with the engine changed by `tune` (the global terms
 /// under study).
 pub fn simulate(r: &Row, tune: &dyn Fn(&mut EngineConfig)) -> Outcome {
+    simulate_replica(r, tune, &|rep| rep)
+}
+
+/// [`simulate`] with the replica changed by `map` once built (terms that live in its step
+/// model, such as the CPU time per layer of a step without a CUDA graph).
+pub fn simulate_replica(
+    r: &Row,
+    tune: &dyn Fn(&mut EngineConfig),
+    map: &dyn Fn(Replica) -> Replica,
+) -> Outcome {
     let Some(s) = setup(r) else {
         return Outcome::Skipped("no setup row".into());
     };
@@ -487,6 +499,7 @@ pub fn simulate(r: &Row, tune: &dyn Fn(&mut EngineConfig)) -> Outcome {
     let (mut engine, load) = engine_and_load(r, &s);
     tune(&mut engine);
     match Replica::new(&m, g, &engine, &Efficiencies::default())
+        .map(map)
         .and_then(|mut rep| rep.run(&load, None, Budget::default()))
     {
         Ok(res) => Outcome::Simulated(Box::new(res)),

@@ -57,6 +57,16 @@ pub enum Cmd {
 // ----- Value parsers: the handlers' former checks, with their messages -----------------------
 
 /// A whole number of at least 1 (`_` separators allowed).
+/// `--max-cudagraph-capture-size` / `--enforce-eager` as the engine's capture size (0: no
+/// graphs; `None`: vLLM's default).
+pub fn capture_size(size: Option<u64>, enforce_eager: bool) -> Option<u64> {
+    if enforce_eager {
+        Some(0)
+    } else {
+        size
+    }
+}
+
 pub(super) fn whole(s: &str) -> Result<u64, String> {
     match s.trim().replace('_', "").parse::<u64>() {
         Ok(v) if v >= 1 => Ok(v),
@@ -200,7 +210,7 @@ pub struct Engine {
     /// Share of prompt tokens found in the prefix cache, 0 up to 1
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = prefix_share)]
     pub prefix_hit: f64,
-    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 20, SGLang 128, TensorRT-LLM 25]
+    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 15, SGLang 128, TensorRT-LLM 25]
     #[arg(long, value_name = "MS", value_parser = range(0.0, MAX_FRONTEND_OVERHEAD_MS))]
     pub frontend_overhead_ms: Option<f64>,
     /// The server's serial work per prompt token (tokenization, one worker in arrival order), µs
@@ -214,6 +224,12 @@ pub struct Engine {
     /// vLLM without asynchronous scheduling (before 0.14): 1.5 ms of engine time per step instead of 1.25
     #[arg(long)]
     pub no_async_scheduling: bool,
+    /// vLLM's largest CUDA-graph step, tokens (its compilation config's max_cudagraph_capture_size): a larger step runs without a graph, 0.4 ms per layer slower [default: min(2 × max-num-seqs, 512)]
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_cudagraph_capture_size: Option<u64>,
+    /// vLLM's --enforce-eager: no CUDA graphs, every step 0.4 ms per layer slower
+    #[arg(long, conflicts_with = "max_cudagraph_capture_size")]
+    pub enforce_eager: bool,
     /// Speculative decoding: mtp (the checkpoint's own multi-token-prediction module), eagle3 (an EAGLE-3 head) or ngram (prompt lookup on the CPU); vLLM's --speculative-config method, SGLang's --speculative-algorithm [default: off]
     #[arg(long, value_name = "mtp|eagle3|ngram")]
     pub spec_method: Option<String>,

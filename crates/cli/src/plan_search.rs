@@ -201,6 +201,10 @@ fn spec_of(args: &PlanArgs) -> Result<SearchSpec, CliError> {
         prefix_hit: args.engine.prefix_hit,
         frontend_per_token_us: args.engine.frontend_per_token_us,
         async_scheduling: !args.engine.no_async_scheduling,
+        max_cudagraph_capture_size: super::opts::capture_size(
+            args.engine.max_cudagraph_capture_size,
+            args.engine.enforce_eager,
+        ),
         ..EngineConfig::default()
     };
     Ok(SearchSpec {

@@ -220,6 +220,10 @@ pub(super) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
             .unwrap_or(engine_frontend_overhead_ms(kind)),
         frontend_per_token_us: args.frontend_per_token_us,
         async_scheduling: !args.no_async_scheduling,
+        max_cudagraph_capture_size: super::opts::capture_size(
+            args.max_cudagraph_capture_size,
+            args.enforce_eager,
+        ),
         dp: args.parallel.dp.unwrap_or(1),
         ep: args.parallel.ep.unwrap_or(1),
         pp: args.parallel.pp.unwrap_or(1),

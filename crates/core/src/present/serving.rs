@@ -386,7 +386,8 @@ fn capacity_parts(
         &s.views.eff,
         r.max_model_len,
     )?
-    .with_parallel(par, gpu);
+    .with_parallel(par, gpu)
+    .with_step_overhead(crate::sim::step_overhead(engine, &r));
     steps.set_active_ranks(par.busy_ranks(wl.max_concurrency));
     let ctx = (i + o / 2.0).ceil().max(1.0) as u64;
     steps.begin();
@@ -595,11 +596,10 @@ fn run_gpu(
             ],
         ));
     }
-    let parts = dep
-        .stepping()
-        .step_model()
-        .kernel()
-        .map(|k| (k.linear_parts(step.0 as f64), k.overhead().fixed));
+    let parts = dep.stepping().step_model().kernel().map(|k| {
+        let o = k.overhead().at(step.0, k.stage_layers());
+        (k.linear_parts(step.0 as f64), o)
+    });
     let math = step_math(acc, &math_engine, step, parts);
     let gpu = ServingGpu {
         name: acc.name.clone(),

@@ -55,7 +55,7 @@ pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
 /// The fixed part of the server's path of one request, milliseconds: what `vllm serve`'s
 /// OpenAI server adds to a request's TTFT beyond the engine's steps and its serial work per
 /// prompt token (HTTP, parsing, the hand-off to the engine process, detokenizing and
-/// streaming the first token): 20 ms.
+/// streaming the first token): 15 ms.
 ///
 /// **A fit on the development rows** (`tests/fixtures/measured_serving_e2e.csv`): the value
 /// that minimises the median |error| of the mean TTFT of the SemiAnalysis InferenceX runs at
@@ -64,11 +64,13 @@ pub const MAX_ENGINE_KNOB: u64 = 1 << 20;
 /// `tests/serving_e2e_validation.rs` re-derives it and reports it left out one model at a
 /// time (32 ms before the simulator modelled asynchronous scheduling's one-step admission
 /// delay, which now explains part of what this term held; 22 ms before the MXFP4 and INT4
-/// experts on Hopper were timed as Marlin's kernel, `sim::kernel_step`). It replaces 48 ms, which came from one GPUStack row (line 2 of
+/// experts on Hopper were timed as Marlin's kernel; 20 ms before a step larger than vLLM's
+/// largest CUDA graph paid its CPU time per layer, `sim::kernel_step::FIT_EAGER_LAYER_S`).
+/// It replaces 48 ms, which came from one GPUStack row (line 2 of
 /// `tests/fixtures/serving_observations.csv`) and was larger than the whole measured TTFT of
 /// many development runs (`docs/SERVING_SIMULATOR.md`, "Method and accuracy"). Other stacks differ:
 /// behind NVIDIA Dynamo's frontend it is [`DYNAMO_FRONTEND_OVERHEAD_MS`].
-pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 20.0;
+pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 15.0;
 
 /// The fixed part of the server's path behind NVIDIA Dynamo's frontend, milliseconds: 0 ms,
 /// fitted on AIConfigurator's own runs at 8 or fewer clients by re-simulating them at each
@@ -80,7 +82,7 @@ pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
 /// is vLLM's: 128 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
 /// (`tests/engines_e2e_validation.rs`: the value minimising the median |error| of their mean
 /// TTFT: AIConfigurator's Qwen3-235B runs behind Dynamo and InferenceX's DeepSeek runs behind
-/// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 20 ms: it also holds whatever of the prompt's time the
+/// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 15 ms: it also holds whatever of the prompt's time the
 /// simulator, timing SGLang's steps with vLLM's kernels, misses (`docs/SERVING_SIMULATOR.md`).
 pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 128.0;
 
@@ -146,6 +148,12 @@ pub struct EngineConfig {
     /// fitted figure (`sim::kernel_step::FIT_STEP_ASYNC_S`, else `FIT_STEP_SYNC_S`).
     #[serde(default = "yes")]
     pub async_scheduling: bool,
+    /// vLLM's largest CUDA-graph step in tokens (`--compilation-config
+    /// '{"max_cudagraph_capture_size": N}'`; 0 for `--enforce-eager`); `None`: vLLM's default,
+    /// `min(2 × max_num_seqs, 512)`. A larger step runs without a graph and costs
+    /// `sim::kernel_step::FIT_EAGER_LAYER_S` per layer more (measured-kernel step model, vLLM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cudagraph_capture_size: Option<u64>,
     /// Which step-time model to use: vLLM's measured kernels (the default, where the GPU or
     /// its architecture has tables) or the fitted roofline (`core::perf`'s efficiencies).
     #[serde(default)]
@@ -247,6 +255,7 @@ impl Default for EngineConfig {
             frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
             frontend_per_token_us: DEFAULT_FRONTEND_PER_TOKEN_US,
             async_scheduling: true,
+            max_cudagraph_capture_size: None,
             step_model: StepModelKind::Kernels,
             engine: EngineKind::Vllm,
             memory_fraction: None,

@@ -34,10 +34,11 @@
 //! The engine's time per step beyond its kernels (scheduling, input preparation, the sampler,
 //! the CUDA-graph launch, output processing) is [`StepOverhead`]: one fitted time per step,
 //! with asynchronous scheduling ([`FIT_STEP_ASYNC_S`], vLLM 0.14 and later) or without
-//! ([`FIT_STEP_SYNC_S`]). A CPU time per layer for steps larger than the largest CUDA graph
-//! (0.4–0.8 ms per layer, as AIConfigurator charges a prefill) and a time per prompt token
-//! were tried on the development rows and moved the figures by under a point or made them
-//! worse, so neither is modelled.
+//! ([`FIT_STEP_SYNC_S`]). A vLLM step of more tokens than its largest captured CUDA graph
+//! runs without one, its kernels launched one by one from the CPU: such a step adds
+//! [`FIT_EAGER_LAYER_S`] per layer ([`StepOverhead::with_eager_steps`]). The kernel tables
+//! are CUDA-graph replays and hold none of it. A time per prompt token was tried on the
+//! development rows and moved the figures by under a point, so it is not modelled.
 
 use crate::base::dtype::Dtype;
 use crate::calc::kv::kv_heads_per_rank;
@@ -77,16 +78,39 @@ pub const FIT_STEP_ASYNC_S: f64 = 1.25e-3;
 /// 2.0 ms, fitted the same way on the runs before 0.14.
 pub const FIT_STEP_SYNC_S: f64 = 1.5e-3;
 
+/// vLLM's CPU time per layer of a step that runs without a CUDA graph (more tokens than its
+/// largest captured graph, [`vllm_graph_tokens`]), seconds: 0.4 ms. Such a step's kernels are
+/// launched one by one from Python (the compiled model's pieces, the attention and the
+/// collectives), and on a large model that costs more than the kernels take. **A fit on the
+/// development rows** of `tests/fixtures/measured_serving_e2e.csv`, by re-simulation (the
+/// median |error| of the mean TTFT of every vLLM row, with each setup's capture size;
+/// `tests/serving_e2e_validation.rs`, `eager_layer_scan`, which also leaves one model out at a
+/// time). NVIDIA AIConfigurator charges vLLM prefills 0.8 ms per layer for the same dispatch,
+/// on every request (`vllm_backend.py`, `_prefill_dispatch_overhead_ms`).
+pub const FIT_EAGER_LAYER_S: f64 = 0.4e-3;
+
+/// The most tokens vLLM runs in one captured CUDA graph: `max_cudagraph_capture_size` when set
+/// (0 for `--enforce-eager`), else vLLM's default, `min(2 × max_num_seqs, 512)`
+/// (`vllm/config/vllm.py`, `_set_cudagraph_sizes`, vLLM 0.11 and later).
+pub fn vllm_graph_tokens(capture_size: Option<u64>, max_num_seqs: u64) -> u64 {
+    capture_size.unwrap_or_else(|| max_num_seqs.saturating_mul(2).min(512))
+}
+
 /// The engine's time per step that no kernel holds (scheduling, input preparation, the
 /// sampler, the CUDA-graph launch, output processing), seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepOverhead {
     /// Per step.
     pub fixed: f64,
+    /// Per layer, for a step of more than [`StepOverhead::graph_tokens`] tokens.
+    pub eager_per_layer: f64,
+    /// The most tokens a step runs as a captured CUDA graph.
+    pub graph_tokens: u64,
 }
 
 impl StepOverhead {
-    /// The fitted time per step with or without asynchronous scheduling.
+    /// The fitted time per step with or without asynchronous scheduling, every step inside
+    /// a CUDA graph.
     pub fn fitted(async_scheduling: bool) -> StepOverhead {
         StepOverhead {
             fixed: if async_scheduling {
@@ -94,6 +118,27 @@ impl StepOverhead {
             } else {
                 FIT_STEP_SYNC_S
             },
+            eager_per_layer: 0.0,
+            graph_tokens: u64::MAX,
+        }
+    }
+
+    /// The same with vLLM's CUDA graphs: a step of more than `graph_tokens` tokens adds
+    /// [`FIT_EAGER_LAYER_S`] per layer.
+    pub fn with_eager_steps(self, graph_tokens: u64) -> StepOverhead {
+        StepOverhead {
+            eager_per_layer: FIT_EAGER_LAYER_S,
+            graph_tokens,
+            ..self
+        }
+    }
+
+    /// Seconds for a step of `tokens` over `layers` layers (those of one pipeline stage).
+    pub fn at(&self, tokens: u64, layers: f64) -> f64 {
+        if tokens > self.graph_tokens {
+            self.fixed + self.eager_per_layer * layers
+        } else {
+            self.fixed
         }
     }
 }
@@ -735,7 +780,13 @@ impl KernelStep {
         }
         // The pipeline's factor is 1 without one: the sum is then bit for bit the plain one.
         let f = self.stage_factor();
-        lin + head * f + att * f + self.overhead.fixed
+        lin + head * f + att * f + self.overhead.at(tokens, self.stage_layers())
+    }
+
+    /// The layers of the slowest pipeline stage (all of them without a pipeline).
+    pub fn stage_layers(&self) -> f64 {
+        let stages = self.par.map_or(1, |p| p.shape.pp.max(1)) as f64;
+        self.layers * self.stage_factor() / stages
     }
 }
 
@@ -827,9 +878,37 @@ mod tests {
         assert!(k.linear_parts(2048.0)[3] > 0.0, "all-reduces under TP");
         let one = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 1).expect("tables");
         assert_eq!(one.linear_parts(2048.0)[3], 0.0);
-        let mut no = k.clone().with_overhead(StepOverhead { fixed: 0.0 });
+        let mut no = k.clone().with_overhead(StepOverhead {
+            fixed: 0.0,
+            ..StepOverhead::fitted(true)
+        });
         let d = decode(&mut k, 8, 100) - decode(&mut no, 8, 100);
         assert!((d - FIT_STEP_ASYNC_S).abs() < 1e-12, "{d}");
+    }
+
+    /// vLLM's largest CUDA graph by its default rule and the flags, and a step beyond it: one
+    /// token more than the graph holds adds the CPU time per layer for every layer of the
+    /// model, a step of the graph's own size nothing.
+    #[test]
+    fn a_step_beyond_the_largest_cuda_graph_pays_per_layer() {
+        assert_eq!(vllm_graph_tokens(None, 4), 8);
+        assert_eq!(vllm_graph_tokens(None, 1024), 512);
+        assert_eq!(vllm_graph_tokens(Some(2048), 4), 2048);
+        assert_eq!(vllm_graph_tokens(Some(0), 256), 0);
+        let m = model("meta-llama__Meta-Llama-3.1-70B");
+        let graphs = StepOverhead::fitted(true).with_eager_steps(512);
+        let plain = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 1).expect("tables");
+        let mut eager = plain.clone().with_overhead(graphs);
+        let mut plain = plain;
+        let prefill = |k: &mut KernelStep, n: u64| {
+            k.begin();
+            k.add_prefill(0, n);
+            k.finish(n, 1)
+        };
+        for (tokens, extra) in [(512, 0.0), (513, FIT_EAGER_LAYER_S * m.layers.len() as f64)] {
+            let d = prefill(&mut eager, tokens) - prefill(&mut plain, tokens);
+            assert!((d - extra).abs() < 1e-12, "{tokens} tokens: {d} s more");
+        }
     }
 
     /// gpt-oss-120b's MXFP4 experts on an H200 as vLLM runs them (Marlin): a large prompt

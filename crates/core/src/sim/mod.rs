@@ -69,9 +69,11 @@ pub use disagg::{
 pub use engines::{EngineKind, EnginePool, Policy};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
-pub use kernel_step::{StepOverhead, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S};
+pub use kernel_step::{
+    vllm_graph_tokens, StepOverhead, FIT_EAGER_LAYER_S, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
+};
 pub use parallel::Parallel;
-pub use replica::{simulate, Replica};
+pub use replica::{simulate, step_overhead, Replica};
 pub use resolved::{BlockGroup, Resolved};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use search::{

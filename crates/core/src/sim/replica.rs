@@ -8,7 +8,7 @@ use crate::hardware::Accelerator;
 use crate::model::ModelDesc;
 use crate::sim::config::{Budget, EngineConfig, SimConfig, Slo, StepModelKind};
 use crate::sim::engines::EngineKind;
-use crate::sim::kernel_step::StepOverhead;
+use crate::sim::kernel_step::{vllm_graph_tokens, StepOverhead};
 use crate::sim::parallel::Parallel;
 use crate::sim::resolved::Resolved;
 use crate::sim::result::{EngineUsed, SimNote, SimResult};
@@ -82,11 +82,7 @@ impl Replica {
             _ => model,
         };
         let resolved = engine.resolve(model, gpu)?;
-        // SGLang turns its overlap scheduler off for EAGLE-style speculative decoding
-        // (`server_args.py`: "Overlap scheduler is disabled because of using eagle
-        // speculative decoding").
-        let overlapped = engine.async_scheduling
-            && !(engine.engine == EngineKind::Sglang && engine.spec.is_some());
+        let overlapped = overlapped(engine);
         if resolved.usable_blocks() == 0 {
             return Err(CalcError::BadValue {
                 key: "num_gpu_blocks".into(),
@@ -102,7 +98,7 @@ impl Replica {
             resolved.max_model_len,
         )?
         .with_parallel(engine.parallel(), gpu)
-        .with_step_overhead(StepOverhead::fitted(overlapped))
+        .with_step_overhead(step_overhead(engine, &resolved))
         .for_vllm(engine.engine == EngineKind::Vllm);
         let steps = match engine.step_model {
             StepModelKind::Kernels => steps,
@@ -144,6 +140,11 @@ impl Replica {
     /// (measured-kernel step model only; the step times computed so far are dropped).
     pub fn with_step_overhead(self, o: StepOverhead) -> Replica {
         self.map_steps(|s| s.with_step_overhead(o))
+    }
+
+    /// The engine's time per step beyond its kernels (measured-kernel step model only).
+    pub fn step_overhead(&self) -> Option<StepOverhead> {
+        self.steps.kernel().map(|k| k.overhead())
     }
 
     /// The same replica with its step model changed by `f`; the step times computed so far
@@ -265,6 +266,17 @@ impl Replica {
                     step_ms: k.overhead().fixed * 1e3,
                 },
             );
+            let o = k.overhead();
+            if o.eager_per_layer > 0.0 && self.resolved.max_num_batched_tokens > o.graph_tokens {
+                notes.insert(
+                    1,
+                    SimNote::EagerSteps {
+                        graph_tokens: o.graph_tokens,
+                        per_layer_ms: o.eager_per_layer * 1e3,
+                        step_ms: o.eager_per_layer * k.stage_layers() * 1e3,
+                    },
+                );
+            }
         }
         let engine = self.resolved.policy.engine();
         if engine != EngineKind::Vllm {
@@ -320,6 +332,29 @@ impl Replica {
 /// `max_model_len`, and the blocks of every group for it (its last step computing one
 /// `max_num_batched_tokens` chunk) within the pool. Blocks grow with the length, so a binary
 /// search finds it.
+/// Whether the engine's CPU work per step overlaps the GPU's (asynchronous scheduling; SGLang
+/// turns its overlap scheduler off for EAGLE-style speculative decoding, `server_args.py`:
+/// "Overlap scheduler is disabled because of using eagle speculative decoding").
+fn overlapped(engine: &EngineConfig) -> bool {
+    engine.async_scheduling && !(engine.engine == EngineKind::Sglang && engine.spec.is_some())
+}
+
+/// The engine's time per step beyond its kernels: the fitted time per step, and under vLLM the
+/// CPU time per layer of a step larger than its largest CUDA graph (at its resolved
+/// `max_num_seqs`). SGLang and TensorRT-LLM run their prefills without graphs too, at costs
+/// not fitted here: their steps keep the time per step alone.
+pub fn step_overhead(engine: &EngineConfig, r: &Resolved) -> StepOverhead {
+    let o = StepOverhead::fitted(overlapped(engine));
+    if engine.engine == EngineKind::Vllm {
+        o.with_eager_steps(vllm_graph_tokens(
+            engine.max_cudagraph_capture_size,
+            r.max_num_seqs,
+        ))
+    } else {
+        o
+    }
+}
+
 fn token_cap(r: &Resolved) -> u64 {
     let blocks = |t: u64| -> u64 {
         let new = t.min(r.max_num_batched_tokens);

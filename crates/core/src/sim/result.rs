@@ -64,6 +64,16 @@ pub enum SimNote {
         /// The engine's time per step beyond its kernels, ms.
         step_ms: f64,
     },
+    /// vLLM runs a step of more than `graph_tokens` tokens without a CUDA graph: such a step
+    /// adds `per_layer_ms` per layer, `step_ms` in all (`sim::kernel_step::FIT_EAGER_LAYER_S`).
+    EagerSteps {
+        /// The most tokens a step runs as a captured graph.
+        graph_tokens: u64,
+        /// Per layer, ms.
+        per_layer_ms: f64,
+        /// Per such step, ms.
+        step_ms: f64,
+    },
     /// Measured kernels cover neither this GPU nor its architecture (another vendor, an older
     /// generation), or not this model's layers (recurrent mixers, latent MoE): the fitted
     /// roofline times the steps.
@@ -154,6 +164,18 @@ impl SimNote {
                     ("table", crate::hardware::kernels::table_name(table)),
                     ("vllm", vllm),
                     ("step", &format!("{step_ms:.2}")),
+                ],
+            ),
+            SimNote::EagerSteps {
+                graph_tokens,
+                per_layer_ms,
+                step_ms,
+            } => fill(
+                tr(lang, "sim_note_eager"),
+                &[
+                    ("graph", &graph_tokens.to_string()),
+                    ("layer", &format!("{per_layer_ms:.2}")),
+                    ("step", &format!("{step_ms:.1}")),
                 ],
             ),
             SimNote::RooflineFallback => tr(lang, "sim_note_roofline").to_string(),
