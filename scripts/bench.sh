@@ -62,7 +62,7 @@ fi
 built=1
 if [ "$run_build" = "1" ]; then
     rm -rf dist
-    stage build plain 1800 trunk build --release --public-url ./ || built=0
+    stage build plain 1800 bash scripts/build.sh || built=0
 elif [ ! -f dist/index.html ]; then
     echo "bench: no dist/index.html (run without --no-build)"
     built=0

@@ -9,7 +9,8 @@
 #   test-wasm      cargo test --target wasm32-unknown-unknown --test <those files> (headless
 #                    Chromium via wasm-bindgen-test-runner + chromedriver; only when they exist)
 #   fuzz           bash scripts/fuzz.sh 20   short libFuzzer run per parser (when present)
-#   build          trunk build --release --public-url ./       (dist/ for any sub-path)
+#   build          bash scripts/build.sh: trunk build --release --public-url ./ (dist/ for any
+#                    sub-path), its cargo builds done two bins at a time
 #   late-keys      cargo test --test late_keys -- --ignored   data/i18n/late against the
 #                    translation keys the fresh dist's shell wasm names (its data-wasm file)
 #   bench-size     node bench/size.mjs      shipped bytes: raw, gzip, brotli (report only; the
@@ -82,12 +83,12 @@ fi
 # A short coverage-guided fuzz run (scripts/fuzz.sh installs cargo-fuzz itself and
 # prints the executions per target); seconds per target from FUZZ_SECONDS.
 if [ -f scripts/fuzz.sh ]; then
-    stage fuzz plain 1500 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+    FUZZ_JOBS="${FUZZ_JOBS:-3}" stage fuzz plain 1500 bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 fi
 
 # Trunk rewrites dist/ (and `trunk serve` leaves a debug build there): always build fresh.
 if [ -z "$only" ] || [[ "$only" == *",build,"* ]]; then rm -rf dist; fi
-if stage build plain 1800 trunk build --release --public-url ./; then
+if stage build plain 1800 bash scripts/build.sh; then
     built=1
 else
     built=0
