@@ -79,16 +79,16 @@ pub const DEFAULT_FRONTEND_OVERHEAD_MS: f64 = 15.0;
 pub const DYNAMO_FRONTEND_OVERHEAD_MS: f64 = 0.0;
 
 /// The fixed part of SGLang's server path, milliseconds, as [`DEFAULT_FRONTEND_OVERHEAD_MS`]
-/// is vLLM's: 128 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
+/// is vLLM's: 140 ms, **a fit** on the development rows of SGLang at 8 or fewer clients
 /// (`tests/engines_e2e_validation.rs`: the value minimising the median |error| of their mean
 /// TTFT: AIConfigurator's Qwen3-235B runs behind Dynamo and InferenceX's DeepSeek runs behind
 /// SGLang's own server, 100 to 300 ms above the simulated engine at 2 to 8 clients). Large beside vLLM's 15 ms: it also holds whatever of the prompt's time the
 /// simulator, timing SGLang's steps with vLLM's kernels, misses (`docs/SERVING_SIMULATOR.md`).
-pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 128.0;
+pub const SGLANG_FRONTEND_OVERHEAD_MS: f64 = 140.0;
 
-/// The fixed part of `trtllm-serve`'s path, milliseconds: 25 ms, fitted the same way on the
+/// The fixed part of `trtllm-serve`'s path, milliseconds: 28.75 ms, fitted the same way on the
 /// TensorRT-LLM rows at 8 or fewer clients.
-pub const TRTLLM_FRONTEND_OVERHEAD_MS: f64 = 25.0;
+pub const TRTLLM_FRONTEND_OVERHEAD_MS: f64 = 28.75;
 
 /// The server path `engine`'s runs default to, milliseconds: each engine's fitted value.
 pub fn engine_frontend_overhead_ms(engine: EngineKind) -> f64 {

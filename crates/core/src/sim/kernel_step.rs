@@ -625,7 +625,11 @@ impl KernelStep {
     /// The token-proportional work for `t` tokens, seconds: its total (summed per layer class,
     /// the order a step adds it in) and its parts ([`KernelStep::linear_parts`]). A GEMM shape
     /// or precision the tables lack falls back to their 16-bit GEMM, then to the roofline; a
-    /// fused MoE to the 16-bit one.
+    /// fused MoE to the 16-bit one. A lower-precision GEMM is never timed slower than the
+    /// tables' 16-bit GEMM of the same shape: FP8 and FP4 tensor cores run at least twice the
+    /// 16-bit rate and read at most half the bytes, yet the tables' FP8 GEMMs on B200 are
+    /// slower than their BF16 ones from 1,024 rows up (1,060 against 1,554 TFLOP/s at 8,192³),
+    /// a kernel no engine would keep; the measured runs agree (`docs/SERVING_SIMULATOR.md`).
     fn linear_work(&self, t: f64) -> (f64, [f64; 4]) {
         let (mut s, mut p) = (0.0, [0.0; 4]);
         if t <= 0.0 {
@@ -641,9 +645,11 @@ impl KernelStep {
             let elementwise = c.elementwise_bytes * t / r.bw;
             let (mut one, mut gemms) = (elementwise, 0.0);
             for &(n, kk, d) in &c.gemms {
+                let bf16 = k.gemm_s(r, t, n, kk, GemmDtype::Bf16);
                 let g = k
                     .gemm_s(r, t, n, kk, d)
-                    .or_else(|| k.gemm_s(r, t, n, kk, GemmDtype::Bf16))
+                    .map(|g| bf16.map_or(g, |b| g.min(b)))
+                    .or(bf16)
                     .unwrap_or_else(|| crate::hardware::kernels::gemm_roof(r, t, n, kk, d));
                 one += g;
                 gemms += g;
