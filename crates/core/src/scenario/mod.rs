@@ -20,6 +20,24 @@ mod search_inputs;
 mod serving_inputs;
 mod view_inputs;
 
+/// Reads `key=value` parts into a default `T` through its `set`, counting the refused parts
+/// (the URL-key tests of the input groups).
+#[cfg(test)]
+fn read_parts<T: Default, E>(
+    q: &[String],
+    set: impl Fn(&mut T, &str, &str) -> Result<(), E>,
+) -> (T, usize) {
+    let mut v = T::default();
+    let mut errors = 0;
+    for p in q {
+        let (k, val) = p.split_once('=').unwrap_or((p, ""));
+        if set(&mut v, k, val).is_err() {
+            errors += 1;
+        }
+    }
+    (v, errors)
+}
+
 pub use choice::*;
 pub use notice::*;
 pub use search_inputs::*;

@@ -195,15 +195,7 @@ mod tests {
     use super::*;
 
     fn read(q: &[String]) -> (SearchInputs, usize) {
-        let mut v = SearchInputs::default();
-        let mut errors = 0;
-        for p in q {
-            let (k, val) = p.split_once('=').unwrap_or((p, ""));
-            if v.set(k, val).is_err() {
-                errors += 1;
-            }
-        }
-        (v, errors)
+        crate::scenario::read_parts(q, SearchInputs::set)
     }
 
     #[test]

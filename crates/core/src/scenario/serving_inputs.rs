@@ -723,15 +723,7 @@ mod tests {
     use super::*;
 
     fn read(q: &[String]) -> (ServingInputs, usize) {
-        let mut v = ServingInputs::default();
-        let mut errors = 0;
-        for p in q {
-            let (k, val) = p.split_once('=').unwrap_or((p, ""));
-            if v.set(k, val).is_err() {
-                errors += 1;
-            }
-        }
-        (v, errors)
+        crate::scenario::read_parts(q, ServingInputs::set)
     }
 
     /// Speculative decoding round-trips through the URL; a length that does not fit the
