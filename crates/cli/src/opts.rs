@@ -56,7 +56,6 @@ pub enum Cmd {
 
 // ----- Value parsers: the handlers' former checks, with their messages -----------------------
 
-/// A whole number of at least 1 (`_` separators allowed).
 /// `--max-cudagraph-capture-size` / `--enforce-eager` as the engine's capture size (0: no
 /// graphs; `None`: vLLM's default).
 pub fn capture_size(size: Option<u64>, enforce_eager: bool) -> Option<u64> {
@@ -67,6 +66,7 @@ pub fn capture_size(size: Option<u64>, enforce_eager: bool) -> Option<u64> {
     }
 }
 
+/// A whole number of at least 1 (`_` separators allowed).
 pub(super) fn whole(s: &str) -> Result<u64, String> {
     match s.trim().replace('_', "").parse::<u64>() {
         Ok(v) if v >= 1 => Ok(v),
