@@ -645,9 +645,14 @@ impl KernelStep {
             let elementwise = c.elementwise_bytes * t / r.bw;
             let (mut one, mut gemms) = (elementwise, 0.0);
             for &(n, kk, d) in &c.gemms {
+                // A GEMM of another precision is never timed slower than the BF16 one.
                 let bf16 = k.gemm_s(r, t, n, kk, GemmDtype::Bf16);
-                let g = k
-                    .gemm_s(r, t, n, kk, d)
+                let own = if d == GemmDtype::Bf16 {
+                    bf16
+                } else {
+                    k.gemm_s(r, t, n, kk, d)
+                };
+                let g = own
                     .map(|g| bf16.map_or(g, |b| g.min(b)))
                     .or(bf16)
                     .unwrap_or_else(|| crate::hardware::kernels::gemm_roof(r, t, n, kk, d));
