@@ -985,6 +985,10 @@ mod tests {
         let e = engine_config(&s);
         assert_eq!(e.max_num_seqs, Some(64));
         assert_eq!(e.max_num_batched_tokens, None);
+        // 0 is vLLM's own CUDA-graph rule; a size set in the section is the launch's.
+        assert_eq!(e.max_cudagraph_capture_size, None);
+        s.views.serving.cudagraph_capture = 2048;
+        assert_eq!(engine_config(&s).max_cudagraph_capture_size, Some(2048));
         let w = workload(&s);
         assert_eq!(
             w.arrival,

@@ -30,6 +30,7 @@ pub fn engine_config(s: &Scenario) -> EngineConfig {
         kv_dtype: s.kv_dtype,
         prefix_hit: v.prefix_hit,
         frontend_overhead_ms: v.frontend_overhead_ms,
+        max_cudagraph_capture_size: opt(v.cudagraph_capture),
         dp: v.dp,
         ep: v.ep,
         pp: v.pp,

@@ -146,6 +146,11 @@ pub struct ServingInputs {
     /// The server's frontend path per request, ms (`sim::EngineConfig::frontend_overhead_ms`).
     #[serde(default = "default_frontend_overhead_ms")]
     pub frontend_overhead_ms: f64,
+    /// vLLM's largest CUDA graph, tokens (URL `sv_cg`; `max_cudagraph_capture_size`; 0 =
+    /// vLLM's default, `min(2 × max_num_seqs, 512)`): a larger step runs eagerly and pays the
+    /// CPU's launches per layer (`sim::kernel_step`, `FIT_EAGER_LAYER_S`).
+    #[serde(default)]
+    pub cudagraph_capture: u64,
     /// How requests arrive.
     pub arrival: ArrivalKind,
     /// Coefficient of variation of the gaps with bursty arrivals (1 = Poisson).
@@ -237,6 +242,7 @@ impl Default for ServingInputs {
             gpu_memory_utilization: DEFAULT_GPU_MEMORY_UTILIZATION,
             prefix_hit: 0.0,
             frontend_overhead_ms: DEFAULT_FRONTEND_OVERHEAD_MS,
+            cudagraph_capture: 0,
             arrival: ArrivalKind::Poisson,
             burstiness_cv: 1.0,
             max_concurrency: 64,
@@ -277,6 +283,8 @@ pub enum ServField {
     PrefixHit,
     /// The server's frontend path per request, ms.
     FrontendOverheadMs,
+    /// vLLM's largest CUDA graph, tokens (0 = vLLM's default).
+    CudagraphCapture,
     /// Attention data-parallel ranks.
     Dp,
     /// MoE expert-parallel size.
@@ -318,6 +326,7 @@ impl ServField {
         ServField::GpuMemoryUtilization,
         ServField::PrefixHit,
         ServField::FrontendOverheadMs,
+        ServField::CudagraphCapture,
         ServField::Dp,
         ServField::Ep,
         ServField::Pp,
@@ -344,6 +353,7 @@ impl ServField {
             ServField::GpuMemoryUtilization => "sv_gmu",
             ServField::PrefixHit => "sv_ph",
             ServField::FrontendOverheadMs => "sv_fo",
+            ServField::CudagraphCapture => "sv_cg",
             ServField::Dp => "sv_dp",
             ServField::Ep => "sv_ep",
             ServField::Pp => "sv_pp",
@@ -371,6 +381,7 @@ impl ServField {
             ServField::GpuMemoryUtilization => "sv_gpu_memory_utilization",
             ServField::PrefixHit => "sv_prefix_hit",
             ServField::FrontendOverheadMs => "sv_frontend_overhead",
+            ServField::CudagraphCapture => "sv_cudagraph_capture",
             ServField::Dp => "sv_par_dp",
             ServField::Ep => "sv_par_ep",
             ServField::Pp => "sv_par_pp",
@@ -408,11 +419,16 @@ impl ServField {
         )
     }
 
-    /// Whether the field is one of `engine`'s knobs: `block_size` and
-    /// `gpu_memory_utilization` are vLLM's only.
+    /// Whether the field is one of `engine`'s knobs: `block_size`,
+    /// `gpu_memory_utilization` and the CUDA graphs' size are vLLM's only.
     pub fn applies(self, engine: EngineKind) -> bool {
         engine == EngineKind::Vllm
-            || !matches!(self, ServField::BlockSize | ServField::GpuMemoryUtilization)
+            || !matches!(
+                self,
+                ServField::BlockSize
+                    | ServField::GpuMemoryUtilization
+                    | ServField::CudagraphCapture
+            )
     }
 
     /// Translation key of the label under `engine` (its own flag names).
@@ -446,6 +462,7 @@ impl ServField {
             ServField::BlockSize => "view_unit_tokens",
             ServField::GpuMemoryUtilization | ServField::PrefixHit => "view_unit_fraction",
             ServField::FrontendOverheadMs => "view_unit_ms",
+            ServField::CudagraphCapture => "sv_unit_cudagraph",
             ServField::Dp => "sv_unit_par_dp",
             ServField::Ep => "sv_unit_par_ep",
             ServField::Pp => "sv_unit_par_pp",
@@ -477,7 +494,9 @@ impl ServField {
     /// Accepted range (inclusive).
     pub const fn range(self) -> (f64, f64) {
         match self {
-            ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens => (0.0, 1_048_576.0),
+            ServField::MaxNumSeqs
+            | ServField::MaxNumBatchedTokens
+            | ServField::CudagraphCapture => (0.0, 1_048_576.0),
             ServField::BlockSize => (1.0, 1024.0),
             ServField::GpuMemoryUtilization => (0.05, 1.0),
             ServField::PrefixHit => (0.0, 0.99),
@@ -506,6 +525,7 @@ impl ServField {
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization,
             ServField::PrefixHit => v.prefix_hit,
             ServField::FrontendOverheadMs => v.frontend_overhead_ms,
+            ServField::CudagraphCapture => v.cudagraph_capture as f64,
             ServField::Dp => v.dp as f64,
             ServField::Ep => v.ep as f64,
             ServField::Pp => v.pp as f64,
@@ -585,6 +605,7 @@ impl ServField {
             ServField::GpuMemoryUtilization => v.gpu_memory_utilization = x,
             ServField::PrefixHit => v.prefix_hit = x,
             ServField::FrontendOverheadMs => v.frontend_overhead_ms = x,
+            ServField::CudagraphCapture => v.cudagraph_capture = n,
             ServField::Dp => v.dp = n,
             ServField::Ep => v.ep = n,
             ServField::Pp => v.pp = n,
@@ -812,6 +833,7 @@ mod tests {
             gpu_memory_utilization: 0.85,
             prefix_hit: 0.25,
             frontend_overhead_ms: 12.5,
+            cudagraph_capture: 1024,
             arrival: ArrivalKind::Bursty,
             burstiness_cv: 2.0,
             max_concurrency: 8,
