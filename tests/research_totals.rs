@@ -11,7 +11,9 @@
 mod common;
 
 use llm_serving_calculator::core::base::dtype::Dtype;
+use llm_serving_calculator::core::base::units::{Bytes, GIB};
 use llm_serving_calculator::core::calc::kv;
+use llm_serving_calculator::core::calc::memory::{vllm_budget, KvProfile, VllmInputs};
 use llm_serving_calculator::core::model::config::{parse_model_text, parse_model_value};
 use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
 use serde_json::Value;
@@ -475,20 +477,41 @@ fn deepseek_v32_and_glm_5_count_their_indexers() {
         assert_eq!(m.params.mtp, n_mtp * want.mtp, "{id}");
         assert_eq!(m.params.total, want.main + n_mtp * want.mtp, "{id}");
         assert!(want.indexer > 0, "{id}");
-        // MLA caches the latent and the rope key, kv_lora_rank + qk_rope_head_dim, 2 bytes.
-        let latent = int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim");
-        assert_eq!(
-            kv_per_token(&m),
-            int(&c, "num_hidden_layers") * latent * 2,
-            "{id}"
-        );
-        // vLLM's indexer K cache, stated in the ledger: index_head_dim fp8 bytes and a 4-byte
-        // fp32 scale per 128.
+        // vLLM's indexer K cache (`DeepseekV32IndexerCache`): index_head_dim fp8 bytes and a
+        // 4-byte fp32 scale per 128, stated in the ledger.
         let di = int(&c, "index_head_dim");
+        let indexer = di + di / 128 * 4;
         let stated = m.ledger.iter().find(|e| e.field == "indexer_k_cache");
         assert_eq!(
             stated.map(|e| e.value.as_str()),
-            Some(format!("{} B", di + di / 128 * 4).as_str()),
+            Some(format!("{indexer} B").as_str()),
+            "{id}"
+        );
+        // Each layer caches the MLA latent, kv_lora_rank + qk_rope_head_dim at 2 bytes, and
+        // (no layer of these configs reuses another's top-k) its indexer's key, in fp8 at any
+        // KV precision and on every GPU.
+        let layers = int(&c, "num_hidden_layers");
+        let latent = int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim");
+        assert_eq!(kv_per_token(&m), layers * (latent * 2 + indexer), "{id}");
+        let at = |d: Dtype, tp: u64| kv::per_token(&m, d, tp).map(|b| b.bytes.0).ok();
+        assert_eq!(at(Dtype::Fp8, 1), Some(layers * (latent + indexer)), "{id}");
+        assert_eq!(at(Dtype::Bf16, 8), Some(kv_per_token(&m)), "{id}");
+        // vLLM pages the latents and the indexer keys in one group, a block the sum of every
+        // layer's page (`UniformTypeKVCacheSpecs`): the blocks are the KV memory over it.
+        let profile = KvProfile::from_model(&m, Dtype::Bf16, 8).unwrap_or_else(|e| panic!("{e}"));
+        let available = Bytes(64 * GIB);
+        let b = vllm_budget(&VllmInputs::with_available_kv(available, 8192), &profile)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let block = b.block_size * layers * (latent * 2 + indexer);
+        assert_eq!(b.bytes_per_block, Bytes(block), "{id}");
+        assert_eq!(b.num_gpu_blocks, available.0 / block, "{id}");
+        // With the MTP layer loaded for speculative decoding, its attention and its own
+        // indexer are cached too.
+        let mut with_mtp = m.clone();
+        with_mtp.load_mtp = true;
+        assert_eq!(
+            kv_per_token(&with_mtp),
+            (layers + n_mtp) * (latent * 2 + indexer),
             "{id}"
         );
         assert!(

@@ -5,6 +5,15 @@
 //!   (K and V; `d_k = d_v` = head_dim for most models, so `2 × H_kv × d_head`);
 //! * MLA (DeepSeek-V2/V3): one latent `r_kv + d_rope` per token, no ×2 for K and V, replicated
 //!   on every GPU;
+//! * DeepSeek Sparse Attention's indexer (DeepSeek-V3.2, GLM-5), in every MLA layer that runs
+//!   one: its key, `d_idx = d_i + ⌊d_i / 128⌋ × 4` bytes per token whatever the KV precision
+//!   (fp8 values and an fp32 scale per 128 of them, [`crate::model::MlaIndexer`]), replicated
+//!   on every GPU. vLLM gives each indexer its own cache layer (`DeepseekV32IndexerCache`, an
+//!   `MLAAttentionSpec` of one head of `d_idx` uint8) and, as all these layers keep every
+//!   token, puts them and the MLA layers in one KV cache group whose page is the sum of every
+//!   layer's page (`UniformTypeKVCacheSpecs`, `vllm/v1/core/kv_cache_utils.py`
+//!   `get_kv_cache_config_from_groups`: `num_blocks = available_memory // page_size_bytes`), so
+//!   a block costs `block_size × (Σ latent bytes + Σ indexer bytes)`, as it is summed here;
 //! * SSM / linear layers: nothing per token; a constant state per sequence instead
 //!   ([`state_bytes`]).
 //!
@@ -63,6 +72,18 @@ pub fn default_kv_dtype(m: &ModelDesc) -> Dtype {
 /// default KV precision.
 pub fn auto_kv_dtype(base: Dtype) -> Dtype {
     crate::calc::weights::unquantized_dtype(base)
+}
+
+/// Bytes one layer caches per token beside its elements, whatever the KV precision and on every
+/// GPU: the sparse-attention indexer's key of an MLA layer that runs one
+/// ([`crate::model::MlaIndexer::cache_bytes_per_token`]); 0 for every other layer.
+pub fn layer_fixed_bytes_per_token(mixer: &Mixer) -> u64 {
+    match mixer {
+        Mixer::Mla {
+            indexer: Some(ix), ..
+        } => ix.cache_bytes_per_token(),
+        _ => 0,
+    }
 }
 
 /// Elements cached per token by one layer on one GPU (0 for SSM layers).
@@ -157,6 +178,50 @@ fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
     Ok(out)
 }
 
+/// The sparse-attention indexers of the cached layers, grouped by their bytes per token:
+/// `(layers, bytes per token)` ([`layer_fixed_bytes_per_token`]).
+fn indexer_groups(m: &ModelDesc) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for l in m.kv_layers() {
+        let bytes = layer_fixed_bytes_per_token(&l.mixer);
+        if bytes == 0 {
+            continue;
+        }
+        match out.iter_mut().find(|g| g.1 == bytes) {
+            Some(g) => g.0 += 1,
+            None => out.push((1, bytes)),
+        }
+    }
+    out
+}
+
+/// The indexers' bytes as one expression, `L_idx × d_idx (× T) (× B)` (every token kept: an
+/// indexer attends to the whole sequence); `None` without indexers.
+fn indexer_expression(ix: &[(u64, u64)], tokens: Option<u64>, batch: u64) -> Option<Expr> {
+    if ix.is_empty() {
+        return None;
+    }
+    let mut pattern = vec![symbol("L_idx"), symbol("d_idx")];
+    pattern.extend(tokens.map(|_| symbol("T")));
+    let terms = ix
+        .iter()
+        .map(|&(count, bytes)| {
+            let mut xs = vec![Expr::int(count), Expr::int(bytes)];
+            xs.extend(tokens.map(Expr::int));
+            Expr::mul(xs)
+        })
+        .collect();
+    let mut xs = vec![Expr::Sum {
+        index: None,
+        pattern: Box::new(Expr::mul(pattern)),
+        terms,
+    }];
+    if batch > 1 {
+        xs.push(Expr::sym("B", batch.to_string(), batch));
+    }
+    Some(Expr::mul(xs))
+}
+
 /// A symbol of the formula line only (a group's values stand for it).
 fn symbol(s: &str) -> Expr {
     Expr::sym(s, "", 0)
@@ -246,23 +311,29 @@ fn compute(
 ) -> Result<KvBytes, CalcError> {
     crate::calc::tp::check_model(m, tp)?;
     let gs = groups(m, tp)?;
+    let ix = indexer_groups(m);
     let (e, windowed) = expression(&gs, kv, tokens, batch);
+    let e = match indexer_expression(&ix, tokens, batch) {
+        Some(i) => Expr::add([e, i]),
+        None => e,
+    };
     let bytes = e.exact("ovf_kv_bytes")?.ceil();
     Ok(KvBytes {
         bytes: Bytes(bytes),
         derivation: Derivation {
             result: binary_bytes_text(Bytes(bytes)),
-            terms: terms(m, &gs, kv, tp, tokens, batch),
-            notes: notes(m, &gs, tp, windowed),
+            terms: terms(m, (&gs, &ix), kv, tp, tokens, batch),
+            notes: notes(m, (&gs, &ix), tp, windowed),
             ..Derivation::of(title, &e)
         },
     })
 }
 
-/// The inputs of [`compute`]'s derivation: `L`, `b`, then `T`, `B` and `t` where they count.
+/// The inputs of [`compute`]'s derivation: `L`, `b`, the indexers' `L_idx` and `d_idx` when
+/// there are any, then `T`, `B` and `t` where they count.
 fn terms(
     m: &ModelDesc,
-    gs: &[Group],
+    (gs, ix): (&[Group], &[(u64, u64)]),
     kv: Dtype,
     tp: u64,
     tokens: Option<u64>,
@@ -292,6 +363,24 @@ fn terms(
             Source::User(format!("kv_dtype = {kv}")),
         ),
     ];
+    if let Some(&(_, bytes)) = ix.first() {
+        let layers: u64 = ix.iter().map(|g| g.0).sum();
+        let derived = |k: &str| Source::Derived(k.into());
+        terms.push(Term::new(
+            "L_idx",
+            "term_indexer_layers",
+            layers.to_string(),
+            "",
+            derived("src_indexer_layers"),
+        ));
+        terms.push(Term::new(
+            "d_idx",
+            "term_indexer_bytes",
+            bytes.to_string(),
+            "B",
+            derived("src_indexer_bytes"),
+        ));
+    }
     let user = |symbol: &str, key: &str, n: u64, unit: &str, field: &str| {
         Term::new(symbol, key, n.to_string(), unit, Source::User(field.into()))
     };
@@ -306,13 +395,21 @@ fn terms(
 }
 
 /// The notes of [`compute`]'s derivation.
-fn notes(m: &ModelDesc, gs: &[Group], tp: u64, windowed: bool) -> Vec<String> {
+fn notes(
+    m: &ModelDesc,
+    (gs, ix): (&[Group], &[(u64, u64)]),
+    tp: u64,
+    windowed: bool,
+) -> Vec<String> {
     let mut notes = Vec::new();
     if windowed {
         notes.push("note_kv_window_cap".to_string());
     }
     if gs.iter().any(|g| g.kind == Kind::Mla) {
         notes.push("note_mla_no_x2".to_string());
+    }
+    if !ix.is_empty() {
+        notes.push("note_kv_indexer".to_string());
     }
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
@@ -723,6 +820,55 @@ mod tests {
             per_token(&m, Dtype::Bf16, 1).map(|k| k.bytes.0).ok(),
             Some(per_layer * 2)
         );
+    }
+
+    /// Two GLM-5-shaped layers (kv_lora_rank 32, rope 8), one running an indexer of width 256.
+    const DSA: &str = r#"{"model_type":"glm_moe_dsa","hidden_size":64,"num_hidden_layers":2,
+        "num_attention_heads":4,"q_lora_rank":32,"kv_lora_rank":32,"qk_nope_head_dim":8,
+        "qk_rope_head_dim":8,"v_head_dim":8,"intermediate_size":96,"vocab_size":100,
+        "index_n_heads":2,"index_head_dim":256,"index_topk_pattern":"FS"}"#;
+
+    #[test]
+    fn an_indexer_key_is_cached_in_fp8_beside_the_latent() {
+        let m = model(DSA);
+        // The latent (32 + 8) per layer at the KV precision; the indexer's key 256 fp8 bytes
+        // and 256 / 128 = 2 fp32 scales, in the one layer that runs it, at any precision.
+        let (latent, key) = (32 + 8, 256 + 2 * 4);
+        let bytes = |d: Dtype, tp: u64| per_token(&m, d, tp).map(|k| k.bytes.0).ok();
+        assert_eq!(bytes(Dtype::Bf16, 1), Some(2 * latent * 2 + key));
+        assert_eq!(bytes(Dtype::Fp8, 1), Some(2 * latent + key));
+        // Both replicated on every GPU.
+        assert_eq!(bytes(Dtype::Bf16, 4), bytes(Dtype::Bf16, 1));
+        // Every token is kept, in every sequence.
+        let batch = per_batch(&m, Dtype::Bf16, 1, 1000, 3)
+            .map(|k| k.bytes.0)
+            .ok();
+        assert_eq!(batch, Some((2 * latent * 2 + key) * 1000 * 3));
+        let d = per_batch(&m, Dtype::Bf16, 1, 1000, 3).map(|k| k.derivation);
+        let d = d.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            d.formula,
+            "L × (r_kv + d_rope) × T × B × b + L_idx × d_idx × T × B"
+        );
+        assert_eq!(
+            d.substituted,
+            "(2 × (32 + 8) × 1000) × 3 × 2 + (1 × 264 × 1000) × 3"
+        );
+        assert!(d.notes.iter().any(|n| n == "note_kv_indexer"));
+        let term = |s: &str| {
+            d.terms
+                .iter()
+                .find(|t| t.symbol == s)
+                .map(|t| t.value.clone())
+        };
+        assert_eq!(term("L_idx").as_deref(), Some("1"));
+        assert_eq!(term("d_idx").as_deref(), Some("264"));
+        // vLLM's profile of the same model: one layer's page holds both.
+        let p = crate::calc::memory::KvProfile::from_model(&m, Dtype::Bf16, 1);
+        let per_layer: Vec<u64> = p
+            .map(|p| p.layers.iter().map(|l| l.bytes_per_token.0).collect())
+            .unwrap_or_default();
+        assert_eq!(per_layer, vec![latent * 2 + key, latent * 2]);
     }
 
     #[test]

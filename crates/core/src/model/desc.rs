@@ -184,6 +184,12 @@ pub enum Mixer {
         qk_rope_head_dim: u64,
         /// Value head dimension (`v_head_dim`).
         v_head_dim: u64,
+        /// The DeepSeek Sparse Attention indexer this layer runs (DeepSeek-V3.2, GLM-5), which
+        /// caches its own key per token beside the latent; `None` without one (every other MLA
+        /// model, and a GLM-5 layer that reuses the previous layer's top-k). Serialized only
+        /// when present, so the JSON of every other description stays as it was.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        indexer: Option<MlaIndexer>,
     },
     /// A recurrent state-space / linear-attention mixer with a constant per-sequence state.
     Ssm {
@@ -215,6 +221,33 @@ impl Mixer {
             } => d_inner.saturating_mul(d_state).min(state_elems),
             _ => 0,
         }
+    }
+}
+
+/// A DeepSeek Sparse Attention indexer (`index_n_heads` heads of `index_head_dim`): it scores
+/// every cached token with its own key, cached one per token per layer beside the MLA latent.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, BorshSerialize, BorshDeserialize,
+)]
+pub struct MlaIndexer {
+    /// Query heads (`index_n_heads`).
+    pub heads: u64,
+    /// Width of its query heads and of its one cached key (`index_head_dim`).
+    pub head_dim: u64,
+}
+
+impl MlaIndexer {
+    /// Elements of the indexer key that share one fp32 scale in vLLM's cache
+    /// (`Indexer.quant_block_size`, `vllm/model_executor/models/deepseek_v2.py`).
+    pub const QUANT_BLOCK: u64 = 128;
+
+    /// Bytes vLLM caches per token for this indexer, whatever the KV cache's precision: the
+    /// key in fp8 (one byte per element) and a 4-byte fp32 scale per [`Self::QUANT_BLOCK`]
+    /// elements, `d_i + ⌊d_i / 128⌋ × 4` (`DeepseekV32IndexerCache`, an `MLAAttentionSpec` of
+    /// one head of that many `uint8`; 132 B for DeepSeek-V3.2's and GLM-5's 128).
+    pub fn cache_bytes_per_token(&self) -> u64 {
+        self.head_dim
+            .saturating_add(self.head_dim / Self::QUANT_BLOCK * 4)
     }
 }
 

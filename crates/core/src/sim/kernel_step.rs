@@ -296,6 +296,7 @@ fn mixer_class(
             qk_nope_head_dim,
             qk_rope_head_dim,
             v_head_dim,
+            ..
         } => {
             let hr = (num_heads / tp.max(1)) as f64;
             let (r, rope, nope, v) = (

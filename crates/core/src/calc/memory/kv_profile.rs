@@ -29,7 +29,10 @@ pub struct KvLayer {
     /// Full or sliding.
     pub kind: KvLayerKind,
     /// Bytes cached per token by this layer on one GPU: `kv_heads_per_rank × (k_dim + v_dim) ×
-    /// dtype bytes`, or `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA.
+    /// dtype bytes`, or `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA, plus the
+    /// sparse-attention indexer's key of an MLA layer that runs one (its own bytes, whatever the
+    /// KV precision: `core::kv::layer_fixed_bytes_per_token`; vLLM pages it in the same group,
+    /// so a block's bytes are the sum).
     pub bytes_per_token: Bytes,
 }
 
@@ -91,12 +94,13 @@ impl KvProfile {
                 Mixer::Ssm { .. } => continue,
             };
             let elems = kvmod::layer_elems_per_token(&l.mixer, tp)?;
+            let fixed = Bytes(kvmod::layer_fixed_bytes_per_token(&l.mixer));
             p.layers.push(KvLayer {
                 kind: match window {
                     Some(w) => KvLayerKind::Sliding { window: w },
                     None => KvLayerKind::Full,
                 },
-                bytes_per_token: bits_to_bytes_saturating(elems, bits),
+                bytes_per_token: bits_to_bytes_saturating(elems, bits) + fixed,
             });
         }
         p.state_per_seq = kvmod::state_bytes(model, model.weights.base, tp)?.bytes;

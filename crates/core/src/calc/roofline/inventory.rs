@@ -375,7 +375,8 @@ mod tests {
                         q_lora_rank: q,
                         qk_nope_head_dim: n,
                         qk_rope_head_dim: ro,
-                        v_head_dim: v
+                        v_head_dim: v,
+                        indexer: None
                     }),
                 (
                     any::<u64>(),

@@ -195,6 +195,7 @@ pub(super) fn mixer_ops(st: &Step, mixer: &Mixer, tp: u64) -> Result<Vec<OpCost>
             qk_nope_head_dim,
             qk_rope_head_dim,
             v_head_dim,
+            ..
         } => mla_ops(
             st,
             tp,

@@ -21,8 +21,10 @@
 //! `index_skip_topk_offset`) name layers that reuse the previous layer's top-k and have no
 //! indexer. Each indexer caches one key per token beside the MLA latent: vLLM's
 //! `DeepseekV32IndexerCache` holds `d_i` fp8 bytes and a 4-byte fp32 scale per 128 of them
-//! (`head_dim + head_dim // 128 * 4` uint8, whatever the KV cache's dtype); the ledger states
-//! it (`indexer_k_cache`), and the KV figures, which count the MLA latent, leave it out.
+//! (`head_dim + head_dim // 128 * 4` uint8, whatever the KV cache's dtype,
+//! [`MlaIndexer::cache_bytes_per_token`]); the ledger states it (`indexer_k_cache`), and each
+//! layer that runs an indexer carries it in its mixer, so the KV figures count it beside the
+//! latent (vLLM pages the two in one KV cache group whose page is the sum of every layer's).
 
 use super::common::{not_one_per_layer, read_max_pos, read_tie, read_top_k};
 use super::kit::{
@@ -32,7 +34,7 @@ use super::kit::{
 use super::reader::Reader;
 use crate::base::checked::{add, mul};
 use crate::base::error::{CalcError, Phrase};
-use crate::model::desc::{Ffn, Layer, LedgerSource, Mixer};
+use crate::model::desc::{Ffn, Layer, LedgerSource, Mixer, MlaIndexer};
 
 /// The sizes read from the config.
 struct Dims {
@@ -54,12 +56,13 @@ struct Dims {
     freq: u64,
     corr_bias: bool,
     /// The sparse-attention indexer (`index_n_heads`, `index_head_dim`), if any.
-    indexer: Option<(u64, u64)>,
+    indexer: Option<MlaIndexer>,
 }
 
 /// Adds one DeepSeek Sparse Attention indexer of `n` heads of width `di` (see the module).
-fn add_indexer(acc: &mut Acc, d: &Dims, (n, di): (u64, u64)) -> Result<(), CalcError> {
+fn add_indexer(acc: &mut Acc, d: &Dims, ix: MlaIndexer) -> Result<(), CalcError> {
     let w = "ovf_attention_params";
+    let (n, di) = (ix.heads, ix.head_dim);
     let rq = d.q_lora.unwrap_or(d.h);
     acc.lin(Comp::Attn, mul(w, &[rq, n, di])?)?;
     acc.add(Comp::Attn, mul(w, &[d.h, add(w, &[di, n])?])?)?;
@@ -215,12 +218,6 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
     })
 }
 
-/// The bytes vLLM's `DeepseekV32IndexerCache` keeps per token for one indexer of width `di`:
-/// the fp8 key and one fp32 scale per 128 of its elements.
-fn indexer_cache_bytes(di: u64) -> u64 {
-    di + di / 128 * 4
-}
-
 /// Reads the sparse-attention indexer of DeepSeek-V3.2 and GLM-5 (`None` for the other
 /// families): `index_n_heads` and `index_head_dim`, which need the compressed query
 /// (`q_lora_rank`) the indexer projects from.
@@ -228,7 +225,7 @@ fn read_indexer(
     r: &mut Reader,
     fam: &str,
     q_lora: Option<u64>,
-) -> Result<Option<(u64, u64)>, CalcError> {
+) -> Result<Option<MlaIndexer>, CalcError> {
     if !matches!(fam, "deepseek_v32" | "glm_moe_dsa") {
         return Ok(None);
     }
@@ -240,7 +237,11 @@ fn read_indexer(
             why: Phrase::tr("why_size_mla_heads"),
         });
     }
-    let per_token = indexer_cache_bytes(di);
+    let ix = MlaIndexer {
+        heads: n,
+        head_dim: di,
+    };
+    let per_token = ix.cache_bytes_per_token();
     r.note(
         "indexer_k_cache",
         format!("{per_token} B"),
@@ -250,7 +251,7 @@ fn read_indexer(
                 .into(),
         ),
     );
-    Ok(Some((n, di)))
+    Ok(Some(ix))
 }
 
 /// Which layers run their own indexer (GLM's `indexer_types` "full" / "shared", or the
@@ -281,22 +282,32 @@ fn indexer_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, CalcError>
 
 /// Adds the multi-token-prediction modules (one MLA + MoE decoder layer each, see
 /// [`add_mtp_modules`]).
-fn add_mtp(
-    r: &mut Reader,
-    acc: &mut Acc,
-    d: &Dims,
-    mtp: u64,
-    mixer: &Mixer,
-) -> Result<(), CalcError> {
+fn add_mtp(r: &mut Reader, acc: &mut Acc, d: &Dims, mtp: u64) -> Result<(), CalcError> {
     let mut m = Acc::default();
     for _ in 0..mtp {
+        // An MTP layer always runs its own indexer (vLLM builds one whatever the backbone's
+        // top-k sharing says).
         let ffn = layer(&mut m, d, d.experts > 0, true)?;
         m.mtp_layers.push(Layer {
-            mixer: mixer.clone(),
+            mixer: mla_mixer(d, true),
             ffn,
         });
     }
     add_mtp_modules(r, acc, m, mtp, (d.vocab, d.h), MtpHeads::OwnCopies)
+}
+
+/// One layer's MLA mixer, with the sparse-attention indexer when the model has one and the
+/// layer runs its own (`own_indexer`).
+fn mla_mixer(d: &Dims, own_indexer: bool) -> Mixer {
+    Mixer::Mla {
+        num_heads: d.heads,
+        kv_lora_rank: d.kv_lora,
+        q_lora_rank: d.q_lora,
+        qk_nope_head_dim: d.nope,
+        qk_rope_head_dim: d.rope,
+        v_head_dim: d.v,
+        indexer: d.indexer.filter(|_| own_indexer),
+    }
 }
 
 /// Builds a DeepSeek-V2/V3 model.
@@ -318,14 +329,6 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
     let tie = read_tie(r, false, fam)?;
 
     let mut acc = Acc::default();
-    let mixer = Mixer::Mla {
-        num_heads: d.heads,
-        kv_lora_rank: d.kv_lora,
-        q_lora_rank: d.q_lora,
-        qk_nope_head_dim: d.nope,
-        qk_rope_head_dim: d.rope,
-        v_head_dim: d.v,
-    };
     let mut layers = Vec::new();
     // A.X K1: a post_mlp_layernorm after every layer's MLP, stored for the dense layer too
     // (AXK1PreTrainedModel ignores that one on load; the checkpoint keeps it).
@@ -346,14 +349,14 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
             acc.norms(1, h)?;
         }
         layers.push(Layer {
-            mixer: mixer.clone(),
+            mixer: mla_mixer(&d, own_indexer),
             ffn,
         });
     }
     acc.add(Comp::Norms, h)?;
     add_embeddings(r, &mut acc, vocab, h, tie)?;
     if mtp > 0 {
-        add_mtp(r, &mut acc, &d, mtp, &mixer)?;
+        add_mtp(r, &mut acc, &d, mtp)?;
     }
     let max_pos = read_max_pos(r)?;
     Ok(Parts::new(layers, acc, h, vocab, tie, max_pos))
@@ -412,5 +415,29 @@ mod tests {
                 .map(|e| e.value)
         });
         assert_eq!(stated.as_deref(), Some("16 B"));
+    }
+
+    /// The KV bytes per token at bf16: each layer's latent (16 + 8) × 2 B, and in each layer
+    /// that runs an indexer its 16-byte key (fp8, no whole block of 128 for a scale).
+    #[test]
+    fn each_indexer_caches_its_key_beside_the_latent() {
+        use crate::base::dtype::Dtype;
+        use crate::calc::kv::per_token;
+        let kv = |cfg: &str| {
+            parse_model_text(cfg)
+                .ok()
+                .and_then(|m| per_token(&m, Dtype::Bf16, 1).ok())
+                .map(|k| k.bytes.0)
+        };
+        let latent = (16 + 8) * 2;
+        assert_eq!(kv(SMALL), Some(4 * latent + 4 * 16));
+        let shared = SMALL.replace(
+            "\"index_n_heads\"",
+            r#""indexer_types":["full","shared","shared","full"],"index_n_heads""#,
+        );
+        assert_eq!(kv(&shared), Some(4 * latent + 2 * 16));
+        // A wider key: 256 fp8 bytes and two fp32 scales.
+        let wide = SMALL.replace("\"index_head_dim\":16", "\"index_head_dim\":256");
+        assert_eq!(kv(&wide), Some(4 * latent + 4 * (256 + 2 * 4)));
     }
 }
