@@ -256,17 +256,22 @@ export default function register(runner) {
 
   runner.test('serving: a link restores the serving inputs, and a bad serving parameter gives a notice', async ({ open, server, screenshot }) => {
     const p = await open({ viewport: { width: 1400, height: 1000 } });
-    const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7`);
+    const page = await openApp(p, `${server.url}?sv_mns=32&sv_arr=bursty&sv_cv=2&sv_ds=sharegpt&sv_n=400&sv_warm=10&sv_gmu=7&sv_cg=2048`);
     const values = await page.evaluate(() =>
-      Object.fromEntries(['sv-mns', 'sv-arr', 'sv-cv', 'sv-ds', 'sv-n', 'sv-warm', 'sv-gmu'].map((id) => [id, document.querySelector(`[data-testid="${id}"]`)?.value])),
+      Object.fromEntries(['sv-mns', 'sv-arr', 'sv-cv', 'sv-ds', 'sv-n', 'sv-warm', 'sv-gmu', 'sv-cg'].map((id) => [id, document.querySelector(`[data-testid="${id}"]`)?.value])),
     );
+    check(values['sv-cg'] === '2048', `the CUDA graph size was not restored: ${values['sv-cg']}`);
     check(values['sv-mns'] === '32' && values['sv-arr'] === 'bursty' && values['sv-cv'] === '2', `restored: ${JSON.stringify(values)}`);
     check(values['sv-ds'] === 'sharegpt' && values['sv-n'] === '400' && values['sv-warm'] === '10', `restored: ${JSON.stringify(values)}`);
     check(values['sv-gmu'] === '0.9', `the bad sv_gmu was not left at its default: ${values['sv-gmu']}`);
     const notices = await readText(page, 'notices');
     check(/sv_gmu/.test(notices), `no notice names sv_gmu: ${notices}`);
     await scrollToServing(page);
-    await summaryAfter(page, '', 'a sweep for the linked inputs');
+    const linked = await summaryAfter(page, '', 'a sweep for the linked inputs');
+    // vLLM's own rule would capture graphs up to min(2 × 32, 512) = 64 tokens and note the
+    // eager steps beyond; with the linked 2,048 no step of these GPUs (at most 2,048 tokens,
+    // their default max_num_batched_tokens) runs without a graph, so no such note.
+    check(!/largest CUDA graph/.test(linked), `the linked CUDA graph size was not used: ${linked}`);
     await screenshot(page, 'serving-link', { fullPage: false });
   }, { timeoutMs: 180000 });
 

@@ -458,11 +458,12 @@ impl ServField {
     /// Translation key of the unit (or the hint beside the field).
     pub const fn unit_key(self) -> &'static str {
         match self {
-            ServField::MaxNumSeqs | ServField::MaxNumBatchedTokens => "sv_unit_default_zero",
+            ServField::MaxNumSeqs
+            | ServField::MaxNumBatchedTokens
+            | ServField::CudagraphCapture => "sv_unit_default_zero",
             ServField::BlockSize => "view_unit_tokens",
             ServField::GpuMemoryUtilization | ServField::PrefixHit => "view_unit_fraction",
             ServField::FrontendOverheadMs => "view_unit_ms",
-            ServField::CudagraphCapture => "sv_unit_cudagraph",
             ServField::Dp => "sv_unit_par_dp",
             ServField::Ep => "sv_unit_par_ep",
             ServField::Pp => "sv_unit_par_pp",
