@@ -8,6 +8,13 @@
 // for nothing).
 #![cfg_attr(target_arch = "wasm32", no_main)]
 
+/// A free-list allocator instead of std's dlmalloc: smaller code for what a first answer
+/// allocates (about 2.5 kB brotli less per module; its lock costs nothing on wasm's one thread).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: lol_alloc::LockedAllocator<lol_alloc::FreeListAllocator> =
+    lol_alloc::LockedAllocator::new(lol_alloc::FreeListAllocator::new());
+
 #[cfg(target_arch = "wasm32")]
 mod glue {
     use llmcalc_core::base::Lang;
