@@ -12,6 +12,14 @@
 //! Hub's 684,489,830,400 is the checkpoint). A.X K1 (`axk1`) is DeepSeek-V3's layout with an
 //! RMSNorm `h` after every layer's MLP.
 //!
+//! GLM-4.7-Flash (`glm4_moe_lite`, `Glm4MoeLiteForCausalLM`) is the same layout: vLLM builds it
+//! from DeepSeek-V2's MLA attention and GLM-4.5's `Glm4MoE`, whose router is a sigmoid gate with
+//! an `e_score_correction_bias` whatever `topk_method` says, both allocated in fp32 (`E·h + E`
+//! per MoE layer). `Glm4MoeLiteConfig` states which layers are MoE as `mlp_layer_types`
+//! ("dense" / "sparse", by default the first layer dense); the checkpoint's config gives
+//! `first_k_dense_replace` 1 and one MTP layer with its own embedding and head, which together
+//! give the Hub's 31,221,488,576.
+//!
 //! DeepSeek-V3.2 (`deepseek_v32`) and GLM-5 (`glm_moe_dsa`) add DeepSeek Sparse Attention's
 //! indexer to the attention of every layer that runs it (the MTP layer's too): `wq_b`
 //! `r_q·n·d_i` (from the compressed query), `wk` `h·d_i`, `k_norm` a LayerNorm `2·d_i`,
@@ -33,7 +41,7 @@ use super::kit::{
 };
 use super::reader::Reader;
 use crate::base::checked::{add, mul};
-use crate::base::error::{CalcError, Phrase};
+use crate::base::error::{shorten, CalcError, Phrase};
 use crate::model::desc::{Ffn, Layer, LedgerSource, Mixer, MlaIndexer};
 
 /// The sizes read from the config.
@@ -54,7 +62,11 @@ struct Dims {
     top_k: u64,
     first_dense: u64,
     freq: u64,
+    /// Which layers are MoE when the config lists them (`mlp_layer_types`), else `None`.
+    moe_layers: Option<Vec<bool>>,
     corr_bias: bool,
+    /// Whether vLLM holds the router gate `E·h` in fp32 (GLM's `Glm4MoE`).
+    gate_fp32: bool,
     /// The sparse-attention indexer (`index_n_heads`, `index_head_dim`), if any.
     indexer: Option<MlaIndexer>,
 }
@@ -99,6 +111,9 @@ fn layer(acc: &mut Acc, d: &Dims, moe: bool, indexer: bool) -> Result<Ffn, CalcE
             acc.add(Comp::Router, d.experts)?;
             acc.router_fp32(d.experts)?;
         }
+        if d.gate_fp32 {
+            acc.router_fp32(mul("ovf_router_params", &[d.experts, d.h])?)?;
+        }
         let shared_inter = mul("ovf_shared_expert", &[d.shared, d.moe_inter])?;
         if shared_inter > 0 {
             add_mlp(acc, Comp::Mlp, d.h, shared_inter, true, false)?;
@@ -116,7 +131,9 @@ struct Routing {
     top_k: u64,
     first_dense: u64,
     freq: u64,
+    moe_layers: Option<Vec<bool>>,
     corr_bias: bool,
+    gate_fp32: bool,
 }
 
 /// Reads the MoE settings when `experts > 0`: expert width, shared experts, top-k, the dense
@@ -129,7 +146,9 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
             top_k: 0,
             first_dense: 0,
             freq: 1,
+            moe_layers: None,
             corr_bias: false,
+            gate_fp32: false,
         });
     }
     let moe_inter = r.req(
@@ -142,25 +161,52 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         "ldg_no_n_shared_experts_none",
     )?;
     let top_k = read_top_k(r, experts, None)?;
-    let first = r.or0(
-        "first_k_dense_replace",
-        0,
-        "ldg_no_first_k_dense_replace_every_layer",
-    )?;
-    let freq = r.or(
-        "moe_layer_freq",
-        1,
-        "ldg_no_moe_layer_freq_every_layer_after",
-    )?;
+    // GLM-4.7-Flash: vLLM reads `first_k_dense_replace` (as the checkpoint's config gives it);
+    // without it, `Glm4MoeLiteConfig`'s `mlp_layer_types`, else its default (the first layer
+    // dense).
+    let glm = fam == "glm4_moe_lite";
+    let moe_layers = if glm && r.find("first_k_dense_replace").is_none() {
+        mlp_layer_types(r)?
+    } else {
+        None
+    };
+    let (first, freq) = if moe_layers.is_some() {
+        (0, 1)
+    } else {
+        let first = if glm {
+            r.or0(
+                "first_k_dense_replace",
+                1,
+                "ldg_glm4_moe_lite_first_layer_dense",
+            )?
+        } else {
+            r.or0(
+                "first_k_dense_replace",
+                0,
+                "ldg_no_first_k_dense_replace_every_layer",
+            )?
+        };
+        let freq = r.or(
+            "moe_layer_freq",
+            1,
+            "ldg_no_moe_layer_freq_every_layer_after",
+        )?;
+        (first, freq)
+    };
     let method = r.string("topk_method").map(|(_, s)| s.to_string());
     let v3_router = matches!(fam, "deepseek_v3" | "axk1" | "deepseek_v32" | "glm_moe_dsa");
-    let corr = method.as_deref() == Some("noaux_tc") || (v3_router && method.is_none());
+    // GLM's `Glm4MoE` has the bias whatever `topk_method` says.
+    let corr = glm || method.as_deref() == Some("noaux_tc") || (v3_router && method.is_none());
     if corr {
-        r.derived(
-            "e_score_correction_bias",
-            experts,
-            "ldg_topk_method_noaux_tc_one_routing_bias",
-        );
+        let why = if glm {
+            "ldg_glm4_moe_lite_routing_bias"
+        } else {
+            "ldg_topk_method_noaux_tc_one_routing_bias"
+        };
+        r.derived("e_score_correction_bias", experts, why);
+    }
+    if glm {
+        r.derived("router_dtype", "fp32", "ldg_glm4_moe_lite_router_fp32");
     }
     Ok(Routing {
         moe_inter,
@@ -168,8 +214,31 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
         top_k,
         first_dense: first,
         freq,
+        moe_layers,
         corr_bias: corr,
+        gate_fp32: glm,
     })
+}
+
+/// `Glm4MoeLiteConfig`'s `mlp_layer_types`, one "dense" or "sparse" (MoE) per layer, if given
+/// (checked against the layer count by the caller).
+fn mlp_layer_types(r: &mut Reader) -> Result<Option<Vec<bool>>, CalcError> {
+    let Some(types) = r.str_list("mlp_layer_types")? else {
+        return Ok(None);
+    };
+    types
+        .iter()
+        .map(|t| match t.as_str() {
+            "dense" => Ok(false),
+            "sparse" => Ok(true),
+            _ => Err(CalcError::BadValue {
+                key: "mlp_layer_types".into(),
+                found: Phrase::verbatim(shorten(t)),
+                expected: Phrase::tr("exp_one_of").val("list", "\"dense\", \"sparse\""),
+            }),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
 }
 
 /// Reads the MLA and model sizes, then the routing (through [`read_routing`]).
@@ -195,6 +264,11 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
         "ldg_no_n_routed_experts_dense_model",
     )?;
     let rt = read_routing(r, fam, experts)?;
+    if let Some(types) = &rt.moe_layers {
+        if types.len() as u64 != n {
+            return Err(not_one_per_layer("mlp_layer_types", types.len(), n));
+        }
+    }
     let indexer = read_indexer(r, fam, q_lora)?;
     Ok(Dims {
         h,
@@ -213,7 +287,9 @@ fn read_dims(r: &mut Reader, fam: &str) -> Result<Dims, CalcError> {
         top_k: rt.top_k,
         first_dense: rt.first_dense,
         freq: rt.freq,
+        moe_layers: rt.moe_layers,
         corr_bias: rt.corr_bias,
+        gate_fp32: rt.gate_fp32,
         indexer,
     })
 }
@@ -312,6 +388,9 @@ fn mla_mixer(d: &Dims, own_indexer: bool) -> Mixer {
 
 /// Builds a DeepSeek-V2/V3 model.
 pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
+    if fam == "glm4_moe_lite" {
+        r.derived("layout", "deepseek_v3", "ldg_glm4_moe_lite_layout");
+    }
     let d = read_dims(r, fam)?;
     let (h, vocab) = (d.h, d.vocab);
     if r.flag(
@@ -342,7 +421,11 @@ pub(super) fn build(r: &mut Reader, fam: &str) -> Result<Parts, CalcError> {
         Vec::new()
     };
     for i in 0..d.n_layers {
-        let moe = d.experts > 0 && i >= d.first_dense && i.is_multiple_of(d.freq);
+        let moe = d.experts > 0
+            && match &d.moe_layers {
+                Some(types) => types.get(i as usize).copied().unwrap_or(false),
+                None => i >= d.first_dense && i.is_multiple_of(d.freq),
+            };
         let own_indexer = indexed.get(i as usize).copied().unwrap_or(false);
         let ffn = layer(&mut acc, &d, moe, own_indexer)?;
         if post_mlp {
@@ -439,5 +522,99 @@ mod tests {
         // A wider key: 256 fp8 bytes and two fp32 scales.
         let wide = SMALL.replace("\"index_head_dim\":16", "\"index_head_dim\":256");
         assert_eq!(kv(&wide), Some(4 * latent + 4 * (256 + 2 * 4)));
+    }
+
+    /// GLM-4.7-Flash's config (the corpus file `zai-org__GLM-4.7-Flash.json`, reconstructed
+    /// from the values vLLM's `glm4_moe_lite` config test quotes from the checkpoint).
+    const GLM_FLASH: &str =
+        include_str!("../../../../../tests/fixtures/corpus/zai-org__GLM-4.7-Flash.json");
+
+    /// The count from the config's fields, as `Glm4MoeLiteForCausalLM` builds it: MLA
+    /// attention, one dense layer then MoE layers, an untied head, and one MTP layer with its
+    /// own embedding and head.
+    #[test]
+    fn glm_4_7_flash_is_counted_exactly_from_its_fields() {
+        let (h, layers, vocab) = (2048u64, 47u64, 154_880u64);
+        let (heads, q_lora, kv_lora) = (20u64, 768u64, 512u64);
+        let (nope, rope, v) = (192u64, 64u64, 256u64);
+        let (inter, moe_inter, experts, shared) = (10_240u64, 1_536u64, 64u64, 1u64);
+        // q_a + q_a_layernorm + q_b, kv_a_proj_with_mqa + kv_a_layernorm, kv_b, o_proj, and
+        // the two layer norms: 21,763,328.
+        let attn = h * q_lora
+            + q_lora
+            + q_lora * heads * (nope + rope)
+            + h * (kv_lora + rope)
+            + kv_lora
+            + kv_lora * heads * (nope + v)
+            + heads * v * h
+            + 2 * h;
+        let dense = 3 * h * inter;
+        // Router E·h, its correction bias E, routed experts and the shared one: 613,548,096.
+        let moe = experts * h + experts + experts * 3 * h * moe_inter + shared * 3 * h * moe_inter;
+        let embed_and_head = 2 * vocab * h;
+        let main = layers * attn + dense + (layers - 1) * moe + h + embed_and_head;
+        // enorm, hnorm, eh_proj 2h·h, shared_head.norm, one MLA + MoE layer, its own embedding
+        // and head.
+        let mtp = 3 * h + 2 * h * h + attn + moe + embed_and_head;
+        assert_eq!((main, mtp), (29_943_393_920, 1_278_094_656));
+        let Ok(m) = parse_model_text(GLM_FLASH) else {
+            panic!("GLM-4.7-Flash does not parse");
+        };
+        assert_eq!(m.params.language_model, main);
+        assert_eq!(m.params.mtp, mtp);
+        // The Hub's safetensors total of zai-org/GLM-4.7-Flash.
+        assert_eq!(m.params.total, 31_221_488_576);
+        // Read by its family: the only warning says what the MTP layer adds.
+        let warned: Vec<String> = m.warnings.iter().map(ToString::to_string).collect();
+        assert!(
+            warned.len() == 1 && warned[0].contains("= main model 29,943,393,920 + MTP"),
+            "{warned:?}"
+        );
+        let layout = m.ledger.iter().find(|e| e.field == "layout");
+        assert_eq!(layout.map(|e| e.value.as_str()), Some("deepseek_v3"));
+        // vLLM's Glm4MoE holds each MoE layer's gate and bias in fp32 (46 layers and the MTP's).
+        assert_eq!(
+            m.params.router_fp32,
+            (layers - 1 + 1) * (experts * h + experts)
+        );
+    }
+
+    /// GLM-4.7-Flash caches the MLA latent per layer: 47 × (512 + 64) × 2 B at bf16, and the
+    /// MTP layer's too only when it is loaded for speculative decoding.
+    #[test]
+    fn glm_4_7_flash_caches_the_latent() {
+        use crate::base::dtype::Dtype;
+        use crate::calc::kv::per_token;
+        let Ok(mut m) = parse_model_text(GLM_FLASH) else {
+            panic!("GLM-4.7-Flash does not parse");
+        };
+        let kv = |m: &crate::model::ModelDesc| per_token(m, Dtype::Bf16, 1).ok().map(|k| k.bytes.0);
+        assert_eq!(kv(&m), Some(47 * (512 + 64) * 2));
+        m.load_mtp = true;
+        assert_eq!(kv(&m), Some(48 * (512 + 64) * 2));
+    }
+
+    /// `mlp_layer_types` (the transformers class's spelling) stands for `first_k_dense_replace`
+    /// when that is absent; without either the first layer is dense; a wrong entry is refused.
+    #[test]
+    fn glm_4_7_flash_reads_its_mlp_layer_types() {
+        let total = |cfg: &str| parse_model_text(cfg).map(|m| m.params.total);
+        let want = total(GLM_FLASH).ok();
+        let without = GLM_FLASH.replace("\"first_k_dense_replace\": 1,", "");
+        assert_ne!(without, GLM_FLASH);
+        assert_eq!(total(&without).ok(), want);
+        let types = format!("[\"dense\"{}]", ",\"sparse\"".repeat(46));
+        let listed = without.replace(
+            "\"num_nextn_predict_layers\"",
+            &format!("\"mlp_layer_types\": {types}, \"num_nextn_predict_layers\""),
+        );
+        assert_eq!(total(&listed).ok(), want);
+        let bad = listed.replacen("\"sparse\"", "\"moe\"", 1);
+        assert!(matches!(
+            parse_model_text(&bad),
+            Err(crate::base::error::CalcError::BadValue { key, .. }) if key == "mlp_layer_types"
+        ));
+        let short = listed.replacen(",\"sparse\"", "", 1);
+        assert!(parse_model_text(&short).is_err());
     }
 }

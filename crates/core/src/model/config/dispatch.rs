@@ -70,6 +70,8 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("axk1", |r, fam, _| deepseek::build(r, fam)),
     ("deepseek_v32", |r, fam, _| deepseek::build(r, fam)),
     ("glm_moe_dsa", |r, fam, _| deepseek::build(r, fam)),
+    // GLM-4.7-Flash (`Glm4MoeLiteForCausalLM`): DeepSeek-V3's layout with GLM's router.
+    ("glm4_moe_lite", |r, fam, _| deepseek::build(r, fam)),
     ("mamba", |r, _, _| mamba::mamba(r)),
     ("mamba2", |r, _, _| mamba2::mamba2_model(r)),
     ("dbrx", |r, _, _| others::dbrx(r)),
