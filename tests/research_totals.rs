@@ -494,7 +494,17 @@ fn deepseek_v32_and_glm_5_count_their_indexers() {
         let latent = int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim");
         assert_eq!(kv_per_token(&m), layers * (latent * 2 + indexer), "{id}");
         let at = |d: Dtype, tp: u64| kv::per_token(&m, d, tp).map(|b| b.bytes.0).ok();
-        assert_eq!(at(Dtype::Fp8, 1), Some(layers * (latent + indexer)), "{id}");
+        // At fp8, vLLM stores these sparse models' latents as `fp8_ds_mla`: kv_lora_rank fp8
+        // values, an fp32 scale per 128 of them, the qk_rope_head_dim part kept in bf16.
+        let (r_kv, d_rope) = (int(&c, "kv_lora_rank"), int(&c, "qk_rope_head_dim"));
+        let ds_mla = r_kv + r_kv.div_ceil(128) * 4 + d_rope * 2;
+        assert_eq!(at(Dtype::Fp8, 1), Some(layers * (ds_mla + indexer)), "{id}");
+        let fp8 = KvProfile::from_model(&m, Dtype::Fp8, 8).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            fp8.per_token_all_layers(),
+            Bytes(layers * (ds_mla + indexer)),
+            "{id}"
+        );
         assert_eq!(at(Dtype::Bf16, 8), Some(kv_per_token(&m)), "{id}");
         // vLLM pages the latents and the indexer keys in one group, a block the sum of every
         // layer's page (`UniformTypeKVCacheSpecs`): the blocks are the KV memory over it.

@@ -86,6 +86,57 @@ pub fn layer_fixed_bytes_per_token(mixer: &Mixer) -> u64 {
     }
 }
 
+/// Elements of the NoPE latent that share one fp32 scale in vLLM's `fp8_ds_mla` cache.
+pub const FP8_DS_MLA_SCALE_BLOCK: u64 = 128;
+
+/// Whether vLLM stores this model's MLA latents in its `fp8_ds_mla` format at KV precision
+/// `kv`: a sparse-attention model (one with an indexer, vLLM's `index_topk`) with an fp8 KV
+/// cache. vLLM's FlashMLA sparse backend (the only sparse MLA backend on Hopper) turns any
+/// quantized `kv_cache_dtype` into `fp8_ds_mla` (`MLAAttention.__init__`,
+/// `vllm/model_executor/layers/attention/mla_attention.py`), for every MLA layer of the model,
+/// whether or not the layer runs its own indexer (the cache dtype is one for the engine).
+pub fn uses_fp8_ds_mla(m: &ModelDesc, kv: Dtype) -> bool {
+    kv == Dtype::Fp8
+        && m.kv_layers().any(|l| {
+            matches!(
+                l.mixer,
+                Mixer::Mla {
+                    indexer: Some(_),
+                    ..
+                }
+            )
+        })
+}
+
+/// Bytes one MLA latent of `kv_lora_rank + qk_rope_head_dim` takes in vLLM's `fp8_ds_mla`
+/// layout: the NoPE latent in fp8 (1 B each), one fp32 scale per [`FP8_DS_MLA_SCALE_BLOCK`]
+/// of it, the RoPE part kept in bf16 (2 B each): `r_kv + ⌈r_kv / 128⌉ × 4 + d_rope × 2`, 656 B
+/// for DeepSeek-V3.2's and GLM-5's 512 + 64 (`flashmla_sparse.py` module notes;
+/// `MLAAttentionSpec.real_page_size_bytes`, `vllm/v1/kv_cache_interface.py`).
+pub fn fp8_ds_mla_bytes_per_token(kv_lora_rank: u64, qk_rope_head_dim: u64) -> u64 {
+    let scales = kv_lora_rank
+        .div_ceil(FP8_DS_MLA_SCALE_BLOCK)
+        .saturating_mul(4);
+    kv_lora_rank
+        .saturating_add(scales)
+        .saturating_add(qk_rope_head_dim.saturating_mul(2))
+}
+
+/// Bytes the `fp8_ds_mla` layout adds per token to one layer beyond its latent's elements at
+/// one fp8 byte each (its scales and the RoPE part's second byte), when the model uses it at
+/// precision `kv` ([`uses_fp8_ds_mla`]); 0 otherwise and for every non-MLA layer.
+pub fn layer_ds_mla_extra_bytes(m: &ModelDesc, mixer: &Mixer, kv: Dtype) -> u64 {
+    match *mixer {
+        Mixer::Mla {
+            kv_lora_rank,
+            qk_rope_head_dim,
+            ..
+        } if uses_fp8_ds_mla(m, kv) => fp8_ds_mla_bytes_per_token(kv_lora_rank, qk_rope_head_dim)
+            .saturating_sub(kv_lora_rank.saturating_add(qk_rope_head_dim)),
+        _ => 0,
+    }
+}
+
 /// Elements cached per token by one layer on one GPU (0 for SSM layers).
 pub fn layer_elems_per_token(mixer: &Mixer, tp: u64) -> Result<u64, CalcError> {
     Ok(match mixer {
@@ -178,6 +229,13 @@ fn groups(m: &ModelDesc, tp: u64) -> Result<Vec<Group>, CalcError> {
     Ok(out)
 }
 
+/// A layer count and the bytes per token each of those layers adds.
+type FixedGroup = (u64, u64);
+
+/// What [`compute`]'s derivation reads: the element groups, the indexers' fixed bytes and the
+/// `fp8_ds_mla` layout's extra bytes.
+type Parts<'a> = (&'a [Group], &'a [FixedGroup], &'a [FixedGroup]);
+
 /// The sparse-attention indexers of the cached layers, grouped by their bytes per token:
 /// `(layers, bytes per token)` ([`layer_fixed_bytes_per_token`]).
 fn indexer_groups(m: &ModelDesc) -> Vec<(u64, u64)> {
@@ -195,13 +253,42 @@ fn indexer_groups(m: &ModelDesc) -> Vec<(u64, u64)> {
     out
 }
 
+/// The MLA layers' extra bytes per token in vLLM's `fp8_ds_mla` layout, grouped by their
+/// bytes: `(layers, bytes per token)` ([`layer_ds_mla_extra_bytes`]); empty when the model
+/// does not use it at precision `kv`.
+fn ds_mla_groups(m: &ModelDesc, kv: Dtype) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for l in m.kv_layers() {
+        let bytes = layer_ds_mla_extra_bytes(m, &l.mixer, kv);
+        if bytes == 0 {
+            continue;
+        }
+        match out.iter_mut().find(|g| g.1 == bytes) {
+            Some(g) => g.0 += 1,
+            None => out.push((1, bytes)),
+        }
+    }
+    out
+}
+
 /// The indexers' bytes as one expression, `L_idx × d_idx (× T) (× B)` (every token kept: an
 /// indexer attends to the whole sequence); `None` without indexers.
 fn indexer_expression(ix: &[(u64, u64)], tokens: Option<u64>, batch: u64) -> Option<Expr> {
+    fixed_expression(ix, ("L_idx", "d_idx"), tokens, batch)
+}
+
+/// Fixed bytes per token of some layers as one expression, `L × d (× T) (× B)` in the
+/// symbols `names` (every token kept); `None` without such layers.
+fn fixed_expression(
+    ix: &[(u64, u64)],
+    names: (&str, &str),
+    tokens: Option<u64>,
+    batch: u64,
+) -> Option<Expr> {
     if ix.is_empty() {
         return None;
     }
-    let mut pattern = vec![symbol("L_idx"), symbol("d_idx")];
+    let mut pattern = vec![symbol(names.0), symbol(names.1)];
     pattern.extend(tokens.map(|_| symbol("T")));
     let terms = ix
         .iter()
@@ -312,9 +399,14 @@ fn compute(
     crate::calc::tp::check_model(m, tp)?;
     let gs = groups(m, tp)?;
     let ix = indexer_groups(m);
+    let ds = ds_mla_groups(m, kv);
     let (e, windowed) = expression(&gs, kv, tokens, batch);
     let e = match indexer_expression(&ix, tokens, batch) {
         Some(i) => Expr::add([e, i]),
+        None => e,
+    };
+    let e = match fixed_expression(&ds, ("L", "e_ds"), tokens, batch) {
+        Some(d) => Expr::add([e, d]),
         None => e,
     };
     let bytes = e.exact("ovf_kv_bytes")?.ceil();
@@ -322,8 +414,8 @@ fn compute(
         bytes: Bytes(bytes),
         derivation: Derivation {
             result: binary_bytes_text(Bytes(bytes)),
-            terms: terms(m, (&gs, &ix), kv, tp, tokens, batch),
-            notes: notes(m, (&gs, &ix), tp, windowed),
+            terms: terms(m, (&gs, &ix, &ds), kv, tp, tokens, batch),
+            notes: notes(m, (&gs, &ix, &ds), tp, windowed),
             ..Derivation::of(title, &e)
         },
     })
@@ -333,7 +425,7 @@ fn compute(
 /// there are any, then `T`, `B` and `t` where they count.
 fn terms(
     m: &ModelDesc,
-    (gs, ix): (&[Group], &[(u64, u64)]),
+    (gs, ix, ds): Parts<'_>,
     kv: Dtype,
     tp: u64,
     tokens: Option<u64>,
@@ -381,6 +473,15 @@ fn terms(
             derived("src_indexer_bytes"),
         ));
     }
+    if let Some(&(_, bytes)) = ds.first() {
+        terms.push(Term::new(
+            "e_ds",
+            "term_fp8_ds_mla_extra",
+            bytes.to_string(),
+            "B",
+            Source::Derived("src_fp8_ds_mla_extra".into()),
+        ));
+    }
     let user = |symbol: &str, key: &str, n: u64, unit: &str, field: &str| {
         Term::new(symbol, key, n.to_string(), unit, Source::User(field.into()))
     };
@@ -395,12 +496,7 @@ fn terms(
 }
 
 /// The notes of [`compute`]'s derivation.
-fn notes(
-    m: &ModelDesc,
-    (gs, ix): (&[Group], &[(u64, u64)]),
-    tp: u64,
-    windowed: bool,
-) -> Vec<String> {
+fn notes(m: &ModelDesc, (gs, ix, ds): Parts<'_>, tp: u64, windowed: bool) -> Vec<String> {
     let mut notes = Vec::new();
     if windowed {
         notes.push("note_kv_window_cap".to_string());
@@ -410,6 +506,9 @@ fn notes(
     }
     if !ix.is_empty() {
         notes.push("note_kv_indexer".to_string());
+    }
+    if !ds.is_empty() {
+        notes.push("note_kv_fp8_ds_mla".to_string());
     }
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
@@ -836,7 +935,8 @@ mod tests {
         let (latent, key) = (32 + 8, 256 + 2 * 4);
         let bytes = |d: Dtype, tp: u64| per_token(&m, d, tp).map(|k| k.bytes.0).ok();
         assert_eq!(bytes(Dtype::Bf16, 1), Some(2 * latent * 2 + key));
-        assert_eq!(bytes(Dtype::Fp8, 1), Some(2 * latent + key));
+        // At fp8 the latents are in vLLM's fp8_ds_mla layout (`fp8_latent_in_…` below).
+        assert_eq!(bytes(Dtype::Fp8, 1), Some(2 * (32 + 4 + 8 * 2) + key));
         // Both replicated on every GPU.
         assert_eq!(bytes(Dtype::Bf16, 4), bytes(Dtype::Bf16, 1));
         // Every token is kept, in every sequence.
@@ -869,6 +969,49 @@ mod tests {
             .map(|p| p.layers.iter().map(|l| l.bytes_per_token.0).collect())
             .unwrap_or_default();
         assert_eq!(per_layer, vec![latent * 2 + key, latent * 2]);
+    }
+
+    #[test]
+    fn fp8_latent_of_a_sparse_model_is_in_vllms_fp8_ds_mla_layout() {
+        let m = model(DSA);
+        // The layout from the config's fields: kv_lora_rank (32) NoPE values in fp8, one
+        // 4-byte fp32 scale per 128 of them (⌈32 / 128⌉ = 1), qk_rope_head_dim (8) in bf16;
+        // in both MLA layers, the one without its own indexer too (one cache dtype per engine).
+        let (r_kv, d_rope): (u64, u64) = (32, 8);
+        let ds = r_kv + r_kv.div_ceil(FP8_DS_MLA_SCALE_BLOCK) * 4 + d_rope * 2;
+        assert_eq!(fp8_ds_mla_bytes_per_token(r_kv, d_rope), ds);
+        let key = 256 + 2 * 4;
+        let d = per_batch(&m, Dtype::Fp8, 1, 1000, 3).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.bytes.0, (2 * ds + key) * 1000 * 3);
+        assert!(d.derivation.notes.iter().any(|n| n == "note_kv_fp8_ds_mla"));
+        let extra = ds - (r_kv + d_rope);
+        assert!(d
+            .derivation
+            .terms
+            .iter()
+            .any(|t| t.symbol == "e_ds" && t.value == extra.to_string()));
+        // vLLM's profile agrees layer by layer (what `llmcalc vllm` and the simulator page).
+        let p = crate::calc::memory::KvProfile::from_model(&m, Dtype::Fp8, 1);
+        let per_layer: Vec<u64> = p
+            .map(|p| p.layers.iter().map(|l| l.bytes_per_token.0).collect())
+            .unwrap_or_default();
+        assert_eq!(per_layer, vec![ds + key, ds]);
+        // DeepSeek-V3.2's and GLM-5's 512 + 64: 512 + 4 × 4 + 64 × 2, vLLM's 656.
+        let (r, dr): (u64, u64) = (512, 64);
+        assert_eq!(
+            fp8_ds_mla_bytes_per_token(r, dr),
+            r + (r / 128) * 4 + dr * 2
+        );
+        // bf16 keeps the plain latent; a dense MLA model (no indexer) keeps plain fp8.
+        assert!(!uses_fp8_ds_mla(&m, Dtype::Bf16));
+        let dense = model(
+            r#"{"model_type":"deepseek_v3","hidden_size":64,"num_hidden_layers":2,
+            "num_attention_heads":4,"q_lora_rank":32,"kv_lora_rank":32,"qk_nope_head_dim":8,
+            "qk_rope_head_dim":8,"v_head_dim":8,"intermediate_size":96,"vocab_size":100}"#,
+        );
+        assert!(!uses_fp8_ds_mla(&dense, Dtype::Fp8));
+        let plain = per_token(&dense, Dtype::Fp8, 1).map(|k| k.bytes.0).ok();
+        assert_eq!(plain, Some(2 * (r_kv + d_rope)));
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub struct KvLayer {
     /// dtype bytes`, or `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA, plus the
     /// sparse-attention indexer's key of an MLA layer that runs one (its own bytes, whatever the
     /// KV precision: `core::kv::layer_fixed_bytes_per_token`; vLLM pages it in the same group,
-    /// so a block's bytes are the sum).
+    /// so a block's bytes are the sum); an fp8 latent of a sparse-attention model in vLLM's
+    /// `fp8_ds_mla` layout (`core::kv::fp8_ds_mla_bytes_per_token`, 656 B for 512 + 64).
     pub bytes_per_token: Bytes,
 }
 
@@ -94,7 +95,10 @@ impl KvProfile {
                 Mixer::Ssm { .. } => continue,
             };
             let elems = kvmod::layer_elems_per_token(&l.mixer, tp)?;
-            let fixed = Bytes(kvmod::layer_fixed_bytes_per_token(&l.mixer));
+            let fixed = Bytes(
+                kvmod::layer_fixed_bytes_per_token(&l.mixer)
+                    + kvmod::layer_ds_mla_extra_bytes(model, &l.mixer, kv),
+            );
             p.layers.push(KvLayer {
                 kind: match window {
                     Some(w) => KvLayerKind::Sliding { window: w },
