@@ -10,6 +10,7 @@ use llm_serving_calculator::core::base::units::{fmt_sig, Bytes, Flops, Seconds, 
 use llm_serving_calculator::core::calc::memory::{textbook_for, KvProfile, TextbookBudget};
 use llm_serving_calculator::core::calc::roofline::Precisions;
 use llm_serving_calculator::core::hardware::catalog::{Accelerator, Catalog};
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::present::series::{
@@ -38,7 +39,8 @@ fn setup() -> Setup {
     .unwrap_or_else(|e| panic!("config: {e}"));
     // bf16 weights: 2 bytes per parameter.
     let weights = Bytes(model.params.total * 2);
-    let profile = KvProfile::from_model(&model, Dtype::Fp16, 1).unwrap_or_else(|e| panic!("{e}"));
+    let profile = KvProfile::from_model(&model, Dtype::Fp16, 1, Architecture::Unknown)
+        .unwrap_or_else(|e| panic!("{e}"));
     let cat = Catalog::builtin();
     let gpus = ["a10g", "l40s"]
         .iter()

@@ -23,6 +23,7 @@ use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::hardware::catalog::{
     Catalog, CustomAccelerator, CustomFigure, CUSTOM_KEYS, NAME_MAX_CHARS,
 };
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::ModelDesc;
 use llm_serving_calculator::core::present::report::evaluate;
@@ -223,7 +224,7 @@ fn no_non_finite(what: &str, debug: &str) -> Result<(), String> {
 /// NaN or infinity for the default scenario.
 fn accepted(m: &ModelDesc, text: Option<&str>) -> Result<(), String> {
     consistent(&m.params)?;
-    if let Err(e) = KvProfile::from_model(m, Dtype::Bf16, 1) {
+    if let Err(e) = KvProfile::from_model(m, Dtype::Bf16, 1, Architecture::Unknown) {
         return Err(format!("accepted model has no KV profile at TP 1: {e}"));
     }
     match weights::checkpoint(m, 1) {
@@ -858,7 +859,7 @@ fn model_with_10_to_the_15_parameters() {
             let per_token = 2 * u128::from(layers) * u128::from(h) * 2;
             c.case(
                 "exact KV bytes",
-                match KvProfile::from_model(&m, Dtype::Bf16, 1) {
+                match KvProfile::from_model(&m, Dtype::Bf16, 1, Architecture::Unknown) {
                     Ok(kv)
                         if u128::from(kv.per_request(10_000_000).0) == per_token * 10_000_000 =>
                     {
@@ -997,7 +998,7 @@ fn tp_larger_than_heads() {
     for tp in [0u64, 3, 64, 1024, u64::MAX] {
         c.case(
             &format!("KvProfile tp {tp}"),
-            match KvProfile::from_model(&m, Dtype::Bf16, tp) {
+            match KvProfile::from_model(&m, Dtype::Bf16, tp, Architecture::Unknown) {
                 Ok(_) => Err("accepted".into()),
                 Err(e) => rejection(&e, &["tp", "tensor parallel"]),
             },
@@ -1841,7 +1842,7 @@ fn every_preset_survives_every_precision_and_tp() {
                 let label = format!("{} {d:?} tp {tp}", p.id);
                 let r = match (
                     weights::with_dtype(&m, *d, tp),
-                    KvProfile::from_model(&m, *d, tp),
+                    KvProfile::from_model(&m, *d, tp, Architecture::Unknown),
                 ) {
                     (Ok(w), Ok(kv)) => {
                         if w.per_gpu > w.total {

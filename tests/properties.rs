@@ -19,6 +19,7 @@ use llm_serving_calculator::core::calc::memory::KvProfile;
 use llm_serving_calculator::core::hardware::catalog::{
     CustomAccelerator, CustomFigure, InterconnectPreset, Link, NAME_MAX_CHARS,
 };
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::scenario::{
     limits, BudgetRule, EmbedWidget, GpuChoice, ModelSource, PerfInputs, Scenario, ViewMode,
@@ -137,7 +138,7 @@ proptest! {
                 let c = consistent(&m.params);
                 prop_assert!(c.is_ok(), "{:?}: {:?}", c, m.params);
                 prop_assert_eq!(Some(u128::from(m.params.total)), want, "{}", text);
-                prop_assert!(KvProfile::from_model(&m, Dtype::Bf16, 1).is_ok());
+                prop_assert!(KvProfile::from_model(&m, Dtype::Bf16, 1, Architecture::Unknown).is_ok());
             }
             Err(e) => {
                 // Every partial product is at most the total, so a valid config whose total
@@ -212,7 +213,7 @@ proptest! {
         let h = heads * d;
         let text = config_text(h, l, heads, kv, 4 * h, 32_000, None);
         let m = parse_model_text(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let p = KvProfile::from_model(&m, Dtype::Bf16, 1).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let p = KvProfile::from_model(&m, Dtype::Bf16, 1, Architecture::Unknown).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let (lo, hi) = (len_a.min(len_b), len_a.max(len_b));
         prop_assert!(p.per_request(lo) <= p.per_request(hi));
         let per_token = 2 * l * kv * d * 2;
@@ -234,7 +235,7 @@ proptest! {
         let p = &presets[idx % presets.len()];
         let dtype = Dtype::ALL[dt % Dtype::ALL.len()];
         let m = p.parse().map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let kv = KvProfile::from_model(&m, dtype, 1).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let kv = KvProfile::from_model(&m, dtype, 1, Architecture::Unknown).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let (lo, hi) = (len_a.min(len_b), len_a.max(len_b));
         prop_assert!(kv.per_request(lo) <= kv.per_request(hi));
         prop_assert!(kv.per_batch(batch, hi) >= kv.per_request(hi));

@@ -14,6 +14,7 @@ use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::units::{Bytes, GIB};
 use llm_serving_calculator::core::calc::kv;
 use llm_serving_calculator::core::calc::memory::{vllm_budget, KvProfile, VllmInputs};
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::{parse_model_text, parse_model_value};
 use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
 use serde_json::Value;
@@ -494,11 +495,67 @@ fn deepseek_v32_and_glm_5_count_their_indexers() {
         let latent = int(&c, "kv_lora_rank") + int(&c, "qk_rope_head_dim");
         assert_eq!(kv_per_token(&m), layers * (latent * 2 + indexer), "{id}");
         let at = |d: Dtype, tp: u64| kv::per_token(&m, d, tp).map(|b| b.bytes.0).ok();
+        // At fp8 the model-level figure keeps the plain latent, kv_lora_rank +
+        // qk_rope_head_dim at one byte each, plus the indexer.
         assert_eq!(at(Dtype::Fp8, 1), Some(layers * (latent + indexer)), "{id}");
+        // On a GPU, vLLM's layout: on Hopper FlashMLA's sparse backend stores the latent as
+        // `fp8_ds_mla` (kv_lora_rank fp8 values, an fp32 scale per 128 of them, the
+        // qk_rope_head_dim part kept in bf16); on Blackwell FlashInfer's keeps it plain.
+        let (r_kv, d_rope) = (int(&c, "kv_lora_rank"), int(&c, "qk_rope_head_dim"));
+        let ds_mla = r_kv + r_kv.div_ceil(128) * 4 + d_rope * 2;
+        let on = |arch: Architecture| {
+            KvProfile::from_model(&m, Dtype::Fp8, 8, arch)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .per_token_all_layers()
+        };
+        let hopper = Bytes(layers * (ds_mla + indexer));
+        assert_eq!(on(Architecture::Hopper), hopper, "{id}");
+        let plain = Bytes(layers * (latent + indexer));
+        for arch in [Architecture::Blackwell, Architecture::Unknown] {
+            assert_eq!(on(arch), plain, "{id} {arch:?}");
+        }
+        // `llmcalc vllm` with the same KV memory on an H200 and a B200: the blocks are that
+        // memory over block_size × each GPU's bytes per token, which differ by the layout's.
+        let available_gib = 40;
+        let blocks = |gpu: &str| {
+            let path = root().join(row(id).config_file);
+            let (code, out, err) = common::run_cli(&[
+                "vllm",
+                "--config",
+                &path.to_string_lossy(),
+                "--gpu",
+                gpu,
+                "--tp",
+                "8",
+                "--kv-dtype",
+                "fp8",
+                "--available-kv-gib",
+                &available_gib.to_string(),
+                "--json",
+            ]);
+            assert_eq!(code, 0, "{id} {gpu}: {err}");
+            let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}"));
+            let n = |k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{id} {gpu}: {k}"));
+            (n("block_size"), n("bytes_per_block"), n("num_gpu_blocks"))
+        };
+        let available = available_gib * GIB;
+        for (gpu, per_token) in [("h200-sxm", hopper), ("b200", plain)] {
+            let (block_size, per_block, n) = blocks(gpu);
+            assert_eq!(per_block, block_size * per_token.0, "{id} {gpu}");
+            assert_eq!(n, available / per_block, "{id} {gpu}");
+        }
+        let (h200, b200) = (blocks("h200-sxm"), blocks("b200"));
+        assert_eq!(h200.0, b200.0, "{id}: one block size");
+        assert_eq!(
+            h200.1 - b200.1,
+            h200.0 * layers * (ds_mla - latent),
+            "{id}: the layout's bytes"
+        );
         assert_eq!(at(Dtype::Bf16, 8), Some(kv_per_token(&m)), "{id}");
         // vLLM pages the latents and the indexer keys in one group, a block the sum of every
         // layer's page (`UniformTypeKVCacheSpecs`): the blocks are the KV memory over it.
-        let profile = KvProfile::from_model(&m, Dtype::Bf16, 8).unwrap_or_else(|e| panic!("{e}"));
+        let profile = KvProfile::from_model(&m, Dtype::Bf16, 8, Architecture::Unknown)
+            .unwrap_or_else(|e| panic!("{e}"));
         let available = Bytes(64 * GIB);
         let b = vllm_budget(&VllmInputs::with_available_kv(available, 8192), &profile)
             .unwrap_or_else(|e| panic!("{e}"));

@@ -10,6 +10,7 @@
 use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::calc::{per_token, state_bytes, KvProfile};
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::{LedgerSource, ModelDesc};
 
@@ -273,7 +274,8 @@ fn kv_with_and_without_mtp(m: &mut ModelDesc) -> ((u64, usize), (u64, usize)) {
     let mut one = |load: bool| {
         m.load_mtp = load;
         let d = per_token(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
-        let p = KvProfile::from_model(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        let p = KvProfile::from_model(m, Dtype::Bf16, 1, Architecture::Unknown)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             p.per_token_all_layers().0,
             d.bytes.0,
@@ -360,7 +362,8 @@ fn kv_with_and_without_mtp_plain(m: &mut ModelDesc) -> ((u64, usize), (u64, usiz
         m.load_mtp = load;
         let d = per_token(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
         assert!(!d.derivation.notes.iter().any(|n| n == "note_kv_mtp_layers"));
-        let p = KvProfile::from_model(m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        let p = KvProfile::from_model(m, Dtype::Bf16, 1, Architecture::Unknown)
+            .unwrap_or_else(|e| panic!("{e}"));
         (d.bytes.0, p.layers.len())
     };
     (one(false), one(true))

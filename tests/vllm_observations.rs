@@ -17,6 +17,7 @@ use llm_serving_calculator::core::calc::memory::{
     DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS,
 };
 use llm_serving_calculator::core::calc::weights;
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 
 const CSV: &str = include_str!("fixtures/vllm_observations.csv");
@@ -58,7 +59,7 @@ enum Act {
 
 fn llama3_8b(tp: u64) -> KvProfile {
     let m = parse_model_text(LLAMA31_8B).expect("config");
-    KvProfile::from_model(&m, Dtype::Bf16, tp).expect("profile")
+    KvProfile::from_model(&m, Dtype::Bf16, tp, Architecture::Unknown).expect("profile")
 }
 
 /// Llama-3.2-11B-Vision's language model (its config.json `text_config`: 40 decoder layers,
@@ -564,7 +565,7 @@ fn ours(l: &LoggedKv) -> VllmBudget {
     let kv = llm_serving_calculator::core::calc::kv::default_kv_dtype(&m);
     vllm_budget(
         &start.inputs,
-        &KvProfile::from_model(&m, kv, 1).expect("kv"),
+        &KvProfile::from_model(&m, kv, 1, Architecture::Unknown).expect("kv"),
     )
     .expect("budget")
 }
@@ -973,7 +974,8 @@ fn hybrid_logs_are_reproduced() {
         )
         .expect("config");
         let m = parse_model_text(&text).expect("parses");
-        let kv = KvProfile::from_model(&m, h.kv_dtype, h.tp).expect("profile");
+        let kv =
+            KvProfile::from_model(&m, h.kv_dtype, h.tp, Architecture::Unknown).expect("profile");
         let logged: f64 = h.kv_gib.map_or(1.0, |k| k.parse().expect("number"));
         let run = |avail: Bytes| {
             let inp = VllmInputs::with_available_kv(avail, h.max_model_len);
@@ -1118,7 +1120,7 @@ fn recurrent_only_models_hold_one_block_per_request() {
         ),
     ];
     for (m, page, layers, tp, gib_avail, l, vllm_printed) in cases {
-        let kv = KvProfile::from_model(m, Dtype::Bf16, tp).expect("profile");
+        let kv = KvProfile::from_model(m, Dtype::Bf16, tp, Architecture::Unknown).expect("profile");
         let avail = gib(gib_avail);
         let b = vllm_budget(&VllmInputs::with_available_kv(avail, l), &kv).expect("budget");
         let blocks = avail.0 / page / layers;

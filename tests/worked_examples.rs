@@ -17,6 +17,7 @@ use llm_serving_calculator::core::calc::roofline::{
 };
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::hardware::catalog::{Catalog, InterconnectPreset, Peak};
+use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 use llm_serving_calculator::core::model::quick::{parse_param_count, quick_model};
 use llm_serving_calculator::core::model::ModelDesc;
@@ -69,7 +70,8 @@ fn s2_kv_per_token_and_batch() {
     let per_tok = kv::per_token(&m, Dtype::Fp16, 1).expect("kv").bytes;
     assert_eq!(per_tok, Bytes(want));
     assert_eq!(per_tok.mib(), 0.5);
-    let profile = KvProfile::from_model(&m, Dtype::Fp16, 1).expect("profile");
+    let profile =
+        KvProfile::from_model(&m, Dtype::Fp16, 1, Architecture::Unknown).expect("profile");
     assert_eq!(profile.per_token_all_layers(), Bytes(want));
     // 0.5 MiB × 4,096 × 16 = 32 GiB, more than the ~14 GB of weights.
     let batch = profile.per_batch(16, 4096);
@@ -88,7 +90,7 @@ fn s2_kv_per_token_and_batch() {
 fn s2_gqa_llama3_8b_is_128_kib() {
     // Llama-3-8B: 8 KV heads → 2 × 32 × 8 × 128 × 2 = 131,072 B = 128 KiB (4× less than MHA).
     let m = parse_model_text(LLAMA31_8B).expect("config");
-    let p = KvProfile::from_model(&m, Dtype::Bf16, 1).expect("profile");
+    let p = KvProfile::from_model(&m, Dtype::Bf16, 1, Architecture::Unknown).expect("profile");
     assert_eq!(p.per_token_all_layers(), Bytes(128 * KIB));
     assert_eq!(
         kv::per_token(&m, Dtype::Bf16, 1).expect("kv").bytes,
@@ -102,7 +104,8 @@ fn s2_gqa_llama3_8b_is_128_kib() {
 fn s3_a10g_5_to_4_and_l40s_17_to_16() {
     let m = llama2();
     let w = weights::checkpoint(&m, 1).expect("weights").total;
-    let profile = KvProfile::from_model(&m, Dtype::Fp16, 1).expect("profile");
+    let profile =
+        KvProfile::from_model(&m, Dtype::Fp16, 1, Architecture::Unknown).expect("profile");
     // 2 GiB per request at 4,096 tokens.
     assert_eq!(profile.per_request(4096), Bytes(2 * GIB));
     let cat = Catalog::builtin();
@@ -158,7 +161,8 @@ fn s3_rule_of_thumb_and_growth() {
     });
     assert_eq!(b.rule_of_thumb, Bytes(28 * GB));
     // KV grows while tokens are generated: size for the end of generation.
-    let p = KvProfile::from_model(&llama2(), Dtype::Fp16, 1).expect("profile");
+    let p =
+        KvProfile::from_model(&llama2(), Dtype::Fp16, 1, Architecture::Unknown).expect("profile");
     assert!(p.per_request(4096) > p.per_request(1024));
 }
 

@@ -6,6 +6,7 @@
 //! URL that the app writes is a URL it reads back unchanged.
 
 use llmcalc_core::base::dtype::Dtype;
+use llmcalc_core::hardware::Architecture;
 use llmcalc_core::base::error::CalcError;
 use llmcalc_core::base::i18n::Lang;
 use llmcalc_core::calc::memory::KvProfile;
@@ -75,7 +76,7 @@ pub fn check_model(m: &ModelDesc) {
             }
         }
         // TP 1 divides everything: the KV profile must build, and grow with length and batch.
-        match KvProfile::from_model(m, Dtype::Bf16, 1) {
+        match KvProfile::from_model(m, Dtype::Bf16, 1, Architecture::Unknown) {
             Ok(kv) => {
                 let (a, b, c) = (
                     kv.per_request(1),

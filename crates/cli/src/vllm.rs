@@ -42,7 +42,7 @@ use crate::core::calc::{
     VLLM_TOTAL_LOGGED,
 };
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
-use crate::core::hardware::{Accelerator, Catalog};
+use crate::core::hardware::{Accelerator, Architecture, Catalog};
 use crate::core::model::parse_model_text;
 use crate::core::model::ModelDesc;
 use crate::core::sim::{EngineConfig, EngineKind, Parallel};
@@ -192,7 +192,10 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
     };
     let mut derivations = Vec::new();
     let (total, total_source) = total_memory(args, gpu, &mut derivations)?;
-    let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp)?;
+    // The cache layout is the GPU's (`fp8_ds_mla` on Hopper); without one, the model's plain
+    // latent (`core::calc::kv::uses_fp8_ds_mla`).
+    let arch = gpu.map_or(Architecture::Unknown, |g| g.architecture);
+    let profile = KvProfile::from_model(&model, o.kv_dtype, o.tp, arch)?;
     // vLLM's defaults: the GPU's rule when one is named (every A100 keeps the small figures),
     // else the memory rule on the total given.
     let (default_seqs, default_mnbt) = match gpu {

@@ -22,6 +22,12 @@
 //! the memory planner). Bytes are `⌈Σ elements × tokens × bits / 8⌉`; fp8/int8/fp4 KV scales
 //! are not counted.
 //!
+//! These figures are the model's, on no particular GPU. With an fp8 KV cache, vLLM stores a
+//! sparse-attention MLA model's latents on Hopper in FlashMLA's `fp8_ds_mla` layout (656 B per
+//! layer and token for 512 + 64 instead of 576) and on Blackwell in the plain fp8 counted here
+//! ([`uses_fp8_ds_mla`]); the per-GPU profile that pages vLLM's blocks applies it
+//! (`memory::KvProfile::from_model`, which takes the GPU's architecture).
+//!
 //! With the MTP modules loaded for speculative decoding ([`ModelDesc::load_mtp`]) their decoder
 //! layers are cached too ([`ModelDesc::kv_layers`]): vLLM's drafter registers its attention
 //! layers beside the target's and the KV cache config gives them blocks like any other layer
@@ -43,6 +49,7 @@ use crate::base::error::{CalcError, Phrase};
 use crate::base::expr::{Expr, Value};
 use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::tp::state_elems_per_gpu;
+use crate::hardware::Architecture;
 use crate::model::{Mixer, ModelDesc};
 
 /// A byte count with its derivation.
@@ -82,6 +89,75 @@ pub fn layer_fixed_bytes_per_token(mixer: &Mixer) -> u64 {
         Mixer::Mla {
             indexer: Some(ix), ..
         } => ix.cache_bytes_per_token(),
+        _ => 0,
+    }
+}
+
+/// Elements of the NoPE latent that share one fp32 scale in vLLM's `fp8_ds_mla` cache.
+pub const FP8_DS_MLA_SCALE_BLOCK: u64 = 128;
+
+/// Whether the model attends sparsely through MLA: one of its cached layers is an MLA layer
+/// running a sparse-attention indexer (DeepSeek-V3.2, GLM-5; vLLM's `index_topk`), so vLLM
+/// serves it with a sparse MLA backend only.
+pub fn is_sparse_mla(m: &ModelDesc) -> bool {
+    m.kv_layers().any(|l| {
+        matches!(
+            l.mixer,
+            Mixer::Mla {
+                indexer: Some(_),
+                ..
+            }
+        )
+    })
+}
+
+/// Whether vLLM stores this model's MLA latents in its `fp8_ds_mla` format at KV precision
+/// `kv` on a GPU of architecture `arch`: a sparse-attention MLA model ([`is_sparse_mla`]) with
+/// an fp8 KV cache on Hopper. There vLLM's sparse MLA backend is FlashMLA's
+/// (`FLASHMLA_SPARSE`, `vllm/v1/attention/backends/mla/flashmla_sparse.py`), and
+/// `MLAAttention.__init__` (`vllm/model_executor/layers/attention/mla_attention.py`) turns a
+/// quantized `kv_cache_dtype` into `fp8_ds_mla` for the engine, so every MLA layer uses it,
+/// whether or not it runs its own indexer. On Blackwell vLLM prefers FlashInfer's sparse MLA
+/// backend with an fp8 cache (vLLM PR #37252, in 0.19), which keeps the plain latent at one
+/// byte per element; no other architecture runs a sparse MLA backend, and an unknown one
+/// ([`Architecture::Unknown`], the model-level figure) keeps the plain latent too.
+pub fn uses_fp8_ds_mla(m: &ModelDesc, kv: Dtype, arch: Architecture) -> bool {
+    kv == Dtype::Fp8 && arch == Architecture::Hopper && is_sparse_mla(m)
+}
+
+/// Bytes one MLA latent of `kv_lora_rank + qk_rope_head_dim` takes in vLLM's `fp8_ds_mla`
+/// layout: the NoPE latent in fp8 (1 B each), one fp32 scale per [`FP8_DS_MLA_SCALE_BLOCK`]
+/// of it, the RoPE part kept in bf16 (2 B each): `r_kv + ⌈r_kv / 128⌉ × 4 + d_rope × 2`, 656 B
+/// for DeepSeek-V3.2's and GLM-5's 512 + 64 (`flashmla_sparse.py` module notes;
+/// `MLAAttentionSpec.real_page_size_bytes`, `vllm/v1/kv_cache_interface.py`).
+pub fn fp8_ds_mla_bytes_per_token(kv_lora_rank: u64, qk_rope_head_dim: u64) -> u64 {
+    let scales = kv_lora_rank
+        .div_ceil(FP8_DS_MLA_SCALE_BLOCK)
+        .saturating_mul(4);
+    kv_lora_rank
+        .saturating_add(scales)
+        .saturating_add(qk_rope_head_dim.saturating_mul(2))
+}
+
+/// Bytes the `fp8_ds_mla` layout adds per token to one layer beyond its latent's elements at
+/// one fp8 byte each (its scales and the RoPE part's second byte), when the model uses it at
+/// precision `kv` on architecture `arch` ([`uses_fp8_ds_mla`]); 0 otherwise and for every
+/// non-MLA layer.
+pub fn layer_ds_mla_extra_bytes(
+    m: &ModelDesc,
+    mixer: &Mixer,
+    kv: Dtype,
+    arch: Architecture,
+) -> u64 {
+    match *mixer {
+        Mixer::Mla {
+            kv_lora_rank,
+            qk_rope_head_dim,
+            ..
+        } if uses_fp8_ds_mla(m, kv, arch) => {
+            fp8_ds_mla_bytes_per_token(kv_lora_rank, qk_rope_head_dim)
+                .saturating_sub(kv_lora_rank.saturating_add(qk_rope_head_dim))
+        }
         _ => 0,
     }
 }
@@ -323,7 +399,7 @@ fn compute(
         derivation: Derivation {
             result: binary_bytes_text(Bytes(bytes)),
             terms: terms(m, (&gs, &ix), kv, tp, tokens, batch),
-            notes: notes(m, (&gs, &ix), tp, windowed),
+            notes: notes(m, (&gs, &ix), kv, tp, windowed),
             ..Derivation::of(title, &e)
         },
     })
@@ -398,6 +474,7 @@ fn terms(
 fn notes(
     m: &ModelDesc,
     (gs, ix): (&[Group], &[(u64, u64)]),
+    kv: Dtype,
     tp: u64,
     windowed: bool,
 ) -> Vec<String> {
@@ -410,6 +487,11 @@ fn notes(
     }
     if !ix.is_empty() {
         notes.push("note_kv_indexer".to_string());
+    }
+    // The figure keeps the plain fp8 latent; vLLM's layout depends on the GPU
+    // ([`uses_fp8_ds_mla`]), which the blocks and concurrency per GPU apply.
+    if kv == Dtype::Fp8 && is_sparse_mla(m) {
+        notes.push("note_kv_fp8_ds_mla".to_string());
     }
     if tp > 1 {
         notes.push("note_kv_heads_per_rank".to_string());
@@ -864,11 +946,63 @@ mod tests {
         assert_eq!(term("L_idx").as_deref(), Some("1"));
         assert_eq!(term("d_idx").as_deref(), Some("264"));
         // vLLM's profile of the same model: one layer's page holds both.
-        let p = crate::calc::memory::KvProfile::from_model(&m, Dtype::Bf16, 1);
+        let p =
+            crate::calc::memory::KvProfile::from_model(&m, Dtype::Bf16, 1, Architecture::Unknown);
         let per_layer: Vec<u64> = p
             .map(|p| p.layers.iter().map(|l| l.bytes_per_token.0).collect())
             .unwrap_or_default();
         assert_eq!(per_layer, vec![latent * 2 + key, latent * 2]);
+    }
+
+    #[test]
+    fn fp8_latent_of_a_sparse_model_is_in_fp8_ds_mla_on_hopper_only() {
+        let m = model(DSA);
+        // vLLM's fp8_ds_mla from the config's fields: kv_lora_rank (32) NoPE values in fp8,
+        // one 4-byte fp32 scale per 128 of them (⌈32 / 128⌉ = 1), qk_rope_head_dim (8) in bf16.
+        let (r_kv, d_rope): (u64, u64) = (32, 8);
+        let ds = r_kv + r_kv.div_ceil(FP8_DS_MLA_SCALE_BLOCK) * 4 + d_rope * 2;
+        assert_eq!(fp8_ds_mla_bytes_per_token(r_kv, d_rope), ds);
+        // DeepSeek-V3.2's and GLM-5's 512 + 64: 512 + 4 × 4 + 64 × 2, vLLM's 656.
+        assert_eq!(fp8_ds_mla_bytes_per_token(512, 64), 512 + 4 * 4 + 64 * 2);
+        let key = 256 + 2 * 4;
+        // The model-level figure keeps the plain fp8 latent, and its derivation says so.
+        let d = per_batch(&m, Dtype::Fp8, 1, 1000, 3).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(d.bytes.0, (2 * (r_kv + d_rope) + key) * 1000 * 3);
+        assert_eq!(
+            d.derivation.substituted,
+            "(2 × (32 + 8) × 1000) × 3 × 1 + (1 × 264 × 1000) × 3"
+        );
+        assert!(d.derivation.notes.iter().any(|n| n == "note_kv_fp8_ds_mla"));
+        let bf16 = per_token(&m, Dtype::Bf16, 1).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!bf16
+            .derivation
+            .notes
+            .iter()
+            .any(|n| n == "note_kv_fp8_ds_mla"));
+        // vLLM's profile on a GPU: fp8_ds_mla in both MLA layers on Hopper (one cache dtype per
+        // engine, the layer without its own indexer too), the plain latent elsewhere.
+        let per_layer = |arch: Architecture| -> Vec<u64> {
+            crate::calc::memory::KvProfile::from_model(&m, Dtype::Fp8, 1, arch)
+                .map(|p| p.layers.iter().map(|l| l.bytes_per_token.0).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(per_layer(Architecture::Hopper), vec![ds + key, ds]);
+        let plain = vec![r_kv + d_rope + key, r_kv + d_rope];
+        for arch in [
+            Architecture::Blackwell,
+            Architecture::Ampere,
+            Architecture::Unknown,
+        ] {
+            assert_eq!(per_layer(arch), plain, "{arch:?}");
+        }
+        // bf16 keeps the plain latent; a dense MLA model (no indexer) keeps plain fp8.
+        assert!(!uses_fp8_ds_mla(&m, Dtype::Bf16, Architecture::Hopper));
+        let dense = model(
+            r#"{"model_type":"deepseek_v3","hidden_size":64,"num_hidden_layers":2,
+            "num_attention_heads":4,"q_lora_rank":32,"kv_lora_rank":32,"qk_nope_head_dim":8,
+            "qk_rope_head_dim":8,"v_head_dim":8,"intermediate_size":96,"vocab_size":100}"#,
+        );
+        assert!(!uses_fp8_ds_mla(&dense, Dtype::Fp8, Architecture::Hopper));
     }
 
     #[test]

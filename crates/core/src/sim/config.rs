@@ -530,7 +530,7 @@ impl EngineConfig {
             None => base,
         };
         let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
-        let profile = KvProfile::from_model(model, kv, tp)?;
+        let profile = KvProfile::from_model(model, kv, tp, gpu.architecture)?;
         if profile.state_per_seq > Bytes::ZERO {
             return Err(CalcError::BadValue {
                 key: "engine".into(),
@@ -614,7 +614,7 @@ impl EngineConfig {
         )?;
         let mut inp = start.inputs;
         inp.weights = self.parallel_weights(model, inp.weights);
-        let profile = KvProfile::from_model(model, kv, tp)?;
+        let profile = KvProfile::from_model(model, kv, tp, gpu.architecture)?;
         Ok((vllm_budget(&inp, &profile)?, profile))
     }
 

@@ -7,6 +7,7 @@ use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
 use crate::calc::kv as kvmod;
 use crate::calc::tp::check_heads as check_tp;
+use crate::hardware::Architecture;
 use crate::model::{Mixer, ModelDesc};
 use serde::{Deserialize, Serialize};
 
@@ -32,7 +33,9 @@ pub struct KvLayer {
     /// dtype bytes`, or `(kv_lora_rank + qk_rope_head_dim) × dtype bytes` for MLA, plus the
     /// sparse-attention indexer's key of an MLA layer that runs one (its own bytes, whatever the
     /// KV precision: `core::kv::layer_fixed_bytes_per_token`; vLLM pages it in the same group,
-    /// so a block's bytes are the sum).
+    /// so a block's bytes are the sum); on Hopper, an fp8 latent of a sparse-attention model in
+    /// vLLM's `fp8_ds_mla` layout (`core::kv::fp8_ds_mla_bytes_per_token`, 656 B for 512 + 64;
+    /// `core::kv::uses_fp8_ds_mla`).
     pub bytes_per_token: Bytes,
 }
 
@@ -66,10 +69,18 @@ impl KvProfile {
         }
     }
 
-    /// Builds the profile from a model at KV precision `kv` and tensor-parallel degree `tp`,
-    /// with `core::kv`'s per-layer elements (per-GPU KV heads; MLA latents replicated on every
-    /// GPU, as in vLLM) and its recurrent state (model precision, split across TP ranks).
-    pub fn from_model(model: &ModelDesc, kv: Dtype, tp: u64) -> Result<KvProfile, CalcError> {
+    /// Builds the profile from a model at KV precision `kv` and tensor-parallel degree `tp` on
+    /// a GPU of architecture `arch`, with `core::kv`'s per-layer elements (per-GPU KV heads;
+    /// MLA latents replicated on every GPU, as in vLLM), the cache layout vLLM picks there (a
+    /// sparse-attention model's fp8 latents in `fp8_ds_mla` on Hopper only,
+    /// `core::kv::uses_fp8_ds_mla`; [`Architecture::Unknown`] for no GPU in particular keeps
+    /// the plain latent) and its recurrent state (model precision, split across TP ranks).
+    pub fn from_model(
+        model: &ModelDesc,
+        kv: Dtype,
+        tp: u64,
+        arch: Architecture,
+    ) -> Result<KvProfile, CalcError> {
         if tp == 0 {
             return Err(out_of_range("tp", tp, Phrase::tr("rng_whole_at_least_1")));
         }
@@ -94,7 +105,10 @@ impl KvProfile {
                 Mixer::Ssm { .. } => continue,
             };
             let elems = kvmod::layer_elems_per_token(&l.mixer, tp)?;
-            let fixed = Bytes(kvmod::layer_fixed_bytes_per_token(&l.mixer));
+            let fixed = Bytes(
+                kvmod::layer_fixed_bytes_per_token(&l.mixer)
+                    + kvmod::layer_ds_mla_extra_bytes(model, &l.mixer, kv, arch),
+            );
             p.layers.push(KvLayer {
                 kind: match window {
                     Some(w) => KvLayerKind::Sliding { window: w },

@@ -167,7 +167,7 @@ mod tests {
                 }];
                 let ap = ActivationParams { chunk_tokens: chunk, logit_rows: 256, act: Dtype::Bf16, tp };
                 let _ = activation_estimate(&m, &ap);
-                let _ = KvProfile::from_model(&m, Dtype::Fp8, tp);
+                let _ = KvProfile::from_model(&m, Dtype::Fp8, tp, crate::hardware::Architecture::Hopper);
                 let _ = crate::calc::weights::checkpoint(&m, tp);
             }
         }

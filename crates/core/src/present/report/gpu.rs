@@ -108,7 +108,7 @@ fn gpu_report<const MATH: bool>(
     fixed: &GpuFixed,
     key: String,
 ) -> Result<GpuReport, CalcError> {
-    let (weights, profile) = (&part.weights, &part.per_gpu);
+    let (weights, profile) = (&part.weights, fixed.profile(part));
     let acc = &fixed.acc;
     let ctx = s.context_len.max(1);
     let tp = weights.tp;

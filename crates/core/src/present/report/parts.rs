@@ -8,7 +8,7 @@ use crate::base::error::CalcError;
 use crate::base::units::Bytes;
 use crate::calc::memory::{self, KvProfile};
 use crate::calc::{kv, weights};
-use crate::hardware::catalog::{Accelerator, Catalog};
+use crate::hardware::catalog::{Accelerator, Architecture, Catalog};
 use crate::model::ModelDesc;
 use crate::scenario::{GpuChoice, Scenario};
 
@@ -107,8 +107,10 @@ impl ModelPart {
         // and per GPU of the replica: the one rule of `weights` (group scales, experts-only
         // quantization, replicated parts, the TP check).
         let weights = weights::chosen(&model, choices.weight_dtype, tp)?;
-        let whole = KvProfile::from_model(&model, kv_dtype, 1)?;
-        let per_gpu = KvProfile::from_model(&model, kv_dtype, tp)?;
+        // The model's own figures, on no GPU in particular: a GPU whose cache layout differs
+        // (`fp8_ds_mla` on Hopper) has its own profile in its part (`GpuFixed::profile`).
+        let whole = KvProfile::from_model(&model, kv_dtype, 1, Architecture::Unknown)?;
+        let per_gpu = KvProfile::from_model(&model, kv_dtype, tp, Architecture::Unknown)?;
         let kv_per_token = whole.per_token_all_layers();
         let d_params = if MATH {
             params_derivation(&model)
@@ -170,6 +172,18 @@ pub(super) struct GpuFixed {
     pub(super) acc: Accelerator,
     pub(super) textbook: memory::TextbookGpu,
     pub(super) start: memory::VllmStart,
+    /// One request's KV cache on one GPU of a replica in this GPU's cache layout, where it
+    /// differs from the model's ([`ModelPart`]'s `per_gpu`): a sparse-attention model's fp8
+    /// latents in vLLM's `fp8_ds_mla` on Hopper (`kv::uses_fp8_ds_mla`).
+    pub(super) profile: Option<KvProfile>,
+}
+
+impl GpuFixed {
+    /// The per-GPU KV profile its blocks, concurrency and fit are counted with: its own, else
+    /// the model's.
+    pub(super) fn profile<'a>(&'a self, part: &'a ModelPart) -> &'a KvProfile {
+        self.profile.as_ref().unwrap_or(&part.per_gpu)
+    }
 }
 
 impl GpuPart {
@@ -197,10 +211,21 @@ fn gpu_fixed(part: &ModelPart, g: &GpuChoice, catalog: &Catalog) -> Result<GpuFi
     // The context length is a per-workload knob (`VllmStart::inputs_under`); 1 stands in.
     let e = memory::VllmEngine::defaults(&acc, tp, weight_dtype, 1);
     let start = memory::vllm_start(&part.model, &acc, &e)?;
+    let profile = if kv::uses_fp8_ds_mla(&part.model, part.kv_dtype, acc.architecture) {
+        Some(KvProfile::from_model(
+            &part.model,
+            part.kv_dtype,
+            tp,
+            acc.architecture,
+        )?)
+    } else {
+        None
+    };
     Ok(GpuFixed {
         acc,
         textbook,
         start,
+        profile,
     })
 }
 
