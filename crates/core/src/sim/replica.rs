@@ -328,10 +328,6 @@ impl Replica {
     }
 }
 
-/// The longest request (tokens) the context and the KV cache admit on their own: at most
-/// `max_model_len`, and the blocks of every group for it (its last step computing one
-/// `max_num_batched_tokens` chunk) within the pool. Blocks grow with the length, so a binary
-/// search finds it.
 /// Whether the engine's CPU work per step overlaps the GPU's (asynchronous scheduling; SGLang
 /// turns its overlap scheduler off for EAGLE-style speculative decoding, `server_args.py`:
 /// "Overlap scheduler is disabled because of using eagle speculative decoding").
@@ -355,6 +351,10 @@ pub fn step_overhead(engine: &EngineConfig, r: &Resolved) -> StepOverhead {
     }
 }
 
+/// The longest request (tokens) the context and the KV cache admit on their own: at most
+/// `max_model_len`, and the blocks of every group for it (its last step computing one
+/// `max_num_batched_tokens` chunk) within the pool. Blocks grow with the length, so a binary
+/// search finds it.
 fn token_cap(r: &Resolved) -> u64 {
     let blocks = |t: u64| -> u64 {
         let new = t.min(r.max_num_batched_tokens);
