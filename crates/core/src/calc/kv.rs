@@ -140,24 +140,17 @@ pub fn fp8_ds_mla_bytes_per_token(kv_lora_rank: u64, qk_rope_head_dim: u64) -> u
 }
 
 /// Bytes the `fp8_ds_mla` layout adds per token to one layer beyond its latent's elements at
-/// one fp8 byte each (its scales and the RoPE part's second byte), when the model uses it at
-/// precision `kv` on architecture `arch` ([`uses_fp8_ds_mla`]); 0 otherwise and for every
+/// one fp8 byte each (its scales and the RoPE part's second byte), when the model uses the
+/// layout (`ds_mla`: [`uses_fp8_ds_mla`], decided once per model); 0 otherwise and for every
 /// non-MLA layer.
-pub fn layer_ds_mla_extra_bytes(
-    m: &ModelDesc,
-    mixer: &Mixer,
-    kv: Dtype,
-    arch: Architecture,
-) -> u64 {
+pub fn layer_ds_mla_extra_bytes(mixer: &Mixer, ds_mla: bool) -> u64 {
     match *mixer {
         Mixer::Mla {
             kv_lora_rank,
             qk_rope_head_dim,
             ..
-        } if uses_fp8_ds_mla(m, kv, arch) => {
-            fp8_ds_mla_bytes_per_token(kv_lora_rank, qk_rope_head_dim)
-                .saturating_sub(kv_lora_rank.saturating_add(qk_rope_head_dim))
-        }
+        } if ds_mla => fp8_ds_mla_bytes_per_token(kv_lora_rank, qk_rope_head_dim)
+            .saturating_sub(kv_lora_rank.saturating_add(qk_rope_head_dim)),
         _ => 0,
     }
 }

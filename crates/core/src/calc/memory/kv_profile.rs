@@ -85,6 +85,8 @@ impl KvProfile {
             return Err(out_of_range("tp", tp, Phrase::tr("rng_whole_at_least_1")));
         }
         let bits = kv.bits();
+        // vLLM picks the cache layout once for the engine (every MLA layer alike).
+        let ds_mla = kvmod::uses_fp8_ds_mla(model, kv, arch);
         let mut p = KvProfile::default();
         // With MTP loaded, its layers are cached too (`ModelDesc::kv_layers`, `core::kv`).
         for l in model.kv_layers() {
@@ -107,7 +109,7 @@ impl KvProfile {
             let elems = kvmod::layer_elems_per_token(&l.mixer, tp)?;
             let fixed = Bytes(
                 kvmod::layer_fixed_bytes_per_token(&l.mixer)
-                    + kvmod::layer_ds_mla_extra_bytes(model, &l.mixer, kv, arch),
+                    + kvmod::layer_ds_mla_extra_bytes(&l.mixer, ds_mla),
             );
             p.layers.push(KvLayer {
                 kind: match window {
