@@ -204,9 +204,37 @@ impl Parallel {
         }
     }
 
-    /// The engine's own flags for this shape.
+    /// The engine's own flags for this shape, as the result shows them: the launch command's
+    /// flags ([`Parallel::launch_flags`]) for vLLM and SGLang, the LLM API's option names for
+    /// TensorRT-LLM (whose command line has no flag for MoE-TP or attention DP), and the
+    /// number of nodes.
     pub fn engine_flags(&self, engine: EngineKind) -> String {
-        let g = self.moe_gpus();
+        let mut f = match engine {
+            EngineKind::Vllm | EngineKind::Sglang => self.launch_flags(engine),
+            EngineKind::Trtllm => {
+                let mut f = vec![format!("tensor_parallel_size={}", self.moe_gpus())];
+                if self.pp > 1 {
+                    f.push(format!("pipeline_parallel_size={}", self.pp));
+                }
+                f.push(format!("moe_expert_parallel_size={}", self.ep));
+                f.push(format!("moe_tensor_parallel_size={}", self.moe_tp()));
+                if self.dp > 1 {
+                    f.push("enable_attention_dp=true".into());
+                }
+                f
+            }
+        };
+        if self.nodes > 1 {
+            f.push(format!("({} nodes)", self.nodes));
+        }
+        f.join(" ")
+    }
+
+    /// The parallelism flags of the engine's launch command (`vllm serve`,
+    /// `python -m sglang.launch_server`, `trtllm-serve`), one home for
+    /// [`Parallel::engine_flags`] and the planner's launch commands. TensorRT-LLM's attention
+    /// DP is not a flag of `trtllm-serve` but a line of its options file.
+    pub fn launch_flags(&self, engine: EngineKind) -> Vec<String> {
         let mut f = Vec::new();
         match engine {
             EngineKind::Vllm => {
@@ -222,7 +250,7 @@ impl Parallel {
                 }
             }
             EngineKind::Sglang => {
-                f.push(format!("--tp {g}"));
+                f.push(format!("--tp {}", self.moe_gpus()));
                 if self.pp > 1 {
                     f.push(format!("--pp-size {}", self.pp));
                 }
@@ -234,21 +262,16 @@ impl Parallel {
                 }
             }
             EngineKind::Trtllm => {
-                f.push(format!("tensor_parallel_size={g}"));
+                f.push(format!("--tp_size {}", self.moe_gpus()));
                 if self.pp > 1 {
-                    f.push(format!("pipeline_parallel_size={}", self.pp));
+                    f.push(format!("--pp_size {}", self.pp));
                 }
-                f.push(format!("moe_expert_parallel_size={}", self.ep));
-                f.push(format!("moe_tensor_parallel_size={}", self.moe_tp()));
-                if self.dp > 1 {
-                    f.push("enable_attention_dp=true".into());
+                if self.ep > 1 {
+                    f.push(format!("--ep_size {}", self.ep));
                 }
             }
         }
-        if self.nodes > 1 {
-            f.push(format!("({} nodes)", self.nodes));
-        }
-        f.join(" ")
+        f
     }
 
     /// The weights one GPU holds, from those it holds at tensor parallelism `tp` alone
@@ -466,6 +489,19 @@ mod tests {
         assert_eq!(
             p.engine_flags(EngineKind::Vllm),
             "--tensor-parallel-size 1 --data-parallel-size 8 --enable-expert-parallel"
+        );
+        // trtllm-serve's own flags: attention DP is an options-file line, not a flag.
+        assert_eq!(
+            p.launch_flags(EngineKind::Trtllm),
+            ["--tp_size 8", "--ep_size 8"]
+        );
+        let staged = par(4, 1, 1, 2, 2);
+        assert_eq!(
+            staged.engine_flags(EngineKind::Vllm),
+            format!(
+                "{} (2 nodes)",
+                staged.launch_flags(EngineKind::Vllm).join(" ")
+            )
         );
     }
 }

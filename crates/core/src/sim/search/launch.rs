@@ -93,18 +93,10 @@ fn worker(
     spec: Option<&SpecConfig>,
     role: Option<&str>,
 ) -> String {
+    let flags = p.launch_flags(engine).join(" ");
     match engine {
         EngineKind::Vllm => {
-            let mut c = format!("vllm serve {model} --tensor-parallel-size {}", p.tp);
-            if p.pp > 1 {
-                c += &format!(" --pipeline-parallel-size {}", p.pp);
-            }
-            if p.dp > 1 {
-                c += &format!(" --data-parallel-size {}", p.dp);
-            }
-            if p.ep > 1 {
-                c += " --enable-expert-parallel";
-            }
+            let mut c = format!("vllm serve {model} {flags}");
             if let Some(s) = spec {
                 c += &vllm_spec(s);
             }
@@ -114,19 +106,7 @@ fn worker(
             c
         }
         EngineKind::Sglang => {
-            let mut c = format!(
-                "python -m sglang.launch_server --model-path {model} --tp {}",
-                p.moe_gpus()
-            );
-            if p.pp > 1 {
-                c += &format!(" --pp-size {}", p.pp);
-            }
-            if p.dp > 1 {
-                c += &format!(" --dp {} --enable-dp-attention", p.dp);
-            }
-            if p.ep > 1 {
-                c += &format!(" --ep-size {}", p.ep);
-            }
+            let mut c = format!("python -m sglang.launch_server --model-path {model} {flags}");
             if let Some(s) = spec {
                 c += &sglang_spec(s);
             }
@@ -136,13 +116,7 @@ fn worker(
             c
         }
         EngineKind::Trtllm => {
-            let mut c = format!("trtllm-serve {model} --tp_size {}", p.moe_gpus());
-            if p.pp > 1 {
-                c += &format!(" --pp_size {}", p.pp);
-            }
-            if p.ep > 1 {
-                c += &format!(" --ep_size {}", p.ep);
-            }
+            let mut c = format!("trtllm-serve {model} {flags}");
             let mut opts = trtllm_options(p, spec);
             if role.is_some() {
                 opts.push("cache_transceiver_config: {backend: DEFAULT}".into());
