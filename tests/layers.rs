@@ -4,8 +4,8 @@
 //! depends on nothing of the app and on no web crate, so it cannot name `ui`, `charts`, `cli`,
 //! `leptos` or `web_sys`. Inside the core and the app, this test reads every `.rs` file (the
 //! core's as `core::…`, the name the app gives it), finds the paths each names (`use` lines and
-//! inline `crate::…` / `super::…` paths, outside `#[cfg(test)]` modules and comments), resolves
-//! each to the module file it reaches, and fails on:
+//! inline `crate::…` / `super::…` paths, outside `#[cfg(test)]` modules, `tests.rs` files and
+//! comments), resolves each to the module file it reaches, and fails on:
 //!
 //! 1. an import against the core's layer order: `base` ← `model`, `hardware` ← `calc` ←
 //!    `sim` ← `scenario` ← `present` (each layer imports only the layers it stands on);
@@ -71,11 +71,14 @@ fn modules(root: &Path) -> Vec<Module> {
                 return None;
             }
             let text = std::fs::read_to_string(&file).ok()?;
-            Some(Module {
-                path,
-                code: shipped_code(&text),
-                file,
-            })
+            // A `tests.rs` is the body of a `#[cfg(test)] mod tests;` (tests/file_size.rs
+            // checks the declaration): test code, like an inline `#[cfg(test)]` module.
+            let code = if file.file_name().is_some_and(|n| n == "tests.rs") {
+                String::new()
+            } else {
+                shipped_code(&text)
+            };
+            Some(Module { path, code, file })
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! The flags of `simulate`, `plan` and `calibrate` that belong to SGLang and TensorRT-LLM
 //! (`--engine sglang|trtllm`), under their own names (`core::sim::engines` gives each default
-//! and its source). Beside `opts.rs`, whose `Engine` flattens them after vLLM's flags.
+//! and its source). Beside `opts/`, whose `Engine` (`opts/groups.rs`) flattens them after
+//! vLLM's flags.
 
 use super::opts::{utilization, whole};
 use clap::Args;

@@ -1,6 +1,6 @@
 //! The `llmcalc` command line: argument parsing and JSON/text output over the core.
 //!
-//! The flags are typed `clap` structs (`opts.rs`); one file per command, each exposing
+//! The flags are typed `clap` structs (`opts/`); one file per command, each exposing
 //! `run(&TheCommandArgs, &mut dyn Write) -> Result<(), CliError>`.
 //! Exit status: 0 with results, 2 with one sentence on stderr for any bad input. Never panics.
 //! A reader that stops reading (`llmcalc … | head`) ends the output quietly, with status 0, as

@@ -21,7 +21,7 @@
 //!   INT4 and MXFP4 checkpoints keep their dense layers in 16 bits).
 //! - Fused MoE at the routed experts' intermediate size per GPU, in the experts' precision
 //!   ([`moe_dtype`]); vLLM's MXFP4 experts on Hopper run Marlin's kernel, which the tables do
-//!   not hold, and are timed on the roofline ([`marlin_moe_s`]).
+//!   not hold, and are timed on the roofline ([`marlin_moe_s`](time::marlin_moe_s)).
 //! - Attention: decode queries as one call at their mean number of keys (capped at a sliding
 //!   window); prompt chunks as one call over their (query, key) pairs. MLA is timed as
 //!   multi-query attention over its latent (decode) and as multi-head attention at the mean of
@@ -40,15 +40,16 @@
 //! are CUDA-graph replays and hold none of it. A time per prompt token was tried on the
 //! development rows and moved the figures by under a point, so it is not modelled.
 
+mod time;
+
 use crate::base::dtype::Dtype;
 use crate::calc::kv::kv_heads_per_rank;
-use crate::calc::perf::{FIT_BANDWIDTH, FIT_COMPUTE_PREFILL, FIT_MARLIN_HOPPER_MOE_COMPUTE};
 use crate::hardware::{
     kernels_for, Accelerator, GemmDtype, GpuKernels, KernelSource, MoeDtype, MoeShape, Roof,
     Routing,
 };
 use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
-use crate::sim::parallel::{allreduce_on, p2p_s, Parallel};
+use crate::sim::parallel::Parallel;
 
 /// `Σ_{i=1..x} min(i, W)`: (query, key) pairs of the first `x` positions under a window.
 pub(crate) fn pairs_upto(x: f64, window: Option<u64>) -> f64 {
@@ -227,7 +228,7 @@ pub struct KernelStep {
     /// The instance's parallelism beyond tensor parallelism (`sim::parallel`), when any.
     par: Option<ParStep>,
     /// vLLM's padded MXFP4 layout over the checkpoint's expert shapes, when the routed
-    /// experts run through Marlin's MXFP4 kernel on Hopper ([`marlin_moe_s`]).
+    /// experts run through Marlin's MXFP4 kernel on Hopper ([`marlin_moe_s`](time::marlin_moe_s)).
     marlin: Option<f64>,
     memo: Vec<f64>,
     head_memo: Vec<f64>,
@@ -458,7 +459,7 @@ impl KernelStep {
 
     /// The same model with its MXFP4 routed experts run by Marlin's kernel on Hopper, in
     /// vLLM's padded layout (`scale`: its bytes and FLOPs over the checkpoint's), timed by
-    /// [`marlin_moe_s`] instead of the tables' MXFP4 kernel.
+    /// [`marlin_moe_s`](time::marlin_moe_s) instead of the tables' MXFP4 kernel.
     pub fn with_marlin_moe(mut self, scale: f64) -> KernelStep {
         self.marlin = Some(if scale.is_finite() && scale > 0.0 {
             scale
@@ -555,273 +556,6 @@ impl KernelStep {
     pub fn full_attention(&self) -> bool {
         self.attn.iter().all(|a| a.window.is_none())
     }
-
-    /// Starts a step.
-    pub fn begin(&mut self) {
-        for a in &mut self.attn {
-            a.decode_keys = 0.0;
-            a.decodes = 0.0;
-            a.pairs = 0.0;
-            a.tokens = 0.0;
-            a.chunks = 0.0;
-        }
-    }
-
-    /// One decode query reading `keys` keys.
-    pub fn add_decode(&mut self, keys: u64) {
-        for a in &mut self.attn {
-            a.decode_keys += a.window.map_or(keys, |w| keys.min(w)) as f64;
-            a.decodes += 1.0;
-        }
-    }
-
-    /// `count` decode queries reading `keys` keys in all (full attention only).
-    pub fn add_decodes(&mut self, count: u64, keys: u64) {
-        for a in &mut self.attn {
-            a.decode_keys += keys as f64;
-            a.decodes += count as f64;
-        }
-    }
-
-    /// A prompt chunk of `n` tokens after `computed`.
-    pub fn add_prefill(&mut self, computed: u64, n: u64) {
-        let (c, e) = (computed as f64, (computed + n) as f64);
-        for a in &mut self.attn {
-            a.pairs += pairs_upto(e, a.window) - pairs_upto(c, a.window);
-            a.tokens += n as f64;
-            a.chunks += 1.0;
-        }
-    }
-
-    /// The parts of the token-proportional work for `t` tokens, seconds, summed over the
-    /// layers: (GEMMs, fused MoE, elementwise, all-reduces); they add up to what a step takes
-    /// for that work.
-    pub fn linear_parts(&self, t: f64) -> [f64; 4] {
-        self.linear_work(t).1
-    }
-
-    /// One pass of a one-layer drafter (an MTP module, an EAGLE-3 head) over `t` tokens,
-    /// seconds: an average layer's token-proportional work and the LM head.
-    pub fn draft_pass_s(&self, t: f64) -> f64 {
-        if t <= 0.0 {
-            return 0.0;
-        }
-        self.linear_s(t) / self.layers.max(1.0) + self.head_s(t)
-    }
-
-    /// The LM head over `t` sampling positions (16-bit), seconds.
-    fn head_s(&self, t: f64) -> f64 {
-        let (n, kk) = self.head;
-        self.kernels
-            .gemm_s(&self.roof, t, n, kk, GemmDtype::Bf16)
-            .unwrap_or(0.0)
-    }
-
-    /// Time of the token-proportional work (GEMMs, MoE, elementwise, all-reduces) for `t`
-    /// tokens, seconds.
-    fn linear_s(&self, t: f64) -> f64 {
-        self.linear_work(t).0
-    }
-
-    /// The token-proportional work for `t` tokens, seconds: its total (summed per layer class,
-    /// the order a step adds it in) and its parts ([`KernelStep::linear_parts`]). A GEMM shape
-    /// or precision the tables lack falls back to their 16-bit GEMM, then to the roofline; a
-    /// fused MoE to the 16-bit one. A lower-precision GEMM is never timed slower than the
-    /// tables' 16-bit GEMM of the same shape: FP8 and FP4 tensor cores run at least twice the
-    /// 16-bit rate and read at most half the bytes, yet the tables' FP8 GEMMs on B200 are
-    /// slower than their BF16 ones from 1,024 rows up (1,060 against 1,554 TFLOP/s at 8,192³),
-    /// a kernel no engine would keep; the measured runs agree (`docs/SERVING_SIMULATOR.md`).
-    fn linear_work(&self, t: f64) -> (f64, [f64; 4]) {
-        let (mut s, mut p) = (0.0, [0.0; 4]);
-        if t <= 0.0 {
-            return (s, p);
-        }
-        let (k, r) = (self.kernels, &self.roof);
-        let dp_tokens = self.par.map_or(1.0, |p| p.dp_tokens);
-        let mut moe_layers = 0.0;
-        for c in &self.linear {
-            if c.moe.is_some() {
-                moe_layers += c.layers;
-            }
-            let elementwise = c.elementwise_bytes * t / r.bw;
-            let (mut one, mut gemms) = (elementwise, 0.0);
-            for &(n, kk, d) in &c.gemms {
-                // A GEMM of another precision is never timed slower than the BF16 one.
-                let bf16 = k.gemm_s(r, t, n, kk, GemmDtype::Bf16);
-                let own = if d == GemmDtype::Bf16 {
-                    bf16
-                } else {
-                    k.gemm_s(r, t, n, kk, d)
-                };
-                let g = own
-                    .map(|g| bf16.map_or(g, |b| g.min(b)))
-                    .or(bf16)
-                    .unwrap_or_else(|| crate::hardware::kernels::gemm_roof(r, t, n, kk, d));
-                one += g;
-                gemms += g;
-            }
-            let moe = c.moe.map_or(0.0, |(shape, d)| {
-                let sh = MoeShape {
-                    tokens: t * dp_tokens,
-                    ..shape
-                };
-                match self.marlin {
-                    Some(scale) if d == MoeDtype::Mxfp4W4A16 || d == MoeDtype::Int4W4A16 => {
-                        marlin_moe_s(r, &sh, d, scale)
-                    }
-                    _ => k
-                        .moe_s(r, &sh, d)
-                        .or_else(|| k.moe_s(r, &sh, MoeDtype::Bf16))
-                        .unwrap_or(0.0),
-                }
-            });
-            one += moe;
-            s += c.layers * one;
-            p[0] += c.layers * gemms;
-            p[1] += c.layers * moe;
-            p[2] += c.layers * elementwise;
-        }
-        let (layers_comm, handoffs) = self.comm_s(t, moe_layers);
-        s += layers_comm;
-        p[3] = layers_comm;
-        let f = self.stage_factor();
-        if f != 1.0 {
-            s *= f;
-            for x in &mut p {
-                *x *= f;
-            }
-        }
-        s += handoffs;
-        p[3] += handoffs;
-        (s, p)
-    }
-
-    /// The slowest pipeline stage's share of the layers times the stages (1 without a
-    /// pipeline).
-    fn stage_factor(&self) -> f64 {
-        self.par
-            .map_or(1.0, |p| p.shape.stage_factor(self.layers as u64))
-    }
-
-    /// The step's communication for `t` tokens, seconds: tensor parallelism's two
-    /// all-reduces of `t × h` 16-bit values per layer; under attention DP, a MoE layer's
-    /// second one is the gather and scatter of every rank's tokens over the `tp × dp` GPUs
-    /// (timed as one all-reduce of `dp × t × h` values); a pipeline's hand-offs between
-    /// stages. Returns (the layers' communication, the hand-offs).
-    fn comm_s(&self, t: f64, moe_layers: f64) -> (f64, f64) {
-        let k = self.kernels;
-        let bytes = t * self.hidden * 2.0;
-        let in_node = |b: f64, n: u64| k.allreduce_s(b, n.min(8)).unwrap_or(0.0);
-        let Some(p) = self.par else {
-            if self.tp > 1 {
-                return (2.0 * self.layers * in_node(bytes, self.tp), 0.0);
-            }
-            return (0.0, 0.0);
-        };
-        let sh = p.shape;
-        let ar = |b: f64, n: u64| allreduce_on(p.per_node, b, n, &in_node);
-        let tp_ar = ar(bytes, sh.tp);
-        let layers = if sh.dp > 1 {
-            let gathered = ar(bytes * p.dp_tokens, sh.moe_gpus());
-            (2.0 * self.layers - moe_layers) * tp_ar + moe_layers * gathered
-        } else {
-            2.0 * self.layers * tp_ar
-        };
-        let mut handoffs = 0.0;
-        if sh.pp > 1 {
-            let inside = (sh.pp - 1).saturating_sub(p.crossings) as f64;
-            handoffs = inside * p2p_s(bytes, p.link_bw) + p.crossings as f64 * p2p_s(bytes, 0.0);
-        }
-        (layers, handoffs)
-    }
-
-    fn memo_get(memo: &mut Vec<f64>, n: u64, f: impl FnOnce() -> f64) -> f64 {
-        let Ok(i) = usize::try_from(n) else {
-            return f();
-        };
-        if i >= MEMO_MAX {
-            return f();
-        }
-        if let Some(v) = memo.get(i).copied().filter(|v| !v.is_nan()) {
-            return v;
-        }
-        let v = f();
-        if memo.len() <= i {
-            memo.resize((i + 1).next_power_of_two().min(MEMO_MAX), f64::NAN);
-        }
-        memo[i] = v;
-        v
-    }
-
-    /// The step's time, seconds: `tokens` new tokens, `sampled` requests sampling.
-    pub fn finish(&mut self, tokens: u64, sampled: u64) -> f64 {
-        let t = tokens as f64;
-        let mut memo = std::mem::take(&mut self.memo);
-        let lin = Self::memo_get(&mut memo, tokens, || self.linear_s(t));
-        self.memo = memo;
-        let mut hm = std::mem::take(&mut self.head_memo);
-        let head = Self::memo_get(&mut hm, sampled, || {
-            if sampled == 0 {
-                0.0
-            } else {
-                self.head_s(sampled as f64)
-            }
-        });
-        self.head_memo = hm;
-        let (k, r) = (self.kernels, self.roof);
-        let mut att = 0.0;
-        for a in &self.attn {
-            if a.decodes > 0.0 {
-                let keys = (a.decode_keys / a.decodes).max(1.0);
-                att += a.layers
-                    * k.decode_attention_s(&r, a.decodes, keys, a.decode_heads, self.kv_fp8)
-                        .unwrap_or(0.0);
-            }
-            if a.chunks > 0.0 {
-                att += a.layers
-                    * k.prefill_attention_s(
-                        &r,
-                        a.chunks,
-                        a.tokens,
-                        a.pairs,
-                        a.prefill_heads,
-                        self.kv_fp8,
-                    )
-                    .unwrap_or(0.0);
-            }
-        }
-        // The pipeline's factor is 1 without one: the sum is then bit for bit the plain one.
-        let f = self.stage_factor();
-        lin + head * f + att * f + self.overhead.at(tokens, self.stage_layers())
-    }
-
-    /// The layers of the slowest pipeline stage (all of them without a pipeline).
-    pub fn stage_layers(&self) -> f64 {
-        let stages = self.par.map_or(1, |p| p.shape.pp.max(1)) as f64;
-        self.layers * self.stage_factor() / stages
-    }
-}
-
-/// Marlin's MXFP4 fused MoE on Hopper, seconds: the experts the tokens reach streamed at the
-/// fitted bandwidth efficiency, or the routed FLOPs at the fitted prefill compute efficiency
-/// times Marlin's share of it on Hopper ([`FIT_MARLIN_HOPPER_MOE_COMPUTE`], an `mma.sync`
-/// kernel without `wgmma`), whichever is longer; `scale` is the padded layout's size over the
-/// checkpoint's. The tables hold no Marlin MXFP4 kernel: their MXFP4 rows are the backend vLLM
-/// picks without `VLLM_MXFP4_USE_MARLIN` (2.5 times faster than these runs allow at 8,192
-/// tokens, twice as slow at 4), and their Marlin INT4 kernel is 3 to 8 times slower than the
-/// runs at both ends.
-fn marlin_moe_s(r: &Roof, s: &MoeShape, d: MoeDtype, scale: f64) -> f64 {
-    let ep = s.ep.max(1.0);
-    let local = MoeShape {
-        experts: s.experts / ep,
-        top_k: s.top_k / ep,
-        ep: 1.0,
-        ..*s
-    };
-    let bytes = local.active_experts() * local.expert_bytes(d) * scale;
-    let flops = 6.0 * local.hidden * local.inter * local.tokens * local.top_k * scale;
-    (bytes / (r.bw * FIT_BANDWIDTH))
-        .max(flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE))
 }
 
 impl AttnClass {
@@ -841,147 +575,4 @@ impl AttnClass {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::hardware::Catalog;
-    use crate::model::{parse_model_text, preset};
-
-    fn model(id: &str) -> ModelDesc {
-        parse_model_text(preset(id).expect("preset").json()).expect("model")
-    }
-
-    fn step(id: &str, gpu: &str, tp: u64) -> Option<KernelStep> {
-        let m = model(id);
-        let g = Catalog::builtin().get(gpu).expect("gpu");
-        KernelStep::new(&m, g, tp, None, Dtype::Bf16, StepOverhead::fitted(true))
-    }
-
-    fn decode(k: &mut KernelStep, n: u64, keys: u64) -> f64 {
-        k.begin();
-        for _ in 0..n {
-            k.add_decode(keys);
-        }
-        k.finish(n, n)
-    }
-
-    /// A lone decode step of Llama-3.1-8B in bf16 on one H100 reads its 16 GB of weights: the
-    /// step lies between the bandwidth's floor (4.8 ms) and 2.5 times it, and grows with the
-    /// batch and the context, never shrinks.
-    #[test]
-    fn a_decode_step_reads_the_weights_and_grows_with_the_batch() {
-        let mut k = step("meta-llama__Meta-Llama-3.1-8B", "h100-sxm", 1).expect("tables");
-        let floor = 16.06e9 / 3.35e12;
-        let one = decode(&mut k, 1, 1000);
-        assert!(one > floor && one < 2.5 * floor, "{one}");
-        let (b8, b64) = (decode(&mut k, 8, 1000), decode(&mut k, 64, 1000));
-        assert!(one < b8 && b8 < b64, "{one} {b8} {b64}");
-        assert!(decode(&mut k, 64, 4000) > b64);
-    }
-
-    /// A prompt chunk costs more than a decode step of as many requests, and under TP the
-    /// step holds its all-reduces; the engine's time per step is added once.
-    #[test]
-    fn prefill_and_tensor_parallelism() {
-        let mut k = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 4).expect("tables");
-        k.begin();
-        k.add_prefill(0, 2048);
-        let prefill = k.finish(2048, 1);
-        assert!(prefill > decode(&mut k, 64, 2048), "{prefill}");
-        assert!(k.linear_parts(2048.0)[3] > 0.0, "all-reduces under TP");
-        let one = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 1).expect("tables");
-        assert_eq!(one.linear_parts(2048.0)[3], 0.0);
-        let mut no = k.clone().with_overhead(StepOverhead {
-            fixed: 0.0,
-            ..StepOverhead::fitted(true)
-        });
-        let d = decode(&mut k, 8, 100) - decode(&mut no, 8, 100);
-        assert!((d - FIT_STEP_ASYNC_S).abs() < 1e-12, "{d}");
-    }
-
-    /// vLLM's largest CUDA graph by its default rule and the flags, and a step beyond it: one
-    /// token more than the graph holds adds the CPU time per layer for every layer of the
-    /// model, a step of the graph's own size nothing.
-    #[test]
-    fn a_step_beyond_the_largest_cuda_graph_pays_per_layer() {
-        assert_eq!(vllm_graph_tokens(None, 4), 8);
-        assert_eq!(vllm_graph_tokens(None, 1024), 512);
-        assert_eq!(vllm_graph_tokens(Some(2048), 4), 2048);
-        assert_eq!(vllm_graph_tokens(Some(0), 256), 0);
-        let m = model("meta-llama__Meta-Llama-3.1-70B");
-        let graphs = StepOverhead::fitted(true).with_eager_steps(512);
-        let plain = step("meta-llama__Meta-Llama-3.1-70B", "h100-sxm", 1).expect("tables");
-        let mut eager = plain.clone().with_overhead(graphs);
-        let mut plain = plain;
-        let prefill = |k: &mut KernelStep, n: u64| {
-            k.begin();
-            k.add_prefill(0, n);
-            k.finish(n, 1)
-        };
-        for (tokens, extra) in [(512, 0.0), (513, FIT_EAGER_LAYER_S * m.layers.len() as f64)] {
-            let d = prefill(&mut eager, tokens) - prefill(&mut plain, tokens);
-            assert!((d - extra).abs() < 1e-12, "{tokens} tokens: {d} s more");
-        }
-    }
-
-    /// gpt-oss-120b's MXFP4 experts on an H200 as vLLM runs them (Marlin): a large prompt
-    /// chunk's experts take longer than the tables' MXFP4 kernel gives, a small decode
-    /// batch's less, and the time is the longer of the reached experts' bytes at the fitted
-    /// bandwidth and the FLOPs at Marlin's compute rate.
-    #[test]
-    fn marlin_times_mxfp4_experts_on_hopper() {
-        let m = model("openai__gpt-oss-120b");
-        let g = Catalog::builtin().get("h200-sxm").expect("gpu");
-        let table = KernelStep::new(&m, g, 1, None, Dtype::Bf16, StepOverhead::fitted(true))
-            .expect("tables");
-        let marlin = table.clone().with_marlin_moe(1.0);
-        let (big, small) = (8192.0, 4.0);
-        assert!(marlin.linear_parts(big)[1] > 1.5 * table.linear_parts(big)[1]);
-        assert!(marlin.linear_parts(small)[1] < table.linear_parts(small)[1]);
-        // The parts other than the experts do not move.
-        assert_eq!(marlin.linear_parts(big)[0], table.linear_parts(big)[0]);
-        let (shape, _) = table.linear[0].moe.expect("moe");
-        let r = table.roof;
-        let sh = MoeShape {
-            tokens: big,
-            ..shape
-        };
-        let flops = 6.0 * sh.hidden * sh.inter * big * sh.top_k;
-        let want = flops / (r.bf16 * FIT_COMPUTE_PREFILL * FIT_MARLIN_HOPPER_MOE_COMPUTE);
-        assert!((marlin_moe_s(&r, &sh, MoeDtype::Mxfp4W4A16, 1.0) - want).abs() <= 1e-12 * want);
-        assert_eq!(
-            marlin.clone().without_marlin_moe().linear_parts(big),
-            table.linear_parts(big)
-        );
-    }
-
-    /// The B300 borrows the B200's efficiencies; a GPU of another vendor and a recurrent model
-    /// have no kernel step model.
-    #[test]
-    fn siblings_and_what_the_tables_do_not_cover() {
-        let b300 = step("Qwen__Qwen3-8B", "b300", 1).expect("sibling");
-        assert_eq!(b300.source(), KernelSource::Sibling);
-        assert_eq!(b300.table().0, "b200_sxm");
-        assert_eq!(
-            step("Qwen__Qwen3-8B", "h100-sxm", 1).map(|k| k.source()),
-            Some(KernelSource::Measured)
-        );
-        assert!(step("Qwen__Qwen3-8B", "mi300x", 1).is_none());
-        assert!(step("ArthurZ__mamba-2.8b", "h100-sxm", 1).is_none());
-    }
-
-    /// Expert parallelism keeps every expert's whole intermediate size on its GPU and takes
-    /// the share of the fused MoE's time EP does not shrink.
-    #[test]
-    fn expert_parallelism_changes_the_moe_shape() {
-        let tp = step("Qwen__Qwen3-30B-A3B", "h100-sxm", 4).expect("tables");
-        let h100 = Catalog::builtin().get("h100-sxm").expect("gpu");
-        let shape = Parallel {
-            tp: 4,
-            ep: 4,
-            ..Parallel::default()
-        };
-        let ep = tp.clone().with_parallel(shape, h100);
-        let (a, b) = (tp.linear_parts(256.0)[1], ep.linear_parts(256.0)[1]);
-        assert!(a > 0.0 && b > 0.0 && a != b, "{a} {b}");
-    }
-}
+mod tests;
