@@ -29,6 +29,8 @@ const CHECKED: &[&str] = &[
     "stabilityai/stablelm-zephyr-3b",
     "EleutherAI/gpt-j-6b",
     "tencent/Hunyuan-A13B-Instruct",
+    "google/gemma-4-31B-it",
+    "google/gemma-4-26B-A4B-it",
 ];
 
 /// Rows with a config and a total that this file does not check, and why.
@@ -584,4 +586,297 @@ fn deepseek_v32_and_glm_5_count_their_indexers() {
     // GLM-5: not checked against a published total (none found); the card's "744B" is the
     // main model, 743,911,218,432 by the count above.
     assert!(row("zai-org/GLM-5").total.is_none());
+}
+
+/// A Gemma 4 config's counts from its fields, as `modeling_gemma4.py` builds the model and the
+/// checkpoint stores it: the language model, its share a token touches, each tower, and the
+/// KV cache per token at bf16 as vLLM allocates it.
+#[derive(Debug, PartialEq)]
+struct Gemma4Count {
+    text: u64,
+    active_text: u64,
+    vision: u64,
+    audio: u64,
+    kv_bf16: u64,
+}
+
+/// A whole number of `v`, or `default` when absent or null.
+fn int_or(v: &Value, k: &str, default: u64) -> u64 {
+    v.get(k).and_then(Value::as_u64).unwrap_or(default)
+}
+
+/// A flag of `v`, false when absent or null.
+fn flag(v: &Value, k: &str) -> bool {
+    v.get(k).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// Counts a Gemma 4 config (`Gemma4ForConditionalGeneration`) from its fields.
+fn gemma4_count(c: &Value) -> Gemma4Count {
+    let t = &c["text_config"];
+    let (h, layers, vocab, heads) = (
+        int(t, "hidden_size"),
+        int(t, "num_hidden_layers"),
+        int(t, "vocab_size"),
+        int(t, "num_attention_heads"),
+    );
+    let (kv, hd, ghd, inter) = (
+        int(t, "num_key_value_heads"),
+        int(t, "head_dim"),
+        int(t, "global_head_dim"),
+        int(t, "intermediate_size"),
+    );
+    let k_eq_v = flag(t, "attention_k_eq_v");
+    let global_kv = if k_eq_v {
+        int(t, "num_global_key_value_heads")
+    } else {
+        kv
+    };
+    let shared = int_or(t, "num_kv_shared_layers", 0);
+    let first_shared = layers - shared;
+    let ple = int_or(t, "hidden_size_per_layer_input", 0);
+    let types: Vec<&str> = t["layer_types"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no layer_types"))
+        .iter()
+        .map(|x| x.as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(types.len() as u64, layers);
+    let moe = flag(t, "enable_moe_block").then(|| {
+        (
+            int(t, "num_experts"),
+            int(t, "top_k_experts"),
+            int(t, "moe_intermediate_size"),
+        )
+    });
+    // Gemma4TextAttention: q_proj and o_proj h·H·d each, k_proj h·K·d, v_proj h·K·d unless the
+    // layer is a full one with attention_k_eq_v, q_norm and k_norm d each (v_norm has no
+    // weight). A KV-sharing layer still stores its k_proj, v_proj and k_norm.
+    // Gemma4TextDecoderLayer: the MLP 3·h·I (2I wide on a KV-sharing layer with
+    // use_double_wide_mlp), four norms, the layer_scalar buffer [1]; with per-layer inputs its
+    // gate h·p, projection p·h and norm h; with the MoE block the router (proj E·h, scale h,
+    // per_expert_scale E), the experts E·3·h·I_e and three more norms.
+    let (mut text, mut inactive, mut kv_bf16) = (0, 0, 0);
+    for (i, ty) in (0u64..).zip(&types) {
+        let full = *ty == "full_attention" || i + 1 == layers;
+        let (k, d, v_proj) = if full {
+            (global_kv, ghd, !k_eq_v)
+        } else {
+            (kv, hd, true)
+        };
+        let attn = 2 * h * heads * d + h * k * d + if v_proj { h * k * d } else { 0 } + 2 * d;
+        let wide = flag(t, "use_double_wide_mlp") && shared > 0 && i >= first_shared;
+        let mlp = 3 * h * inter * if wide { 2 } else { 1 };
+        let mut layer = attn + mlp + 4 * h + 1;
+        if ple > 0 {
+            layer += 2 * h * ple + h;
+        }
+        if let Some((e, top_k, ie)) = moe {
+            layer += e * h + h + e + e * 3 * h * ie + 3 * h;
+            inactive += (e - top_k) * 3 * h * ie;
+        }
+        text += layer;
+        // vLLM caches K and V (V a copy of K on a k_eq_v layer) for every layer that does not
+        // read an earlier layer's cache.
+        if i < first_shared {
+            kv_bf16 += 2 * k * d * 2;
+        }
+    }
+    // Gemma4TextModel: embed_tokens (tied to the head), norm; the per-layer embedding table
+    // V_p × (L·p), its projection h × (L·p) and its norm p.
+    text += vocab * h + h;
+    if ple > 0 {
+        let vp = int(t, "vocab_size_per_layer_input");
+        text += vp * layers * ple + h * layers * ple + ple;
+    }
+    // Gemma4VisionModel: patch input_proj 3·P²·v, the position table 2·N·v; per layer q/k/v/o,
+    // q/k norms, four norms, the gated MLP; std_bias and std_scale with standardize; then
+    // embed_vision's projection v·h. Clamp bounds are 0-dimensional: not in the Hub total.
+    let vision = match c.get("vision_config").filter(|v| v.is_object()) {
+        None => 0,
+        Some(v) => {
+            let (vh, vi, vl) = (
+                int(v, "hidden_size"),
+                int(v, "intermediate_size"),
+                int(v, "num_hidden_layers"),
+            );
+            let (vheads, vkv, vd, patch, pos) = (
+                int(v, "num_attention_heads"),
+                int(v, "num_key_value_heads"),
+                int(v, "head_dim"),
+                int(v, "patch_size"),
+                int(v, "position_embedding_size"),
+            );
+            let layer = 2 * vh * vheads * vd + 2 * vh * vkv * vd + 2 * vd + 4 * vh + 3 * vh * vi;
+            let std = if flag(v, "standardize") { 2 * vh } else { 0 };
+            3 * patch * patch * vh + 2 * pos * vh + vl * layer + std + vh * h
+        }
+    };
+    // Gemma4AudioModel: two 3×3 convolutions (1 → c₀ → c₁) with LayerNorm weights, the input
+    // projection (c₀/4)·c₁·a; per layer two feed-forward modules (a → 4a → a, two norms),
+    // q/k/v/post and relative_k_proj 5a², per_dim_scale a/heads, the light convolution
+    // (linear_start a·2a, linear_end a², depthwise k·a, two norms), three norms; output_proj
+    // a·o + o; then embed_audio's projection o·h.
+    let audio = match c.get("audio_config").filter(|v| v.is_object()) {
+        None => 0,
+        Some(a) => {
+            let (w, al, aheads, k, o) = (
+                int(a, "hidden_size"),
+                int(a, "num_hidden_layers"),
+                int(a, "num_attention_heads"),
+                int(a, "conv_kernel_size"),
+                int(a, "output_proj_dims"),
+            );
+            let ch = list(a, "subsampling_conv_channels");
+            let (c0, c1) = (ch[0], ch[1]);
+            let sub = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 / 4) * c1 * w;
+            let layer = 2 * (8 * w * w + 2 * w)
+                + 5 * w * w
+                + w / aheads
+                + 3 * w * w
+                + k * w
+                + 2 * w
+                + 3 * w;
+            sub + al * layer + w * o + o + o * h
+        }
+    };
+    Gemma4Count {
+        text,
+        active_text: text - inactive,
+        vision,
+        audio,
+        kv_bf16,
+    }
+}
+
+/// The count of a parsed Gemma 4 model, in the same lines.
+fn gemma4_parsed(m: &ModelDesc, audio: u64) -> Gemma4Count {
+    Gemma4Count {
+        text: m.params.language_model,
+        active_text: m.params.active,
+        vision: m.params.vision - audio,
+        audio,
+        kv_bf16: kv_per_token(m),
+    }
+}
+
+#[test]
+fn gemma_4_31b_and_26b_a4b_count_their_global_layers_and_experts() {
+    for id in ["google/gemma-4-31B-it", "google/gemma-4-26B-A4B-it"] {
+        let c = config(id);
+        let want = gemma4_count(&c);
+        let m = model(id);
+        assert_eq!(want.text + want.vision + want.audio, published(id), "{id}");
+        assert_eq!(gemma4_parsed(&m, 0), want, "{id}");
+        assert_eq!(m.params.total, published(id), "{id}");
+        assert_eq!(want.audio, 0, "{id}: audio_config null");
+        // Every layer stores a layer_scalar: the ledger names them.
+        let t = &c["text_config"];
+        let layers = int(t, "num_hidden_layers");
+        let stated = m.ledger.iter().find(|e| e.field == "layer_scalars");
+        assert_eq!(
+            stated.map(|e| e.value.clone()),
+            Some(layers.to_string()),
+            "{id}"
+        );
+        // The full layers attend with global_head_dim and (attention_k_eq_v) the global KV
+        // heads, without a window; the sliding ones with sliding_window.
+        let window = int(t, "sliding_window");
+        for (l, ty) in m
+            .layers
+            .iter()
+            .zip(t["layer_types"].as_array().into_iter().flatten())
+        {
+            let full = ty.as_str() == Some("full_attention");
+            let want = if full {
+                (
+                    int(t, "num_global_key_value_heads"),
+                    int(t, "global_head_dim"),
+                    None,
+                )
+            } else {
+                (
+                    int(t, "num_key_value_heads"),
+                    int(t, "head_dim"),
+                    Some(window),
+                )
+            };
+            match l.mixer {
+                llm_serving_calculator::core::model::Mixer::Attention {
+                    kv_heads,
+                    head_dim,
+                    v_head_dim,
+                    window,
+                    ..
+                } => {
+                    assert_eq!((kv_heads, head_dim, window), want, "{id}");
+                    assert_eq!(v_head_dim, head_dim, "{id}: V cached beside K");
+                }
+                ref other => panic!("{id}: {other:?}"),
+            }
+        }
+        assert!(m.kv_shared.is_empty(), "{id}");
+        assert!(m.warnings.is_empty(), "{id}: {:?}", m.warnings);
+    }
+    // The MoE's active share: the dense MLP and 8 of the 128 experts of each layer.
+    let m = model("google/gemma-4-26B-A4B-it");
+    assert!(m.params.experts > 0 && m.params.active < m.params.language_model);
+}
+
+/// The reconstructed configs of the small Gemma 4 checkpoints (tests/fixtures/corpus), whose
+/// totals `model_totals.csv` holds without a verbatim config.
+const GEMMA4_SMALL: &[(&str, &str)] = &[
+    (
+        "google/gemma-4-E4B-it",
+        "tests/fixtures/corpus/google__gemma-4-E4B-it.json",
+    ),
+    (
+        "google/gemma-4-E2B-it",
+        "tests/fixtures/corpus/google__gemma-4-E2B-it.json",
+    ),
+];
+
+#[test]
+fn gemma_4_e4b_and_e2b_count_per_layer_embeddings_shared_kv_and_audio() {
+    for (id, path) in GEMMA4_SMALL {
+        let text = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{e}"));
+        let c: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        let want = gemma4_count(&c);
+        let m = parse_model_text(&text).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert_eq!(want.text + want.vision + want.audio, published(id), "{id}");
+        assert_eq!(m.params.total, published(id), "{id}");
+        assert_eq!(gemma4_parsed(&m, want.audio), want, "{id}");
+        let audio = m.ledger.iter().find(|e| e.field == "audio_parameters");
+        assert_eq!(
+            audio.map(|e| e.value.clone()),
+            Some(want.audio.to_string()),
+            "{id}"
+        );
+        // The last num_kv_shared_layers layers keep no KV cache of their own.
+        let t = &c["text_config"];
+        let (layers, shared) = (
+            int(t, "num_hidden_layers") as usize,
+            int(t, "num_kv_shared_layers") as usize,
+        );
+        assert_eq!(
+            m.kv_shared,
+            (layers - shared..layers).collect::<Vec<_>>(),
+            "{id}"
+        );
+        // use_clipped_linears: 4 clamp bounds per clipped linear (7 a vision layer, 10 an
+        // audio layer), 0-dimensional, named in the ledger and not counted.
+        let bounds = 4
+            * (7 * int(&c["vision_config"], "num_hidden_layers")
+                + 10 * int(&c["audio_config"], "num_hidden_layers"));
+        let stated = m.ledger.iter().find(|e| e.field == "clip_bounds");
+        assert_eq!(
+            stated.map(|e| e.value.clone()),
+            Some(bounds.to_string()),
+            "{id}"
+        );
+        // The layers that share a cache are said so; nothing else is.
+        assert_eq!(m.warnings.len(), 1, "{id}: {:?}", m.warnings);
+    }
+    // The E2B checkpoint's file holds the clamp bounds too: the per-tensor dump's 5,123,178,979
+    // elements are the Hub's total and those 928 (see model_totals.csv).
+    assert_eq!(published("google/gemma-4-E2B-it") + 928, 5_123_178_979);
 }

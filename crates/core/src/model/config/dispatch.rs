@@ -4,9 +4,9 @@
 use super::kit::Parts;
 use super::reader::Reader;
 use super::{
-    bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, granite_hybrid, hunyuan,
-    jamba, lfm2, mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5, qwen3_next,
-    qwen_v1,
+    bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, gemma4, granite_hybrid,
+    hunyuan, jamba, lfm2, mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5,
+    qwen3_next, qwen_v1,
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::LedgerSource;
@@ -26,6 +26,7 @@ const FAMILY_OF: &[(&str, &str)] = &[
     ("rw", "falcon"),
     ("gemma3_text", "gemma3"),
     ("gemma3n_text", "gemma3n"),
+    ("gemma4_text", "gemma4"),
     ("llama4_text", "llama4"),
     ("phi4", "phi3"),
     ("qwen2_vl", "qwen2"),
@@ -76,6 +77,7 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("mamba2", |r, _, _| mamba2::mamba2_model(r)),
     ("dbrx", |r, _, _| others::dbrx(r)),
     ("gemma3n", |r, _, _| gemma3n::build(r)),
+    ("gemma4", |r, _, _| gemma4::build(r)),
     ("granitemoehybrid", |r, _, _| {
         granite_hybrid::granite_hybrid(r)
     }),

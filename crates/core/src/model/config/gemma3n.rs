@@ -186,7 +186,11 @@ fn list(v: &mut Reader, key: &'static str) -> Result<Option<Vec<u64>>, CalcError
 }
 
 /// `n` positive numbers of `key`: the list the config (or its class) gives, or an error.
-fn need_list(v: &mut Reader, key: &'static str, n: usize) -> Result<Vec<u64>, CalcError> {
+pub(super) fn need_list(
+    v: &mut Reader,
+    key: &'static str,
+    n: usize,
+) -> Result<Vec<u64>, CalcError> {
     match list(v, key)? {
         Some(l) if l.len() == n => Ok(l),
         Some(l) => Err(CalcError::BadValue {

@@ -25,6 +25,7 @@ pub mod defaults;
 mod dispatch;
 mod falcon_h1;
 mod gemma3n;
+mod gemma4;
 mod granite_hybrid;
 mod hunyuan;
 mod jamba;
@@ -198,6 +199,8 @@ fn from_config(root: &Map<String, Value>) -> Result<ModelDesc, CalcError> {
     let mtp_layers = std::mem::take(&mut acc.mtp_layers);
     if root_type == "gemma3n" {
         gemma3n::towers(&mut r, &mut acc, root, parts.hidden)?;
+    } else if root_type == "gemma4" {
+        gemma4::towers(&mut r, &mut acc, root, parts.hidden)?;
     } else if fam == "minicpmv" {
         minicpmv::towers(&mut r, &mut acc, root, parts.hidden)?;
     } else if let Some(vc) = root.get("vision_config").and_then(Value::as_object) {
