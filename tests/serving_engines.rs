@@ -109,7 +109,8 @@ fn each_engine_resolves_its_own_defaults() {
         Policy::Trtllm {
             chunked: false,
             adp_timeout_iters: 0,
-            adp_ranks: 1
+            adp_ranks: 1,
+            batch_wait: (0, 0.0),
         }
     );
     assert_eq!((s.max_num_batched_tokens, s.block_size), (8192, 1));
@@ -156,4 +157,53 @@ fn bad_engine_input_is_refused() {
         "{}",
         e.message(Lang::En)
     );
+}
+
+/// TensorRT-LLM's batch waiting (`batch_wait_timeout_iters` T, `batch_wait_max_tokens_ratio`
+/// R): a prompt that arrives while another request decodes waits T decode steps, unless its
+/// tokens and the decodes' reach `R × max_num_tokens`; a prompt that finds the engine idle
+/// goes in at once. Two requests, the second arriving while the first decodes: waiting adds T
+/// of the first's decode steps to the second's TTFT, so half of that to the mean.
+#[test]
+fn trtllm_batch_waiting_holds_prompts_back_while_requests_decode() {
+    let lengths = Lengths::List {
+        pairs: vec![(512, 300), (512, 5)],
+    };
+    let arrival = Arrival::Gamma {
+        rate: 2.0,
+        burstiness: 1e6,
+    };
+    let with = |wait: Option<(u64, f64)>| {
+        let mut cfg = config(EngineKind::Trtllm, arrival, lengths.clone(), 2);
+        cfg.engine.max_num_batched_tokens = Some(8192);
+        cfg.engine.batch_wait = wait;
+        let r = run(&cfg);
+        assert_eq!(r.completed, 2, "{wait:?}");
+        r
+    };
+    let off = with(None);
+    let waits = 20;
+    let held = with(Some((waits, 0.9)));
+    let added = held.ttft_ms.mean - off.ttft_ms.mean;
+    let expected = waits as f64 * off.tpot_ms.mean / 2.0;
+    assert!(
+        (added / expected - 1.0).abs() < 0.25,
+        "added {added:.1} ms, expected about {expected:.1} ms"
+    );
+    // 513 tokens reach 0.05 × 8,192: no wait.
+    let full = with(Some((waits, 0.05)));
+    assert!((full.ttft_ms.mean - off.ttft_ms.mean).abs() < 1e-9);
+    // A ratio outside [0, 1] is refused with the flag's name.
+    let m = qwen8b();
+    for r in [1.5, -0.1, f64::NAN] {
+        let mut cfg = SimConfig::default();
+        cfg.engine.engine = EngineKind::Trtllm;
+        cfg.engine.batch_wait = Some((20, r));
+        let e = cfg.engine.resolve(&m, h100()).expect_err("refused");
+        assert!(
+            e.message(Lang::En).contains("batch_wait_max_tokens_ratio"),
+            "{}",
+            e.message(Lang::En)
+        );
+    }
 }

@@ -169,6 +169,7 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         },
         scheduler_recv_interval: recv_interval(flags, c),
         adp_balance_timeout_iters: adp_balance(flags),
+        batch_wait: batch_wait(flags, (isl, osl, c, tp)),
         frontend_overhead_ms: 0.0,
         ..EngineConfig::default()
     };
@@ -211,6 +212,32 @@ fn adp_balance(flags: &str) -> Option<u64> {
         .find_map(|p| p.strip_prefix("timeout_iters "))
         .and_then(|v| v.trim().parse().ok());
     Some(n.unwrap_or(50))
+}
+
+/// TensorRT-LLM's batch waiting among a setup's flags for a run of `isl`/`osl` tokens, `c`
+/// clients and TP `tp`: `batch_wait_timeout_iters=T` and `batch_wait_max_tokens_ratio=R`,
+/// with the launch scripts' conditions as the setups record them (`only when isl=osl=1024 and
+/// tp<8`, `for 1k1k conc>=64`); `None` when the flags do not set it or the run is outside
+/// the condition.
+fn batch_wait(flags: &str, (isl, osl, c, tp): (u64, u64, u64, u64)) -> Option<(u64, f64)> {
+    let part = flags
+        .split(';')
+        .find(|p| p.contains("batch_wait_timeout_iters="))?;
+    let value = |k: &str| -> Option<&str> {
+        let (_, rest) = part.split_once(k)?;
+        rest.split([' ', '+']).next()
+    };
+    let iters = value("batch_wait_timeout_iters=")?.parse().ok()?;
+    let ratio = value("batch_wait_max_tokens_ratio=")?.parse().ok()?;
+    let one_k = (isl, osl) == (1024, 1024);
+    let applies = if part.contains("only when isl=osl=1024 and tp<8") {
+        one_k && tp < 8
+    } else if part.contains("for 1k1k conc>=64") {
+        one_k && c >= 64
+    } else {
+        !part.contains(" when ") && !part.contains(" for ")
+    };
+    applies.then_some((iters, ratio))
 }
 
 /// A simulated row: its result, or why it was not simulated.

@@ -3,7 +3,7 @@
 //! and its source). Beside `opts/`, whose `Engine` (`opts/groups.rs`) flattens them after
 //! vLLM's flags.
 
-use super::opts::{utilization, whole};
+use super::opts::{any_whole, share, utilization, whole};
 use clap::Args;
 
 /// SGLang's and TensorRT-LLM's own flags.
@@ -48,4 +48,10 @@ pub struct OtherEngineFlags {
     /// TensorRT-LLM's attention_dp_config with enable_balance and this timeout_iters, under attention DP (--dp): while requests decode, prompts wait until every rank has one or this many steps [default: balancing off]
     #[arg(long, value_name = "N", value_parser = whole)]
     pub attention_dp_timeout_iters: Option<u64>,
+    /// TensorRT-LLM's batch_wait_timeout_iters, without attention DP: while requests decode, new prompts wait up to this many steps for a fuller batch [default: 0, off]
+    #[arg(long, value_name = "N", value_parser = any_whole)]
+    pub batch_wait_timeout_iters: Option<u64>,
+    /// TensorRT-LLM's batch_wait_max_tokens_ratio: waiting prompts go in once they and the decodes reach this share of max_num_tokens, 0 to 1 [default: 0]
+    #[arg(long, value_name = "R", value_parser = share)]
+    pub batch_wait_max_tokens_ratio: Option<f64>,
 }

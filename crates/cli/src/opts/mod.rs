@@ -21,7 +21,7 @@ pub use commands::{
 };
 pub use groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target};
 pub use values::capture_size;
-pub(super) use values::{utilization, whole, MAX_GIB};
+pub(super) use values::{any_whole, share, utilization, whole, MAX_GIB};
 
 /// `llmcalc`: the calculator's command line.
 #[derive(Debug, Parser)]

@@ -28,7 +28,7 @@ pub(crate) fn whole(s: &str) -> Result<u64, String> {
 }
 
 /// Any whole number (0 included).
-pub(super) fn any_whole(s: &str) -> Result<u64, String> {
+pub(crate) fn any_whole(s: &str) -> Result<u64, String> {
     s.trim()
         .parse::<u64>()
         .map_err(|_| format!("must be a whole number, not \"{}\"", short(s)))
@@ -59,6 +59,11 @@ pub(crate) fn utilization(s: &str) -> Result<f64, String> {
         u if u > 0.0 => Ok(u),
         _ => Err("must be above 0 and at most 1".into()),
     }
+}
+
+/// A share from 0 to 1, both included.
+pub(crate) fn share(s: &str) -> Result<f64, String> {
+    number(s, 0.0, 1.0)
 }
 
 /// A prefix-cache hit share: from 0 up to (not including) 1.

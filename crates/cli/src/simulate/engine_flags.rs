@@ -36,6 +36,13 @@ pub(crate) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         chunked_prefill: args.others.enable_chunked_prefill,
         scheduler_recv_interval: args.others.scheduler_recv_interval,
         adp_balance_timeout_iters: args.others.attention_dp_timeout_iters,
+        batch_wait: match (
+            args.others.batch_wait_timeout_iters,
+            args.others.batch_wait_max_tokens_ratio,
+        ) {
+            (None, None) => None,
+            (i, r) => Some((i.unwrap_or(0), r.unwrap_or(0.0))),
+        },
         max_model_len: args.max_model_len,
         weights_dtype: args
             .dtypes
@@ -181,8 +188,15 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
                 args.others.free_gpu_memory_fraction.is_some(),
                 args.others.enable_chunked_prefill,
                 args.others.attention_dp_timeout_iters.is_some(),
+                args.others.batch_wait_timeout_iters.is_some(),
+                args.others.batch_wait_max_tokens_ratio.is_some(),
             ],
-            &["--enable-chunked-prefill", "--attention-dp-timeout-iters"],
+            &[
+                "--enable-chunked-prefill",
+                "--attention-dp-timeout-iters",
+                "--batch-wait-timeout-iters",
+                "--batch-wait-max-tokens-ratio",
+            ],
         ),
     ];
     for (owner, flags, others) in &given {

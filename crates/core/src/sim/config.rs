@@ -190,6 +190,10 @@ pub struct EngineConfig {
     /// DP).
     #[serde(default)]
     pub adp_balance_timeout_iters: Option<u64>,
+    /// TensorRT-LLM's batch waiting without attention DP: `batch_wait_timeout_iters` and
+    /// `batch_wait_max_tokens_ratio` (`None`: 0 and 0, off, its defaults).
+    #[serde(default)]
+    pub batch_wait: Option<(u64, f64)>,
     /// Attention data-parallel ranks of `tp` GPUs each (`sim::parallel`).
     #[serde(default = "one")]
     pub dp: u64,
@@ -265,6 +269,7 @@ impl Default for EngineConfig {
             max_prefill_tokens: None,
             scheduler_recv_interval: None,
             adp_balance_timeout_iters: None,
+            batch_wait: None,
             dp: 1,
             ep: 1,
             pp: 1,
@@ -508,6 +513,18 @@ impl EngineConfig {
                         _ => 0,
                     },
                     adp_ranks: self.dp,
+                    batch_wait: match self.batch_wait {
+                        Some((iters, ratio)) if self.dp <= 1 => (
+                            whole("batch_wait_timeout_iters", iters, 0, MAX_ENGINE_KNOB)?,
+                            within(
+                                "batch_wait_max_tokens_ratio",
+                                ratio,
+                                (0.0..=1.0).contains(&ratio),
+                                "rng_sim_batch_wait_ratio",
+                            )?,
+                        ),
+                        _ => (0, 0.0),
+                    },
                 }
             },
         })

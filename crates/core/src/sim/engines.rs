@@ -163,6 +163,12 @@ pub enum Policy {
         /// The attention-DP ranks the balancing waits on (the shape's `dp`).
         #[serde(default)]
         adp_ranks: u64,
+        /// Batch waiting without attention DP (`batch_wait_timeout_iters` T and
+        /// `batch_wait_max_tokens_ratio` R; both 0, off, by default): while requests decode,
+        /// new prompts wait up to T steps for their tokens and the decodes' to reach
+        /// `R × max_num_tokens` (`py_executor.py` `_waiting_requests`).
+        #[serde(default)]
+        batch_wait: (u64, f64),
     },
 }
 

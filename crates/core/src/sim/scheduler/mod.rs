@@ -331,6 +331,8 @@ pub(crate) struct Engine<'a> {
     adp_wait: u64,
     adp_share: f64,
     adp_odds: f64,
+    /// TensorRT-LLM's batch waiting: steps prompts have waited since they were last let in.
+    batch_waited: u64,
     /// SGLang's `batch_is_full` latch: admission stopped on a reservation and waits for a
     /// running request to finish or be retracted.
     batch_full: bool,
@@ -443,6 +445,7 @@ impl<'a> Engine<'a> {
             adp_wait: 0,
             adp_share: 0.0,
             adp_odds: 0.0,
+            batch_waited: 0,
             batch_full: false,
         }
     }

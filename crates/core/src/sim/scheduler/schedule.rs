@@ -203,7 +203,13 @@ impl Engine<'_> {
                 chunked,
                 adp_timeout_iters,
                 adp_ranks,
-            } => self.schedule_trtllm(cutoff_s, chunked, (adp_timeout_iters, adp_ranks)),
+                batch_wait,
+            } => self.schedule_trtllm(
+                cutoff_s,
+                chunked,
+                (adp_timeout_iters, adp_ranks),
+                batch_wait,
+            ),
         }
         if self.n_scheduled == 0 {
             // An idle SGLang scheduler resets its new-token ratio.

@@ -22,6 +22,13 @@
 //! waiting here), so every rank has one with odds `q^dp` per step; those odds accumulate, and
 //! prompts are let in each time they add up to one (deterministic: no random draw). Under a
 //! light load prompts thus wait for the timeout; under a backlog they go in at once.
+//!
+//! Without attention DP, batch waiting (`batch_wait_timeout_iters` T, `batch_wait_max_tokens_ratio`
+//! R; off by default) holds prompts back while requests decode: a step lets them in when T
+//! steps have waited or when their tokens and the decodes' reach `R × max_num_tokens`, else it
+//! decodes alone and counts one more wait (`py_executor.py` `_schedule`, `_waiting_requests`).
+//! InferenceX's DeepSeek-R1 and Llama-3.3-70B launches set it for some lengths and clients,
+//! where a prompt then waits T decode steps before its prefill.
 
 /// Weight of the latest step in the share of steps with a prompt waiting (about 32 steps).
 const ADP_SHARE_WEIGHT: f64 = 1.0 / 32.0;
@@ -35,6 +42,7 @@ impl Engine<'_> {
         cutoff_s: f64,
         chunked: bool,
         (adp_timeout, adp_ranks): (u64, u64),
+        (wait_iters, wait_ratio): (u64, f64),
     ) {
         let page = self.cfg.block_size.max(1);
         let mut budget = self.cfg.max_num_batched_tokens;
@@ -89,6 +97,12 @@ impl Engine<'_> {
         if adp_timeout > 0 && !self.adp_release(cutoff_s, scheduled, adp_timeout, adp_ranks) {
             return;
         }
+        if (wait_iters > 0 || wait_ratio > 0.0)
+            && scheduled > 0
+            && !self.batch_release(cutoff_s, scheduled, budget, wait_iters, wait_ratio)
+        {
+            return;
+        }
         while budget > 0 && scheduled < seats && (self.running.len() as u64) < seats {
             let Some((id, r)) = self.peek_waiting(cutoff_s) else {
                 break;
@@ -115,6 +129,44 @@ impl Engine<'_> {
             budget -= k;
             scheduled += 1;
         }
+    }
+
+    /// Whether batch waiting lets prompts in this step (module docs): `tokens` already
+    /// scheduled (the decodes, one each), `budget` left of `max_num_tokens`. The prompts
+    /// counted are those the step would take, in arrival order, whole (TensorRT-LLM counts a
+    /// context request's whole prompt).
+    fn batch_release(
+        &mut self,
+        cutoff_s: f64,
+        tokens: u64,
+        budget: u64,
+        iters: u64,
+        ratio: f64,
+    ) -> bool {
+        let mut prompts = 0u64;
+        for &id in &self.waiting {
+            if self.entered_after(id, cutoff_s) {
+                break;
+            }
+            let Some(r) = self.reqs.get(id as usize) else {
+                break;
+            };
+            let left = r.tokens().saturating_sub(r.computed);
+            if prompts + left > budget {
+                break;
+            }
+            prompts += left;
+        }
+        if prompts == 0 {
+            return true;
+        }
+        let all = (tokens + prompts) as f64;
+        if self.batch_waited >= iters || all >= ratio * self.cfg.max_num_batched_tokens as f64 {
+            self.batch_waited = 0;
+            return true;
+        }
+        self.batch_waited += 1;
+        false
     }
 
     /// Whether attention DP's balancing lets prompts in this step (module docs); `decodes`
