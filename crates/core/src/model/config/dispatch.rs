@@ -4,9 +4,9 @@
 use super::kit::Parts;
 use super::reader::Reader;
 use super::{
-    afmoe, bamba, classic, decoder, deepseek, defaults, exaone_moe, falcon_h1, gemma3n,
-    granite_hybrid, hunyuan, jamba, lfm2, lfm2_moe, longcat, mamba, mamba2, minicpmv, minimax,
-    nemotron_h, others, qwen3_5, qwen3_next, qwen_v1,
+    afmoe, bamba, classic, cohere2_moe, decoder, deepseek, defaults, exaone_moe, falcon_h1,
+    gemma3n, granite_hybrid, hunyuan, jamba, lfm2, lfm2_moe, longcat, mamba, mamba2, minicpmv,
+    minimax, nemotron_h, others, qwen3_5, qwen3_next, qwen_v1,
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::LedgerSource;
@@ -92,6 +92,7 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("lfm2_moe", |r, _, _| lfm2_moe::build(r)),
     ("afmoe", |r, _, _| afmoe::build(r)),
     ("exaone_moe", |r, _, _| exaone_moe::build(r)),
+    ("cohere2_moe", |r, _, _| cohere2_moe::build(r)),
     // Meituan LongCat-Flash: its published configs name no model_type, only the architecture
     // LongcatFlashForCausalLM.
     ("longcat_flash", |r, _, _| longcat::build(r)),

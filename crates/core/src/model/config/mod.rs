@@ -19,6 +19,7 @@ mod afmoe;
 mod architecture;
 mod bamba;
 mod classic;
+mod cohere2_moe;
 mod common;
 mod decoder;
 mod deepseek;
