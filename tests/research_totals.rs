@@ -885,3 +885,46 @@ fn k_exaone_counts_its_dense_first_layer_and_its_mtp_module() {
         (36 * w + 12 * 8_192) * per_layer
     );
 }
+
+#[test]
+fn north_mini_code_counts_its_parallel_blocks() {
+    let id = "CohereLabs/North-Mini-Code-1.0";
+    let c = corpus_config("CohereLabs__North-Mini-Code-1.0.json");
+    let (h, layers, heads, kv, d) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_hidden_layers"),
+        int(&c, "num_attention_heads"),
+        int(&c, "num_key_value_heads"),
+        int(&c, "head_dim"),
+    );
+    let (inter, dense_inter, e, dense) = (
+        int(&c, "intermediate_size"),
+        int(&c, "prefix_dense_intermediate_size"),
+        int(&c, "num_experts"),
+        int(&c, "first_k_dense_replace"),
+    );
+    // vLLM's cohere2_moe.py: one input_layernorm per layer (a parallel block), q, k, v, o
+    // without biases; the dense prefix an MLP of prefix_dense_intermediate_size; the MoE a
+    // router E·h and E experts of intermediate_size (no shared expert here); the final norm
+    // and the tied embedding.
+    let attn = h + h * heads * d + 2 * h * kv * d + heads * d * h;
+    let moe = e * h + e * 3 * h * inter;
+    let want = layers * attn
+        + dense * 3 * h * dense_inter
+        + (layers - dense) * moe
+        + h
+        + int(&c, "vocab_size") * h;
+    let m = corpus_model("CohereLabs__North-Mini-Code-1.0.json");
+    assert_eq!(m.params.total, want);
+    assert_eq!(m.params.total, published(id));
+    assert!(m.tie_word_embeddings);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    // 13 full-attention layers; 36 sliding over vLLM's sliding_window + 1 tokens.
+    let per_layer = 2 * kv * d * 2;
+    let w = int(&c, "sliding_window") + 1;
+    assert_eq!(kv_per_token(&m), layers * per_layer);
+    assert_eq!(
+        kv_per_sequence(&m, 32_768),
+        (13 * 32_768 + 36 * w) * per_layer
+    );
+}
