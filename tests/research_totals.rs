@@ -880,3 +880,346 @@ fn gemma_4_e4b_and_e2b_count_per_layer_embeddings_shared_kv_and_audio() {
     // elements are the Hub's total and those 928 (see model_totals.csv).
     assert_eq!(published("google/gemma-4-E2B-it") + 928, 5_123_178_979);
 }
+
+/// A reconstructed config of the corpus (`tests/fixtures/corpus/`), for the rows of
+/// `model_totals.csv` that have no verbatim config (`model_totals.md` section 7 says how each
+/// was put together).
+#[track_caller]
+fn corpus_text(file: &str) -> String {
+    let p = root().join("tests/fixtures/corpus").join(file);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[track_caller]
+fn corpus_config(file: &str) -> Value {
+    serde_json::from_str(&corpus_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[track_caller]
+fn corpus_model(file: &str) -> ModelDesc {
+    parse_model_text(&corpus_text(file)).unwrap_or_else(|e| panic!("{file} did not parse: {e}"))
+}
+
+/// The warnings of a model, as text.
+fn warning_texts(m: &ModelDesc) -> Vec<String> {
+    m.warnings.iter().map(ToString::to_string).collect()
+}
+
+/// The KV bytes of one sequence of `tokens` tokens at bf16 on one GPU.
+#[track_caller]
+fn kv_per_sequence(m: &ModelDesc, tokens: u64) -> u64 {
+    kv::per_sequence(m, Dtype::Bf16, 1, tokens)
+        .map(|b| b.bytes.0)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn longcat_flash_chat_counts_its_zero_experts_and_its_mtp_embedding() {
+    let id = "meituan-longcat/LongCat-Flash-Chat";
+    let c = corpus_config("meituan-longcat__LongCat-Flash-Chat.json");
+    let (h, blocks, heads, vocab) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_layers"),
+        int(&c, "num_attention_heads"),
+        int(&c, "vocab_size"),
+    );
+    let (rq, rkv, nope, rope, v) = (
+        int(&c, "q_lora_rank"),
+        int(&c, "kv_lora_rank"),
+        int(&c, "qk_nope_head_dim"),
+        int(&c, "qk_rope_head_dim"),
+        int(&c, "v_head_dim"),
+    );
+    let (ffn, e, z, ie) = (
+        int(&c, "ffn_hidden_size"),
+        int(&c, "n_routed_experts"),
+        int(&c, "zero_expert_num"),
+        int(&c, "expert_ffn_hidden_size"),
+    );
+    // vLLM's longcat_flash.py: DeepSeek-V2's MLA (q_a_proj, q_a_layernorm, q_b_proj,
+    // kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj, o_proj).
+    let mla = h * rq
+        + rq
+        + rq * heads * (nope + rope)
+        + h * (rkv + rope)
+        + rkv
+        + rkv * heads * (nope + v)
+        + heads * v * h;
+    // A sublayer: input_layernorm and post_attention_layernorm, the MLA, a dense MLP.
+    let sub = 2 * h + mla + 3 * h * ffn;
+    // The MoE: the router classifier over routed and zero experts and its
+    // e_score_correction_bias, the routed experts (the zero experts store nothing).
+    let moe = (e + z) * h + (e + z) + e * 3 * h * ie;
+    // Each block two sublayers and the MoE; the final norm; embedding and untied head.
+    let main = blocks * (2 * sub + moe) + h + 2 * vocab * h;
+    // The MTP module (model.mtp.*): enorm, hnorm, final norm, eh_proj 2h·h, one sublayer, its
+    // own embedding (the head is shared).
+    let mtp = 3 * h + 2 * h * h + sub + vocab * h;
+    assert_eq!((main, mtp), (560_664_980_480, 1_197_899_776));
+    let m = corpus_model("meituan-longcat__LongCat-Flash-Chat.json");
+    assert_eq!(m.params.language_model, main);
+    assert_eq!(m.params.mtp, mtp);
+    assert_eq!(m.params.total, published(id));
+    // Read by its architecture (the config has no model_type), then exactly: the only other
+    // warning is the MTP module's.
+    assert_eq!(m.model_type, "longcat_flash");
+    let warned = warning_texts(&m);
+    assert_eq!(warned.len(), 2, "{warned:?}");
+    assert!(warned[0].contains("LongcatFlashForCausalLM"), "{warned:?}");
+    assert!(
+        warned[1].contains("= main model 560,664,980,480 + MTP 1,197,899,776"),
+        "{warned:?}"
+    );
+    // vLLM holds the router classifier and its bias in float32, in every block.
+    assert_eq!(m.params.router_fp32, blocks * ((e + z) * h + (e + z)));
+    // Active: at most moe_topk routed experts a token (every pick a real expert).
+    let k = int(&c, "moe_topk");
+    assert_eq!(
+        m.params.active,
+        main - blocks * (e - k) * 3 * h * ie,
+        "the upper bound of the card's 18.6B-31.3B"
+    );
+    // Two MLA caches per block, the latent r_kv + d_rope at 2 bytes each; with the MTP loaded,
+    // its layer's too.
+    assert_eq!(kv_per_token(&m), 2 * blocks * (rkv + rope) * 2);
+    let mut with_mtp = m.clone();
+    with_mtp.load_mtp = true;
+    assert_eq!(kv_per_token(&with_mtp), (2 * blocks + 1) * (rkv + rope) * 2);
+}
+
+/// AFMoE's count from a config's fields, as vLLM's afmoe.py builds it.
+fn afmoe_count(c: &Value) -> u64 {
+    let (h, layers, heads, kv, d) = (
+        int(c, "hidden_size"),
+        int(c, "num_hidden_layers"),
+        int(c, "num_attention_heads"),
+        int(c, "num_key_value_heads"),
+        int(c, "head_dim"),
+    );
+    let (inter, ie, e, shared, dense) = (
+        int(c, "intermediate_size"),
+        int(c, "moe_intermediate_size"),
+        int(c, "num_experts"),
+        int(c, "num_shared_experts"),
+        int(c, "num_dense_layers"),
+    );
+    // Four norms; q, k, v, o and the output gate gate_proj; q_norm and k_norm over the head.
+    let attn = 4 * h + h * heads * d + 2 * h * kv * d + heads * d * h + h * heads * d + 2 * d;
+    // The router gate and its expert_bias, the routed experts, the shared MLP of shared × I_e.
+    let moe = e * h + e + e * 3 * h * ie + 3 * h * shared * ie;
+    layers * attn
+        + dense * 3 * h * inter
+        + (layers - dense) * moe
+        + h
+        + 2 * int(c, "vocab_size") * h
+}
+
+#[test]
+fn trinity_nano_and_large_count_their_gated_attention() {
+    for (id, file) in [
+        (
+            "arcee-ai/Trinity-Nano-Preview",
+            "arcee-ai__Trinity-Nano-Preview.json",
+        ),
+        (
+            "arcee-ai/Trinity-Large-Thinking",
+            "arcee-ai__Trinity-Large-Thinking.json",
+        ),
+    ] {
+        let c = corpus_config(file);
+        let m = corpus_model(file);
+        assert_eq!(m.params.total, afmoe_count(&c), "{id}");
+        assert_eq!(m.params.total, published(id), "{id}");
+        assert!(m.warnings.is_empty(), "{id}: {:?}", m.warnings);
+        // Every global_attn_every_n_layers-th layer attends to all tokens, the others over
+        // sliding_window: at a context longer than the window vLLM holds W tokens there.
+        let (layers, every, w) = (
+            int(&c, "num_hidden_layers"),
+            int(&c, "global_attn_every_n_layers"),
+            int(&c, "sliding_window"),
+        );
+        let full = layers / every;
+        let per_layer = 2 * int(&c, "num_key_value_heads") * int(&c, "head_dim") * 2;
+        assert_eq!(kv_per_token(&m), layers * per_layer, "{id}");
+        let t = 4 * w;
+        assert_eq!(
+            kv_per_sequence(&m, t),
+            (full * t + (layers - full) * w) * per_layer,
+            "{id}"
+        );
+        // The router gate and its bias in fp32 in every MoE layer.
+        let (h, e) = (int(&c, "hidden_size"), int(&c, "num_experts"));
+        assert_eq!(
+            m.params.router_fp32,
+            (layers - int(&c, "num_dense_layers")) * (e * h + e),
+            "{id}"
+        );
+    }
+}
+
+/// LFM2-MoE's count from a config's fields, as vLLM's lfm2_moe.py builds it.
+fn lfm2_moe_count(c: &Value) -> u64 {
+    let (h, layers, heads, kv) = (
+        int(c, "hidden_size"),
+        int(c, "num_hidden_layers"),
+        int(c, "num_attention_heads"),
+        int(c, "num_key_value_heads"),
+    );
+    let d = h / heads;
+    let attn_layers = c["layer_types"]
+        .as_array()
+        .map_or(0, |t| t.iter().filter(|x| *x == "full_attention").count())
+        as u64;
+    let l = int(c, "conv_L_cache");
+    let (inter, ie, e, dense) = (
+        int(c, "intermediate_size"),
+        int(c, "moe_intermediate_size"),
+        int(c, "num_experts"),
+        int(c, "num_dense_layers"),
+    );
+    // Short conv: in_proj h·3h, depthwise conv h·L, out_proj h·h. Attention: q, k, v, out
+    // and the q/k layernorms over the head.
+    let conv = 3 * h * h + h * l + h * h;
+    let attn = h * heads * d + 2 * h * kv * d + heads * d * h + 2 * d;
+    // The MoE: gate E·h, the fp32 expert_bias E, the experts.
+    let moe = e * h + e + e * 3 * h * ie;
+    layers * 2 * h
+        + attn_layers * attn
+        + (layers - attn_layers) * conv
+        + dense * 3 * h * inter
+        + (layers - dense) * moe
+        + h
+        + int(c, "vocab_size") * h
+}
+
+#[test]
+fn lfm2_moe_counts_its_fp32_expert_bias() {
+    let id = "LiquidAI/LFM2-8B-A1B";
+    let c = corpus_config("LiquidAI__LFM2-8B-A1B.json");
+    let m = corpus_model("LiquidAI__LFM2-8B-A1B.json");
+    assert_eq!(m.params.total, lfm2_moe_count(&c));
+    assert_eq!(m.params.total, published(id));
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    // The Hub's F32 part: one expert_bias of 32 in each of the 22 MoE layers.
+    assert_eq!(m.params.router_fp32, 704);
+    // 6 attention layers cache K and V of 8 heads of 64; the 18 conv layers keep (3 − 1)·h.
+    assert_eq!(kv_per_token(&m), 6 * 2 * 8 * 64 * 2);
+    let state = kv::state_bytes(&m, Dtype::Bf16, 1)
+        .map(|b| b.bytes.0)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(state, 18 * 2 * 2048 * 2);
+    // LFM2-24B-A2B (no config found): the same layers at 40 deep, 10 of them attention, 64
+    // experts of 1536, dense layers of 11776. Where the attention layers sit changes nothing.
+    let id = "LiquidAI/LFM2-24B-A2B";
+    let mut big = c.clone();
+    let types: Vec<Value> = (0..40)
+        .map(|i| Value::from(if i % 4 == 2 { "full_attention" } else { "conv" }))
+        .collect();
+    if let Some(o) = big.as_object_mut() {
+        o.insert("num_hidden_layers".into(), 40.into());
+        o.insert("num_experts".into(), 64.into());
+        o.insert("moe_intermediate_size".into(), 1536.into());
+        o.insert("intermediate_size".into(), 11_776.into());
+        o.insert("layer_types".into(), Value::Array(types));
+    }
+    let m = parse_model_value(&big).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.params.total, lfm2_moe_count(&big));
+    assert_eq!(m.params.total, published(id));
+}
+
+#[test]
+fn k_exaone_counts_its_dense_first_layer_and_its_mtp_module() {
+    let id = "LGAI-EXAONE/K-EXAONE-236B-A23B";
+    let c = corpus_config("LGAI-EXAONE__K-EXAONE-236B-A23B.json");
+    let (h, layers, heads, kv, d) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_hidden_layers"),
+        int(&c, "num_attention_heads"),
+        int(&c, "num_key_value_heads"),
+        int(&c, "head_dim"),
+    );
+    let (inter, ie, e, shared) = (
+        int(&c, "intermediate_size"),
+        int(&c, "moe_intermediate_size"),
+        int(&c, "num_experts"),
+        int(&c, "num_shared_experts"),
+    );
+    let moe_layers = c["is_moe_layer"].as_array().map_or(0, |a| {
+        a.iter().filter(|x| x.as_bool() == Some(true)).count()
+    }) as u64;
+    // vLLM's exaone_moe.py: input and post-attention norms, q, k, v, o, q_norm and k_norm.
+    let attn = 2 * h + h * heads * d + 2 * h * kv * d + heads * d * h + 2 * d;
+    let dense = 3 * h * inter;
+    // The router gate, its fp32 e_score_correction_bias, the experts, the shared MLP.
+    let moe = e * h + e + e * 3 * h * ie + 3 * h * shared * ie;
+    let main = layers * attn
+        + (layers - moe_layers) * dense
+        + moe_layers * moe
+        + h
+        + 2 * int(&c, "vocab_size") * h;
+    // The MTP module: enorm, hnorm, final norm, eh_proj, one layer with the dense MLP.
+    let mtp = 3 * h + 2 * h * h + attn + dense;
+    assert_eq!((main, mtp), (236_571_156_352, 528_513_280));
+    let m = corpus_model("LGAI-EXAONE__K-EXAONE-236B-A23B.json");
+    assert_eq!(m.params.language_model, main);
+    assert_eq!(m.params.mtp, int(&c, "num_nextn_predict_layers") * mtp);
+    assert_eq!(m.params.total, published(id));
+    let warned = warning_texts(&m);
+    assert!(
+        warned.len() == 1 && warned[0].contains("= main model 236,571,156,352 + MTP"),
+        "{warned:?}"
+    );
+    assert_eq!(m.params.router_fp32, moe_layers * e);
+    // 3 of every 4 layers slide over 128 tokens: at 8,192 tokens vLLM holds 36 × 128 + 12 ×
+    // 8,192 tokens of 8 KV heads of 128, K and V, 2 bytes.
+    let per_layer = 2 * kv * d * 2;
+    let w = int(&c, "sliding_window");
+    assert_eq!(kv_per_token(&m), layers * per_layer);
+    assert_eq!(
+        kv_per_sequence(&m, 8_192),
+        (36 * w + 12 * 8_192) * per_layer
+    );
+}
+
+#[test]
+fn north_mini_code_counts_its_parallel_blocks() {
+    let id = "CohereLabs/North-Mini-Code-1.0";
+    let c = corpus_config("CohereLabs__North-Mini-Code-1.0.json");
+    let (h, layers, heads, kv, d) = (
+        int(&c, "hidden_size"),
+        int(&c, "num_hidden_layers"),
+        int(&c, "num_attention_heads"),
+        int(&c, "num_key_value_heads"),
+        int(&c, "head_dim"),
+    );
+    let (inter, dense_inter, e, dense) = (
+        int(&c, "intermediate_size"),
+        int(&c, "prefix_dense_intermediate_size"),
+        int(&c, "num_experts"),
+        int(&c, "first_k_dense_replace"),
+    );
+    // vLLM's cohere2_moe.py: one input_layernorm per layer (a parallel block), q, k, v, o
+    // without biases; the dense prefix an MLP of prefix_dense_intermediate_size; the MoE a
+    // router E·h and E experts of intermediate_size (no shared expert here); the final norm
+    // and the tied embedding.
+    let attn = h + h * heads * d + 2 * h * kv * d + heads * d * h;
+    let moe = e * h + e * 3 * h * inter;
+    let want = layers * attn
+        + dense * 3 * h * dense_inter
+        + (layers - dense) * moe
+        + h
+        + int(&c, "vocab_size") * h;
+    let m = corpus_model("CohereLabs__North-Mini-Code-1.0.json");
+    assert_eq!(m.params.total, want);
+    assert_eq!(m.params.total, published(id));
+    assert!(m.tie_word_embeddings);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    // 13 full-attention layers; 36 sliding over vLLM's sliding_window + 1 tokens.
+    let per_layer = 2 * kv * d * 2;
+    let w = int(&c, "sliding_window") + 1;
+    assert_eq!(kv_per_token(&m), layers * per_layer);
+    assert_eq!(
+        kv_per_sequence(&m, 32_768),
+        (13 * 32_768 + 36 * w) * per_layer
+    );
+}

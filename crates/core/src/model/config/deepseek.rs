@@ -81,27 +81,68 @@ fn add_indexer(acc: &mut Acc, d: &Dims, ix: MlaIndexer) -> Result<(), CalcError>
     acc.add(Comp::Attn, mul(w, &[2, di])?)
 }
 
+/// The sizes of one multi-head latent attention block.
+pub(super) struct MlaShape {
+    pub heads: u64,
+    /// `q_lora_rank`; `None`: the queries are not compressed.
+    pub q_lora: Option<u64>,
+    pub kv_lora: u64,
+    pub nope: u64,
+    pub rope: u64,
+    pub v: u64,
+}
+
+impl MlaShape {
+    /// The mixer of this attention (no sparse-attention indexer).
+    pub(super) fn mixer(&self) -> Mixer {
+        Mixer::Mla {
+            num_heads: self.heads,
+            kv_lora_rank: self.kv_lora,
+            q_lora_rank: self.q_lora,
+            qk_nope_head_dim: self.nope,
+            qk_rope_head_dim: self.rope,
+            v_head_dim: self.v,
+            indexer: None,
+        }
+    }
+}
+
+/// The projections of one MLA block in a model of width `h` (see the module): q (compressed
+/// through `q_a_proj`, `q_a_layernorm`, `q_b_proj` with a `q_lora_rank`), kv_a_proj_with_mqa,
+/// kv_a_layernorm, kv_b_proj, o_proj; no biases.
+pub(super) fn add_mla(acc: &mut Acc, h: u64, m: &MlaShape) -> Result<(), CalcError> {
+    let w = "ovf_attention_params";
+    let qk = add(w, &[m.nope, m.rope])?;
+    match m.q_lora {
+        Some(rq) => {
+            acc.lin(Comp::Attn, mul(w, &[h, rq])?)?;
+            acc.add(Comp::Attn, rq)?;
+            acc.lin(Comp::Attn, mul(w, &[rq, m.heads, qk])?)?;
+        }
+        None => acc.lin(Comp::Attn, mul(w, &[h, m.heads, qk])?)?,
+    }
+    acc.lin(Comp::Attn, mul(w, &[h, add(w, &[m.kv_lora, m.rope])?])?)?;
+    acc.add(Comp::Attn, m.kv_lora)?;
+    acc.lin(
+        Comp::Attn,
+        mul(w, &[m.kv_lora, m.heads, add(w, &[m.nope, m.v])?])?,
+    )?;
+    acc.lin(Comp::Attn, mul(w, &[m.heads, m.v, h])?)
+}
+
 fn layer(acc: &mut Acc, d: &Dims, moe: bool, indexer: bool) -> Result<Ffn, CalcError> {
     if let (true, Some(ix)) = (indexer, d.indexer) {
         add_indexer(acc, d, ix)?;
     }
-    let w = "ovf_attention_params";
-    let qk = add(w, &[d.nope, d.rope])?;
-    match d.q_lora {
-        Some(rq) => {
-            acc.lin(Comp::Attn, mul(w, &[d.h, rq])?)?;
-            acc.add(Comp::Attn, rq)?;
-            acc.lin(Comp::Attn, mul(w, &[rq, d.heads, qk])?)?;
-        }
-        None => acc.lin(Comp::Attn, mul(w, &[d.h, d.heads, qk])?)?,
-    }
-    acc.lin(Comp::Attn, mul(w, &[d.h, add(w, &[d.kv_lora, d.rope])?])?)?;
-    acc.add(Comp::Attn, d.kv_lora)?;
-    acc.lin(
-        Comp::Attn,
-        mul(w, &[d.kv_lora, d.heads, add(w, &[d.nope, d.v])?])?,
-    )?;
-    acc.lin(Comp::Attn, mul(w, &[d.heads, d.v, d.h])?)?;
+    let shape = MlaShape {
+        heads: d.heads,
+        q_lora: d.q_lora,
+        kv_lora: d.kv_lora,
+        nope: d.nope,
+        rope: d.rope,
+        v: d.v,
+    };
+    add_mla(acc, d.h, &shape)?;
     acc.norms(2, d.h)?;
     if moe {
         let routed = (d.experts, d.top_k, d.moe_inter);

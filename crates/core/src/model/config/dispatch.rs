@@ -4,9 +4,9 @@
 use super::kit::Parts;
 use super::reader::Reader;
 use super::{
-    bamba, classic, decoder, deepseek, defaults, falcon_h1, gemma3n, gemma4, granite_hybrid,
-    hunyuan, jamba, lfm2, mamba, mamba2, minicpmv, minimax, nemotron_h, others, qwen3_5,
-    qwen3_next, qwen_v1,
+    afmoe, bamba, classic, cohere2_moe, decoder, deepseek, defaults, exaone_moe, falcon_h1,
+    gemma3n, gemma4, granite_hybrid, hunyuan, jamba, lfm2, lfm2_moe, longcat, mamba, mamba2,
+    minicpmv, minimax, nemotron_h, others, qwen3_5, qwen3_next, qwen_v1,
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::LedgerSource;
@@ -91,6 +91,13 @@ const OWN_BUILDERS: &[(&str, Builder)] = &[
     ("falcon_h1", |r, _, _| falcon_h1::falcon_h1(r)),
     ("bamba", |r, _, _| bamba::bamba(r)),
     ("lfm2", |r, _, _| lfm2::lfm2(r)),
+    ("lfm2_moe", |r, _, _| lfm2_moe::build(r)),
+    ("afmoe", |r, _, _| afmoe::build(r)),
+    ("exaone_moe", |r, _, _| exaone_moe::build(r)),
+    ("cohere2_moe", |r, _, _| cohere2_moe::build(r)),
+    // Meituan LongCat-Flash: its published configs name no model_type, only the architecture
+    // LongcatFlashForCausalLM.
+    ("longcat_flash", |r, _, _| longcat::build(r)),
     ("minimax", |r, _, mt| minimax::build(r, mt)),
     ("qwen", |r, _, _| qwen_v1::qwen_v1(r)),
     ("minicpmv", |r, _, _| minicpmv::build(r)),

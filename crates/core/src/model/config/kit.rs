@@ -254,16 +254,20 @@ pub(crate) fn add_routed_experts(
 pub(crate) enum MtpHeads {
     /// DeepSeek-V3, GLM-4.5: each module stores `embed_tokens` and `shared_head.head`.
     OwnCopies,
-    /// Qwen3-Next: the module reuses the main model's embedding and head.
+    /// Qwen3-Next, EXAONE-MoE: the module reuses the main model's embedding and head.
     Shared,
+    /// LongCat-Flash: the module stores its own embedding (`model.mtp.embed_tokens`) and reuses
+    /// the main output head.
+    OwnEmbedding,
 }
 
 /// Adds `mtp` multi-token-prediction modules to `other` as the checkpoint stores them: their
 /// decoder layers (already in `m`), and per module three norms (`3h`: DeepSeek-V3's enorm,
 /// hnorm, shared_head.norm; Qwen3-Next's pre_fc_norm_embedding, pre_fc_norm_hidden, norm), the
 /// projection of the concatenated embedding and hidden state (`2h·h`: eh_proj / fc) and, with
-/// [`MtpHeads::OwnCopies`], its own copies of the embedding and the output head (`2·V·h`); a
-/// ledger entry and a warning name the main model's count beside the checkpoint's. `m` carries
+/// [`MtpHeads::OwnCopies`], its own copies of the embedding and the output head (`2·V·h`), with
+/// [`MtpHeads::OwnEmbedding`] its own embedding (`V·h`); a ledger entry and a warning name the
+/// main model's count beside the checkpoint's. `m` carries
 /// the modules' decoder layers in [`Acc::mtp_layers`] (one per module), kept for the KV cache.
 pub(crate) fn add_mtp_modules(
     r: &mut Reader,
@@ -278,6 +282,7 @@ pub(crate) fn add_mtp_modules(
     m.add(Comp::Other, mul(w, &[mtp, 2, h, h])?)?;
     let copies = match heads {
         MtpHeads::OwnCopies => mul("ovf_stored_params", &[mtp, 2, vocab, h])?,
+        MtpHeads::OwnEmbedding => mul("ovf_stored_params", &[mtp, vocab, h])?,
         MtpHeads::Shared => 0,
     };
     let main = acc.b.total;
@@ -287,6 +292,10 @@ pub(crate) fn add_mtp_modules(
     let (ldg, wrn) = match heads {
         MtpHeads::OwnCopies => ("ldg_mtp_modules_stored", "wrn_mtp_stored"),
         MtpHeads::Shared => ("ldg_mtp_modules_shared_head", "wrn_mtp_stored_shared_head"),
+        MtpHeads::OwnEmbedding => (
+            "ldg_mtp_modules_own_embedding",
+            "wrn_mtp_stored_own_embedding",
+        ),
     };
     r.derived("mtp_parameters", stored, ldg);
     r.warnings.push(

@@ -1,6 +1,6 @@
 //! LFM2 (`lfm2`): gated short convolutions and attention layers, a gated MLP in every layer.
 
-use super::common::{not_one_per_layer, read_core, read_tie};
+use super::common::{not_one_per_layer, read_core, read_tie, Core};
 use super::kit::{add_dense_ffn, finish_parts, Acc, Comp, Parts};
 use super::reader::Reader;
 use super::ssm::{attention, layer_indices, ssm_mixer};
@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// Which LFM2 layers attend: `layer_types` ("full_attention" or "conv") when given, else the
 /// indices of `full_attn_idxs`, else every layer (as `Lfm2Config` reads them).
-fn lfm2_attention_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, CalcError> {
+pub(super) fn lfm2_attention_layers(r: &mut Reader, n_layers: u64) -> Result<Vec<bool>, CalcError> {
     if let Some(types) = r.str_list("layer_types")? {
         if types.len() as u64 != n_layers {
             return Err(not_one_per_layer("layer_types", types.len(), n_layers));
@@ -92,7 +92,7 @@ fn lfm2_ff_width(r: &mut Reader) -> Result<u64, CalcError> {
 /// One LFM2 gated short convolution (`Lfm2ShortConv`): in_proj `h·3h`, depthwise conv `h·L`,
 /// out_proj `h·h`, each with a bias under `conv_bias`. Its state (vLLM's
 /// `short_conv_state_shape`): `(L − 1)·h` per sequence, no recurrent part.
-fn short_conv(acc: &mut Acc, h: u64, l: u64, bias: bool) -> Result<Mixer, CalcError> {
+pub(super) fn short_conv(acc: &mut Acc, h: u64, l: u64, bias: bool) -> Result<Mixer, CalcError> {
     let w = "ovf_ssm_params";
     acc.lin(Comp::Ssm, mul(w, &[3, h, h])?)?;
     acc.add(Comp::Ssm, mul(w, &[h, l])?)?;
@@ -101,6 +101,14 @@ fn short_conv(acc: &mut Acc, h: u64, l: u64, bias: bool) -> Result<Mixer, CalcEr
         acc.add(Comp::Ssm, mul(w, &[5, h])?)?;
     }
     ssm_mixer((l, h), 0, (h, 0), None)
+}
+
+/// One LFM2 attention mixer: GQA q/k/v/out without biases, and the q/k layernorms over the
+/// head (`2·d`).
+pub(super) fn lfm2_attention(acc: &mut Acc, c: &Core) -> Result<Mixer, CalcError> {
+    let m = attention(acc, c.h, (c.heads, c.kv, c.hd), false)?;
+    acc.add(Comp::Attn, mul("ovf_attention_params", &[2, c.hd])?)?;
+    Ok(m)
 }
 
 /// LFM2 (`lfm2`): per layer two RMSNorms (operator, FFN), a gated short convolution or, at the
@@ -120,9 +128,7 @@ pub(super) fn lfm2(r: &mut Reader) -> Result<Parts, CalcError> {
     for a in attends {
         acc.norms(2, h)?;
         let mixer = if a {
-            let m = attention(&mut acc, h, (c.heads, c.kv, c.hd), false)?;
-            acc.add(Comp::Attn, mul("ovf_attention_params", &[2, c.hd])?)?;
-            m
+            lfm2_attention(&mut acc, &c)?
         } else {
             short_conv(&mut acc, h, l, bias)?
         };

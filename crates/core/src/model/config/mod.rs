@@ -15,14 +15,17 @@
 //! assert_eq!(m.params.total, 6_738_415_616);
 //! ```
 
+mod afmoe;
 mod architecture;
 mod bamba;
 mod classic;
+mod cohere2_moe;
 mod common;
 mod decoder;
 mod deepseek;
 pub mod defaults;
 mod dispatch;
+mod exaone_moe;
 mod falcon_h1;
 mod gemma3n;
 mod gemma4;
@@ -31,6 +34,8 @@ mod hunyuan;
 mod jamba;
 mod kit;
 mod lfm2;
+mod lfm2_moe;
+mod longcat;
 mod mamba;
 mod mamba2;
 pub mod max_len;

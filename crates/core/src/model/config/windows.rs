@@ -115,6 +115,22 @@ fn family_windows(
             }
         }
         "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => qwen_windows(r, sw, out)?,
+        // AfmoeConfig: full attention where (ℓ + 1) % global_attn_every_n_layers == 0.
+        "afmoe" => {
+            let n = r.or(
+                "global_attn_every_n_layers",
+                4,
+                "ldg_afmoe_default_global_every_4",
+            )?;
+            if let Some(w) = sw {
+                every_nth_global(out, n, w);
+            }
+        }
+        "exaone_moe" => {
+            if let Some(w) = sw {
+                exaone_pattern_windows(r, w, out)?;
+            }
+        }
         // Dots1Config: "sliding_attention" from layer `max_window_layers` on (62 by default,
         // every layer of dots.llm1, whose config sets `sliding_window` null anyway).
         "dots1" => {
@@ -136,6 +152,52 @@ fn family_windows(
                 );
                 out.iter_mut().for_each(|x| *x = Some(w));
             }
+        }
+    }
+    Ok(())
+}
+
+/// The window `w` on every layer but each `n`-th (ℓ + 1 ≡ 0 mod n: full attention).
+fn every_nth_global(out: &mut [Option<u64>], n: u64, w: u64) {
+    for (i, x) in out.iter_mut().enumerate() {
+        if !(i as u64 + 1).is_multiple_of(n) {
+            *x = Some(w);
+        }
+    }
+}
+
+/// EXAONE-MoE without `layer_types` (`ExaoneMoeConfig`): `sliding_window_pattern` a number `n`
+/// (every `n`-th layer global, 4 when absent) or a string of `L` (local: the window) and `G`
+/// (global) repeated from layer 0, whose last layer is always global.
+fn exaone_pattern_windows(
+    r: &mut Reader,
+    w: u64,
+    out: &mut [Option<u64>],
+) -> Result<(), CalcError> {
+    let key = "sliding_window_pattern";
+    match r.find(key) {
+        Some((k, serde_json::Value::String(p))) => {
+            let chars: Vec<char> = p.chars().collect();
+            if chars.is_empty() || chars.iter().any(|c| !matches!(c, 'L' | 'G')) {
+                return Err(CalcError::BadValue {
+                    key: k.into(),
+                    found: Phrase::verbatim(shorten(p)),
+                    expected: Phrase::tr("exp_local_global_chars"),
+                });
+            }
+            for (i, x) in out.iter_mut().enumerate() {
+                if chars.get(i % chars.len()) == Some(&'L') {
+                    *x = Some(w);
+                }
+            }
+            if let Some(last) = out.last_mut() {
+                *last = None;
+            }
+            r.derived("window_layers", p, "ldg_exaone_moe_pattern_string");
+        }
+        _ => {
+            let n = r.or(key, 4, "ldg_exaone_moe_default_pattern_4")?;
+            every_nth_global(out, n, w);
         }
     }
     Ok(())
