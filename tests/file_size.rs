@@ -122,3 +122,60 @@ fn every_tests_file_is_a_test_module() {
         );
     }
 }
+
+/// The most lines a derivation builder may have (issue 45: a derivation is written once, from
+/// terms built by small functions, not by one long function).
+const MAX_BUILDER_LINES: usize = 60;
+
+/// Each non-test function of the core (`crates/core/src`) longer than `limit` lines that
+/// builds a derivation (its body writes `Derivation {` or pushes a `Term::`), with its file
+/// and length. A function is read from its `fn` line to the closing brace at the same indent.
+fn long_builders(limit: usize) -> Vec<(String, String, usize)> {
+    let mut out = Vec::new();
+    for f in source_files()
+        .iter()
+        .filter(|f| relative(f).starts_with("crates/core/src/"))
+        .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+    {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tests_from = lines
+            .iter()
+            .position(|l| l.trim() == "#[cfg(test)]")
+            .unwrap_or(lines.len());
+        for (i, l) in lines.iter().enumerate().take(tests_from) {
+            let t = l.trim_start();
+            let indent = &l[..l.len() - t.len()];
+            let name = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
+                .iter()
+                .find_map(|p| t.strip_prefix(p))
+                .and_then(|r| r.split(['(', '<']).next());
+            let Some(name) = name else { continue };
+            let close = format!("{indent}}}");
+            let Some(end) = (i + 1..lines.len()).find(|&j| lines[j] == close) else {
+                continue;
+            };
+            let body = lines[i..=end].join("\n");
+            let n = end - i + 1;
+            if n > limit && (body.contains("Derivation {") || body.contains("Term::")) {
+                out.push((relative(f), name.to_string(), n));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_derivation_builder_is_over_the_limit() {
+    let long = long_builders(MAX_BUILDER_LINES);
+    assert!(
+        long.is_empty(),
+        "derivation builders over {MAX_BUILDER_LINES} lines (build their terms in small functions):\n{}",
+        long.iter()
+            .map(|(f, name, n)| format!("  {f} {name}: {n}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The checker itself finds the builders under a lower limit.
+    assert!(!long_builders(20).is_empty());
+}

@@ -273,24 +273,7 @@ fn terms(
             Source::User(format!("kv_dtype = {kv}")),
         ),
     ];
-    if let Some(&(_, bytes)) = ix.first() {
-        let layers: u64 = ix.iter().map(|g| g.0).sum();
-        let derived = |k: &str| Source::Derived(k.into());
-        terms.push(Term::new(
-            "L_idx",
-            "term_indexer_layers",
-            layers.to_string(),
-            "",
-            derived("src_indexer_layers"),
-        ));
-        terms.push(Term::new(
-            "d_idx",
-            "term_indexer_bytes",
-            bytes.to_string(),
-            "B",
-            derived("src_indexer_bytes"),
-        ));
-    }
+    terms.extend(indexer_terms(ix));
     let user = |symbol: &str, key: &str, n: u64, unit: &str, field: &str| {
         Term::new(symbol, key, n.to_string(), unit, Source::User(field.into()))
     };
@@ -302,6 +285,32 @@ fn terms(
         terms.push(user("t", "term_tp", tp, "", "tp"));
     }
     terms
+}
+
+/// The sparse-attention indexers' terms, `L_idx` and `d_idx` (none without indexers; the
+/// first group's width is shown).
+fn indexer_terms(ix: &[(u64, u64)]) -> Vec<Term> {
+    let Some(&(_, bytes)) = ix.first() else {
+        return Vec::new();
+    };
+    let layers: u64 = ix.iter().map(|g| g.0).sum();
+    let derived = |k: &str| Source::Derived(k.into());
+    vec![
+        Term::new(
+            "L_idx",
+            "term_indexer_layers",
+            layers.to_string(),
+            "",
+            derived("src_indexer_layers"),
+        ),
+        Term::new(
+            "d_idx",
+            "term_indexer_bytes",
+            bytes.to_string(),
+            "B",
+            derived("src_indexer_bytes"),
+        ),
+    ]
 }
 
 /// The notes of [`compute`]'s derivation.

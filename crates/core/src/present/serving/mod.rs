@@ -42,7 +42,7 @@ use crate::sim::disagg::{simulate_disagg, DisaggConfig, DisaggSummary};
 use crate::sim::replica::Replica;
 use crate::sim::result::SimResult;
 use crate::sim::stats::Dist;
-use crate::sim::sweep::sweep_with;
+use crate::sim::sweep::{sweep_with, SweepResult};
 use crate::sim::workload::{Arrival, WorkloadSpec};
 pub use capacity::{analytic_capacity, analytic_capacity_disagg};
 use serde::{Deserialize, Serialize};
@@ -400,45 +400,10 @@ fn run_gpu(
     };
     chosen_wl.arrival = Arrival::from_rate(chosen_rate, burstiness(v));
     let chosen = run(&chosen_wl)?;
-    let points = sweep
-        .points
-        .iter()
-        .map(|p| RatePoint {
-            rate: p.rate,
-            ttft: (&p.result.ttft_ms).into(),
-            tpot: (&p.result.tpot_ms).into(),
-            itl: (&p.result.itl_ms).into(),
-            e2el: (&p.result.e2el_ms).into(),
-            throughput: p.result.request_throughput,
-            saturated: p.saturated,
-        })
-        .collect();
-    let series = chosen
-        .series
-        .points
-        .iter()
-        .map(|p| SeriesPoint {
-            t_s: p.t_s,
-            batch: p.batch,
-            waiting: p.waiting,
-            kv: p.kv_occupancy,
-        })
-        .collect();
-    let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
-    notes.dedup();
+    let points = rate_points(&sweep);
+    let series = series_points(&chosen);
+    let notes = run_notes(&chosen, lang);
     let disagg = chosen.disagg.clone();
-    if let Some(d) = &disagg {
-        notes.push(fill(
-            tr(lang, "sv_pd_note"),
-            &[
-                ("pw", &d.prefill_workers.to_string()),
-                ("pg", &d.prefill_gpus.to_string()),
-                ("dw", &d.decode_workers.to_string()),
-                ("dg", &d.decode_gpus.to_string()),
-                ("link", link_name(d.link)),
-            ],
-        ));
-    }
     let parts = dep.stepping().step_model().kernel().map(|k| {
         let o = k.overhead().at(step.0, k.stage_layers());
         (k.linear_parts(step.0 as f64), o)
@@ -458,6 +423,57 @@ fn run_gpu(
         disagg,
     };
     Ok((gpu, math))
+}
+
+/// The sweep's points as the section draws them.
+fn rate_points(sweep: &SweepResult) -> Vec<RatePoint> {
+    sweep
+        .points
+        .iter()
+        .map(|p| RatePoint {
+            rate: p.rate,
+            ttft: (&p.result.ttft_ms).into(),
+            tpot: (&p.result.tpot_ms).into(),
+            itl: (&p.result.itl_ms).into(),
+            e2el: (&p.result.e2el_ms).into(),
+            throughput: p.result.request_throughput,
+            saturated: p.saturated,
+        })
+        .collect()
+}
+
+/// The chosen run's time series (batch, waiting, KV occupancy).
+fn series_points(chosen: &SimResult) -> Vec<SeriesPoint> {
+    chosen
+        .series
+        .points
+        .iter()
+        .map(|p| SeriesPoint {
+            t_s: p.t_s,
+            batch: p.batch,
+            waiting: p.waiting,
+            kv: p.kv_occupancy,
+        })
+        .collect()
+}
+
+/// The chosen run's notes in `lang`, once each, and the disaggregated pools' line.
+fn run_notes(chosen: &SimResult, lang: Lang) -> Vec<String> {
+    let mut notes: Vec<String> = chosen.notes.iter().map(|n| n.message(lang)).collect();
+    notes.dedup();
+    if let Some(d) = &chosen.disagg {
+        notes.push(fill(
+            tr(lang, "sv_pd_note"),
+            &[
+                ("pw", &d.prefill_workers.to_string()),
+                ("pg", &d.prefill_gpus.to_string()),
+                ("dw", &d.decode_workers.to_string()),
+                ("dg", &d.decode_gpus.to_string()),
+                ("link", link_name(d.link)),
+            ],
+        ));
+    }
+    notes
 }
 
 /// What one GPU's sweep runs on: one replica, or disaggregated pools (prefill, decode, the
@@ -524,11 +540,6 @@ fn step_math(
     (batch, ctx, t): (u64, u64, f64),
     parts: Option<([f64; 4], f64)>,
 ) -> Derivation {
-    let par = engine.parallel();
-    let par = crate::sim::Parallel {
-        nodes: par.nodes_for(acc),
-        ..par
-    };
     let mut terms = vec![
         Term::num(
             "d",
@@ -546,45 +557,21 @@ fn step_math(
         ),
     ];
     if let Some((p, t0)) = parts {
-        // The step by component (measured kernels): attention and the lm_head are what the
-        // token-proportional parts and the engine's time leave.
-        let rest = (t - p.iter().sum::<f64>() - t0).max(0.0);
-        for (sym, key, v) in [
-            ("t_attn", "sv_term_part_attn", rest),
-            ("t_gemm", "sv_term_part_gemm", p[0]),
-            ("t_moe", "sv_term_part_moe", p[1]),
-            ("t_elem", "sv_term_part_elem", p[2]),
-            ("t_comm", "sv_term_part_comm", p[3]),
-            ("t_0", "sv_term_part_overhead", t0),
-        ] {
-            terms.push(Term::num(
-                sym,
-                key,
-                v * 1e3,
-                "view_unit_ms",
-                Source::Derived("src_step_parts".into()),
-            ));
-        }
+        terms.extend(step_part_terms(p, t0, t));
     }
-    if par.beyond_tp(acc) {
-        // Short values (the column does not wrap); the engine's own flags as the source.
-        terms.push(Term::new(
-            "P",
-            "sv_term_parallel",
-            format!("{} × {} × {} = {}", par.tp, par.dp, par.pp, par.gpus()),
-            "",
-            Source::User(par.engine_flags(engine.engine)),
-        ));
-        terms.push(Term::new(
-            "EP",
-            "sv_term_ep",
-            format!("{} (MoE TP {})", par.ep, par.moe_tp()),
-            "",
-            Source::User("sv_par_ep".into()),
-        ));
-    }
+    terms.extend(parallel_terms(acc, engine));
     let ms = t * 1e3;
     let tok_s = if t > 0.0 { batch as f64 / t } else { 0.0 };
+    // Which step model timed it: the measured kernels (with the parts above) or the roofline.
+    let how = if parts.is_some() {
+        "sv_math_note_kernels"
+    } else {
+        "sv_math_note"
+    };
+    let mut notes = vec![how.to_string()];
+    if acc.architecture == Architecture::Unknown {
+        notes.push("sv_math_arch_unknown".into());
+    }
     Derivation {
         title_key: "sv_math_title".into(),
         formula: "t_step = t_lin(T) + t_head(S) + t_attn(Σ K) + t_ar(T) + t_0".into(),
@@ -599,22 +586,63 @@ fn step_math(
             acc.name
         ),
         terms,
-        notes: {
-            // Which step model timed it: the measured kernels (with the parts above) or the
-            // roofline.
-            let how = if parts.is_some() {
-                "sv_math_note_kernels"
-            } else {
-                "sv_math_note"
-            };
-            if acc.architecture == Architecture::Unknown {
-                vec![how.into(), "sv_math_arch_unknown".into()]
-            } else {
-                vec![how.into()]
-            }
-        },
+        notes,
         ..Default::default()
     }
+}
+
+/// The step of `t` seconds by component (measured kernels: the token-proportional parts `p`
+/// and the engine's time `t0`); attention and the lm_head are what those leave.
+fn step_part_terms(p: [f64; 4], t0: f64, t: f64) -> Vec<Term> {
+    let rest = (t - p.iter().sum::<f64>() - t0).max(0.0);
+    [
+        ("t_attn", "sv_term_part_attn", rest),
+        ("t_gemm", "sv_term_part_gemm", p[0]),
+        ("t_moe", "sv_term_part_moe", p[1]),
+        ("t_elem", "sv_term_part_elem", p[2]),
+        ("t_comm", "sv_term_part_comm", p[3]),
+        ("t_0", "sv_term_part_overhead", t0),
+    ]
+    .into_iter()
+    .map(|(sym, key, v)| {
+        Term::num(
+            sym,
+            key,
+            v * 1e3,
+            "view_unit_ms",
+            Source::Derived("src_step_parts".into()),
+        )
+    })
+    .collect()
+}
+
+/// The shape's terms when it goes beyond tensor parallelism inside a node (none otherwise):
+/// short values (the column does not wrap), the engine's own flags as the source.
+fn parallel_terms(acc: &Accelerator, engine: &EngineConfig) -> Vec<Term> {
+    let par = engine.parallel();
+    let par = crate::sim::Parallel {
+        nodes: par.nodes_for(acc),
+        ..par
+    };
+    if !par.beyond_tp(acc) {
+        return Vec::new();
+    }
+    vec![
+        Term::new(
+            "P",
+            "sv_term_parallel",
+            format!("{} × {} × {} = {}", par.tp, par.dp, par.pp, par.gpus()),
+            "",
+            Source::User(par.engine_flags(engine.engine)),
+        ),
+        Term::new(
+            "EP",
+            "sv_term_ep",
+            format!("{} (MoE TP {})", par.ep, par.moe_tp()),
+            "",
+            Source::User("sv_par_ep".into()),
+        ),
+    ]
 }
 
 #[cfg(test)]
