@@ -662,3 +662,68 @@ fn prefill_step_breakdown() {
         );
     }
 }
+
+/// Where a setup's TPOT error comes from at 4 to 8 clients: for each (model, GPU, precision,
+/// version, TP, clients, prompt length), one decode step of the clients at their mean context
+/// on the kernel model, split into GEMMs, fused MoE, elementwise passes, all-reduces and the
+/// rest (attention, the lm_head, the engine's time per step), beside the measured and
+/// simulated mean TPOT and the time per token the simulation misses.
+#[test]
+#[ignore = "a diagnostic; prints one line per decode setup"]
+fn decode_step_breakdown() {
+    type Seen = (f64, [f64; 4], Vec<(f64, f64)>);
+    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
+    for r in rows().into_iter().filter(|r| (4..=8).contains(&r.c)) {
+        let Some(s) = setup(&r) else { continue };
+        let (Some(g), Some(m)) = (gpu(&r.system), model(&s)) else {
+            continue;
+        };
+        let Outcome::Simulated(res) = simulate(&r, &|_| {}) else {
+            continue;
+        };
+        let key = format!(
+            "{} {} {} {} tp{} c{} isl{}",
+            r.model.rsplit('/').next().unwrap_or(""),
+            r.system,
+            r.precision,
+            r.version,
+            r.tp,
+            r.c,
+            r.isl
+        );
+        let e = seen.entry(key).or_insert_with(|| {
+            let (engine, _) = engine_and_load(&r, &s);
+            let Ok(rep) = Replica::new(&m, g, &engine, &Efficiencies::default()) else {
+                return (f64::NAN, [f64::NAN; 4], Vec::new());
+            };
+            let mut steps = rep.step_model().clone();
+            let parts = steps
+                .kernel()
+                .map_or([f64::NAN; 4], |k| k.linear_parts(r.c as f64));
+            steps.begin();
+            steps.add_decodes(r.c, r.isl + r.osl / 2);
+            (steps.finish(r.c, r.c), parts, Vec::new())
+        });
+        e.2.push((r.tpot_ms, res.tpot_ms.mean));
+    }
+    for (k, (total, p, v)) in seen {
+        let n = v.len().max(1) as f64;
+        let (meas, pred) = (
+            v.iter().map(|x| x.0).sum::<f64>() / n,
+            v.iter().map(|x| x.1).sum::<f64>() / n,
+        );
+        let ms = |x: f64| x * 1e3;
+        println!(
+            "{k:<55} step {:6.2} ms = GEMM {:5.2} MoE {:5.2} elementwise {:4.2} all-reduce {:4.2} rest {:5.2} | TPOT measured {:6.2} simulated {:6.2} missing {:+5.2}",
+            ms(total),
+            ms(p[0]),
+            ms(p[1]),
+            ms(p[2]),
+            ms(p[3]),
+            ms(total - p.iter().sum::<f64>()),
+            meas,
+            pred,
+            meas - pred
+        );
+    }
+}
