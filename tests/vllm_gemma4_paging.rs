@@ -220,3 +220,61 @@ fn gemma4_e4b_on_one_h100() {
         (32, 16),
     );
 }
+
+/// vLLM loads Gemma 4's `attention_k_eq_v` keys twice (`gemma4.py`: the full layers'
+/// `QKVParallelLinear` has a V slot, filled with a clone of `k_proj`): per full layer
+/// `hidden_size × global_head_dim × max(1, num_global_key_value_heads / TP)` more elements on
+/// each GPU, at the precision of the attention matrices. E4B has no `attention_k_eq_v`.
+#[test]
+fn vllm_loads_the_k_eq_v_keys_twice() {
+    use llm_serving_calculator::core::calc::memory::{k_as_v_elems, vllm_loaded_weights};
+    for (path, bytes_per_elem) in [
+        // NVIDIA's NVFP4: 4 bits and an 8-bit scale per 16 elements.
+        (
+            "tests/fixtures/research/configs/nvidia__Gemma-4-31B-IT-NVFP4.json",
+            (0.5, 16),
+        ),
+        (
+            "tests/fixtures/research/configs/google__gemma-4-26B-A4B.json",
+            (2.0, 0),
+        ),
+        (
+            "tests/fixtures/corpus/google__gemma-4-E4B-it.json",
+            (2.0, 0),
+        ),
+    ] {
+        let (full, cfg) = read_config(path);
+        let tc = cfg.get("text_config").unwrap_or(&cfg);
+        let num = |k: &str| tc[k].as_u64().unwrap_or(0);
+        let k_eq_v = tc["attention_k_eq_v"].as_bool().unwrap_or(false);
+        let n_full = tc["layer_types"]
+            .as_array()
+            .expect("layer_types")
+            .iter()
+            .filter(|x| x.as_str() == Some("full_attention"))
+            .count() as u64;
+        let text = std::fs::read_to_string(&full).expect("config");
+        let m = parse_model_text(&text).expect("parses");
+        for tp in [1u64, 2, 8] {
+            let heads = num("num_global_key_value_heads");
+            let want = if k_eq_v {
+                n_full * num("hidden_size") * num("global_head_dim") * (heads / tp).max(1)
+            } else {
+                0
+            };
+            assert_eq!(k_as_v_elems(&m, tp), want, "{path} TP {tp}");
+        }
+        let w = vllm_loaded_weights(&m, None, 1, Some(common::h100())).expect("weights");
+        let n = k_as_v_elems(&m, 1);
+        let (per, group) = bytes_per_elem;
+        let scales = if group > 0 { n.div_ceil(group) } else { 0 };
+        let want = (n as f64 * per) as u64 + scales;
+        assert_eq!(w.v_copy.0, want, "{path}");
+        assert_eq!(
+            w.bytes,
+            w.checkpoint.per_gpu + w.padding + w.v_copy,
+            "{path}"
+        );
+        println!("{path}: V copy {n} elements, {want} B");
+    }
+}

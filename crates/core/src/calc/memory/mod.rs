@@ -88,9 +88,9 @@ pub use textbook::{
 pub use vllm::{vllm_budget, VllmBudget, VllmStartup};
 pub use vllm_inputs::{non_torch_estimate, VllmInputs};
 pub use vllm_loaded::{
-    mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
-    vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, A100_80GB_VLLM_TOTAL_GIB,
-    H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
+    k_as_v_elems, mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights,
+    vllm_total, vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal,
+    A100_80GB_VLLM_TOTAL_GIB, H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
 };
 pub use vllm_paging::{Paging, UnifiedKind};
 pub use vllm_start::{
