@@ -1150,3 +1150,62 @@ fn recurrent_only_models_hold_one_block_per_request() {
         );
     }
 }
+
+/// A vLLM V1 start-up log of a model whose sliding-window and full-attention layers cache
+/// different bytes per token, so that vLLM unifies their pages (`vllm_paging`'s module docs):
+/// Gemma 4 26B-A4B, whose sliding layers hold 8 KV heads of 256 and whose full layers
+/// (`attention_k_eq_v`) 2 KV heads of 512.
+///
+/// Source: a docker log of `RedHatAI/gemma-4-26B-A4B-it-NVFP4` under vLLM 0.19.2rc1.dev8
+/// (TP 1, `--max-model-len 98304`, `--kv-cache-dtype fp8_e4m3`, `--max-num-batched-tokens
+/// 8192`, `--enable-prefix-caching`; TRITON_ATTN forced by vLLM for the two head sizes),
+/// found in the public code index: "Available KV cache memory: 9.08 GiB", "GPU KV cache size:
+/// 79,344 tokens", "Maximum concurrency for 98,304 tokens per request: 5.00x". NVFP4 weights
+/// do not change the cache; our config is Google's 26B-A4B, whose shapes are the same.
+///
+/// The pair fixes the rule: paged as full attention (the fallback this project printed before)
+/// the same memory would hold ⌊9.08 GiB / (16 × 112,640 B)⌋ = 5,409 blocks, 86,544 tokens and
+/// 0.88x; unified, one block is 5 layers × 65,536 B, the full layers' blocks hold 32 tokens, a
+/// request of 98,304 tokens holds ⌈98,304 / 32⌉ = 3,072 blocks in the full group and
+/// ⌈(1,023 + 8,192) / 16⌉ + 1 = 577 in each of the 5 sliding groups (5,957 in all), and the
+/// tokens are ⌊blocks / 6⌋ × 16 (vLLM ≤ 0.20's `_report_kv_cache_config`).
+#[test]
+fn gemma4_unified_pages_log_is_reproduced() {
+    const LOGGED_GIB: f64 = 9.08;
+    const LINES: [&str; 2] = [
+        "GPU KV cache size: 79,344 tokens",
+        "Maximum concurrency for 98,304 tokens per request: 5.00x",
+    ];
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/research/configs/google__gemma-4-26B-A4B.json"),
+    )
+    .expect("config");
+    let m = parse_model_text(&text).expect("parses");
+    let kv = KvProfile::from_model(&m, Dtype::Fp8, 1, Architecture::Unknown).expect("profile");
+    let run = |avail: Bytes| {
+        let inp = VllmInputs {
+            max_num_batched_tokens: 8192,
+            ..VllmInputs::with_available_kv(avail, 98_304)
+        };
+        vllm_budget(&inp, &kv).expect("budget")
+    };
+    let (lo, mid, hi) = (
+        run(gib(LOGGED_GIB - 0.005)),
+        run(gib(LOGGED_GIB)),
+        run(gib(LOGGED_GIB + 0.005)),
+    );
+    assert_eq!(mid.bytes_per_block, Bytes(5 * 16 * 4096), "{:?}", mid.notes);
+    assert_eq!(mid.blocks_per_request, 3072 + 5 * 577);
+    assert!(mid.notes.iter().any(|n| n == "note_vllm_unified_pages"));
+    // Some block count within the logged GiB's rounding prints exactly the logged lines.
+    let found = (lo.num_gpu_blocks..=hi.num_gpu_blocks).any(|blocks| {
+        let b = run(Bytes(mid.bytes_per_block.0 * blocks));
+        LINES.iter().all(|l| b.log_lines.iter().any(|x| x == l))
+    });
+    assert!(
+        found,
+        "no block count in {}..={} prints {LINES:?}; ours at the logged GiB: {:?}",
+        lo.num_gpu_blocks, hi.num_gpu_blocks, mid.log_lines
+    );
+}

@@ -480,6 +480,7 @@ impl EngineConfig {
                 count: 1,
                 window: None,
                 state: false,
+                block_size: None,
             }],
             prefix_hit: self.prefix_hit,
             frontend_overhead_s: self.frontend_overhead_ms / 1e3,

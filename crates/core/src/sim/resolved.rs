@@ -67,7 +67,8 @@ impl Resolved {
 
 /// Block groups of one kind: `count` groups, each needing `⌈tokens / block_size⌉` blocks per
 /// request (full attention) or only those of its window (sliding: `⌈(W − 1 + new) /
-/// block_size⌉ + 1` at most, as vLLM's sliding-window manager keeps them).
+/// block_size⌉ + 1` at most, as vLLM's sliding-window manager keeps them), with the group's
+/// own block size where vLLM raised it to unify page sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockGroup {
     /// Groups of this kind.
@@ -78,15 +79,20 @@ pub struct BlockGroup {
     /// whatever its length ([`Paging::Mamba`]).
     #[serde(default)]
     pub state: bool,
+    /// Tokens per block of these groups where vLLM made it larger than the engine's to give
+    /// every page the same bytes ([`VllmBudget::unified_kinds`]); `None`: the engine's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<u64>,
 }
 
 impl BlockGroup {
     /// Blocks one group holds for a request of `tokens` tokens, `new` of them computed in
-    /// the current step.
+    /// the current step, with blocks of `block_size` tokens unless the group has its own.
     pub fn blocks(&self, tokens: u64, new: u64, block_size: u64) -> u64 {
         if self.state {
             return u64::from(tokens > 0);
         }
+        let block_size = self.block_size.unwrap_or(block_size);
         let all = tokens.div_ceil(block_size.max(1));
         match self.window {
             None => all,
@@ -100,8 +106,9 @@ impl BlockGroup {
     }
 }
 
-/// The groups of a cache: the hybrid allocator's buckets (by kind) split in groups of
-/// `group_size` layers; beside recurrent layers, the attention groups and the state groups
+/// The groups of a cache: the hybrid allocator's buckets (by kind; with the pages unified, by
+/// kind and block size, each group with its own block) split in groups of `group_size` layers;
+/// beside recurrent layers, the attention groups and the state groups
 /// (one block each per request); or one full group.
 pub(super) fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<BlockGroup> {
     let g = budget.group_size;
@@ -111,11 +118,13 @@ pub(super) fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<Bloc
                 count: (profile.layers.len() as u64).div_ceil(g),
                 window: None,
                 state: false,
+                block_size: None,
             },
             BlockGroup {
                 count: (profile.state_layers.len() as u64).div_ceil(g),
                 window: None,
                 state: true,
+                block_size: None,
             },
         ];
     }
@@ -124,7 +133,23 @@ pub(super) fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<Bloc
             count: 1,
             window: None,
             state: false,
+            block_size: None,
         }];
+    }
+    if !budget.unified_kinds.is_empty() {
+        return budget
+            .unified_kinds
+            .iter()
+            .map(|k| BlockGroup {
+                count: k.layers.div_ceil(g),
+                window: match k.kind {
+                    KvLayerKind::Full => None,
+                    KvLayerKind::Sliding { window } => Some(window),
+                },
+                state: false,
+                block_size: (k.block_size != budget.block_size).then_some(k.block_size),
+            })
+            .collect();
     }
     let mut buckets: Vec<(Option<u64>, u64)> = Vec::new();
     for l in &profile.layers {
@@ -143,6 +168,7 @@ pub(super) fn block_groups(profile: &KvProfile, budget: &VllmBudget) -> Vec<Bloc
             count: c.div_ceil(budget.group_size),
             window,
             state: false,
+            block_size: None,
         })
         .collect()
 }

@@ -22,10 +22,16 @@
 //! `block_size × group_size × per-layer bytes per token`. A request of `max_model_len` tokens
 //! needs `⌈L / block_size⌉` blocks per full group and `⌈min(W − 1 + max_num_batched_tokens, L) /
 //! block_size⌉ + 1` per sliding group; concurrency = blocks / that sum and the token figure is
-//! `⌊concurrency × L⌋`, as the newest vLLM logs it. When layer page sizes differ, sliding layers
-//! are paged as full attention (vLLM's fallback, with a note). All-full-attention models use the
-//! classic rule that the logged observations follow: tokens = blocks × block_size, concurrency =
-//! tokens / L (newest vLLM divides blocks by `⌈L / block_size⌉` instead, which differs only when
+//! `⌊concurrency × L⌋`, as the newest vLLM logs it. When layer page sizes differ (Gemma 4's
+//! sliding and full layers), vLLM first unifies them: the layers of the smaller page get a
+//! block `largest page / their page` times longer, the layers are bucketed by kind and block,
+//! a block id costs `block_size × group_size × the largest per-layer bytes per token`, each
+//! group counts its blocks with its own block size, and the token figure is vLLM 0.19's
+//! `⌊blocks / groups⌋ × block_size` (`vllm_paging`'s module docs). Where the larger page is not
+//! a whole multiple of the smaller (vLLM refuses) or recurrent layers sit beside them, sliding
+//! layers are paged as full attention (vLLM's rule with its hybrid manager disabled, with a
+//! note). All-full-attention models use the classic rule that the logged observations follow:
+//! tokens = blocks × block_size, concurrency = tokens / L (newest vLLM divides blocks by `⌈L / block_size⌉` instead, which differs only when
 //! `block_size` does not divide L: 23,641 vs 23,648 tokens for row 2 of the observations).
 //!
 //! Recurrent layers (Mamba, short convolution, linear attention) beside full attention follow
@@ -82,11 +88,11 @@ pub use textbook::{
 pub use vllm::{vllm_budget, VllmBudget, VllmStartup};
 pub use vllm_inputs::{non_torch_estimate, VllmInputs};
 pub use vllm_loaded::{
-    mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights, vllm_total,
-    vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal, A100_80GB_VLLM_TOTAL_GIB,
-    H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
+    k_as_v_elems, mxfp4_moe_expert_bytes, mxfp4_moe_layout, mxfp4_moe_padding, vllm_loaded_weights,
+    vllm_total, vllm_total_memory, LoadedWeights, Mxfp4MoeLayout, VllmTotal,
+    A100_80GB_VLLM_TOTAL_GIB, H100_80GB_VLLM_TOTAL_GIB, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
 };
-pub use vllm_paging::Paging;
+pub use vllm_paging::{Paging, UnifiedKind};
 pub use vllm_start::{
     activation_dtype, vllm_activation, vllm_activation_with, vllm_serve_defaults, vllm_start,
     VllmEngine, VllmStart,

@@ -7,7 +7,7 @@ use super::helpers::{floor_div, gib_str, gib_sym};
 use super::kv_profile::KvProfile;
 use super::vllm_inputs::{check_vllm_inputs, user, VllmInputs};
 use super::vllm_paging::{
-    block_bytes_derivation, page_layout, tokens_and_concurrency, PageLayout, Paging,
+    block_bytes_derivation, page_layout, tokens_and_concurrency, PageLayout, Paging, UnifiedKind,
 };
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::error::CalcError;
@@ -41,6 +41,11 @@ pub struct VllmBudget {
     pub group_size: u64,
     /// Blocks one request of `max_model_len` needs.
     pub blocks_per_request: u64,
+    /// Under the hybrid allocator with the layers' pages unified (sliding and full layers of
+    /// different bytes per token, `vllm_paging`), each kind of layer with the tokens per block
+    /// vLLM gives it; empty otherwise (every group's block is [`VllmBudget::block_size`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unified_kinds: Vec<UnifiedKind>,
     /// The lines vLLM prints.
     pub log_lines: Vec<String>,
     /// Derivations: available KV, bytes per block, blocks, tokens, concurrency.
@@ -284,8 +289,9 @@ fn blocks_derivation(layout: &PageLayout, available: Bytes, blocks: u64) -> Deri
     }
 }
 
-/// The cache tokens' derivation: `N_blocks × block_size`; for a hybrid model `⌊X × L⌋`; with
-/// recurrent layers `⌊N_blocks / G⌋ × min(block_size, L)`.
+/// The cache tokens' derivation: `N_blocks × block_size`; for a hybrid model `⌊X × L⌋`, or
+/// `⌊N_blocks / G⌋ × block_size` with its pages unified; with recurrent layers
+/// `⌊N_blocks / G⌋ × min(block_size, L)`.
 fn tokens_derivation(inp: &VllmInputs, layout: &PageLayout, counts: &BlockCounts) -> Derivation {
     let (bs, l) = (layout.block_size, inp.max_model_len);
     let blocks = count_sym("N_blocks", counts.blocks);
@@ -298,6 +304,10 @@ fn tokens_derivation(inp: &VllmInputs, layout: &PageLayout, counts: &BlockCounts
                 Expr::shown(span, bs.min(l).to_string()),
             ])
         }
+        Paging::Hybrid if !layout.unified.is_empty() => Expr::mul([
+            Expr::floor(Expr::over(blocks, plain_sym("G", layout.unified_groups()))),
+            plain_sym("block_size", bs),
+        ]),
         Paging::Hybrid => {
             let x = Expr::sym("X", format!("{:.4}", counts.conc), counts.conc);
             Expr::floor(Expr::mul([x, count_sym("L", l)]))
@@ -400,6 +410,7 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         block_size: layout.block_size,
         group_size: layout.group_size,
         blocks_per_request: layout.blocks_per_request,
+        unified_kinds: layout.unified,
         log_lines,
         derivations: vec![d_avail, d_block, d_blocks, d_tokens, d_conc],
         notes,

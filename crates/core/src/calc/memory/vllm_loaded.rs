@@ -20,16 +20,26 @@
 //!   are not modelled: vLLM 0.14.1 with the Triton backend on Hopper logged 64.38 GiB
 //!   (vllm-project/vllm#33155); Blackwell's FlashInfer paths pad both sizes to 256; ROCm pads to
 //!   its own alignment. Expert biases (bf16, about 6 MB for gpt-oss-120b) are not padded here.
+//! * **A key loaded as the value.** Gemma 4's `attention_k_eq_v` full-attention layers store
+//!   `k_proj` and no `v_proj` (the key is the value). vLLM's `Gemma4Attention` still builds
+//!   them a `QKVParallelLinear` with a V slot, and `Gemma4ForCausalLM.load_weights`'s
+//!   `_weight_iterator` fills it with a clone of `k_proj` (`vllm/model_executor/models/
+//!   gemma4.py`), so vLLM holds those keys twice ([`k_as_v_elems`]): about 110 M more
+//!   parameters than the checkpoint for the 31B, 14 M for the 26B-A4B. The cache is unchanged
+//!   (K and V were always both cached).
 
 use super::helpers::gib_str;
+use crate::base::checked::bits_to_bytes;
 use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
 use crate::base::units::{Bytes, GIB};
-use crate::calc::weights::{chosen, WeightBytes};
+use crate::calc::weights::{
+    chosen, format_for, is_plain, quantized_bytes, unquantized_dtype, WeightBytes,
+};
 use crate::hardware::catalog::{Accelerator, Architecture};
-use crate::model::{Ffn, ModelDesc};
+use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 
 /// The total memory vLLM's log reports for an H100 80 GB: 79.22 GiB (module docs).
 pub const H100_80GB_VLLM_TOTAL_GIB: f64 = 79.22;
@@ -239,13 +249,65 @@ pub fn mxfp4_moe_padding(model: &ModelDesc, tp: u64, layout: Mxfp4MoeLayout) -> 
         - mxfp4_moe_expert_bytes(model, tp, Mxfp4MoeLayout::Checkpoint)
 }
 
+/// Elements one GPU holds in the value slots vLLM fills with a copy of the key (module docs):
+/// per `attention_k_eq_v` full-attention layer of Gemma 4, `h × d × max(1, K / tp)` (its `K`
+/// KV heads of `d` split across the GPUs, one whole head on each past `K`, as
+/// `QKVParallelLinear` does); 0 for every other model.
+pub fn k_as_v_elems(model: &ModelDesc, tp: u64) -> u64 {
+    let k_eq_v = model.model_type.starts_with("gemma4")
+        && model
+            .ledger
+            .iter()
+            .any(|e| e.field == "attention_k_eq_v" && e.value == "true");
+    if !k_eq_v {
+        return 0;
+    }
+    model
+        .weight_layers()
+        .filter_map(|l| match l.mixer {
+            Mixer::Attention {
+                kv_heads,
+                head_dim,
+                window: None,
+                ..
+            } => Some(
+                model
+                    .hidden_size
+                    .saturating_mul(head_dim)
+                    .saturating_mul((kv_heads / tp.max(1)).max(1)),
+            ),
+            _ => None,
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// Bytes of the [`k_as_v_elems`] copy in format `f`: quantized with the attention matrices
+/// when the format quantizes them (as `calc::weights` does: not plain, not experts only),
+/// else at the precision of the unquantized tensors.
+fn k_as_v_bytes(model: &ModelDesc, f: &WeightFormat, tp: u64) -> Result<Bytes, CalcError> {
+    let n = k_as_v_elems(model, tp);
+    if n == 0 {
+        return Ok(Bytes::ZERO);
+    }
+    let attn_q = !is_plain(f) && !f.experts_only && model.loaded_params().linear > 0;
+    let b = if attn_q {
+        quantized_bytes(n, f)?
+    } else if is_plain(f) {
+        bits_to_bytes("ovf_weight_bits", n, f.dtype.bits())?
+    } else {
+        bits_to_bytes("ovf_weight_bits", n, unquantized_dtype(f.base).bits())?
+    };
+    Ok(Bytes(b))
+}
+
 /// The weights one GPU holds as vLLM loads them: the chosen precision's bytes per GPU
 /// (`calc::weights::chosen`) plus the padding of vLLM's MXFP4 MoE kernel layout on this GPU
 /// ([`mxfp4_moe_padding`]; only for the checkpoint's own format: a chosen precision is
-/// modelled unpadded).
+/// modelled unpadded) plus the copy of the key vLLM loads as the value of Gemma 4's
+/// `attention_k_eq_v` layers ([`k_as_v_elems`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedWeights {
-    /// Bytes on one GPU, `W = W_ckpt + P`.
+    /// Bytes on one GPU, `W = W_ckpt + P + V`.
     pub bytes: Bytes,
     /// The chosen precision's weights (whole model and per GPU, with their derivations).
     pub checkpoint: WeightBytes,
@@ -253,9 +315,13 @@ pub struct LoadedWeights {
     pub layout: Mxfp4MoeLayout,
     /// The padding `P` that layout adds, per GPU (0 for most models).
     pub padding: Bytes,
-    /// Where `bytes` comes from: `weights_per_gpu`, or `src_vllm_weights_padded`.
+    /// The copy `V` of the key in the value slots, per GPU (0 but for Gemma 4's
+    /// `attention_k_eq_v` checkpoints).
+    pub v_copy: Bytes,
+    /// Where `bytes` comes from: `weights_per_gpu`, `src_vllm_weights_padded` or
+    /// `src_vllm_weights_v_copy`.
     pub source: Source,
-    /// `W = W_ckpt + P` when the padding is not 0.
+    /// `W = W_ckpt + P` and/or `+ V` when either is not 0.
     pub derivation: Option<Derivation>,
 }
 
@@ -274,44 +340,86 @@ pub fn vllm_loaded_weights(
         _ => Mxfp4MoeLayout::Checkpoint,
     };
     let padding = mxfp4_moe_padding(model, tp, layout);
-    let bytes = checkpoint.per_gpu + padding;
-    let (source, derivation) = if padding == Bytes::ZERO {
+    let format = match weights_dtype {
+        Some(d) if d != model.weights.dtype => format_for(d, model.weights.base),
+        _ => model.weights.clone(),
+    };
+    let v_copy = k_as_v_bytes(model, &format, tp)?;
+    let bytes = checkpoint.per_gpu + padding + v_copy;
+    let (source, derivation) = if padding == Bytes::ZERO && v_copy == Bytes::ZERO {
         (Source::Derived("weights_per_gpu".into()), None)
     } else {
-        let d = Derivation {
-            title_key: "vllm_loaded_weights".into(),
-            formula: "W = W_ckpt + P_marlin".into(),
-            substituted: format!("{} B + {} B", group(checkpoint.per_gpu.0), group(padding.0)),
-            result: bytes_text(bytes, true),
-            terms: vec![
-                Term::new(
-                    "W_ckpt",
-                    "term_weights",
-                    gib_str(checkpoint.per_gpu),
-                    "GiB",
-                    Source::Derived("weights_per_gpu".into()),
-                ),
-                Term::new(
-                    "P_marlin",
-                    "term_mxfp4_marlin_padding",
-                    gib_str(padding),
-                    "GiB",
-                    Source::Derived("src_vllm_marlin_padding".into()),
-                ),
-            ],
-            notes: vec!["note_vllm_marlin_padding".into()],
-            ..Default::default()
+        let d = loaded_derivation(checkpoint.per_gpu, padding, v_copy, bytes);
+        let key = if v_copy == Bytes::ZERO {
+            "src_vllm_weights_padded"
+        } else {
+            "src_vllm_weights_v_copy"
         };
-        (Source::Derived("src_vllm_weights_padded".into()), Some(d))
+        (Source::Derived(key.into()), Some(d))
     };
     Ok(LoadedWeights {
         bytes,
         checkpoint,
         layout,
         padding,
+        v_copy,
         source,
         derivation,
     })
+}
+
+/// `W = W_ckpt + P_marlin + V_copy`, each added term only when not 0.
+fn loaded_derivation(ckpt: Bytes, padding: Bytes, v_copy: Bytes, bytes: Bytes) -> Derivation {
+    let mut formula = "W = W_ckpt".to_string();
+    let mut substituted = format!("{} B", group(ckpt.0));
+    let mut terms = vec![Term::new(
+        "W_ckpt",
+        "term_weights",
+        gib_str(ckpt),
+        "GiB",
+        Source::Derived("weights_per_gpu".into()),
+    )];
+    let mut notes = Vec::new();
+    let added = [
+        (
+            padding,
+            "P_marlin",
+            "term_mxfp4_marlin_padding",
+            "src_vllm_marlin_padding",
+            "note_vllm_marlin_padding",
+        ),
+        (
+            v_copy,
+            "V_copy",
+            "term_k_as_v_copy",
+            "src_vllm_k_as_v",
+            "note_vllm_k_as_v",
+        ),
+    ];
+    for (b, symbol, key, source, note) in added {
+        if b == Bytes::ZERO {
+            continue;
+        }
+        formula.push_str(&format!(" + {symbol}"));
+        substituted.push_str(&format!(" + {} B", group(b.0)));
+        terms.push(Term::new(
+            symbol,
+            key,
+            gib_str(b),
+            "GiB",
+            Source::Derived(source.into()),
+        ));
+        notes.push(note.into());
+    }
+    Derivation {
+        title_key: "vllm_loaded_weights".into(),
+        formula,
+        substituted,
+        result: bytes_text(bytes, true),
+        terms,
+        notes,
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,25 @@
 //! V1's hybrid allocator for sliding windows, the Mamba rule for recurrent layers beside
 //! attention, one block per request for recurrent layers only), the tokens and concurrency the
 //! blocks hold, and the derivations of a block's bytes.
+//!
+//! **Unequal pages.** When sliding-window and full-attention layers cache different bytes per
+//! token (Gemma 4: sliding layers of `head_dim` 256, full ones of `global_head_dim` 512 with
+//! their own KV heads), vLLM V1 (`vllm/v1/core/kv_cache_utils.py`, read for the 0.19 line)
+//! first makes the pages equal (`unify_kv_cache_spec_page_size`): the layers whose page
+//! (`block_size × bytes per token`) is smaller get `block_size × largest page / their page`
+//! tokens per block, so every page holds the same bytes, and it refuses (`NotImplementedError`)
+//! when the largest page is not a whole multiple of a smaller one. The layers are then grouped by their spec
+//! (`_get_kv_cache_groups_uniform_page_size`: kind and block size) into groups of equal size,
+//! as for equal pages; a block is `group size × largest page`, and one request holds
+//! `⌈L / block⌉` blocks in each full group and `⌈min(W − 1 + T, L) / block⌉ + 1` in each
+//! sliding group, each with its own block (`max_memory_usage_bytes`,
+//! `get_max_concurrency_for_kv_cache_config`). vLLM ≤ 0.20 logs the cache tokens as
+//! `⌊blocks / groups⌋ × the smallest block_size` (`_report_kv_cache_config`; a vLLM 0.19.2 log
+//! of Gemma 4 26B-A4B in `tests/vllm_observations.rs` shows it), which the unified layouts
+//! print; 0.21 and later log `⌊concurrency × max_model_len⌋`, which the layouts of equal pages
+//! print ([`tokens_and_concurrency`]). Layers that reuse an earlier layer's cache (Gemma 3n and
+//! Gemma 4's `num_kv_shared_layers`) get no cache spec in vLLM and are absent from the
+//! profile (`ModelDesc::kv_layers`).
 
 use super::helpers::ceil_div;
 use super::kv_profile::{KvLayer, KvLayerKind, KvProfile};
@@ -31,6 +50,21 @@ pub enum Paging {
     None,
 }
 
+/// One kind of attention layer under vLLM V1's hybrid allocator when the layers' pages were
+/// unified (`unify_kv_cache_spec_page_size`, module docs): its kind, its bytes per token, its
+/// layers and the tokens per block vLLM gives it so that its page equals the largest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnifiedKind {
+    /// Full or sliding (with its window).
+    pub kind: KvLayerKind,
+    /// One layer's bytes per token on one GPU.
+    pub bytes_per_token: Bytes,
+    /// Layers of this kind.
+    pub layers: u64,
+    /// Tokens per block: `block_size × largest page / this kind's page`.
+    pub block_size: u64,
+}
+
 /// How the attention layers are paged: the scheme, layers per group, bytes per block and
 /// blocks one request of `max_model_len` needs.
 pub(super) struct PageLayout {
@@ -46,6 +80,9 @@ pub(super) struct PageLayout {
     pub(super) state_page: Bytes,
     /// The block size is the one vLLM's rule for recurrent layers chose (it logs it).
     pub(super) block_set: bool,
+    /// Under the hybrid allocator with the pages unified, each kind of layer with its block
+    /// size; empty otherwise (every group's block is `block_size`).
+    pub(super) unified: Vec<UnifiedKind>,
 }
 
 impl PageLayout {
@@ -66,14 +103,25 @@ impl PageLayout {
             groups: (0, 0),
             state_page: Bytes::ZERO,
             block_set: false,
+            unified: Vec::new(),
         }
+    }
+
+    /// The KV-cache groups of a unified hybrid layout: `Σ_kinds ⌈layers / group_size⌉` (0
+    /// for any other layout).
+    pub(super) fn unified_groups(&self) -> u64 {
+        self.unified
+            .iter()
+            .map(|k| ceil_div(k.layers, self.group_size.max(1)))
+            .fold(0, u64::saturating_add)
     }
 }
 
 /// The page layout of `kv`'s layers: the recurrent layers alone without attention
 /// ([`state_only_layout`]), none without either, attention beside recurrent layers
-/// ([`mamba_layout`]), uniform (all layers in one group) without sliding layers or when page
-/// sizes differ, else vLLM V1's hybrid allocator ([`hybrid_layout`]).
+/// ([`mamba_layout`]), uniform (all layers in one group) without sliding layers, else vLLM V1's
+/// hybrid allocator ([`hybrid_layout`]) when the pages are equal or can be unified (module
+/// docs), else uniform with sliding layers paged as full attention.
 pub(super) fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
     let (bs, l) = (inp.block_size, inp.max_model_len);
     let attn = &kv.layers;
@@ -90,55 +138,90 @@ pub(super) fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<Stri
         PageLayout::plain(Paging::None, 0, Bytes::ZERO, 0, bs)
     } else if !kv.state_layers.is_empty() && !sliding && uniform_page {
         mamba_layout(inp, kv, notes)
-    } else if !sliding || !uniform_page {
+    } else if sliding && (uniform_page || (kv.state_layers.is_empty() && pages_unify(attn))) {
+        hybrid_layout(inp, attn, notes)
+    } else {
         if sliding {
-            // vLLM falls back to full-attention paging when page sizes cannot be unified.
+            // Pages that cannot be unified: paged as full attention, as vLLM does with its
+            // hybrid manager disabled.
             notes.push("note_vllm_sliding_as_full".to_string());
         }
         let per_block = kv.per_token_all_layers() * bs;
         let n = attn.len() as u64;
         PageLayout::plain(Paging::Uniform, n, per_block, ceil_div(l, bs), bs)
-    } else {
-        hybrid_layout(inp, attn, notes)
     }
 }
 
-/// vLLM V1's hybrid layout: layers bucketed by kind (full, or each distinct window), groups
+/// Whether vLLM can make the layers' pages equal by raising the smaller ones' block size:
+/// the largest bytes per token is a whole multiple of every layer's
+/// (`unify_kv_cache_spec_page_size`; the block size cancels).
+fn pages_unify(attn: &[KvLayer]) -> bool {
+    let max = attn.iter().map(|x| x.bytes_per_token.0).max().unwrap_or(0);
+    attn.iter()
+        .all(|x| x.bytes_per_token.0 > 0 && max % x.bytes_per_token.0 == 0)
+}
+
+/// vLLM V1's hybrid layout: layers bucketed by kind (full, or each distinct window) and bytes
+/// per token, each bucket's block raised so its page equals the largest (module docs), groups
 /// of equal size sharing one block pool, sliding groups holding only their window.
 fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) -> PageLayout {
     let (bs, l) = (inp.block_size, inp.max_model_len);
-    // Hybrid allocator: bucket layers by kind (full, or each distinct window).
-    let mut buckets: Vec<(KvLayerKind, u64)> = Vec::new();
+    // Hybrid allocator: bucket layers by spec (kind, and bytes per token).
+    let mut buckets: Vec<(KvLayerKind, Bytes, u64)> = Vec::new();
     for x in attn {
-        match buckets.iter_mut().find(|(k, _)| *k == x.kind) {
-            Some((_, c)) => *c += 1,
-            None => buckets.push((x.kind, 1)),
+        match buckets
+            .iter_mut()
+            .find(|(k, b, _)| *k == x.kind && *b == x.bytes_per_token)
+        {
+            Some((_, _, c)) => *c += 1,
+            None => buckets.push((x.kind, x.bytes_per_token, 1)),
         }
     }
-    let min = buckets.iter().map(|b| b.1).min().unwrap_or(1);
-    let max = buckets.iter().map(|b| b.1).max().unwrap_or(1);
+    let min = buckets.iter().map(|b| b.2).min().unwrap_or(1);
+    let max = buckets.iter().map(|b| b.2).max().unwrap_or(1);
     let group_size = hybrid_group_size(min, max, 1.5);
-    let page = attn.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * bs;
+    let largest = buckets.iter().map(|b| b.1).max().unwrap_or(Bytes::ZERO);
+    // One page: the user's block of the largest layer (every other page raised to it).
+    let page = largest * bs;
+    let block_of = |bpt: Bytes| bs.saturating_mul(largest.0.checked_div(bpt.0).unwrap_or(1));
     let mut need = 0u64;
-    for (k, c) in &buckets {
+    for (k, bpt, c) in &buckets {
         let groups = ceil_div(*c, group_size);
+        let block = block_of(*bpt);
         let per_group = match k {
-            KvLayerKind::Full => ceil_div(l, bs),
+            KvLayerKind::Full => ceil_div(l, block),
             KvLayerKind::Sliding { window } => {
                 let toks = window
                     .saturating_sub(1)
                     .saturating_add(inp.max_num_batched_tokens)
                     .min(l);
-                ceil_div(toks, bs).saturating_add(1)
+                ceil_div(toks, block).saturating_add(1)
             }
         };
         need = need.saturating_add(groups.saturating_mul(per_group));
     }
-    if buckets.iter().any(|(_, c)| c % group_size != 0) {
+    if buckets.iter().any(|(_, _, c)| c % group_size != 0) {
         notes.push("note_vllm_padding_layers".to_string());
     }
+    let unified: Vec<UnifiedKind> = if buckets.iter().any(|b| b.1 != largest) {
+        notes.push("note_vllm_unified_pages".to_string());
+        buckets
+            .iter()
+            .map(|&(kind, bytes_per_token, layers)| UnifiedKind {
+                kind,
+                bytes_per_token,
+                layers,
+                block_size: block_of(bytes_per_token),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     notes.push("note_vllm_hybrid".to_string());
-    PageLayout::plain(Paging::Hybrid, group_size, page * group_size, need, bs)
+    PageLayout {
+        unified,
+        ..PageLayout::plain(Paging::Hybrid, group_size, page * group_size, need, bs)
+    }
 }
 
 /// The layers per group of vLLM V1's hybrid allocator for buckets of `min` and `max` layers:
@@ -187,6 +270,7 @@ fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pa
         groups: (ga, gs),
         state_page: state,
         block_set: needed >= inp.block_size,
+        unified: Vec::new(),
     }
 }
 
@@ -210,12 +294,14 @@ fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) 
         groups: (0, 1),
         state_page: state,
         block_set: false,
+        unified: Vec::new(),
     }
 }
 
 /// KV-cache tokens and maximum concurrency from the block count: `blocks × block_size` and
-/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid), 0 without
-/// paging.
+/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid, equal pages;
+/// `⌊blocks / groups⌋ × block_size` with the pages unified, as vLLM ≤ 0.20 logs it: module
+/// docs), 0 without paging.
 pub(super) fn tokens_and_concurrency(
     inp: &VllmInputs,
     layout: &PageLayout,
@@ -241,14 +327,20 @@ pub(super) fn tokens_and_concurrency(
             } else {
                 blocks as f64 / layout.blocks_per_request as f64
             };
-            ((c * l as f64) as u64, c)
+            if layout.unified.is_empty() {
+                ((c * l as f64) as u64, c)
+            } else {
+                // The smallest block is the user's (the largest page keeps it).
+                let g = layout.unified_groups();
+                (blocks.checked_div(g).unwrap_or(0).saturating_mul(bs), c)
+            }
         }
         Paging::None => (0, 0.0),
     }
 }
 
 /// The derivation of the bytes per block: `block_size` times the per-token bytes of one
-/// group (hybrid) or of all attention layers.
+/// group (hybrid: the layers of the largest page) or of all attention layers.
 pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Derivation {
     if layout.paging == Paging::Mamba && layout.groups.0 == 0 {
         return state_block_derivation(layout);
@@ -256,7 +348,8 @@ pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Der
     let bs = layout.block_size;
     let grouped = matches!(layout.paging, Paging::Hybrid | Paging::Mamba);
     let per_tok_group = if grouped {
-        kv.layers.first().map_or(Bytes::ZERO, |f| f.bytes_per_token) * layout.group_size
+        let largest = kv.layers.iter().map(|f| f.bytes_per_token).max();
+        largest.unwrap_or(Bytes::ZERO) * layout.group_size
     } else {
         kv.per_token_all_layers()
     };
@@ -291,6 +384,8 @@ pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Der
         ],
         notes: if layout.paging == Paging::Mamba {
             vec!["note_vllm_mamba_block".into()]
+        } else if !layout.unified.is_empty() {
+            vec!["note_vllm_unified_pages".into()]
         } else {
             vec!["note_vllm_mla_latent".into()]
         },
