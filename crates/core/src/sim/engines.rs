@@ -565,6 +565,9 @@ mod tests {
                 activation,
                 pool,
                 per_token: Bytes(1),
+                state_slots: 0,
+                state_per_seq: Bytes::ZERO,
+                state: Bytes::ZERO,
             };
             let e = p.expr();
             assert!(
