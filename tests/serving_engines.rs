@@ -157,6 +157,36 @@ fn bad_engine_input_is_refused() {
         "{}",
         e.message(Lang::En)
     );
+    // A hybrid model: TensorRT-LLM's state pool is not modelled, SGLang's is; a model with
+    // no attention layers SGLang does not serve.
+    let hybrid = parse_model_text(
+        preset("nvidia__Nemotron-H-56B-Base-8K")
+            .expect("preset")
+            .json(),
+    )
+    .expect("parses");
+    cfg.engine.tp = 2;
+    let e = cfg.engine.resolve(&hybrid, h100()).expect_err("refused");
+    assert!(
+        e.message(Lang::En)
+            .contains(tr(Lang::En, "exp_sim_engine_recurrent")),
+        "{}",
+        e.message(Lang::En)
+    );
+    cfg.engine.engine = EngineKind::Sglang;
+    let r = cfg
+        .engine
+        .resolve(&hybrid, h100())
+        .expect("SGLang sizes its state pool");
+    assert!(r.pool.is_some_and(|p| p.state_slots > 0));
+    cfg.engine.tp = 1;
+    let e = cfg.engine.resolve(&mamba, h100()).expect_err("refused");
+    assert!(
+        e.message(Lang::En)
+            .contains(tr(Lang::En, "exp_sim_sglang_recurrent_only")),
+        "{}",
+        e.message(Lang::En)
+    );
 }
 
 /// TensorRT-LLM's batch waiting (`batch_wait_timeout_iters` T, `batch_wait_max_tokens_ratio`

@@ -13,7 +13,9 @@ use super::e2e::{
 use llm_serving_calculator::core::base::Dtype;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, ModelDesc};
-use llm_serving_calculator::core::sim::{Budget, EngineConfig, Replica, SimResult, WorkloadSpec};
+use llm_serving_calculator::core::sim::{
+    Budget, EngineConfig, Replica, SglangStateFlags, SimResult, WorkloadSpec,
+};
 use std::sync::OnceLock;
 
 const SETUPS: &str = include_str!("../fixtures/e2e_setups_engines.csv");
@@ -148,7 +150,12 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         ep,
         max_num_seqs: read("max_batch_size")?,
         max_num_batched_tokens: read("max_num_tokens")?,
-        page_size: read("page_size")?,
+        // `--attention-backend trtllm_mha` pages by 64 (`server_args.py`): SGLang's default
+        // for a hybrid model is another backend, paging by 1.
+        page_size: match read("page_size")? {
+            None if flags.contains("--attention-backend trtllm_mha") => Some(64),
+            p => p,
+        },
         memory_fraction: fraction,
         max_model_len: Some(isl + osl + 256),
         weights_dtype: requested_weights(s.get("checkpoint"), &r.precision),
@@ -158,6 +165,7 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         chunked_prefill: s.get("chunked_prefill") == "on",
         mixed_chunk: flags.contains("--enable-mixed-chunk"),
         max_prefill_tokens: match flags.split_once("--max-prefill-tokens ") {
+            Some((_, rest)) if rest.starts_with("default") => None,
             Some((_, rest)) => {
                 let v = rest.split(';').next().unwrap_or("");
                 Some(
@@ -171,6 +179,23 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         adp_balance_timeout_iters: adp_balance(flags),
         batch_wait: batch_wait(flags, (isl, osl, c, tp)),
         frontend_overhead_ms: 0.0,
+        sglang_state: SglangStateFlags {
+            // Prefix caching off is `--disable-radix-cache`; `trtllm_mha` attention turns the
+            // radix cache off for a hybrid model (`_handle_mamba_radix_cache`).
+            disable_radix_cache: s.get("prefix_caching") == "off"
+                || flags.contains("--disable-radix-cache")
+                || flags.contains("--attention-backend trtllm_mha"),
+            mamba_ssm_dtype: flags
+                .split_once("--mamba-ssm-dtype ")
+                .and_then(|(_, rest)| rest.split(';').next())
+                .and_then(|v| match v.trim() {
+                    "bfloat16" => Some(Dtype::Bf16),
+                    "float16" => Some(Dtype::Fp16),
+                    "float32" => Some(Dtype::Fp32),
+                    _ => None,
+                }),
+            ..SglangStateFlags::default()
+        },
         ..EngineConfig::default()
     };
     Ok((engine, load(r, s)))

@@ -15,7 +15,7 @@ pub struct OtherEngineFlags {
     /// SGLang's --chunked-prefill-size, tokens; default SGLang's (8,192 below 160 GiB, else 16,384)
     #[arg(long, value_name = "T", value_parser = whole)]
     pub chunked_prefill_size: Option<u64>,
-    /// SGLang's --page-size, tokens; default SGLang's (1; 64 on Blackwell)
+    /// SGLang's --page-size, tokens; default SGLang's (1; 64 on Blackwell, except for hybrid models)
     #[arg(long, value_name = "N", value_parser = whole)]
     pub page_size: Option<u64>,
     /// SGLang's --mem-fraction-static, above 0 and at most 1; default SGLang's (from the GPU's memory, the chunk and TP: 0.835 on one H100)
@@ -30,6 +30,18 @@ pub struct OtherEngineFlags {
     /// SGLang's --scheduler-recv-interval: while decoding, new requests are taken every this many decode steps [default: 1]
     #[arg(long, value_name = "N", value_parser = whole)]
     pub scheduler_recv_interval: Option<u64>,
+    /// SGLang's --disable-radix-cache: for a hybrid model (recurrent layers), one state slot per running request instead of three, and the overlap scheduler kept on
+    #[arg(long)]
+    pub disable_radix_cache: bool,
+    /// SGLang's --max-mamba-cache-size: a hybrid model's recurrent-state slots, requests; default SGLang's (the share --mamba-full-memory-ratio gives, or --max-running-requests with --disable-radix-cache)
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub max_mamba_cache_size: Option<u64>,
+    /// SGLang's --mamba-full-memory-ratio: a hybrid model's state memory over its attention KV memory, above 0 and at most 100 [default: 0.9]
+    #[arg(long, value_name = "R")]
+    pub mamba_full_memory_ratio: Option<f64>,
+    /// SGLang's --mamba-ssm-dtype: float32, bfloat16 or float16; default the config's mamba_ssm_dtype, else float32
+    #[arg(long, value_name = "DTYPE")]
+    pub mamba_ssm_dtype: Option<String>,
     /// TensorRT-LLM's max_batch_size [default: 2048]
     #[arg(long, value_name = "S", value_parser = whole)]
     pub max_batch_size: Option<u64>,

@@ -422,6 +422,8 @@ fn other_engine(
                 "max_num_seqs": r.max_num_seqs,
                 "max_num_batched_tokens": r.max_num_batched_tokens,
                 "bytes_per_token": pool.per_token.0,
+                "state_slots": pool.state_slots,
+                "state_bytes_per_request": pool.state_per_seq.0,
                 "tp": args.tp,
                 "formula": formula,
                 "substituted": substituted,
@@ -464,6 +466,16 @@ fn other_engine(
     ];
     for l in lines {
         writeln!(out, "{l}").map_err(stdout_error)?;
+    }
+    if pool.state_slots > 0 {
+        writeln!(
+            out,
+            "Recurrent states: {} slots of {} B ({:.2} GiB)",
+            group(pool.state_slots),
+            group(pool.state_per_seq.0),
+            pool.state.gib()
+        )
+        .map_err(stdout_error)?;
     }
     Ok(())
 }

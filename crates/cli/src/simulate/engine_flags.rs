@@ -5,7 +5,7 @@ use crate::args::short;
 use crate::core::base::Dtype;
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::sim::engine_frontend_overhead_ms;
-use crate::core::sim::{EngineConfig, EngineKind, StepModelKind};
+use crate::core::sim::{EngineConfig, EngineKind, SglangStateFlags, StepModelKind};
 use crate::core::sim::{SpecConfig, SpecMethod};
 use crate::opts::Engine;
 use crate::CliError;
@@ -77,6 +77,23 @@ pub(crate) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
         ..EngineConfig::default()
     }
     .with_expert_parallel(args.enable_expert_parallel);
+    e.sglang_state = SglangStateFlags {
+        disable_radix_cache: args.others.disable_radix_cache,
+        max_mamba_cache_size: args.others.max_mamba_cache_size,
+        mamba_full_memory_ratio: args.others.mamba_full_memory_ratio,
+        mamba_ssm_dtype: match args.others.mamba_ssm_dtype.as_deref() {
+            None => None,
+            Some("float32") => Some(Dtype::Fp32),
+            Some("bfloat16") => Some(Dtype::Bf16),
+            Some("float16") => Some(Dtype::Fp16),
+            Some(v) => {
+                return Err(CliError::Usage(format!(
+                    "--mamba-ssm-dtype must be float32, bfloat16 or float16, not \"{}\"",
+                    short(v)
+                )))
+            }
+        },
+    };
     e.spec = spec_config(args)?;
     e.step_model = match args.step_model.as_deref() {
         None if eff_given => StepModelKind::Roofline,
@@ -172,11 +189,19 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
                 args.others.enable_mixed_chunk,
                 args.others.max_prefill_tokens.is_some(),
                 args.others.scheduler_recv_interval.is_some(),
+                args.others.disable_radix_cache,
+                args.others.max_mamba_cache_size.is_some(),
+                args.others.mamba_full_memory_ratio.is_some(),
+                args.others.mamba_ssm_dtype.is_some(),
             ],
             &[
                 "--enable-mixed-chunk",
                 "--max-prefill-tokens",
                 "--scheduler-recv-interval",
+                "--disable-radix-cache",
+                "--max-mamba-cache-size",
+                "--mamba-full-memory-ratio",
+                "--mamba-ssm-dtype",
             ],
         ),
         (

@@ -28,7 +28,7 @@
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
-use crate::calc::kv::auto_kv_dtype;
+use crate::calc::kv::{auto_kv_dtype, state_bytes_in};
 use crate::calc::memory::{
     default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvProfile, VllmBudget,
     VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
@@ -36,11 +36,13 @@ use crate::calc::memory::{
 use crate::calc::perf::{Efficiencies, Workload};
 use crate::calc::weights::format_for;
 use crate::hardware::Accelerator;
-use crate::model::{EngineMaxLen, ModelDesc};
+use crate::model::desc::LedgerSource;
+use crate::model::{EngineMaxLen, Mixer, ModelDesc};
 use crate::sim::engines::{
-    sglang_chunked_prefill_size, sglang_max_running_requests, sglang_mem_fraction_static,
-    sglang_page_size, sglang_pool_bytes, smi_mib, trtllm_pool_bytes, EngineKind, EnginePool,
-    Policy, SGLANG_MAX_PREFILL_TOKENS, SGLANG_SPEC_MAX_RUNNING_REQUESTS,
+    sglang_chunked_prefill_size, sglang_hybrid_split, sglang_max_running_requests,
+    sglang_mem_fraction_static, sglang_page_size, sglang_pool_bytes, sglang_state_running_cap,
+    smi_mib, trtllm_pool_bytes, EngineKind, EnginePool, HybridSplitInputs, Policy,
+    SglangStateFlags, SGLANG_MAX_PREFILL_TOKENS, SGLANG_SPEC_MAX_RUNNING_REQUESTS,
     TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS,
     TRTLLM_TOKENS_PER_BLOCK,
 };
@@ -210,6 +212,10 @@ pub struct EngineConfig {
     /// Speculative decoding (`sim::spec`; `None`: off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<SpecConfig>,
+    /// SGLang's flags that size a hybrid model's recurrent-state pool (`sim::engines`;
+    /// read only under SGLang, for a model with recurrent layers).
+    #[serde(default, skip_serializing_if = "SglangStateFlags::is_default")]
+    pub sglang_state: SglangStateFlags,
 }
 
 fn one() -> u64 {
@@ -275,6 +281,7 @@ impl Default for EngineConfig {
             pp: 1,
             nodes: 0,
             spec: None,
+            sglang_state: SglangStateFlags::default(),
         }
     }
 }
@@ -422,12 +429,19 @@ impl EngineConfig {
 
     /// SGLang's or TensorRT-LLM's defaults and pool (`sim::engines`): one full-attention
     /// group of pages, every attention layer holding every token (neither engine's
-    /// sliding-window or recurrent-state pools are modelled: a model with recurrent layers
-    /// is refused).
+    /// sliding-window pools are modelled). A model with recurrent layers gets SGLang's
+    /// state slots beside its attention pool (`sim::engines::sglang_hybrid_split`, the
+    /// running requests capped by them, pages of 1 token by default on Blackwell, where
+    /// SGLang picks `triton` or `flashinfer` attention for these models); TensorRT-LLM's
+    /// state pool is not modelled, and such a model is refused there.
     fn resolve_other(&self, model: &ModelDesc, gpu: &Accelerator) -> Result<Resolved, CalcError> {
         let (tp, mml, max_model_len_assumed, max_model_len_derived) =
             self.common_checks(model, gpu)?;
         let sglang = self.engine == EngineKind::Sglang;
+        let hybrid = model
+            .layers
+            .iter()
+            .any(|l| matches!(l.mixer, Mixer::Ssm { state_elems, .. } if state_elems > 0));
         let smi = smi_mib(gpu);
         let mnbt = match (self.max_num_batched_tokens, sglang) {
             (Some(t), _) => t,
@@ -437,6 +451,7 @@ impl EngineConfig {
         let mnbt = whole("max_num_batched_tokens", mnbt, 1, MAX_ENGINE_KNOB)?;
         let page = match (self.page_size, sglang) {
             (Some(p), _) => p,
+            (None, true) if hybrid => 1,
             (None, true) => sglang_page_size(gpu),
             (None, false) => TRTLLM_TOKENS_PER_BLOCK,
         };
@@ -468,6 +483,17 @@ impl EngineConfig {
             (None, false) => TRTLLM_MAX_BATCH_SIZE,
         };
         let seqs = whole("max_num_seqs", seqs, 1, MAX_ENGINE_KNOB)?;
+        // A hybrid model's running requests are at most its state slots (a third of them
+        // with the radix cache on): SGLang's request pool is that small (`init_memory_pool`).
+        let seqs = if terms.state_slots > 0 {
+            let cap = sglang_state_running_cap(
+                terms.state_slots,
+                self.sglang_state.disable_radix_cache || self.spec.is_some(),
+            );
+            seqs.min(cap).max(1)
+        } else {
+            seqs
+        };
         Ok(Resolved {
             max_num_seqs: seqs,
             max_num_batched_tokens: mnbt,
@@ -549,11 +575,19 @@ impl EngineConfig {
         };
         let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
         let profile = KvProfile::from_model(model, kv, tp, gpu.architecture)?;
-        if profile.state_per_seq > Bytes::ZERO {
+        let hybrid = profile.state_per_seq > Bytes::ZERO;
+        // SGLang's state pools serve hybrids only (its `mambaish_config` models all keep
+        // attention layers; 0.5.9 has no pure Mamba model); TensorRT-LLM's are not modelled.
+        let refused = match (hybrid, sglang) {
+            (true, false) => Some("exp_sim_engine_recurrent"),
+            (true, true) if !profile.has_attention() => Some("exp_sim_sglang_recurrent_only"),
+            _ => None,
+        };
+        if let Some(why) = refused {
             return Err(CalcError::BadValue {
                 key: "engine".into(),
                 found: Phrase::verbatim(self.engine.name()),
-                expected: Phrase::tr("exp_sim_engine_recurrent"),
+                expected: Phrase::tr(why),
             });
         }
         let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
@@ -585,6 +619,13 @@ impl EngineConfig {
                 fraction,
             )
         };
+        let (pool, state_slots, state_per_seq, state) = if hybrid {
+            let per_seq = self.sglang_state_per_seq(model, tp)?;
+            let split = self.sglang_split(pool, per_seq)?;
+            (split.kv, split.slots, per_seq, split.state)
+        } else {
+            (pool, 0, Bytes::ZERO, Bytes::ZERO)
+        };
         let terms = EnginePool {
             engine: self.engine,
             fraction,
@@ -598,8 +639,70 @@ impl EngineConfig {
             },
             pool,
             per_token,
+            state_slots,
+            state_per_seq,
+            state,
         };
         Ok((terms, inp))
+    }
+
+    /// One request's recurrent state on one of `tp` GPUs as SGLang holds it
+    /// (`mamba_cache_per_req`, `configs/mamba_utils.py` `mamba2_state_dtype`): the conv state
+    /// in bfloat16 (`SGLANG_MAMBA_CONV_DTYPE`'s default), the SSM state in
+    /// `--mamba-ssm-dtype`, else the config's `mamba_ssm_dtype` (its own key, or under
+    /// `text_config`; not vLLM's `mamba_ssm_cache_dtype`), else float32.
+    fn sglang_state_per_seq(&self, model: &ModelDesc, tp: u64) -> Result<Bytes, CalcError> {
+        let named = model.ledger.iter().any(|e| {
+            e.field == "ssm_state_dtype"
+                && matches!(&e.source, LedgerSource::Key(k) if k.ends_with("mamba_ssm_dtype"))
+        });
+        let ssm = match (self.sglang_state.mamba_ssm_dtype, model.ssm_state_dtype) {
+            (Some(d), _) => d,
+            (None, Some(d)) if named => d,
+            _ => Dtype::Fp32,
+        };
+        state_bytes_in(model, Dtype::Bf16, ssm, tp)
+    }
+
+    /// SGLang's pool `pool` split between the attention KV cache and the state slots of
+    /// `per_seq` bytes each (`sim::engines::sglang_hybrid_split`), with the flags checked:
+    /// under speculative decoding SGLang turns the radix cache off and reserves the
+    /// intermediate states of `--max-running-requests` (48 unless given) requests per draft
+    /// token verified (`server_args.py` `_handle_mamba_radix_cache`, `handle_max_mamba_cache`).
+    fn sglang_split(
+        &self,
+        pool: Bytes,
+        per_seq: Bytes,
+    ) -> Result<crate::sim::engines::HybridSplit, CalcError> {
+        let mut flags = self.sglang_state;
+        if let Some(n) = flags.max_mamba_cache_size {
+            flags.max_mamba_cache_size =
+                Some(whole("max_mamba_cache_size", n, 1, MAX_ENGINE_KNOB)?);
+        }
+        if let Some(r) = flags.mamba_full_memory_ratio {
+            within(
+                "mamba_full_memory_ratio",
+                r,
+                r > 0.0 && r <= 100.0,
+                "rng_sim_mamba_ratio",
+            )?;
+        }
+        let running = match (self.max_num_seqs, self.spec) {
+            (Some(n), _) => Some(n),
+            (None, Some(_)) => Some(SGLANG_SPEC_MAX_RUNNING_REQUESTS),
+            (None, None) => None,
+        };
+        flags.disable_radix_cache |= self.spec.is_some();
+        Ok(sglang_hybrid_split(
+            pool,
+            per_seq,
+            &HybridSplitInputs {
+                flags,
+                max_running_requests: running,
+                dp: if self.dp > 1 { self.dp } else { 1 },
+                draft_tokens: self.spec.map(|s| s.k + 1),
+            },
+        ))
     }
 
     /// vLLM's budget from the inputs `memory::vllm_start` finds (the one home of what vLLM
@@ -703,6 +806,129 @@ mod tests {
     };
     use crate::hardware::Catalog;
     use crate::model::{parse_model_text, preset};
+
+    /// A small Qwen3.5 (Gated DeltaNet every three layers of four): Qwen3.5-397B-A17B's
+    /// config with 8 layers and 32 experts.
+    fn small_hybrid() -> ModelDesc {
+        let mut v: serde_json::Value = serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/e2e_configs/Qwen--Qwen3.5-397B-A17B.json"
+        ))
+        .expect("JSON");
+        let t = &mut v["text_config"];
+        t["num_hidden_layers"] = 8.into();
+        t["num_experts"] = 32.into();
+        let types: Vec<serde_json::Value> = t["layer_types"]
+            .as_array()
+            .expect("layer_types")
+            .iter()
+            .take(8)
+            .cloned()
+            .collect();
+        t["layer_types"] = types.into();
+        parse_model_text(&v.to_string()).expect("parses")
+    }
+
+    /// SGLang's split of a hybrid model's pool, derived here from its rules
+    /// (`model_runner_kv_cache_mixin.py` `handle_max_mamba_cache`, `init_memory_pool`;
+    /// `configs/mamba_utils.py` `mamba_cache_per_req`): one request's state is the linear
+    /// layers' conv window in bfloat16 and their SSM state in float32 (the config's
+    /// `mamba_ssm_dtype`); by default the slots take `0.9 / 1.9` of the pool and the running
+    /// requests are a third of them; `--disable-radix-cache` with `--max-running-requests N`
+    /// gives N slots and N requests; `--max-mamba-cache-size` sets the slots; the KV pool is
+    /// what the slots leave, in tokens of the attention layers alone.
+    #[test]
+    fn sglang_sizes_a_hybrid_models_state_slots_and_kv_pool() {
+        let m = small_hybrid();
+        let gpu = Catalog::builtin().get("h100-sxm").expect("gpu");
+        let (tp, linear, attention) = (2u64, 6u64, 2u64);
+        // Qwen3.5's linear layers: 16 key heads and 64 value heads of 128, kernel 4.
+        let (kh, vh, dk, dv, k) = (16u64, 64u64, 128u64, 128u64, 4u64);
+        let conv = (2 * kh * dk + vh * dv) / tp * (k - 1);
+        let ssm = vh / tp * dv * dk;
+        let per_seq = linear * (conv * 2 + ssm * 4);
+        // Attention: 2 KV heads of 256, split 2 ways, K and V in bfloat16.
+        let per_token = attention * (2 / tp) * 256 * 2 * 2;
+        let cfg = |f: &dyn Fn(&mut EngineConfig)| {
+            let mut e = EngineConfig {
+                engine: EngineKind::Sglang,
+                tp,
+                max_model_len: Some(4096),
+                ..EngineConfig::default()
+            };
+            f(&mut e);
+            e.resolve(&m, gpu).expect("resolves")
+        };
+        let r = cfg(&|_| {});
+        let p = r.pool.expect("pool");
+        assert_eq!((p.state_per_seq.0, p.per_token.0), (per_seq, per_token));
+        let rest = sglang_pool_bytes(p.total, p.non_torch, p.weights, p.fraction).0;
+        let slots = (rest as f64 * 0.9 / 1.9 / per_seq as f64) as u64;
+        assert_eq!(p.state_slots, slots);
+        assert_eq!(p.pool.0, rest - slots * per_seq);
+        assert_eq!(r.block_size, 1, "pages of one token");
+        let tokens = p.pool.0 / per_token;
+        assert!(
+            r.num_gpu_blocks.abs_diff(tokens) <= 1,
+            "{} vs {tokens}",
+            r.num_gpu_blocks
+        );
+        let default_running = sglang_max_running_requests(r.num_gpu_blocks, 4096);
+        assert_eq!(r.max_num_seqs, default_running.min(slots / 3));
+        // The formula shows the states taken from the pool.
+        assert!(p.formula().0.ends_with("− S"), "{}", p.formula().0);
+
+        let r = cfg(&|e| {
+            e.max_num_seqs = Some(128);
+            e.sglang_state.disable_radix_cache = true;
+        });
+        let p = r.pool.expect("pool");
+        assert_eq!((p.state_slots, r.max_num_seqs), (128, 128));
+        assert_eq!(p.pool.0, rest - 128 * per_seq);
+
+        let r = cfg(&|e| e.sglang_state.max_mamba_cache_size = Some(300));
+        let p = r.pool.expect("pool");
+        assert_eq!((p.state_slots, r.max_num_seqs), (300, 100));
+
+        // `--mamba-ssm-dtype bfloat16` halves the SSM state.
+        let r = cfg(&|e| e.sglang_state.mamba_ssm_dtype = Some(Dtype::Bf16));
+        let p = r.pool.expect("pool");
+        assert_eq!(p.state_per_seq.0, linear * (conv + ssm) * 2);
+
+        // A smaller ratio leaves more to the KV pool.
+        let r = cfg(&|e| e.sglang_state.mamba_full_memory_ratio = Some(0.5));
+        let p = r.pool.expect("pool");
+        assert_eq!(p.state_slots, (rest as f64 / 3.0 / per_seq as f64) as u64);
+    }
+
+    /// TensorRT-LLM's state pool is not modelled: a hybrid model is refused there, with the
+    /// sentence naming it; SGLang refuses a model without attention layers.
+    #[test]
+    fn trtllm_refuses_a_hybrid_and_sglang_a_pure_recurrent_model() {
+        let gpu = Catalog::builtin().get("h100-sxm").expect("gpu");
+        let e = EngineConfig {
+            engine: EngineKind::Trtllm,
+            max_model_len: Some(4096),
+            tp: 2,
+            ..EngineConfig::default()
+        };
+        let err = e.resolve(&small_hybrid(), gpu).expect_err("refused");
+        assert!(
+            format!("{err:?}").contains("exp_sim_engine_recurrent"),
+            "{err:?}"
+        );
+        let mamba =
+            parse_model_text(preset("ArthurZ__mamba-2.8b").expect("preset").json()).expect("m");
+        let e = EngineConfig {
+            engine: EngineKind::Sglang,
+            tp: 1,
+            ..e
+        };
+        let err = e.resolve(&mamba, gpu).expect_err("refused");
+        assert!(
+            format!("{err:?}").contains("exp_sim_sglang_recurrent_only"),
+            "{err:?}"
+        );
+    }
 
     /// vLLM's rule: the large figures from 70 GiB, except on an A100 (its device name), which
     /// keeps the small ones; an explicit flag always wins.

@@ -24,6 +24,25 @@
 //! 0.098, back to 0.7 when idle); when a decode step runs out of pages it retracts the request
 //! with the fewest generated tokens (ties: the longest prompt) to the back of the queue.
 //!
+//! **SGLang, hybrid models** (recurrent or linear-attention layers beside attention:
+//! Qwen3-Next and Qwen3.5's Gated DeltaNet, the Mamba-2 hybrids; [`sglang_hybrid_split`]).
+//! The same `mem_fraction_static × free − weights` is shared between a KV pool for the
+//! attention layers only (`profile_max_num_token` counts `full_attention_layer_ids`) and a
+//! pool of recurrent-state slots, one slot a request's conv and SSM states in every recurrent
+//! layer (`mamba_cache_per_req`, `configs/mamba_utils.py`: conv in bfloat16, SSM in
+//! `--mamba-ssm-dtype`, else the config's `mamba_ssm_dtype`, else float32). The slots
+//! (`handle_max_mamba_cache`, `model_runner_kv_cache_mixin.py`): `--max-mamba-cache-size`
+//! when given; with `--disable-radix-cache` and `--max-running-requests` given, that many;
+//! otherwise the share `r / (1 + r)` of the pool, `r` = `--mamba-full-memory-ratio` (0.9).
+//! Speculative decoding first reserves each running request's intermediate states per draft
+//! token. The running requests are at most the slots, a third of them while the radix cache
+//! keeps finished requests' states (`init_memory_pool`:
+//! `MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO` 3, 1 with `--disable-radix-cache`). With the
+//! radix cache on, SGLang 0.5.9 turns the overlap scheduler off for these models (its default
+//! `--mamba-scheduler-strategy no_buffer`, `server_args.py` `_handle_mamba_radix_cache`), and
+//! on Blackwell their attention defaults to `triton` or `flashinfer`, pages of 1 token
+//! (`_handle_model_specific_adjustments`).
+//!
 //! **TensorRT-LLM.** The pool is `free_gpu_memory_fraction × (M − peak)`, the peak measured
 //! after a warm-up prefill of `max_num_tokens` tokens (weights, activations, memory outside
 //! PyTorch), in blocks of `tokens_per_block` 32; `max_batch_size` 2,048, `max_num_tokens`
@@ -39,6 +58,7 @@
 //! the next. The step times come from vLLM's measured kernels for all three (the engines'
 //! own tables are not in `data/kernels.csv` yet): stated in every result as a note.
 
+use crate::base::dtype::Dtype;
 use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use crate::hardware::{Accelerator, Architecture};
@@ -250,6 +270,116 @@ pub const SGLANG_SPEC_MAX_RUNNING_REQUESTS: u64 = 48;
 /// SGLang's `--max-prefill-tokens` default: 16,384.
 pub const SGLANG_MAX_PREFILL_TOKENS: u64 = 16384;
 
+/// SGLang's `--mamba-full-memory-ratio` default: 0.9, the recurrent-state slots' memory over
+/// the attention KV pool's when neither the slots nor the running requests are given
+/// (`server_args.py`; `handle_max_mamba_cache` solves `state + kv = rest`, `state / kv = r`).
+pub const SGLANG_MAMBA_FULL_MEMORY_RATIO: f64 = 0.9;
+
+/// Recurrent-state slots per running request while SGLang's radix cache is on: 3
+/// (`MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO`, `model_runner_kv_cache_mixin.py`
+/// `init_memory_pool`: the cache keeps finished prefixes' states in the other slots); 1 with
+/// `--disable-radix-cache`.
+pub const SGLANG_MAMBA_SLOTS_PER_RUNNING_REQUEST: u64 = 3;
+
+/// SGLang's flags that size a hybrid model's recurrent-state pool (all off or unset by
+/// default; read only for a model with recurrent layers).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SglangStateFlags {
+    /// `--disable-radix-cache`: one state slot per running request instead of three, and the
+    /// overlap scheduler kept on.
+    #[serde(default)]
+    pub disable_radix_cache: bool,
+    /// `--max-mamba-cache-size`: the state slots of the whole instance (divided among
+    /// attention-DP ranks).
+    #[serde(default)]
+    pub max_mamba_cache_size: Option<u64>,
+    /// `--mamba-full-memory-ratio` (`None`: 0.9).
+    #[serde(default)]
+    pub mamba_full_memory_ratio: Option<f64>,
+    /// `--mamba-ssm-dtype`: the SSM state's precision (`None`: the config's
+    /// `mamba_ssm_dtype`, else float32).
+    #[serde(default)]
+    pub mamba_ssm_dtype: Option<Dtype>,
+}
+
+impl SglangStateFlags {
+    /// Whether every flag is at its default (nothing to serialize).
+    pub fn is_default(&self) -> bool {
+        *self == SglangStateFlags::default()
+    }
+}
+
+/// What SGLang's split of its pool needs besides the pool: the flags, the running requests
+/// given (`--max-running-requests`), the attention-DP ranks, and under speculative
+/// decoding the tokens verified per step (`--speculative-num-draft-tokens`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HybridSplitInputs {
+    /// The state-pool flags.
+    pub flags: SglangStateFlags,
+    /// `--max-running-requests` as given (SGLang sets 48 under speculative decoding).
+    pub max_running_requests: Option<u64>,
+    /// Attention-DP ranks (1 without).
+    pub dp: u64,
+    /// Draft tokens verified per step under speculative decoding (`None`: off).
+    pub draft_tokens: Option<u64>,
+}
+
+/// SGLang's pool of a hybrid model split into the attention KV pool and the recurrent-state
+/// slots (bytes, slots).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HybridSplit {
+    /// The attention layers' KV pool.
+    pub kv: Bytes,
+    /// The recurrent-state slots.
+    pub slots: u64,
+    /// The slots' memory and the speculative reserve.
+    pub state: Bytes,
+}
+
+/// SGLang's split of `rest` (its pool, `mem_fraction_static × free − weights`) for a hybrid
+/// model whose one request's recurrent state takes `per_seq` (`handle_max_mamba_cache`,
+/// `model_runner_kv_cache_mixin.py`, 0.5.9): under speculative decoding, first
+/// `per_seq × running / dp × draft tokens` for the intermediate states; then the slots:
+/// `--max-mamba-cache-size / dp` when given, else `--max-running-requests / dp` with
+/// `--disable-radix-cache`, else `⌊rest × r / (1 + r) / per_seq⌋`; the KV pool is what the
+/// slots leave.
+pub fn sglang_hybrid_split(rest: Bytes, per_seq: Bytes, inp: &HybridSplitInputs) -> HybridSplit {
+    let dp = inp.dp.max(1);
+    let per = per_seq.0.max(1);
+    let reserve = match (inp.draft_tokens, inp.max_running_requests) {
+        (Some(t), Some(n)) => per.saturating_mul(n / dp).saturating_mul(t),
+        _ => 0,
+    };
+    let left = rest.0.saturating_sub(reserve);
+    let f = inp.flags;
+    let slots = match (f.max_mamba_cache_size, inp.max_running_requests) {
+        (Some(n), _) => n / dp,
+        (None, Some(n)) if f.disable_radix_cache => n / dp,
+        _ => {
+            let r = f
+                .mamba_full_memory_ratio
+                .unwrap_or(SGLANG_MAMBA_FULL_MEMORY_RATIO);
+            (left as f64 * r / (1.0 + r) / per as f64) as u64
+        }
+    };
+    let held = slots.saturating_mul(per);
+    HybridSplit {
+        kv: Bytes(left.saturating_sub(held)),
+        slots,
+        state: Bytes(held.saturating_add(reserve)),
+    }
+}
+
+/// The running requests SGLang's state slots allow: `slots / 3`, or `slots` with
+/// `--disable-radix-cache` ([`SGLANG_MAMBA_SLOTS_PER_RUNNING_REQUEST`]).
+pub fn sglang_state_running_cap(slots: u64, disable_radix_cache: bool) -> u64 {
+    if disable_radix_cache {
+        slots
+    } else {
+        slots / SGLANG_MAMBA_SLOTS_PER_RUNNING_REQUEST
+    }
+}
+
 /// TensorRT-LLM's `max_num_tokens` default: 8,192.
 pub const TRTLLM_MAX_NUM_TOKENS: u64 = 8192;
 
@@ -281,6 +411,23 @@ pub struct EnginePool {
     pub pool: Bytes,
     /// KV bytes of one token on this GPU.
     pub per_token: Bytes,
+    /// A hybrid model's recurrent-state slots (SGLang; 0 without recurrent layers).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub state_slots: u64,
+    /// One slot's bytes on this GPU (SGLang's `mamba_cache_per_req`).
+    #[serde(default, skip_serializing_if = "no_bytes")]
+    pub state_per_seq: Bytes,
+    /// The slots' memory, and the speculative reserve (taken from the pool before `pool`).
+    #[serde(default, skip_serializing_if = "no_bytes")]
+    pub state: Bytes,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn no_bytes(b: &Bytes) -> bool {
+    *b == Bytes::ZERO
 }
 
 impl EnginePool {
@@ -293,7 +440,7 @@ impl EnginePool {
 
     /// The pool's rule as an expression over its terms (bytes, shown in GiB): TensorRT-LLM's
     /// `free_gpu_memory_fraction × (M − W − A − N)`, SGLang's `mem_fraction_static × (M − N) −
-    /// W`.
+    /// W`, less the recurrent states `S` of a hybrid model.
     pub fn expr(&self) -> Expr {
         let b =
             |symbol: &str, v: Bytes| Expr::sym(symbol, format!("{:.2} GiB", v.gib()), v.0 as f64);
@@ -322,6 +469,11 @@ impl EnginePool {
                 ]),
                 w,
             ),
+        };
+        let e = if self.state > Bytes::ZERO {
+            Expr::minus(e, b("S", self.state))
+        } else {
+            e
         };
         Expr::named("KV", e)
     }
@@ -413,6 +565,9 @@ mod tests {
                 activation,
                 pool,
                 per_token: Bytes(1),
+                state_slots: 0,
+                state_per_seq: Bytes::ZERO,
+                state: Bytes::ZERO,
             };
             let e = p.expr();
             assert!(
@@ -434,6 +589,43 @@ mod tests {
             let (formula, values) = p.formula();
             assert_eq!((formula.as_str(), values.as_str()), want);
         }
+    }
+
+    /// `handle_max_mamba_cache`'s three cases, each from its rule: the ratio's share of the
+    /// pool, the running requests given with the radix cache off, the slots given (each
+    /// divided among attention-DP ranks); speculative decoding's reserve first.
+    #[test]
+    fn the_hybrid_split_follows_sglangs_rules() {
+        let (rest, per) = (Bytes(10_000_000), Bytes(7_000));
+        let inp = |flags, running, dp, draft| HybridSplitInputs {
+            flags,
+            max_running_requests: running,
+            dp,
+            draft_tokens: draft,
+        };
+        let radix = SglangStateFlags::default();
+        let s = sglang_hybrid_split(rest, per, &inp(radix, Some(128), 1, None));
+        let slots = (10_000_000.0 * 0.9 / 1.9 / 7_000.0) as u64;
+        assert_eq!((s.slots, s.kv.0), (slots, 10_000_000 - slots * 7_000));
+        assert_eq!(s.state.0 + s.kv.0, rest.0);
+        let off = SglangStateFlags {
+            disable_radix_cache: true,
+            ..radix
+        };
+        let s = sglang_hybrid_split(rest, per, &inp(off, Some(128), 2, None));
+        assert_eq!((s.slots, s.kv.0), (64, 10_000_000 - 64 * 7_000));
+        let given = SglangStateFlags {
+            max_mamba_cache_size: Some(90),
+            ..off
+        };
+        let s = sglang_hybrid_split(rest, per, &inp(given, Some(128), 1, None));
+        assert_eq!(s.slots, 90);
+        // Speculation: 48 requests × 4 draft tokens of intermediate states, then 48 slots.
+        let s = sglang_hybrid_split(rest, per, &inp(off, Some(48), 1, Some(4)));
+        assert_eq!(s.slots, 48);
+        assert_eq!(s.kv.0, 10_000_000 - 48 * 4 * 7_000 - 48 * 7_000);
+        assert_eq!(sglang_state_running_cap(100, false), 33);
+        assert_eq!(sglang_state_running_cap(100, true), 100);
     }
 
     #[test]

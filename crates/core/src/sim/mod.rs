@@ -66,7 +66,7 @@ pub use config::{
 pub use disagg::{
     simulate_disagg, DisaggConfig, DisaggSummary, KvLink, DEFAULT_KV_TRANSFER_LATENCY_MS,
 };
-pub use engines::{EngineKind, EnginePool, Policy};
+pub use engines::{EngineKind, EnginePool, Policy, SglangStateFlags};
 pub use fit::{fit_bench, fit_bench_from, roofline, FitResult, FittedKnob, Knob};
 pub use fleet::{simulate_fleet, Router, MAX_REPLICAS};
 pub use kernel_step::{

@@ -82,7 +82,7 @@ impl Replica {
             _ => model,
         };
         let resolved = engine.resolve(model, gpu)?;
-        let overlapped = overlapped(engine);
+        let overlapped = overlapped(engine, &resolved);
         if resolved.usable_blocks() == 0 {
             return Err(CalcError::BadValue {
                 key: "num_gpu_blocks".into(),
@@ -330,9 +330,14 @@ impl Replica {
 
 /// Whether the engine's CPU work per step overlaps the GPU's (asynchronous scheduling; SGLang
 /// turns its overlap scheduler off for EAGLE-style speculative decoding, `server_args.py`:
-/// "Overlap scheduler is disabled because of using eagle speculative decoding").
-fn overlapped(engine: &EngineConfig) -> bool {
-    engine.async_scheduling && !(engine.engine == EngineKind::Sglang && engine.spec.is_some())
+/// "Overlap scheduler is disabled because of using eagle speculative decoding", and for a
+/// hybrid model with its radix cache on, `_handle_mamba_radix_cache`: "mamba no_buffer is
+/// not compatible with overlap schedule").
+fn overlapped(engine: &EngineConfig, r: &Resolved) -> bool {
+    let sglang = engine.engine == EngineKind::Sglang;
+    let hybrid_radix =
+        r.pool.is_some_and(|p| p.state_slots > 0) && !engine.sglang_state.disable_radix_cache;
+    engine.async_scheduling && !(sglang && (engine.spec.is_some() || hybrid_radix))
 }
 
 /// The engine's time per step beyond its kernels: the fitted time per step, and under vLLM the
@@ -340,7 +345,7 @@ fn overlapped(engine: &EngineConfig) -> bool {
 /// `max_num_seqs`). SGLang and TensorRT-LLM run their prefills without graphs too, at costs
 /// not fitted here: their steps keep the time per step alone.
 pub fn step_overhead(engine: &EngineConfig, r: &Resolved) -> StepOverhead {
-    let o = StepOverhead::fitted(overlapped(engine));
+    let o = StepOverhead::fitted(overlapped(engine, r));
     if engine.engine == EngineKind::Vllm {
         o.with_eager_steps(vllm_graph_tokens(
             engine.max_cudagraph_capture_size,

@@ -56,7 +56,7 @@ pub use layer::{
     layer_ds_mla_extra_bytes, layer_elems_per_token, layer_fixed_bytes_per_token, uses_fp8_ds_mla,
     FP8_DS_MLA_SCALE_BLOCK,
 };
-pub use state::{state_bytes, state_bytes_per_layer};
+pub use state::{state_bytes, state_bytes_in, state_bytes_per_layer};
 
 #[cfg(test)]
 mod tests;

@@ -281,6 +281,33 @@ pub fn state_bytes_per_layer(m: &ModelDesc, d: Dtype, tp: u64) -> Result<Vec<Byt
         .collect()
 }
 
+/// The recurrent state of one sequence on one of `tp` GPUs with its conv part in `conv` and
+/// its recurrent (SSM) part in `recurrent`, whatever the config names: what an engine that
+/// picks the two precisions itself holds per request (SGLang's `mamba_cache_per_req`,
+/// `configs/mamba_utils.py`: `(conv elements × conv bytes + SSM elements × SSM bytes) ×
+/// layers`, the groups padded for TP as vLLM pads them, `extra_groups_for_head_shards`).
+pub fn state_bytes_in(
+    m: &ModelDesc,
+    conv: Dtype,
+    recurrent: Dtype,
+    tp: u64,
+) -> Result<Bytes, CalcError> {
+    let mut total = 0u64;
+    for mixer in ssm_mixers(m) {
+        let on_gpu = state_elems_per_gpu(mixer, tp);
+        let rec = recurrent_per_gpu(mixer, tp);
+        total = add(
+            "ovf_state_bytes",
+            &[
+                total,
+                bits_to_bytes("ovf_state_bytes", on_gpu - rec, conv.bits())?,
+                bits_to_bytes("ovf_state_bytes", rec, recurrent.bits())?,
+            ],
+        )?;
+    }
+    Ok(Bytes(total))
+}
+
 /// The mixer of each recurrent layer that keeps a state, in model order.
 fn ssm_mixers(m: &ModelDesc) -> impl Iterator<Item = &Mixer> + '_ {
     m.layers
