@@ -268,6 +268,21 @@ fn each_engine_takes_its_own_flags() {
     );
     let (code, _, err) = with(&["--engine", "sglang", "--mem-fraction-static", "1.5"]);
     assert_eq!(code, 2, "{err}");
+    // TensorRT-LLM's batch waiting and SGLang's state-pool flags belong to their engines.
+    for (engine, flag, value) in [
+        ("trtllm", "--batch-wait-timeout-iters", "20"),
+        ("trtllm", "--batch-wait-max-tokens-ratio", "0.9"),
+        ("sglang", "--max-mamba-cache-size", "64"),
+        ("sglang", "--mamba-full-memory-ratio", "0.5"),
+    ] {
+        let (code, _, err) = with(&["--engine", engine, flag, value]);
+        assert_eq!(code, 0, "{engine} {flag}: {err}");
+        let (code, _, err) = with(&["--engine", "vllm", flag, value]);
+        assert_eq!(code, 2, "vllm {flag}: {err}");
+        assert!(err.contains(&format!("{flag} is")), "{err}");
+    }
+    let (code, _, err) = with(&["--engine", "trtllm", "--batch-wait-max-tokens-ratio", "2"]);
+    assert_eq!(code, 2, "{err}");
 }
 
 /// `llmcalc vllm --engine sglang|trtllm` prints that engine's KV pool by its own rule, whose
