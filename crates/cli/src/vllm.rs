@@ -90,11 +90,12 @@ struct Options {
 fn options(args: &VllmArgs, model: &ModelDesc) -> Result<Options, CliError> {
     let (tp, block_size, util) = (
         args.tp,
-        args.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
-        args.gpu_memory_utilization
+        args.vllm.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        args.vllm
+            .gpu_memory_utilization
             .unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
     );
-    let (max_model_len, max_model_len_assumed) = match args.max_model_len {
+    let (max_model_len, max_model_len_assumed) = match args.vllm.max_model_len {
         Some(l) => (l, false),
         None => default_max_model_len(model.vllm_default_max_len()),
     };
@@ -211,8 +212,8 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
         gpu_memory_utilization: o.util,
         block_size: o.block_size,
         max_model_len: o.max_model_len,
-        max_num_batched_tokens: args.max_num_batched_tokens.unwrap_or(default_mnbt),
-        max_num_seqs: args.max_num_seqs.unwrap_or(default_seqs),
+        max_num_batched_tokens: args.vllm.max_num_batched_tokens.unwrap_or(default_mnbt),
+        max_num_seqs: args.vllm.max_num_seqs.unwrap_or(default_seqs),
     };
     let (mut w, mut w_src) = weights_term(args, &model, o.tp, gpu, &mut derivations)?;
     let par = shape(args, o.tp);
@@ -392,7 +393,7 @@ fn other_engine(
         ep: par.ep,
         pp: par.pp,
         nodes: par.nodes,
-        max_model_len: args.max_model_len,
+        max_model_len: args.vllm.max_model_len,
         kv_dtype,
         ..EngineConfig::default()
     };
@@ -488,15 +489,15 @@ fn refuse_vllm_flags(args: &VllmArgs, kind: EngineKind) -> Result<(), CliError> 
         ("--activation-gib", args.activation_gib.is_some()),
         ("--non-torch-gib", args.non_torch_gib.is_some()),
         ("--available-kv-gib", args.available_kv_gib.is_some()),
-        ("--max-num-seqs", args.max_num_seqs.is_some()),
+        ("--max-num-seqs", args.vllm.max_num_seqs.is_some()),
         (
             "--max-num-batched-tokens",
-            args.max_num_batched_tokens.is_some(),
+            args.vllm.max_num_batched_tokens.is_some(),
         ),
-        ("--block-size", args.block_size.is_some()),
+        ("--block-size", args.vllm.block_size.is_some()),
         (
             "--gpu-memory-utilization",
-            args.gpu_memory_utilization.is_some(),
+            args.vllm.gpu_memory_utilization.is_some(),
         ),
     ];
     if let Some((flag, _)) = vllm_only.iter().find(|(_, given)| *given) {

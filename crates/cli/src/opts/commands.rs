@@ -1,7 +1,7 @@
 //! The commands' flags, one struct per command.
 
-use super::groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target};
-use super::values::{decode_context, range, utilization, whole, yes_no, MAX_GIB};
+use super::groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target, VllmKnobs};
+use super::values::{decode_context, range, whole, yes_no, MAX_GIB};
 use crate::core::calc::{DecodeContext, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY};
 use crate::core::model::HUB_TIMEOUT_S;
 use clap::{ArgAction, Args};
@@ -72,21 +72,8 @@ pub struct VllmArgs {
     /// Count the checkpoint's MTP modules as vLLM loads them for speculative decoding (weights and KV layers)
     #[arg(long)]
     pub include_mtp: bool,
-    /// vLLM's --max-num-seqs; default vLLM's (256 below 70 GiB and on A100, else 1,024)
-    #[arg(long, value_name = "S", value_parser = whole)]
-    pub max_num_seqs: Option<u64>,
-    /// vLLM's --max-num-batched-tokens; default vLLM's (2,048 below 70 GiB and on A100, else 8,192)
-    #[arg(long, value_name = "T", value_parser = whole)]
-    pub max_num_batched_tokens: Option<u64>,
-    /// vLLM's --max-model-len, tokens; default the config's as vLLM derives it
-    #[arg(long, value_name = "L", value_parser = whole)]
-    pub max_model_len: Option<u64>,
-    /// vLLM's KV block size, tokens [default: 16]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub block_size: Option<u64>,
-    /// Share of GPU memory vLLM may use, above 0 and at most 1 [default: 0.9]
-    #[arg(long, value_name = "F", value_parser = utilization)]
-    pub gpu_memory_utilization: Option<f64>,
+    #[command(flatten)]
+    pub vllm: VllmKnobs,
     /// Another engine's KV pool under its defaults instead: sglang (0.5.9) or trtllm (TensorRT-LLM 1.2); needs --gpu and takes none of vLLM's own flags
     #[arg(long, value_name = "sglang|trtllm")]
     pub engine: Option<String>,

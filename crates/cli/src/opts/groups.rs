@@ -26,6 +26,27 @@ pub struct Eff {
     pub eff: Vec<String>,
 }
 
+/// vLLM's own engine knobs, shared by `llmcalc vllm` and the engine flags of `simulate`,
+/// `plan --simulate` and `calibrate`.
+#[derive(Debug, Clone, Args)]
+pub struct VllmKnobs {
+    /// vLLM's --max-num-seqs; default vLLM's (256 below 70 GiB and on A100, else 1,024)
+    #[arg(long, value_name = "S", value_parser = whole)]
+    pub max_num_seqs: Option<u64>,
+    /// vLLM's --max-num-batched-tokens; default vLLM's (2,048 below 70 GiB and on A100, else 8,192)
+    #[arg(long, value_name = "T", value_parser = whole)]
+    pub max_num_batched_tokens: Option<u64>,
+    /// vLLM's --max-model-len, tokens; default the config's as vLLM derives it
+    #[arg(long, value_name = "L", value_parser = whole)]
+    pub max_model_len: Option<u64>,
+    /// vLLM's KV block size, tokens [default: 16]
+    #[arg(long, value_name = "N", value_parser = whole)]
+    pub block_size: Option<u64>,
+    /// Share of GPU memory vLLM may use, above 0 and at most 1 [default: 0.9]
+    #[arg(long, value_name = "F", value_parser = utilization)]
+    pub gpu_memory_utilization: Option<f64>,
+}
+
 /// A model on one GPU type: the first flags of `perf` and `load`.
 #[derive(Debug, Clone, Args)]
 pub struct Target {
@@ -47,21 +68,8 @@ pub struct Target {
 pub struct Engine {
     #[command(flatten)]
     pub dtypes: Dtypes,
-    /// vLLM's --max-num-seqs; default vLLM's (256 below 70 GiB and on A100, else 1,024)
-    #[arg(long, value_name = "S", value_parser = whole)]
-    pub max_num_seqs: Option<u64>,
-    /// vLLM's --max-num-batched-tokens; default vLLM's (2,048 below 70 GiB and on A100, else 8,192)
-    #[arg(long, value_name = "T", value_parser = whole)]
-    pub max_num_batched_tokens: Option<u64>,
-    /// vLLM's --max-model-len, tokens; default the config's as vLLM derives it
-    #[arg(long, value_name = "L", value_parser = whole)]
-    pub max_model_len: Option<u64>,
-    /// vLLM's KV block size, tokens [default: 16]
-    #[arg(long, value_name = "N", value_parser = whole)]
-    pub block_size: Option<u64>,
-    /// Share of GPU memory vLLM may use, above 0 and at most 1 [default: 0.9]
-    #[arg(long, value_name = "F", value_parser = utilization)]
-    pub gpu_memory_utilization: Option<f64>,
+    #[command(flatten)]
+    pub vllm: VllmKnobs,
     /// The serving engine: vllm (0.19), sglang (0.5.9) or trtllm (TensorRT-LLM 1.2, trtllm-serve); each takes its own flags below
     #[arg(long, value_name = "vllm|sglang|trtllm")]
     pub engine: Option<String>,

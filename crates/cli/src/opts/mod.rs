@@ -19,7 +19,7 @@ pub use commands::{
     CalibrateArgs, CompletionsArgs, DisaggFlags, GpusArgs, LoadArgs, ModelArgs, PerfArgs, PlanArgs,
     SimulateArgs, VllmArgs, DEFAULT_CONTEXT,
 };
-pub use groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target};
+pub use groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target, VllmKnobs};
 pub use values::capture_size;
 pub(super) use values::{any_whole, share, utilization, whole, MAX_GIB};
 

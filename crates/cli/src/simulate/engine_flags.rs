@@ -43,7 +43,7 @@ pub(crate) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
             (None, None) => None,
             (i, r) => Some((i.unwrap_or(0), r.unwrap_or(0.0))),
         },
-        max_model_len: args.max_model_len,
+        max_model_len: args.vllm.max_model_len,
         weights_dtype: args
             .dtypes
             .weights_dtype
@@ -56,8 +56,9 @@ pub(crate) fn engine(args: &Engine, tp: u64, eff_given: bool) -> Result<EngineCo
             .as_deref()
             .map(Dtype::parse)
             .transpose()?,
-        block_size: args.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
+        block_size: args.vllm.block_size.unwrap_or(DEFAULT_BLOCK_SIZE),
         gpu_memory_utilization: args
+            .vllm
             .gpu_memory_utilization
             .unwrap_or(DEFAULT_GPU_MEMORY_UTILIZATION),
         prefix_hit: args.prefix_hit,
@@ -172,10 +173,10 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
         (
             EngineKind::Vllm,
             vec![
-                args.max_num_seqs.is_some(),
-                args.max_num_batched_tokens.is_some(),
-                args.block_size.is_some(),
-                args.gpu_memory_utilization.is_some(),
+                args.vllm.max_num_seqs.is_some(),
+                args.vllm.max_num_batched_tokens.is_some(),
+                args.vllm.block_size.is_some(),
+                args.vllm.gpu_memory_utilization.is_some(),
             ],
             &[],
         ),
@@ -256,10 +257,10 @@ fn engine_knobs(args: &Engine, kind: EngineKind) -> Result<Knobs, CliError> {
     }
     Ok(match kind {
         EngineKind::Vllm => Knobs {
-            seqs: args.max_num_seqs,
-            tokens: args.max_num_batched_tokens,
-            page: args.block_size,
-            fraction: args.gpu_memory_utilization,
+            seqs: args.vllm.max_num_seqs,
+            tokens: args.vllm.max_num_batched_tokens,
+            page: args.vllm.block_size,
+            fraction: args.vllm.gpu_memory_utilization,
         },
         EngineKind::Sglang => Knobs {
             seqs: args.others.max_running_requests,
