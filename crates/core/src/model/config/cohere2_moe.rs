@@ -16,57 +16,29 @@
 //!   `num_shared_experts` a gated shared MLP of `num_shared_experts × intermediate_size`.
 //! - The final norm `h`, the embeddings, and the head unless tied (tied by default).
 
-use super::common::{not_one_per_layer, read_core, read_tie, read_top_k};
+use super::common::{kind_per_layer, read_core, read_tie, read_top_k, MLP_LAYER_KINDS};
 use super::kit::{
     add_attention, add_dense_ffn, add_mlp, add_routed_experts, finish_parts, windowed_attention,
     Acc, Comp, Parts,
 };
 use super::reader::Reader;
 use crate::base::checked::mul;
-use crate::base::error::{shorten, CalcError, Phrase};
+use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::Layer;
 
 /// Which layers run a MoE (`true`): `mlp_layer_types`, else all but the first `first_dense`.
 fn sparse_layers(r: &mut Reader, n: u64, first_dense: u64) -> Result<Vec<bool>, CalcError> {
-    let Some(types) = r.str_list("mlp_layer_types")? else {
-        return Ok((0..n).map(|i| i >= first_dense).collect());
-    };
-    if types.len() as u64 != n {
-        return Err(not_one_per_layer("mlp_layer_types", types.len(), n));
-    }
-    types
-        .iter()
-        .map(|t| match t.as_str() {
-            "dense" => Ok(false),
-            "sparse" => Ok(true),
-            _ => Err(CalcError::BadValue {
-                key: "mlp_layer_types".into(),
-                found: Phrase::verbatim(shorten(t)),
-                expected: Phrase::tr("exp_one_of").val("list", "\"dense\", \"sparse\""),
-            }),
-        })
-        .collect()
+    Ok(
+        kind_per_layer(r, "mlp_layer_types", Some(n), MLP_LAYER_KINDS)?
+            .unwrap_or_else(|| (0..n).map(|i| i >= first_dense).collect()),
+    )
 }
 
 /// Whether each layer slides: `layer_types`, else transformers' two patterns.
 fn sliding_layers(r: &mut Reader, n: u64, first_dense: u64) -> Result<Vec<bool>, CalcError> {
-    if let Some(types) = r.str_list("layer_types")? {
-        if types.len() as u64 != n {
-            return Err(not_one_per_layer("layer_types", types.len(), n));
-        }
-        return types
-            .iter()
-            .map(|t| match t.as_str() {
-                "sliding_attention" => Ok(true),
-                "full_attention" => Ok(false),
-                _ => Err(CalcError::BadValue {
-                    key: "layer_types".into(),
-                    found: Phrase::verbatim(shorten(t)),
-                    expected: Phrase::tr("exp_one_of")
-                        .val("list", "\"sliding_attention\", \"full_attention\""),
-                }),
-            })
-            .collect();
+    let kinds = [("sliding_attention", true), ("full_attention", false)];
+    if let Some(sliding) = kind_per_layer(r, "layer_types", Some(n), kinds)? {
+        return Ok(sliding);
     }
     let prefix = r.or(
         "prefix_dense_sliding_window_pattern",

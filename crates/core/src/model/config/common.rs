@@ -227,6 +227,39 @@ pub(crate) fn not_one_per_layer(key: &str, found: usize, n_layers: u64) -> CalcE
     }
 }
 
+/// `mlp_layer_types`' two kinds: a dense MLP (`false`) or a MoE (`true`).
+pub(crate) const MLP_LAYER_KINDS: [(&str, bool); 2] = [("dense", false), ("sparse", true)];
+
+/// `key`, a list naming each layer one of two kinds, as booleans (`names`: each name and the
+/// value it reads as, in the order the refusal lists them), if given; with `n`, one per layer.
+/// Any other name is refused with the two.
+pub(crate) fn kind_per_layer(
+    r: &mut Reader,
+    key: &'static str,
+    n: Option<u64>,
+    names: [(&str, bool); 2],
+) -> Result<Option<Vec<bool>>, CalcError> {
+    let Some(types) = r.str_list(key)? else {
+        return Ok(None);
+    };
+    if let Some(n) = n.filter(|&n| types.len() as u64 != n) {
+        return Err(not_one_per_layer(key, types.len(), n));
+    }
+    types
+        .iter()
+        .map(|t| match names.iter().find(|(name, _)| name == t) {
+            Some(&(_, v)) => Ok(v),
+            None => Err(CalcError::BadValue {
+                key: key.into(),
+                found: Phrase::verbatim(shorten(t)),
+                expected: Phrase::tr("exp_one_of")
+                    .val("list", format!("\"{}\", \"{}\"", names[0].0, names[1].0)),
+            }),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// KV heads must divide the attention heads and not exceed them; the error names `key`, the
 /// spelling the config used (`n_head_kv`, `attn_config.kv_n_heads`, …), or
 /// `num_key_value_heads` when the value was not read from a key.

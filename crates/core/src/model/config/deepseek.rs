@@ -34,14 +34,16 @@
 //! layer that runs an indexer carries it in its mixer, so the KV figures count it beside the
 //! latent (vLLM pages the two in one KV cache group whose page is the sum of every layer's).
 
-use super::common::{not_one_per_layer, read_max_pos, read_tie, read_top_k};
+use super::common::{
+    kind_per_layer, not_one_per_layer, read_max_pos, read_tie, read_top_k, MLP_LAYER_KINDS,
+};
 use super::kit::{
     add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts, Acc, Comp,
     MtpHeads, Parts,
 };
 use super::reader::Reader;
 use crate::base::checked::{add, mul};
-use crate::base::error::{shorten, CalcError, Phrase};
+use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::{Ffn, Layer, LedgerSource, Mixer, MlaIndexer};
 
 /// The sizes read from the config.
@@ -264,22 +266,7 @@ fn read_routing(r: &mut Reader, fam: &str, experts: u64) -> Result<Routing, Calc
 /// `Glm4MoeLiteConfig`'s `mlp_layer_types`, one "dense" or "sparse" (MoE) per layer, if given
 /// (checked against the layer count by the caller).
 fn mlp_layer_types(r: &mut Reader) -> Result<Option<Vec<bool>>, CalcError> {
-    let Some(types) = r.str_list("mlp_layer_types")? else {
-        return Ok(None);
-    };
-    types
-        .iter()
-        .map(|t| match t.as_str() {
-            "dense" => Ok(false),
-            "sparse" => Ok(true),
-            _ => Err(CalcError::BadValue {
-                key: "mlp_layer_types".into(),
-                found: Phrase::verbatim(shorten(t)),
-                expected: Phrase::tr("exp_one_of").val("list", "\"dense\", \"sparse\""),
-            }),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Some)
+    kind_per_layer(r, "mlp_layer_types", None, MLP_LAYER_KINDS)
 }
 
 /// Reads the MLA and model sizes, then the routing (through [`read_routing`]).

@@ -20,7 +20,10 @@
 //! K-EXAONE-236B-A23B's Hub total, 237,099,669,632, is the main model's 236,571,156,352 plus
 //! its MTP module's 528,513,280.
 
-use super::common::{not_one_per_layer, read_core, read_max_pos, read_tie, read_top_k, Core};
+use super::common::{
+    kind_per_layer, not_one_per_layer, read_core, read_max_pos, read_tie, read_top_k, Core,
+    MLP_LAYER_KINDS,
+};
 use super::kit::{
     add_attention, add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts,
     windowed_attention, Acc, Comp, MtpHeads, Parts,
@@ -34,22 +37,8 @@ use serde_json::Value;
 
 /// Which layers run a MoE (`true`) rather than the dense MLP.
 fn sparse_layers(r: &mut Reader, n: u64) -> Result<Vec<bool>, CalcError> {
-    if let Some(types) = r.str_list("mlp_layer_types")? {
-        if types.len() as u64 != n {
-            return Err(not_one_per_layer("mlp_layer_types", types.len(), n));
-        }
-        return types
-            .iter()
-            .map(|t| match t.as_str() {
-                "dense" => Ok(false),
-                "sparse" => Ok(true),
-                _ => Err(CalcError::BadValue {
-                    key: "mlp_layer_types".into(),
-                    found: Phrase::verbatim(shorten(t)),
-                    expected: Phrase::tr("exp_one_of").val("list", "\"dense\", \"sparse\""),
-                }),
-            })
-            .collect();
+    if let Some(sparse) = kind_per_layer(r, "mlp_layer_types", Some(n), MLP_LAYER_KINDS)? {
+        return Ok(sparse);
     }
     if let Some((k, v)) = r.find("is_moe_layer") {
         let bad = |found: Phrase| CalcError::BadValue {

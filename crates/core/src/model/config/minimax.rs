@@ -22,7 +22,7 @@
 //! index's `total_size` is 2 bytes per parameter plus 2 more per router weight), and vLLM
 //! allocates them and the shared MLP's `coefficient` in fp32 (`ParamBreakdown::router_fp32`).
 
-use super::common::{not_one_per_layer, read_core, read_tie};
+use super::common::{kind_per_layer, not_one_per_layer, read_core, read_tie};
 use super::kit::{finish_parts, Acc, Comp, Parts};
 use super::qwen3_next::{read_shared_moe, shared_moe, SharedMoe};
 use super::reader::Reader;
@@ -51,23 +51,8 @@ fn lightning(acc: &mut Acc, h: u64, heads: u64, hd: u64) -> Result<Mixer, CalcEr
 
 /// Which layers run softmax attention (`true`) rather than lightning attention.
 fn softmax_layers(r: &mut Reader, native: bool, n_layers: u64) -> Result<Vec<bool>, CalcError> {
-    if let Some(types) = r.str_list("layer_types")? {
-        if types.len() as u64 != n_layers {
-            return Err(not_one_per_layer("layer_types", types.len(), n_layers));
-        }
-        let kinds = types
-            .iter()
-            .map(|t| match t.as_str() {
-                "full_attention" => Ok(true),
-                "linear_attention" => Ok(false),
-                _ => Err(CalcError::BadValue {
-                    key: "layer_types".into(),
-                    found: Phrase::verbatim(shorten(t)),
-                    expected: Phrase::tr("exp_one_of")
-                        .val("list", "\"linear_attention\", \"full_attention\""),
-                }),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    let names = [("linear_attention", false), ("full_attention", true)];
+    if let Some(kinds) = kind_per_layer(r, "layer_types", Some(n_layers), names)? {
         note_softmax(r, &kinds, "ldg_minimax_layer_types");
         return Ok(kinds);
     }
