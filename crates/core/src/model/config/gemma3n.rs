@@ -159,7 +159,7 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
 
 /// A reader over a tower's part of the config (an empty part reads the class defaults, as
 /// transformers builds a tower the config leaves out).
-fn part_reader<'a>(
+pub(super) fn part_reader<'a>(
     part: &'a Map<String, Value>,
     class: Option<&'static ClassDefaults>,
 ) -> Reader<'a> {

@@ -32,8 +32,8 @@
 //! still stores their k/v projections and k norm.
 
 use super::common::{check_kv, not_one_per_layer, read_core, read_max_pos, read_tie};
-use super::defaults::{class_for, nested, ClassDefaults};
-use super::gemma3n::need_list;
+use super::defaults::{class_for, nested};
+use super::gemma3n::{need_list, part_reader};
 use super::kit::{
     add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, windowed_attention,
     Acc, Comp, Parts,
@@ -312,14 +312,6 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
     let mut parts = Parts::new(layers, acc, h, c.vocab, tie, max_pos);
     parts.kv_shared = kv_shared;
     Ok(parts)
-}
-
-/// A reader over a tower's part of the config and its class.
-fn part_reader<'a>(
-    part: &'a Map<String, Value>,
-    class: Option<&'static ClassDefaults>,
-) -> Reader<'a> {
-    Reader::new(part, part).with_classes(class, None)
 }
 
 /// The sizes of the vision tower, and its clipped linears' bounds (not counted).
