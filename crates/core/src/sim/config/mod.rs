@@ -28,26 +28,18 @@
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
-use crate::calc::kv::{auto_kv_dtype, state_bytes_in};
+use crate::calc::kv::auto_kv_dtype;
 use crate::calc::memory::{
     default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvProfile, VllmBudget,
-    VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::calc::perf::{Efficiencies, Workload};
 use crate::calc::weights::format_for;
 use crate::hardware::Accelerator;
-use crate::model::desc::LedgerSource;
-use crate::model::{EngineMaxLen, Mixer, ModelDesc};
-use crate::sim::engines::{
-    sglang_chunked_prefill_size, sglang_hybrid_split, sglang_max_running_requests,
-    sglang_mem_fraction_static, sglang_page_size, sglang_pool_bytes, sglang_state_running_cap,
-    smi_mib, trtllm_pool_bytes, EngineKind, EnginePool, HybridSplitInputs, Policy,
-    SglangStateFlags, SGLANG_MAX_PREFILL_TOKENS, SGLANG_SPEC_MAX_RUNNING_REQUESTS,
-    TRTLLM_FREE_GPU_MEMORY_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS,
-    TRTLLM_TOKENS_PER_BLOCK,
-};
+use crate::model::{EngineMaxLen, ModelDesc};
+use crate::sim::engines::{EngineKind, Policy, SglangStateFlags};
 use crate::sim::parallel::Parallel;
-use crate::sim::resolved::{block_groups, BlockGroup, Resolved};
+use crate::sim::resolved::{block_groups, Resolved};
 use crate::sim::spec::SpecConfig;
 use serde::{Deserialize, Serialize};
 

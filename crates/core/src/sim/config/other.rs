@@ -2,8 +2,24 @@
 //! default and its source): their defaults, their KV pools and SGLang's recurrent-state
 //! slots beside the attention pool of a hybrid model.
 
-// The parent's imports and helpers (`within`, `whole`), as its own code sees them.
-use super::*;
+use super::{whole, within, EngineConfig, MAX_ENGINE_KNOB};
+use crate::base::dtype::Dtype;
+use crate::base::error::{CalcError, Phrase};
+use crate::base::units::Bytes;
+use crate::calc::kv::{auto_kv_dtype, state_bytes_in};
+use crate::calc::memory::{vllm_budget, vllm_start, KvProfile, VllmEngine, VllmInputs};
+use crate::calc::weights::format_for;
+use crate::hardware::Accelerator;
+use crate::model::desc::LedgerSource;
+use crate::model::{Mixer, ModelDesc};
+use crate::sim::engines::{
+    sglang_chunked_prefill_size, sglang_hybrid_split, sglang_max_running_requests,
+    sglang_mem_fraction_static, sglang_page_size, sglang_pool_bytes, sglang_state_running_cap,
+    smi_mib, trtllm_pool_bytes, EngineKind, EnginePool, HybridSplitInputs, Policy,
+    SGLANG_MAX_PREFILL_TOKENS, SGLANG_SPEC_MAX_RUNNING_REQUESTS, TRTLLM_FREE_GPU_MEMORY_FRACTION,
+    TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS, TRTLLM_TOKENS_PER_BLOCK,
+};
+use crate::sim::resolved::{BlockGroup, Resolved};
 
 impl EngineConfig {
     /// SGLang's or TensorRT-LLM's defaults and pool (`sim::engines`): one full-attention

@@ -5,6 +5,7 @@ use crate::calc::memory::{
 };
 use crate::hardware::Catalog;
 use crate::model::{parse_model_text, preset};
+use crate::sim::engines::{sglang_max_running_requests, sglang_pool_bytes};
 
 /// A small Qwen3.5 (Gated DeltaNet every three layers of four): Qwen3.5-397B-A17B's
 /// config with 8 layers and 32 experts.
