@@ -31,7 +31,7 @@ use crate::base::units::Bytes;
 use crate::calc::kv::auto_kv_dtype;
 use crate::calc::memory::{
     default_max_model_len, vllm_budget, vllm_serve_defaults, vllm_start, KvProfile, VllmBudget,
-    VllmEngine, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
+    VllmEngine, VllmInputs, DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION,
 };
 use crate::calc::perf::{Efficiencies, Workload};
 use crate::calc::weights::format_for;
@@ -428,13 +428,7 @@ impl EngineConfig {
         gpu: &Accelerator,
         (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
     ) -> Result<(VllmBudget, KvProfile), CalcError> {
-        let base = model.weights.base;
-        let fmt_base = match self.weights_dtype {
-            Some(d) => format_for(d, base).base,
-            None => base,
-        };
-        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
-        let start = vllm_start(
+        let inp = self.start_inputs(
             model,
             gpu,
             &VllmEngine {
@@ -447,10 +441,39 @@ impl EngineConfig {
                 max_num_seqs: seqs,
             },
         )?;
-        let mut inp = start.inputs;
-        inp.weights = self.parallel_weights(model, inp.weights);
-        let profile = KvProfile::from_model(model, kv, tp, gpu.architecture)?;
+        let profile = self.kv_profile(model, tp, gpu)?;
         Ok((vllm_budget(&inp, &profile)?, profile))
+    }
+
+    /// What one GPU's KV cache holds per token and sequence at `tp`: the user's KV dtype, or
+    /// the one the weights' format implies (vLLM's `auto`), for every engine.
+    fn kv_profile(
+        &self,
+        model: &ModelDesc,
+        tp: u64,
+        gpu: &Accelerator,
+    ) -> Result<KvProfile, CalcError> {
+        let base = model.weights.base;
+        let fmt_base = match self.weights_dtype {
+            Some(d) => format_for(d, base).base,
+            None => base,
+        };
+        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
+        KvProfile::from_model(model, kv, tp, gpu.architecture)
+    }
+
+    /// vLLM's start-up inputs for `engine` on `gpu` (`memory::vllm_start`: the total memory,
+    /// the weights as its kernels lay them out, the activation peak, the non-torch estimate),
+    /// the weights those one GPU holds under the instance's parallelism.
+    fn start_inputs(
+        &self,
+        model: &ModelDesc,
+        gpu: &Accelerator,
+        engine: &VllmEngine,
+    ) -> Result<VllmInputs, CalcError> {
+        let mut inp = vllm_start(model, gpu, engine)?.inputs;
+        inp.weights = self.parallel_weights(model, inp.weights);
+        Ok(inp)
     }
 
     /// The weights one GPU holds under the instance's parallelism, from those at TP alone

@@ -6,9 +6,8 @@ use super::{whole, within, EngineConfig, MAX_ENGINE_KNOB};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
-use crate::calc::kv::{auto_kv_dtype, state_bytes_in};
-use crate::calc::memory::{vllm_budget, vllm_start, KvProfile, VllmEngine, VllmInputs};
-use crate::calc::weights::format_for;
+use crate::calc::kv::state_bytes_in;
+use crate::calc::memory::{vllm_budget, KvProfile, VllmEngine, VllmInputs, DEFAULT_MAX_NUM_SEQS};
 use crate::hardware::Accelerator;
 use crate::model::desc::LedgerSource;
 use crate::model::{Mixer, ModelDesc};
@@ -167,13 +166,7 @@ impl EngineConfig {
         fraction: f64,
     ) -> Result<(EnginePool, VllmInputs), CalcError> {
         let sglang = self.engine == EngineKind::Sglang;
-        let base = model.weights.base;
-        let fmt_base = match self.weights_dtype {
-            Some(d) => format_for(d, base).base,
-            None => base,
-        };
-        let kv = self.kv_dtype.unwrap_or(auto_kv_dtype(fmt_base));
-        let profile = KvProfile::from_model(model, kv, tp, gpu.architecture)?;
+        let profile = self.kv_profile(model, tp, gpu)?;
         let hybrid = profile.state_per_seq > Bytes::ZERO;
         // SGLang's state pools serve hybrids only (its `mambaish_config` models all keep
         // attention layers; 0.5.9 has no pure Mamba model); TensorRT-LLM's are not modelled.
@@ -192,7 +185,7 @@ impl EngineConfig {
         let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
         // The weights, the total and the activation peak of a `mnbt`-token pass as vLLM's
         // start finds them (the same checkpoint on the same GPU).
-        let start = vllm_start(
+        let inp = self.start_inputs(
             model,
             gpu,
             &VllmEngine {
@@ -202,11 +195,12 @@ impl EngineConfig {
                 block_size: page,
                 max_model_len: mml,
                 max_num_batched_tokens: mnbt,
-                max_num_seqs: self.max_num_seqs.unwrap_or(256).clamp(1, MAX_ENGINE_KNOB),
+                max_num_seqs: self
+                    .max_num_seqs
+                    .unwrap_or(DEFAULT_MAX_NUM_SEQS)
+                    .clamp(1, MAX_ENGINE_KNOB),
             },
         )?;
-        let mut inp = start.inputs;
-        inp.weights = self.parallel_weights(model, inp.weights);
         let pool = if sglang {
             sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
         } else {
