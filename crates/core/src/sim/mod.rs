@@ -73,7 +73,7 @@ pub use kernel_step::{
     vllm_graph_tokens, StepOverhead, FIT_EAGER_LAYER_S, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
 };
 pub use parallel::Parallel;
-pub use replica::{simulate, step_overhead, Replica};
+pub use replica::{engine_step_model, simulate, Replica};
 pub use resolved::{BlockGroup, Resolved};
 pub use result::{EngineUsed, SimNote, SimResult, LOCKSTEP_TTFT_RATIO};
 pub use search::{

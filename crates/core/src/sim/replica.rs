@@ -52,6 +52,32 @@ pub struct Replica {
     beyond_tp: bool,
 }
 
+/// The step model that times `engine`'s steps for `model` on `gpu` with its knobs resolved
+/// as `resolved`: the one home of its parts (parallelism, the engine's time per step, vLLM's
+/// own MoE kernels, the roofline when asked), for the simulator and the analytic capacity.
+pub fn engine_step_model(
+    model: &ModelDesc,
+    gpu: &Accelerator,
+    engine: &EngineConfig,
+    eff: &Efficiencies,
+    resolved: &Resolved,
+) -> Result<StepModel, CalcError> {
+    let steps = StepModel::new(
+        model,
+        gpu,
+        &engine.perf_workload(),
+        eff,
+        resolved.max_model_len,
+    )?
+    .with_parallel(engine.parallel(), gpu)
+    .with_step_overhead(step_overhead(engine, resolved))
+    .for_vllm(engine.engine == EngineKind::Vllm);
+    Ok(match engine.step_model {
+        StepModelKind::Kernels => steps,
+        StepModelKind::Roofline => steps.roofline_only(),
+    })
+}
+
 impl Replica {
     /// Resolves the engine's knobs and KV blocks for `model` on `gpu` and builds the step
     /// model.
@@ -90,20 +116,7 @@ impl Replica {
                 expected: Phrase::tr("exp_sim_kv_blocks"),
             });
         }
-        let steps = StepModel::new(
-            model,
-            gpu,
-            &engine.perf_workload(),
-            eff,
-            resolved.max_model_len,
-        )?
-        .with_parallel(engine.parallel(), gpu)
-        .with_step_overhead(step_overhead(engine, &resolved))
-        .for_vllm(engine.engine == EngineKind::Vllm);
-        let steps = match engine.step_model {
-            StepModelKind::Kernels => steps,
-            StepModelKind::Roofline => steps.roofline_only(),
-        };
+        let steps = engine_step_model(model, gpu, engine, eff, &resolved)?;
         let roofline_fallback =
             engine.step_model == StepModelKind::Kernels && steps.kernel().is_none();
         Ok(Replica {
@@ -344,7 +357,7 @@ fn overlapped(engine: &EngineConfig, r: &Resolved) -> bool {
 /// CPU time per layer of a step larger than its largest CUDA graph (at its resolved
 /// `max_num_seqs`). SGLang and TensorRT-LLM run their prefills without graphs too, at costs
 /// not fitted here: their steps keep the time per step alone.
-pub fn step_overhead(engine: &EngineConfig, r: &Resolved) -> StepOverhead {
+fn step_overhead(engine: &EngineConfig, r: &Resolved) -> StepOverhead {
     let o = StepOverhead::fitted(overlapped(engine, r));
     if engine.engine == EngineKind::Vllm {
         o.with_eager_steps(vllm_graph_tokens(

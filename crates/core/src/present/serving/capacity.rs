@@ -7,7 +7,7 @@ use crate::model::ModelDesc;
 use crate::scenario::Scenario;
 use crate::sim::config::EngineConfig;
 use crate::sim::disagg::DisaggConfig;
-use crate::sim::step_time::StepModel;
+use crate::sim::engine_step_model;
 use crate::sim::workload::{Lengths, WorkloadSpec};
 
 /// Mean prompt and output lengths of a length distribution, tokens.
@@ -73,15 +73,7 @@ fn capacity_parts(
     if let Some(c) = wl.max_concurrency {
         batch = batch.min(c.div_ceil(units).max(1));
     }
-    let mut steps = StepModel::new(
-        model,
-        gpu,
-        &engine.perf_workload(),
-        &s.views.eff,
-        r.max_model_len,
-    )?
-    .with_parallel(par, gpu)
-    .with_step_overhead(crate::sim::step_overhead(engine, &r));
+    let mut steps = engine_step_model(model, gpu, engine, &s.views.eff, &r)?;
     steps.set_active_ranks(par.busy_ranks(wl.max_concurrency));
     let ctx = (i + o / 2.0).ceil().max(1.0) as u64;
     steps.begin();
