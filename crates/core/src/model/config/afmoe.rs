@@ -20,8 +20,8 @@
 use super::common::{read_core, read_tie, read_top_k};
 use super::kit::Parts;
 use super::kit::{
-    add_attention, add_dense_ffn, add_mlp, add_routed_experts, finish_parts, windowed_attention,
-    Acc, Comp,
+    add_attention, add_biased_moe, add_dense_ffn, finish_parts, windowed_attention, Acc, Comp,
+    RoutedMoe,
 };
 use super::reader::Reader;
 use super::windows::read_windows;
@@ -29,17 +29,9 @@ use crate::base::checked::{add, mul};
 use crate::base::error::{CalcError, Phrase};
 use crate::model::desc::{Ffn, Layer};
 
-/// The MoE sizes of an AFMoE layer.
-struct Moe {
-    experts: u64,
-    top_k: u64,
-    inter: u64,
-    shared: u64,
-}
-
 /// Reads the MoE sizes: `num_experts`, `num_experts_per_tok`, `moe_intermediate_size` and
 /// `num_shared_experts` (2 when absent, `AfmoeConfig`'s default).
-fn read_moe(r: &mut Reader) -> Result<Moe, CalcError> {
+fn read_moe(r: &mut Reader) -> Result<RoutedMoe, CalcError> {
     let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
     let top_k = read_top_k(r, experts, None)?;
     let inter = r.req(
@@ -51,7 +43,7 @@ fn read_moe(r: &mut Reader) -> Result<Moe, CalcError> {
         2,
         "ldg_afmoe_default_shared",
     )?;
-    Ok(Moe {
+    Ok(RoutedMoe {
         experts,
         top_k,
         inter,
@@ -59,17 +51,12 @@ fn read_moe(r: &mut Reader) -> Result<Moe, CalcError> {
     })
 }
 
-/// One MoE layer: the routed experts with their fp32 router and bias, and the shared MLP.
-fn add_moe(acc: &mut Acc, h: u64, m: &Moe) -> Result<Ffn, CalcError> {
-    let ffn = add_routed_experts(acc, h, (m.experts, m.top_k, m.inter), (m.shared, m.inter))?;
-    acc.add(Comp::Router, m.experts)?;
+/// One MoE layer: the routed experts with their router and its bias, both kept in fp32, and
+/// the shared MLP.
+fn add_moe(acc: &mut Acc, h: u64, m: &RoutedMoe) -> Result<Ffn, CalcError> {
     let w = "ovf_router_params";
-    acc.router_fp32(add(w, &[mul(w, &[m.experts, h])?, m.experts])?)?;
-    if m.shared > 0 {
-        let width = mul("ovf_shared_expert", &[m.shared, m.inter])?;
-        add_mlp(acc, Comp::Mlp, h, width, true, false)?;
-    }
-    Ok(ffn)
+    let fp32 = add(w, &[mul(w, &[m.experts, h])?, m.experts])?;
+    add_biased_moe(acc, h, m, fp32)
 }
 
 /// AFMoE (`afmoe`): see the module.

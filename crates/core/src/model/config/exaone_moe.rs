@@ -25,14 +25,14 @@ use super::common::{
     MLP_LAYER_KINDS,
 };
 use super::kit::{
-    add_attention, add_dense_ffn, add_embeddings, add_mlp, add_mtp_modules, add_routed_experts,
-    windowed_attention, Acc, Comp, MtpHeads, Parts,
+    add_attention, add_biased_moe, add_dense_ffn, add_embeddings, add_mtp_modules,
+    windowed_attention, Acc, Comp, MtpHeads, Parts, RoutedMoe,
 };
 use super::reader::Reader;
 use super::windows::read_windows;
 use crate::base::checked::mul;
 use crate::base::error::{shorten, CalcError, Phrase};
-use crate::model::desc::{Ffn, Layer, LedgerSource};
+use crate::model::desc::{Layer, LedgerSource};
 use serde_json::Value;
 
 /// Which layers run a MoE (`true`) rather than the dense MLP.
@@ -74,31 +74,11 @@ fn sparse_layers(r: &mut Reader, n: u64) -> Result<Vec<bool>, CalcError> {
     Ok((0..n).map(|i| i >= first).collect())
 }
 
-/// The MoE sizes.
-struct Moe {
-    experts: u64,
-    top_k: u64,
-    inter: u64,
-    shared: u64,
-}
-
 /// One layer's attention (q, k, v, o and the q/k norms) and its two norms.
 fn attention(acc: &mut Acc, c: &Core, bias: bool) -> Result<(), CalcError> {
     acc.norms(2, c.h)?;
     add_attention(acc, c.h, c.heads, c.kv, c.hd, c.hd, bias, bias)?;
     acc.add(Comp::Attn, mul("ovf_attention_params", &[2, c.hd])?)
-}
-
-/// One MoE: the routed experts, the router's fp32 correction bias, the shared MLP.
-fn add_moe(acc: &mut Acc, h: u64, m: &Moe) -> Result<Ffn, CalcError> {
-    let ffn = add_routed_experts(acc, h, (m.experts, m.top_k, m.inter), (m.shared, m.inter))?;
-    acc.add(Comp::Router, m.experts)?;
-    acc.router_fp32(m.experts)?;
-    if m.shared > 0 {
-        let width = mul("ovf_shared_expert", &[m.shared, m.inter])?;
-        add_mlp(acc, Comp::Mlp, h, width, true, false)?;
-    }
-    Ok(ffn)
 }
 
 /// The windows of the MTP modules' layers: `mtp_layer_types` when given (vLLM's), else full
@@ -130,7 +110,7 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
     let inter = r.req("intermediate_size", "why_size_dense")?;
     let mlp_bias = r.flag("mlp_bias", false, "ldg_default_no_mlp_biases")?;
     let experts = r.req(("experts", "num_local_experts"), "why_count_experts")?;
-    let moe = Moe {
+    let moe = RoutedMoe {
         experts,
         top_k: read_top_k(r, experts, None)?,
         inter: r.req(
@@ -157,7 +137,7 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
     for (moe_layer, window) in sparse.into_iter().zip(windows.iter().copied()) {
         attention(&mut acc, &c, bias)?;
         let ffn = if moe_layer {
-            add_moe(&mut acc, h, &moe)?
+            add_biased_moe(&mut acc, h, &moe, moe.experts)?
         } else {
             add_dense_ffn(&mut acc, h, inter, true, mlp_bias)?
         };

@@ -249,6 +249,35 @@ pub(crate) fn add_routed_experts(
     })
 }
 
+/// A routed MoE's sizes: `experts` gated experts of width `inter`, `top_k` of them per token,
+/// and `shared` shared experts of the same width beside them.
+pub(crate) struct RoutedMoe {
+    pub(crate) experts: u64,
+    pub(crate) top_k: u64,
+    pub(crate) inter: u64,
+    pub(crate) shared: u64,
+}
+
+/// One routed-MoE layer with a router bias and shared experts of the experts' width (AFMoE,
+/// EXAONE-MoE): the routed experts ([`add_routed_experts`]), the router's `E` bias, `fp32` of
+/// the router's parameters kept in fp32 as the checkpoint stores them, and the shared experts
+/// as one gated MLP of `shared·inter`.
+pub(crate) fn add_biased_moe(
+    acc: &mut Acc,
+    h: u64,
+    m: &RoutedMoe,
+    fp32: u64,
+) -> Result<Ffn, CalcError> {
+    let ffn = add_routed_experts(acc, h, (m.experts, m.top_k, m.inter), (m.shared, m.inter))?;
+    acc.add(Comp::Router, m.experts)?;
+    acc.router_fp32(fp32)?;
+    if m.shared > 0 {
+        let width = mul("ovf_shared_expert", &[m.shared, m.inter])?;
+        add_mlp(acc, Comp::Mlp, h, width, true, false)?;
+    }
+    Ok(ffn)
+}
+
 /// Whether MTP modules store their own copies of the embedding and the output head.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum MtpHeads {
