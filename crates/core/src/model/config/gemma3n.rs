@@ -137,22 +137,43 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
         mul(W, &[e.per_layer_vocab, per_layer_all])?,
         "ldg_gemma3n_per_layer_embeddings",
     );
-    let first_shared = n - e.shared;
+    finish_kv_shared(
+        r,
+        layers,
+        acc,
+        (h, c.vocab, tie),
+        (n, e.shared),
+        "ldg_gemma3n_kv_shared",
+    )
+}
+
+/// The text model's parts when its last `shared` of `n` layers reuse an earlier layer's KV
+/// (Gemma 3n, Gemma 4): the ledger line `ledger` and a warning name them, and the parts list
+/// them so the KV cache leaves them out.
+pub(super) fn finish_kv_shared(
+    r: &mut Reader,
+    layers: Vec<Layer>,
+    acc: Acc,
+    (h, vocab, tie): (u64, u64, bool),
+    (n, shared): (u64, u64),
+    ledger: &'static str,
+) -> Result<Parts, CalcError> {
+    let first_shared = n - shared;
     let kv_shared: Vec<usize> = (first_shared..n)
         .filter_map(|i| usize::try_from(i).ok())
         .collect();
-    if e.shared > 0 {
-        r.derived("kv_shared_layers", e.shared, "ldg_gemma3n_kv_shared");
+    if shared > 0 {
+        r.derived("kv_shared_layers", shared, ledger);
         r.warnings.push(
             Phrase::tr("wrn_gemma3n_kv_shared")
-                .val("n", e.shared)
+                .val("n", shared)
                 .val("layers", n)
                 .val("first", first_shared)
                 .val("last", n - 1),
         );
     }
     let max_pos = read_max_pos(r)?;
-    let mut parts = Parts::new(layers, acc, h, c.vocab, tie, max_pos);
+    let mut parts = Parts::new(layers, acc, h, vocab, tie, max_pos);
     parts.kv_shared = kv_shared;
     Ok(parts)
 }

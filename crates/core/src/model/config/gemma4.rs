@@ -31,9 +31,9 @@
 //! the last earlier layer of their kind ([`super::kit::Parts::kv_shared`]); the checkpoint
 //! still stores their k/v projections and k norm.
 
-use super::common::{check_kv, not_one_per_layer, read_core, read_max_pos, read_tie};
+use super::common::{check_kv, not_one_per_layer, read_core, read_tie};
 use super::defaults::{class_for, nested};
-use super::gemma3n::{need_list, part_reader};
+use super::gemma3n::{finish_kv_shared, need_list, part_reader};
 use super::kit::{
     add_attention, add_dense_ffn, add_embeddings, add_mlp, add_routed_experts, windowed_attention,
     Acc, Comp, Parts,
@@ -295,23 +295,14 @@ pub(super) fn build(r: &mut Reader) -> Result<Parts, CalcError> {
     }
     acc.norms(1, h)?;
     add_embeddings(r, &mut acc, c.vocab, h, tie)?;
-    let kv_shared: Vec<usize> = (first_shared..n)
-        .filter_map(|i| usize::try_from(i).ok())
-        .collect();
-    if shared > 0 {
-        r.derived("kv_shared_layers", shared, "ldg_gemma4_kv_shared");
-        r.warnings.push(
-            Phrase::tr("wrn_gemma3n_kv_shared")
-                .val("n", shared)
-                .val("layers", n)
-                .val("first", first_shared)
-                .val("last", n - 1),
-        );
-    }
-    let max_pos = read_max_pos(r)?;
-    let mut parts = Parts::new(layers, acc, h, c.vocab, tie, max_pos);
-    parts.kv_shared = kv_shared;
-    Ok(parts)
+    finish_kv_shared(
+        r,
+        layers,
+        acc,
+        (h, c.vocab, tie),
+        (n, shared),
+        "ldg_gemma4_kv_shared",
+    )
 }
 
 /// The sizes of the vision tower, and its clipped linears' bounds (not counted).
