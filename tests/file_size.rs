@@ -5,7 +5,11 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+#[path = "common/source_files.rs"]
+mod source_files;
+use source_files::source_files;
 
 /// The most lines a source file may have.
 const MAX_LINES: usize = 800;
@@ -15,35 +19,6 @@ const MAX_LINES: usize = 800;
 /// than separate concerns, each with the reason. None today: the project's data lives in
 /// `data/` and is read with `include_str!`.
 const DATA_TABLES: &[(&str, &str)] = &[];
-
-/// Every `.rs` file under `src/` and each `crates/*/src/`, from the repository's root.
-fn source_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut dirs = vec![root.join("src")];
-    if let Ok(crates) = std::fs::read_dir(root.join("crates")) {
-        dirs.extend(crates.flatten().map(|c| c.path().join("src")));
-    }
-    let mut files = Vec::new();
-    for d in dirs {
-        collect(&d, &mut files);
-    }
-    files.sort();
-    files
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
 
 /// A file's path from the repository's root, `/`-separated.
 fn relative(file: &Path) -> String {

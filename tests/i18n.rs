@@ -9,27 +9,15 @@
 
 use llm_serving_calculator::core::base::i18n::{entries, has, tr, Lang};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+#[path = "common/source_files.rs"]
+mod source_files;
 
 fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src/ui"), &mut files);
-    rust_files(&root.join("crates/charts/src"), &mut files);
+    let mut files = source_files::rust_files(&root.join("src/ui"));
+    files.extend(source_files::rust_files(&root.join("crates/charts/src")));
     files.sort();
     files
         .into_iter()

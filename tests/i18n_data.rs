@@ -7,9 +7,10 @@
 
 mod common;
 
+use common::source_files;
 use llm_serving_calculator::core::base::i18n::{entries, late_rows, shell_rows};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Keys no source names as a literal, because they are built from parts: (the keys, where and
 /// why). Each family is listed by the code that builds it, so a key outside it still fails.
@@ -23,30 +24,11 @@ fn families() -> Vec<(Vec<String>, &'static str)> {
     )]
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
 /// Every snake_case string literal (`"a_b"`) of the Rust files under `src/` and the crates'
 /// `crates/*/src/`, except the translation module itself (its own tests name a few keys).
 fn literals_in_src() -> BTreeSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    for krate in std::fs::read_dir(root.join("crates"))
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        rust_files(&krate.path().join("src"), &mut files);
-    }
+    let files = source_files::source_files();
     let own = root.join("crates/core/src/base/i18n.rs");
     let mut out = BTreeSet::new();
     for f in files.iter().filter(|f| **f != own) {

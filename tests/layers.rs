@@ -23,6 +23,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "common/source_files.rs"]
+mod source_files;
+
 /// The core's layers, bottom first, and the layers each may import.
 const LAYERS: &[(&str, &[&str])] = &[
     ("base", &[]),
@@ -53,10 +56,7 @@ struct Module {
 
 /// Every `.rs` file under `dir`, as modules of the crate whose root is `root`.
 fn modules(root: &Path) -> Vec<Module> {
-    let mut files = Vec::new();
-    collect(root, &mut files);
-    files.sort();
-    files
+    source_files::rust_files(root)
         .into_iter()
         .filter_map(|file| {
             let rel = file.strip_prefix(root).ok()?.with_extension("");
@@ -81,20 +81,6 @@ fn modules(root: &Path) -> Vec<Module> {
             Some(Module { path, code, file })
         })
         .collect()
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The source without comments, string literals and `#[cfg(test)]` items.

@@ -7,6 +7,7 @@ pub mod disagg_e2e;
 pub mod e2e;
 pub mod engines_e2e;
 pub mod english;
+pub mod source_files;
 
 use llm_serving_calculator::cli;
 use llm_serving_calculator::core::base::csv;
