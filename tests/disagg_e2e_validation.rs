@@ -20,15 +20,14 @@ use common::e2e::Row;
 use llm_serving_calculator::core::sim::DEFAULT_KV_TRANSFER_LATENCY_MS;
 use std::collections::BTreeMap;
 
-/// The `q` quantile (nearest rank) of `v`.
+/// The `q` quantile of `v`'s finite values (numpy's convention, as every other validation
+/// reports it: the core's `quantile`).
 fn quantile(v: &[f64], q: f64) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     if s.is_empty() {
         return f64::NAN;
     }
-    s.sort_by(f64::total_cmp);
-    let i = ((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1;
-    s[i]
+    common::percentile(&mut s, q)
 }
 
 /// One simulated row: (its group keys, TTFT error, TPOT error) as signed ratios − 1.
