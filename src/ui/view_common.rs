@@ -1,9 +1,11 @@
 //! Helpers shared by the analysis views (roofline, matmul, performance, accuracy, planner):
 //! memos of the model and the compared GPUs from the last good report, the resolved theme,
-//! and number formatting. No components here.
+//! and number formatting (the analysis views' numbers are `core::present::page`'s, tested
+//! natively). No components here.
 
 use crate::core::base::NumberSymbols;
 use crate::core::model::ModelDesc;
+pub use crate::core::present::page::{fmt_ms, fmt_ms_range, fmt_num};
 use crate::core::present::ViewGpu;
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::AppState;
@@ -61,37 +63,10 @@ pub fn num_symbols(state: AppState) -> NumberSymbols {
     state.lang.get().number_symbols()
 }
 
-/// "12.3 ms" (significant digits), "—" when not finite.
-pub fn fmt_ms(nf: NumberSymbols, ms: f64) -> String {
-    if ms.is_finite() {
-        format!("{} ms", nf.sig(ms))
-    } else {
-        "—".to_string()
-    }
-}
-
-/// "9.8–14 ms": a prediction range, "—" when not finite.
-pub fn fmt_ms_range(nf: NumberSymbols, r: (f64, f64)) -> String {
-    if r.0.is_finite() && r.1.is_finite() {
-        format!("{}–{} ms", nf.sig(r.0), nf.sig(r.1))
-    } else {
-        "—".to_string()
-    }
-}
-
 /// "$0.2515" / "—".
 pub fn fmt_usd(v: Option<f64>) -> String {
     match v {
         Some(v) if v.is_finite() => crate::charts::fmt::usd(v),
         _ => "—".to_string(),
-    }
-}
-
-/// A number with significant digits in the language's symbols, "—" when not finite.
-pub fn fmt_num(nf: NumberSymbols, v: f64) -> String {
-    if v.is_finite() {
-        nf.sig(v)
-    } else {
-        "—".to_string()
     }
 }

@@ -1,9 +1,11 @@
 //! The page's state that is not the DOM's: the theme choice, how an edit is recorded in the
 //! history, the evaluated scenario that keeps the last good report, the page's address for a
-//! scenario, and the "config not in the link" notice. The web app (`ui::state`) holds these in
+//! scenario, the "config not in the link" notice, and the analysis views' numbers ("12.3 ms",
+//! "—" for what is not finite). The web app (`ui::state`) holds these in
 //! signals and does the browser's part (storage, `history.pushState`, timers); everything here
 //! is tested natively.
 
+use crate::base::units::NumberSymbols;
 use crate::base::CalcError;
 use crate::present::report::Report;
 use crate::scenario::{Notice, NoticeKind, Scenario, ViewMode};
@@ -186,6 +188,33 @@ pub fn same_scenario(a: &Scenario, b: &Scenario) -> bool {
     a.to_query() == b.to_query()
 }
 
+/// "12.3 ms" (significant digits in the language's symbols), "—" when not finite.
+pub fn fmt_ms(nf: NumberSymbols, ms: f64) -> String {
+    if ms.is_finite() {
+        format!("{} ms", nf.sig(ms))
+    } else {
+        "—".to_string()
+    }
+}
+
+/// "9.8–14 ms": a prediction range, "—" when either end is not finite.
+pub fn fmt_ms_range(nf: NumberSymbols, r: (f64, f64)) -> String {
+    if r.0.is_finite() && r.1.is_finite() {
+        format!("{}–{} ms", nf.sig(r.0), nf.sig(r.1))
+    } else {
+        "—".to_string()
+    }
+}
+
+/// A number with significant digits in the language's symbols, "—" when not finite.
+pub fn fmt_num(nf: NumberSymbols, v: f64) -> String {
+    if v.is_finite() {
+        nf.sig(v)
+    } else {
+        "—".to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,5 +307,22 @@ mod tests {
         assert_eq!(ns.len(), 1);
         assert!(replace_link_notice(&mut ns, None));
         assert!(ns.is_empty());
+    }
+
+    #[test]
+    fn view_numbers_are_the_symbols_sig_digits_with_a_dash_for_non_finite() {
+        let nf = NumberSymbols::COMMA_DOT;
+        assert_eq!(fmt_ms(nf, 12.34), format!("{} ms", nf.sig(12.34)));
+        assert_eq!(
+            fmt_ms_range(nf, (9.8, 14.0)),
+            format!("{}–{} ms", nf.sig(9.8), nf.sig(14.0))
+        );
+        assert_eq!(fmt_num(nf, 1234.5), nf.sig(1234.5));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(fmt_ms(nf, bad), "—");
+            assert_eq!(fmt_num(nf, bad), "—");
+            assert_eq!(fmt_ms_range(nf, (1.0, bad)), "—");
+            assert_eq!(fmt_ms_range(nf, (bad, 1.0)), "—");
+        }
     }
 }
