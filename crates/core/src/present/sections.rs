@@ -421,4 +421,41 @@ mod tests {
              REGENERATE_LATE_CSS=1 cargo test -p llmcalc-core --lib sections"
         );
     }
+
+    /// docs/ARCHITECTURE.md's table of the page's sections is this enum, row for row.
+    #[test]
+    fn the_architecture_page_lists_the_sections_in_order() {
+        let doc = include_str!("../../../../docs/ARCHITECTURE.md");
+        let table = doc
+            .split("## The page's sections")
+            .nth(1)
+            .expect("the section table's heading");
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .skip_while(|l| !l.starts_with("| section"))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .map(|l| {
+                l.split('|')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .collect()
+            })
+            .collect();
+        let expected: Vec<Vec<String>> = PageSection::ALL
+            .iter()
+            .map(|s| {
+                vec![
+                    format!("{s:?}"),
+                    format!("`{}`", s.anchor()),
+                    match s.module() {
+                        Module::Shell => "shell".to_string(),
+                        Module::Late => "late".to_string(),
+                    },
+                    if s.lazy() { "yes" } else { "no" }.to_string(),
+                ]
+            })
+            .collect();
+        assert_eq!(rows, expected);
+    }
 }
