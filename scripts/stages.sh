@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The stage runner scripts/test.sh and scripts/bench.sh share (sourced, not run): each stage
 # runs under a time limit with its log in artifacts/logs/NAME.log, and `summary` prints one
-# row per stage and the closing line `N passed, N failed[, N skipped]`, counting each test of
-# the test stages (cargo's and the e2e runner's own counts) and each other stage as one.
+# row per stage and the closing line `N passed, N failed[, N skipped]`, counting the tests of
+# the test stages (cargo's and the e2e runner's own counts); a check that is not a test (fmt,
+# clippy, a build, a benchmark) adds nothing when it passes and one failure when it fails.
 #
 # The caller sets ROOT and `only` (",a,b," or empty) before sourcing.
 
@@ -60,16 +61,19 @@ stage() {
     case "$kind" in
         cargo) read -r p f < <(cargo_counts "$log") ;;
         counted) read -r p f < <(plain_counts "$log") ;;
-        *) if [ "$rc" = "0" ]; then p=1; f=0; else p=0; f=1; fi ;;
+        *) p=0; f=0 ;;
     esac
     # A failing command whose own counts show no failure (build error, crash, time-out)
-    # still counts as one failure; a passing one that ran nothing counts as one pass.
+    # still counts as one failure.
     if [ "$rc" != "0" ] && [ "$f" = "0" ]; then f=1; fi
-    if [ "$rc" = "0" ] && [ "$p" = "0" ] && [ "$f" = "0" ]; then p=1; fi
     passed=$((passed + p))
     failed=$((failed + f))
     if [ "$rc" = "0" ]; then status="ok"; else status="FAILED (exit $rc)"; fi
-    table+=("$(printf '%-12s %-18s %5ss  %s passed, %s failed' "$name" "$status" "$secs" "$p" "$f")")
+    if [ "$kind" = "plain" ]; then
+        table+=("$(printf '%-12s %-18s %5ss  a check, not a test' "$name" "$status" "$secs")")
+    else
+        table+=("$(printf '%-12s %-18s %5ss  %s passed, %s failed' "$name" "$status" "$secs" "$p" "$f")")
+    fi
     return "$rc"
 }
 

@@ -20,9 +20,10 @@
 #
 # Every stage runs even if an earlier one failed (except those that need the build), each
 # under a time limit. Logs go to artifacts/logs/, screenshots to artifacts/screenshots/.
-# The last line is `N passed, N failed[, N skipped]`, counting each test of the test stages
-# (cargo's and the e2e runner's own counts) and each other stage as one; the exit status is
-# non-zero if anything failed.
+# The last line is `N passed, N failed[, N skipped]`, counting the tests of the test stages
+# (cargo's and the e2e runner's own counts); a stage that is a check, not a test (fmt, clippy,
+# the build), counts only as a failure when it fails. The exit status is non-zero if anything
+# failed.
 #
 # Usage: bash scripts/test.sh [--no-setup] [--only STAGE[,STAGE...]]
 set -uo pipefail
