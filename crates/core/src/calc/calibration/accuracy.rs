@@ -212,8 +212,8 @@ mod tests {
 
     #[test]
     fn no_drift_with_batch_against_tensorrt_llm() {
-        // docs/SERVING_SIMULATOR.md (2026-12-03, later): the serving simulator's vLLM steps are
-        // 18-39% fast at 256-1,000 running requests. This checks that the fitted roofline itself
+        // The serving simulator's vLLM steps were found 18-39% fast at 256-1,000 running
+        // requests (the notebook docs/history/SERVING_SIMULATOR.md tells how). This checks that the fitted roofline itself
         // does not drift at large batches for the engine most large-batch rows come from, so that
         // gap is an engine (or model) difference. Median signed error, measured rows only.
         let r = accuracy_table_with(cat(), &Efficiencies::default());
