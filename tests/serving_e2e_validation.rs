@@ -39,8 +39,8 @@ use common::e2e::{
 use common::{in_parallel, percentile};
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::sim::{
-    Replica, StepOverhead, DEFAULT_FRONTEND_OVERHEAD_MS, DYNAMO_FRONTEND_OVERHEAD_MS,
-    FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
+    step_time::StepModel, Replica, SimResult, StepOverhead, DEFAULT_FRONTEND_OVERHEAD_MS,
+    DYNAMO_FRONTEND_OVERHEAD_MS, FIT_STEP_ASYNC_S, FIT_STEP_SYNC_S,
 };
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -604,43 +604,30 @@ fn eager_layer_scan() {
 #[test]
 #[ignore = "a diagnostic; prints one line per setup"]
 fn prefill_step_breakdown() {
-    type Seen = (f64, [f64; 4], Vec<(f64, f64, f64)>);
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for r in rows().into_iter().filter(|r| r.c <= 4) {
-        let Some(s) = setup(&r) else { continue };
-        let (Some(g), Some(m)) = (gpu(&r.system), model(&s)) else {
-            continue;
-        };
-        let Outcome::Simulated(res) = simulate(&r, &|_| {}) else {
-            continue;
-        };
-        let key = format!(
-            "{} {} {} tp{} isl{}",
-            r.model.rsplit('/').next().unwrap_or(""),
-            r.system,
-            r.precision,
-            r.tp,
-            r.isl
-        );
-        let e = seen.entry(key).or_insert_with(|| {
-            let (engine, _) = engine_and_load(&r, &s);
-            let Ok(rep) = Replica::new(&m, g, &engine, &Efficiencies::default()) else {
-                return (f64::NAN, [f64::NAN; 4], Vec::new());
-            };
-            let mut steps = rep.step_model().clone();
-            let parts = steps
-                .kernel()
-                .map_or([f64::NAN; 4], |k| k.linear_parts(r.isl as f64));
-            steps.begin();
+    let seen = step_breakdowns(
+        &|r| r.c <= 4,
+        &|r| {
+            format!(
+                "{} {} {} tp{} isl{}",
+                r.model.rsplit('/').next().unwrap_or(""),
+                r.system,
+                r.precision,
+                r.tp,
+                r.isl
+            )
+        },
+        &|r, steps| {
             steps.add_prefill(0, r.isl);
-            (steps.finish(r.isl, 1), parts, Vec::new())
-        });
-        e.2.push((
-            r.ttft_ms,
-            res.ttft_ms.mean,
-            res.frontend_ms.mean + res.queue_ms.mean,
-        ));
-    }
+            (r.isl as f64, steps.finish(r.isl, 1))
+        },
+        &|r, res| {
+            (
+                r.ttft_ms,
+                res.ttft_ms.mean,
+                res.frontend_ms.mean + res.queue_ms.mean,
+            )
+        },
+    );
     for (k, (total, p, v)) in seen {
         let n = v.len().max(1) as f64;
         let mean = |f: fn(&(f64, f64, f64)) -> f64| v.iter().map(f).sum::<f64>() / n;
@@ -663,6 +650,43 @@ fn prefill_step_breakdown() {
     }
 }
 
+/// One step per setup (the rows `keep` takes, grouped by `key`) on the kernel model: its time
+/// and its GEMM, fused-MoE, elementwise and all-reduce parts (`step` adds the step's requests
+/// and returns the rows its linear layers run and its time), beside what `sample` takes from
+/// each simulated row of the setup. The two diagnostics below print it.
+fn step_breakdowns<V>(
+    keep: &dyn Fn(&Row) -> bool,
+    key: &dyn Fn(&Row) -> String,
+    step: &dyn Fn(&Row, &mut StepModel) -> (f64, f64),
+    sample: &dyn Fn(&Row, &SimResult) -> V,
+) -> BTreeMap<String, (f64, [f64; 4], Vec<V>)> {
+    let mut seen: BTreeMap<String, (f64, [f64; 4], Vec<V>)> = BTreeMap::new();
+    for r in rows().into_iter().filter(|r| keep(r)) {
+        let Some(s) = setup(&r) else { continue };
+        let (Some(g), Some(m)) = (gpu(&r.system), model(&s)) else {
+            continue;
+        };
+        let Outcome::Simulated(res) = simulate(&r, &|_| {}) else {
+            continue;
+        };
+        let e = seen.entry(key(&r)).or_insert_with(|| {
+            let (engine, _) = engine_and_load(&r, &s);
+            let Ok(rep) = Replica::new(&m, g, &engine, &Efficiencies::default()) else {
+                return (f64::NAN, [f64::NAN; 4], Vec::new());
+            };
+            let mut steps = rep.step_model().clone();
+            steps.begin();
+            let (tokens, total) = step(&r, &mut steps);
+            let parts = steps
+                .kernel()
+                .map_or([f64::NAN; 4], |k| k.linear_parts(tokens));
+            (total, parts, Vec::new())
+        });
+        e.2.push(sample(&r, &res));
+    }
+    seen
+}
+
 /// Where a setup's TPOT error comes from at 4 to 8 clients: for each (model, GPU, precision,
 /// version, TP, clients, prompt length), one decode step of the clients at their mean context
 /// on the kernel model, split into GEMMs, fused MoE, elementwise passes, all-reduces and the
@@ -671,41 +695,26 @@ fn prefill_step_breakdown() {
 #[test]
 #[ignore = "a diagnostic; prints one line per decode setup"]
 fn decode_step_breakdown() {
-    type Seen = (f64, [f64; 4], Vec<(f64, f64)>);
-    let mut seen: BTreeMap<String, Seen> = BTreeMap::new();
-    for r in rows().into_iter().filter(|r| (4..=8).contains(&r.c)) {
-        let Some(s) = setup(&r) else { continue };
-        let (Some(g), Some(m)) = (gpu(&r.system), model(&s)) else {
-            continue;
-        };
-        let Outcome::Simulated(res) = simulate(&r, &|_| {}) else {
-            continue;
-        };
-        let key = format!(
-            "{} {} {} {} tp{} c{} isl{}",
-            r.model.rsplit('/').next().unwrap_or(""),
-            r.system,
-            r.precision,
-            r.version,
-            r.tp,
-            r.c,
-            r.isl
-        );
-        let e = seen.entry(key).or_insert_with(|| {
-            let (engine, _) = engine_and_load(&r, &s);
-            let Ok(rep) = Replica::new(&m, g, &engine, &Efficiencies::default()) else {
-                return (f64::NAN, [f64::NAN; 4], Vec::new());
-            };
-            let mut steps = rep.step_model().clone();
-            let parts = steps
-                .kernel()
-                .map_or([f64::NAN; 4], |k| k.linear_parts(r.c as f64));
-            steps.begin();
+    let seen = step_breakdowns(
+        &|r| (4..=8).contains(&r.c),
+        &|r| {
+            format!(
+                "{} {} {} {} tp{} c{} isl{}",
+                r.model.rsplit('/').next().unwrap_or(""),
+                r.system,
+                r.precision,
+                r.version,
+                r.tp,
+                r.c,
+                r.isl
+            )
+        },
+        &|r, steps| {
             steps.add_decodes(r.c, r.isl + r.osl / 2);
-            (steps.finish(r.c, r.c), parts, Vec::new())
-        });
-        e.2.push((r.tpot_ms, res.tpot_ms.mean));
-    }
+            (r.c as f64, steps.finish(r.c, r.c))
+        },
+        &|r, res| (r.tpot_ms, res.tpot_ms.mean),
+    );
     for (k, (total, p, v)) in seen {
         let n = v.len().max(1) as f64;
         let (meas, pred) = (
