@@ -308,6 +308,15 @@ fn the_default_is_the_newest_logged_release_and_the_help_says_so() {
         "{help}"
     );
     assert!(help.contains(&VllmVersion::OLDEST.to_string()), "{help}");
+    // The boundaries it names are the rules' own.
+    for v in [
+        VllmVersion::TOKENS_FROM_CONCURRENCY,
+        VllmVersion::ONE_LINE,
+        VllmVersion::ALIGN_STATE_BLOCKS,
+    ] {
+        let from = format!("from {}.{}", v.major, v.minor);
+        assert!(help.contains(&from), "{from}: {help}");
+    }
 }
 
 /// `n` with commas every three digits, as Python's `f"{n:,}"` prints it.
