@@ -136,6 +136,10 @@ fn check(path: &str, want_block_sizes: (u64, u64)) {
         "h100-sxm",
         "--max-model-len",
         &len,
+        // The rules read above are the 0.19 line's (the cache tokens `⌊blocks / groups⌋ ×
+        // block_size`, two lines): `VllmVersion`.
+        "--vllm-version",
+        "0.19.2",
         "--json",
     ];
     let (code, out, err) = run_cli(&args);

@@ -14,13 +14,19 @@ use llm_serving_calculator::core::base::dtype::Dtype;
 use llm_serving_calculator::core::base::units::Bytes;
 use llm_serving_calculator::core::calc::memory::{
     activation_estimate, vllm_budget, ActivationParams, KvProfile, VllmBudget, VllmInputs,
-    DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    VllmVersion, DEFAULT_BLOCK_SIZE, DEFAULT_MAX_NUM_BATCHED_TOKENS,
 };
 use llm_serving_calculator::core::calc::weights;
 use llm_serving_calculator::core::hardware::Architecture;
 use llm_serving_calculator::core::model::config::parse_model_text;
 
 const CSV: &str = include_str!("fixtures/vllm_observations.csv");
+
+/// The release of the five V0 logs of `vllm_observations.csv` (issue #10517 and PR #10511,
+/// November and December 2024; none states its version): 0.6.4, the release of those weeks
+/// and the oldest whose rules the core knows (`VllmVersion::OLDEST`). Their lines are V0's:
+/// `blocks × 16` tokens, the concurrency `tokens / max_model_len`.
+const V0_LOGS: VllmVersion = VllmVersion::new(0, 6, 4);
 const LLAMA31_8B: &str = include_str!("fixtures/meta-llama__Meta-Llama-3.1-8B.json");
 
 /// The text of data row `i` (1-based, after the header), all fields joined.
@@ -84,6 +90,7 @@ fn inputs(r: &Row, total: f64, w: f64, act: f64, nt: f64) -> VllmInputs {
         block_size: DEFAULT_BLOCK_SIZE,
         max_model_len: r.max_model_len,
         max_num_batched_tokens: DEFAULT_MAX_NUM_BATCHED_TOKENS,
+        vllm_version: V0_LOGS,
     }
 }
 
@@ -479,6 +486,8 @@ struct LoggedKv {
     /// "Available KV cache memory" (GiB, 2 decimals) and "GPU KV cache size" (tokens).
     kv_gib: f64,
     tokens: Option<u64>,
+    /// The vLLM release that logged it.
+    version: VllmVersion,
 }
 
 const SERVING_CSV: &str = include_str!("fixtures/serving_observations.csv");
@@ -502,6 +511,7 @@ fn logged_kv() -> Vec<LoggedKv> {
             seqs: None,
             kv_gib: 53.29,
             tokens: None,
+            version: V0_LOGS,
         },
         // serving_observations.csv, dennislee22 Test 4 and Test 5 (vLLM 0.10.1.1, Qwen2-7B-
         // Instruct, whose architecture Qwen2.5-7B-Instruct shares, on one A100 80GB).
@@ -520,6 +530,7 @@ fn logged_kv() -> Vec<LoggedKv> {
             seqs: Some(256),
             kv_gib: 5.01,
             tokens: Some(93_872),
+            version: VllmVersion::new(0, 10, 1),
         },
         LoggedKv {
             source: "serving_observations.csv dennislee22 Test 5",
@@ -536,6 +547,7 @@ fn logged_kv() -> Vec<LoggedKv> {
             seqs: Some(256),
             kv_gib: 24.83,
             tokens: Some(464_848),
+            version: VllmVersion::new(0, 10, 1),
         },
     ]
 }
@@ -563,8 +575,12 @@ fn ours(l: &LoggedKv) -> VllmBudget {
     e.max_num_seqs = l.seqs.unwrap_or(e.max_num_seqs);
     let start = vllm_start(&m, gpu, &e).expect("start");
     let kv = llm_serving_calculator::core::calc::kv::default_kv_dtype(&m);
+    let inputs = VllmInputs {
+        vllm_version: l.version,
+        ..start.inputs
+    };
     vllm_budget(
-        &start.inputs,
+        &inputs,
         &KvProfile::from_model(&m, kv, 1, Architecture::Unknown).expect("kv"),
     )
     .expect("budget")
@@ -829,11 +845,17 @@ struct HybridLog {
     kv_gib: Option<&'static str>,
     /// The lines that follow from it, as printed (the block-size and padding lines first).
     lines: &'static [&'static str],
+    /// The vLLM release that printed it; `None` where the log states none (its block-size,
+    /// padding and block-count lines, which every release prints alike, are checked under the
+    /// default release).
+    version: Option<VllmVersion>,
 }
 
 /// Public logs: Qwen3-Next-80B-A3B on two GPUs at vLLM 0.10.2 and 0.13.0 (the Instruct
 /// checkpoint; our config is the Thinking one, whose cache shapes are the same),
-/// Granite-4.0-H-Small at vLLM 0.11.1, whose log stops after the block lines, and Qwen3.5 /
+/// Granite-4.0-H-Small at vLLM 0.11.1, whose log stops after the block lines, Qwen3.5 at 0.8B
+/// and 27B under vLLM 0.28.0 (the cache tokens `⌊X × L⌋` on one line with the concurrency, two
+/// blocks per request in each recurrent group: `VllmVersion`), and Qwen3.5 /
 /// Qwen3.6 at four sizes, whose configs name `mamba_ssm_dtype: float32`: vLLM keeps their recurrent state in
 /// fp32 (`Qwen3_5ForConditionalGenerationConfig`), which is what sets these block sizes (with a
 /// bf16 state the 27B's would be 400 tokens, not 784).
@@ -854,6 +876,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "GPU KV cache size: 973,760 tokens",
                 "Maximum concurrency for 262,144 tokens per request: 14.77x",
             ],
+            version: Some(VllmVersion::new(0, 10, 2)),
         },
         HybridLog {
             source: "a docker-compose log of Qwen3-Next-80B-A3B-Instruct (W4A16) on 2 x L40S \
@@ -869,6 +892,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "GPU KV cache size: 767,552 tokens",
                 "Maximum concurrency for 32,768 tokens per request: 84.29x",
             ],
+            version: Some(VllmVersion::new(0, 13, 0)),
         },
         HybridLog {
             source: "https://github.com/ROCm/ROCm/issues/5590 (granite-4.0-h-small, vLLM \
@@ -882,7 +906,18 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 528 tokens to ensure that attention page size is >= mamba page size.",
                 "Padding mamba page size by 0.69% to ensure that mamba page size and attention page size are exactly equal.",
             ],
+            version: Some(VllmVersion::new(0, 11, 1)),
         },
+    ]
+    .into_iter()
+    .chain(qwen35_logs())
+    .chain(vllm_0_28_logs())
+    .collect()
+}
+
+/// The Qwen3.5 / Qwen3.6 logs of [`hybrid_logs`] before 0.28 (or of no stated release).
+fn qwen35_logs() -> Vec<HybridLog> {
+    vec![
         HybridLog {
             source: "a vLLM start-up log of Qwen3.5-0.8B (one shard, 'Model loading took 1.72 \
                      GiB memory'), found in the public code index",
@@ -895,6 +930,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
                 "Padding mamba page size by 2.64% to ensure that mamba page size and attention page size are exactly equal.",
             ],
+            version: None,
         },
         HybridLog {
             source: "a vLLM start-up log of Qwen3.5-4B ('Model loading took 8.61 GiB memory'), \
@@ -908,6 +944,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 528 tokens to ensure that attention page size is >= mamba page size.",
                 "Padding mamba page size by 0.76% to ensure that mamba page size and attention page size are exactly equal.",
             ],
+            version: None,
         },
         HybridLog {
             source: "an agent's log of `kaitchup/Qwen3.5-27B-autoround-W4A16` under vLLM 0.19.1 \
@@ -923,6 +960,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 784 tokens to ensure that attention page size is >= mamba page size.",
                 "Padding mamba page size by 0.13% to ensure that mamba page size and attention page size are exactly equal.",
             ],
+            version: Some(VllmVersion::new(0, 19, 1)),
         },
         HybridLog {
             source: "a public capacity note of a Qwen3.6-35B-A3B deployment (same shapes as \
@@ -930,9 +968,10 @@ fn hybrid_logs() -> Vec<HybridLog> {
                      (--kv-cache-memory-bytes), max_model_len 1,000,000 (YaRN); it quotes rank \
                      1's 'Setting attention block size to 2096 tokens' line (no padding line) and \
                      the engine's num_gpu_blocks 800, rendered here as the line vLLM prints (its \
-                     kv_cache_size_tokens 1,663,201 = int(800 / 481 × 1,000,000) is a later \
-                     vLLM's figure; vLLM ≤ 0.19, which `vllm_budget` follows, logs \
-                     800 // 4 groups × 2096 = 419,200); found in the public code index",
+                     kv_cache_size_tokens 1,663,201 = int(800 / 481 × 1,000,000) is the figure of \
+                     vLLM 0.21 to 0.27, checked by \
+                     `capacity_note_tokens_are_vllm_0_21_to_0_27_figure`); found in the public \
+                     code index",
             config: "Qwen__Qwen3.5-35B-A3B.json",
             tp: 2,
             kv_dtype: Dtype::Fp8,
@@ -942,6 +981,7 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 2096 tokens to ensure that attention page size is >= mamba page size.",
                 "# GPU blocks: 800",
             ],
+            version: None,
         },
         HybridLog {
             source: "a public study of Qwen3.5-35B-A3B's prefix cache, 'RE-CONFIRMED on GPU \
@@ -956,6 +996,49 @@ fn hybrid_logs() -> Vec<HybridLog> {
                 "Setting attention block size to 1056 tokens to ensure that attention page size is >= mamba page size.",
                 "Padding mamba page size by 0.76% to ensure that mamba page size and attention page size are exactly equal.",
             ],
+            version: None,
+        },
+    ]
+}
+
+/// Two vLLM 0.28.0 logs of Qwen3.5, whose cache tokens are `⌊X × L⌋` on one line with the
+/// concurrency and whose requests hold two blocks in each recurrent group (`VllmVersion`).
+fn vllm_0_28_logs() -> [HybridLog; 2] {
+    [
+        HybridLog {
+            source: "a study report's vLLM 0.28.0 log of `LLM(model=Qwen3.5-0.8B)` on one A100 \
+                     80 GB PCIe (offline defaults: max_model_len 262,144, \
+                     max_num_batched_tokens 8,192, prefix caching on, so mamba_cache_mode \
+                     'align'), quoted line by line, found in the public code index",
+            config: "Qwen__Qwen3.5-0.8B.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: Some("67.08"),
+            lines: &[
+                "Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 2.64% to ensure that mamba page size and attention page size are exactly equal.",
+                "GPU KV cache size: 5,788,118 tokens, Maximum concurrency for 262,144 tokens per request: 22.08x",
+            ],
+            version: Some(VllmVersion::new(0, 28, 0)),
+        },
+        HybridLog {
+            source: "the same report's vLLM 0.28.0 log of Qwen3.8-27B (the qwen3_5 \
+                     architecture; our config is Qwen3.6-27B's, whose block size, 784, the log \
+                     prints too) on the same GPU: 'Available KV cache memory: 18.61 GiB', \
+                     'GPU KV cache size: 298,275 tokens ... concurrency: 1.14x' at \
+                     max_model_len 262,144, rendered here as the one line vLLM 0.28 prints",
+            config: "Qwen__Qwen3.6-27B.json",
+            tp: 1,
+            kv_dtype: Dtype::Bf16,
+            max_model_len: 262_144,
+            kv_gib: Some("18.61"),
+            lines: &[
+                "Setting attention block size to 784 tokens to ensure that attention page size is >= mamba page size.",
+                "Padding mamba page size by 0.13% to ensure that mamba page size and attention page size are exactly equal.",
+                "GPU KV cache size: 298,275 tokens, Maximum concurrency for 262,144 tokens per request: 1.14x",
+            ],
+            version: Some(VllmVersion::new(0, 28, 0)),
         },
     ]
 }
@@ -978,7 +1061,10 @@ fn hybrid_logs_are_reproduced() {
             KvProfile::from_model(&m, h.kv_dtype, h.tp, Architecture::Unknown).expect("profile");
         let logged: f64 = h.kv_gib.map_or(1.0, |k| k.parse().expect("number"));
         let run = |avail: Bytes| {
-            let inp = VllmInputs::with_available_kv(avail, h.max_model_len);
+            let inp = VllmInputs {
+                vllm_version: h.version.unwrap_or_default(),
+                ..VllmInputs::with_available_kv(avail, h.max_model_len)
+            };
             vllm_budget(&inp, &kv).expect("budget")
         };
         let (lo, mid, hi) = (
@@ -1049,8 +1135,8 @@ fn commas(n: u64) -> String {
 /// group, one block per request holding its whole state (`block_size` = `max_model_len`), the
 /// page the unpadded state. The state per layer is computed here from the config's keys with
 /// vLLM's `mamba1_state_shape` / `mamba2_state_shape` (bf16), the blocks as `get_num_blocks`
-/// does (`⌊⌊M / P⌋ / layers⌋`), and the two lines as 0.11+ prints them (tokens = blocks ×
-/// `max_model_len`, concurrency = blocks). Three figures are also pinned to what vLLM
+/// does (`⌊⌊M / P⌋ / layers⌋`), and the two lines as 0.11 to 0.26 print them, under vLLM
+/// 0.12.0's rules (tokens = blocks × `max_model_len`, concurrency = blocks). Three figures are also pinned to what vLLM
 /// 0.12.0's own `get_num_blocks` and `_report_kv_cache_config` printed for the same specs (run
 /// outside this repo; no public log of a pure Mamba model was found).
 #[test]
@@ -1122,7 +1208,11 @@ fn recurrent_only_models_hold_one_block_per_request() {
     for (m, page, layers, tp, gib_avail, l, vllm_printed) in cases {
         let kv = KvProfile::from_model(m, Dtype::Bf16, tp, Architecture::Unknown).expect("profile");
         let avail = gib(gib_avail);
-        let b = vllm_budget(&VllmInputs::with_available_kv(avail, l), &kv).expect("budget");
+        let inp = VllmInputs {
+            vllm_version: VllmVersion::new(0, 12, 0),
+            ..VllmInputs::with_available_kv(avail, l)
+        };
+        let b = vllm_budget(&inp, &kv).expect("budget");
         let blocks = avail.0 / page / layers;
         assert_eq!(b.num_gpu_blocks, blocks, "{} tp {tp}", m.name);
         if let Some(n) = vllm_printed {
@@ -1186,6 +1276,7 @@ fn gemma4_unified_pages_log_is_reproduced() {
     let run = |avail: Bytes| {
         let inp = VllmInputs {
             max_num_batched_tokens: 8192,
+            vllm_version: VllmVersion::new(0, 19, 2),
             ..VllmInputs::with_available_kv(avail, 98_304)
         };
         vllm_budget(&inp, &kv).expect("budget")
@@ -1208,4 +1299,48 @@ fn gemma4_unified_pages_log_is_reproduced() {
         "no block count in {}..={} prints {LINES:?}; ours at the logged GiB: {:?}",
         lo.num_gpu_blocks, hi.num_gpu_blocks, mid.log_lines
     );
+}
+
+/// The Qwen3.6-35B-A3B capacity note of `hybrid_logs` quotes the engine's `num_gpu_blocks` 800
+/// and `kv_cache_size_tokens` 1,663,201 (TP 2, fp8 cache, `max_model_len` 1,000,000): the
+/// figure `⌊800 / per_request × L⌋` of vLLM 0.21 to 0.27, whose requests hold `⌈L / block⌉`
+/// blocks in the attention group and one in each recurrent group. The groups come from the
+/// config (10 full-attention and 30 linear-attention layers: groups of 10), the block size
+/// from the budget; vLLM 0.20 and 0.28 print other figures for the same 800 blocks.
+#[test]
+fn capacity_note_tokens_are_vllm_0_21_to_0_27_figure() {
+    const LOGGED_TOKENS: u64 = 1_663_201;
+    let (blocks, len) = (800u64, 1_000_000u64);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/corpus/Qwen__Qwen3.5-35B-A3B.json");
+    let text = std::fs::read_to_string(path).expect("config");
+    let cfg: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let types = cfg["text_config"]["layer_types"].as_array().expect("types");
+    let n_full = types.iter().filter(|t| *t == "full_attention").count() as u64;
+    let n_linear = types.len() as u64 - n_full;
+    let size = n_full.min(n_linear); // 30 ≥ 1.25 × 10: groups of the smaller count
+    let (ga, gs) = (n_full.div_ceil(size), n_linear.div_ceil(size));
+    let m = parse_model_text(&text).expect("parses");
+    let kv = KvProfile::from_model(&m, Dtype::Fp8, 2, Architecture::Unknown).expect("profile");
+    let probe = vllm_budget(&VllmInputs::with_available_kv(gib(8.0), len), &kv).expect("budget");
+    let run = |v: VllmVersion| {
+        let inp = VllmInputs {
+            vllm_version: v,
+            ..VllmInputs::with_available_kv(Bytes(probe.bytes_per_block.0 * blocks), len)
+        };
+        vllm_budget(&inp, &kv).expect("budget")
+    };
+    let block = probe.block_size;
+    let per_request = |state_blocks: u64| ga * len.div_ceil(block) + gs * state_blocks;
+    let figure =
+        |state_blocks: u64| (blocks as f64 / per_request(state_blocks) as f64 * len as f64) as u64;
+    assert_eq!(figure(1), LOGGED_TOKENS);
+    for v in [VllmVersion::new(0, 21, 0), VllmVersion::new(0, 27, 1)] {
+        let b = run(v);
+        assert_eq!(b.num_gpu_blocks, blocks);
+        assert_eq!(b.kv_cache_tokens, LOGGED_TOKENS, "{v}");
+    }
+    let old = run(VllmVersion::new(0, 20, 0));
+    assert_eq!(old.kv_cache_tokens, blocks / (ga + gs) * block);
+    assert_eq!(run(VllmVersion::new(0, 28, 0)).kv_cache_tokens, figure(2));
 }

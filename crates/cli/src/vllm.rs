@@ -5,14 +5,19 @@
 //! llmcalc vllm --config FILE (--gpu-memory-gib G | --gpu ID) [--gpu-memory-utilization 0.9]
 //!     [--max-model-len L] [--tp N] [--block-size 16] [--kv-dtype D] [--weights-gib W]
 //!     [--activation-gib A] [--non-torch-gib T] [--available-kv-gib K]
-//!     [--max-num-batched-tokens N] [--max-num-seqs N] [--include-mtp] [--json]
+//!     [--max-num-batched-tokens N] [--max-num-seqs N] [--include-mtp] [--vllm-version X.Y[.Z]]
+//!     [--json]
 //! ```
+//! `--vllm-version`: the vLLM release whose start-up lines and figures to print
+//! (`core::calc::VllmVersion`, its rules and their boundaries); default the newest release the
+//! project has a start-up log of. The text output names the release the lines follow first
+//! (after vLLM's warning when it assumes `max_model_len`).
 //! `--include-mtp`: speculative decoding with the checkpoint's MTP modules, so vLLM loads their
 //! weights and caches their attention layers too (`ModelDesc::kv_layers`).
 //! JSON fields: `kv_cache_gib` (available KV memory, GiB), `kv_cache_bytes`,
 //! `kv_cache_tokens`, `num_gpu_blocks`, `max_concurrency`, `bytes_per_block`, (with `--dp --ep
 //! --pp --nodes`: the weights per GPU under that shape, and `parallel`),
-//! `fits_max_model_len`, `paging`, `max_model_len`, `max_model_len_assumed` (the config states
+//! `fits_max_model_len`, `paging`, `vllm_version` (the release the figures follow), `max_model_len`, `max_model_len_assumed` (the config states
 //! no maximum length and no `--max-model-len` was given, so 2,048 as vLLM assumes, and the
 //! text output starts with vLLM's warning), `inputs` (every term with its value in GiB and its source:
 //! `user`, `catalog`, `vllm_log` (a figure vLLM logged for that GPU), `estimate` or `config`), `log_lines`, `derivations`, `notes`.
@@ -39,7 +44,7 @@ use crate::core::calc::{
     default_max_model_len, default_max_num_batched_tokens, default_max_num_seqs,
     max_model_len_warning, non_torch_estimate, vllm_activation, vllm_budget, vllm_loaded_weights,
     vllm_serve_defaults, vllm_total, KvProfile, Paging, VllmBudget, VllmEngine, VllmInputs,
-    VLLM_TOTAL_LOGGED,
+    VllmVersion, VLLM_TOTAL_LOGGED,
 };
 use crate::core::calc::{DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION};
 use crate::core::hardware::{Accelerator, Architecture, Catalog};
@@ -249,6 +254,7 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
         block_size: o.block_size,
         max_model_len: o.max_model_len,
         max_num_batched_tokens: engine.max_num_batched_tokens,
+        vllm_version: args.vllm_version.unwrap_or_default(),
     };
     let b = vllm_budget(&inp, &profile)?;
     derivations.extend(b.derivations.iter().cloned());
@@ -275,7 +281,21 @@ pub fn run(args: &VllmArgs, out: &mut dyn Write) -> Result<(), CliError> {
         if o.max_model_len_assumed {
             writeln!(out, "WARNING {}", max_model_len_warning()).map_err(stdout_error)?;
         }
+        writeln!(out, "{}", version_line(inp.vllm_version, &b)).map_err(stdout_error)?;
         write_budget_text(out, &b, &derivations)
+    }
+}
+
+/// The text output's first line: the release the lines follow, and why when it is not the one
+/// asked for (older than the oldest the rules know).
+fn version_line(asked: VllmVersion, b: &VllmBudget) -> String {
+    let followed = b.vllm_version;
+    if asked == followed {
+        format!("vLLM {followed}'s start-up lines (--vllm-version)")
+    } else {
+        format!(
+            "vLLM {followed}'s start-up lines: {asked} is older than the oldest release whose lines are known, so its figures follow {followed}"
+        )
     }
 }
 
@@ -299,6 +319,7 @@ fn budget_json(
         "bytes_per_block": b.bytes_per_block.0,
         "fits_max_model_len": b.fits_max_model_len,
         "paging": match b.paging { Paging::Uniform => "uniform", Paging::Hybrid => "hybrid", Paging::Mamba => "mamba", Paging::None => "none" },
+        "vllm_version": b.vllm_version.to_string(),
         "block_size": b.block_size,
         "max_model_len": o.max_model_len,
         "max_model_len_assumed": o.max_model_len_assumed,
@@ -495,6 +516,7 @@ fn refuse_vllm_flags(args: &VllmArgs, kind: EngineKind) -> Result<(), CliError> 
             args.vllm.max_num_batched_tokens.is_some(),
         ),
         ("--block-size", args.vllm.block_size.is_some()),
+        ("--vllm-version", args.vllm_version.is_some()),
         (
             "--gpu-memory-utilization",
             args.vllm.gpu_memory_utilization.is_some(),

@@ -1,8 +1,8 @@
 //! The commands' flags, one struct per command.
 
 use super::groups::{Dtypes, Eff, Engine, Load, ParallelFlags, Serving, Target, VllmKnobs};
-use super::values::{decode_context, range, whole, yes_no, MAX_GIB};
-use crate::core::calc::{DecodeContext, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY};
+use super::values::{decode_context, range, vllm_version, whole, yes_no, MAX_GIB};
+use crate::core::calc::{DecodeContext, VllmVersion, ENGINE_STARTUP_S, HOST_LINK_EFFICIENCY};
 use crate::core::model::HUB_TIMEOUT_S;
 use clap::{ArgAction, Args};
 
@@ -74,6 +74,9 @@ pub struct VllmArgs {
     pub include_mtp: bool,
     #[command(flatten)]
     pub vllm: VllmKnobs,
+    /// The vLLM release whose start-up lines and figures to print, X.Y or X.Y.Z: the cache tokens are ⌊blocks / groups⌋ × block_size up to 0.20 and ⌊concurrency × max_model_len⌋ from 0.21, on one line with the concurrency from 0.27, and recurrent layers hold two blocks per request from 0.28; older than 0.6.4 follows 0.6.4 [default: 0.28.0, the newest release with a start-up log the calculator reproduces]
+    #[arg(long, value_name = "X.Y[.Z]", value_parser = vllm_version)]
+    pub vllm_version: Option<VllmVersion>,
     /// Another engine's KV pool under its defaults instead: sglang (0.5.9) or trtllm (TensorRT-LLM 1.2); needs --gpu and takes none of vLLM's own flags
     #[arg(long, value_name = "sglang|trtllm")]
     pub engine: Option<String>,

@@ -1,7 +1,7 @@
 //! Value parsers: the handlers' former checks, with their messages.
 
 use crate::args::short;
-use crate::core::calc::DecodeContext;
+use crate::core::calc::{DecodeContext, VllmVersion};
 
 /// Largest memory figure accepted, in GiB (a petabyte-class accelerator).
 pub(crate) const MAX_GIB: f64 = 1.0e6;
@@ -98,4 +98,23 @@ pub(super) fn decode_context(s: &str) -> Result<DecodeContext, String> {
         "end" => Ok(DecodeContext::End),
         o => Err(format!("must be \"mean\" or \"end\", not \"{}\"", short(o))),
     }
+}
+
+/// A vLLM release as `X.Y` or `X.Y.Z`, no newer than the newest release line whose start-up
+/// lines the core knows (older ones follow the oldest rules, with a note).
+pub(crate) fn vllm_version(s: &str) -> Result<VllmVersion, String> {
+    let v = VllmVersion::parse(s).ok_or_else(|| {
+        format!(
+            "must be a vLLM release as X.Y or X.Y.Z (e.g. 0.19.2), not \"{}\"",
+            short(s)
+        )
+    })?;
+    let newest = VllmVersion::NEWEST_LOGGED;
+    if !v.is_known() {
+        return Err(format!(
+            "must be a vLLM release up to {}.{}.x, whose start-up lines are known; {v} is newer",
+            newest.major, newest.minor
+        ));
+    }
+    Ok(v)
 }

@@ -32,9 +32,9 @@ pub use memory::{
     activation_estimate, default_max_model_len, default_max_num_batched_tokens,
     default_max_num_seqs, max_model_len_warning, non_torch_estimate, vllm_activation, vllm_budget,
     vllm_loaded_weights, vllm_serve_defaults, vllm_start, vllm_total, ActivationParams, KvProfile,
-    Paging, Suggestion, VllmBudget, VllmEngine, VllmInputs, VllmStart, DEFAULT_BLOCK_SIZE,
-    DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS, MAX_MODEL_LEN_WITHOUT_CONFIG,
-    VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
+    Paging, Suggestion, VllmBudget, VllmEngine, VllmInputs, VllmStart, VllmVersion,
+    DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_SEQS,
+    MAX_MODEL_LEN_WITHOUT_CONFIG, VLLM_TOTAL_FROM_KV_LOGS, VLLM_TOTAL_LOGGED,
 };
 pub use perf::{
     evaluate, tp_sweep, DecodeContext, Efficiencies, Limit, PassTime, PerfNote, PerfReport, TpRow,

@@ -21,18 +21,26 @@
 //! and every group draws block ids from one shared pool, so one block id costs
 //! `block_size × group_size × per-layer bytes per token`. A request of `max_model_len` tokens
 //! needs `⌈L / block_size⌉` blocks per full group and `⌈min(W − 1 + max_num_batched_tokens, L) /
-//! block_size⌉ + 1` per sliding group; concurrency = blocks / that sum and the token figure is
-//! `⌊concurrency × L⌋`, as the newest vLLM logs it. When layer page sizes differ (Gemma 4's
+//! block_size⌉ + 1` per sliding group; concurrency = blocks / that sum. When layer page sizes differ (Gemma 4's
 //! sliding and full layers), vLLM first unifies them: the layers of the smaller page get a
 //! block `largest page / their page` times longer, the layers are bucketed by kind and block,
 //! a block id costs `block_size × group_size × the largest per-layer bytes per token`, each
-//! group counts its blocks with its own block size, and the token figure is vLLM 0.19's
-//! `⌊blocks / groups⌋ × block_size` (`vllm_paging`'s module docs). Where the larger page is not
+//! group counts its blocks with its own block size (`vllm_paging`'s module docs). Where the larger page is not
 //! a whole multiple of the smaller (vLLM refuses) or recurrent layers sit beside them, sliding
 //! layers are paged as full attention (vLLM's rule with its hybrid manager disabled, with a
-//! note). All-full-attention models use the classic rule that the logged observations follow:
-//! tokens = blocks × block_size, concurrency = tokens / L (newest vLLM divides blocks by `⌈L / block_size⌉` instead, which differs only when
-//! `block_size` does not divide L: 23,641 vs 23,648 tokens for row 2 of the observations).
+//! note). All-full-attention models form one group: tokens = blocks × block_size.
+//!
+//! **Which release's lines.** How the blocks become the logged cache tokens and concurrency
+//! changed across vLLM releases, and [`VllmInputs::vllm_version`] picks the release
+//! ([`VllmVersion`]: each rule with the PR and release that changed it): the concurrency of one
+//! full-attention group is `tokens / L` to 0.9.0 and `blocks / ⌈L / block_size⌉` from 0.9.1
+//! (they differ only when `block_size` does not divide `L`: 0.82× either way for row 2 of the
+//! observations, 1,478 blocks at 29,000 tokens, but 23,648 against 23,641 tokens from 0.21);
+//! the cache tokens are `⌊blocks / groups⌋ × the smallest block_size` to 0.20 and
+//! `⌊concurrency × L⌋` from 0.21, for every layout; from 0.27 both figures share one line; from
+//! 0.28 a request holds two blocks in each recurrent group (prefix caching on by default). The
+//! default is the newest release the project has a start-up log of ([`VllmVersion::DEFAULT`]),
+//! which the report and the simulator follow too; `llmcalc vllm --vllm-version` picks another.
 //!
 //! Recurrent layers (Mamba, short convolution, linear attention) beside full attention follow
 //! vLLM V1's `HybridAttentionMambaModelConfig` and the same allocator (`Paging::Mamba`): the
@@ -40,9 +48,9 @@
 //! `a` one attention layer's bytes per token, both per GPU), every state is padded to the page
 //! `block × a`, the layers form groups of the smaller count (the larger when under 1.25× it),
 //! a request holds `⌈L / block⌉` blocks in each attention group and one in each recurrent
-//! group, and the token figure is `⌊blocks / groups⌋ × min(block, L)`, as vLLM up to 0.19 logs
-//! it. `tests/vllm_observations.rs::hybrid_logs_are_reproduced` checks three public logs
-//! (Qwen3-Next on two GPUs, Granite-4.0-H-Small). A model of recurrent layers only (Mamba,
+//! group (two from vLLM 0.28), and up to 0.20 the token figure is `⌊blocks / groups⌋ × min(block,
+//! L)`. `tests/vllm_observations.rs::hybrid_logs_are_reproduced` checks public logs (Qwen3-Next
+//! on two GPUs at 0.10.2 and 0.13.0, Granite-4.0-H-Small, Qwen3.5 at 0.28.0). A model of recurrent layers only (Mamba,
 //! Mamba-2) is paged the same way with no attention group: one group of every layer, a block
 //! of `max_model_len` tokens holding one request's whole unpadded state, one block per
 //! request (`recurrent_only_models_hold_one_block_per_request`).
@@ -70,6 +78,7 @@ mod vllm_inputs;
 mod vllm_loaded;
 mod vllm_paging;
 mod vllm_start;
+mod vllm_version;
 
 pub use crate::calc::kv::kv_heads_per_rank;
 pub use activation::{activation_estimate, v1_profile_peak, ActivationParams, ProfileSampler};
@@ -97,6 +106,7 @@ pub use vllm_start::{
     activation_dtype, vllm_activation, vllm_activation_with, vllm_serve_defaults, vllm_start,
     VllmEngine, VllmStart,
 };
+pub use vllm_version::{CacheTokensRule, ConcurrencyRule, VllmLogRules, VllmVersion};
 
 #[cfg(test)]
 mod tests {
@@ -138,13 +148,15 @@ mod tests {
 
             #[test]
             fn vllm_never_panics(p in profile(), t in any::<u64>(), w in any::<u64>(), a in any::<u64>(), n in any::<u64>(),
-                                 u in any::<f64>(), bs in any::<u64>(), l in any::<u64>(), m in any::<u64>(), k in proptest::option::of(any::<u64>())) {
+                                 u in any::<f64>(), bs in any::<u64>(), l in any::<u64>(), m in any::<u64>(), k in proptest::option::of(any::<u64>()),
+                                 oldest in any::<bool>()) {
                 let inp = VllmInputs {
                     total_memory: Bytes(t), total_source: Source::User("t".into()), gpu_memory_utilization: u,
                     weights: Bytes(w), weights_source: Source::User("w".into()),
                     activation_peak: Bytes(a), activation_source: Source::User("a".into()),
                     non_torch: Bytes(n), non_torch_source: Source::User("n".into()),
                     available_kv_override: k.map(Bytes), block_size: bs, max_model_len: l, max_num_batched_tokens: m,
+                    vllm_version: if oldest { VllmVersion::OLDEST } else { VllmVersion::DEFAULT },
                 };
                 if let Ok(b) = vllm_budget(&inp, &p) {
                     prop_assert!(b.max_concurrency.is_finite() && b.max_concurrency >= 0.0);

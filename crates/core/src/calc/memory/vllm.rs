@@ -9,6 +9,7 @@ use super::vllm_inputs::{check_vllm_inputs, user, VllmInputs};
 use super::vllm_paging::{
     block_bytes_derivation, page_layout, tokens_and_concurrency, PageLayout, Paging, UnifiedKind,
 };
+use super::vllm_version::{CacheTokensRule, ConcurrencyRule, VllmLogRules, VllmVersion};
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::error::CalcError;
 use crate::base::expr::Expr;
@@ -46,6 +47,9 @@ pub struct VllmBudget {
     /// vLLM gives it; empty otherwise (every group's block is [`VllmBudget::block_size`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unified_kinds: Vec<UnifiedKind>,
+    /// The vLLM release whose figures and lines these are (the one asked for, or the oldest
+    /// the rules know for an older one: `vllm_version`).
+    pub vllm_version: VllmVersion,
     /// The lines vLLM prints.
     pub log_lines: Vec<String>,
     /// Derivations: available KV, bytes per block, blocks, tokens, concurrency.
@@ -124,20 +128,32 @@ fn available_kv(inp: &VllmInputs, requested: Bytes, notes: &mut Vec<String>) -> 
     }
 }
 
-/// The lines vLLM logs: available memory, blocks, cache tokens, concurrency, and the refusal
-/// when one request of `max_model_len` does not fit.
-fn vllm_log_lines(l: u64, available: Bytes, counts: &BlockCounts, fits: bool) -> Vec<String> {
+/// The lines vLLM logs: available memory, blocks, cache tokens, concurrency (one line from
+/// vLLM 0.27, `vllm_version`), and the refusal when one request of `max_model_len` does not
+/// fit.
+fn vllm_log_lines(
+    l: u64,
+    available: Bytes,
+    counts: &BlockCounts,
+    fits: bool,
+    one_line: bool,
+) -> Vec<String> {
     let (blocks, tokens, conc) = (counts.blocks, counts.tokens, counts.conc);
+    let size = format!("GPU KV cache size: {} tokens", py_group(tokens));
+    let concurrency = format!(
+        "Maximum concurrency for {} tokens per request: {:.2}x",
+        py_group(l),
+        conc
+    );
     let mut log_lines = vec![
         format!("Available KV cache memory: {:.2} GiB", available.gib()),
         format!("# GPU blocks: {blocks}"),
-        format!("GPU KV cache size: {} tokens", py_group(tokens)),
-        format!(
-            "Maximum concurrency for {} tokens per request: {:.2}x",
-            py_group(l),
-            conc
-        ),
     ];
+    if one_line {
+        log_lines.push(format!("{size}, {concurrency}"));
+    } else {
+        log_lines.extend([size, concurrency]);
+    }
     if !fits {
         log_lines.push(format!(
             "The model's max seq len ({l}) is larger than the maximum number of tokens that can be stored in KV cache ({tokens})."
@@ -254,11 +270,12 @@ fn count_derivations(
     layout: &PageLayout,
     available: Bytes,
     counts: &BlockCounts,
+    rules: &VllmLogRules,
 ) -> [Derivation; 3] {
     [
         blocks_derivation(layout, available, counts.blocks),
-        tokens_derivation(inp, layout, counts),
-        concurrency_derivation(inp, layout, counts),
+        tokens_derivation(inp, layout, counts, rules),
+        concurrency_derivation(inp, layout, counts, rules),
     ]
 }
 
@@ -289,30 +306,37 @@ fn blocks_derivation(layout: &PageLayout, available: Bytes, blocks: u64) -> Deri
     }
 }
 
-/// The cache tokens' derivation: `N_blocks × block_size`; for a hybrid model `⌊X × L⌋`, or
-/// `⌊N_blocks / G⌋ × block_size` with its pages unified; with recurrent layers
-/// `⌊N_blocks / G⌋ × min(block_size, L)`.
-fn tokens_derivation(inp: &VllmInputs, layout: &PageLayout, counts: &BlockCounts) -> Derivation {
+/// The cache tokens' derivation, by the release's rule (`vllm_version`): from vLLM 0.21
+/// `⌊X × L⌋` for every layout; before, `⌊N_blocks / G⌋ × block_size` (`N_blocks × block_size`
+/// with one group), with recurrent layers `⌊N_blocks / G⌋ × min(block_size, L)`.
+fn tokens_derivation(
+    inp: &VllmInputs,
+    layout: &PageLayout,
+    counts: &BlockCounts,
+    rules: &VllmLogRules,
+) -> Derivation {
     let (bs, l) = (layout.block_size, inp.max_model_len);
     let blocks = count_sym("N_blocks", counts.blocks);
-    let rhs = match layout.paging {
-        Paging::Mamba => {
-            let (ga, gs) = layout.groups;
-            let span = Expr::Min(vec![plain_sym("block_size", bs), plain_sym("L", l)]);
-            Expr::mul([
-                Expr::floor(Expr::over(blocks, plain_sym("G", ga + gs))),
-                Expr::shown(span, bs.min(l).to_string()),
-            ])
-        }
-        Paging::Hybrid if !layout.unified.is_empty() => Expr::mul([
-            Expr::floor(Expr::over(blocks, plain_sym("G", layout.unified_groups()))),
-            plain_sym("block_size", bs),
-        ]),
-        Paging::Hybrid => {
+    let rhs = match (layout.paging, rules.cache_tokens) {
+        (Paging::None, _) => Expr::mul([blocks, plain_sym("block_size", bs)]),
+        (_, CacheTokensRule::ConcurrencyTimesLength) => {
             let x = Expr::sym("X", format!("{:.4}", counts.conc), counts.conc);
             Expr::floor(Expr::mul([x, count_sym("L", l)]))
         }
-        Paging::Uniform | Paging::None => Expr::mul([blocks, plain_sym("block_size", bs)]),
+        (Paging::Uniform, CacheTokensRule::BlocksPerGroup) => {
+            Expr::mul([blocks, plain_sym("block_size", bs)])
+        }
+        (Paging::Mamba, CacheTokensRule::BlocksPerGroup) => {
+            let span = Expr::Min(vec![plain_sym("block_size", bs), plain_sym("L", l)]);
+            Expr::mul([
+                Expr::floor(Expr::over(blocks, plain_sym("G", layout.kv_groups))),
+                Expr::shown(span, bs.min(l).to_string()),
+            ])
+        }
+        (Paging::Hybrid, CacheTokensRule::BlocksPerGroup) => Expr::mul([
+            Expr::floor(Expr::over(blocks, plain_sym("G", layout.kv_groups))),
+            plain_sym("block_size", bs),
+        ]),
     };
     Derivation {
         result_key: "drv_n_tokens".into(),
@@ -321,40 +345,16 @@ fn tokens_derivation(inp: &VllmInputs, layout: &PageLayout, counts: &BlockCounts
     }
 }
 
-/// The maximum concurrency's derivation: `X = N_tok / L`; for a hybrid model the blocks over
-/// the blocks one request holds in all groups, `X = N_blocks / Σ_groups blocks_per_request`.
+/// The maximum concurrency's derivation: `X = N_tok / L` for one group of full attention
+/// before vLLM 0.9.1; else the blocks over the blocks one request holds in all groups,
+/// `X = N_blocks / Σ_groups blocks_per_request` (`vllm_version`).
 fn concurrency_derivation(
     inp: &VllmInputs,
     layout: &PageLayout,
     counts: &BlockCounts,
+    rules: &VllmLogRules,
 ) -> Derivation {
-    let (bs, l) = (layout.block_size, inp.max_model_len);
-    let (ga, gs) = layout.groups;
-    let per_request = |terms: Vec<Expr>| Expr::Sum {
-        index: Some("groups".into()),
-        pattern: Box::new(Expr::sym("blocks_per_request", "", 0)),
-        terms,
-    };
-    let blocks = count_sym("N_blocks", counts.blocks);
-    let rhs = match layout.paging {
-        Paging::Mamba if ga > 0 => {
-            let attention = Expr::ceil(Expr::over(count_sym("L", l), plain_sym("block_size", bs)));
-            let terms = vec![Expr::mul([Expr::int(ga), attention]), Expr::int(gs)];
-            Expr::over(blocks, per_request(terms))
-        }
-        Paging::Mamba => Expr::over(
-            blocks,
-            Expr::shown(per_request(vec![Expr::int(gs)]), gs.to_string()),
-        ),
-        Paging::Hybrid => {
-            let per = layout.blocks_per_request;
-            let sum = Expr::shown(per_request(vec![Expr::int(per)]), group(per));
-            Expr::over(blocks, sum)
-        }
-        Paging::Uniform | Paging::None => {
-            Expr::over(count_sym("N_tok", counts.tokens), count_sym("L", l))
-        }
-    };
+    let l = inp.max_model_len;
     Derivation {
         result: format!("{:.2}×", counts.conc),
         terms: vec![Term::new(
@@ -364,7 +364,52 @@ fn concurrency_derivation(
             "unit_tokens",
             user("max_model_len"),
         )],
-        ..Derivation::of("vllm_max_concurrency", &Expr::named("X", rhs))
+        ..Derivation::of(
+            "vllm_max_concurrency",
+            &Expr::named("X", concurrency_rhs(l, layout, counts, rules)),
+        )
+    }
+}
+
+/// The right-hand side of [`concurrency_derivation`].
+fn concurrency_rhs(
+    l: u64,
+    layout: &PageLayout,
+    counts: &BlockCounts,
+    rules: &VllmLogRules,
+) -> Expr {
+    let bs = layout.block_size;
+    let (ga, gs) = layout.groups;
+    let per_request = |terms: Vec<Expr>| Expr::Sum {
+        index: Some("groups".into()),
+        pattern: Box::new(Expr::sym("blocks_per_request", "", 0)),
+        terms,
+    };
+    let blocks = count_sym("N_blocks", counts.blocks);
+    let attention = || Expr::ceil(Expr::over(count_sym("L", l), plain_sym("block_size", bs)));
+    let state = if rules.state_blocks_per_request > 1 {
+        Expr::mul([Expr::int(gs), Expr::int(rules.state_blocks_per_request)])
+    } else {
+        Expr::int(gs)
+    };
+    match (layout.paging, rules.concurrency) {
+        (Paging::Mamba, _) if ga > 0 => {
+            let terms = vec![Expr::mul([Expr::int(ga), attention()]), state];
+            Expr::over(blocks, per_request(terms))
+        }
+        (Paging::Mamba, _) => Expr::over(
+            blocks,
+            Expr::shown(per_request(vec![Expr::int(gs)]), gs.to_string()),
+        ),
+        (Paging::Hybrid, _) => {
+            let per = layout.blocks_per_request;
+            let sum = Expr::shown(per_request(vec![Expr::int(per)]), group(per));
+            Expr::over(blocks, sum)
+        }
+        (Paging::Uniform, ConcurrencyRule::BlocksOverRequest) => Expr::over(blocks, attention()),
+        (Paging::Uniform | Paging::None, _) => {
+            Expr::over(count_sym("N_tok", counts.tokens), count_sym("L", l))
+        }
     }
 }
 
@@ -372,20 +417,24 @@ fn concurrency_derivation(
 /// `max_model_len`.
 pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcError> {
     check_vllm_inputs(inp)?;
+    let rules = inp.vllm_version.rules();
     let u = inp.gpu_memory_utilization;
     let l = inp.max_model_len;
     let requested = Bytes((inp.total_memory.0 as f64 * u) as u64);
     let mut notes = Vec::new();
     let available = available_kv(inp, requested, &mut notes);
+    if inp.vllm_version.predates_rules() {
+        notes.push("note_vllm_version_oldest".to_string());
+    }
 
     // Paging.
-    let layout = page_layout(inp, kv, &mut notes);
+    let layout = page_layout(inp, kv, rules.state_blocks_per_request, &mut notes);
     if kv.state_per_seq > Bytes::ZERO && kv.has_attention() && layout.paging != Paging::Mamba {
         // Recurrent state beside sliding-window layers: not paged here, only attention is.
         notes.push("note_vllm_state_not_paged".to_string());
     }
     let blocks = floor_div(available, layout.bytes_per_block);
-    let (tokens, conc) = tokens_and_concurrency(inp, &layout, blocks);
+    let (tokens, conc) = tokens_and_concurrency(inp, &layout, blocks, &rules);
     let counts = BlockCounts {
         blocks,
         tokens,
@@ -393,11 +442,11 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
     };
     let fits = layout.paging == Paging::None || blocks >= layout.blocks_per_request;
     let mut log_lines = mamba_log_lines(&layout);
-    log_lines.extend(vllm_log_lines(l, available, &counts, fits));
+    log_lines.extend(vllm_log_lines(l, available, &counts, fits, rules.one_line));
 
     let d_avail = available_derivation(inp, available);
     let d_block = block_bytes_derivation(kv, &layout);
-    let [d_blocks, d_tokens, d_conc] = count_derivations(inp, &layout, available, &counts);
+    let [d_blocks, d_tokens, d_conc] = count_derivations(inp, &layout, available, &counts, &rules);
     Ok(VllmBudget {
         requested_memory: requested,
         available_kv: available,
@@ -411,6 +460,7 @@ pub fn vllm_budget(inp: &VllmInputs, kv: &KvProfile) -> Result<VllmBudget, CalcE
         group_size: layout.group_size,
         blocks_per_request: layout.blocks_per_request,
         unified_kinds: layout.unified,
+        vllm_version: rules.version,
         log_lines,
         derivations: vec![d_avail, d_block, d_blocks, d_tokens, d_conc],
         notes,
@@ -435,8 +485,12 @@ mod tests {
         // Llama-3.1-8B: 32 layers × 8 KV heads × (128 + 128) × 2 B = 131,072 B/token;
         // one block = 16 × 131,072 = 2 MiB. 3.8125 GiB / 2 MiB = 1,952 blocks;
         // tokens = 1,952 × 16 = 31,232; concurrency at 20,000 = 1.5616.
+        // Row 1 of `vllm_observations.csv` is a V0 log: its release's rules.
         let kv = KvProfile::uniform(32, Bytes(8 * 256 * 2));
-        let inp = inputs_with_kv(Bytes(3 * GIB + 13 * GIB / 16));
+        let inp = VllmInputs {
+            vllm_version: VllmVersion::OLDEST,
+            ..inputs_with_kv(Bytes(3 * GIB + 13 * GIB / 16))
+        };
         let b = vllm_budget(&inp, &kv).expect("valid");
         assert_eq!(b.bytes_per_block, Bytes(2 * MIB));
         assert_eq!(b.num_gpu_blocks, 1952);
@@ -534,6 +588,27 @@ mod tests {
         assert_eq!(b.bytes_per_block, Bytes(12 * 16 * 2048));
         assert_eq!(b.num_gpu_blocks, 10 * GIB / (12 * 16 * 2048));
         assert_eq!(b.blocks_per_request, 512 + 137);
+    }
+
+    /// The note of a release older than the rules names the release they then follow.
+    #[test]
+    fn the_oldest_release_note_names_it() {
+        use crate::base::i18n::{tr, Lang};
+        let kv = KvProfile::uniform(1, Bytes(1));
+        let inp = VllmInputs {
+            vllm_version: VllmVersion::new(0, 5, 0),
+            ..inputs_with_kv(Bytes(GIB))
+        };
+        let b = vllm_budget(&inp, &kv).expect("valid");
+        assert_eq!(b.vllm_version, VllmVersion::OLDEST);
+        assert!(b.notes.iter().any(|n| n == "note_vllm_version_oldest"));
+        let oldest = VllmVersion::OLDEST.to_string();
+        for lang in [Lang::En, Lang::Ko] {
+            assert!(tr(lang, "note_vllm_version_oldest").contains(&oldest));
+        }
+        let known = vllm_budget(&inputs_with_kv(Bytes(GIB)), &kv).expect("valid");
+        assert!(known.notes.iter().all(|n| n != "note_vllm_version_oldest"));
+        assert_eq!(known.vllm_version, VllmVersion::DEFAULT);
     }
 
     #[test]

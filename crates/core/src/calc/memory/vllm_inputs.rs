@@ -7,6 +7,7 @@ use super::defaults::{
     DEFAULT_BLOCK_SIZE, DEFAULT_GPU_MEMORY_UTILIZATION, DEFAULT_MAX_NUM_BATCHED_TOKENS,
 };
 use super::helpers::out_of_range;
+use super::vllm_version::VllmVersion;
 use crate::base::derivation::Source;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::{Bytes, GIB};
@@ -41,6 +42,10 @@ pub struct VllmInputs {
     pub max_model_len: u64,
     /// `max_num_batched_tokens` (sliding-window layers keep `window − 1 + this` tokens).
     pub max_num_batched_tokens: u64,
+    /// The vLLM release whose start-up figures to follow (`vllm_version`'s rules; default the
+    /// newest the project has a log of).
+    #[serde(default)]
+    pub vllm_version: VllmVersion,
 }
 
 /// vLLM's non-torch memory estimate: 0.5 GiB on one GPU, 2 GiB with tensor parallelism (NCCL
@@ -57,7 +62,8 @@ pub fn non_torch_estimate(tp: u64) -> Bytes {
 impl VllmInputs {
     /// vLLM's inputs with the KV memory given outright (`available_kv_override`, as a log's
     /// "Available KV cache memory" gives it), 16-token blocks, 2,048 tokens a step and
-    /// `max_model_len`; the rest zero (the override bypasses them).
+    /// `max_model_len`, the default vLLM release's rules; the rest zero (the override bypasses
+    /// them).
     pub fn with_available_kv(available: Bytes, max_model_len: u64) -> VllmInputs {
         let given = |s: &str| Source::User(s.into());
         VllmInputs {
@@ -74,6 +80,7 @@ impl VllmInputs {
             block_size: DEFAULT_BLOCK_SIZE,
             max_model_len,
             max_num_batched_tokens: DEFAULT_MAX_NUM_BATCHED_TOKENS,
+            vllm_version: VllmVersion::DEFAULT,
         }
     }
 }

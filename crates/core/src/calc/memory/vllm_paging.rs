@@ -14,17 +14,19 @@
 //! as for equal pages; a block is `group size × largest page`, and one request holds
 //! `⌈L / block⌉` blocks in each full group and `⌈min(W − 1 + T, L) / block⌉ + 1` in each
 //! sliding group, each with its own block (`max_memory_usage_bytes`,
-//! `get_max_concurrency_for_kv_cache_config`). vLLM ≤ 0.20 logs the cache tokens as
-//! `⌊blocks / groups⌋ × the smallest block_size` (`_report_kv_cache_config`; a vLLM 0.19.2 log
-//! of Gemma 4 26B-A4B in `tests/vllm_observations.rs` shows it), which the unified layouts
-//! print; 0.21 and later log `⌊concurrency × max_model_len⌋`, which the layouts of equal pages
-//! print ([`tokens_and_concurrency`]). Layers that reuse an earlier layer's cache (Gemma 3n and
+//! `get_max_concurrency_for_kv_cache_config`). How the blocks become the logged cache tokens
+//! and concurrency depends on the vLLM release, for every layout alike
+//! ([`tokens_and_concurrency`], the rules in `vllm_version`): vLLM ≤ 0.20 logs the cache
+//! tokens as `⌊blocks / groups⌋ × the smallest block_size` (a vLLM 0.19.2 log of Gemma 4
+//! 26B-A4B in `tests/vllm_observations.rs` shows it), 0.21 and later
+//! `⌊concurrency × max_model_len⌋`. Layers that reuse an earlier layer's cache (Gemma 3n and
 //! Gemma 4's `num_kv_shared_layers`) get no cache spec in vLLM and are absent from the
 //! profile (`ModelDesc::kv_layers`).
 
 use super::helpers::ceil_div;
 use super::kv_profile::{KvLayer, KvLayerKind, KvProfile};
 use super::vllm_inputs::{user, VllmInputs};
+use super::vllm_version::{CacheTokensRule, ConcurrencyRule, VllmLogRules};
 use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::units::Bytes;
@@ -83,6 +85,9 @@ pub(super) struct PageLayout {
     /// Under the hybrid allocator with the pages unified, each kind of layer with its block
     /// size; empty otherwise (every group's block is `block_size`).
     pub(super) unified: Vec<UnifiedKind>,
+    /// The KV-cache groups vLLM forms (`len(kv_cache_groups)`): 1 for one group of every
+    /// layer, `Σ_kinds ⌈layers / group_size⌉` under the hybrid allocator.
+    pub(super) kv_groups: u64,
 }
 
 impl PageLayout {
@@ -104,16 +109,18 @@ impl PageLayout {
             state_page: Bytes::ZERO,
             block_set: false,
             unified: Vec::new(),
+            kv_groups: 1,
         }
     }
 
-    /// The KV-cache groups of a unified hybrid layout: `Σ_kinds ⌈layers / group_size⌉` (0
-    /// for any other layout).
-    pub(super) fn unified_groups(&self) -> u64 {
-        self.unified
-            .iter()
-            .map(|k| ceil_div(k.layers, self.group_size.max(1)))
-            .fold(0, u64::saturating_add)
+    /// The smallest block size among the groups, tokens: the user's (a unified layout raises
+    /// only the smaller pages' blocks), or with recurrent layers `min(block_size, L)` (a state
+    /// group's block is `max_model_len` tokens).
+    fn smallest_block(&self, max_model_len: u64) -> u64 {
+        match self.paging {
+            Paging::Mamba => self.block_size.min(max_model_len),
+            _ => self.block_size,
+        }
     }
 }
 
@@ -121,8 +128,14 @@ impl PageLayout {
 /// ([`state_only_layout`]), none without either, attention beside recurrent layers
 /// ([`mamba_layout`]), uniform (all layers in one group) without sliding layers, else vLLM V1's
 /// hybrid allocator ([`hybrid_layout`]) when the pages are equal or can be unified (module
-/// docs), else uniform with sliding layers paged as full attention.
-pub(super) fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+/// docs), else uniform with sliding layers paged as full attention. `state_blocks`: the blocks
+/// a request holds in each recurrent group beside attention (`VllmLogRules`).
+pub(super) fn page_layout(
+    inp: &VllmInputs,
+    kv: &KvProfile,
+    state_blocks: u64,
+    notes: &mut Vec<String>,
+) -> PageLayout {
     let (bs, l) = (inp.block_size, inp.max_model_len);
     let attn = &kv.layers;
     let sliding = attn
@@ -137,7 +150,7 @@ pub(super) fn page_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<Stri
         notes.push("note_vllm_no_attention".to_string());
         PageLayout::plain(Paging::None, 0, Bytes::ZERO, 0, bs)
     } else if !kv.state_layers.is_empty() && !sliding && uniform_page {
-        mamba_layout(inp, kv, notes)
+        mamba_layout(inp, kv, state_blocks, notes)
     } else if sliding && (uniform_page || (kv.state_layers.is_empty() && pages_unify(attn))) {
         hybrid_layout(inp, attn, notes)
     } else {
@@ -184,9 +197,10 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
     // One page: the user's block of the largest layer (every other page raised to it).
     let page = largest * bs;
     let block_of = |bpt: Bytes| bs.saturating_mul(largest.0.checked_div(bpt.0).unwrap_or(1));
-    let mut need = 0u64;
+    let (mut need, mut kv_groups) = (0u64, 0u64);
     for (k, bpt, c) in &buckets {
         let groups = ceil_div(*c, group_size);
+        kv_groups = kv_groups.saturating_add(groups);
         let block = block_of(*bpt);
         let per_group = match k {
             KvLayerKind::Full => ceil_div(l, block),
@@ -220,6 +234,7 @@ fn hybrid_layout(inp: &VllmInputs, attn: &[KvLayer], notes: &mut Vec<String>) ->
     notes.push("note_vllm_hybrid".to_string());
     PageLayout {
         unified,
+        kv_groups,
         ..PageLayout::plain(Paging::Hybrid, group_size, page * group_size, need, bs)
     }
 }
@@ -243,8 +258,14 @@ pub const MAMBA_BLOCK_ALIGN: u64 = 16;
 /// size raised to `max(block_size, 16·⌈S / (16·a)⌉)` (`a` one attention layer's bytes per
 /// token, `S` one recurrent layer's state), each state padded to the page `block × a`, the
 /// layers in groups of equal size; one request holds `⌈L / block⌉` blocks in each attention
-/// group and one in each recurrent group.
-fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> PageLayout {
+/// group and `state_blocks` in each recurrent group (one, or two in vLLM 0.28's default
+/// "align" mode: `vllm_version`).
+fn mamba_layout(
+    inp: &VllmInputs,
+    kv: &KvProfile,
+    state_blocks: u64,
+    notes: &mut Vec<String>,
+) -> PageLayout {
     let l = inp.max_model_len;
     let a = kv.layers.first().map_or(0, |f| f.bytes_per_token.0).max(1);
     let state = kv.state_layers.iter().copied().max().unwrap_or(Bytes::ZERO);
@@ -265,12 +286,15 @@ fn mamba_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) -> Pa
         paging: Paging::Mamba,
         group_size: g,
         bytes_per_block: page * g,
-        blocks_per_request: ga.saturating_mul(ceil_div(l, bs)).saturating_add(gs),
+        blocks_per_request: ga
+            .saturating_mul(ceil_div(l, bs))
+            .saturating_add(gs.saturating_mul(state_blocks)),
         block_size: bs,
         groups: (ga, gs),
         state_page: state,
         block_set: needed >= inp.block_size,
         unified: Vec::new(),
+        kv_groups: ga.saturating_add(gs),
     }
 }
 
@@ -295,48 +319,40 @@ fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) 
         state_page: state,
         block_set: false,
         unified: Vec::new(),
+        kv_groups: 1,
     }
 }
 
-/// KV-cache tokens and maximum concurrency from the block count: `blocks × block_size` and
-/// `tokens / L` (uniform), `blocks / blocks_per_request` and `⌊X × L⌋` (hybrid, equal pages;
-/// `⌊blocks / groups⌋ × block_size` with the pages unified, as vLLM ≤ 0.20 logs it: module
-/// docs), 0 without paging.
+/// KV-cache tokens and maximum concurrency from the block count, as the release of `rules`
+/// logs them (`vllm_version`): the concurrency `blocks / blocks_per_request`, or
+/// `blocks × block_size / L` for one group of full attention before 0.9.1; the tokens
+/// `⌊blocks / groups⌋ × the smallest block_size` before 0.21, `⌊X × L⌋` from 0.21; 0 without
+/// paging.
 pub(super) fn tokens_and_concurrency(
     inp: &VllmInputs,
     layout: &PageLayout,
     blocks: u64,
+    rules: &VllmLogRules,
 ) -> (u64, f64) {
-    let (bs, l) = (layout.block_size, inp.max_model_len);
-    match layout.paging {
-        // vLLM ≤ 0.19 logs `num_blocks // len(kv_cache_groups) × block_size`.
-        // (a state group's block size is `max_model_len`, hence `min(block_size, L)`).
-        Paging::Mamba => {
-            let g = layout.groups.0 + layout.groups.1;
-            let c = blocks as f64 / layout.blocks_per_request.max(1) as f64;
-            let per = bs.min(l);
-            (blocks.checked_div(g).unwrap_or(0).saturating_mul(per), c)
-        }
-        Paging::Uniform => {
-            let t = blocks.saturating_mul(bs);
-            (t, t as f64 / l as f64)
-        }
-        Paging::Hybrid => {
-            let c = if layout.blocks_per_request == 0 {
-                0.0
-            } else {
-                blocks as f64 / layout.blocks_per_request as f64
-            };
-            if layout.unified.is_empty() {
-                ((c * l as f64) as u64, c)
-            } else {
-                // The smallest block is the user's (the largest page keeps it).
-                let g = layout.unified_groups();
-                (blocks.checked_div(g).unwrap_or(0).saturating_mul(bs), c)
-            }
-        }
-        Paging::None => (0, 0.0),
+    let l = inp.max_model_len;
+    if layout.paging == Paging::None {
+        return (0, 0.0);
     }
+    let per_group = blocks
+        .checked_div(layout.kv_groups)
+        .unwrap_or(0)
+        .saturating_mul(layout.smallest_block(l));
+    let conc = match (layout.paging, rules.concurrency) {
+        (Paging::Uniform, ConcurrencyRule::TokensOverLength) => per_group as f64 / l as f64,
+        _ if layout.blocks_per_request == 0 => 0.0,
+        _ => blocks as f64 / layout.blocks_per_request as f64,
+    };
+    let tokens = match rules.cache_tokens {
+        CacheTokensRule::BlocksPerGroup => per_group,
+        // Python's `int(max_concurrency * max_model_len)`: the same f64 product, truncated.
+        CacheTokensRule::ConcurrencyTimesLength => (conc * l as f64) as u64,
+    };
+    (tokens, conc)
 }
 
 /// The derivation of the bytes per block: `block_size` times the per-token bytes of one

@@ -24,6 +24,7 @@ use super::defaults::{
 };
 use super::vllm_inputs::{non_torch_estimate, VllmInputs};
 use super::vllm_loaded::{vllm_loaded_weights, vllm_total, LoadedWeights, VllmTotal};
+use super::vllm_version::VllmVersion;
 use crate::base::derivation::{Derivation, Source};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
@@ -231,6 +232,7 @@ pub fn vllm_start(
         block_size: e.block_size,
         max_model_len: e.max_model_len,
         max_num_batched_tokens: e.max_num_batched_tokens,
+        vllm_version: VllmVersion::DEFAULT,
     };
     Ok(VllmStart {
         inputs,

@@ -5,7 +5,8 @@
 //!
 //! - Attention: q, k, v, o (`h·H·d + 2·h·K·d + H·d·h`, biases with `attention_bias`), no q/k
 //!   norms. The layers `layer_types` calls "sliding_attention" attend over a window, which vLLM
-//!   sets to `sliding_window + 1` tokens (the inclusive bound of its Cohere v2 layers); without
+//!   sets to `sliding_window + 1` tokens (the inclusive bound of its Cohere v2 layers; vLLM's
+//!   dense Cohere 2, `commandr.py`, keeps `sliding_window`: `windows`' docs); without
 //!   `layer_types`, transformers' rule: the first `first_k_dense_replace` layers follow
 //!   `prefix_dense_sliding_window_pattern` (1: every one full), the rest
 //!   `sliding_window_pattern` (4: every 4th full).
@@ -190,5 +191,51 @@ mod tests {
             parse_model_text(&bad),
             Err(crate::base::error::CalcError::BadValue { key, .. }) if key == "mlp_layer_types"
         ));
+    }
+
+    /// The windows of a model, layer by layer (`None`: full attention).
+    fn windows(text: &str) -> Vec<Option<u64>> {
+        let m = parse_model_text(text).expect("parses");
+        m.layers
+            .iter()
+            .map(|l| match l.mixer {
+                Mixer::Attention { window, .. } => window,
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// vLLM adds 1 to the window of Cohere 2 MoE's sliding layers (`cohere2_moe.py`) but not to
+    /// dense Cohere 2's (`commandr.py`: `per_layer_sliding_window = config.sliding_window`), so
+    /// the same `layer_types` and `sliding_window` give `W + 1` here and `W` there. Dense Cohere
+    /// 2 without `layer_types` (Command R7B) has full attention on every 4th layer
+    /// (`sliding_window_pattern`, as `Cohere2Config` builds its `layer_types`), not a window on
+    /// every layer.
+    #[test]
+    fn dense_cohere2_keeps_the_window_the_moe_adds_one() {
+        let types = r#""layer_types":["sliding_attention","sliding_attention","sliding_attention","full_attention","sliding_attention"]"#;
+        let moe = SMALL.replace(
+            "\"sliding_window\":7",
+            &format!("\"sliding_window\":7,{types}"),
+        );
+        let dense = r#"{"model_type":"cohere2","hidden_size":64,"num_hidden_layers":5,
+            "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":96,
+            "sliding_window":7,"vocab_size":100,TYPES}"#
+            .replace("TYPES", types);
+        let want = |w: u64| vec![Some(w), Some(w), Some(w), None, Some(w)];
+        assert_eq!(windows(&moe), want(8));
+        assert_eq!(windows(&dense), want(7));
+
+        let r7b = include_str!(
+            "../../../../../tests/fixtures/corpus/CohereForAI__c4ai-command-r7b-12-2024.json"
+        );
+        let cfg: serde_json::Value = serde_json::from_str(r7b).expect("json");
+        let w = cfg["sliding_window"].as_u64().expect("sliding_window");
+        let n = cfg["num_hidden_layers"].as_u64().expect("layers");
+        let every = cfg["sliding_window_pattern"].as_u64().unwrap_or(4);
+        let want: Vec<Option<u64>> = (0..n)
+            .map(|i| ((i + 1) % every != 0).then_some(w))
+            .collect();
+        assert_eq!(windows(r7b), want);
     }
 }

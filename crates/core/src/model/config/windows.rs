@@ -1,6 +1,11 @@
 //! The per-layer attention windows of the decoders (`None`: full attention): from
 //! `layer_types`, else from each family's own layout (a sliding window on every other layer, on
 //! all but every n-th layer, from `max_window_layers` on, or Llama 4's chunked attention).
+//!
+//! The window is `sliding_window` as the config states it. Cohere 2 (dense, `cohere2`) too:
+//! vLLM serves it with `commandr.py` (`Cohere2ForCausalLM`), whose sliding layers get
+//! `per_layer_sliding_window = config.sliding_window` (vllm-project/vllm#11583 prints 4,096 for
+//! Command R7B's 4,096); only vLLM's `cohere2_moe.py` adds 1 (`cohere2_moe`'s reader).
 
 use super::common::not_one_per_layer;
 use super::reader::Reader;
@@ -97,6 +102,17 @@ fn family_windows(
                         *x = Some(w);
                     }
                 }
+            }
+        }
+        "cohere2" => {
+            // Cohere2Config without layer_types: full attention where (ℓ + 1) % pattern == 0.
+            let p = r.or(
+                "sliding_window_pattern",
+                4,
+                "ldg_cohere2_default_every_4th_layer_full",
+            )?;
+            if let Some(w) = sw {
+                every_nth_global(out, p, w);
             }
         }
         "gemma3n" => {
