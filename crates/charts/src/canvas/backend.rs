@@ -2,9 +2,6 @@
 //! device pixel ratio ([`HiDpiCanvas`] reports the CSS size, which plotters-canvas alone does
 //! not), strokes gathered into one path per colour and width, labels drawn together and measured
 //! with `measureText` instead of a DOM span per label; and drawing a chart on a canvas with it.
-//! The context calls plotters-canvas would make are made here, not delegated to it: its error
-//! type, its `JSON.stringify` binding and its `JsValue` colours cost the embeds' first-answer
-//! module 0.5 kB brotli for calls that cannot fail.
 
 use super::labels::labels_in;
 use crate::core::base::Lang;
@@ -15,12 +12,14 @@ use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind, FontTransform,
 };
+use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 /// The plotters canvas backend drawing in CSS pixels on a backing store scaled by the device
 /// pixel ratio.
 pub struct HiDpiCanvas {
+    inner: CanvasBackend,
     ctx: CanvasRenderingContext2d,
     css_size: (u32, u32),
     /// The font last set on `ctx` (setting it is costly; labels repeat it).
@@ -51,9 +50,7 @@ struct TextOp {
     text: String,
 }
 
-/// Nothing this backend does fails: a call the context refuses is skipped (as plotters-canvas
-/// skipped a filled circle's), so the embeds' first-answer module links no error text.
-type CanvasErr = std::convert::Infallible;
+type CanvasErr = <CanvasBackend as DrawingBackend>::ErrorType;
 
 impl HiDpiCanvas {
     /// Sets the context's font unless it is already `font`.
@@ -91,16 +88,6 @@ impl HiDpiCanvas {
         self.pending = Some(key);
     }
 
-    /// Sets the stroke colour and width (the gathered stroke is ended first), as plotters-canvas
-    /// sets them for an outline.
-    fn line_style(&mut self, color: BackendColor, width: u32) {
-        self.flush();
-        let (r, g, b) = color.rgb;
-        self.ctx
-            .set_stroke_style_str(&format!("rgba({r},{g},{b},{})", color.alpha));
-        self.ctx.set_line_width(f64::from(width));
-    }
-
     /// Sets the fill colour unless it is already `color`.
     fn fill_in(&mut self, color: BackendColor) {
         let key = (color.rgb, color.alpha.to_bits());
@@ -125,21 +112,21 @@ impl HiDpiCanvas {
         shape(&self.ctx);
     }
 
-    /// Draws a shape that may be filled: filled, `draw` draws it on the context and it is
-    /// filled ([`Self::fill_shape`]); else its outline is stroked in the style's colour and
-    /// width, after the gathered stroke, as plotters-canvas draws an outline (`draw` then
-    /// strokes it). Nothing for a transparent colour.
-    fn shape<S: BackendStyle>(
+    /// Draws a shape that may be filled: filled, `filled` draws it on the context
+    /// ([`Self::fill_shape`]); else `outline` draws its outline as plotters-canvas does, after
+    /// the gathered stroke.
+    fn shape(
         &mut self,
-        (fill, style): (bool, &S),
-        draw: impl FnOnce(&CanvasRenderingContext2d, bool),
-    ) {
-        let color = style.color();
+        (fill, color): (bool, BackendColor),
+        outline: impl FnOnce(&mut CanvasBackend) -> Result<(), DrawingErrorKind<CanvasErr>>,
+        filled: impl FnOnce(&CanvasRenderingContext2d),
+    ) -> Result<(), DrawingErrorKind<CanvasErr>> {
         if fill {
-            self.fill_shape(color, |ctx| draw(ctx, true));
-        } else if color.alpha != 0.0 {
-            self.line_style(color, style.stroke_width());
-            draw(&self.ctx, false);
+            self.fill_shape(color, filled);
+            Ok(())
+        } else {
+            self.flush();
+            outline(&mut self.inner)
         }
     }
 
@@ -195,13 +182,13 @@ impl DrawingBackend for HiDpiCanvas {
     }
 
     fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        Ok(())
+        self.inner.ensure_prepared()
     }
 
     fn present(&mut self) -> Result<(), DrawingErrorKind<CanvasErr>> {
         self.flush();
         self.draw_texts();
-        Ok(())
+        self.inner.present()
     }
 
     fn draw_pixel(
@@ -252,19 +239,18 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        let (x, y) = (f64::from(upper_left.0), f64::from(upper_left.1));
-        let (w, h) = (
-            f64::from(bottom_right.0 - upper_left.0),
-            f64::from(bottom_right.1 - upper_left.1),
-        );
-        self.shape((fill, style), |ctx, fill| {
-            if fill {
-                ctx.fill_rect(x, y, w, h);
-            } else {
-                ctx.stroke_rect(x, y, w, h);
-            }
-        });
-        Ok(())
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_rect(upper_left, bottom_right, style, fill),
+            |ctx| {
+                ctx.fill_rect(
+                    f64::from(upper_left.0),
+                    f64::from(upper_left.1),
+                    f64::from(bottom_right.0 - upper_left.0),
+                    f64::from(bottom_right.1 - upper_left.1),
+                )
+            },
+        )
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -306,23 +292,22 @@ impl DrawingBackend for HiDpiCanvas {
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<CanvasErr>> {
-        self.shape((fill, style), |ctx, fill| {
-            ctx.begin_path();
-            // `arc` refuses only a negative radius, which a u32 cannot be.
-            let _ = ctx.arc(
-                f64::from(center.0),
-                f64::from(center.1),
-                f64::from(radius),
-                0.0,
-                std::f64::consts::TAU,
-            );
-            if fill {
+        self.shape(
+            (fill, style.color()),
+            |inner| inner.draw_circle(center, radius, style, fill),
+            |ctx| {
+                ctx.begin_path();
+                // `arc` refuses only a negative radius, which a u32 cannot be.
+                let _ = ctx.arc(
+                    f64::from(center.0),
+                    f64::from(center.1),
+                    f64::from(radius),
+                    0.0,
+                    std::f64::consts::TAU,
+                );
                 ctx.fill();
-            } else {
-                ctx.stroke();
-            }
-        });
-        Ok(())
+            },
+        )
     }
 
     fn draw_text<TStyle: BackendTextStyle>(
@@ -558,7 +543,10 @@ fn sized(canvas: &HtmlCanvasElement, css: (u32, u32)) -> Result<HiDpiCanvas, Dra
     }
     ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0)
         .map_err(|e| js_err("setTransform", e))?;
+    let inner = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or_else(|| DrawError::Backend("no canvas backend".to_string()))?;
     Ok(HiDpiCanvas {
+        inner,
         ctx,
         css_size: (w, h),
         font: std::cell::RefCell::new(String::new()),
