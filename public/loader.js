@@ -21,17 +21,19 @@ let firstAnswer = null;
   const pending = copy && copy.getAttribute('data-pending');
   if (pending !== null && pending !== undefined) {
     const name = pending === 'embed' ? 'first_embed' : 'first';
-    const copies = pending === 'embed' ? fetch(new URL('embeds.html', document.baseURI).href).then((r) => (r.ok ? r.text() : '')) : null;
     const firstModule = (async () => {
       const first = await import(new URL(`${name}.js`, document.baseURI).href);
       await first.default({ module_or_path: new URL(`${name}_bg.wasm`, document.baseURI).href });
       return first;
     })();
-    firstAnswer = Promise.all([firstModule, copies]).then(([first, html]) => {
+    firstAnswer = firstModule.then(async (first) => {
       performance.mark('llmcalc:first');
       const lang = navigator.language || '';
       const json = pending === 'embed' ? first.embed_screen(location.pathname, location.search, lang) : first.first_screen(location.search, lang);
-      if (!json || !(pending === 'embed' ? fillEmbed(JSON.parse(json), first, html) : fillCopy(JSON.parse(json)))) return undefined;
+      const f = json && JSON.parse(json);
+      // The widget's copy in its language (the head's script preloaded its guess of it).
+      const html = f && pending === 'embed' && (await fetch(new URL(`embeds-${f.widget}${f.lang === 'ko' ? '-ko' : ''}.html`, document.baseURI).href).then((r) => (r.ok ? r.text() : '')));
+      if (!f || !(pending === 'embed' ? fillEmbed(f, first, html) : fillCopy(f))) return undefined;
       // The shell waits for the frame that paints the filled copy.
       return new Promise((ok) => requestAnimationFrame(() => setTimeout(ok, 0)));
     }).catch(() => {});
@@ -54,7 +56,7 @@ function fillCopy(f) {
   return true;
 }
 
-/** Puts the widget's copy (from embeds.html) in place, fills it with `EmbedScreen`, draws its
+/** Puts the widget's copy (from embeds-<widget>[-ko].html) in place, fills it with `EmbedScreen`, draws its
  * chart; false when the live app came first or the copy is missing. */
 function fillEmbed(f, module, html) {
   let root = document.getElementById('prerendered');

@@ -23,7 +23,7 @@ const SCOPE = new URL('./', self.location).href;
 const LATE_FILES = ['sections.js', 'sections_bg.wasm'];
 // The first-answer modules of a scenario link and of an embedded widget (crates/first/src/main.rs,
 // embed.rs) and the widgets' copies, unhashed too: network-first, cached when first used.
-const FIRST_FILES = ['first.js', 'first_bg.wasm', 'first_embed.js', 'first_embed_bg.wasm', 'embeds.html'];
+const FIRST_FILES = ['first.js', 'first_bg.wasm', 'first_embed.js', 'first_embed_bg.wasm', ...['memory', 'kv', 'batch'].flatMap((w) => [`embeds-${w}.html`, `embeds-${w}-ko.html`])];
 const WORKER_FILES = ['sim_worker_loader.js', 'sim_worker.js', 'sim_worker_bg.wasm', ...LATE_FILES, ...FIRST_FILES];
 
 function isWorkerFile(url) {

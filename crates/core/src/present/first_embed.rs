@@ -1,10 +1,12 @@
 //! An embedded widget's first answer, before the shell: what the prerendered copy of the widget
 //! (`?embed=memory`, `kv` or `batch`) needs to show a link's scenario, made by the builders the
 //! live widget binds: the first screen's texts ([`FirstScreen`]: the strip's inputs, the cards,
-//! the fit table), the explanation beside the chart ([`explain_section`]), the chart's data,
+//! the fit table), the explanation beside the chart ([`explain_widget`]), the chart's data,
 //! and the link back to the full calculator.
 
-use super::explain::{explain as explain_section, Section};
+#[cfg(test)]
+use super::explain::explain as explain_section;
+use super::explain::{explain_widget, Section};
 use super::first_screen::{json_unless_missed, FirstScreen};
 use super::page::{link_query_without_config, page_url};
 use super::series::{BatchSeries, KvSeries, MemoryBars};
@@ -74,7 +76,7 @@ impl EmbedScreen {
         Some(EmbedScreen {
             widget: widget.id(),
             gpu: gpu.clone(),
-            explain: explain_section(section, &r, lang),
+            explain: explain_widget(section, &r, lang),
             // A preset's scenario: no config to leave out of the link.
             href: page_url(path, &link_query_without_config(&s, true)),
             chart,
