@@ -10,7 +10,9 @@ use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Seconds};
 
 /// TTFT and TPOT under continuous batching (the capacity module's docs), when the passes are
-/// known.
+/// known. The results are the planner's own: for one traffic bucket they are these formulas
+/// (`timing.rs`), for several the share-weighted means of each bucket's, which the mean
+/// parts and `Ō` only approximate.
 fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
     let Some(p) = o.step_parts else {
         return Vec::new();

@@ -289,7 +289,7 @@ fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) 
     PageLayout {
         paging: Paging::Mamba,
         group_size: n,
-        bytes_per_block: state * n,
+        bytes_per_block: state_block_bytes(n, state),
         blocks_per_request: 1,
         block_size: inp.max_model_len,
         groups: (0, 1),
@@ -355,6 +355,7 @@ pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Der
         kv.per_token_all_layers()
     };
     let e = block_bytes_expr(bs, grouped, per_tok_group);
+    // The result is the layout's block (its largest page, padded as vLLM pads it).
     Derivation {
         result: bytes_text(layout.bytes_per_block, true),
         terms: vec![
@@ -421,21 +422,29 @@ fn block_bytes_expr(bs: u64, grouped: bool, per_token: Bytes) -> Expr {
     )
 }
 
+/// The block of `n` recurrent layers of `state` bytes each, `B_block = n_layers × S_layer`.
+fn state_block_expr(n: u64, state: Bytes) -> Expr {
+    Expr::named(
+        "B_block",
+        Expr::mul([
+            Expr::sym("n_layers", n.to_string(), n),
+            Expr::sym("S_layer", format!("{} B", group(state.0)), state.0),
+        ]),
+    )
+}
+
+/// [`state_block_expr`]'s bytes, saturating as a byte count times a count does.
+fn state_block_bytes(n: u64, state: Bytes) -> Bytes {
+    state_block_expr(n, state)
+        .exact("ovf_kv_bytes")
+        .map_or(Bytes(u64::MAX), |r| Bytes(r.ceil()))
+}
+
 /// The derivation of the bytes per block of a model of recurrent layers only: every layer's
 /// state, one request's worth.
 fn state_block_derivation(layout: &PageLayout) -> Derivation {
     let n = layout.group_size;
-    let e = Expr::named(
-        "B_block",
-        Expr::mul([
-            Expr::sym("n_layers", n.to_string(), n),
-            Expr::sym(
-                "S_layer",
-                format!("{} B", group(layout.state_page.0)),
-                layout.state_page.0,
-            ),
-        ]),
-    );
+    let e = state_block_expr(n, layout.state_page);
     Derivation {
         result: bytes_text(layout.bytes_per_block, true),
         terms: vec![

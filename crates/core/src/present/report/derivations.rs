@@ -227,17 +227,7 @@ pub(super) fn kv_total_derivation(
     kv_total: Bytes,
     concurrency: u64,
 ) -> Derivation {
-    let e = Expr::named(
-        "KV",
-        Expr::mul([
-            Expr::sym(
-                "KV_req",
-                format!("{} B", group(kv_per_request.0)),
-                kv_per_request.0,
-            ),
-            Expr::sym("N", group(concurrency), concurrency),
-        ]),
-    );
+    let e = kv_total_expr(kv_per_request, concurrency);
     Derivation {
         result: bytes_text(kv_total, false),
         terms: vec![Term::new(
@@ -249,6 +239,22 @@ pub(super) fn kv_total_derivation(
         )],
         ..Derivation::of("kv_total", &e)
     }
+}
+
+/// `KV = KV_req × N`. The report's figure is the KV profile's (`per_batch`, the same
+/// product, saturating), computed also where no derivation is built (the first screen).
+fn kv_total_expr(kv_per_request: Bytes, concurrency: u64) -> Expr {
+    Expr::named(
+        "KV",
+        Expr::mul([
+            Expr::sym(
+                "KV_req",
+                format!("{} B", group(kv_per_request.0)),
+                kv_per_request.0,
+            ),
+            Expr::sym("N", group(concurrency), concurrency),
+        ]),
+    )
 }
 
 /// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
@@ -343,5 +349,12 @@ mod tests {
         let d = kv_total_derivation(Bytes(131_072), Bytes(131_072 * 12), 12);
         assert_eq!(d.formula, "KV = KV_req × N");
         assert_eq!(d.substituted, "131,072 B × 12");
+        for (per, n) in [(131_072, 12), (7, 1), (0, 64)] {
+            let e = kv_total_expr(Bytes(per), n);
+            assert_eq!(
+                e.exact("ovf_kv_bytes").map(|r| Bytes(r.ceil())),
+                Ok(Bytes(per) * n)
+            );
+        }
     }
 }
