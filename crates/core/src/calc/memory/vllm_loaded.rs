@@ -346,9 +346,10 @@ pub fn vllm_loaded_weights(
         _ => model.weights.clone(),
     };
     let v_copy = k_as_v_bytes(model, &format, tp)?;
+    // Saturating, as a sum of byte counts is.
     let bytes = loaded_expr(checkpoint.per_gpu, padding, v_copy)
         .exact("ovf_weight_bytes")
-        .map(|r| Bytes(r.ceil()))?;
+        .map_or(Bytes(u64::MAX), |r| Bytes(r.ceil()));
     let (source, derivation) = if padding == Bytes::ZERO && v_copy == Bytes::ZERO {
         (Source::Derived("weights_per_gpu".into()), None)
     } else {
