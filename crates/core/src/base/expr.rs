@@ -7,7 +7,11 @@
 //! and signs the derivations use (`a × b`, `a / b`, `a + b`, `a − b`, `min(a, b)`, `⌈a⌉`,
 //! `⌊a⌋`) and put parentheses where precedence needs them. Two nodes render differently on
 //! the two lines: [`Expr::Sum`] (a formula for one term, the values of every term summed, as
-//! a per-layer-group sum prints) and [`Expr::Zero`] (no terms at all: `0 (why)`).
+//! a per-layer-group sum prints) and [`Expr::Zero`] (no terms at all: `0 (why)`); a few more
+//! keep a formula's own typography: [`Expr::Dot`] (`2·M·N·K`, values with `×`),
+//! [`Expr::Paren`] (parentheses precedence does not need), [`Expr::Approx`] (`M ≈ …`),
+//! [`Expr::Series`] (`Σ_(ℓ = 1…L) …`, the bound substituted) and [`Expr::Computed`] (a
+//! sub-formula whose value the code computes elsewhere).
 //!
 //! Evaluation is exact where the code counts ([`Expr::exact`]: checked `u64` fractions, the
 //! overflow named by a translation key, as [`crate::base::checked`] does) and `f64` where it
@@ -30,6 +34,7 @@
 //! ```
 
 use crate::base::error::{CalcError, Phrase};
+use crate::base::units::fmt_sig;
 
 /// A leaf's value: an exact non-negative fraction `num / den` (counts, bytes, bits / 8), or
 /// a measured real number.
@@ -39,6 +44,16 @@ pub enum Value {
     Exact(u64, u64),
     /// A real number (FLOP/s, seconds, bytes per second).
     Real(f64),
+}
+
+impl Value {
+    /// The value in `f64`.
+    fn real(self) -> f64 {
+        match self {
+            Value::Exact(n, d) => n as f64 / d as f64,
+            Value::Real(x) => x,
+        }
+    }
 }
 
 impl From<u64> for Value {
@@ -106,6 +121,25 @@ pub enum Expr {
     Floor(Box<Expr>),
     /// `lhs = a` in the formula, `a` in the values.
     Named(String, Box<Expr>),
+    /// `lhs ≈ a` in the formula (a rule of thumb, not an identity), `a` in the values.
+    Approx(String, Box<Expr>),
+    /// `a·b·…` in the formula (a product written compactly, as a textbook does), `a × b × …`
+    /// in the values; it evaluates as [`Expr::Mul`].
+    Dot(Vec<Expr>),
+    /// `(a)` on both lines, where precedence alone would print no parentheses (a grouping the
+    /// formula shows for the reader: `(HBM × e_bw) / (BW_link × e_link)`).
+    Paren(Box<Expr>),
+    /// A sum over an index whose terms the formula names but does not list:
+    /// `Σ_(var = 1…count) body` on both lines, `count` substituted in the values
+    /// (`Σ_(ℓ = 1…32) (K_ℓ + V_ℓ)`); like [`Expr::Call`], it has no value.
+    Series {
+        /// The index (`ℓ`).
+        var: String,
+        /// The upper bound (`L`).
+        count: Box<Expr>,
+        /// One term, printed in symbols on both lines.
+        body: Box<Expr>,
+    },
     /// A sub-expression the values line shows by its result: `(P − P_q)` in the formula,
     /// `shown` (`1,024`) in the values; it evaluates as `expr`.
     Shown {
@@ -113,6 +147,16 @@ pub enum Expr {
         expr: Box<Expr>,
         /// Its result as the values line shows it.
         shown: String,
+    },
+    /// A sub-formula the code computes elsewhere: `expr` in the formula, `shown` in the values;
+    /// it evaluates to `value` (the sub-formula's own leaves need no values).
+    Computed {
+        /// The sub-formula.
+        expr: Box<Expr>,
+        /// Its value as the values line shows it.
+        shown: String,
+        /// Its value.
+        value: Value,
     },
     /// `expr`, the values line adding an aside in parentheses after it (`⌈…⌉ (× 2 = 8 GPU)`).
     Aside {
@@ -199,6 +243,44 @@ impl Expr {
         Expr::Named(lhs.into(), Box::new(a))
     }
 
+    /// `lhs ≈ a`.
+    pub fn approx(lhs: &str, a: Expr) -> Expr {
+        Expr::Approx(lhs.into(), Box::new(a))
+    }
+
+    /// `a·b·…` in the formula, `a × b × …` in the values.
+    pub fn dot(xs: impl IntoIterator<Item = Expr>) -> Expr {
+        Expr::Dot(xs.into_iter().collect())
+    }
+
+    /// `(a)`, always.
+    pub fn paren(a: Expr) -> Expr {
+        Expr::Paren(Box::new(a))
+    }
+
+    /// `expr` in the formula, `shown` in the values, `value` in the arithmetic.
+    pub fn computed(expr: Expr, shown: impl Into<String>, value: impl Into<Value>) -> Expr {
+        Expr::Computed {
+            expr: Box::new(expr),
+            shown: shown.into(),
+            value: value.into(),
+        }
+    }
+
+    /// The bytes of one `bits`-bit element as the symbol `symbol` (`b`, `b_act`, `b_base`):
+    /// shown as `bits / 8` to about four significant digits (`2`, `0.5`), followed by ` unit`
+    /// when `unit` is not empty (`2 B`); its value the exact fraction `bits / 8`. The one
+    /// home of a formula's bytes per element.
+    pub fn element_bytes(symbol: &str, bits: u64, unit: &str) -> Expr {
+        let b = fmt_sig(bits as f64 / 8.0);
+        let shown = if unit.is_empty() {
+            b
+        } else {
+            format!("{b} {unit}")
+        };
+        Expr::sym(symbol, shown, Value::Exact(bits, 8))
+    }
+
     /// `expr` in the formula, `shown` in the values.
     pub fn shown(expr: Expr, shown: impl Into<String>) -> Expr {
         Expr::Shown {
@@ -220,8 +302,10 @@ impl Expr {
     fn prec(&self, values: bool) -> u8 {
         match self {
             Expr::Add(_) | Expr::Sub(..) => SUM,
-            Expr::Mul(_) | Expr::Div(..) => PRODUCT,
-            Expr::Named(..) => 0,
+            Expr::Mul(_) | Expr::Div(..) | Expr::Dot(_) => PRODUCT,
+            Expr::Named(..) | Expr::Approx(..) => 0,
+            Expr::Series { .. } => PRODUCT,
+            Expr::Computed { expr, .. } if !values => expr.prec(false),
             Expr::Sum { pattern, .. } if !values => pattern.prec(false),
             Expr::Zero { formula, .. } if !values => formula.prec(false),
             Expr::Zero { .. } => SUM,
@@ -254,6 +338,16 @@ impl Expr {
             Expr::Num(n) => n.to_string(),
             Expr::Add(xs) => Expr::list(xs, values, " + ", SUM),
             Expr::Mul(xs) => Expr::list(xs, values, " × ", PRODUCT),
+            Expr::Dot(xs) if values => Expr::list(xs, true, " × ", PRODUCT),
+            Expr::Dot(xs) => Expr::list(xs, false, "·", PRODUCT),
+            Expr::Paren(a) => format!("({})", a.render(values)),
+            Expr::Series { var, count, body } => format!(
+                "Σ_({var} = 1…{}) {}",
+                count.render(values),
+                Expr::child(body, false, PRODUCT)
+            ),
+            Expr::Computed { shown, .. } if values => shown.clone(),
+            Expr::Computed { expr, .. } => expr.render(false),
             Expr::Sub(a, b) => format!(
                 "{} − {}",
                 Expr::child(a, values, SUM),
@@ -270,6 +364,8 @@ impl Expr {
             Expr::Floor(a) => format!("⌊{}⌋", a.render(values)),
             Expr::Named(_, a) if values => a.render(true),
             Expr::Named(lhs, a) => format!("{lhs} = {}", a.render(false)),
+            Expr::Approx(_, a) if values => a.render(true),
+            Expr::Approx(lhs, a) => format!("{lhs} ≈ {}", a.render(false)),
             Expr::Sum { index, pattern, .. } if !values => match index {
                 Some(i) => format!("Σ_{i} {}", pattern.render(false)),
                 None => pattern.render(false),
@@ -289,24 +385,21 @@ impl Expr {
     pub fn eval(&self) -> f64 {
         let all = |xs: &[Expr]| xs.iter().map(Expr::eval).collect::<Vec<_>>();
         match self {
-            Expr::Sym { value, .. } => match *value {
-                Value::Exact(n, d) => n as f64 / d as f64,
-                Value::Real(x) => x,
-            },
+            Expr::Sym { value, .. } | Expr::Computed { value, .. } => value.real(),
             Expr::Num(n) => *n as f64,
             Expr::Add(xs) => all(xs).iter().sum(),
-            Expr::Mul(xs) => all(xs).iter().product(),
+            Expr::Mul(xs) | Expr::Dot(xs) => all(xs).iter().product(),
             Expr::Sub(a, b) => a.eval() - b.eval(),
             Expr::Div(a, b) => a.eval() / b.eval(),
             Expr::Min(xs) => all(xs).into_iter().fold(f64::INFINITY, f64::min),
             Expr::Max(xs) => all(xs).into_iter().fold(f64::NEG_INFINITY, f64::max),
             Expr::Ceil(a) => a.eval().ceil(),
             Expr::Floor(a) => a.eval().floor(),
-            Expr::Named(_, a) => a.eval(),
+            Expr::Named(_, a) | Expr::Approx(_, a) | Expr::Paren(a) => a.eval(),
             Expr::Sum { terms, .. } => all(terms).iter().sum(),
             Expr::Zero { .. } => 0.0,
             Expr::Shown { expr, .. } | Expr::Aside { expr, .. } => expr.eval(),
-            Expr::Call(..) => f64::NAN,
+            Expr::Call(..) | Expr::Series { .. } => f64::NAN,
         }
     }
 
@@ -360,13 +453,13 @@ impl Expr {
             best.ok_or_else(ovf)
         };
         match self {
-            Expr::Sym { value, .. } => match *value {
+            Expr::Sym { value, .. } | Expr::Computed { value, .. } => match *value {
                 Value::Exact(_, 0) | Value::Real(_) => Err(ovf()),
                 Value::Exact(num, den) => Ok(Ratio { num, den }),
             },
             Expr::Num(n) => Ok(int(*n)),
             Expr::Add(xs) | Expr::Sum { terms: xs, .. } => fold(xs, int(0), &add),
-            Expr::Mul(xs) => fold(xs, int(1), &mul),
+            Expr::Mul(xs) | Expr::Dot(xs) => fold(xs, int(1), &mul),
             Expr::Sub(a, b) => {
                 let (a, b) = (a.exact(what)?, b.exact(what)?);
                 let l = u128::from(a.num) * u128::from(b.den);
@@ -393,10 +486,10 @@ impl Expr {
             Expr::Max(xs) => pick(xs, false),
             Expr::Ceil(a) => Ok(int(a.exact(what)?.ceil())),
             Expr::Floor(a) => Ok(int(a.exact(what)?.floor())),
-            Expr::Named(_, a) => a.exact(what),
+            Expr::Named(_, a) | Expr::Approx(_, a) | Expr::Paren(a) => a.exact(what),
             Expr::Zero { .. } => Ok(int(0)),
             Expr::Shown { expr, .. } | Expr::Aside { expr, .. } => expr.exact(what),
-            Expr::Call(..) => Err(ovf()),
+            Expr::Call(..) | Expr::Series { .. } => Err(ovf()),
         }
     }
 }
@@ -530,5 +623,86 @@ mod tests {
         assert_eq!(r.values(), "1 TFLOP/s / 1 TB/s");
         assert_eq!(r.eval(), 1.0);
         assert!(r.exact("ovf_kv_bytes").is_err());
+    }
+
+    #[test]
+    fn typography_of_textbook_formulas() {
+        // I = 2·M·N·K / (b·(M·K + K·N + M·N)): `·` in the formula, `×` in the values.
+        let (m, k, n) = (s("M", 4), s("K", 2), s("N", 8));
+        let b = Expr::element_bytes("b", 16, "");
+        let e = Expr::named(
+            "I",
+            Expr::over(
+                Expr::dot([Expr::int(2), m.clone(), n.clone(), k.clone()]),
+                Expr::dot([
+                    b,
+                    Expr::add([
+                        Expr::dot([m.clone(), k.clone()]),
+                        Expr::dot([k, n.clone()]),
+                        Expr::dot([m, n]),
+                    ]),
+                ]),
+            ),
+        );
+        assert_eq!(e.formula(), "I = 2·M·N·K / (b·(M·K + K·N + M·N))");
+        assert_eq!(e.values(), "2 × 4 × 8 × 2 / (2 × (4 × 2 + 2 × 8 + 4 × 8))");
+        // 128 / (2 × 56).
+        assert_eq!(e.eval(), 128.0 / 112.0);
+        assert_eq!(
+            e.exact("ovf_kv_bytes"),
+            Ok(Ratio {
+                num: 1024,
+                den: 896
+            })
+        );
+        // Parentheses the reader is shown, and a rule of thumb.
+        let ratio = Expr::over(
+            Expr::paren(Expr::mul([s("HBM", 6), s("e_bw", 1)])),
+            Expr::mul([s("BW", 2), s("e", 1)]),
+        );
+        assert_eq!(ratio.formula(), "(HBM × e_bw) / (BW × e)");
+        assert_eq!(ratio.values(), "(6 × 1) / (2 × 1)");
+        assert_eq!(ratio.eval(), 3.0);
+        let rot = Expr::approx("M", Expr::mul([Expr::int(2), s("W", 5)]));
+        assert_eq!(
+            (rot.formula(), rot.values()),
+            ("M ≈ 2 × W".into(), "2 × 5".into())
+        );
+        assert_eq!(rot.exact("ovf_kv_bytes").map(Ratio::ceil), Ok(10));
+    }
+
+    #[test]
+    fn series_computed_and_element_bytes() {
+        let per_layer = |x: &str| Expr::sym(x, x, f64::NAN);
+        let e = Expr::named(
+            "KV",
+            Expr::mul([
+                Expr::Series {
+                    var: "ℓ".into(),
+                    count: Box::new(s("L", 32)),
+                    body: Box::new(Expr::add([per_layer("K_ℓ"), per_layer("V_ℓ")])),
+                },
+                Expr::element_bytes("b", 4, ""),
+            ]),
+        );
+        assert_eq!(e.formula(), "KV = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b");
+        assert_eq!(e.values(), "Σ_(ℓ = 1…32) (K_ℓ + V_ℓ) × 0.5");
+        assert!(e.eval().is_nan());
+        assert!(e.exact("ovf_kv_bytes").is_err());
+        // A sub-formula whose value the code computed: its leaves carry none.
+        let unknown = |x: &str| Expr::sym(x, "", f64::NAN);
+        let per_token = Expr::computed(
+            Expr::mul([unknown("g"), unknown("H"), unknown("b")]),
+            "1,024 B",
+            1024u64,
+        );
+        let e = Expr::named("B_block", Expr::mul([s("block_size", 16), per_token]));
+        assert_eq!(e.formula(), "B_block = block_size × g × H × b");
+        assert_eq!(e.values(), "16 × 1,024 B");
+        assert_eq!(e.eval(), 16_384.0);
+        assert_eq!(e.exact("ovf_kv_bytes").map(Ratio::ceil), Ok(16_384));
+        let b = Expr::element_bytes("b_base", 16, "B");
+        assert_eq!((b.formula(), b.values()), ("b_base".into(), "2 B".into()));
+        assert_eq!(b.exact("ovf_kv_bytes"), Ok(Ratio { num: 16, den: 8 }));
     }
 }

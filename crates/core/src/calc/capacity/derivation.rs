@@ -10,31 +10,31 @@ use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Seconds};
 
 /// TTFT and TPOT under continuous batching (the capacity module's docs), when the passes are
-/// known.
+/// known. The results are the planner's own: for one traffic bucket they are these formulas
+/// (`timing.rs`), for several the share-weighted means of each bucket's, which the mean
+/// parts and `Ō` only approximate.
 fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
     let Some(p) = o.step_parts else {
         return Vec::new();
     };
     let ms = |x: Seconds| fmt_sig(x.ms());
+    let at = |symbol: &str, x: Seconds| real(symbol, x.ms(), "ms");
     // At batch 1 nothing is in flight, so a new request waits for no step.
     let (wait, wait_note) = if o.batch > 1 {
-        (format!(" + {} ms", ms(o.tpot)), "note_ttft_wait")
+        (at("TPOT(B)", o.tpot), "note_ttft_wait")
     } else {
-        (" + 0".to_string(), "note_ttft_batch1")
+        (Expr::sym("TPOT(B)", "0", 0.0), "note_ttft_batch1")
     };
+    let tpot = Expr::add([
+        at("t_dec(B)", p.decode),
+        Expr::over(at("t_pre(B)", p.prefill_batch), real("Ō", mo, "")),
+    ]);
+    let ttft = Expr::add([at("t_pre(1)", p.prefill_one), wait]);
     let term = |sym: &str, key: &str, x: Seconds, why: String| {
         Term::num(sym, key, x.ms(), "ms", Source::Derived(why))
     };
     vec![
         Derivation {
-            title_key: "plan_tpot_under_load".into(),
-            formula: "t_dec(B) + t_pre(B) / Ō".into(),
-            substituted: format!(
-                "{} ms + {} ms / {}",
-                ms(p.decode),
-                ms(p.prefill_batch),
-                fmt_sig(mo)
-            ),
             result: format!("{} ms", ms(o.tpot)),
             terms: vec![
                 term(
@@ -51,12 +51,9 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 ),
             ],
             notes: vec!["note_chunked_prefill".into()],
-            ..Default::default()
+            ..Derivation::of("plan_tpot_under_load", &tpot)
         },
         Derivation {
-            title_key: "plan_ttft_under_load".into(),
-            formula: "t_pre(1) + TPOT(B)".into(),
-            substituted: format!("{} ms{wait}", ms(p.prefill_one)),
             result: format!("{} ms", ms(o.ttft)),
             terms: vec![term(
                 "t_pre(1)",
@@ -65,7 +62,7 @@ fn step_derivations(o: &PlanOption, mo: f64) -> Vec<Derivation> {
                 "src_prefill_one_prompt".into(),
             )],
             notes: vec![wait_note.into()],
-            ..Default::default()
+            ..Derivation::of("plan_ttft_under_load", &ttft)
         },
     ]
 }

@@ -7,7 +7,7 @@ use super::layer::{
 use crate::base::derivation::{binary_bytes_text, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
-use crate::base::expr::{Expr, Value};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes};
 use crate::model::{Mixer, ModelDesc};
 
@@ -188,12 +188,7 @@ fn expression(gs: &[Group], kv: Dtype, tokens: Option<u64>, batch: u64) -> (Expr
     if batch > 1 {
         tail.push(Expr::sym("B", batch.to_string(), batch));
     }
-    let bits = kv.bits();
-    tail.push(Expr::sym(
-        "b",
-        fmt_sig(bits as f64 / 8.0),
-        Value::Exact(bits, 8),
-    ));
+    tail.push(Expr::element_bytes("b", kv.bits(), ""));
     let per_bytes = |sum: Expr| Expr::mul(std::iter::once(sum).chain(tail.iter().cloned()));
     let e = if terms.is_empty() {
         Expr::Zero {

@@ -6,7 +6,7 @@ use crate::base::checked::{add, bits_to_bytes};
 use crate::base::derivation::{binary_bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
-use crate::base::expr::{Expr, Value};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::tp::state_elems_per_gpu;
 use crate::model::{Mixer, ModelDesc};
@@ -70,11 +70,6 @@ fn state_terms(t: &StateTotals, d: Dtype) -> [Term; 2] {
     ]
 }
 
-/// Bytes per element of precision `d` as the symbol `symbol` (`b`, `b_r`).
-fn bytes_sym(symbol: &str, d: Dtype) -> Expr {
-    Expr::sym(symbol, fmt_sig(d.bytes()), Value::Exact(d.bits(), 8))
-}
-
 /// The bytes and the derivation, without result and notes, of a state kept whole in `d`:
 /// `L_ssm × S × b` (the elements in all where the layers differ).
 fn whole_state(t: &StateTotals, d: Dtype) -> Result<(u64, Derivation), CalcError> {
@@ -88,7 +83,7 @@ fn whole_state(t: &StateTotals, d: Dtype) -> Result<(u64, Derivation), CalcError
     } else {
         Expr::shown(elems, group(t.elems))
     };
-    let e = Expr::mul([elems, bytes_sym("b", d)]);
+    let e = Expr::mul([elems, Expr::element_bytes("b", d.bits(), "")]);
     let [layers, b] = state_terms(t, d);
     let s = Term::new(
         "S",
@@ -172,9 +167,12 @@ fn split_state(
         Expr::add([
             Expr::mul([
                 Expr::sym("S_c", group(on_gpu - rec), on_gpu - rec),
-                bytes_sym("b", d),
+                Expr::element_bytes("b", d.bits(), ""),
             ]),
-            Expr::mul([Expr::sym("S_r", group(rec), rec), bytes_sym("b_r", sd)]),
+            Expr::mul([
+                Expr::sym("S_r", group(rec), rec),
+                Expr::element_bytes("b_r", sd.bits(), ""),
+            ]),
         ]),
     ]);
     let substituted = if t.uniform_split {

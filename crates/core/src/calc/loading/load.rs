@@ -208,7 +208,7 @@ pub fn load_time(
         kind: StageKind::HostToGpu,
         bytes: per_gpu,
         bandwidth: link,
-        seconds: per_gpu / link,
+        seconds: Seconds(host_to_gpu_expr(per_gpu, link_nominal, inp.link_efficiency).eval()),
         model_rate: BytesPerSecond(link.0 * inp.tp as f64),
     };
     let slowest = if storage.seconds.0 >= host_to_gpu.seconds.0 {
@@ -357,17 +357,32 @@ fn storage_derivation(d: &LoadD) -> Derivation {
     }
 }
 
-/// The host-to-GPU stage's derivation: `(W / tp) / (BW_link × e_link)`.
-fn host_to_gpu_derivation(d: &LoadD) -> Derivation {
-    Derivation {
-        title_key: "load_host_to_gpu_time".into(),
-        formula: "(W / tp) / (BW_link × e_link)".into(),
-        substituted: format!(
-            "{} GB / ({} GB/s × {})",
-            fmt_sig(d.per_gpu.gb()),
-            fmt_sig(d.link_nominal.gbps()),
-            fmt_sig(d.inp.link_efficiency)
+/// The host-to-GPU stage's time, `(W / tp) / (BW_link × e_link)` seconds: one GPU's
+/// `per_gpu` bytes (its share as the weights module counts it) over a link of `link_nominal`
+/// at efficiency `e`.
+fn host_to_gpu_expr(per_gpu: Bytes, link_nominal: BytesPerSecond, e: f64) -> Expr {
+    let share = Expr::over(Expr::sym("W", "", f64::NAN), Expr::sym("tp", "", f64::NAN));
+    Expr::over(
+        Expr::computed(
+            Expr::paren(share),
+            format!("{} GB", fmt_sig(per_gpu.gb())),
+            per_gpu.0,
         ),
+        Expr::mul([
+            Expr::sym(
+                "BW_link",
+                format!("{} GB/s", fmt_sig(link_nominal.gbps())),
+                link_nominal.0,
+            ),
+            Expr::sym("e_link", fmt_sig(e), e),
+        ]),
+    )
+}
+
+/// The host-to-GPU stage's derivation ([`host_to_gpu_expr`]).
+fn host_to_gpu_derivation(d: &LoadD) -> Derivation {
+    let e = host_to_gpu_expr(d.per_gpu, d.link_nominal, d.inp.link_efficiency);
+    Derivation {
         result: seconds_text(d.host_to_gpu.seconds.0),
         terms: vec![
             Term::num(
@@ -387,7 +402,7 @@ fn host_to_gpu_derivation(d: &LoadD) -> Derivation {
             ),
             user_count("tp", "term_tp", d.inp.tp),
         ],
-        ..Default::default()
+        ..Derivation::of("load_host_to_gpu_time", &e)
     }
 }
 

@@ -7,6 +7,7 @@ use super::link::{HostLink, HOST_LINK_EFFICIENCY};
 use super::load::{host_link_term, resolve_link};
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::error::{CalcError, Phrase};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Seconds};
 use crate::calc::perf::{self, Efficiencies, Workload};
 use crate::hardware::catalog::Accelerator;
@@ -90,7 +91,49 @@ fn check_link_inputs(inp: &OffloadInputs) -> Result<(), CalcError> {
     Ok(())
 }
 
-/// The derivation of the bandwidth ratio `(HBM × e_bw) / (link × e_link)`.
+/// A bandwidth as the values line shows it, in GB/s.
+fn gbps_sym(symbol: &str, bw: BytesPerSecond) -> Expr {
+    Expr::sym(symbol, format!("{} GB/s", fmt_sig(bw.gbps())), bw.0)
+}
+
+/// A factor as the values line shows it.
+fn factor_sym(symbol: &str, x: f64) -> Expr {
+    Expr::sym(symbol, fmt_sig(x), x)
+}
+
+/// The bandwidth ratio `(HBM × e_bw) / (BW_link × e_link)` of `gpu` at efficiency `e_bw` and a
+/// host link of `link_nominal` at efficiency `e`.
+fn ratio_expr(gpu: &Accelerator, e_bw: f64, link_nominal: BytesPerSecond, e: f64) -> Expr {
+    Expr::over(
+        Expr::paren(Expr::mul([
+            gbps_sym("HBM", gpu.bandwidth),
+            factor_sym("e_bw", e_bw),
+        ])),
+        Expr::mul([gbps_sym("BW_link", link_nominal), factor_sym("e_link", e)]),
+    )
+}
+
+/// The TPOT with `bytes` of stream `symbol` over the host link instead of HBM, `TPOT +
+/// symbol × (1 / (BW_link × e_link) − 1 / (HBM × e_bw))`, seconds; `(link, hbm)` the
+/// effective bandwidths in B/s.
+fn offloaded_expr(symbol: &str, tpot: f64, bytes: f64, (link, hbm): (f64, f64)) -> Expr {
+    let bw = |a: &str, b: &str, x: f64| {
+        let product = Expr::mul([Expr::sym(a, "", f64::NAN), Expr::sym(b, "", f64::NAN)]);
+        Expr::computed(product, format!("{} GB/s", fmt_sig(x / 1e9)), x)
+    };
+    Expr::add([
+        Expr::sym("TPOT", format!("{} ms", fmt_sig(tpot * 1e3)), tpot),
+        Expr::mul([
+            Expr::sym(symbol, format!("{} GB", fmt_sig(bytes / 1e9)), bytes),
+            Expr::minus(
+                Expr::over(Expr::int(1), bw("BW_link", "e_link", link)),
+                Expr::over(Expr::int(1), bw("HBM", "e_bw", hbm)),
+            ),
+        ]),
+    ])
+}
+
+/// The derivation of the bandwidth ratio ([`ratio_expr`]).
 fn ratio_derivation(
     gpu: &Accelerator,
     eff: &Efficiencies,
@@ -98,16 +141,8 @@ fn ratio_derivation(
     e: f64,
     ratio: f64,
 ) -> Derivation {
+    let expr = ratio_expr(gpu, eff.bandwidth, link_nominal, e);
     Derivation {
-        title_key: "offload_bandwidth_ratio".into(),
-        formula: "(HBM × e_bw) / (BW_link × e_link)".into(),
-        substituted: format!(
-            "({} GB/s × {}) / ({} GB/s × {})",
-            fmt_sig(gpu.bandwidth.gbps()),
-            fmt_sig(eff.bandwidth),
-            fmt_sig(link_nominal.gbps()),
-            fmt_sig(e)
-        ),
         result: format!("{}×", fmt_sig(ratio)),
         terms: vec![
             Term::num(
@@ -119,8 +154,7 @@ fn ratio_derivation(
             ),
             host_link_term(link_nominal, user_given),
         ],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("offload_bandwidth_ratio", &expr)
     }
 }
 
@@ -134,16 +168,8 @@ fn offloaded_derivation(
     (tpot, bytes, offloaded): (f64, f64, f64),
     (link, hbm): (f64, f64),
 ) -> Derivation {
+    let e = offloaded_expr(symbol, tpot, bytes, (link, hbm));
     Derivation {
-        title_key: title_key.into(),
-        formula: format!("TPOT + {symbol} × (1 / (BW_link × e_link) − 1 / (HBM × e_bw))"),
-        substituted: format!(
-            "{} ms + {} GB × (1 / {} GB/s − 1 / {} GB/s)",
-            fmt_sig(tpot * 1e3),
-            fmt_sig(bytes / 1e9),
-            fmt_sig(link / 1e9),
-            fmt_sig(hbm / 1e9)
-        ),
         result: format!(
             "{} ms = {}× TPOT",
             fmt_sig(offloaded * 1e3),
@@ -156,8 +182,7 @@ fn offloaded_derivation(
             "GB",
             Source::Derived(source_key.into()),
         )],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of(title_key, &e)
     }
 }
 
@@ -191,11 +216,10 @@ pub fn offload(
     };
     let w = (perf::weight_bytes_per_gpu(m, &wl) - gathered).max(0.0);
     let kv = perf::kv_bytes_per_seq_per_gpu(m, &wl, r.decode_context) * wl.batch as f64;
-    let extra = |bytes: f64| bytes * (1.0 / link - 1.0 / hbm);
     let tpot = r.tpot.0;
-    let tw = tpot + extra(w);
-    let tkv = tpot + extra(kv);
-    let ratio = hbm / link;
+    let tw = offloaded_expr("W", tpot, w, (link, hbm)).eval();
+    let tkv = offloaded_expr("KV", tpot, kv, (link, hbm)).eval();
+    let ratio = ratio_expr(gpu, eff.bandwidth, link_nominal, e).eval();
     let derivations = vec![
         ratio_derivation(gpu, eff, (link_nominal, inp.host_link.is_some()), e, ratio),
         offloaded_derivation(

@@ -7,7 +7,7 @@ use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
-use crate::base::expr::{Expr, Value};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes};
 use crate::calc::kv::kv_heads_per_rank;
 use crate::model::{Ffn, Mixer, ModelDesc};
@@ -134,18 +134,20 @@ pub fn activation_estimate(
         hidden_part + logits
     };
     let b_act = ap.act.bytes();
+    // The total is counted as vLLM allocates: each token's hidden bytes rounded up, 0 for a
+    // model without layers.
+    let e = Expr::named(
+        "A",
+        Expr::add([
+            Expr::mul([
+                count("T", ap.chunk_tokens),
+                Expr::add([twice("2h", h), count("w_max", w_max)]),
+                Expr::element_bytes("b_act", ap.act.bits(), ""),
+            ]),
+            Expr::mul([count("R", rows), count("V", model.vocab_size), Expr::int(4)]),
+        ]),
+    );
     let d = Derivation {
-        title_key: "mem_activation_estimate".into(),
-        formula: "A = T × (2h + w_max) × b_act + R × V × 4".into(),
-        substituted: format!(
-            "{} × (2 × {} + {}) × {} + {} × {} × 4",
-            group(ap.chunk_tokens),
-            group(h),
-            group(w_max),
-            fmt_sig(b_act),
-            group(rows),
-            group(model.vocab_size)
-        ),
         result: bytes_text(total, true),
         terms: profile_terms(
             ap.chunk_tokens,
@@ -161,7 +163,7 @@ pub fn activation_estimate(
         } else {
             vec!["note_activation_estimate".into()]
         },
-        ..Default::default()
+        ..Derivation::of("mem_activation_estimate", &e)
     };
     Ok((total, d))
 }
@@ -287,6 +289,16 @@ struct ProfileRun {
     s: u64,
 }
 
+/// A count as a formula's symbol, grouped in the values (`20,000`).
+fn count(symbol: &str, x: u64) -> Expr {
+    Expr::sym(symbol, group(x), x)
+}
+
+/// `2x` in the formula (no sign: `2h`), `2 × x` in the values.
+fn twice(symbol: &str, x: u64) -> Expr {
+    Expr::sym(symbol, format!("2 × {}", group(x)), x.saturating_mul(2))
+}
+
 /// The derivation of the profiling run's peak, `total` bytes, without notes:
 /// `A = max(T × (2h + w_max) × b_act, (T + 2R) × h × b_act + R × V × s)`.
 fn profile_peak_derivation(
@@ -295,26 +307,22 @@ fn profile_peak_derivation(
     sampler: ProfileSampler,
     total: Bytes,
 ) -> Derivation {
-    let b_act = act.bits() as f64 / 8.0;
-    let b = || Expr::sym("b_act", fmt_sig(b_act), Value::Exact(act.bits(), 8));
-    let n = |symbol: &str, x: u64| Expr::sym(symbol, group(x), x);
-    // `2x` in the formula (no sign), `2 × x` in the values.
-    let twice =
-        |symbol: &str, x: u64| Expr::sym(symbol, format!("2 × {}", group(x)), x.saturating_mul(2));
+    let b_act = act.bytes();
+    let b = || Expr::element_bytes("b_act", act.bits(), "");
     let forward = Expr::mul([
-        n("T", run.t),
-        Expr::add([twice("2h", run.h), n("w_max", run.w_max)]),
+        count("T", run.t),
+        Expr::add([twice("2h", run.h), count("w_max", run.w_max)]),
         b(),
     ]);
     let sampling = Expr::add([
         Expr::mul([
-            Expr::add([n("T", run.t), twice("2R", run.rows)]),
-            n("h", run.h),
+            Expr::add([count("T", run.t), twice("2R", run.rows)]),
+            count("h", run.h),
             b(),
         ]),
         Expr::mul([
-            n("R", run.rows),
-            n("V", run.vocab),
+            count("R", run.rows),
+            count("V", run.vocab),
             Expr::sym("s", run.s.to_string(), run.s),
         ]),
     ]);

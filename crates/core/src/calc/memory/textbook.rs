@@ -51,7 +51,10 @@ pub fn textbook_budget(inp: &TextbookInputs) -> TextbookBudget {
     let bt = inp.marketed_capacity - inp.weights;
     let theoretical = requests_in(bt, inp.kv_per_request);
     let (bp, practical) = practical_count(inp);
-    let rot = inp.weights * 2;
+    // Saturating, as a byte count times a count is.
+    let rot = rule_of_thumb_expr(inp.weights)
+        .exact("ovf_weight_bytes")
+        .map_or(Bytes(u64::MAX), |r| Bytes(r.ceil()));
     TextbookBudget {
         budget_theoretical: bt,
         budget_practical: bp,
@@ -160,16 +163,21 @@ fn practice_derivation(inp: &TextbookInputs, practical: u64) -> Derivation {
     }
 }
 
-/// The rule of thumb's derivation: `M ≈ 2 × W`, `rot` bytes.
+/// The rule of thumb, `M ≈ 2 × W`.
+fn rule_of_thumb_expr(weights: Bytes) -> Expr {
+    Expr::approx(
+        "M",
+        Expr::mul([Expr::int(2), Expr::sym("W", weights.fmt_gb(), weights.0)]),
+    )
+}
+
+/// The rule of thumb's derivation ([`rule_of_thumb_expr`]), `rot` bytes.
 fn rule_of_thumb_derivation(weights: Bytes, rot: Bytes) -> Derivation {
     Derivation {
-        title_key: "mem_rule_of_thumb".into(),
-        formula: "M ≈ 2 × W".into(),
-        substituted: format!("2 × {}", weights.fmt_gb()),
         result: rot.fmt_both(false),
         terms: vec![weights_term(weights)],
         notes: vec!["note_rule_of_thumb".into()],
-        ..Default::default()
+        ..Derivation::of("mem_rule_of_thumb", &rule_of_thumb_expr(weights))
     }
 }
 

@@ -28,12 +28,13 @@
 //!   parameters than the checkpoint for the 31B, 14 M for the 26B-A4B. The cache is unchanged
 //!   (K and V were always both cached).
 
-use super::helpers::gib_str;
+use super::helpers::{gib_str, gib_sym};
 use crate::base::checked::bits_to_bytes;
 use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
+use crate::base::expr::Expr;
 use crate::base::units::{Bytes, GIB};
 use crate::calc::weights::{
     chosen, format_for, is_plain, quantized_bytes, unquantized_dtype, WeightBytes,
@@ -150,9 +151,6 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
             bytes: cap,
             source: cap_src.clone(),
             derivation: Derivation {
-                title_key: "vllm_total_memory".into(),
-                formula: "M = M_catalog".into(),
-                substituted: format!("{} GiB", gib_str(cap)),
                 result: bytes_text(cap, true),
                 terms: vec![Term::new(
                     "M",
@@ -162,7 +160,10 @@ pub fn vllm_total(gpu: &Accelerator) -> VllmTotal {
                     cap_src,
                 )],
                 notes: vec!["note_vllm_total_catalog".into()],
-                ..Default::default()
+                ..Derivation::of(
+                    "vllm_total_memory",
+                    &Expr::named("M", gib_sym("M_catalog", cap)),
+                )
             },
         },
     }
@@ -345,7 +346,10 @@ pub fn vllm_loaded_weights(
         _ => model.weights.clone(),
     };
     let v_copy = k_as_v_bytes(model, &format, tp)?;
-    let bytes = checkpoint.per_gpu + padding + v_copy;
+    // Saturating, as a sum of byte counts is.
+    let bytes = loaded_expr(checkpoint.per_gpu, padding, v_copy)
+        .exact("ovf_weight_bytes")
+        .map_or(Bytes(u64::MAX), |r| Bytes(r.ceil()));
     let (source, derivation) = if padding == Bytes::ZERO && v_copy == Bytes::ZERO {
         (Source::Derived("weights_per_gpu".into()), None)
     } else {
@@ -368,19 +372,18 @@ pub fn vllm_loaded_weights(
     })
 }
 
-/// `W = W_ckpt + P_marlin + V_copy`, each added term only when not 0.
-fn loaded_derivation(ckpt: Bytes, padding: Bytes, v_copy: Bytes, bytes: Bytes) -> Derivation {
-    let mut formula = "W = W_ckpt".to_string();
-    let mut substituted = format!("{} B", group(ckpt.0));
-    let mut terms = vec![Term::new(
-        "W_ckpt",
-        "term_weights",
-        gib_str(ckpt),
-        "GiB",
-        Source::Derived("weights_per_gpu".into()),
-    )];
-    let mut notes = Vec::new();
-    let added = [
+/// The added terms of [`loaded_expr`]: (bytes, symbol, term key, source key, note key).
+type Added = (
+    Bytes,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+/// What vLLM adds to the checkpoint's bytes, MXFP4 padding then the key copied as values.
+fn added(padding: Bytes, v_copy: Bytes) -> [Added; 2] {
+    [
         (
             padding,
             "P_marlin",
@@ -395,13 +398,36 @@ fn loaded_derivation(ckpt: Bytes, padding: Bytes, v_copy: Bytes, bytes: Bytes) -
             "src_vllm_k_as_v",
             "note_vllm_k_as_v",
         ),
-    ];
-    for (b, symbol, key, source, note) in added {
+    ]
+}
+
+/// `W = W_ckpt + P_marlin + V_copy`, each added term only when not 0.
+fn loaded_expr(ckpt: Bytes, padding: Bytes, v_copy: Bytes) -> Expr {
+    let b = |symbol: &str, x: Bytes| Expr::sym(symbol, format!("{} B", group(x.0)), x.0);
+    let rest = added(padding, v_copy)
+        .into_iter()
+        .filter(|a| a.0 != Bytes::ZERO)
+        .map(|(x, symbol, ..)| b(symbol, x));
+    Expr::named(
+        "W",
+        Expr::add(std::iter::once(b("W_ckpt", ckpt)).chain(rest)),
+    )
+}
+
+/// The derivation of [`loaded_expr`], `bytes` in all.
+fn loaded_derivation(ckpt: Bytes, padding: Bytes, v_copy: Bytes, bytes: Bytes) -> Derivation {
+    let mut terms = vec![Term::new(
+        "W_ckpt",
+        "term_weights",
+        gib_str(ckpt),
+        "GiB",
+        Source::Derived("weights_per_gpu".into()),
+    )];
+    let mut notes = Vec::new();
+    for (b, symbol, key, source, note) in added(padding, v_copy) {
         if b == Bytes::ZERO {
             continue;
         }
-        formula.push_str(&format!(" + {symbol}"));
-        substituted.push_str(&format!(" + {} B", group(b.0)));
         terms.push(Term::new(
             symbol,
             key,
@@ -412,13 +438,10 @@ fn loaded_derivation(ckpt: Bytes, padding: Bytes, v_copy: Bytes, bytes: Bytes) -
         notes.push(note.into());
     }
     Derivation {
-        title_key: "vllm_loaded_weights".into(),
-        formula,
-        substituted,
         result: bytes_text(bytes, true),
         terms,
         notes,
-        ..Default::default()
+        ..Derivation::of("vllm_loaded_weights", &loaded_expr(ckpt, padding, v_copy))
     }
 }
 

@@ -29,6 +29,7 @@ use super::vllm_inputs::{user, VllmInputs};
 use super::vllm_version::{CacheTokensRule, ConcurrencyRule, VllmLogRules};
 use crate::base::derivation::bytes_text;
 use crate::base::derivation::{group, Derivation, Source, Term};
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -312,7 +313,7 @@ fn state_only_layout(inp: &VllmInputs, kv: &KvProfile, notes: &mut Vec<String>) 
     PageLayout {
         paging: Paging::Mamba,
         group_size: n,
-        bytes_per_block: state * n,
+        bytes_per_block: state_block_bytes(n, state),
         blocks_per_request: 1,
         block_size: inp.max_model_len,
         groups: (0, 1),
@@ -369,14 +370,9 @@ pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Der
     } else {
         kv.per_token_all_layers()
     };
+    let e = block_bytes_expr(bs, grouped, per_tok_group);
+    // The result is the layout's block (its largest page, padded as vLLM pads it).
     Derivation {
-        title_key: "vllm_bytes_per_block".into(),
-        formula: if grouped {
-            "B_block = block_size × g × H_kv,rank × (d_k + d_v) × b".into()
-        } else {
-            "B_block = block_size × Σ_layers H_kv,rank × (d_k + d_v) × b".into()
-        },
-        substituted: format!("{} × {} B", bs, group(per_tok_group.0)),
         result: bytes_text(layout.bytes_per_block, true),
         terms: vec![
             Term::new(
@@ -405,18 +401,67 @@ pub(super) fn block_bytes_derivation(kv: &KvProfile, layout: &PageLayout) -> Der
         } else {
             vec!["note_vllm_mla_latent".into()]
         },
-        ..Default::default()
+        ..Derivation::of("vllm_bytes_per_block", &e)
     }
+}
+
+/// `B_block = block_size × g × H_kv,rank × (d_k + d_v) × b` (one group of `g` layers) or
+/// `block_size × Σ_layers …` (every attention layer), the per-token bytes `per_token` as the
+/// KV profile counted them.
+fn block_bytes_expr(bs: u64, grouped: bool, per_token: Bytes) -> Expr {
+    // The per-token bytes' own symbols: the values line shows their product only.
+    let named = |symbol: &str| Expr::sym(symbol, "", f64::NAN);
+    let per_layer = Expr::mul([
+        named("H_kv,rank"),
+        Expr::add([named("d_k"), named("d_v")]),
+        named("b"),
+    ]);
+    let per_token_expr = if grouped {
+        Expr::mul([named("g"), per_layer])
+    } else {
+        Expr::Sum {
+            index: Some("layers".into()),
+            pattern: Box::new(per_layer),
+            terms: Vec::new(),
+        }
+    };
+    Expr::named(
+        "B_block",
+        Expr::mul([
+            Expr::sym("block_size", bs.to_string(), bs),
+            Expr::computed(
+                per_token_expr,
+                format!("{} B", group(per_token.0)),
+                per_token.0,
+            ),
+        ]),
+    )
+}
+
+/// The block of `n` recurrent layers of `state` bytes each, `B_block = n_layers × S_layer`.
+fn state_block_expr(n: u64, state: Bytes) -> Expr {
+    Expr::named(
+        "B_block",
+        Expr::mul([
+            Expr::sym("n_layers", n.to_string(), n),
+            Expr::sym("S_layer", format!("{} B", group(state.0)), state.0),
+        ]),
+    )
+}
+
+/// [`state_block_expr`]'s bytes, saturating as a byte count times a count does.
+fn state_block_bytes(n: u64, state: Bytes) -> Bytes {
+    state_block_expr(n, state)
+        .exact("ovf_kv_bytes")
+        .map_or(Bytes(u64::MAX), |r| Bytes(r.ceil()))
 }
 
 /// The derivation of the bytes per block of a model of recurrent layers only: every layer's
 /// state, one request's worth.
 fn state_block_derivation(layout: &PageLayout) -> Derivation {
     let n = layout.group_size;
+    let e = state_block_expr(n, layout.state_page);
     Derivation {
-        title_key: "vllm_bytes_per_block".into(),
-        formula: "B_block = n_layers × S_layer".into(),
-        substituted: format!("{} × {} B", n, group(layout.state_page.0)),
         result: bytes_text(layout.bytes_per_block, true),
         terms: vec![
             Term::new(
@@ -435,6 +480,6 @@ fn state_block_derivation(layout: &PageLayout) -> Derivation {
             ),
         ],
         notes: vec!["note_vllm_state_only_block".into()],
-        ..Default::default()
+        ..Derivation::of("vllm_bytes_per_block", &e)
     }
 }

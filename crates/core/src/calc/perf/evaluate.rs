@@ -17,6 +17,7 @@ use super::workload::Workload;
 use crate::base::derivation::{Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, usd_per_million_tokens, Seconds};
 use crate::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION;
 use crate::hardware::catalog::Accelerator;
@@ -132,10 +133,9 @@ pub fn evaluate(
     let decode = time_pass(&dec_w, &hw, eff, wl.tp);
     let ttft = prefill.total;
     let tpot = decode.total;
-    let o = wl.output_len as f64;
-    let e2e = Seconds(ttft.0 + (o - 1.0) * tpot.0);
-    let total_tps = wl.batch as f64 * o / e2e.0;
-    let user_tps = 1.0 / tpot.0;
+    let e2e = Seconds(e2e_expr(ttft, tpot, wl.output_len).eval());
+    let total_tps = throughput_expr(wl.batch, wl.output_len, e2e).eval();
+    let user_tps = user_rate_expr(tpot).eval();
     let max_batch = max_batch_for(m, gpu, wl);
     let fits = wl.batch <= max_batch;
     if !fits {
@@ -157,7 +157,7 @@ pub fn evaluate(
     let tpj = gpu
         .tdp_w
         .filter(|w| *w > 0.0)
-        .map(|w| total_tps / (w * gpus));
+        .map(|w| energy_expr(total_tps, w, wl.tp).eval());
     let usable = gpu.capacity().0 as f64 * DEFAULT_GPU_MEMORY_UTILIZATION;
     let memory = (
         usable,
@@ -204,18 +204,66 @@ pub fn evaluate(
     })
 }
 
+/// A time as the values line shows it, in milliseconds.
+fn ms_sym(symbol: &str, t: Seconds) -> Expr {
+    Expr::sym(symbol, format!("{} ms", fmt_sig(t.ms())), t.0)
+}
+
+/// A count as the values line shows it.
+fn count_sym(symbol: &str, n: u64) -> Expr {
+    Expr::sym(symbol, n.to_string(), n)
+}
+
+/// The end-to-end latency of `o` output tokens, `TTFT + (O − 1) × TPOT`, in seconds.
+fn e2e_expr(ttft: Seconds, tpot: Seconds, o: u64) -> Expr {
+    Expr::add([
+        ms_sym("TTFT", ttft),
+        Expr::mul([
+            Expr::minus(count_sym("O", o), Expr::int(1)),
+            ms_sym("TPOT", tpot),
+        ]),
+    ])
+}
+
+/// The output throughput of `batch` sequences of `o` tokens in `e2e`, `B × O / e2e`, tok/s.
+fn throughput_expr(batch: u64, o: u64, e2e: Seconds) -> Expr {
+    let e2e = Expr::sym("e2e", format!("{} s", fmt_sig(e2e.0)), e2e.0);
+    Expr::over(Expr::mul([count_sym("B", batch), count_sym("O", o)]), e2e)
+}
+
+/// The rate one user sees, `1 / TPOT`, tok/s.
+fn user_rate_expr(tpot: Seconds) -> Expr {
+    let tpot = Expr::sym("TPOT", format!("{} s", fmt_sig(tpot.0)), tpot.0);
+    Expr::over(Expr::int(1), tpot)
+}
+
+/// Dollars per million output tokens at `p` dollars per GPU-hour on `tp` GPUs producing `tps`
+/// tokens a second, `price × tp / 3600 / TPS × 10^6`.
+fn cost_expr(p: f64, tp: u64, tps: f64) -> Expr {
+    let per_second = Expr::over(
+        Expr::mul([
+            Expr::sym("price", format!("{p} $/h"), p),
+            count_sym("tp", tp),
+        ]),
+        Expr::int(3600),
+    );
+    let tps = Expr::sym("TPS", fmt_sig(tps), tps);
+    Expr::mul([Expr::over(per_second, tps), Expr::sym("10^6", "10^6", 1e6)])
+}
+
+/// Output tokens per joule at `w` watts per GPU on `tp` GPUs, `TPS / (TDP × tp)`.
+fn energy_expr(tps: f64, w: f64, tp: u64) -> Expr {
+    Expr::over(
+        Expr::sym("TPS", fmt_sig(tps), tps),
+        Expr::mul([Expr::sym("TDP", format!("{w} W"), w), count_sym("tp", tp)]),
+    )
+}
+
 /// The derivation of the end-to-end latency, `TTFT + (O − 1) × TPOT`.
 fn e2e_derivation(d: &Deriv) -> Derivation {
     let o = d.wl.output_len as f64;
+    let e = e2e_expr(d.prefill.total, d.decode.total, d.wl.output_len);
     Derivation {
-        title_key: "perf_e2e_latency".into(),
-        formula: "TTFT + (O − 1) × TPOT".into(),
-        substituted: format!(
-            "{} ms + ({} − 1) × {} ms",
-            fmt_sig(d.prefill.total.ms()),
-            d.wl.output_len,
-            fmt_sig(d.decode.total.ms())
-        ),
         result: format!("{} ms", fmt_sig(d.e2e.ms())),
         terms: vec![term(
             "O",
@@ -224,40 +272,25 @@ fn e2e_derivation(d: &Deriv) -> Derivation {
             "unit_tokens",
             Source::User("output_len".into()),
         )],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("perf_e2e_latency", &e)
     }
 }
 
 /// The derivation of the output throughput, `B × O / e2e`.
 fn throughput_derivation(d: &Deriv) -> Derivation {
+    let e = throughput_expr(d.wl.batch, d.wl.output_len, d.e2e);
     Derivation {
-        title_key: "perf_output_tokens_per_s".into(),
-        formula: "B × O / e2e".into(),
-        substituted: format!(
-            "{} × {} / {} s",
-            d.wl.batch,
-            d.wl.output_len,
-            fmt_sig(d.e2e.0)
-        ),
         result: format!("{} tok/s", fmt_sig(d.total_tps)),
         terms: vec![user_count("B", "term_batch", d.wl.batch, "batch")],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("perf_output_tokens_per_s", &e)
     }
 }
 
 /// The derivation of the cost per million output tokens, when a price is known.
 fn cost_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(p), Some(c)) = (d.price, d.usd_per_million) {
+        let e = cost_expr(p, d.wl.tp, d.total_tps);
         Some(Derivation {
-            title_key: "perf_usd_per_million_tokens".into(),
-            formula: "price × tp / 3600 / TPS × 10^6".into(),
-            substituted: format!(
-                "{p} $/h × {} / 3600 / {} × 10^6",
-                d.wl.tp,
-                fmt_sig(d.total_tps)
-            ),
             result: format!("${}", fmt_sig(c)),
             terms: vec![
                 term(
@@ -269,8 +302,7 @@ fn cost_derivation(d: &Deriv) -> Option<Derivation> {
                 ),
                 tps_term(d),
             ],
-            notes: vec![],
-            ..Default::default()
+            ..Derivation::of("perf_usd_per_million_tokens", &e)
         })
     } else {
         None
@@ -291,17 +323,15 @@ fn tps_term(d: &Deriv) -> Term {
 /// The derivation of tokens per joule at the TDP, when the TDP is known.
 fn energy_derivation(d: &Deriv) -> Option<Derivation> {
     if let (Some(w), Some(t)) = (d.gpu.tdp_w, d.tpj) {
+        let e = energy_expr(d.total_tps, w, d.wl.tp);
         Some(Derivation {
-            title_key: "perf_tokens_per_joule".into(),
-            formula: "TPS / (TDP × tp)".into(),
-            substituted: format!("{} / ({w} W × {})", fmt_sig(d.total_tps), d.wl.tp),
             result: format!("{} tok/J", fmt_sig(t)),
             terms: vec![
                 term("TDP", "term_tdp", w, "W", Source::Catalog("tdp_w".into())),
                 tps_term(d),
             ],
             notes: vec!["note_tdp_upper_bound".into()],
-            ..Default::default()
+            ..Derivation::of("perf_tokens_per_joule", &e)
         })
     } else {
         None
@@ -317,14 +347,10 @@ fn derivations(d: &Deriv) -> Vec<Derivation> {
         e2e_derivation(d),
         throughput_derivation(d),
     ];
+    let user = user_rate_expr(d.decode.total);
     v.push(Derivation {
-        title_key: "perf_tokens_per_s_per_user".into(),
-        formula: "1 / TPOT".into(),
-        substituted: format!("1 / {} s", fmt_sig(d.decode.total.0)),
-        result: format!("{} tok/s", fmt_sig(1.0 / d.decode.total.0)),
-        terms: vec![],
-        notes: vec![],
-        ..Default::default()
+        result: format!("{} tok/s", fmt_sig(user.eval())),
+        ..Derivation::of("perf_tokens_per_s_per_user", &user)
     });
     v.push(max_batch_derivation(d));
     v.extend(cost_derivation(d));
@@ -354,6 +380,19 @@ mod tests {
     #[track_caller]
     fn eval(m: &ModelDesc, g: &str, wl: &Workload) -> PerfReport {
         evaluate(m, gpu(g), wl, &Efficiencies::default(), None).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The cost's number comes from `usd_per_million_tokens`, the concept's one home (the
+    /// planner and the cost chart call it too); its derivation's formula computes the same.
+    #[test]
+    fn cost_formula_is_usd_per_million_tokens() {
+        for (p, tp, tps) in [(2.99, 1, 1234.5), (4.5, 8, 17.25), (0.0, 2, 3.0)] {
+            let home = usd_per_million_tokens(p * tp as f64 / 3600.0, tps);
+            assert_eq!(cost_expr(p, tp, tps).eval(), home);
+        }
+        let e = cost_expr(2.5, 2, 100.0);
+        assert_eq!(e.formula(), "price × tp / 3600 / TPS × 10^6");
+        assert_eq!(e.values(), "2.5 $/h × 2 / 3600 / 100 × 10^6");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::workload::Workload;
 use crate::base::derivation::{Derivation, Source};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
+use crate::base::expr::Expr;
 use crate::base::units::{Bytes, Flops};
 use crate::calc::kv;
 use crate::calc::memory::DEFAULT_GPU_MEMORY_UTILIZATION;
@@ -167,16 +168,20 @@ pub use crate::calc::tp::check_model as check_model_tp;
 /// The derivation of the largest batch that fits, `⌊(C × u − W_gpu) / KV_seq,gpu⌋`.
 pub(super) fn max_batch_derivation(d: &Deriv) -> Derivation {
     let (usable, w, kv, b) = d.memory;
+    let gib = |symbol: &str, x: f64| Expr::sym(symbol, Bytes::saturating_from_f64(x).fmt_gib(), x);
+    let capacity = Expr::mul([Expr::sym("C", "", f64::NAN), Expr::sym("u", "", f64::NAN)]);
+    let capacity = Expr::computed(
+        capacity,
+        Bytes::saturating_from_f64(usable).fmt_gib(),
+        usable,
+    );
+    let e = Expr::floor(Expr::over(
+        Expr::minus(capacity, gib("W_gpu", w)),
+        gib("KV_seq,gpu", kv),
+    ));
+    // The result is `max_batch_for`'s, which also bounds the count and answers an empty cache.
     Derivation {
         result_key: "drv_n_sequences".into(),
-        title_key: "perf_max_batch".into(),
-        formula: "⌊(C × u − W_gpu) / KV_seq,gpu⌋".into(),
-        substituted: format!(
-            "⌊({} − {}) / {}⌋",
-            Bytes::saturating_from_f64(usable).fmt_gib(),
-            Bytes::saturating_from_f64(w).fmt_gib(),
-            Bytes::saturating_from_f64(kv).fmt_gib()
-        ),
         result: b.to_string(),
         terms: vec![
             term(
@@ -194,6 +199,6 @@ pub(super) fn max_batch_derivation(d: &Deriv) -> Derivation {
                 Source::User("input_len + output_len".into()),
             ),
         ],
-        notes: vec![],
+        ..Derivation::of("perf_max_batch", &e)
     }
 }

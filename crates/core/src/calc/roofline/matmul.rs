@@ -6,6 +6,7 @@ use super::ridge::intensity;
 use crate::base::checked::bits_to_bytes_real;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes, Flops};
 use serde::{Deserialize, Serialize};
 
@@ -88,10 +89,27 @@ pub fn matmul(m: u64, k: u64, n: u64, dtype: Dtype) -> MatmulCost {
     }
 }
 
+/// `I = 2·M·N·K / (b·(M·K + K·N + M·N))`: the textbook intensity, bytes not rounded up (the
+/// result, [`matmul`]'s, rounds the bytes up to whole bytes).
+fn intensity_expr(m: u64, k: u64, n: u64, dtype: Dtype) -> Expr {
+    let (m, k, n) = (
+        Expr::sym("M", group(m), m),
+        Expr::sym("K", group(k), k),
+        Expr::sym("N", group(n), n),
+    );
+    let flops = Expr::dot([Expr::int(2), m.clone(), n.clone(), k.clone()]);
+    let elems = Expr::add([
+        Expr::dot([m.clone(), k.clone()]),
+        Expr::dot([k, n.clone()]),
+        Expr::dot([m, n]),
+    ]);
+    let b = Expr::element_bytes("b", dtype.bits(), "");
+    Expr::named("I", Expr::over(flops, Expr::dot([b, elems])))
+}
+
 /// Matmul with its derivation.
 pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, Derivation) {
     let c = matmul(m, k, n, dtype);
-    let b = dtype.bytes();
     let t = |s: &str, key: &str, v: u64| Term {
         symbol: s.into(),
         name_key: key.into(),
@@ -100,21 +118,6 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
         source: Source::User(s.to_ascii_lowercase()),
     };
     let d = Derivation {
-        title_key: "roof_matmul_intensity".into(),
-        formula: "I = 2·M·N·K / (b·(M·K + K·N + M·N))".into(),
-        substituted: format!(
-            "2 × {} × {} × {} / ({} × ({} × {} + {} × {} + {} × {}))",
-            group(m),
-            group(n),
-            group(k),
-            fmt_sig(b),
-            group(m),
-            group(k),
-            group(k),
-            group(n),
-            group(m),
-            group(n)
-        ),
         result: format!("{} FLOP/B", fmt_sig(c.intensity)),
         terms: vec![
             t("M", "term_m", m),
@@ -122,7 +125,7 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
             t("N", "term_n", n),
         ],
         notes: vec!["note_half_precision_n_over_3".into()],
-        ..Default::default()
+        ..Derivation::of("roof_matmul_intensity", &intensity_expr(m, k, n, dtype))
     };
     (c, d)
 }
@@ -130,6 +133,26 @@ pub fn matmul_derivation(m: u64, k: u64, n: u64, dtype: Dtype) -> (MatmulCost, D
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The derivation's formula computes the result where no byte is rounded up (`matmul`
+    /// rounds the operands' bytes up to whole bytes, which the textbook formula does not).
+    #[test]
+    fn formula_agrees_with_the_intensity() {
+        for (m, k, n, d) in [(1, 4096, 4096, Dtype::Bf16), (512, 8192, 1024, Dtype::Fp8)] {
+            let e = intensity_expr(m, k, n, d);
+            let c = matmul(m, k, n, d);
+            assert!(
+                (e.eval() - c.intensity).abs() <= 1e-12 * c.intensity,
+                "{m} {k} {n}"
+            );
+        }
+        let (_, d) = matmul_derivation(2, 3, 4, Dtype::Fp16);
+        assert_eq!(d.formula, "I = 2·M·N·K / (b·(M·K + K·N + M·N))");
+        assert_eq!(
+            d.substituted,
+            "2 × 2 × 4 × 3 / (2 × (2 × 3 + 3 × 4 + 2 × 4))"
+        );
+    }
 
     #[test]
     fn matmul_half_precision_is_n_over_3() {

@@ -8,6 +8,7 @@ use super::ridge::{attainable, intensity, Attainable};
 use crate::base::checked::bits_to_bytes_real;
 use crate::base::derivation::{group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes, BytesPerSecond, Flops, FlopsPerSecond};
 use crate::calc::weights::is_plain;
 use crate::model::WeightFormat;
@@ -145,10 +146,16 @@ impl OpCost {
 
     /// This operator's intensity as a derivation.
     pub fn derivation(&self) -> Derivation {
+        let e = Expr::named(
+            "I",
+            Expr::over(
+                Expr::sym("F", format!("{:.4e} FLOP", self.flops.0), self.flops.0),
+                Expr::sym("M", format!("{} B", group(self.bytes.0)), self.bytes.0),
+            ),
+        );
+        // The result is `intensity`, whose rule for a zero or non-finite count the formula
+        // does not spell out (`calc::roofline::intensity`).
         Derivation {
-            title_key: self.name_key.clone(),
-            formula: "I = F / M".into(),
-            substituted: format!("{:.4e} FLOP / {} B", self.flops.0, group(self.bytes.0)),
             result: format!("{} FLOP/B", fmt_sig(self.intensity)),
             terms: vec![
                 Term::new(
@@ -167,7 +174,7 @@ impl OpCost {
                 ),
             ],
             notes: vec!["note_op_bytes_split".into()],
-            ..Default::default()
+            ..Derivation::of(&self.name_key, &e)
         }
     }
 }

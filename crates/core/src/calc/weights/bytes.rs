@@ -8,7 +8,7 @@ use crate::base::checked::{add, bits_to_bytes};
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
-use crate::base::expr::{Expr, Value};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes};
 use crate::model::{ModelDesc, WeightFormat};
 
@@ -155,7 +155,7 @@ pub(super) fn with_fp32(e: Expr, f: &WeightFormat, fp32: u64, terms: &mut Vec<Te
     }
     let extra = fmt_sig((32 - bits) as f64 / 8.0);
     let b = if is_plain(f) { "b" } else { "b_base" };
-    let b = Expr::sym(b, fmt_sig(bits as f64 / 8.0), Value::Exact(bits, 8));
+    let b = Expr::element_bytes(b, bits, "");
     let p32 = Expr::sym("P_32", group(fp32), fp32);
     let wider = Expr::shown(Expr::minus(Expr::int(4), b), format!("{extra} B"));
     terms.push(Term::new(
@@ -176,20 +176,19 @@ pub(super) fn plain_derivation(
     src_p: Source,
 ) -> Derivation {
     let bits = f.dtype.bits();
-    let b_text = fmt_sig(bits as f64 / 8.0);
     let mut terms = vec![
         Term::new("P", "term_params", group(pt), "", src_p),
         Term::new(
             "b",
             "term_bytes_per_param",
-            b_text.clone(),
+            fmt_sig(f.dtype.bytes()),
             "B",
             Source::Derived(f.dtype.id().into()),
         ),
     ];
     let e = Expr::mul([
         Expr::sym("P", group(pt), pt),
-        Expr::sym("b", format!("{b_text} B"), Value::Exact(bits, 8)),
+        Expr::element_bytes("b", bits, "B"),
     ]);
     let e = with_fp32(e, f, fp32, &mut terms);
     Derivation {
@@ -205,7 +204,6 @@ pub(super) fn plain_derivation(
 fn quantized_expr(f: &WeightFormat, pt: u64, q: u64) -> Expr {
     let g = f.group_size.unwrap_or(0);
     let z = if f.zero_point { f.dtype.bits() } else { 0 };
-    let base_b = unquantized_dtype(f.base).bits() / 8;
     let int = |symbol: &str, n: u64| Expr::sym(symbol, n.to_string(), n);
     let p_q = Expr::sym("P_q", group(q), q);
     let eighths = |x: Expr| Expr::ceil(Expr::over(x, Expr::int(8)));
@@ -220,7 +218,8 @@ fn quantized_expr(f: &WeightFormat, pt: u64, q: u64) -> Expr {
     }
     let rest = Expr::minus(Expr::sym("P", group(pt), pt), p_q);
     let rest = Expr::shown(rest, group(pt.saturating_sub(q)));
-    parts.push(Expr::mul([rest, int("b_base", base_b)]));
+    let base_b = Expr::element_bytes("b_base", unquantized_dtype(f.base).bits(), "");
+    parts.push(Expr::mul([rest, base_b]));
     Expr::add(parts)
 }
 
@@ -250,7 +249,7 @@ pub(super) fn quantized_derivation(
 fn quantized_terms(f: &WeightFormat, pt: u64, q: u64, src_p: Source) -> Vec<Term> {
     let g = f.group_size.unwrap_or(0);
     let z = if f.zero_point { f.dtype.bits() } else { 0 };
-    let base_b = unquantized_dtype(f.base).bits() / 8;
+    let base_b = fmt_sig(unquantized_dtype(f.base).bytes());
     let by_method = || Source::Derived(f.method.clone());
     vec![
         Term::new("P", "term_params", group(pt), "", src_p),
@@ -290,7 +289,7 @@ fn quantized_terms(f: &WeightFormat, pt: u64, q: u64, src_p: Source) -> Vec<Term
         Term::new(
             "b_base",
             "term_bytes_per_param",
-            base_b.to_string(),
+            base_b,
             "B",
             Source::Derived(f.base.id().into()),
         ),

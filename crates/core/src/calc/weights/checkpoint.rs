@@ -10,6 +10,7 @@ use crate::base::checked::add;
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
 use crate::base::error::CalcError;
+use crate::base::expr::Expr;
 use crate::base::units::Bytes;
 use crate::model::{ModelDesc, WeightFormat};
 
@@ -61,10 +62,8 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
     let Some(b) = m.exact_weight_bytes else {
         return Ok(class);
     };
+    let e = Expr::sym("total_size", group(b.0), b.0);
     let d = Derivation {
-        title_key: "weights_bytes".into(),
-        formula: "total_size".into(),
-        substituted: group(b.0),
         result: bytes_text(b, false),
         terms: vec![Term::new(
             "total_size",
@@ -74,7 +73,7 @@ pub fn checkpoint(m: &ModelDesc, tp: u64) -> Result<WeightBytes, CalcError> {
             Source::ConfigKey("metadata.total_size".into()),
         )],
         notes: vec!["note_exact_index".into()],
-        ..Default::default()
+        ..Derivation::of("weights_bytes", &e)
     };
     let (per_gpu, per_gpu_derivation) = index_share(b, &class);
     Ok(WeightBytes {
@@ -113,6 +112,22 @@ mod tests {
         let q = Precisions::from_format(&named, Dtype::Bf16, Dtype::Bf16);
         assert_eq!(q.linear_bits, named.bytes_per_element() * 8.0);
         assert_eq!(q.base_bits, 16.0);
+    }
+
+    /// An index's exact total is its own derivation: the key, then its value.
+    #[test]
+    fn an_index_total_is_shown_as_read() {
+        let Some(m) = llama2() else {
+            panic!("llama2 parses")
+        };
+        let m = ModelDesc {
+            exact_weight_bytes: Some(Bytes(13_476_839_424)),
+            ..m
+        };
+        let w = checkpoint(&m, 2).expect("bytes");
+        assert_eq!(w.total, Bytes(13_476_839_424));
+        assert_eq!(w.derivation.formula, "total_size");
+        assert_eq!(w.derivation.substituted, "13,476,839,424");
     }
 
     #[test]

@@ -8,8 +8,8 @@ use super::bytes::{bytes_of, is_plain, split, with_fp32, WeightBytes};
 use crate::base::checked::{add, mul};
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::error::CalcError;
-use crate::base::expr::{Expr, Value};
-use crate::base::units::{fmt_sig, Bytes};
+use crate::base::expr::Expr;
+use crate::base::units::Bytes;
 use crate::calc::tp::{check_model, group_padding};
 use crate::model::{Ffn, Mixer, ModelDesc, WeightFormat};
 
@@ -280,8 +280,7 @@ fn share_expr(f: &WeightFormat, tp: u64, s: &Share, whole: u64, base_bits: u64) 
     let n = |symbol: &str, v: u64| Expr::sym(symbol, group(v), v);
     let tp = Expr::sym("TP", tp.to_string(), tp);
     let split = |symbol: &str, v: u64| Expr::ceil(Expr::over(n(symbol, v), tp.clone()));
-    let base_b = fmt_sig(base_bits as f64 / 8.0);
-    let b = |symbol: &str| Expr::sym(symbol, format!("{base_b} B"), Value::Exact(base_bits, 8));
+    let b = |symbol: &str| Expr::element_bytes(symbol, base_bits, "B");
     let e = if is_plain(f) {
         let params = [
             split("S", s.o_sharded),

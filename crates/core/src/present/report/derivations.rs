@@ -4,7 +4,7 @@
 
 use crate::base::derivation::{bytes_text, group, Derivation, Source, Term};
 use crate::base::dtype::Dtype;
-use crate::base::expr::{Expr, Value};
+use crate::base::expr::Expr;
 use crate::base::units::{fmt_sig, Bytes};
 use crate::hardware::catalog::Accelerator;
 use crate::model::{Mixer, ModelDesc};
@@ -31,14 +31,17 @@ pub(super) fn params_derivation(model: &ModelDesc) -> Derivation {
         ("P_head", "term_p_head", p.lm_head),
         ("P_other", "term_p_other", p.ssm + p.other),
     ];
+    let e = Expr::named(
+        "P",
+        Expr::add(
+            parts
+                .iter()
+                .map(|(sym, _, n)| Expr::sym(sym, group(*n), *n)),
+        ),
+    );
+    // The result is the model's own total, not this sum: a quick-mode model has a total
+    // without its parts, and a checkpoint's MTP module is left out of the total alone.
     Derivation {
-        title_key: "params_total".into(),
-        formula: "P = P_emb + P_attn + P_mlp + P_exp + P_router + P_norm + P_head + P_other".into(),
-        substituted: parts
-            .iter()
-            .map(|(_, _, n)| group(*n))
-            .collect::<Vec<_>>()
-            .join(" + "),
         result: group(model.params.total),
         terms: parts
             .iter()
@@ -52,8 +55,7 @@ pub(super) fn params_derivation(model: &ModelDesc) -> Derivation {
                 )
             })
             .collect(),
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("params_total", &e)
     }
 }
 
@@ -111,7 +113,7 @@ fn uniform_kv_token(
             count("L", layers),
             count("H_kv", kvh),
             count("d_head", hd),
-            Expr::sym("b", fmt_sig(kv.bytes()), Value::Exact(kv.bits(), 8)),
+            Expr::element_bytes("b", kv.bits(), ""),
         ]),
     );
     let config = |symbol: &str, key: &str, n: u64, source: Source| {
@@ -143,10 +145,20 @@ fn uniform_kv_token(
 /// KV per token of `layers` attention layers that differ: `KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ)
 /// × b`.
 fn mixed_kv_token(layers: usize, kv: Dtype, b_term: Term, result: String) -> Derivation {
+    // Each layer's keys and values, named, not listed.
+    let per_layer = |symbol: &str| Expr::sym(symbol, symbol, f64::NAN);
+    let e = Expr::named(
+        "KV_token",
+        Expr::mul([
+            Expr::Series {
+                var: "ℓ".into(),
+                count: Box::new(Expr::sym("L", layers.to_string(), layers as u64)),
+                body: Box::new(Expr::add([per_layer("K_ℓ"), per_layer("V_ℓ")])),
+            },
+            Expr::element_bytes("b", kv.bits(), ""),
+        ]),
+    );
     Derivation {
-        title_key: "kv_per_token".into(),
-        formula: "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b".into(),
-        substituted: format!("Σ_(ℓ = 1…{layers}) (K_ℓ + V_ℓ) × {}", fmt_sig(kv.bytes())),
         result,
         terms: vec![
             Term::new(
@@ -159,7 +171,7 @@ fn mixed_kv_token(layers: usize, kv: Dtype, b_term: Term, result: String) -> Der
             b_term,
         ],
         notes: vec!["note_kv_mixed_layers".into()],
-        ..Default::default()
+        ..Derivation::of("kv_per_token", &e)
     }
 }
 
@@ -170,10 +182,19 @@ pub(super) fn kv_request_derivation(
     kv_per_request: Bytes,
     ctx: u64,
 ) -> Derivation {
+    let e = Expr::named(
+        "KV_req",
+        Expr::mul([
+            Expr::sym(
+                "KV_token",
+                format!("{} B", group(kv_per_token.0)),
+                kv_per_token.0,
+            ),
+            Expr::sym("S", group(ctx), ctx),
+        ]),
+    );
+    // The result is the cache's own count (a window or a state makes it differ, noted).
     Derivation {
-        title_key: "kv_per_request".into(),
-        formula: "KV_req = KV_token × S".into(),
-        substituted: format!("{} B × {}", group(kv_per_token.0), group(ctx)),
         result: bytes_text(kv_per_request, false),
         terms: vec![
             Term::new(
@@ -196,7 +217,7 @@ pub(super) fn kv_request_derivation(
         } else {
             vec!["note_kv_window_or_state".into()]
         },
-        ..Default::default()
+        ..Derivation::of("kv_per_request", &e)
     }
 }
 
@@ -206,10 +227,8 @@ pub(super) fn kv_total_derivation(
     kv_total: Bytes,
     concurrency: u64,
 ) -> Derivation {
+    let e = kv_total_expr(kv_per_request, concurrency);
     Derivation {
-        title_key: "kv_total".into(),
-        formula: "KV = KV_req × N".into(),
-        substituted: format!("{} B × {}", group(kv_per_request.0), group(concurrency)),
         result: bytes_text(kv_total, false),
         terms: vec![Term::new(
             "N",
@@ -218,9 +237,24 @@ pub(super) fn kv_total_derivation(
             "",
             Source::User("concurrency".into()),
         )],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("kv_total", &e)
     }
+}
+
+/// `KV = KV_req × N`. The report's figure is the KV profile's (`per_batch`, the same
+/// product, saturating), computed also where no derivation is built (the first screen).
+fn kv_total_expr(kv_per_request: Bytes, concurrency: u64) -> Expr {
+    Expr::named(
+        "KV",
+        Expr::mul([
+            Expr::sym(
+                "KV_req",
+                format!("{} B", group(kv_per_request.0)),
+                kv_per_request.0,
+            ),
+            Expr::sym("N", group(concurrency), concurrency),
+        ]),
+    )
 }
 
 /// Price per request slot: the replica's price `p` (US dollars per hour) over `requests`.
@@ -231,10 +265,8 @@ pub(super) fn cost_derivation(
     tp: u64,
     requests: u64,
 ) -> Derivation {
+    let e = cost_expr(p, tp, requests);
     Derivation {
-        title_key: "cost_per_request".into(),
-        formula: "c = price × TP / N".into(),
-        substituted: format!("${} × {} / {}", fmt_sig(p / tp as f64), tp, requests),
         result: format!("${} /h", fmt_sig(c)),
         terms: vec![
             Term::new(
@@ -257,7 +289,72 @@ pub(super) fn cost_derivation(
                 Source::Derived("card_max_requests".into()),
             ),
         ],
-        notes: vec![],
-        ..Default::default()
+        ..Derivation::of("cost_per_request", &e)
+    }
+}
+
+/// `c = price × TP / N` for a replica of `tp` GPUs costing `p` dollars an hour in all.
+fn cost_expr(p: f64, tp: u64, requests: u64) -> Expr {
+    let price = p / tp as f64;
+    Expr::named(
+        "c",
+        Expr::over(
+            Expr::mul([
+                Expr::sym("price", format!("${}", fmt_sig(price)), price),
+                Expr::sym("TP", tp.to_string(), tp),
+            ]),
+            Expr::sym("N", requests.to_string(), requests),
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b_term() -> Term {
+        Term::new(
+            "b",
+            "term_bytes_per_kv",
+            "2".into(),
+            "B",
+            Source::User("kv".into()),
+        )
+    }
+
+    /// Layers that differ: the sum is named, not listed, its bound substituted.
+    #[test]
+    fn mixed_layers_print_the_sum_with_its_bound() {
+        let d = mixed_kv_token(3, Dtype::Bf16, b_term(), "1 B".into());
+        assert_eq!(d.formula, "KV_token = Σ_(ℓ = 1…L) (K_ℓ + V_ℓ) × b");
+        assert_eq!(d.substituted, "Σ_(ℓ = 1…3) (K_ℓ + V_ℓ) × 2");
+        let d = mixed_kv_token(40, Dtype::Fp4, b_term(), "1 B".into());
+        assert_eq!(d.substituted, "Σ_(ℓ = 1…40) (K_ℓ + V_ℓ) × 0.5");
+    }
+
+    /// The report keeps its own figures (the price per request `p / N`, which the GPU's
+    /// report holds whether or not its math is built; the KV of `N` requests as the cache
+    /// counts them); the formulas compute the same numbers.
+    #[test]
+    fn formulas_agree_with_the_reported_figures() {
+        for (p, tp, n) in [(3.5, 1, 7), (98.32, 8, 123), (0.9, 2, 1)] {
+            let c: f64 = p / n as f64;
+            let e = cost_expr(p, tp, n);
+            assert!((e.eval() - c).abs() <= 1e-12 * c, "{p} {tp} {n}");
+            assert_eq!(fmt_sig(e.eval()), fmt_sig(c));
+        }
+        let e = cost_expr(2.0, 1, 4);
+        assert_eq!(e.formula(), "c = price × TP / N");
+        assert_eq!(e.values(), "$2 × 1 / 4");
+        let d = kv_total_derivation(Bytes(131_072), Bytes(131_072 * 12), 12);
+        assert_eq!(d.formula, "KV = KV_req × N");
+        assert_eq!(d.substituted, "131,072 B × 12");
+        for (per, n) in [(131_072, 12), (7, 1), (0, 64)] {
+            let e = kv_total_expr(Bytes(per), n);
+            assert_eq!(
+                e.exact("ovf_kv_bytes").map(|r| Bytes(r.ceil())),
+                Ok(Bytes(per) * n)
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@ use super::types::{
 };
 use crate::base::error::{CalcError, Phrase};
 use crate::base::i18n::Lang;
+use crate::base::units::usd_per_million_tokens;
 use crate::model::ModelDesc;
 use crate::sim::config::{engine_frontend_overhead_ms, EngineConfig};
 use crate::sim::disagg::DEFAULT_KV_TRANSFER_LATENCY_MS;
@@ -44,7 +45,7 @@ pub(super) fn priced(
     p.gpus = p.replicas.saturating_mul(c.gpus);
     p.nodes = p.gpus.div_ceil(node.max(1));
     p.usd_per_hour = p.gpus as f64 * c.usd_per_gpu_hour;
-    p.usd_per_m_output = p.usd_per_hour / (rate * output as f64 * 3600.0) * 1e6;
+    p.usd_per_m_output = usd_per_million_tokens(p.usd_per_hour, rate * output as f64 * 3600.0);
     p
 }
 
