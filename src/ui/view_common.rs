@@ -5,8 +5,8 @@
 
 use crate::core::base::NumberSymbols;
 use crate::core::model::ModelDesc;
-pub use crate::core::present::page::{fmt_ms, fmt_ms_range, fmt_num};
 use crate::core::present::ViewGpu;
+pub use crate::core::present::{fmt_ms, fmt_ms_range, fmt_num};
 use crate::ui::in_view::{gated_memo, section_in_view};
 use crate::ui::state::AppState;
 use leptos::prelude::*;

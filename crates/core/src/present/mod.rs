@@ -55,7 +55,10 @@ pub use first_screen::{
     fit_comparisons, fmt_mib_exact, log2_pos, read_query, CardsText, FirstScreen, FitRowText,
     GpuText, CARD_MATH, CONCURRENCY_SLIDER_LOG2, CONTEXT_SLIDER_LOG2, FIT_PARTS,
 };
-pub use page::{link_query, page_url, replace_link_notice, same_scenario, History, Outcome, Theme};
+pub use page::{
+    fmt_ms, fmt_ms_range, fmt_num, link_query, page_url, replace_link_notice, same_scenario,
+    History, Outcome, Theme,
+};
 pub use plan_search::{
     describe_candidate, run_search_job, search_spec, search_view, ParetoChart, ParetoPoint,
     SearchRow, SearchView,
