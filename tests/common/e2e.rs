@@ -393,10 +393,33 @@ pub fn load(r: &Row, s: &Setup) -> WorkloadSpec {
 }
 
 /// A setup's knob: a number, or a sum of `c`, `isl`, `osl` and numbers, or `ceil32(…)`,
-/// `ceil64(…)`, `max(a;b)`, `if(X>=N;a;b)` (X one of `c`, `isl`, `osl`) of those; `None` for
+/// `ceil64(…)`, `max(a;b)`, `if(X>=N;a;b)` (X one of `c`, `isl`, `osl`) of those; a term of
+/// the sum may be a product or an integer quotient of those (`4*c`, `c/4`, `2*if(…)`,
+/// `2*(c/4)`, left to right, as the launch scripts' shell arithmetic does); `None` for
 /// `default` or what this reader does not know.
 pub fn knob(text: &str, c: u64, isl: u64, osl: u64) -> Option<u64> {
     let t = text.trim();
+    if let Some(inner) = t.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        if balanced(inner) {
+            return knob(inner, c, isl, osl);
+        }
+    }
+    let sum = split_on(t, '+');
+    if sum.len() > 1 {
+        return sum.iter().map(|term| knob(term, c, isl, osl)).sum();
+    }
+    let product = split_on(t, '*');
+    if product.len() > 1 {
+        return product
+            .iter()
+            .try_fold(1u64, |acc, f| acc.checked_mul(knob(f, c, isl, osl)?));
+    }
+    let quotient = split_on(t, '/');
+    if quotient.len() > 1 {
+        let mut it = quotient.iter();
+        let first = knob(it.next()?, c, isl, osl)?;
+        return it.try_fold(first, |acc, d| acc.checked_div(knob(d, c, isl, osl)?));
+    }
     let call = |name: &str| t.strip_prefix(name).and_then(|x| x.strip_suffix(')'));
     if let Some(inner) = call("ceil32(") {
         return knob(inner, c, isl, osl).map(|v| v.div_ceil(32) * 32);
@@ -445,14 +468,35 @@ fn args(inner: &str) -> Option<[&str; 2]> {
     }
 }
 
+/// Whether the parentheses of `t` pair up from left to right (so that `(t)` is one group).
+fn balanced(t: &str) -> bool {
+    let mut depth = 0i32;
+    for ch in t.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
 /// `inner` split at the semicolons outside parentheses.
 fn split_top(inner: &str) -> Vec<&str> {
+    split_on(inner, ';')
+}
+
+/// `inner` split at the `sep` characters outside parentheses.
+fn split_on(inner: &str, sep: char) -> Vec<&str> {
     let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0usize);
     for (i, ch) in inner.char_indices() {
         match ch {
             '(' => depth += 1,
             ')' => depth -= 1,
-            ';' if depth == 0 => {
+            c if c == sep && depth == 0 => {
                 out.push(&inner[start..i]);
                 start = i + 1;
             }

@@ -1,7 +1,8 @@
 //! The measured end-to-end SGLang and TensorRT-LLM runs (`fixtures/measured_serving_e2e.csv`,
 //! their aggregated rows with tensor parallelism only) and how each was run
 //! (`fixtures/e2e_setups_engines.csv`: the client, its counts, the length spread and the
-//! engine's flags as the launch scripts set them; provenance in `fixtures/SOURCES.md`),
+//! engine's flags as the launch scripts set them, MTP speculative decoding included;
+//! provenance in `fixtures/SOURCES.md`),
 //! simulated as the benchmark ran them. Used by `tests/engines_e2e_validation.rs`.
 
 pub use super::e2e::knob;
@@ -14,7 +15,8 @@ use llm_serving_calculator::core::base::Dtype;
 use llm_serving_calculator::core::calc::Efficiencies;
 use llm_serving_calculator::core::model::{parse_model_text, ModelDesc};
 use llm_serving_calculator::core::sim::{
-    Budget, EngineConfig, Replica, SglangStateFlags, SimResult, WorkloadSpec,
+    Budget, EngineConfig, Replica, SglangStateFlags, SimResult, SpecConfig, SpecMethod,
+    WorkloadSpec,
 };
 use std::sync::OnceLock;
 
@@ -80,17 +82,72 @@ pub fn setup(r: &Row) -> Option<Setup> {
         })
 }
 
-/// Why `r` is not simulated, if it is not (its setup's `skip_when`: `all: reason` here).
-pub fn skip_reason(s: &Setup) -> Option<String> {
+/// Why `r` is not simulated, if it is not (its setup's `skip_when`, `condition: reason`, the
+/// condition as [`holds`] reads it; other than `all` where a group mixes runs of two launches
+/// that the lengths and the concurrency tell apart).
+pub fn skip_reason(r: &Row, s: &Setup) -> Option<String> {
     let (cond, reason) = s.get("skip_when").split_once(": ")?;
-    (cond == "all").then(|| reason.to_string())
+    holds(cond, r.c, r.isl, r.osl).then(|| reason.to_string())
+}
+
+/// Whether a run of `isl` + `osl` tokens at `c` clients meets `cond`: `all`, or alternatives
+/// joined by ` or `, each a conjunction joined by `,` of `isl=N`, `osl=N`, `c>=N` and `c<N`.
+fn holds(cond: &str, c: u64, isl: u64, osl: u64) -> bool {
+    let atom = |a: &str| -> bool {
+        let a = a.trim();
+        let n = |v: &str| v.trim().parse::<u64>().ok();
+        if let Some(v) = a.strip_prefix("c>=") {
+            return n(v).is_some_and(|v| c >= v);
+        }
+        if let Some(v) = a.strip_prefix("c<") {
+            return n(v).is_some_and(|v| c < v);
+        }
+        if let Some(v) = a.strip_prefix("isl=") {
+            return n(v) == Some(isl);
+        }
+        if let Some(v) = a.strip_prefix("osl=") {
+            return n(v) == Some(osl);
+        }
+        a == "all"
+    };
+    cond.split(" or ").any(|alt| alt.split(',').all(atom))
+}
+
+/// The speculative decoding of `r`'s launch (`spec_method`, `spec_k` of its setup; either may
+/// take the conditional forms of [`branch`]): MTP with `k` drafts a step (SGLang's
+/// `--speculative-num-steps` for a chain of `--speculative-eagle-topk 1`, TensorRT-LLM's
+/// `num_nextn_predict_layers`), `None` when blank or `none`. The acceptance rates are the
+/// method's defaults (`SpecMethod::default_rates`): the measured file records no acceptance
+/// rate or accepted length for these runs, and their prompts are random tokens (InferenceX's
+/// `--dataset-name random`) wrapped in the chat template, whose acceptance no source measures.
+pub fn spec(r: &Row, s: &Setup) -> Result<Option<SpecConfig>, String> {
+    let (c, isl, osl) = (r.c, r.isl, r.osl);
+    match branch(s.get("spec_method"), c, isl, osl) {
+        "" | "none" => Ok(None),
+        m => {
+            let method =
+                SpecMethod::parse(m).ok_or_else(|| format!("spec_method = {m:?} not read"))?;
+            let k = branch(s.get("spec_k"), c, isl, osl);
+            let k = knob(k, c, isl, osl).ok_or_else(|| format!("spec_k = {k:?} not read"))?;
+            let sc = SpecConfig::new(method, k);
+            sc.validate()
+                .map_err(|e| format!("spec {m} k {k}: {e:?}"))?;
+            Ok(Some(sc))
+        }
+    }
 }
 
 /// The value a cell gives for a run of `isl` + `osl` tokens at `c` clients: the cell itself,
-/// or one branch of the three conditional forms the setups file uses (`A for 1k1k else B`,
-/// `A (B when isl=8192)`, `A (B for 1k8k conc>=256)`).
+/// or one branch of the four conditional forms the setups file uses (`A for 1k1k else B`,
+/// `A (B when isl=8192)`, `A (B for 1k8k conc>=256)`, and `A if COND else B` with a condition
+/// of `skip_when`'s grammar, [`holds`]).
 pub fn branch(text: &str, c: u64, isl: u64, osl: u64) -> &str {
     let t = text.trim();
+    if let Some((a, rest)) = t.split_once(" if ") {
+        if let Some((cond, b)) = rest.split_once(" else ") {
+            return if holds(cond, c, isl, osl) { a } else { b };
+        }
+    }
     if let Some((a, b)) = t.split_once(" for 1k1k else ") {
         return if (isl, osl) == (1024, 1024) { a } else { b };
     }
@@ -179,6 +236,7 @@ pub fn engine_and_load(r: &Row, s: &Setup) -> Result<(EngineConfig, WorkloadSpec
         adp_balance_timeout_iters: adp_balance(flags),
         batch_wait: batch_wait(flags, (isl, osl, c, tp)),
         frontend_overhead_ms: 0.0,
+        spec: spec(r, s)?,
         sglang_state: SglangStateFlags {
             // Prefix caching off is `--disable-radix-cache`; `trtllm_mha` attention turns the
             // radix cache off for a hybrid model (`_handle_mamba_radix_cache`).
@@ -276,7 +334,7 @@ pub fn simulate(r: &Row, tune: &dyn Fn(&mut EngineConfig)) -> Outcome {
     let Some(s) = setup(r) else {
         return Outcome::Skipped("no setup row (the launch was not resolved)".into());
     };
-    if let Some(why) = skip_reason(&s) {
+    if let Some(why) = skip_reason(r, &s) {
         return Outcome::Skipped(why);
     }
     let Some(g) = gpu(&r.system) else {

@@ -78,7 +78,7 @@ pub struct Engine {
     /// Share of prompt tokens found in the prefix cache, 0 up to 1
     #[arg(long, value_name = "F", default_value_t = 0.0, value_parser = prefix_share)]
     pub prefix_hit: f64,
-    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 15, SGLang 140, TensorRT-LLM 28.75]
+    /// The fixed part of the server's path per request beyond the engine (HTTP, hand-off, streaming), added once to TTFT and E2EL, 0 to 10,000 ms; 0 for the engine alone [default: fitted per engine on measured runs: vLLM 15, SGLang 140, TensorRT-LLM 28]
     #[arg(long, value_name = "MS", value_parser = range(0.0, MAX_FRONTEND_OVERHEAD_MS))]
     pub frontend_overhead_ms: Option<f64>,
     /// The server's serial work per prompt token (tokenization, one worker in arrival order), µs
