@@ -432,15 +432,8 @@ impl EngineConfig {
         let inp = self.start_inputs(
             model,
             gpu,
-            &VllmEngine {
-                tp,
-                weights_dtype: self.weights_dtype,
-                gpu_memory_utilization: self.gpu_memory_utilization,
-                block_size,
-                max_model_len: mml,
-                max_num_batched_tokens: mnbt,
-                max_num_seqs: seqs,
-            },
+            (tp, mnbt, seqs, block_size, mml),
+            self.gpu_memory_utilization,
         )?;
         let profile = self.kv_profile(model, tp, gpu)?;
         Ok((vllm_budget(&inp, &profile)?, profile))
@@ -463,16 +456,27 @@ impl EngineConfig {
         KvProfile::from_model(model, kv, tp, gpu.architecture)
     }
 
-    /// vLLM's start-up inputs for `engine` on `gpu` (`memory::vllm_start`: the total memory,
-    /// the weights as its kernels lay them out, the activation peak, the non-torch estimate),
-    /// the weights those one GPU holds under the instance's parallelism.
+    /// vLLM's start-up inputs on `gpu` at `(tp, tokens per step, sequences, block size,
+    /// max_model_len)` and the memory share `memory_share` (`memory::vllm_start`: the total
+    /// memory, the weights as its kernels lay them out, the activation peak, the non-torch
+    /// estimate), the weights those one GPU holds under the instance's parallelism.
     fn start_inputs(
         &self,
         model: &ModelDesc,
         gpu: &Accelerator,
-        engine: &VllmEngine,
+        (tp, mnbt, seqs, block_size, mml): (u64, u64, u64, u64, u64),
+        memory_share: f64,
     ) -> Result<VllmInputs, CalcError> {
-        let mut inp = vllm_start(model, gpu, engine)?.inputs;
+        let engine = VllmEngine {
+            tp,
+            weights_dtype: self.weights_dtype,
+            gpu_memory_utilization: memory_share,
+            block_size,
+            max_model_len: mml,
+            max_num_batched_tokens: mnbt,
+            max_num_seqs: seqs,
+        };
+        let mut inp = vllm_start(model, gpu, &engine)?.inputs;
         inp.weights = self.parallel_weights(model, inp.weights);
         Ok(inp)
     }

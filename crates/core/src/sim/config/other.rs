@@ -7,7 +7,7 @@ use crate::base::dtype::Dtype;
 use crate::base::error::{CalcError, Phrase};
 use crate::base::units::Bytes;
 use crate::calc::kv::state_bytes_in;
-use crate::calc::memory::{vllm_budget, KvProfile, VllmEngine, VllmInputs, DEFAULT_MAX_NUM_SEQS};
+use crate::calc::memory::{vllm_budget, KvProfile, VllmInputs, DEFAULT_MAX_NUM_SEQS};
 use crate::hardware::Accelerator;
 use crate::model::desc::LedgerSource;
 use crate::model::{Mixer, ModelDesc};
@@ -185,22 +185,11 @@ impl EngineConfig {
         let per_token = Bytes(profile.layers.iter().map(|l| l.bytes_per_token.0).sum());
         // The weights, the total and the activation peak of a `mnbt`-token pass as vLLM's
         // start finds them (the same checkpoint on the same GPU).
-        let inp = self.start_inputs(
-            model,
-            gpu,
-            &VllmEngine {
-                tp,
-                weights_dtype: self.weights_dtype,
-                gpu_memory_utilization: fraction,
-                block_size: page,
-                max_model_len: mml,
-                max_num_batched_tokens: mnbt,
-                max_num_seqs: self
-                    .max_num_seqs
-                    .unwrap_or(DEFAULT_MAX_NUM_SEQS)
-                    .clamp(1, MAX_ENGINE_KNOB),
-            },
-        )?;
+        let seqs = self
+            .max_num_seqs
+            .unwrap_or(DEFAULT_MAX_NUM_SEQS)
+            .clamp(1, MAX_ENGINE_KNOB);
+        let inp = self.start_inputs(model, gpu, (tp, mnbt, seqs, page, mml), fraction)?;
         let pool = if sglang {
             sglang_pool_bytes(inp.total_memory, inp.non_torch, inp.weights, fraction)
         } else {
