@@ -8,6 +8,10 @@
 //! exactly from the logged block count. Where the log gives `peak_torch_memory`, the
 //! activation peak is `peak_torch − weights` (the weights then cancel).
 
+#[path = "common/text.rs"]
+mod text;
+use text::commas;
+
 use llm_serving_calculator::core::base::csv;
 use llm_serving_calculator::core::base::derivation::Source;
 use llm_serving_calculator::core::base::dtype::Dtype;
@@ -1115,19 +1119,6 @@ fn hybrid_logs_are_reproduced() {
             h.source, lo.num_gpu_blocks, hi.num_gpu_blocks, h.lines, mid.log_lines
         );
     }
-}
-
-/// `n` with commas every three digits, as Python's `f"{n:,}"` prints it.
-fn commas(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A model of recurrent layers only (Mamba-1, Mamba-2: vLLM's `IsAttentionFree` classes) is

@@ -6,6 +6,7 @@
 mod common;
 
 use common::run_cli;
+use common::text::commas;
 use llm_serving_calculator::core::base::units::Bytes;
 use llm_serving_calculator::core::calc::memory::{vllm_budget, KvProfile, VllmInputs, VllmVersion};
 use serde_json::Value;
@@ -317,17 +318,4 @@ fn the_default_is_the_newest_logged_release_and_the_help_says_so() {
         let from = format!("from {}.{}", v.major, v.minor);
         assert!(help.contains(&from), "{from}: {help}");
     }
-}
-
-/// `n` with commas every three digits, as Python's `f"{n:,}"` prints it.
-fn commas(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -8,6 +8,7 @@ pub mod e2e;
 pub mod engines_e2e;
 pub mod english;
 pub mod source_files;
+pub mod text;
 
 use llm_serving_calculator::cli;
 use llm_serving_calculator::core::base::csv;
